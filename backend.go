@@ -1,0 +1,91 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+
+	"github.com/cloudwego/eino/adk/filesystem"
+)
+
+// FileInfo is what LsInfo reports for one entry. The Store uses only the base name of Path,
+// IsDir, Size and ModifiedAt; Size and ModifiedAt together key the list cache, so a backend
+// that leaves ModifiedAt empty is simply never cached.
+type FileInfo = filesystem.FileInfo
+
+// LsInfoRequest asks for the entries directly inside Path.
+type LsInfoRequest = filesystem.LsInfoRequest
+
+// ReadRequest asks for a whole file: the Store never sets Offset or Limit.
+type ReadRequest = filesystem.ReadRequest
+
+// WriteRequest replaces a whole file with Content.
+type WriteRequest = filesystem.WriteRequest
+
+// DeleteRequest removes one file. Deleting a missing file is not an error.
+type DeleteRequest struct {
+	FilePath string
+}
+
+// Backend stores bytes at paths. It is the same shape as the Backend of Eino's plantask
+// middleware, so any Eino filesystem backend that can also delete fits.
+//
+// Read of a missing file must return an error for which errors.Is(err, fs.ErrNotExist)
+// holds; backends that only say "not found" in the message are recognised as well.
+// All plan semantics (names, revisions, locking) live in the Store, never in a Backend.
+type Backend interface {
+	LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error)
+	Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error)
+	Write(ctx context.Context, req *WriteRequest) error
+	Delete(ctx context.Context, req *DeleteRequest) error
+}
+
+// Workspace is the agent's own file system, used by export_plan_to_file and
+// update_plan_from_file. Any Eino filesystem.Backend satisfies it, so the export → edit →
+// update loop runs on the same files the agent's file tools see.
+type Workspace interface {
+	Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error)
+	Write(ctx context.Context, req *WriteRequest) error
+}
+
+// Locker is an optional Backend capability the Store discovers: an exclusive lock on dir that
+// also excludes other processes (and other Backend values on the same storage). The Store
+// holds it around every read-check-write, so guarded writes are atomic beyond one process.
+// A lock must not outlive a crashed holder.
+type Locker interface {
+	Lock(ctx context.Context, dir string) (unlock func(), err error)
+}
+
+// Swapper is an optional Backend capability the Store discovers: conditional writes that
+// succeed only when the stored bytes are still those the Store read. It makes guarded
+// writes atomic across machines without any lease that could expire under a stalled writer.
+type Swapper interface {
+	// CompareAndSwap writes req.Content to req.FilePath only if the file's current content
+	// equals *old, or, when old is nil, only if the file does not exist. It reports whether
+	// it wrote; (false, nil) means the precondition failed.
+	CompareAndSwap(ctx context.Context, req *WriteRequest, old *string) (bool, error)
+	// CompareAndDelete deletes req.FilePath only if its current content equals old.
+	CompareAndDelete(ctx context.Context, req *DeleteRequest, old string) (bool, error)
+}
+
+// LimitedReader is an optional capability of a Backend or Workspace: ReadAtMost returns at
+// most the first max bytes of a file without loading the rest. The Store asks for cap+1
+// bytes, so an oversized file is refused without being read whole.
+type LimitedReader interface {
+	ReadAtMost(ctx context.Context, filePath string, max int64) (string, error)
+}
+
+// isNotExist reports whether err means "no such file", for backends that wrap fs.ErrNotExist
+// and for those (such as Eino's InMemoryBackend) that only say so in the message.
+func isNotExist(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "not found") || strings.Contains(msg, "no such file") ||
+		strings.Contains(msg, "not exist")
+}

@@ -1,0 +1,148 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/adk/filesystem"
+)
+
+// MemoryBackend keeps files in a map. It is safe for concurrent use and its guarantees end
+// at the process: use it for tests, one-process apps and caches of something durable.
+// Paths are cleaned with path.Clean, so "/plans/a.md" and "/plans//a.md" are one file.
+// Every write stamps a strictly increasing ModifiedAt, so the Store's list cache never
+// mistakes a rewrite of the same size for an unchanged file.
+type MemoryBackend struct {
+	mu    sync.RWMutex
+	files map[string]memFile
+	clock int64
+}
+
+type memFile struct {
+	content  string
+	modified time.Time
+}
+
+// NewMemoryBackend returns an empty MemoryBackend.
+func NewMemoryBackend() *MemoryBackend {
+	return &MemoryBackend{files: map[string]memFile{}}
+}
+
+func cleanMemPath(p string) string { return path.Clean("/" + p) }
+
+// LsInfo lists the files and implied folders directly inside req.Path, sorted by path.
+func (b *MemoryBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dir := cleanMemPath(req.Path)
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	var out []FileInfo
+	seenDirs := map[string]bool{}
+	for p, f := range b.files {
+		if !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		rest := p[len(prefix):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			sub := prefix + rest[:i]
+			if !seenDirs[sub] {
+				seenDirs[sub] = true
+				out = append(out, FileInfo{Path: sub, IsDir: true})
+			}
+			continue
+		}
+		out = append(out, FileInfo{Path: p, Size: int64(len(f.content)), ModifiedAt: f.modified.Format(time.RFC3339Nano)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// Read returns the whole file, honouring Offset and Limit as line numbers like Eino's
+// backends do. A missing file is an error wrapping fs.ErrNotExist.
+func (b *MemoryBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p := cleanMemPath(req.FilePath)
+	b.mu.RLock()
+	f, ok := b.files[p]
+	b.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("read %s: %w", p, fs.ErrNotExist)
+	}
+	return &filesystem.FileContent{Content: sliceLines(f.content, req.Offset, req.Limit)}, nil
+}
+
+// ReadAtMost returns at most the first max bytes of the file.
+func (b *MemoryBackend) ReadAtMost(ctx context.Context, filePath string, max int64) (string, error) {
+	fc, err := b.Read(ctx, &ReadRequest{FilePath: filePath})
+	if err != nil {
+		return "", err
+	}
+	if int64(len(fc.Content)) > max {
+		return fc.Content[:max], nil
+	}
+	return fc.Content, nil
+}
+
+// Write replaces the whole file.
+func (b *MemoryBackend) Write(ctx context.Context, req *WriteRequest) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p := cleanMemPath(req.FilePath)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.files[p] = memFile{content: req.Content, modified: b.tick()}
+	return nil
+}
+
+// Delete removes the file; a missing file is not an error.
+func (b *MemoryBackend) Delete(ctx context.Context, req *DeleteRequest) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.files, cleanMemPath(req.FilePath))
+	return nil
+}
+
+// tick returns a time strictly after every earlier one, even when the wall clock stalls.
+func (b *MemoryBackend) tick() time.Time {
+	now := time.Now().UnixNano()
+	if now <= b.clock {
+		now = b.clock + 1
+	}
+	b.clock = now
+	return time.Unix(0, now).UTC()
+}
+
+// sliceLines applies Eino's 1-based line Offset and line Limit; zero values mean everything.
+func sliceLines(content string, offset, limit int) string {
+	if offset <= 1 && limit <= 0 {
+		return content
+	}
+	lines := strings.SplitAfter(content, "\n")
+	start := offset - 1
+	if start < 0 {
+		start = 0
+	}
+	if start >= len(lines) {
+		return ""
+	}
+	end := len(lines)
+	if limit > 0 && start+limit < end {
+		end = start + limit
+	}
+	return strings.Join(lines[start:end], "")
+}

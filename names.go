@@ -1,0 +1,34 @@
+package plan
+
+import "fmt"
+
+// MaxNameLen is the longest plan name accepted.
+const MaxNameLen = 64
+
+// ValidateName accepts exactly the names matching ^[a-z0-9][a-z0-9_-]*$ of at most
+// MaxNameLen bytes. Names are rejected, never rewritten: rewriting would let two different
+// inputs land on one file, and a name that is only ever [a-z0-9_-] cannot leave BaseDir.
+func ValidateName(name string) error {
+	if name == "" {
+		return newError(CodeInvalidArgument, "name is empty; use lowercase letters, digits, '-' or '_', e.g. \"release-2\"")
+	}
+	if len(name) > MaxNameLen {
+		return newError(CodeInvalidArgument, "name is %d bytes; at most %d allowed", len(name), MaxNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (i > 0 && (c == '-' || c == '_'))
+		if !ok {
+			return newError(CodeInvalidArgument, "name %s is invalid at byte %d; use only lowercase a-z, 0-9, '-' and '_', starting with a letter or digit", quoteForMessage(name), i)
+		}
+	}
+	return nil
+}
+
+// quoteForMessage quotes s for an error message, bounded so a hostile name cannot bloat it.
+func quoteForMessage(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
