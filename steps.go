@@ -40,11 +40,11 @@ type Step struct {
 // states; Percent is floor(100*(Completed+Skipped)/Total), and 0 when Total is 0.
 type Progress struct {
 	Total      int `json:"total"`
-	Pending    int `json:"pending"`
-	InProgress int `json:"in_progress"`
-	Completed  int `json:"completed"`
-	Failed     int `json:"failed"`
-	Skipped    int `json:"skipped"`
+	Pending    int `json:"pending,omitempty"`
+	InProgress int `json:"in_progress,omitempty"`
+	Completed  int `json:"completed,omitempty"`
+	Failed     int `json:"failed,omitempty"`
+	Skipped    int `json:"skipped,omitempty"`
 	Percent    int `json:"percent"`
 }
 
