@@ -2,7 +2,10 @@ module github.com/einoplan/plan
 
 go 1.25
 
-require github.com/cloudwego/eino v0.9.13
+require (
+	github.com/cloudwego/eino v0.9.13
+	github.com/stretchr/testify v1.12.1
+)
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
@@ -25,10 +28,10 @@ require (
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/sirupsen/logrus v1.9.3 // indirect
 	github.com/slongfield/pyfmt v0.0.0-20220222012616-ea85ff4c361f // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	github.com/yargevad/filepathx v1.0.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/arch v0.11.0 // indirect
 	golang.org/x/exp v0.0.0-20230713183714-613f0c0eb8a1 // indirect
 	golang.org/x/sys v0.29.0 // indirect
