@@ -87,7 +87,6 @@ type LocalBackend struct {
 	cfg     localConfig
 
 	mu        sync.Mutex
-	clock     int64                // last modification time stamped, in Unix nanoseconds
 	lastSweep map[string]time.Time // folder → last scan for orphaned temp files
 }
 
@@ -157,21 +156,19 @@ func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileIn
 	if err != nil {
 		return nil, err
 	}
-	f, err := b.root.OpenFile(rel, os.O_RDONLY|localOpenNonblock, 0)
+	folder, err := b.openFolder(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, b.wrap(op, req.Path, err)
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.IsDir() {
-		err = errors.New("not a folder")
+	defer folder.Close()
+	f, err := folder.OpenFile(".", os.O_RDONLY, 0)
+	if err != nil {
+		return nil, b.wrap(op, req.Path, err)
 	}
-	var names []string
-	if err == nil {
-		names, err = f.Readdirnames(-1)
-	}
+	names, err := f.Readdirnames(-1)
 	f.Close()
 	if err != nil {
 		return nil, b.wrap(op, req.Path, err)
@@ -185,12 +182,12 @@ func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileIn
 		if name == localLockName {
 			continue
 		}
-		child := localJoin(rel, name)
 		if isLocalTemp(name) {
-			b.removeIfStale(child)
+			removeIfStale(folder, name)
 			continue
 		}
-		fi, err := b.root.Lstat(child)
+		child := localJoin(rel, name)
+		fi, err := folder.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the folder was read
 		}
@@ -232,7 +229,7 @@ func (b *LocalBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.
 	if fi.Size() > limit {
 		return nil, b.wrap(op, req.FilePath, fmt.Errorf("%d bytes, limit %d: %w", fi.Size(), limit, ErrFileTooLarge))
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := readUpTo(f, fi.Size(), limit+1)
 	if err != nil {
 		return nil, b.wrap(op, req.FilePath, err)
 	}
@@ -249,16 +246,40 @@ func (b *LocalBackend) ReadAtMost(ctx context.Context, filePath string, limit in
 		return "", err
 	}
 	const op = "read"
-	f, _, err := b.openRegular(op, filePath)
+	f, fi, err := b.openRegular(op, filePath)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max(limit, 0)))
+	data, err := readUpTo(f, fi.Size(), limit)
 	if err != nil {
 		return "", b.wrap(op, filePath, err)
 	}
 	return string(data), nil
+}
+
+// readUpTo reads until EOF or n bytes, whichever comes first. The buffer is sized from the
+// size fstat reported, so a file that does not change is read without regrowing; one that
+// grew meanwhile is still read only up to n.
+func readUpTo(r io.Reader, sizeHint, n int64) ([]byte, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	buf := make([]byte, 0, min(max(sizeHint, 0)+1, n))
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := r.Read(buf[len(buf):min(int64(cap(buf)), n)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // openRegular opens a file for reading without blocking (a named pipe opens at once) and
@@ -290,9 +311,9 @@ func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, err
 
 // Write replaces the whole file atomically, creating missing folders: the content goes to a
 // temp file in the same folder, which is synced, renamed over the target, and the folder is
-// synced. Readers see the old content or the new, never part of it. Each write stamps a
-// modification time strictly after this backend's previous one, so a rewrite of the same
-// size never looks unchanged to a cache keyed on size and time.
+// synced. Readers see the old content or the new, never part of it, and a crash at any
+// instant leaves one of the two. A symbolic link at the path (one that stays under the root)
+// is replaced, not written through; anything else but a regular file is refused.
 func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -306,43 +327,55 @@ func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
 		return b.wrap(op, req.FilePath, errors.New("names the root folder, not a file"))
 	}
 	dir, base := localSplit(rel)
-	if dir != "." {
-		if err := b.root.MkdirAll(dir, b.cfg.dirPerm); err != nil {
-			return b.wrap(op, req.FilePath, err)
-		}
-	}
-	if err := b.checkTarget(rel); err != nil {
+	folder, err := b.openFolder(dir, true)
+	if err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
-	b.sweep(dir)
+	defer folder.Close()
+	if err := b.checkTarget(folder, rel, base); err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	b.sweep(folder, dir)
 
-	f, tmp, err := b.createTemp(dir, base)
+	f, tmp, err := b.createTemp(folder, base)
 	if err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
-	err = b.fillTemp(f, tmp, req.Content)
+	err = writeAndClose(f, req.Content)
 	if err == nil {
-		err = b.root.Rename(tmp, rel)
+		err = folder.Rename(tmp, base)
 	}
 	if err != nil {
-		_ = b.root.Remove(tmp)
+		_ = folder.Remove(tmp)
 		return b.wrap(op, req.FilePath, err)
 	}
-	if err := b.syncDir(dir); err != nil {
+	if err := syncFolder(folder); err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
 	return nil
 }
 
-// fillTemp writes content to the temp file, stamps its modification time, syncs both to
-// stable storage and closes f. The time is set before the rename, so the target never
-// carries a stale one.
-func (b *LocalBackend) fillTemp(f *os.File, tmp, content string) error {
-	_, err := io.WriteString(f, content)
-	if err == nil {
-		t := b.tick()
-		err = b.root.Chtimes(tmp, t, t)
+// openFolder opens the folder dir ("." for the root) as a Root of its own, so every step of
+// a write or delete happens in that one folder even if it is renamed meanwhile. With create,
+// a missing folder is created with its parents. The path is opened as "dir/.", which only a
+// folder can satisfy: a named pipe in its place is never opened.
+func (b *LocalBackend) openFolder(dir string, create bool) (*os.Root, error) {
+	name := "."
+	if dir != "." {
+		name = dir + "/."
 	}
+	folder, err := b.root.OpenRoot(name)
+	if create && dir != "." && errors.Is(err, fs.ErrNotExist) {
+		if err = b.root.MkdirAll(dir, b.cfg.dirPerm); err == nil {
+			folder, err = b.root.OpenRoot(name)
+		}
+	}
+	return folder, err
+}
+
+// writeAndClose writes content, syncs it to stable storage and closes f.
+func writeAndClose(f *os.File, content string) error {
+	_, err := io.WriteString(f, content)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -354,8 +387,8 @@ func (b *LocalBackend) fillTemp(f *os.File, tmp, content string) error {
 
 // checkTarget accepts a missing file, a regular file, or a symbolic link that stays under
 // the root (which the rename replaces); anything else cannot be overwritten by a plan.
-func (b *LocalBackend) checkTarget(rel string) error {
-	fi, err := b.root.Lstat(rel)
+func (b *LocalBackend) checkTarget(folder *os.Root, rel, base string) error {
+	fi, err := folder.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -363,6 +396,7 @@ func (b *LocalBackend) checkTarget(rel string) error {
 		return err
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
+		// Resolved from the root, not the folder: a link may lead to another folder.
 		if _, err := b.root.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
@@ -376,13 +410,13 @@ func (b *LocalBackend) checkTarget(rel string) error {
 
 // createTemp creates a new, empty temp file next to base. Its name starts with "." and
 // contains ".tmp-", so it can never be a plan name, and LsInfo never lists it.
-func (b *LocalBackend) createTemp(dir, base string) (*os.File, string, error) {
+func (b *LocalBackend) createTemp(folder *os.Root, base string) (*os.File, string, error) {
 	if len(base) > 100 {
 		base = base[:100]
 	}
 	for attempt := 0; ; attempt++ {
-		tmp := localJoin(dir, "."+base+localTempMark+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := b.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, b.cfg.filePerm)
+		tmp := "." + base + localTempMark + strconv.FormatUint(rand.Uint64(), 36)
+		f, err := folder.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, b.cfg.filePerm)
 		if err == nil {
 			return f, tmp, nil
 		}
@@ -406,7 +440,16 @@ func (b *LocalBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 	if rel == "." {
 		return b.wrap(op, req.FilePath, errors.New("names the root folder, not a file"))
 	}
-	fi, err := b.root.Lstat(rel)
+	dir, base := localSplit(rel)
+	folder, err := b.openFolder(dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	defer folder.Close()
+	fi, err := folder.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -421,22 +464,21 @@ func (b *LocalBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 			return b.wrap(op, req.FilePath, err)
 		}
 	}
-	if err := b.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := folder.Remove(base); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return b.wrap(op, req.FilePath, err)
 	}
-	dir, _ := localSplit(rel)
-	if err := b.syncDir(dir); err != nil {
+	if err := syncFolder(folder); err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
 	return nil
 }
 
-// syncDir makes the folder's entries (a rename, a removal) durable.
-func (b *LocalBackend) syncDir(dir string) error {
+// syncFolder makes the folder's entries (a rename, a removal) durable.
+func syncFolder(folder *os.Root) error {
 	if !localSyncDirs {
 		return nil
 	}
-	d, err := b.root.OpenFile(dir, os.O_RDONLY, 0)
+	d, err := folder.OpenFile(".", os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -447,19 +489,6 @@ func (b *LocalBackend) syncDir(dir string) error {
 	return err
 }
 
-// tick returns a time strictly after every earlier one of this backend, even when the wall
-// clock stalls or steps back.
-func (b *LocalBackend) tick() time.Time {
-	now := time.Now().UnixNano()
-	b.mu.Lock()
-	if now <= b.clock {
-		now = b.clock + 1
-	}
-	b.clock = now
-	b.mu.Unlock()
-	return time.Unix(0, now)
-}
-
 // noteSweep records that dir was just scanned for orphaned temp files.
 func (b *LocalBackend) noteSweep(dir string) {
 	b.mu.Lock()
@@ -467,9 +496,10 @@ func (b *LocalBackend) noteSweep(dir string) {
 	b.mu.Unlock()
 }
 
-// sweep removes orphaned temp files from dir, at most once a minute per folder, so a writer
-// that crashed between creating its temp file and renaming it leaves no lasting litter.
-func (b *LocalBackend) sweep(dir string) {
+// sweep removes orphaned temp files from the folder dir, at most once a minute per folder,
+// so a writer that crashed between creating its temp file and renaming it leaves no lasting
+// litter.
+func (b *LocalBackend) sweep(folder *os.Root, dir string) {
 	now := time.Now()
 	b.mu.Lock()
 	due := now.Sub(b.lastSweep[dir]) >= localSweepEvery
@@ -480,7 +510,7 @@ func (b *LocalBackend) sweep(dir string) {
 	if !due {
 		return
 	}
-	f, err := b.root.OpenFile(dir, os.O_RDONLY|localOpenNonblock, 0)
+	f, err := folder.OpenFile(".", os.O_RDONLY, 0)
 	if err != nil {
 		return
 	}
@@ -488,17 +518,17 @@ func (b *LocalBackend) sweep(dir string) {
 	f.Close()
 	for _, name := range names {
 		if isLocalTemp(name) {
-			b.removeIfStale(localJoin(dir, name))
+			removeIfStale(folder, name)
 		}
 	}
 }
 
 // removeIfStale removes a temp file last modified more than 10 minutes ago: no live writer
 // keeps one that long. Errors are ignored; the next sweep tries again.
-func (b *LocalBackend) removeIfStale(rel string) {
-	fi, err := b.root.Lstat(rel)
+func removeIfStale(folder *os.Root, name string) {
+	fi, err := folder.Lstat(name)
 	if err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > localStaleTemp {
-		_ = b.root.Remove(rel)
+		_ = folder.Remove(name)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -332,19 +333,17 @@ func TestLocalBackendStaleTempCleanup(t *testing.T) {
 
 func TestLocalBackendModifiedAt(t *testing.T) {
 	ctx := context.Background()
-	b, _ := newTestLocal(t)
-	var last time.Time
-	for i := range 20 {
-		mustWrite(t, b, "/plans/a.md", "same size "+strconv.Itoa(i%10))
-		infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
-		require.NoError(t, err)
-		require.Len(t, infos, 1)
-		mod, err := time.Parse(time.RFC3339Nano, infos[0].ModifiedAt)
-		require.NoError(t, err)
-		require.True(t, mod.After(last), "write %d: %s not after %s", i, mod, last)
-		assert.WithinDuration(t, time.Now(), mod, time.Minute)
-		last = mod
-	}
+	b, root := newTestLocal(t)
+	mustWrite(t, b, "/plans/a.md", "x")
+	infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
+	require.NoError(t, err)
+	require.Len(t, infos, 1)
+	fi, err := os.Stat(filepath.Join(root, "plans", "a.md"))
+	require.NoError(t, err)
+	mod, err := time.Parse(time.RFC3339Nano, infos[0].ModifiedAt)
+	require.NoError(t, err)
+	assert.True(t, mod.Equal(fi.ModTime()), "full precision: %s vs %s", mod, fi.ModTime())
+	assert.WithinDuration(t, time.Now(), mod, time.Minute)
 }
 
 func TestLocalBackendCanceledContext(t *testing.T) {
@@ -609,4 +608,17 @@ func TestLocalBackendErrorNamesVirtualPath(t *testing.T) {
 	_, err = b.Read(context.Background(), &ReadRequest{FilePath: "../x"})
 	assert.True(t, errors.Is(err, ErrOutsideRoot))
 	assert.Contains(t, err.Error(), `".."`)
+}
+
+func TestReadUpTo(t *testing.T) {
+	content := strings.Repeat("0123456789", 100)
+	for _, hint := range []int64{-1, 0, 1, 999, 1000, 1001, 5000} {
+		for _, n := range []int64{0, 1, 10, 999, 1000, 1001, 1 << 20} {
+			got, err := readUpTo(strings.NewReader(content), hint, n)
+			require.NoError(t, err)
+			assert.Equal(t, content[:min(int(n), len(content))], string(got), "hint %d n %d", hint, n)
+		}
+	}
+	_, err := readUpTo(iotest.ErrReader(errors.New("boom")), 10, 10)
+	assert.EqualError(t, err, "boom")
 }
