@@ -14,6 +14,9 @@ import (
 // that leaves ModifiedAt empty is simply never cached.
 type FileInfo = filesystem.FileInfo
 
+// FileContent is what Read returns.
+type FileContent = filesystem.FileContent
+
 // LsInfoRequest asks for the entries directly inside Path.
 type LsInfoRequest = filesystem.LsInfoRequest
 

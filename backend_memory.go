@@ -146,3 +146,7 @@ func sliceLines(content string, offset, limit int) string {
 	}
 	return strings.Join(lines[start:end], "")
 }
+
+// StrictModTimes reports that every write gives a file a ModifiedAt no earlier write had,
+// so the Store may cache a summary the moment it reads it.
+func (b *MemoryBackend) StrictModTimes() bool { return true }

@@ -13,7 +13,6 @@ type Code string
 const (
 	CodeInvalidArgument   Code = "invalid_argument"   // the call itself is wrong; fix the arguments
 	CodeNotFound          Code = "not_found"          // no plan (or workspace file) by that name
-	CodeAlreadyExists     Code = "already_exists"     // create-only write (last_known_revision 0) on an existing plan
 	CodeRevisionConflict  Code = "revision_conflict"  // last_known_revision is not the current revision
 	CodeTooLarge          Code = "too_large"          // content over the configured cap
 	CodeCorrupt           Code = "corrupt"            // the stored file does not decode

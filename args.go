@@ -1,0 +1,115 @@
+package plan
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bytedance/sonic"
+)
+
+var argsAPI = sonic.Config{UseNumber: true}.Froze()
+
+// args is a tool call's decoded JSON object. Accessors turn every type mistake into an
+// invalid_argument naming the field, so the model learns exactly what to fix. Unknown
+// fields are ignored and JSON null counts as omitted.
+type args map[string]any
+
+func decodeArgs(raw string) (args, error) {
+	trimmed := strings.TrimSpace(raw)
+	if trimmed == "" {
+		return args{}, nil
+	}
+	if trimmed[0] != '{' {
+		return nil, newError(CodeInvalidArgument, "arguments must be a JSON object, e.g. {\"name\":\"release-2\"}")
+	}
+	var a args
+	if err := argsAPI.UnmarshalFromString(trimmed, &a); err != nil || a == nil {
+		return nil, newError(CodeInvalidArgument, "arguments are not valid JSON; send one JSON object with the documented fields")
+	}
+	return a, nil
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "null"
+}
+
+// str returns a string field; required fields must be present and non-empty.
+func (a args) str(key string, required bool) (string, error) {
+	v, ok := a[key]
+	if !ok || v == nil {
+		if required {
+			return "", newError(CodeInvalidArgument, "%s is required", key)
+		}
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", newError(CodeInvalidArgument, "%s must be a string, not %s", key, typeName(v))
+	}
+	if required && s == "" {
+		return "", newError(CodeInvalidArgument, "%s must not be empty", key)
+	}
+	return s, nil
+}
+
+// optStr returns a pointer to a present string field, nil when omitted.
+func (a args) optStr(key string) (*string, error) {
+	if v, ok := a[key]; !ok || v == nil {
+		return nil, nil
+	}
+	s, err := a.str(key, false)
+	return &s, err
+}
+
+// integer returns an integer field; nil when omitted and not required.
+func (a args) integer(key string, required bool) (*int64, error) {
+	v, ok := a[key]
+	if !ok || v == nil {
+		if required {
+			return nil, newError(CodeInvalidArgument, "%s is required", key)
+		}
+		return nil, nil
+	}
+	num, ok := v.(json.Number)
+	if !ok {
+		return nil, newError(CodeInvalidArgument, "%s must be an integer, not %s", key, typeName(v))
+	}
+	n, err := strconv.ParseInt(num.String(), 10, 64)
+	if err != nil {
+		return nil, newError(CodeInvalidArgument, "%s must be an integer, not %s", key, quoteForMessage(num.String()))
+	}
+	return &n, nil
+}
+
+// workspacePath checks a model-given workspace path: non-empty, valid UTF-8, no NUL and no
+// ".." element, so a path can never climb out of the workspace whatever the Workspace
+// implementation does with it.
+func workspacePath(a args) (string, error) {
+	p, err := a.str("path", true)
+	if err != nil {
+		return "", err
+	}
+	if len(p) > 4096 || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
+		return "", newError(CodeInvalidArgument, "path is not a usable file path")
+	}
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == ".." {
+			return "", newError(CodeInvalidArgument, "path %s leaves the workspace; use a path inside it without \"..\"", quoteForMessage(p))
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,219 @@
+// Package plan gives Eino agents shared, durable, cheap-to-edit plans.
+//
+// Add the middleware to a ChatModelAgent's Handlers and its model gets plan tools
+// (write_plan, read_plan, list_plans, update_plan_step, ...) and a short instruction.
+// Plans are Markdown files with a small header, stored by name through a Backend; their
+// checklist items are steps with states and progress. Every write bumps a revision, and a
+// write that names the revision it read (last_known_revision) is rejected with
+// revision_conflict when someone else wrote first, so agents, processes and machines can
+// share one plan without losing updates.
+//
+// Every mistake a model can make comes back as a JSON error result with a code and a
+// message saying what to do, and the run goes on. Host programs reach the same plans, with
+// the same locks and checks, through Store.
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+)
+
+// Role decides whether an agent run may use plan_template.
+type Role int
+
+const (
+	// RoleAuto decides per run: a run started inside a run of an agent that uses this
+	// package (a sub-agent called through adk.NewAgentTool or a deep agent's task tool) is
+	// a sub-agent, any other run is the orchestrator. One middleware can therefore serve a
+	// deep agent and its general-purpose sub-agent, as deep.New requires.
+	RoleAuto Role = iota
+	// RoleOrchestrator always offers plan_template.
+	RoleOrchestrator
+	// RoleSubAgent never shows plan_template to the model; a call to it anyway returns
+	// tool_not_available.
+	RoleSubAgent
+)
+
+// DigestConfig bounds the plan digest appended to the instruction at the start of each
+// run. The digest is built once per run, so it never changes between the model calls of
+// a run and prompt caching keeps working.
+type DigestConfig struct {
+	Disabled bool
+	MaxPlans int // default 12
+	MaxBytes int // default 1500
+}
+
+// Config configures the middleware.
+type Config struct {
+	// Backend is where plans live. Required.
+	Backend Backend
+	// BaseDir is the folder of plans inside Backend; default "/plans".
+	BaseDir string
+	// Workspace is the agent's own file system. When set, export_plan_to_file and
+	// update_plan_from_file are offered; they never reach outside it.
+	Workspace Workspace
+	// Language picks the texts the model sees: adk.LanguageEnglish (default) or
+	// adk.LanguageChinese.
+	Language adk.Language
+	// Role decides who gets plan_template; default RoleAuto.
+	Role Role
+	// AgentName is the author recorded on plans this agent creates without an author.
+	AgentName string
+	// MaxContentBytes caps a plan's body; default 1 MiB.
+	MaxContentBytes int
+	// Template replaces the built-in plan writing guide that plan_template returns.
+	Template string
+	// Digest bounds the digest of current plans added to the instruction.
+	Digest DigestConfig
+	// OnChange is called after every successful mutation made through this middleware's
+	// tools, never after a failed one, and never with a plan's body. During a run the same
+	// Change is also emitted as an Eino event whose Output.CustomizedOutput is the Change.
+	OnChange func(ctx context.Context, c Change)
+}
+
+// New returns the middleware for agents on *schema.Message.
+func New(ctx context.Context, cfg *Config) (adk.ChatModelAgentMiddleware, error) {
+	return NewTyped[*schema.Message](ctx, cfg)
+}
+
+// NewTyped returns the middleware for agents on any Eino message type, including
+// *schema.AgenticMessage.
+func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatModelAgentMiddleware[M], error) {
+	if cfg == nil {
+		return nil, errors.New("plan: Config is nil")
+	}
+	texts, err := textsFor(cfg.Language)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Role < RoleAuto || cfg.Role > RoleSubAgent {
+		return nil, fmt.Errorf("plan: unknown Role %d", cfg.Role)
+	}
+	m := &middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
+		cfg: *cfg, texts: texts}
+	m.store, err = NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir,
+		MaxContentBytes: cfg.MaxContentBytes, DefaultAuthor: cfg.AgentName, OnChange: m.onChange})
+	if err != nil {
+		return nil, err
+	}
+	if m.cfg.Digest.MaxPlans <= 0 {
+		m.cfg.Digest.MaxPlans = 12
+	}
+	if m.cfg.Digest.MaxBytes <= 0 {
+		m.cfg.Digest.MaxBytes = 1500
+	}
+	template := cfg.Template
+	if strings.TrimSpace(template) == "" {
+		template = texts["template"]
+	}
+	env := &toolEnv{store: m.store, workspace: cfg.Workspace, texts: texts, template: template}
+	for _, spec := range toolSpecs() {
+		if fileTools[spec.name] && cfg.Workspace == nil {
+			continue
+		}
+		m.tools = append(m.tools, newPlanTool(spec, env))
+	}
+	return m, nil
+}
+
+func textsFor(lang adk.Language) (map[string]string, error) {
+	switch lang {
+	case adk.LanguageEnglish:
+		return textsEN, nil
+	case adk.LanguageChinese:
+		return textsZH, nil
+	}
+	return nil, fmt.Errorf("plan: unsupported Language %v", lang)
+}
+
+type middleware[M adk.MessageType] struct {
+	*adk.TypedBaseChatModelAgentMiddleware[M]
+	cfg   Config
+	texts map[string]string
+	store *Store
+	tools []*planTool
+}
+
+// runKey marks a context as being inside a run of an agent that uses this package; its
+// value is that run's Role.
+type runKey struct{}
+
+func roleFrom(ctx context.Context) Role {
+	if r, ok := ctx.Value(runKey{}).(Role); ok {
+		return r
+	}
+	return RoleAuto
+}
+
+// BeforeAgent adds the plan tools, the instruction and the digest, and marks the run's
+// context with its role so that runs started inside it know they are sub-agents.
+func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+	if runCtx == nil {
+		return ctx, runCtx, nil
+	}
+	role := m.cfg.Role
+	if role == RoleAuto {
+		role = RoleOrchestrator
+		if _, inside := ctx.Value(runKey{}).(Role); inside {
+			role = RoleSubAgent
+		}
+	}
+	ctx = context.WithValue(ctx, runKey{}, role)
+
+	next := *runCtx
+	next.Tools = make([]tool.BaseTool, 0, len(runCtx.Tools)+len(m.tools))
+	next.Tools = append(next.Tools, runCtx.Tools...)
+	for _, t := range m.tools {
+		next.Tools = append(next.Tools, t)
+	}
+	next.Instruction = runCtx.Instruction + m.instruction(role) + m.digest(ctx)
+	return ctx, &next, nil
+}
+
+// BeforeModelRewriteState hides plan_template from a sub-agent's model. The tool stays
+// registered, so a call to it anyway gets tool_not_available instead of failing the run.
+func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
+	if state == nil || roleFrom(ctx) != RoleSubAgent {
+		return ctx, state, nil
+	}
+	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))
+	for _, info := range state.ToolInfos {
+		if info == nil || info.Name != ToolPlanTemplate {
+			kept = append(kept, info)
+		}
+	}
+	if len(kept) == len(state.ToolInfos) {
+		return ctx, state, nil
+	}
+	next := *state
+	next.ToolInfos = kept
+	return ctx, &next, nil
+}
+
+func (m *middleware[M]) instruction(role Role) string {
+	var b strings.Builder
+	b.WriteString(m.texts["instruction"])
+	if m.cfg.Workspace != nil {
+		b.WriteString(m.texts["instruction.files"])
+	}
+	if role == RoleOrchestrator {
+		b.WriteString(m.texts["instruction.template"])
+	}
+	return b.String()
+}
+
+// onChange reports a Change to the host and, during a run, as an Eino event.
+func (m *middleware[M]) onChange(ctx context.Context, c Change) {
+	if m.cfg.OnChange != nil {
+		m.cfg.OnChange(ctx, c)
+	}
+	if _, inRun := ctx.Value(runKey{}).(Role); inRun {
+		_ = adk.TypedSendEvent[M](ctx, &adk.TypedAgentEvent[M]{Output: &adk.TypedAgentOutput[M]{CustomizedOutput: c}})
+	}
+}

@@ -1,0 +1,448 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bytedance/sonic"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+)
+
+// Tool names, as models already know them.
+const (
+	ToolWritePlan          = "write_plan"
+	ToolReadPlan           = "read_plan"
+	ToolListPlans          = "list_plans"
+	ToolDeletePlan         = "delete_plan"
+	ToolSetPlanStatus      = "set_plan_status"
+	ToolGetPlanStatus      = "get_plan_status"
+	ToolUpdatePlanStep     = "update_plan_step"
+	ToolExportPlanToFile   = "export_plan_to_file"
+	ToolUpdatePlanFromFile = "update_plan_from_file"
+	ToolPlanTemplate       = "plan_template"
+)
+
+// maxGoalBytes caps plan_template's goal.
+const maxGoalBytes = 4 << 10
+
+type param struct {
+	name     string
+	typ      schema.DataType
+	required bool
+}
+
+var (
+	pName     = param{"name", schema.String, true}
+	pRevision = param{"last_known_revision", schema.Integer, false}
+	pTitle    = param{"title", schema.String, false}
+	pAuthor   = param{"author", schema.String, false}
+	pStatus   = param{"status", schema.String, false}
+	pPath     = param{"path", schema.String, true}
+)
+
+// toolEnv is what every tool call works with.
+type toolEnv struct {
+	store     *Store
+	workspace Workspace
+	texts     map[string]string
+	template  string
+}
+
+type toolSpec struct {
+	name   string
+	params []param
+	run    func(ctx context.Context, env *toolEnv, a args) (any, error)
+}
+
+// planTool adapts a toolSpec to Eino. Its InvokableRun never returns a Go error: every
+// failure a model can cause, and every storage failure, is a JSON error result, so the
+// agent run goes on and the model can react.
+type planTool struct {
+	spec toolSpec
+	env  *toolEnv
+	info *schema.ToolInfo
+}
+
+var _ tool.InvokableTool = (*planTool)(nil)
+
+func (t *planTool) Info(context.Context) (*schema.ToolInfo, error) { return t.info, nil }
+
+func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
+	a, err := decodeArgs(argumentsInJSON)
+	if err != nil {
+		return errorResult(err), nil
+	}
+	out, err := t.spec.run(ctx, t.env, a)
+	if err != nil {
+		return errorResult(err), nil
+	}
+	if text, ok := out.(string); ok {
+		return text, nil
+	}
+	s, err := sonic.MarshalString(out)
+	if err != nil {
+		return errorResult(backendError("encode the result", err)), nil
+	}
+	return s, nil
+}
+
+type errorBody struct {
+	Code            Code   `json:"code"`
+	Message         string `json:"message"`
+	CurrentRevision int64  `json:"current_revision,omitempty"`
+}
+
+func errorResult(err error) string {
+	var pe *Error
+	if !errors.As(err, &pe) {
+		pe = backendError("complete the request", err)
+	}
+	s, _ := sonic.MarshalString(map[string]errorBody{"error": {Code: pe.Code, Message: pe.Message, CurrentRevision: pe.CurrentRevision}})
+	return s
+}
+
+func newPlanTool(spec toolSpec, env *toolEnv) *planTool {
+	params := make(map[string]*schema.ParameterInfo, len(spec.params))
+	for _, p := range spec.params {
+		params[p.name] = &schema.ParameterInfo{Type: p.typ, Required: p.required, Desc: env.texts[spec.name+"."+p.name]}
+	}
+	info := &schema.ToolInfo{Name: spec.name, Desc: env.texts[spec.name]}
+	if len(params) > 0 {
+		info.ParamsOneOf = schema.NewParamsOneOfByParams(params)
+	}
+	return &planTool{spec: spec, env: env, info: info}
+}
+
+// Results. Field names are part of the tool contract.
+
+type writeResult struct {
+	Name     string   `json:"name"`
+	Revision int64    `json:"revision"`
+	Title    string   `json:"title"`
+	Status   string   `json:"status"`
+	Progress Progress `json:"progress"`
+}
+
+func newWriteResult(p *Plan) writeResult {
+	return writeResult{Name: p.Name, Revision: p.Revision, Title: p.Title, Status: p.Status,
+		Progress: ComputeProgress(ParseSteps(p.Content))}
+}
+
+type readResult struct {
+	Name        string    `json:"name"`
+	Title       string    `json:"title"`
+	Author      string    `json:"author"`
+	Status      string    `json:"status"`
+	Revision    int64     `json:"revision"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Progress    Progress  `json:"progress"`
+	CurrentStep *Step     `json:"current_step,omitempty"`
+	Content     string    `json:"content"`
+}
+
+type statusResult struct {
+	Name        string    `json:"name"`
+	Status      string    `json:"status"`
+	Revision    int64     `json:"revision"`
+	Progress    *Progress `json:"progress,omitempty"`
+	CurrentStep *Step     `json:"current_step,omitempty"`
+}
+
+type deleteResult struct {
+	Deleted  string `json:"deleted"`
+	Revision int64  `json:"revision,omitempty"`
+}
+
+type exportResult struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Revision int64  `json:"revision"`
+	Bytes    int    `json:"bytes"`
+}
+
+type stepResult struct {
+	Revision int64    `json:"revision"`
+	Step     Step     `json:"step"`
+	Progress Progress `json:"progress"`
+	NextStep *Step    `json:"next_step,omitempty"`
+}
+
+// updateFromArgs reads the optional fields shared by write_plan and update_plan_from_file.
+func updateFromArgs(a args, name string) (Update, error) {
+	u := Update{Name: name}
+	var err error
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"title", &u.Title}, {"author", &u.Author}, {"status", &u.Status}} {
+		if *f.dst, err = a.str(f.key, false); err != nil {
+			return u, err
+		}
+	}
+	u.IfRevision, err = a.integer("last_known_revision", false)
+	return u, err
+}
+
+func toolSpecs() []toolSpec {
+	return []toolSpec{
+		{ToolWritePlan, []param{pName, {"content", schema.String, true}, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},
+		{ToolReadPlan, []param{pName}, runReadPlan},
+		{ToolListPlans, nil, runListPlans},
+		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
+		{ToolSetPlanStatus, []param{pName, {"status", schema.String, true}, pRevision}, runSetPlanStatus},
+		{ToolGetPlanStatus, []param{pName}, runGetPlanStatus},
+		{ToolUpdatePlanStep, []param{pName, {"step", schema.Integer, true}, {"status", schema.String, true}, {"note", schema.String, false}, pRevision}, runUpdatePlanStep},
+		{ToolExportPlanToFile, []param{pName, pPath}, runExportPlanToFile},
+		{ToolUpdatePlanFromFile, []param{pName, pPath, pTitle, pAuthor, pStatus, pRevision}, runUpdatePlanFromFile},
+		{ToolPlanTemplate, []param{{"goal", schema.String, true}}, runPlanTemplate},
+	}
+}
+
+// fileTools are offered only with a Workspace.
+var fileTools = map[string]bool{ToolExportPlanToFile: true, ToolUpdatePlanFromFile: true}
+
+func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
+	name, err := a.str("name", true)
+	if err != nil {
+		return nil, err
+	}
+	content, err := a.str("content", true)
+	if err != nil {
+		return nil, err
+	}
+	u, err := updateFromArgs(a, name)
+	if err != nil {
+		return nil, err
+	}
+	u.Content = &content
+	p, err := env.store.Put(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return newWriteResult(p), nil
+}
+
+func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
+	name, err := a.str("name", true)
+	if err != nil {
+		return nil, err
+	}
+	p, err := env.store.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	sum := p.Summarize()
+	return readResult{Name: p.Name, Title: p.Title, Author: p.Author, Status: p.Status, Revision: p.Revision,
+		UpdatedAt: p.UpdatedAt, Progress: sum.Progress, CurrentStep: sum.CurrentStep, Content: p.Content}, nil
+}
+
+func runListPlans(ctx context.Context, env *toolEnv, _ args) (any, error) {
+	return env.store.List(ctx)
+}
+
+func runDeletePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
+	name, err := a.str("name", true)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := a.integer("last_known_revision", false)
+	if err != nil {
+		return nil, err
+	}
+	last, err := env.store.Delete(ctx, name, rev)
+	if err != nil {
+		return nil, err
+	}
+	return deleteResult{Deleted: name, Revision: last}, nil
+}
+
+func runSetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
+	name, err := a.str("name", true)
+	if err != nil {
+		return nil, err
+	}
+	status, err := a.str("status", true)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := a.integer("last_known_revision", false)
+	if err != nil {
+		return nil, err
+	}
+	p, err := env.store.SetStatus(ctx, name, status, rev)
+	if err != nil {
+		return nil, err
+	}
+	return statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision}, nil
+}
+
+func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
+	name, err := a.str("name", true)
+	if err != nil {
+		return nil, err
+	}
+	p, err := env.store.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	sum := p.Summarize()
+	return statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision, Progress: &sum.Progress, CurrentStep: sum.CurrentStep}, nil
+}
+
+func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
+	name, err := a.str("name", true)
+	if err != nil {
+		return nil, err
+	}
+	number, err := a.integer("step", true)
+	if err != nil {
+		return nil, err
+	}
+	stateText, err := a.str("status", true)
+	if err != nil {
+		return nil, err
+	}
+	state, err := ParseStepState(stateText)
+	if err != nil {
+		return nil, err
+	}
+	note, err := a.str("note", false)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := a.integer("last_known_revision", false)
+	if err != nil {
+		return nil, err
+	}
+	if *number < 1 || *number > 1<<20 {
+		return nil, newError(CodeInvalidArgument, "step must be a step number from 1; read_plan lists them")
+	}
+	p, step, err := env.store.UpdateStep(ctx, name, int(*number), state, note, rev)
+	if err != nil {
+		return nil, err
+	}
+	sum := p.Summarize()
+	return stepResult{Revision: p.Revision, Step: step, Progress: sum.Progress, NextStep: sum.CurrentStep}, nil
+}
+
+func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error) {
+	name, err := a.str("name", true)
+	if err != nil {
+		return nil, err
+	}
+	path, err := workspacePath(a)
+	if err != nil {
+		return nil, err
+	}
+	p, err := env.store.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, canceled(ctx)
+	}
+	if err := env.workspace.Write(ctx, &WriteRequest{FilePath: path, Content: p.Content}); err != nil {
+		return nil, newError(CodeInvalidArgument, "cannot write %s in the workspace: %s", quoteForMessage(path), shortError(err))
+	}
+	return exportResult{Name: name, Path: path, Revision: p.Revision, Bytes: len(p.Content)}, nil
+}
+
+func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, error) {
+	name, err := a.str("name", true)
+	if err != nil {
+		return nil, err
+	}
+	path, err := workspacePath(a)
+	if err != nil {
+		return nil, err
+	}
+	u, err := updateFromArgs(a, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	content, err := readWorkspaceFile(ctx, env.workspace, path, env.store.MaxContentBytes())
+	if err != nil {
+		return nil, err
+	}
+	u.Content = &content
+	p, err := env.store.Put(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return newWriteResult(p), nil
+}
+
+// readWorkspaceFile reads at most limit+1 bytes when the Workspace can bound its reads,
+// and refuses anything over limit.
+func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int) (string, error) {
+	var content string
+	var err error
+	if lr, ok := ws.(LimitedReader); ok {
+		content, err = lr.ReadAtMost(ctx, path, int64(limit)+1)
+	} else {
+		var fc *FileContent
+		if fc, err = ws.Read(ctx, &ReadRequest{FilePath: path}); err == nil && fc != nil {
+			content = fc.Content
+		}
+	}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return "", canceled(ctx)
+	case isNotExist(err):
+		return "", newError(CodeNotFound, "no file at %s in the workspace; export_plan_to_file writes one", quoteForMessage(path))
+	default:
+		return "", newError(CodeInvalidArgument, "cannot read %s from the workspace: %s", quoteForMessage(path), shortError(err))
+	}
+	if len(content) > limit {
+		return "", newError(CodeTooLarge, "file %s is over the %d-byte plan limit; shorten it", quoteForMessage(path), limit)
+	}
+	return content, nil
+}
+
+func shortError(err error) string {
+	msg := err.Error()
+	if len(msg) > 200 {
+		msg = truncateUTF8(msg, 200) + "..."
+	}
+	return msg
+}
+
+func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
+	if roleFrom(ctx) == RoleSubAgent {
+		return nil, newError(CodeToolNotAvailable, "plan_template is for the orchestrator only; work on the plan you were given (read_plan, update_plan_step)")
+	}
+	goal, err := a.str("goal", true)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(goal) == "" || len(goal) > maxGoalBytes {
+		return nil, newError(CodeInvalidArgument, "goal must be non-empty text of at most %d bytes", maxGoalBytes)
+	}
+	listing, err := env.store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(listing.Plans)+len(listing.Warnings))
+	for _, p := range listing.Plans {
+		names = append(names, p.Name)
+	}
+	for _, w := range listing.Warnings {
+		names = append(names, w.Name)
+	}
+	sort.Strings(names)
+	existing := env.texts["template.none"]
+	if len(names) > 0 {
+		existing = strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s\n%s\n%s\n\n%s %s\n\n%s\n", strings.TrimRight(env.template, "\n"),
+		env.texts["template.goal"], goal, env.texts["template.naming"], existing, env.texts["template.finish"]), nil
+}
