@@ -97,6 +97,12 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 	return out, nil
 }
 
+// StrictModTimes reports that every write gives a file a ModifiedAt no earlier write under
+// the prefix had: each script takes the later of Redis TIME and one past the last value
+// handed out, so even a server clock stepping back never repeats one. The Store may
+// therefore cache a summary the moment it reads it.
+func (b *Backend) StrictModTimes() bool { return true }
+
 // parseMeta decodes an index value "<size> <mtime in microseconds>".
 func parseMeta(meta string) (size, mtime int64, ok bool) {
 	s, m, found := strings.Cut(meta, " ")
