@@ -111,10 +111,9 @@ func newPlanTool(spec toolSpec, env *toolEnv) *planTool {
 	for _, p := range spec.params {
 		params[p.name] = &schema.ParameterInfo{Type: p.typ, Required: p.required, Desc: env.texts[spec.name+"."+p.name]}
 	}
-	info := &schema.ToolInfo{Name: spec.name, Desc: env.texts[spec.name]}
-	if len(params) > 0 {
-		info.ParamsOneOf = schema.NewParamsOneOfByParams(params)
-	}
+	// Tools without parameters still declare an empty object: some providers reject a
+	// function without "parameters".
+	info := &schema.ToolInfo{Name: spec.name, Desc: env.texts[spec.name], ParamsOneOf: schema.NewParamsOneOfByParams(params)}
 	return &planTool{spec: spec, env: env, info: info}
 }
 

@@ -1,0 +1,147 @@
+// Command quickstart runs a real Eino ChatModelAgent with the plan middleware, driven by a
+// scripted model, so it needs no network and no API key. It creates a plan, sets its
+// status, loses a race against a teammate, recovers, and reads the plan back.
+//
+//	go run ./examples/quickstart            # plans in memory
+//	go run ./examples/quickstart -dir DIR   # plans as Markdown files in DIR
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+func main() {
+	dir := flag.String("dir", "", "keep plans as files in this folder (default: in memory)")
+	flag.Parse()
+	backend, err := openBackend(*dir)
+	if err == nil {
+		err = run(context.Background(), os.Stdout, backend)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func openBackend(dir string) (plan.Backend, error) {
+	if dir == "" {
+		return plan.NewMemoryBackend(), nil
+	}
+	return nil, fmt.Errorf("-dir needs the local backend")
+}
+
+const releasePlan = `# Release 2.0
+- [ ] Write the changelog
+- [ ] Run the preflight checks
+- [ ] Tag and publish
+`
+
+func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
+	// A host program (a UI, a CLI, a teammate's process) shares the same plans and locks.
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	if err != nil {
+		return err
+	}
+	teammateEdit := func([]*schema.Message) *schema.Message {
+		fmt.Fprintln(w, "\n  (meanwhile a teammate renames the plan through the Store)")
+		if _, err := store.Put(ctx, plan.Update{Name: "release", Title: "Release 2.0 (final)"}); err != nil {
+			fmt.Fprintln(w, "  teammate failed:", err)
+		}
+		return plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md","last_known_revision":2}`)(nil)
+	}
+	model := plantest.NewScriptedModel(
+		plantest.CallTool("list_plans", `{}`),
+		plantest.CallTool("write_plan", `{"name":"release","content":`+jsonString(releasePlan)+`,"last_known_revision":0}`),
+		plantest.CallTool("set_plan_status", `{"name":"release","status":"in-progress","last_known_revision":1}`),
+		teammateEdit,
+		plantest.CallTool("read_plan", `{"name":"release"}`),
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md","last_known_revision":3}`),
+		plantest.Answer("Changelog done; preflight checks are next."),
+	)
+
+	mw, err := plan.New(ctx, &plan.Config{
+		Backend:   backend,
+		AgentName: "release-bot",
+		OnChange: func(_ context.Context, c plan.Change) {
+			fmt.Fprintf(w, "  ● change: %s %s → revision %d, %d/%d steps done\n",
+				c.Name, c.Action, c.Revision, c.Progress.Completed, c.Progress.Total)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name:        "release-bot",
+		Description: "Ships releases",
+		Instruction: "You ship releases.",
+		Model:       model,
+		Handlers:    []adk.ChatModelAgentMiddleware{mw},
+	})
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "An agent plans a release. Model tool calls (→) and tool results (←):")
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "Ship release 2.0")
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if ev.Err != nil {
+			return ev.Err
+		}
+		printEvent(w, ev)
+	}
+
+	p, err := store.Get(ctx, "release")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nThe plan as stored (revision %d, status %q, author %q):\n%s", p.Revision, p.Status, p.Author, p.Content)
+	return nil
+}
+
+func printEvent(w io.Writer, ev *adk.AgentEvent) {
+	if ev.Output == nil || ev.Output.MessageOutput == nil || ev.Output.MessageOutput.Message == nil {
+		return
+	}
+	msg := ev.Output.MessageOutput.Message
+	switch {
+	case msg.Role == schema.Assistant && len(msg.ToolCalls) > 0:
+		for _, tc := range msg.ToolCalls {
+			fmt.Fprintf(w, "\n→ %s %s\n", tc.Function.Name, shorten(tc.Function.Arguments))
+		}
+	case msg.Role == schema.Tool:
+		fmt.Fprintf(w, "← %s\n", shorten(msg.Content))
+		if strings.Contains(msg.Content, `"revision_conflict"`) {
+			fmt.Fprintln(w, "  The write was rejected, nothing changed: the model re-reads and retries.")
+		}
+	case msg.Role == schema.Assistant:
+		fmt.Fprintf(w, "\nAgent: %s\n", msg.Content)
+	}
+}
+
+func shorten(s string) string {
+	s = strings.ReplaceAll(s, "\n", `\n`)
+	if len(s) > 160 {
+		return s[:157] + "..."
+	}
+	return s
+}
+
+func jsonString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}
