@@ -81,6 +81,10 @@ func WithPermissions(dir, file fs.FileMode) LocalOption {
 // reaches outside the root (see ErrOutsideRoot). Writes are atomic: a reader, in this or any
 // other process, sees the old file or the new one, never a mix, and a process killed at any
 // instant leaves only whole files behind. Reads are bounded and open only regular files.
+//
+// On Linux, macOS, the BSDs and illumos it is also a Locker (flock on <dir>/.plan.lock), so
+// guarded writes through a Store are atomic across processes on one machine; elsewhere that
+// guarantee ends at the process.
 type LocalBackend struct {
 	root    *os.Root
 	escapes error // the os.Root error for a path that leaves the root

@@ -206,6 +206,12 @@ func TestLocalBackendSurvivesKill(t *testing.T) {
 		_, err = plan.DecodePlan(strings.TrimSuffix(filepath.Base(m), ".md"), string(raw))
 		require.NoError(t, err, m)
 	}
+	// Kills that landed between creating a temp file and renaming it leave the temp file,
+	// hidden from List and swept once stale.
+	temps, err := filepath.Glob(filepath.Join(root, "plans", ".*.tmp-*"))
+	require.NoError(t, err)
+	t.Logf("%d kills landed inside a write", len(temps))
+
 	// The plans stay writable: no lock was left held by a killed writer.
 	lockCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
