@@ -82,6 +82,9 @@ func backendCases() []backendCase {
 		{"memory", func(t *testing.T) (plan.Backend, plan.Workspace) {
 			return plan.NewMemoryBackend(), plan.NewMemoryBackend()
 		}},
+		{"local", func(t *testing.T) (plan.Backend, plan.Workspace) {
+			return newLocal(t, t.TempDir()), newLocal(t, t.TempDir())
+		}},
 	}
 }
 
