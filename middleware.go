@@ -74,6 +74,9 @@ type Config struct {
 	// OnChange is called after every successful mutation made through this middleware's
 	// tools, never after a failed one, and never with a plan's body. During a run the same
 	// Change is also emitted as an Eino event whose Output.CustomizedOutput is the Change.
+	// A sub-agent's events reach the parent runner's iterator only when the parent forwards
+	// them (adk.ToolsConfig.EmitInternalEvents, for deep agents too); OnChange sees every
+	// change either way.
 	OnChange func(ctx context.Context, c Change)
 }
 
