@@ -37,7 +37,8 @@ type Step struct {
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known
-// states; Percent is floor(100*(Completed+Skipped)/Total), and 0 when Total is 0.
+// states; Percent is floor(100*(Completed+Skipped)/Total), and 0 when Total is 0. In JSON,
+// zero counts are omitted to keep tool results short; total and percent are always there.
 type Progress struct {
 	Total      int `json:"total"`
 	Pending    int `json:"pending,omitempty"`

@@ -57,9 +57,9 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 		return err
 	}
 	teammateEdit := func([]*schema.Message) *schema.Message {
-		fmt.Fprintln(w, "\n  (meanwhile a teammate renames the plan through the Store)")
+		// Runs on the agent's goroutine: it writes to the store, never to w.
 		if _, err := store.Put(ctx, plan.Update{Name: "release", Title: "Release 2.0 (final)"}); err != nil {
-			fmt.Fprintln(w, "  teammate failed:", err)
+			panic(err)
 		}
 		return plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md","last_known_revision":2}`)(nil)
 	}
@@ -132,6 +132,7 @@ func printEvent(w io.Writer, ev *adk.AgentEvent) {
 	case msg.Role == schema.Tool:
 		if strings.Contains(msg.Content, `"revision_conflict"`) {
 			fmt.Fprintf(w, "← %s\n", msg.Content)
+			fmt.Fprintln(w, "  Meanwhile a teammate renamed the plan through the Store (revision 3).")
 			fmt.Fprintln(w, "  The write was rejected, nothing changed: the model re-reads and retries.")
 		} else {
 			fmt.Fprintf(w, "← %s\n", shorten(msg.Content))
