@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -49,8 +48,6 @@ const releasePlan = `# Release 2.0
 `
 
 func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
-	// The scripted teammate prints from the agent's goroutine, the event loop from this one.
-	w = &syncWriter{w: w}
 	// A host program (a UI, a CLI, a teammate's process) shares the same plans and locks.
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	if err != nil {
@@ -153,16 +150,4 @@ func shorten(s string) string {
 func jsonString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
-}
-
-// syncWriter serializes writes from several goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
