@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -139,6 +142,51 @@ func ExampleNewMemoryBackend() {
 	// Output:
 	// /plans/todo.md
 	// "Today" revision 1: - [ ] One
+}
+
+// A LocalBackend keeps plans as Markdown files in a folder: with the default BaseDir, plan
+// NAME is ROOT/plans/NAME.md, readable by people and editable with planctl. Writes are
+// atomic, and on Unix-like systems guarded writes take a lock on the folder that other
+// processes honour.
+func ExampleNewLocalBackend() {
+	ctx := context.Background()
+	root, err := os.MkdirTemp("", "plans-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(root)
+	backend, err := plan.NewLocalBackend(root)
+	if err != nil {
+		panic(err)
+	}
+	defer backend.Close()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	if err != nil {
+		panic(err)
+	}
+	body := "# Launch\n- [x] Build\n- [ ] Deploy\n"
+	if _, err := store.Put(ctx, plan.Update{Name: "launch", Author: "ops", Content: &body}); err != nil {
+		panic(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "plans", "launch.md"))
+	if err != nil {
+		panic(err)
+	}
+	for line := range strings.Lines(string(raw)) {
+		if !strings.HasPrefix(line, "updated_at: ") { // the time of the write
+			fmt.Print(line)
+		}
+	}
+	// Output:
+	// ---
+	// title: "Launch"
+	// status: "draft"
+	// author: "ops"
+	// revision: 1
+	// ---
+	// # Launch
+	// - [x] Build
+	// - [ ] Deploy
 }
 
 func ptr[T any](v T) *T { return &v }
