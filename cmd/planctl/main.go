@@ -16,8 +16,8 @@
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
 // ./.plans when that is unset. A program that keeps plans with plan.NewLocalBackend(ROOT)
 // and the default BaseDir ("/plans") keeps them in ROOT/plans, so use -dir ROOT/plans.
-// planctl takes the same folder lock as those programs, so it never interleaves a change
-// with theirs.
+// On Unix-like systems planctl takes the same folder lock as those programs, so it never
+// interleaves a change with theirs.
 //
 // -rev N makes a change conditional: it happens only if the plan is still at revision N,
 // as shown by list or show (for import, -rev 0 means create only). Flags may stand before or
