@@ -376,9 +376,11 @@ type exportRef struct {
 
 type hostileLog struct {
 	events map[string][]hostileEvent
-	reads  []hostileRead
-	counts map[string]int
-	codes  map[string]int
+	// maxSeen is the highest revision of each plan any result named.
+	maxSeen map[string]int64
+	reads   []hostileRead
+	counts  map[string]int
+	codes   map[string]int
 }
 
 // hostileRead is a result that showed a plan's content (or size) at a revision.
@@ -413,6 +415,7 @@ func (l *hostileLog) check(t *testing.T, h *hostileModel, results []string) {
 	t.Helper()
 	if l.events == nil {
 		l.events, l.counts, l.codes = map[string][]hostileEvent{}, map[string]int{}, map[string]int{}
+		l.maxSeen = map[string]int64{}
 	}
 	exports := map[string]exportRef{}
 	seenRev := map[string]int64{}
@@ -421,6 +424,7 @@ func (l *hostileLog) check(t *testing.T, h *hostileModel, results []string) {
 			t.Errorf("%s: revision of %s went back from %d to %d", where, name, seenRev[name], rev)
 		}
 		seenRev[name] = max(seenRev[name], rev)
+		l.maxSeen[name] = max(l.maxSeen[name], rev)
 	}
 	for i, c := range h.calls {
 		res := results[i]
@@ -587,6 +591,9 @@ func (l *hostileLog) verify(t *testing.T, ctx context.Context, store *plan.Store
 			}
 			return !evs[i].delete && evs[j].delete
 		})
+		if len(evs) > 0 {
+			assert.LessOrEqual(t, l.maxSeen[name], evs[len(evs)-1].rev, "%s: a result named a revision no accepted change produced", name)
+		}
 		p, err := store.Get(ctx, name)
 		if len(evs) == 0 || evs[len(evs)-1].delete {
 			assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err), "%s: the last accepted change deleted it", name)
