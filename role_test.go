@@ -163,9 +163,11 @@ func TestPlanTemplateArguments(t *testing.T) {
 		plantest.CallTool("plan_template", `{"goal":""}`),
 		plantest.CallTool("plan_template", `{"goal":"`+strings.Repeat("g", 4097)+`"}`),
 		plantest.CallTool("plan_template", `{"goal":"launch"}`),
+		plantest.CallTool("plan_template", "{\"goal\":\"bad \xff\"}"),
 	)
 	results := toolResults(runAgent(t, m, mw))
-	require.Len(t, results, 3)
+	require.Len(t, results, 4)
+	assert.Equal(t, "invalid_argument", errorCode(t, results[3]), "invalid UTF-8 is not echoed back")
 	assert.Equal(t, "invalid_argument", errorCode(t, results[0]))
 	assert.Equal(t, "invalid_argument", errorCode(t, results[1]))
 	assert.True(t, strings.HasPrefix(results[2], "CUSTOM GUIDE"), results[2])

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/components/tool"
@@ -443,8 +444,8 @@ func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(goal) == "" || len(goal) > maxGoalBytes {
-		return nil, newError(CodeInvalidArgument, "goal must be non-empty text of at most %d bytes", maxGoalBytes)
+	if strings.TrimSpace(goal) == "" || len(goal) > maxGoalBytes || !utf8.ValidString(goal) {
+		return nil, newError(CodeInvalidArgument, "goal must be non-empty UTF-8 text of at most %d bytes", maxGoalBytes)
 	}
 	listing, err := env.store.List(ctx)
 	if err != nil {
