@@ -720,7 +720,12 @@ func (s *Store) List(ctx context.Context) (*Listing, error) {
 			if ctx.Err() != nil {
 				return nil, canceled(ctx)
 			}
-			out.Warnings = append(out.Warnings, Warning{Name: name, Code: CodeOf(err), Message: err.(*Error).Message})
+			w := Warning{Name: name, Code: CodeOf(err), Message: err.Error()}
+			var pe *Error
+			if errors.As(err, &pe) {
+				w.Message = pe.Message
+			}
+			out.Warnings = append(out.Warnings, w)
 			continue
 		}
 		if p == nil {

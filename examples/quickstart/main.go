@@ -54,9 +54,9 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 		return err
 	}
 	teammateEdit := func([]*schema.Message) *schema.Message {
-		fmt.Fprintln(w, "\n  (meanwhile a teammate renames the plan through the Store)")
+		// Runs on the agent's goroutine: it writes to the store, never to w.
 		if _, err := store.Put(ctx, plan.Update{Name: "release", Title: "Release 2.0 (final)"}); err != nil {
-			fmt.Fprintln(w, "  teammate failed:", err)
+			panic(err)
 		}
 		return plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md","last_known_revision":2}`)(nil)
 	}
@@ -73,10 +73,6 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 	mw, err := plan.New(ctx, &plan.Config{
 		Backend:   backend,
 		AgentName: "release-bot",
-		OnChange: func(_ context.Context, c plan.Change) {
-			fmt.Fprintf(w, "  ● change: %s %s → revision %d, %d/%d steps done\n",
-				c.Name, c.Action, c.Revision, c.Progress.Completed, c.Progress.Total)
-		},
 	})
 	if err != nil {
 		return err
@@ -114,6 +110,13 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 }
 
 func printEvent(w io.Writer, ev *adk.AgentEvent) {
+	if ev.Output != nil {
+		// The middleware reports every change to a plan as an event of the run.
+		if c, ok := ev.Output.CustomizedOutput.(plan.Change); ok {
+			fmt.Fprintf(w, "  ● change: %s %s → revision %d, %d/%d steps done\n",
+				c.Name, c.Action, c.Revision, c.Progress.Completed, c.Progress.Total)
+		}
+	}
 	if ev.Output == nil || ev.Output.MessageOutput == nil || ev.Output.MessageOutput.Message == nil {
 		return
 	}
@@ -124,9 +127,12 @@ func printEvent(w io.Writer, ev *adk.AgentEvent) {
 			fmt.Fprintf(w, "\n→ %s %s\n", tc.Function.Name, shorten(tc.Function.Arguments))
 		}
 	case msg.Role == schema.Tool:
-		fmt.Fprintf(w, "← %s\n", shorten(msg.Content))
 		if strings.Contains(msg.Content, `"revision_conflict"`) {
+			fmt.Fprintf(w, "← %s\n", msg.Content)
+			fmt.Fprintln(w, "  Meanwhile a teammate renamed the plan through the Store (revision 3).")
 			fmt.Fprintln(w, "  The write was rejected, nothing changed: the model re-reads and retries.")
+		} else {
+			fmt.Fprintf(w, "← %s\n", shorten(msg.Content))
 		}
 	case msg.Role == schema.Assistant:
 		fmt.Fprintf(w, "\nAgent: %s\n", msg.Content)

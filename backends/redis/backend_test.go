@@ -1,0 +1,571 @@
+package redisbackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/einoplan/plan"
+)
+
+var bg = context.Background()
+
+func mustWrite(t *testing.T, b *Backend, p, content string) {
+	t.Helper()
+	if err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: content}); err != nil {
+		t.Fatalf("Write(%s): %v", p, err)
+	}
+}
+
+func mustRead(t *testing.T, b *Backend, p string) string {
+	t.Helper()
+	fc, err := b.Read(bg, &plan.ReadRequest{FilePath: p})
+	if err != nil {
+		t.Fatalf("Read(%s): %v", p, err)
+	}
+	return fc.Content
+}
+
+func wantMissing(t *testing.T, b *Backend, p string) {
+	t.Helper()
+	_, err := b.Read(bg, &plan.ReadRequest{FilePath: p})
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Read(%s) = %v, want fs.ErrNotExist", p, err)
+	}
+}
+
+// ls returns LsInfo(dir) as "path" for files and "path/" for folders.
+func ls(t *testing.T, b *Backend, dir string) []string {
+	t.Helper()
+	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+	if err != nil {
+		t.Fatalf("LsInfo(%s): %v", dir, err)
+	}
+	out := []string{}
+	for _, fi := range infos {
+		if fi.IsDir {
+			out = append(out, fi.Path+"/")
+		} else {
+			out = append(out, fi.Path)
+		}
+	}
+	return out
+}
+
+func wantLs(t *testing.T, b *Backend, dir string, want ...string) {
+	t.Helper()
+	if want == nil {
+		want = []string{}
+	}
+	if got := ls(t, b, dir); !reflect.DeepEqual(got, want) {
+		t.Fatalf("LsInfo(%s) = %q, want %q", dir, got, want)
+	}
+}
+
+func TestCRUD(t *testing.T) {
+	b, _ := newBackend(t)
+	wantMissing(t, b, "/plans/a.md")
+
+	mustWrite(t, b, "/plans/a.md", "one\ntwo\nthree\n")
+	if got := mustRead(t, b, "/plans/a.md"); got != "one\ntwo\nthree\n" {
+		t.Fatalf("Read = %q", got)
+	}
+	if got := mustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
+		t.Fatalf("Read of an uncleaned path = %q", got)
+	}
+	fc, err := b.Read(bg, &plan.ReadRequest{FilePath: "/plans/a.md", Offset: 2, Limit: 1})
+	if err != nil || fc.Content != "two\n" {
+		t.Fatalf("Read lines 2..2 = %q, %v", fc.Content, err)
+	}
+
+	mustWrite(t, b, "/plans/a.md", "replaced")
+	if got := mustRead(t, b, "/plans/a.md"); got != "replaced" {
+		t.Fatalf("Read after overwrite = %q", got)
+	}
+
+	binary := strings.Repeat("\x00\xff\r\n--- é ", 100_000) // ~1.2 MB, not UTF-8 clean
+	mustWrite(t, b, "/plans/bin.md", binary)
+	if got := mustRead(t, b, "/plans/bin.md"); got != binary {
+		t.Fatalf("binary content changed on the way: %d bytes back, %d written", len(got), len(binary))
+	}
+	mustWrite(t, b, "/plans/empty.md", "")
+	if got := mustRead(t, b, "/plans/empty.md"); got != "" {
+		t.Fatalf("empty file read back as %q", got)
+	}
+
+	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	wantMissing(t, b, "/plans/a.md")
+	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+		t.Fatalf("Delete of a missing file: %v", err)
+	}
+	wantLs(t, b, "/plans", "/plans/bin.md", "/plans/empty.md")
+}
+
+func TestRootIsNotAFile(t *testing.T) {
+	b, _ := newBackend(t)
+	for _, p := range []string{"/", "", "/plans/.."} {
+		if err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: "x"}); !errors.Is(err, fs.ErrInvalid) {
+			t.Fatalf("Write(%q) = %v, want fs.ErrInvalid", p, err)
+		}
+	}
+	wantLs(t, b, "/")
+}
+
+func TestLsInfoNestedFolders(t *testing.T) {
+	b, c := newBackend(t)
+	wantLs(t, b, "/plans")
+
+	mustWrite(t, b, "/plans/a.md", "a")
+	mustWrite(t, b, "/plans/sub/b.md", "bb")
+	mustWrite(t, b, "/plans/sub/deep/c.md", "ccc")
+	mustWrite(t, b, "/other/x.md", "x")
+
+	wantLs(t, b, "/", "/other/", "/plans/")
+	wantLs(t, b, "", "/other/", "/plans/")
+	wantLs(t, b, "/plans", "/plans/a.md", "/plans/sub/")
+	wantLs(t, b, "/plans/", "/plans/a.md", "/plans/sub/")
+	wantLs(t, b, "/plans/sub", "/plans/sub/b.md", "/plans/sub/deep/")
+	wantLs(t, b, "/plans/sub/deep", "/plans/sub/deep/c.md")
+	wantLs(t, b, "/plans/a.md") // a file lists as an empty folder
+	wantLs(t, b, "/nowhere")
+
+	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans/sub/deep"})
+	if err != nil || len(infos) != 1 || infos[0].Size != 3 || infos[0].ModifiedAt == "" {
+		t.Fatalf("LsInfo = %+v, %v; want one entry of size 3 with a ModifiedAt", infos, err)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, infos[0].ModifiedAt); err != nil {
+		t.Fatalf("ModifiedAt %q is not RFC3339Nano: %v", infos[0].ModifiedAt, err)
+	}
+
+	// A file and a folder may share a name, as on the memory backend.
+	mustWrite(t, b, "/plans/sub", "file named like a folder")
+	wantLs(t, b, "/plans", "/plans/a.md", "/plans/sub", "/plans/sub/")
+
+	// Deleting the last file of a folder removes the folder from every parent left empty.
+	del := func(p string) {
+		t.Helper()
+		if err := b.Delete(bg, &plan.DeleteRequest{FilePath: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del("/plans/sub/deep/c.md")
+	wantLs(t, b, "/plans/sub", "/plans/sub/b.md")
+	del("/plans/sub/b.md")
+	wantLs(t, b, "/plans", "/plans/a.md", "/plans/sub")
+	del("/plans/sub")
+	del("/plans/a.md")
+	wantLs(t, b, "/", "/other/")
+	del("/other/x.md")
+	wantLs(t, b, "/")
+
+	// No index is left behind: the only key that outlives the files is the clock.
+	keys, err := c.Keys(bg, escapeGlob(b.prefix)+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(keys, []string{b.clockKey()}) {
+		t.Fatalf("keys left after deleting everything: %q", keys)
+	}
+}
+
+func TestModifiedAtChangesOnEveryWrite(t *testing.T) {
+	b, _ := newBackend(t)
+	var last time.Time
+	check := func(i int) {
+		t.Helper()
+		infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans"})
+		if err != nil || len(infos) != 1 {
+			t.Fatalf("LsInfo = %+v, %v", infos, err)
+		}
+		m, err := time.Parse(time.RFC3339Nano, infos[0].ModifiedAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.After(last) {
+			t.Fatalf("write %d: ModifiedAt %s not after %s", i, m, last)
+		}
+		last = m
+	}
+	for i := range 200 {
+		mustWrite(t, b, "/plans/a.md", "same size") // same size every time: only the time differs
+		check(i)
+	}
+	old := "same size"
+	if ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "same SIZE"}, &old); !ok || err != nil {
+		t.Fatalf("CompareAndSwap = %v, %v", ok, err)
+	}
+	check(200)
+	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, b, "/plans/a.md", "same size")
+	check(201)
+}
+
+func TestReadAtMost(t *testing.T) {
+	b, _ := newBackend(t)
+	mustWrite(t, b, "/plans/a.md", "hello world")
+	mustWrite(t, b, "/plans/empty.md", "")
+	for _, tc := range []struct {
+		path string
+		max  int64
+		want string
+	}{
+		{"/plans/a.md", 5, "hello"},
+		{"/plans/a.md", 11, "hello world"},
+		{"/plans/a.md", 12, "hello world"},
+		{"/plans/a.md", 1 << 40, "hello world"},
+		{"/plans/a.md", 0, ""},
+		{"/plans/empty.md", 10, ""},
+	} {
+		got, err := b.ReadAtMost(bg, tc.path, tc.max)
+		if err != nil || got != tc.want {
+			t.Errorf("ReadAtMost(%s, %d) = %q, %v; want %q", tc.path, tc.max, got, err, tc.want)
+		}
+	}
+	if _, err := b.ReadAtMost(bg, "/plans/missing.md", 10); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("ReadAtMost of a missing file = %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestCompareAndSwap(t *testing.T) {
+	b, _ := newBackend(t)
+	const p = "/plans/a.md"
+	cas := func(content string, old *string) bool {
+		t.Helper()
+		ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: p, Content: content}, old)
+		if err != nil {
+			t.Fatalf("CompareAndSwap: %v", err)
+		}
+		return ok
+	}
+	str := func(s string) *string { return &s }
+
+	if cas("v1", str("")) {
+		t.Fatal("absent file matched old \"\"")
+	}
+	wantMissing(t, b, p)
+	if !cas("v1", nil) {
+		t.Fatal("create of an absent file failed")
+	}
+	wantLs(t, b, "/plans", p)
+	if cas("v1 again", nil) {
+		t.Fatal("create-only write replaced an existing file")
+	}
+	if cas("v2", str("v0")) {
+		t.Fatal("write with a stale old value succeeded")
+	}
+	if cas("v2", str("v")) || cas("v2", str("v1 ")) {
+		t.Fatal("a prefix or extension of the stored bytes matched")
+	}
+	if got := mustRead(t, b, p); got != "v1" {
+		t.Fatalf("content after failed swaps = %q, want v1", got)
+	}
+	if !cas("v2", str("v1")) {
+		t.Fatal("write with the current old value failed")
+	}
+	if got := mustRead(t, b, p); got != "v2" {
+		t.Fatalf("content = %q, want v2", got)
+	}
+
+	// An empty file exists: it matches "" and is not absent.
+	mustWrite(t, b, "/plans/e.md", "")
+	if ok, _ := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/e.md", Content: "x"}, nil); ok {
+		t.Fatal("create-only write replaced an empty file")
+	}
+	if ok, _ := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/e.md", Content: "x"}, str("")); !ok {
+		t.Fatal("empty file did not match old \"\"")
+	}
+
+	// A create through CompareAndSwap makes its folders like Write does.
+	if ok, _ := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/deep/er/f.md", Content: "f"}, nil); !ok {
+		t.Fatal("create in a new folder failed")
+	}
+	wantLs(t, b, "/", "/deep/", "/plans/")
+	wantLs(t, b, "/deep/er", "/deep/er/f.md")
+}
+
+func TestCompareAndDelete(t *testing.T) {
+	b, _ := newBackend(t)
+	const p = "/plans/sub/a.md"
+	cad := func(old string) bool {
+		t.Helper()
+		ok, err := b.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: p}, old)
+		if err != nil {
+			t.Fatalf("CompareAndDelete: %v", err)
+		}
+		return ok
+	}
+	if cad("") {
+		t.Fatal("deleted a missing file")
+	}
+	mustWrite(t, b, p, "v1")
+	if cad("v0") || cad("") {
+		t.Fatal("deleted with a stale old value")
+	}
+	if got := mustRead(t, b, p); got != "v1" {
+		t.Fatalf("content after failed deletes = %q", got)
+	}
+	if !cad("v1") {
+		t.Fatal("delete with the current old value failed")
+	}
+	wantMissing(t, b, p)
+	wantLs(t, b, "/plans")
+	wantLs(t, b, "/")
+	if cad("v1") {
+		t.Fatal("second delete succeeded")
+	}
+}
+
+// TestConcurrentCompareAndSwap races many writers, over separate connections as separate
+// machines would have, on one file: in every round all of them expect the same bytes and
+// exactly one wins.
+func TestConcurrentCompareAndSwap(t *testing.T) {
+	b0, _ := newBackend(t)
+	const clients, writers, rounds = 4, 32, 40
+	backends := make([]*Backend, clients)
+	for i := range backends {
+		backends[i] = New(newClient(t, redisAddr), WithPrefix(b0.prefix))
+	}
+	const p = "/plans/race.md"
+	current := "round 0"
+	mustWrite(t, b0, p, current)
+	for round := 1; round <= rounds; round++ {
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		wins := make(chan string, writers)
+		errs := make(chan error, writers)
+		old := current
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				mine := fmt.Sprintf("round %d by writer %d", round, w)
+				<-start
+				ok, err := backends[w%clients].CompareAndSwap(bg, &plan.WriteRequest{FilePath: p, Content: mine}, &old)
+				if err != nil {
+					errs <- err
+				} else if ok {
+					wins <- mine
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		close(wins)
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		var winners []string
+		for w := range wins {
+			winners = append(winners, w)
+		}
+		if len(winners) != 1 {
+			t.Fatalf("round %d: %d winners %q, want exactly 1", round, len(winners), winners)
+		}
+		if got := mustRead(t, b0, p); got != winners[0] {
+			t.Fatalf("round %d: stored %q, winner wrote %q", round, got, winners[0])
+		}
+		current = winners[0]
+	}
+}
+
+// TestConcurrentCreateAndDelete races create-only writes and conditional deletes: every
+// create must see the file absent and every delete the bytes it names.
+func TestConcurrentCreateAndDelete(t *testing.T) {
+	b, _ := newBackend(t)
+	const p = "/plans/x/flip.md"
+	const writers, rounds = 16, 30
+	for round := range rounds {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var created []string
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				mine := fmt.Sprintf("%d/%d", round, w)
+				ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: p, Content: mine}, nil)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					mu.Lock()
+					created = append(created, mine)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if len(created) != 1 {
+			t.Fatalf("round %d: %d creates succeeded, want 1", round, len(created))
+		}
+		var deletes int
+		for range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ok, err := b.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: p}, created[0])
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					mu.Lock()
+					deletes++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if deletes != 1 {
+			t.Fatalf("round %d: %d deletes succeeded, want 1", round, deletes)
+		}
+		wantLs(t, b, "/plans")
+	}
+}
+
+// TestRetriedMutationReportsItsOwnSuccess replays a conditional script with the token of a
+// call that already applied, as go-redis does when a connection drops after Redis ran the
+// script but before the reply arrived: the replay reports success, a different call does not.
+func TestRetriedMutationReportsItsOwnSuccess(t *testing.T) {
+	b, c := newBackend(t)
+	const p = "/plans/a.md"
+	mustWrite(t, b, p, "v1")
+	idx, fields := b.chain(p)
+	keys := append([]string{b.contentKey(p), b.clockKey(), b.memoKey(p)}, idx...)
+	run := func(s *redis.Script, args ...any) int {
+		t.Helper()
+		for _, f := range fields {
+			args = append(args, f)
+		}
+		n, err := s.Run(bg, c, keys, args...).Int()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if run(writeScript, "c", "v2", "v1", "token-1") != 1 {
+		t.Fatal("first swap failed")
+	}
+	if run(writeScript, "c", "v2", "v1", "token-1") != 1 {
+		t.Fatal("replay of an applied swap reported a conflict")
+	}
+	if run(writeScript, "c", "v2", "v1", "token-2") != 0 {
+		t.Fatal("another caller with the same stale value succeeded")
+	}
+	if got := mustRead(t, b, p); got != "v2" {
+		t.Fatalf("content = %q", got)
+	}
+	if run(deleteScript, "c", "v2", "token-3") != 1 || run(deleteScript, "c", "v2", "token-3") != 1 {
+		t.Fatal("replay of an applied delete reported a conflict")
+	}
+	if run(deleteScript, "c", "v2", "token-4") != 0 {
+		t.Fatal("another delete of the same bytes succeeded")
+	}
+	wantMissing(t, b, p)
+	if ttl := c.PTTL(bg, b.memoKey(p)).Val(); ttl <= 0 || ttl > time.Minute {
+		t.Fatalf("memo TTL = %v, want within a minute", ttl)
+	}
+}
+
+func TestPrefixesAreIsolated(t *testing.T) {
+	b1, c := newBackend(t)
+	prefix2 := testPrefix(t)
+	t.Cleanup(func() { dropPrefix(c, prefix2) })
+	b2 := New(c, WithPrefix(prefix2))
+	mustWrite(t, b1, "/plans/a.md", "one")
+	mustWrite(t, b2, "/plans/b.md", "two")
+	wantLs(t, b1, "/plans", "/plans/a.md")
+	wantLs(t, b2, "/plans", "/plans/b.md")
+	wantMissing(t, b2, "/plans/a.md")
+	if New(c).prefix != DefaultPrefix {
+		t.Fatal("default prefix not applied")
+	}
+}
+
+func TestCanceledContextWritesNothing(t *testing.T) {
+	b, _ := newBackend(t)
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	old := "x"
+	if err := b.Write(ctx, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Write = %v", err)
+	}
+	if _, err := b.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CompareAndSwap = %v", err)
+	}
+	if _, err := b.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}, &old); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CompareAndSwap = %v", err)
+	}
+	if _, err := b.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("LsInfo = %v", err)
+	}
+	wantMissing(t, b, "/plans/a.md")
+	wantLs(t, b, "/")
+}
+
+// TestDeadlineCutsACallInFlight pauses the server so a call hangs, and checks that the
+// context deadline, not the client's read timeout, ends it.
+func TestDeadlineCutsACallInFlight(t *testing.T) {
+	b, _ := newBackend(t)
+	mustWrite(t, b, "/plans/a.md", "v1")
+	admin := newClient(t, redisAddr)
+	paused := make(chan error, 1)
+	go func() { paused <- admin.Do(bg, "CLIENT", "PAUSE", 1500, "ALL").Err() }()
+	if err := <-paused; err != nil {
+		t.Skipf("CLIENT PAUSE not available: %v", err)
+	}
+	defer admin.Do(bg, "CLIENT", "UNPAUSE")
+	ctx, cancel := context.WithTimeout(bg, 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := b.Read(ctx, &plan.ReadRequest{FilePath: "/plans/a.md"})
+	if err == nil {
+		t.Fatal("Read on a paused server succeeded")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("Read returned after %v, want about the 200ms deadline", d)
+	}
+}
+
+// TestUnreachableServerIsAnError checks that every call against an address nobody listens
+// on fails with an error that is not mistaken for a missing file.
+func TestUnreachableServerIsAnError(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	defer c.Close()
+	b := New(c)
+	old := "x"
+	check := func(op string, err error) {
+		t.Helper()
+		if err == nil || errors.Is(err, fs.ErrNotExist) || !isConnErr(err) {
+			t.Fatalf("%s on an unreachable server = %v, want a connection error", op, err)
+		}
+	}
+	_, err = b.Read(bg, &plan.ReadRequest{FilePath: "/plans/a.md"})
+	check("Read", err)
+	_, err = b.ReadAtMost(bg, "/plans/a.md", 10)
+	check("ReadAtMost", err)
+	_, err = b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans"})
+	check("LsInfo", err)
+	check("Write", b.Write(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}))
+	_, err = b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}, &old)
+	check("CompareAndSwap", err)
+	_, err = b.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}, old)
+	check("CompareAndDelete", err)
+	check("Delete", b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}))
+}

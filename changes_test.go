@@ -1,0 +1,152 @@
+package plan_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+func TestChangesReportedToHostAndAsEvents(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var hostChanges []plan.Change
+	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), OnChange: func(_ context.Context, c plan.Change) {
+		mu.Lock()
+		hostChanges = append(hostChanges, c)
+		mu.Unlock()
+	}})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(
+		plantest.CallTool("write_plan", `{"name":"p","content":"- [ ] a\n- [ ] b\n"}`),
+		plantest.CallTool("write_plan", `{"name":"p","content":"x","last_known_revision":9}`),
+		plantest.CallTool("set_plan_status", `{"name":"p","status":"active"}`),
+		plantest.CallTool("update_plan_step", `{"name":"p","step":1,"status":"completed"}`),
+		plantest.CallTool("update_plan_step", `{"name":"p","step":1,"status":"failed"}`),
+		plantest.CallTool("delete_plan", `{"name":"p"}`),
+	)
+	events := runAgent(t, m, mw)
+	var eventChanges []plan.Change
+	for _, ev := range events {
+		if ev.Output != nil {
+			if c, ok := ev.Output.CustomizedOutput.(plan.Change); ok {
+				eventChanges = append(eventChanges, c)
+			}
+		}
+	}
+	want := []struct {
+		action   plan.Action
+		revision int64
+	}{{plan.ActionWrite, 1}, {plan.ActionStatus, 2}, {plan.ActionStep, 3}, {plan.ActionDelete, 3}}
+	require.Len(t, hostChanges, len(want), "one change per successful mutation, none for failed ones")
+	require.Equal(t, hostChanges, eventChanges, "the run's events carry the same changes")
+	for i, w := range want {
+		assert.Equal(t, "p", hostChanges[i].Name)
+		assert.Equal(t, w.action, hostChanges[i].Action)
+		assert.Equal(t, w.revision, hostChanges[i].Revision)
+	}
+	assert.True(t, hostChanges[0].Created)
+	assert.Equal(t, 2, hostChanges[0].Progress.Total)
+	assert.Equal(t, 1, hostChanges[2].Progress.Completed)
+}
+
+func TestCanceledContextWritesNothing(t *testing.T) {
+	backend := plan.NewMemoryBackend()
+	changes := 0
+	mw, err := plan.New(context.Background(), &plan.Config{Backend: backend, OnChange: func(context.Context, plan.Change) { changes++ }})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	ctx, _, tools := beforeAgentTools(t, ctx, mw)
+	cancel()
+	out, err := tools["write_plan"].InvokableRun(ctx, `{"name":"c","content":"x"}`)
+	require.NoError(t, err, "a canceled call is a result, not a Go error")
+	assert.Equal(t, "canceled", errorCode(t, out))
+	assert.Zero(t, changes)
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = store.Get(context.Background(), "c")
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+}
+
+func seedPlans(t *testing.T, backend plan.Backend, n int) {
+	t.Helper()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	for i := 0; i < n; i++ {
+		body := fmt.Sprintf("# Plan number %d with a fairly long title to fill the digest\n- [x] first\n- [ ] second step of plan %d\n", i, i)
+		_, err := store.Put(context.Background(), plan.Update{Name: fmt.Sprintf("plan-%02d", i), Content: &body, Status: "active"})
+		require.NoError(t, err)
+	}
+}
+
+func TestDigestIsBounded(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	seedPlans(t, backend, 30)
+	for _, tc := range []struct {
+		name     string
+		digest   plan.DigestConfig
+		maxLines int
+		maxBytes int
+	}{
+		{"default", plan.DigestConfig{}, 12, 1500},
+		{"few", plan.DigestConfig{MaxPlans: 3}, 3, 1500},
+		{"small", plan.DigestConfig{MaxBytes: 300}, 12, 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mw, err := plan.New(ctx, &plan.Config{Backend: backend, Digest: tc.digest})
+			require.NoError(t, err)
+			_, rc, _ := beforeAgentTools(t, ctx, mw)
+			_, digest, ok := strings.Cut(rc.Instruction, "## Current plans\n")
+			require.True(t, ok, rc.Instruction)
+			assert.LessOrEqual(t, len(digest)+len("\n## Current plans\n"), tc.maxBytes)
+			lines := strings.Split(strings.TrimSpace(digest), "\n")
+			planLines := 0
+			for _, l := range lines {
+				if strings.HasPrefix(l, "- plan-") {
+					planLines++
+					assert.Contains(t, l, "1/2")
+					assert.Contains(t, l, "next #2: second step")
+				}
+			}
+			assert.Greater(t, planLines, 0)
+			assert.LessOrEqual(t, planLines, tc.maxLines)
+			assert.Contains(t, digest, "list_plans", "says where the rest is")
+			assert.Contains(t, digest, "plan-29", "most recently updated first")
+		})
+	}
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, Digest: plan.DigestConfig{Disabled: true}})
+	require.NoError(t, err)
+	_, rc, _ := beforeAgentTools(t, ctx, mw)
+	assert.NotContains(t, rc.Instruction, "Current plans")
+}
+
+func TestDigestIsFixedForTheWholeRun(t *testing.T) {
+	backend := plan.NewMemoryBackend()
+	seedPlans(t, backend, 2)
+	mw, err := plan.New(context.Background(), &plan.Config{Backend: backend})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(
+		plantest.CallTool("write_plan", `{"name":"new-one","content":"- [ ] x\n"}`),
+		plantest.CallTool("update_plan_step", `{"name":"plan-00","step":2,"status":"completed"}`),
+	)
+	runAgent(t, m, mw)
+	calls := m.Calls()
+	require.Len(t, calls, 3)
+	first := calls[0].Input[0].Content
+	assert.Contains(t, first, "plan-00")
+	assert.NotContains(t, first, "new-one")
+	for i, c := range calls {
+		assert.Equal(t, first, c.Input[0].Content, "call %d: the instruction (and so the prompt cache) is stable within a run", i)
+	}
+	m2 := plantest.NewScriptedModel()
+	runAgent(t, m2, mw)
+	assert.Contains(t, m2.Calls()[0].Input[0].Content, "new-one", "the next run sees the new plan")
+}

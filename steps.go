@@ -1,0 +1,458 @@
+package plan
+
+import (
+	"errors"
+	"strings"
+)
+
+// StepState is the state of one checklist step. Each state has exactly one marker character
+// inside the step's brackets, so a state is always read from and written to the plan body.
+type StepState string
+
+// The step states, with the marker each one is written as.
+const (
+	StepPending    StepState = "pending"     // "[ ]"
+	StepInProgress StepState = "in_progress" // "[~]"
+	StepCompleted  StepState = "completed"   // "[x]"; "[X]" is read as completed too
+	StepFailed     StepState = "failed"      // "[!]"
+	StepSkipped    StepState = "skipped"     // "[-]"
+)
+
+const validStepStates = "pending, in_progress, completed, failed, skipped"
+
+// MaxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
+const MaxStepNoteLen = 500
+
+// stepNoteSep separates a step's text from a note appended by SetStepState.
+const stepNoteSep = " — "
+
+// Step is one checklist item of a plan body. Number, Depth and Line are derived from the
+// body's layout; State and Text are read from the item's line.
+type Step struct {
+	Number int       `json:"number"` // 1-based position among the steps, in document order
+	State  StepState `json:"status"`
+	Text   string    `json:"text"` // everything after the marker and one space, without the line ending
+	Depth  int       `json:"-"`    // nesting among steps: 0 for a step no other step encloses
+	Line   int       `json:"-"`    // 0-based index of the step's line, lines being split at "\n"
+}
+
+// Progress counts steps by state. Total is the sum of the other counts for steps in known
+// states; Percent is floor(100*(Completed+Skipped)/Total), and 0 when Total is 0. In JSON,
+// zero counts are omitted to keep tool results short; total and percent are always there.
+type Progress struct {
+	Total      int `json:"total"`
+	Pending    int `json:"pending,omitempty"`
+	InProgress int `json:"in_progress,omitempty"`
+	Completed  int `json:"completed,omitempty"`
+	Failed     int `json:"failed,omitempty"`
+	Skipped    int `json:"skipped,omitempty"`
+	Percent    int `json:"percent"`
+}
+
+// ParseStepState accepts exactly the five state names and rejects anything else with
+// CodeInvalidArgument, listing the valid names.
+func ParseStepState(s string) (StepState, error) {
+	st := StepState(s)
+	if markerOf(st) == 0 {
+		return "", newError(CodeInvalidArgument, "unknown step state %s; valid states: %s", quoteForMessage(s), validStepStates)
+	}
+	return st, nil
+}
+
+// markerOf returns the marker character written for st, or 0 for an unknown state.
+func markerOf(st StepState) byte {
+	switch st {
+	case StepPending:
+		return ' '
+	case StepInProgress:
+		return '~'
+	case StepCompleted:
+		return 'x'
+	case StepFailed:
+		return '!'
+	case StepSkipped:
+		return '-'
+	}
+	return 0
+}
+
+// stateOf returns the state a marker character stands for, or "" for any other byte.
+func stateOf(c byte) StepState {
+	switch c {
+	case ' ':
+		return StepPending
+	case '~':
+		return StepInProgress
+	case 'x', 'X':
+		return StepCompleted
+	case '!':
+		return StepFailed
+	case '-':
+		return StepSkipped
+	}
+	return ""
+}
+
+// ParseSteps returns the checklist items of body in document order, or nil when there are
+// none. A step is a list item ("-", "*", "+", "1." or "1)", at any indentation) whose content
+// starts with a marker "[c]" followed by a space or the end of the line, c being one of the
+// marker characters. Lines inside fenced code blocks are never steps. It never fails.
+func ParseSteps(body string) []Step {
+	n := strings.Count(body, "]") // an upper bound, exact enough for ordinary plans
+	if n == 0 {
+		return nil
+	}
+	if n > 128 {
+		n = scanSteps(body, func(scannedStep) bool { return true })
+		if n == 0 {
+			return nil
+		}
+	}
+	var steps []Step
+	scanSteps(body, func(it scannedStep) bool {
+		if steps == nil {
+			steps = make([]Step, 0, n)
+		}
+		steps = append(steps, it.step)
+		return true
+	})
+	return steps
+}
+
+// RenderSteps writes steps as a checklist: one "- [c] text" line per step, indented two
+// spaces per Depth level. For steps as ParseSteps returns them, ParseSteps of the result
+// reproduces Number, State, Text and Depth, with Line equal to the index. Number and Line
+// are not read; an unknown State is written as pending; Text must not contain "\n".
+func RenderSteps(steps []Step) string {
+	var b strings.Builder
+	size := 0
+	for _, s := range steps {
+		size += 2*max(s.Depth, 0) + len("- [ ] ") + len(s.Text) + len("\r\n")
+	}
+	b.Grow(size)
+	for _, s := range steps {
+		for range max(s.Depth, 0) {
+			b.WriteString("  ")
+		}
+		c := markerOf(s.State)
+		if c == 0 {
+			c = ' '
+		}
+		b.WriteString("- [")
+		b.WriteByte(c)
+		b.WriteByte(']')
+		if s.Text != "" {
+			b.WriteByte(' ')
+			b.WriteString(s.Text)
+		}
+		// A text that itself ends in "\r" keeps it only if a "\r\n" ending follows.
+		if strings.HasSuffix(s.Text, "\r") {
+			b.WriteByte('\r')
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ComputeProgress counts steps by state and computes Percent as (Completed+Skipped) over
+// Total, rounded down. Steps in unknown states are not counted at all.
+func ComputeProgress(steps []Step) Progress {
+	var p Progress
+	for _, s := range steps {
+		switch s.State {
+		case StepPending:
+			p.Pending++
+		case StepInProgress:
+			p.InProgress++
+		case StepCompleted:
+			p.Completed++
+		case StepFailed:
+			p.Failed++
+		case StepSkipped:
+			p.Skipped++
+		default:
+			continue
+		}
+		p.Total++
+	}
+	if p.Total > 0 {
+		p.Percent = 100 * (p.Completed + p.Skipped) / p.Total
+	}
+	return p
+}
+
+// CurrentStep returns the first in_progress step, else the first pending step; ok is false
+// when there is neither.
+func CurrentStep(steps []Step) (step Step, ok bool) {
+	pending := -1
+	for i, s := range steps {
+		switch s.State {
+		case StepInProgress:
+			return s, true
+		case StepPending:
+			if pending < 0 {
+				pending = i
+			}
+		}
+	}
+	if pending < 0 {
+		return Step{}, false
+	}
+	return steps[pending], true
+}
+
+// CheckTransition returns nil exactly for pending → in_progress, completed, failed or
+// skipped and for in_progress → completed or failed. Every other pair of valid states,
+// including a state to itself, is a CodeIllegalTransition naming both states; an unknown
+// state is CodeInvalidArgument.
+func CheckTransition(from, to StepState) error {
+	for _, st := range [...]StepState{from, to} {
+		if _, err := ParseStepState(string(st)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case from == to:
+		return newError(CodeIllegalTransition, "the step is already %s (%s → %s changes nothing)", from, from, to)
+	case from == StepPending:
+		return nil
+	case from == StepInProgress && (to == StepCompleted || to == StepFailed):
+		return nil
+	case from == StepInProgress:
+		return newError(CodeIllegalTransition, "a step cannot go from %s to %s: an in_progress step can only become completed or failed; to replan, rewrite the plan", from, to)
+	default:
+		return newError(CodeIllegalTransition, "a step cannot go from %s to %s: %s is final; to replan, rewrite the plan", from, to, from)
+	}
+}
+
+// SetStepState moves step number (1-based) of body to state to, changing only that step's
+// marker character and, when the trimmed note is non-empty, appending " — " and the note to
+// the end of the step's line, before its line ending. Every other byte of body is kept.
+// It returns the new body and the step as ParseSteps reads it from the new body.
+// A number out of range, an unknown state, or a note containing a line break or longer than
+// MaxStepNoteLen bytes is CodeInvalidArgument; a move CheckTransition refuses is
+// CodeIllegalTransition. On error newBody is "".
+func SetStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
+	if _, err := ParseStepState(string(to)); err != nil {
+		return "", Step{}, err
+	}
+	note = strings.TrimSpace(note)
+	if strings.ContainsAny(note, "\r\n") {
+		return "", Step{}, newError(CodeInvalidArgument, "note must be a single line; remove the line breaks")
+	}
+	if len(note) > MaxStepNoteLen {
+		return "", Step{}, newError(CodeInvalidArgument, "note is %d bytes; at most %d allowed", len(note), MaxStepNoteLen)
+	}
+
+	var it scannedStep
+	found := false
+	n := scanSteps(body, func(s scannedStep) bool {
+		if s.step.Number == number {
+			it, found = s, true
+			return false
+		}
+		return true
+	})
+	if !found {
+		switch n {
+		case 0:
+			return "", Step{}, newError(CodeInvalidArgument, "step %d does not exist: this plan has no checklist steps", number)
+		case 1:
+			return "", Step{}, newError(CodeInvalidArgument, "step %d does not exist: this plan has 1 checklist step (number 1)", number)
+		default:
+			return "", Step{}, newError(CodeInvalidArgument, "step %d does not exist: this plan has %d checklist steps (numbers 1-%d)", number, n, n)
+		}
+	}
+	if err := CheckTransition(it.step.State, to); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return "", Step{}, newError(e.Code, "step %d: %s", number, e.Message)
+		}
+		return "", Step{}, err
+	}
+
+	var b strings.Builder
+	extra := 0
+	if note != "" {
+		extra = len(stepNoteSep) + len(note)
+	}
+	b.Grow(len(body) + extra)
+	b.WriteString(body[:it.marker])
+	b.WriteByte(markerOf(to))
+	b.WriteString(body[it.marker+1 : it.end])
+	if note != "" {
+		b.WriteString(stepNoteSep)
+		b.WriteString(note)
+	}
+	b.WriteString(body[it.end:])
+	newBody = b.String()
+
+	updated = it.step
+	updated.State = to
+	if note != "" {
+		// With a note the marker's "]" is always followed by a space, and the text after it.
+		updated.Text = newBody[it.marker+3 : it.end+extra]
+	}
+	return newBody, updated, nil
+}
+
+// scannedStep is a step with the byte offsets SetStepState edits: marker is the offset of
+// the marker character, end the offset where the line's content ends (before "\r\n" or "\n").
+type scannedStep struct {
+	step   Step
+	marker int
+	end    int
+}
+
+// scanSteps calls yield with each step of body in document order until yield returns
+// false, and returns the number of steps it passed to yield. It walks the body line by
+// line, tracking fenced code blocks and the indentation of the enclosing steps.
+func scanSteps(body string, yield func(scannedStep) bool) (count int) {
+	var fenceChar byte // '`' or '~' while inside a fenced code block, else 0
+	var fenceLen int
+	// indents holds the indentation widths of the open enclosing steps, outermost first.
+	var inline [16]int
+	indents := inline[:0]
+
+	pos := 0
+	for line := 0; pos <= len(body); line++ {
+		start, end := pos, len(body)
+		if i := strings.IndexByte(body[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		pos = end + 1
+		if end > start && body[end-1] == '\r' {
+			end--
+		}
+		content := body[start:end]
+
+		// Indentation: spaces and tabs, tabs advancing to the next multiple of 4 columns.
+		width, i := 0, 0
+		for ; i < len(content); i++ {
+			if content[i] == ' ' {
+				width++
+			} else if content[i] == '\t' {
+				width += 4 - width%4
+			} else {
+				break
+			}
+		}
+		rest := content[i:]
+
+		if fenceChar != 0 {
+			if isFenceClose(rest, fenceChar, fenceLen) {
+				fenceChar = 0
+			}
+			continue
+		}
+		if m, textAt := checklistMarker(rest); m >= 0 {
+			for len(indents) > 0 && indents[len(indents)-1] >= width {
+				indents = indents[:len(indents)-1]
+			}
+			depth := len(indents)
+			indents = append(indents, width)
+			count++
+			marker := start + i + m
+			text := ""
+			if textAt >= 0 {
+				text = body[start+i+textAt : end]
+			}
+			it := scannedStep{
+				step: Step{
+					Number: count,
+					State:  stateOf(body[marker]),
+					Text:   text,
+					Depth:  depth,
+					Line:   line,
+				},
+				marker: marker,
+				end:    end,
+			}
+			if !yield(it) {
+				return count
+			}
+			continue
+		}
+		if rest == "" {
+			continue
+		}
+		if c, n := fenceOpen(rest); n > 0 {
+			fenceChar, fenceLen = c, n
+		}
+		// Any other non-blank line closes the steps indented at least as far as it is.
+		for len(indents) > 0 && indents[len(indents)-1] >= width {
+			indents = indents[:len(indents)-1]
+		}
+	}
+	return count
+}
+
+// checklistMarker reports where the marker character of a checklist item is in s, a line's
+// content after its indentation, and where its text starts (-1 for none). m is -1 when s is
+// not a checklist item.
+func checklistMarker(s string) (m, textAt int) {
+	i := 0
+	switch {
+	case len(s) > 0 && (s[0] == '-' || s[0] == '*' || s[0] == '+'):
+		i = 1
+	case len(s) > 0 && s[0] >= '0' && s[0] <= '9':
+		for i < len(s) && i < 10 && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i > 9 || i >= len(s) || (s[i] != '.' && s[i] != ')') {
+			return -1, -1
+		}
+		i++
+	default:
+		return -1, -1
+	}
+	// At least one space or tab between the list marker and "[".
+	j := i
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	if j == i || len(s) < j+3 || s[j] != '[' || s[j+2] != ']' || stateOf(s[j+1]) == "" {
+		return -1, -1
+	}
+	switch {
+	case len(s) == j+3:
+		return j + 1, -1
+	case s[j+3] == ' ':
+		return j + 1, j + 4
+	}
+	return -1, -1
+}
+
+// fenceOpen reports the character and length of the fence s opens, or n 0 if it opens none.
+// A backtick fence's info string may not contain a backtick.
+func fenceOpen(s string) (c byte, n int) {
+	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
+		return 0, 0
+	}
+	c = s[0]
+	for n < len(s) && s[n] == c {
+		n++
+	}
+	if n < 3 || (c == '`' && strings.IndexByte(s[n:], '`') >= 0) {
+		return 0, 0
+	}
+	return c, n
+}
+
+// isFenceClose reports whether s closes a fence of at least n characters c: a run of c at
+// least n long followed only by spaces and tabs.
+func isFenceClose(s string, c byte, n int) bool {
+	k := 0
+	for k < len(s) && s[k] == c {
+		k++
+	}
+	if k < n {
+		return false
+	}
+	for ; k < len(s); k++ {
+		if s[k] != ' ' && s[k] != '\t' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,421 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var allStates = []StepState{StepPending, StepInProgress, StepCompleted, StepFailed, StepSkipped}
+
+func TestParseStepState(t *testing.T) {
+	for _, st := range allStates {
+		got, err := ParseStepState(string(st))
+		require.NoError(t, err)
+		assert.Equal(t, st, got)
+	}
+	for _, bad := range []string{"", "done", "Pending", "in-progress", " pending", "completed "} {
+		_, err := ParseStepState(bad)
+		require.Error(t, err, bad)
+		assert.Equal(t, CodeInvalidArgument, CodeOf(err))
+		assert.Contains(t, err.Error(), "pending, in_progress, completed, failed, skipped")
+	}
+}
+
+func TestParseSteps(t *testing.T) {
+	type S = Step
+	tests := []struct {
+		name string
+		body string
+		want []Step
+	}{
+		{"empty", "", nil},
+		{"no checklist", "# Plan\n\nSome text.\n- a bullet\n1. a numbered item\n", nil},
+		{"list styles", "- [ ] dash\n* [x] star\n+ [~] plus\n1. [!] dot\n2) [-] paren\n- [X] upper\n", []S{
+			{1, StepPending, "dash", 0, 0},
+			{2, StepCompleted, "star", 0, 1},
+			{3, StepInProgress, "plus", 0, 2},
+			{4, StepFailed, "dot", 0, 3},
+			{5, StepSkipped, "paren", 0, 4},
+			{6, StepCompleted, "upper", 0, 5},
+		}},
+		{"long ordinal", "123456789. [ ] nine digits\n1234567890. [ ] ten digits\n", []S{
+			{1, StepPending, "nine digits", 0, 0},
+		}},
+		{"several spaces after list marker", "-   [ ] wide\n1.\t[x] tab\n", []S{
+			{1, StepPending, "wide", 0, 0},
+			{2, StepCompleted, "tab", 0, 1},
+		}},
+		{"mixed with prose", "# Release\n\nGoal: ship.\n\n## Steps\n- [x] build\n- [ ] test\n\nNotes follow.\n", []S{
+			{1, StepCompleted, "build", 0, 5},
+			{2, StepPending, "test", 0, 6},
+		}},
+		{"nesting", "- [ ] a\n  - [ ] a1\n    - [x] a1x\n  - [ ] a2\n- [ ] b\n      - [ ] b deep\n", []S{
+			{1, StepPending, "a", 0, 0},
+			{2, StepPending, "a1", 1, 1},
+			{3, StepCompleted, "a1x", 2, 2},
+			{4, StepPending, "a2", 1, 3},
+			{5, StepPending, "b", 0, 4},
+			{6, StepPending, "b deep", 1, 5},
+		}},
+		{"nesting with tabs", "- [ ] a\n\t- [ ] a1\n\t\t- [ ] a11\n  \t- [ ] a2\n", []S{
+			{1, StepPending, "a", 0, 0},
+			{2, StepPending, "a1", 1, 1},
+			{3, StepPending, "a11", 2, 2},
+			{4, StepPending, "a2", 1, 3},
+		}},
+		{"indented first step is top level", "   - [ ] a\n   - [ ] b\n", []S{
+			{1, StepPending, "a", 0, 0},
+			{2, StepPending, "b", 0, 1},
+		}},
+		{"plain bullet parent does not count", "- Phase 1\n  - [ ] a\n- Phase 2\n  - [ ] b\n    - [ ] b1\n", []S{
+			{1, StepPending, "a", 0, 1},
+			{2, StepPending, "b", 0, 3},
+			{3, StepPending, "b1", 1, 4},
+		}},
+		{"heading ends nesting", "- [ ] a\n## Next\n  - [ ] b\n", []S{
+			{1, StepPending, "a", 0, 0},
+			{2, StepPending, "b", 0, 2},
+		}},
+		{"continuation and blank lines keep nesting", "- [ ] a\n  more about a\n\n  - [ ] a1\n", []S{
+			{1, StepPending, "a", 0, 0},
+			{2, StepPending, "a1", 1, 3},
+		}},
+		{"backtick fence", "- [ ] a\n```\n- [ ] not a step\n```\n- [ ] b\n", []S{
+			{1, StepPending, "a", 0, 0},
+			{2, StepPending, "b", 0, 4},
+		}},
+		{"tilde fence with info", "~~~markdown\n- [x] example\n~~~\n- [ ] real\n", []S{
+			{1, StepPending, "real", 0, 3},
+		}},
+		{"fence closes only on a long enough run of the same char", "````\n```\n~~~~\n- [ ] in\n````  \n- [ ] out\n", []S{
+			{1, StepPending, "out", 0, 5},
+		}},
+		{"closing fence has no info string", "```\n``` go\n- [ ] in\n```\n- [ ] out\n", []S{
+			{1, StepPending, "out", 0, 4},
+		}},
+		{"indented fence inside a list", "- [ ] a\n  ```sh\n  - [ ] in\n  ```\n  - [ ] a1\n", []S{
+			{1, StepPending, "a", 0, 0},
+			{2, StepPending, "a1", 1, 4},
+		}},
+		{"unclosed fence runs to the end", "- [ ] a\n```\n- [ ] in\n", []S{
+			{1, StepPending, "a", 0, 0},
+		}},
+		{"inline code is not a fence", "```inline``` code\n- [ ] a\n", []S{
+			{1, StepPending, "a", 0, 1},
+		}},
+		{"CRLF", "# P\r\n- [ ] a\r\n  - [x] b\r\n- [ ]\r\n- [~] c", []S{
+			{1, StepPending, "a", 0, 1},
+			{2, StepCompleted, "b", 1, 2},
+			{3, StepPending, "", 0, 3},
+			{4, StepInProgress, "c", 0, 4},
+		}},
+		{"unicode", "- [ ] déployer 🚀 — 準備\n- [x] ☑ ok\n", []S{
+			{1, StepPending, "déployer 🚀 — 準備", 0, 0},
+			{2, StepCompleted, "☑ ok", 0, 1},
+		}},
+		{"markers later in the line", "- [ ] check [x] and [!] later\n- item [x] not a step\n", []S{
+			{1, StepPending, "check [x] and [!] later", 0, 0},
+		}},
+		{"items without text", "- [ ]\n- [x] \n* [-]", []S{
+			{1, StepPending, "", 0, 0},
+			{2, StepCompleted, "", 0, 1},
+			{3, StepSkipped, "", 0, 2},
+		}},
+		{"text keeps its spacing", "- [ ]  two  spaces  \n", []S{
+			{1, StepPending, " two  spaces  ", 0, 0},
+		}},
+		{"not checklist items", "- [ ]text\n-[ ] a\n- [?] a\n- [] a\n- [ ]\ttab\n[ ] a\n> - [ ] quoted\n1 [ ] a\n-- [ ] a\n- [xx] a\n", nil},
+		{"no trailing newline", "- [ ] only", []S{{1, StepPending, "only", 0, 0}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ParseSteps(tt.body))
+		})
+	}
+}
+
+func TestStepJSON(t *testing.T) {
+	b, err := json.Marshal(Step{Number: 2, State: StepInProgress, Text: "t", Depth: 1, Line: 9})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"number":2,"status":"in_progress","text":"t"}`, string(b))
+	b, err = json.Marshal(Progress{Total: 4, Pending: 1, InProgress: 1, Completed: 1, Skipped: 1, Percent: 50})
+	require.NoError(t, err)
+	// Zero counts are omitted to keep tool results short; total and percent are always present.
+	assert.JSONEq(t, `{"total":4,"pending":1,"in_progress":1,"completed":1,"skipped":1,"percent":50}`, string(b))
+}
+
+func TestRenderSteps(t *testing.T) {
+	steps := []Step{
+		{State: StepPending, Text: "a"},
+		{State: StepInProgress, Text: "a1", Depth: 1},
+		{State: StepCompleted, Text: "", Depth: 2},
+		{State: StepFailed, Text: "b"},
+		{State: StepSkipped, Text: "c"},
+		{State: "bogus", Text: "d", Depth: -3},
+	}
+	assert.Equal(t, "- [ ] a\n  - [~] a1\n    - [x]\n- [!] b\n- [-] c\n- [ ] d\n", RenderSteps(steps))
+	assert.Equal(t, "", RenderSteps(nil))
+}
+
+func TestRenderStepsRoundTrip(t *testing.T) {
+	bodies := []string{
+		"",
+		"- [ ] a\n  - [x] b\n    * [~] c\n1. [!] d\n   2) [-] e\n",
+		"# T\n\n- Phase\n\t- [ ] a\n\t\t- [X] b\n```\n- [ ] no\n```\n- [ ]  spaced \n- [ ]\n",
+		"- [ ] crlf\r\n  - [ ] \r\r\n- [x] x\r\r",
+		"- [ ] a\n            - [ ] jump\n  - [ ] back\n",
+		"- [ ] ünïcödé ✓ [x]\n",
+	}
+	for _, body := range bodies {
+		steps := ParseSteps(body)
+		got := ParseSteps(RenderSteps(steps))
+		want := make([]Step, len(steps))
+		for i, s := range steps {
+			s.Line = i
+			want[i] = s
+		}
+		if len(want) == 0 {
+			want = nil
+		}
+		assert.Equal(t, want, got, "body %q", body)
+	}
+}
+
+func TestComputeProgress(t *testing.T) {
+	mk := func(states ...StepState) []Step {
+		s := make([]Step, len(states))
+		for i, st := range states {
+			s[i] = Step{Number: i + 1, State: st}
+		}
+		return s
+	}
+	tests := []struct {
+		name  string
+		steps []Step
+		want  Progress
+	}{
+		{"none", nil, Progress{}},
+		{"all pending", mk(StepPending, StepPending), Progress{Total: 2, Pending: 2}},
+		{"one of three", mk(StepCompleted, StepPending, StepInProgress), Progress{Total: 3, Pending: 1, InProgress: 1, Completed: 1, Percent: 33}},
+		{"skipped counts as done", mk(StepSkipped, StepCompleted, StepFailed), Progress{Total: 3, Completed: 1, Failed: 1, Skipped: 1, Percent: 66}},
+		{"all done", mk(StepCompleted, StepSkipped), Progress{Total: 2, Completed: 1, Skipped: 1, Percent: 100}},
+		{"failed is not done", mk(StepFailed), Progress{Total: 1, Failed: 1}},
+		{"unknown ignored", mk("bogus", StepCompleted), Progress{Total: 1, Completed: 1, Percent: 100}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ComputeProgress(tt.steps))
+		})
+	}
+}
+
+func TestCurrentStep(t *testing.T) {
+	tests := []struct {
+		name   string
+		body   string
+		want   int
+		wantOK bool
+	}{
+		{"empty", "", 0, false},
+		{"first pending", "- [x] a\n- [ ] b\n- [ ] c\n", 2, true},
+		{"in progress wins over earlier pending", "- [ ] a\n- [~] b\n- [~] c\n", 2, true},
+		{"all finished", "- [x] a\n- [!] b\n- [-] c\n", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := CurrentStep(ParseSteps(tt.body))
+			assert.Equal(t, tt.wantOK, ok)
+			assert.Equal(t, tt.want, got.Number)
+		})
+	}
+}
+
+func TestCheckTransitionMatrix(t *testing.T) {
+	legal := map[[2]StepState]bool{
+		{StepPending, StepInProgress}:   true,
+		{StepPending, StepCompleted}:    true,
+		{StepPending, StepFailed}:       true,
+		{StepPending, StepSkipped}:      true,
+		{StepInProgress, StepCompleted}: true,
+		{StepInProgress, StepFailed}:    true,
+	}
+	for _, from := range allStates {
+		for _, to := range allStates {
+			t.Run(string(from)+"->"+string(to), func(t *testing.T) {
+				err := CheckTransition(from, to)
+				if legal[[2]StepState{from, to}] {
+					assert.NoError(t, err)
+					return
+				}
+				require.Error(t, err)
+				assert.Equal(t, CodeIllegalTransition, CodeOf(err))
+				msg := err.(*Error).Message
+				assert.Contains(t, msg, string(from))
+				assert.Contains(t, msg, string(to))
+				if from == to {
+					assert.Contains(t, msg, "already "+string(from))
+				} else {
+					assert.Contains(t, msg, "rewrite the plan")
+				}
+			})
+		}
+	}
+}
+
+func TestCheckTransitionUnknownState(t *testing.T) {
+	assert.Equal(t, CodeInvalidArgument, CodeOf(CheckTransition("done", StepCompleted)))
+	assert.Equal(t, CodeInvalidArgument, CodeOf(CheckTransition(StepPending, "done")))
+}
+
+const setBody = "# Plan\r\n\r\nIntro [x] text.\r\n\r\n- [ ] first\r\n  - [~] nested\r\n```\r\n- [ ] code\r\n```\r\n1. [X] done\r\n* [ ]\r\n- [ ] last"
+
+func TestSetStepState(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     string
+		number   int
+		to       StepState
+		note     string
+		wantBody string
+		wantText string
+	}{
+		{"start first", setBody, 1, StepInProgress, "",
+			strings.Replace(setBody, "- [ ] first", "- [~] first", 1), "first"},
+		{"complete nested with note", setBody, 2, StepCompleted, "  all green  ",
+			strings.Replace(setBody, "  - [~] nested\r\n", "  - [x] nested — all green\r\n", 1), "nested — all green"},
+		{"fail nested", setBody, 2, StepFailed, "",
+			strings.Replace(setBody, "  - [~] nested", "  - [!] nested", 1), "nested"},
+		{"empty item with note", setBody, 4, StepSkipped, "not needed",
+			strings.Replace(setBody, "* [ ]\r\n", "* [-] — not needed\r\n", 1), "— not needed"},
+		{"last line without newline", setBody, 5, StepCompleted, "ok",
+			strings.TrimSuffix(setBody, "- [ ] last") + "- [x] last — ok", "last — ok"},
+		{"whitespace note is no note", setBody, 5, StepSkipped, " \t ",
+			strings.TrimSuffix(setBody, "- [ ] last") + "- [-] last", "last"},
+		{"item with trailing space", "- [ ] \n", 1, StepCompleted, "n", "- [x]  — n\n", " — n"},
+		{"unicode note", "- [ ] a\n", 1, StepFailed, "échec ⚠", "- [!] a — échec ⚠\n", "a — échec ⚠"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, updated, err := SetStepState(tt.body, tt.number, tt.to, tt.note)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantBody, got)
+			assert.Equal(t, tt.to, updated.State)
+			assert.Equal(t, tt.wantText, updated.Text)
+			assert.Equal(t, tt.number, updated.Number)
+			assert.Equal(t, ParseSteps(got)[tt.number-1], updated)
+		})
+	}
+}
+
+func TestSetStepStateErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     string
+		number   int
+		to       StepState
+		note     string
+		code     Code
+		contains []string
+	}{
+		{"no steps", "# nothing\n- bullet\n", 1, StepCompleted, "", CodeInvalidArgument, []string{"step 1", "this plan has no checklist steps"}},
+		{"zero", setBody, 0, StepCompleted, "", CodeInvalidArgument, []string{"step 0", "5 checklist steps"}},
+		{"negative", setBody, -2, StepCompleted, "", CodeInvalidArgument, []string{"5 checklist steps"}},
+		{"past the end", setBody, 6, StepCompleted, "", CodeInvalidArgument, []string{"step 6", "5 checklist steps", "1-5"}},
+		{"one step", "- [ ] a\n", 2, StepCompleted, "", CodeInvalidArgument, []string{"1 checklist step"}},
+		{"step in a fence is not counted", "```\n- [ ] a\n```\n", 1, StepCompleted, "", CodeInvalidArgument, []string{"no checklist steps"}},
+		{"unknown state", setBody, 1, "done", "", CodeInvalidArgument, []string{"valid states"}},
+		{"note with newline", setBody, 1, StepCompleted, "a\nb", CodeInvalidArgument, []string{"single line"}},
+		{"note with CR", setBody, 1, StepCompleted, "a\rb", CodeInvalidArgument, []string{"single line"}},
+		{"note too long", setBody, 1, StepCompleted, strings.Repeat("n", 501), CodeInvalidArgument, []string{"501 bytes", "500"}},
+		{"already completed", setBody, 3, StepCompleted, "", CodeIllegalTransition, []string{"step 3", "already completed"}},
+		{"completed is final", setBody, 3, StepFailed, "", CodeIllegalTransition, []string{"step 3", "completed", "failed", "rewrite the plan"}},
+		{"in progress cannot skip", setBody, 2, StepSkipped, "", CodeIllegalTransition, []string{"step 2", "in_progress", "skipped"}},
+		{"in progress again", setBody, 2, StepInProgress, "", CodeIllegalTransition, []string{"already in_progress"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, updated, err := SetStepState(tt.body, tt.number, tt.to, tt.note)
+			require.Error(t, err)
+			assert.Equal(t, tt.code, CodeOf(err))
+			for _, s := range tt.contains {
+				assert.Contains(t, err.Error(), s)
+			}
+			assert.Empty(t, got)
+			assert.Equal(t, Step{}, updated)
+		})
+	}
+}
+
+func TestSetStepStateNoteLimits(t *testing.T) {
+	note := strings.Repeat("é", MaxStepNoteLen/2) // exactly MaxStepNoteLen bytes
+	got, _, err := SetStepState("- [ ] a\n", 1, StepCompleted, "\n "+note+" \n")
+	require.NoError(t, err)
+	assert.Equal(t, "- [x] a — "+note+"\n", got)
+}
+
+func TestSetStepStateEveryTransition(t *testing.T) {
+	for _, from := range allStates {
+		for _, to := range allStates {
+			body := "intro\n- [ ] keep\n- [" + string(markerOf(from)) + "] target\n"
+			got, _, err := SetStepState(body, 2, to, "")
+			want := CheckTransition(from, to)
+			if want != nil {
+				assert.Equal(t, CodeOf(want), CodeOf(err), "%s -> %s", from, to)
+				continue
+			}
+			require.NoError(t, err, "%s -> %s", from, to)
+			assert.Equal(t, "intro\n- [ ] keep\n- ["+string(markerOf(to))+"] target\n", got)
+		}
+	}
+}
+
+// benchPlan is a 60-step plan with headings, prose, nesting and a code fence.
+func benchPlan() string {
+	var b strings.Builder
+	b.WriteString("# Release plan\n\nShip version 2 without downtime.\n\n```sh\nmake release\n```\n")
+	n := 0
+	for phase := 1; n < 60; phase++ {
+		fmt.Fprintf(&b, "\n## Phase %d\n\n", phase)
+		for i := 0; i < 6 && n < 60; i++ {
+			n++
+			marker := " "
+			if n < 20 {
+				marker = "x"
+			}
+			indent := ""
+			if i%3 != 0 {
+				indent = "  "
+			}
+			fmt.Fprintf(&b, "%s- [%s] Step %d: update the service configuration and verify the rollout\n", indent, marker, n)
+		}
+	}
+	return b.String()
+}
+
+func BenchmarkParseSteps(b *testing.B) {
+	body := benchPlan()
+	if got := len(ParseSteps(body)); got != 60 {
+		b.Fatalf("plan has %d steps", got)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		ParseSteps(body)
+	}
+}
+
+func BenchmarkSetStepState(b *testing.B) {
+	body := benchPlan()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, _, err := SetStepState(body, 45, StepCompleted, "verified"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package plan
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTextTablesHaveTheSameKeys(t *testing.T) {
+	for k := range textsEN {
+		_, ok := textsZH[k]
+		assert.True(t, ok, "tools_zh.go lacks %q", k)
+	}
+	for k := range textsZH {
+		_, ok := textsEN[k]
+		assert.True(t, ok, "tools_en.go lacks %q", k)
+	}
+	for k, v := range textsEN {
+		assert.Equal(t, v == "", textsZH[k] == "", "%q is empty in one language only", k)
+	}
+	// Every tool and parameter has an entry, so nothing falls back to another language.
+	for _, spec := range toolSpecs() {
+		_, ok := textsEN[spec.name]
+		assert.True(t, ok, spec.name)
+		for _, p := range spec.params {
+			_, ok := textsEN[spec.name+"."+p.name]
+			assert.True(t, ok, spec.name+"."+p.name)
+		}
+	}
+}
+
+func hasHan(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestChineseTexts(t *testing.T) {
+	ctx := context.Background()
+	mw, err := New(ctx, &Config{Backend: NewMemoryBackend(), Workspace: NewMemoryBackend(), Language: adk.LanguageChinese})
+	require.NoError(t, err)
+	ctx, rc, err := mw.BeforeAgent(ctx, &adk.ChatModelAgentContext{})
+	require.NoError(t, err)
+	assert.True(t, hasHan(rc.Instruction), rc.Instruction)
+	assert.Contains(t, rc.Instruction, "plan_template", "the orchestrator is told about the template")
+	var tmpl tool.InvokableTool
+	for _, bt := range rc.Tools {
+		info, err := bt.Info(ctx)
+		require.NoError(t, err)
+		assert.True(t, hasHan(info.Desc), "%s: %s", info.Name, info.Desc)
+		if info.Name == ToolPlanTemplate {
+			tmpl = bt.(tool.InvokableTool)
+		}
+	}
+	require.NotNil(t, tmpl)
+	out, err := tmpl.InvokableRun(ctx, `{"goal":"发布 2.0"}`)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out, "# 如何编写计划"), out)
+	assert.Contains(t, out, "发布 2.0")
+	assert.Contains(t, out, "（无）")
+
+	_, err = New(ctx, &Config{Backend: NewMemoryBackend(), Language: adk.Language(9)})
+	assert.Error(t, err)
+}
