@@ -228,18 +228,11 @@ type opResult struct {
 }
 
 func (e *opEnv) measure(tm timing, kind string, f opFuncs) (opResult, error) {
-	r := opResult{kind: kind, n: e.n, op: f.name}
-	var err error
-	if r.store, err = tm.measure(f.store, f.afterOurs); err != nil {
-		return r, fmt.Errorf("%s %s (Store) at %d: %w", kind, f.name, e.n, err)
+	ns, err := tm.measure(contender{f.store, f.afterOurs}, contender{f.tool, f.afterOurs}, contender{f.plantask, f.afterTask})
+	if err != nil {
+		return opResult{}, fmt.Errorf("%s %s at %d: %w", kind, f.name, e.n, err)
 	}
-	if r.tool, err = tm.measure(f.tool, f.afterOurs); err != nil {
-		return r, fmt.Errorf("%s %s (tool) at %d: %w", kind, f.name, e.n, err)
-	}
-	if r.pt, err = tm.measure(f.plantask, f.afterTask); err != nil {
-		return r, fmt.Errorf("%s %s (plantask) at %d: %w", kind, f.name, e.n, err)
-	}
-	return r, nil
+	return opResult{kind: kind, n: e.n, op: f.name, store: ns[0], tool: ns[1], pt: ns[2]}, nil
 }
 
 // operationTables is table 3: create, read, status update and list on each backend kind
@@ -316,7 +309,7 @@ func opsTable(title string, kind backendKind, results []opResult, cfg config, wa
 			}
 		}
 	}
-	t.note("Median time per call over %d batches of calls lasting about %v each, after a warm-up batch. Ratios above 1× mean plan is faster.", cfg.opTiming.reps, cfg.opTiming.target)
+	t.note("Median time per call over %d batches of calls lasting about %v each, after a warm-up batch; the three columns' batches are interleaved so they share the machine's load alike. Ratios above 1× mean plan is faster.", cfg.opTiming.reps, cfg.opTiming.target)
 	t.note("Each side has its own %s seeded with the same text per entry: a plan of a title, a line of description and 5 checklist items; a plantask task with that subject and description. plantask runs through its tools' InvokableRun with the JSON it expects, on an adapter that only converts its DeleteRequest type.", kind.name)
 	t.note("create: a new entry each call (write_plan with last_known_revision 0 / Store.Put create-only; TaskCreate), removed after each batch so the count stays at the size. read: Store.Get / read_plan; TaskGet. status update: Store.SetStatus / set_plan_status; TaskUpdate between pending and in_progress (its cheapest status change: completing a task makes TaskUpdate read every task).")
 	switch {

@@ -80,16 +80,14 @@ func overheadTable(ctx context.Context, cfg config) (*table, error) {
 				closeAll()
 				return nil, fmt.Errorf("no digest with %d plans", e.n)
 			}
-			ours, err := cfg.overheadTiming.measure(func(int) error { _, err := run(e.mw); return err }, nil)
+			ns, err := cfg.overheadTiming.measure(
+				contender{fn: func(int) error { _, err := run(e.mw); return err }},
+				contender{fn: func(int) error { _, err := run(e.pt); return err }})
 			if err != nil {
 				closeAll()
 				return nil, err
 			}
-			theirs, err := cfg.overheadTiming.measure(func(int) error { _, err := run(e.pt); return err }, nil)
-			if err != nil {
-				closeAll()
-				return nil, err
-			}
+			ours, theirs := ns[0], ns[1]
 			t.add(kind.name, fmtInt(e.n), fmtNs(ours), fmtInt(e.digestLength), fmtNs(theirs))
 			if e.n == 1000 {
 				verdict := "met"
