@@ -263,11 +263,12 @@ func operationTables(ctx context.Context, cfg config) ([]*table, error) {
 				results = append(results, r)
 			}
 		}
+		lastWrite := time.Now()
 		// Lists are timed last, on plans nothing has written for longer than the racy
 		// window, so the Store's cache holds them all ("unchanged plans").
 		waited := false
 		if kind.racy && cfg.waitRacy {
-			time.Sleep(racyWait)
+			sleepUntil(lastWrite.Add(racyWait))
 			waited = true
 		}
 		for _, e := range envs {
