@@ -1,0 +1,626 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/adk/filesystem"
+)
+
+// ErrOutsideRoot is wrapped by every LocalBackend error for a path that does not name a place
+// under the root: one that climbs out with "..", passes through a symbolic link that leads
+// outside (or is absolute), or cannot be a file name at all (a NUL byte, a backslash, more
+// than 4096 bytes). Nothing is read or written for such a path.
+var ErrOutsideRoot = errors.New("path is outside the backend root")
+
+// ErrNotRegularFile is wrapped by LocalBackend read errors for a path that exists but is not a
+// regular file (a directory, named pipe, device or socket). Such files are never read, so a
+// named pipe cannot block a reader and a device cannot feed it endless bytes.
+var ErrNotRegularFile = errors.New("not a regular file")
+
+// ErrFileTooLarge is wrapped by LocalBackend.Read errors for a file over the configured
+// maximum size. The file is refused from its size alone, without being read.
+var ErrFileTooLarge = errors.New("file is larger than the backend allows")
+
+const (
+	defaultLocalMaxFileSize = 16 << 20
+	defaultLocalDirPerm     = 0o700
+	defaultLocalFilePerm    = 0o600
+	maxLocalPathLen         = 4096
+
+	// localTempMark is part of every temp file name and never of a plan name, which is
+	// [a-z0-9_-] only; temp names also start with ".", as the lock sentinel does.
+	localTempMark = ".tmp-"
+	// localLockName is the sentinel file that Lock takes an flock on.
+	localLockName = ".plan.lock"
+	// localStaleTemp is the age after which a temp file is an orphan of a crashed writer.
+	localStaleTemp = 10 * time.Minute
+	// localSweepEvery bounds how often Write scans one folder for orphaned temp files.
+	localSweepEvery = time.Minute
+)
+
+// LocalOption configures NewLocalBackend.
+type LocalOption func(*localConfig)
+
+type localConfig struct {
+	maxFileSize int64
+	dirPerm     fs.FileMode
+	filePerm    fs.FileMode
+}
+
+// WithMaxFileSize sets the largest file Read returns (default 16 MiB). A bigger file is
+// refused from its size, never read whole; ReadAtMost still returns its first bytes.
+func WithMaxFileSize(n int64) LocalOption {
+	return func(c *localConfig) { c.maxFileSize = n }
+}
+
+// WithPermissions sets the mode of the folders and files the backend creates (default 0700
+// and 0600: plans are private to the user running the agent). Like os.MkdirAll and
+// os.WriteFile, the process umask still applies.
+func WithPermissions(dir, file fs.FileMode) LocalOption {
+	return func(c *localConfig) { c.dirPerm, c.filePerm = dir, file }
+}
+
+// LocalBackend stores files under one root folder on the local disk. It is safe for
+// concurrent use by goroutines and by processes sharing the folder.
+//
+// Paths are virtual and rooted at the root: "/plans/a.md" and "plans/a.md" are both
+// <root>/plans/a.md. Every access goes through an os.Root, so no path, "..", or symbolic link
+// reaches outside the root (see ErrOutsideRoot). Writes are atomic: a reader, in this or any
+// other process, sees the old file or the new one, never a mix, and a process killed at any
+// instant leaves only whole files behind. Reads are bounded and open only regular files.
+//
+// On Linux, macOS, the BSDs and illumos it is also a Locker (flock on <dir>/.plan.lock), so
+// guarded writes through a Store are atomic across processes on one machine; elsewhere that
+// guarantee ends at the process.
+type LocalBackend struct {
+	root    *os.Root
+	escapes error // the os.Root error for a path that leaves the root
+	cfg     localConfig
+
+	mu        sync.Mutex
+	lastSweep map[string]time.Time // folder → last scan for orphaned temp files
+}
+
+var (
+	_ Backend       = (*LocalBackend)(nil)
+	_ Workspace     = (*LocalBackend)(nil)
+	_ LimitedReader = (*LocalBackend)(nil)
+)
+
+// NewLocalBackend returns a backend rooted at root, creating the folder (mode 0700 by
+// default) if it is missing. The root itself may be reached through symbolic links; nothing
+// below it may lead back out.
+func NewLocalBackend(root string, opts ...LocalOption) (*LocalBackend, error) {
+	cfg := localConfig{maxFileSize: defaultLocalMaxFileSize, dirPerm: defaultLocalDirPerm, filePerm: defaultLocalFilePerm}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.maxFileSize <= 0 {
+		return nil, fmt.Errorf("local backend: max file size %d must be positive", cfg.maxFileSize)
+	}
+	if cfg.dirPerm&^0o777 != 0 || cfg.dirPerm&0o700 != 0o700 {
+		return nil, fmt.Errorf("local backend: folder mode %v must be permission bits including 0700", cfg.dirPerm)
+	}
+	if cfg.filePerm&^0o777 != 0 || cfg.filePerm&0o600 != 0o600 {
+		return nil, fmt.Errorf("local backend: file mode %v must be permission bits including 0600", cfg.filePerm)
+	}
+	if root == "" {
+		return nil, errors.New("local backend: root is empty")
+	}
+	if err := os.MkdirAll(root, cfg.dirPerm); err != nil {
+		return nil, fmt.Errorf("local backend: create root: %w", err)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("local backend: open root: %w", err)
+	}
+	// os.Root reports every escape with one unexported error value; a leading separator is
+	// refused before any system call, which makes it a safe probe for that value.
+	var escapes error
+	var pe *fs.PathError
+	if _, err := r.Lstat("/"); errors.As(err, &pe) {
+		escapes = pe.Err
+	}
+	if escapes == nil {
+		r.Close()
+		return nil, errors.New("local backend: cannot identify path escapes on this platform")
+	}
+	return &LocalBackend{root: r, escapes: escapes, cfg: cfg, lastSweep: map[string]time.Time{}}, nil
+}
+
+// Close releases the handle on the root folder. The backend must not be used afterwards.
+func (b *LocalBackend) Close() error { return b.root.Close() }
+
+// Root returns the folder the backend was created on, as given to NewLocalBackend.
+func (b *LocalBackend) Root() string { return b.root.Name() }
+
+// LsInfo lists the entries directly inside the folder req.Path, sorted by path. Path is the
+// virtual path ("/plans/a.md"); ModifiedAt is the modification time in RFC 3339 with
+// nanoseconds. Temp files and the lock sentinel are never listed; temp files left for more
+// than 10 minutes by a crashed writer are removed. A missing folder is an empty list.
+func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	const op = "list"
+	rel, err := localRel(op, req.Path)
+	if err != nil {
+		return nil, err
+	}
+	folder, err := b.openFolder(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, b.wrap(op, req.Path, err)
+	}
+	defer folder.Close()
+	f, err := folder.OpenFile(".", os.O_RDONLY, 0)
+	if err != nil {
+		return nil, b.wrap(op, req.Path, err)
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, b.wrap(op, req.Path, err)
+	}
+	b.noteSweep(rel)
+	out := make([]FileInfo, 0, len(names))
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if name == localLockName {
+			continue
+		}
+		if isLocalTemp(name) {
+			removeIfStale(folder, name)
+			continue
+		}
+		child := localJoin(rel, name)
+		fi, err := folder.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the folder was read
+		}
+		if err != nil {
+			return nil, b.wrap(op, req.Path, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			// Describe what the link leads to; a link leading outside is listed as itself,
+			// and reading it is refused.
+			if target, err := b.root.Stat(child); err == nil {
+				fi = target
+			}
+		}
+		out = append(out, FileInfo{
+			Path:       "/" + child,
+			IsDir:      fi.IsDir(),
+			Size:       fi.Size(),
+			ModifiedAt: fi.ModTime().UTC().Format(time.RFC3339Nano),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// Read returns the whole file, honouring Offset and Limit as 1-based line numbers. Only a
+// regular file of at most the maximum size is read (ErrNotRegularFile, ErrFileTooLarge); a
+// missing file is an error wrapping fs.ErrNotExist.
+func (b *LocalBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	const op = "read"
+	f, fi, err := b.openRegular(op, req.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	limit := b.cfg.maxFileSize
+	if fi.Size() > limit {
+		return nil, b.wrap(op, req.FilePath, fmt.Errorf("%d bytes, limit %d: %w", fi.Size(), limit, ErrFileTooLarge))
+	}
+	data, err := readUpTo(f, fi.Size(), limit+1)
+	if err != nil {
+		return nil, b.wrap(op, req.FilePath, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, b.wrap(op, req.FilePath, fmt.Errorf("grew past %d bytes while read: %w", limit, ErrFileTooLarge))
+	}
+	return &filesystem.FileContent{Content: sliceLines(string(data), req.Offset, req.Limit)}, nil
+}
+
+// ReadAtMost returns at most the first max bytes of the regular file at filePath, whatever
+// its size, reading nothing beyond them.
+func (b *LocalBackend) ReadAtMost(ctx context.Context, filePath string, limit int64) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	const op = "read"
+	f, fi, err := b.openRegular(op, filePath)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, err := readUpTo(f, fi.Size(), limit)
+	if err != nil {
+		return "", b.wrap(op, filePath, err)
+	}
+	return string(data), nil
+}
+
+// readUpTo reads until EOF or n bytes, whichever comes first. The buffer is sized from the
+// size fstat reported, so a file that does not change is read without regrowing; one that
+// grew meanwhile is still read only up to n.
+func readUpTo(r io.Reader, sizeHint, n int64) ([]byte, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	buf := make([]byte, 0, min(max(sizeHint, 0)+1, n))
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := r.Read(buf[len(buf):min(int64(cap(buf)), n)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
+}
+
+// openRegular opens a file for reading without blocking (a named pipe opens at once) and
+// keeps it only if fstat says it is a regular file, so what is read is what was checked.
+func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, error) {
+	rel, err := localRel(op, vpath)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := b.root.OpenFile(rel, os.O_RDONLY|localOpenNonblock, 0)
+	if err != nil {
+		// Some special files (a socket) cannot be opened at all; say what they are.
+		if fi, serr := b.root.Stat(rel); serr == nil && !fi.Mode().IsRegular() {
+			err = fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile)
+		}
+		return nil, nil, b.wrap(op, vpath, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, b.wrap(op, vpath, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, b.wrap(op, vpath, fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile))
+	}
+	return f, fi, nil
+}
+
+// Write replaces the whole file atomically, creating missing folders: the content goes to a
+// temp file in the same folder, which is synced, renamed over the target, and the folder is
+// synced. Readers see the old content or the new, never part of it, and a crash at any
+// instant leaves one of the two. A symbolic link at the path (one that stays under the root)
+// is replaced, not written through; anything else but a regular file is refused.
+func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	const op = "write"
+	rel, err := localRel(op, req.FilePath)
+	if err != nil {
+		return err
+	}
+	if rel == "." {
+		return b.wrap(op, req.FilePath, errors.New("names the root folder, not a file"))
+	}
+	dir, base := localSplit(rel)
+	folder, err := b.openFolder(dir, true)
+	if err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	defer folder.Close()
+	if err := b.checkTarget(folder, rel, base); err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	b.sweep(folder, dir)
+
+	f, tmp, err := b.createTemp(folder, base)
+	if err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	err = writeAndClose(f, req.Content)
+	if err == nil {
+		err = folder.Rename(tmp, base)
+	}
+	if err != nil {
+		_ = folder.Remove(tmp)
+		return b.wrap(op, req.FilePath, err)
+	}
+	if err := syncFolder(folder); err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	return nil
+}
+
+// openFolder opens the folder dir ("." for the root) as a Root of its own, so every step of
+// a write or delete happens in that one folder even if it is renamed meanwhile. With create,
+// a missing folder is created with its parents. The path is opened as "dir/.", which only a
+// folder can satisfy: a named pipe in its place is never opened.
+func (b *LocalBackend) openFolder(dir string, create bool) (*os.Root, error) {
+	name := "."
+	if dir != "." {
+		name = dir + "/."
+	}
+	folder, err := b.root.OpenRoot(name)
+	if create && dir != "." && errors.Is(err, fs.ErrNotExist) {
+		if err = b.root.MkdirAll(dir, b.cfg.dirPerm); err == nil {
+			folder, err = b.root.OpenRoot(name)
+		}
+	}
+	return folder, err
+}
+
+// writeAndClose writes content, syncs it to stable storage and closes f.
+func writeAndClose(f *os.File, content string) error {
+	_, err := io.WriteString(f, content)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// checkTarget accepts a missing file, a regular file, or a symbolic link that stays under
+// the root (which the rename replaces); anything else cannot be overwritten by a plan.
+func (b *LocalBackend) checkTarget(folder *os.Root, rel, base string) error {
+	fi, err := folder.Lstat(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		// Resolved from the root, not the folder: a link may lead to another folder.
+		if _, err := b.root.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile)
+	}
+	return nil
+}
+
+// createTemp creates a new, empty temp file next to base. Its name starts with "." and
+// contains ".tmp-", so it can never be a plan name, and LsInfo never lists it.
+func (b *LocalBackend) createTemp(folder *os.Root, base string) (*os.File, string, error) {
+	if len(base) > 100 {
+		base = base[:100]
+	}
+	for attempt := 0; ; attempt++ {
+		tmp := "." + base + localTempMark + strconv.FormatUint(rand.Uint64(), 36)
+		f, err := folder.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, b.cfg.filePerm)
+		if err == nil {
+			return f, tmp, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || attempt == 9 {
+			return nil, "", err
+		}
+	}
+}
+
+// Delete removes the file; a missing file is not an error. A folder is never removed. The
+// folder is synced, so the removal survives a power failure.
+func (b *LocalBackend) Delete(ctx context.Context, req *DeleteRequest) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	const op = "delete"
+	rel, err := localRel(op, req.FilePath)
+	if err != nil {
+		return err
+	}
+	if rel == "." {
+		return b.wrap(op, req.FilePath, errors.New("names the root folder, not a file"))
+	}
+	dir, base := localSplit(rel)
+	folder, err := b.openFolder(dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	defer folder.Close()
+	fi, err := folder.Lstat(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	switch {
+	case fi.IsDir():
+		return b.wrap(op, req.FilePath, errors.New("is a folder; only files are deleted"))
+	case fi.Mode()&fs.ModeSymlink != 0:
+		if _, err := b.root.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return b.wrap(op, req.FilePath, err)
+		}
+	}
+	if err := folder.Remove(base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return b.wrap(op, req.FilePath, err)
+	}
+	if err := syncFolder(folder); err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	return nil
+}
+
+// syncFolder makes the folder's entries (a rename, a removal) durable.
+func syncFolder(folder *os.Root) error {
+	if !localSyncDirs {
+		return nil
+	}
+	d, err := folder.OpenFile(".", os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// noteSweep records that dir was just scanned for orphaned temp files.
+func (b *LocalBackend) noteSweep(dir string) {
+	b.mu.Lock()
+	b.lastSweep[dir] = time.Now()
+	b.mu.Unlock()
+}
+
+// sweep removes orphaned temp files from the folder dir, at most once a minute per folder,
+// so a writer that crashed between creating its temp file and renaming it leaves no lasting
+// litter.
+func (b *LocalBackend) sweep(folder *os.Root, dir string) {
+	now := time.Now()
+	b.mu.Lock()
+	due := now.Sub(b.lastSweep[dir]) >= localSweepEvery
+	if due {
+		b.lastSweep[dir] = now
+	}
+	b.mu.Unlock()
+	if !due {
+		return
+	}
+	f, err := folder.OpenFile(".", os.O_RDONLY, 0)
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, name := range names {
+		if isLocalTemp(name) {
+			removeIfStale(folder, name)
+		}
+	}
+}
+
+// removeIfStale removes a temp file last modified more than 10 minutes ago: no live writer
+// keeps one that long. Errors are ignored; the next sweep tries again.
+func removeIfStale(folder *os.Root, name string) {
+	fi, err := folder.Lstat(name)
+	if err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > localStaleTemp {
+		_ = folder.Remove(name)
+	}
+}
+
+// wrap turns an error about vpath into one that names the operation and the virtual path;
+// an escape from the root becomes ErrOutsideRoot, a missing file keeps fs.ErrNotExist.
+func (b *LocalBackend) wrap(op, vpath string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		err = le.Err
+	}
+	if errors.Is(err, b.escapes) {
+		return outsideRoot(op, vpath, "a symbolic link on the way leads outside the root or is absolute")
+	}
+	return fmt.Errorf("local backend: %s %s: %w", op, quoteForMessage(vpath), err)
+}
+
+func outsideRoot(op, vpath, why string) error {
+	return fmt.Errorf("local backend: %s %s: %s: %w", op, quoteForMessage(vpath), why, ErrOutsideRoot)
+}
+
+// localRel maps a virtual path to a clean, slash-separated path relative to the root ("."
+// for the root itself), refusing anything that could name a place outside it. Symbolic links are left to
+// os.Root, which refuses those that lead outside.
+func localRel(op, vpath string) (string, error) {
+	switch {
+	case strings.IndexByte(vpath, 0) >= 0:
+		return "", outsideRoot(op, vpath, "contains a NUL byte")
+	case strings.IndexByte(vpath, '\\') >= 0:
+		return "", outsideRoot(op, vpath, `contains a backslash; virtual paths use "/"`)
+	case len(vpath) > maxLocalPathLen:
+		return "", outsideRoot(op, vpath, fmt.Sprintf("is %d bytes, over %d", len(vpath), maxLocalPathLen))
+	}
+	p := strings.TrimLeft(vpath, "/")
+	if p == "" {
+		return ".", nil
+	}
+	p = path.Clean(p)
+	if p == "." {
+		return p, nil
+	}
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", outsideRoot(op, vpath, `climbs above the root with ".."`)
+	}
+	if !filepath.IsLocal(filepath.FromSlash(p)) {
+		return "", outsideRoot(op, vpath, "is not a local path on this system")
+	}
+	return p, nil
+}
+
+// localJoin joins a root-relative folder ("." for the root) and a name.
+func localJoin(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// localSplit splits a clean root-relative path into its folder ("." for the root) and name.
+func localSplit(rel string) (dir, base string) {
+	i := strings.LastIndexByte(rel, '/')
+	if i < 0 {
+		return ".", rel
+	}
+	return rel[:i], rel[i+1:]
+}
+
+// isLocalTemp reports whether name is a temp file of Write.
+func isLocalTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, localTempMark)
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "is a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "is a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "is a socket"
+	case m&fs.ModeDevice != 0:
+		return "is a device"
+	case m&fs.ModeSymlink != 0:
+		return "is a symbolic link"
+	default:
+		return "is a special file (" + m.Type().String() + ")"
+	}
+}

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package plan
+
+// localOpenNonblock is zero where named pipes cannot appear in a folder tree.
+const localOpenNonblock = 0
+
+// localSyncDirs is false where a folder cannot be opened for syncing; a rename there is as
+// durable as the file system makes it.
+const localSyncDirs = false

@@ -1,0 +1,221 @@
+//go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
+
+package plan_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// A test binary re-executed with these variables set runs TestLocalBackendChildProcess as a
+// worker on the given root instead of skipping it.
+const (
+	childModeEnv = "PLAN_LOCAL_CHILD_MODE"
+	childRootEnv = "PLAN_LOCAL_CHILD_ROOT"
+)
+
+const (
+	childWorkers    = 8
+	childIncrements = 25
+	processes       = 4
+	crashes         = 30
+)
+
+func startChild(t *testing.T, mode, root string) (*exec.Cmd, *bytes.Buffer, *bufio.Reader) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLocalBackendChildProcess$", "-test.count=1", "-test.timeout=5m")
+	cmd.Env = append(os.Environ(), childModeEnv+"="+mode, childRootEnv+"="+root)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	return cmd, &stderr, bufio.NewReader(stdout)
+}
+
+// TestLocalBackendChildProcess is the worker side of the multi-process tests.
+func TestLocalBackendChildProcess(t *testing.T) {
+	mode, root := os.Getenv(childModeEnv), os.Getenv(childRootEnv)
+	if mode == "" {
+		t.Skip("runs only as a child of the multi-process tests")
+	}
+	ctx := context.Background()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
+	require.NoError(t, err)
+	switch mode {
+	case "increment":
+		var wg sync.WaitGroup
+		errs := make(chan error, childWorkers)
+		for range childWorkers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := plantest.GuardedIncrements(ctx, s, "counter", childIncrements); err != nil {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	case "crash":
+		// Write until killed: plans of varied sizes, some deleted and recreated, so a kill
+		// can land inside any step of a write or a delete.
+		for i := 0; ; i++ {
+			name := fmt.Sprintf("p%d", i%5)
+			body := fmt.Sprintf("# %s at %d\n%s", name, i, strings.Repeat("- [ ] step\n", rand.IntN(3000)))
+			if i%7 == 6 {
+				_, err = s.Delete(ctx, name, nil)
+				if plan.CodeOf(err) == plan.CodeNotFound {
+					err = nil
+				}
+			} else {
+				_, err = s.Put(ctx, plan.Update{Name: name, Content: &body, Status: fmt.Sprint("round ", i)})
+			}
+			require.NoError(t, err)
+			if i == 0 {
+				fmt.Println("writing")
+			}
+		}
+	default:
+		t.Fatalf("unknown mode %q", mode)
+	}
+}
+
+// TestLocalBackendProcessesIncrement runs 4 processes of 8 goroutines, each making 25
+// guarded increments of one plan through its own Store: no update may be lost, and every
+// revision a reader sees meanwhile decodes.
+func TestLocalBackendProcessesIncrement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
+	require.NoError(t, err)
+	zero := "0"
+	_, err = s.Put(ctx, plan.Update{Name: "counter", Content: &zero})
+	require.NoError(t, err)
+
+	type child struct {
+		cmd    *exec.Cmd
+		stderr *bytes.Buffer
+	}
+	var children []child
+	for range processes {
+		cmd, stderr, _ := startChild(t, "increment", root)
+		children = append(children, child{cmd, stderr})
+	}
+
+	// Read while the children write: every revision decodes and none goes backwards.
+	var stop atomic.Bool
+	var reads atomic.Int64
+	readerDone := make(chan error, 1)
+	go func() {
+		var last int64
+		for !stop.Load() {
+			p, err := s.Get(ctx, "counter")
+			if err != nil {
+				readerDone <- err
+				return
+			}
+			var v int64
+			if _, err := fmt.Sscan(p.Content, &v); err != nil || v != p.Revision-1 {
+				readerDone <- fmt.Errorf("revision %d holds %q", p.Revision, p.Content)
+				return
+			}
+			if p.Revision < last {
+				readerDone <- fmt.Errorf("revision went back from %d to %d", last, p.Revision)
+				return
+			}
+			last = p.Revision
+			reads.Add(1)
+		}
+		readerDone <- nil
+	}()
+
+	for i, c := range children {
+		err := c.cmd.Wait()
+		assert.NoError(t, err, "child %d:\n%s", i, c.stderr)
+	}
+	stop.Store(true)
+	require.NoError(t, <-readerDone)
+	t.Logf("%d reads during the writes", reads.Load())
+
+	got, err := s.Get(ctx, "counter")
+	require.NoError(t, err)
+	assert.EqualValues(t, 1+processes*childWorkers*childIncrements, got.Revision)
+	assert.Equal(t, fmt.Sprint(processes*childWorkers*childIncrements), got.Content)
+}
+
+// TestLocalBackendSurvivesKill kills a writing process with SIGKILL at 30 random instants;
+// afterwards every plan decodes and List reports no warnings.
+func TestLocalBackendSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
+	require.NoError(t, err)
+
+	for i := range crashes {
+		cmd, stderr, stdout := startChild(t, "crash", root)
+		line, err := stdout.ReadString('\n')
+		require.NoError(t, err, "child %d never started writing:\n%s", i, stderr)
+		require.Equal(t, "writing\n", line)
+		time.Sleep(time.Duration(rand.Int64N(int64(100 * time.Millisecond))))
+		require.NoError(t, cmd.Process.Kill())
+		_ = cmd.Wait()
+
+		listing, err := s.List(ctx)
+		require.NoError(t, err)
+		require.Empty(t, listing.Warnings, "after kill %d", i)
+		for _, sum := range listing.Plans {
+			_, err := s.Get(ctx, sum.Name)
+			require.NoError(t, err, "after kill %d", i)
+		}
+	}
+
+	// Every file that looks like a plan decodes, whether or not List saw it.
+	matches, err := filepath.Glob(filepath.Join(root, "plans", "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, matches)
+	for _, m := range matches {
+		raw, err := os.ReadFile(m)
+		require.NoError(t, err)
+		_, err = plan.DecodePlan(strings.TrimSuffix(filepath.Base(m), ".md"), string(raw))
+		require.NoError(t, err, m)
+	}
+	// Kills that landed between creating a temp file and renaming it leave the temp file,
+	// hidden from List and swept once stale.
+	temps, err := filepath.Glob(filepath.Join(root, "plans", ".*.tmp-*"))
+	require.NoError(t, err)
+	t.Logf("%d kills landed inside a write", len(temps))
+
+	// The plans stay writable: no lock was left held by a killed writer.
+	lockCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	body := "after the crashes"
+	_, err = s.Put(lockCtx, plan.Update{Name: "p0", Content: &body})
+	require.NoError(t, err)
+}

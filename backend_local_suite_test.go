@@ -1,0 +1,22 @@
+package plan_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+func newLocal(t testing.TB, root string) *plan.LocalBackend {
+	t.Helper()
+	b, err := plan.NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func TestLocalBackendConformance(t *testing.T) {
+	plantest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return newLocal(t, t.TempDir()) })
+}
