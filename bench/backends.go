@@ -106,5 +106,5 @@ func seedTasks(o *opened, n int) error {
 
 // allKinds returns the backend kinds the operation benchmarks run on.
 func allKinds() []backendKind {
-	return []backendKind{memoryKind()}
+	return []backendKind{memoryKind(), localKind()}
 }
