@@ -321,6 +321,9 @@ func opsTable(title string, kind backendKind, results []opResult, cfg config, wa
 	default:
 		t.note("list: Store.List / list_plans; TaskList. MemoryBackend stamps strictly increasing modification times, so the Store caches a summary as soon as it reads it; the lists are timed with the cache full (unchanged plans).")
 	}
+	if kind.racy {
+		t.note("Every LocalBackend write syncs the file and its folder (about 1-5 ms each on a virtual disk), and plantask's TaskCreate writes twice; create and status update there measure the disk more than either library, and their ratios can move by 2× between runs on a busy machine.")
+	}
 	if len(slower) == 0 {
 		t.note("Goal: plan no slower on any operation: met.")
 	} else {
