@@ -36,4 +36,3 @@ func localKind() backendKind {
 		}, nil
 	}}
 }
-
