@@ -82,6 +82,13 @@ func backendCases() []backendCase {
 		{"memory", func(t *testing.T) (plan.Backend, plan.Workspace) {
 			return plan.NewMemoryBackend(), plan.NewMemoryBackend()
 		}},
+		{"local", func(t *testing.T) (plan.Backend, plan.Workspace) {
+			b, err := plan.NewLocalBackend(t.TempDir())
+			require.NoError(t, err)
+			ws, err := plan.NewLocalBackend(t.TempDir())
+			require.NoError(t, err)
+			return b, ws
+		}},
 	}
 }
 

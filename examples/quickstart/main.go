@@ -38,7 +38,7 @@ func openBackend(dir string) (plan.Backend, error) {
 	if dir == "" {
 		return plan.NewMemoryBackend(), nil
 	}
-	return nil, fmt.Errorf("-dir needs the local backend")
+	return plan.NewLocalBackend(dir)
 }
 
 const releasePlan = `# Release 2.0

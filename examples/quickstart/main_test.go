@@ -11,8 +11,16 @@ import (
 )
 
 func TestQuickstartOutput(t *testing.T) {
+	local, err := plan.NewLocalBackend(t.TempDir())
+	require.NoError(t, err)
+	for name, backend := range map[string]plan.Backend{"memory": plan.NewMemoryBackend(), "local": local} {
+		t.Run(name, func(t *testing.T) { checkOutput(t, backend) })
+	}
+}
+
+func checkOutput(t *testing.T, backend plan.Backend) {
 	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out, plan.NewMemoryBackend()))
+	require.NoError(t, run(context.Background(), &out, backend))
 	text := out.String()
 	for _, want := range []string{
 		`→ write_plan`,

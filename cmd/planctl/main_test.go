@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func planctl(t *testing.T, args ...string) result {
+	t.Helper()
+	return planctlWithInput(t, "", args...)
+}
+
+func planctlWithInput(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := (&cli{ctx: context.Background(), stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr}).run(args)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+const shipBody = "# Ship 2.0\n- [x] Freeze\n- [~] Test\n- [ ] Tag\n- [-] Blog post\n"
+
+// newDir returns a plans folder holding plan ship at revision 1, written from a file.
+func newDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "plans")
+	file := filepath.Join(t.TempDir(), "ship.md")
+	require.NoError(t, os.WriteFile(file, []byte(shipBody), 0o600))
+	r := planctl(t, "-dir", dir, "import", "ship", file)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ship: created from "+file+", revision 1, [#####-----] 2/4\n", r.stdout)
+	return dir
+}
+
+func TestImportShowsUpAsFileInDir(t *testing.T) {
+	dir := newDir(t)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	assert.Equal(t, []string{"ship.md"}, names, "ls DIR shows the plan files")
+	raw, err := os.ReadFile(filepath.Join(dir, "ship.md"))
+	require.NoError(t, err)
+	p, err := plan.DecodePlan("ship", string(raw))
+	require.NoError(t, err)
+	assert.Equal(t, shipBody, p.Content)
+	assert.Equal(t, "Ship 2.0", p.Title)
+	assert.Equal(t, "planctl", p.Author)
+}
+
+func TestList(t *testing.T) {
+	dir := newDir(t)
+	r := planctl(t, "list", "-dir", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	require.Len(t, lines, 2)
+	assert.Regexp(t, `^NAME\s+TITLE\s+STATUS\s+PROGRESS\s+REV\s+UPDATED$`, lines[0])
+	assert.Regexp(t, `^ship\s+Ship 2\.0\s+draft\s+\[#####-----\] 2/4\s+1\s+\d{4}-\d\d-\d\d \d\d:\d\d$`, lines[1])
+	assert.Empty(t, r.stderr)
+}
+
+func TestShow(t *testing.T) {
+	dir := newDir(t)
+	r := planctl(t, "--dir="+dir, "show", "ship")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, want := range []string{
+		"ship: Ship 2.0\n", "status:   draft\n", "revision: 1\n", "author:   planctl\n", "updated:  ",
+		"progress: [#####-----] 2/4 (50%), next: step 2, Test\n",
+		"\n\n" + shipBody,
+	} {
+		assert.Contains(t, r.stdout, want)
+	}
+	assert.NotContains(t, r.stdout, "\x1b[", "no colours when stdout is not a terminal")
+}
+
+func TestStatusGuarded(t *testing.T) {
+	dir := newDir(t)
+	r := planctl(t, "-dir", dir, "status", "ship", "in-progress", "-rev", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ship: status in-progress, revision 2\n", r.stdout)
+
+	r = planctl(t, "-dir", dir, "status", "ship", "done", "--rev", "1")
+	assert.Equal(t, exitConflict, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, "planctl: revision_conflict: plan \"ship\" is at revision 2, not 1")
+	assert.Contains(t, r.stderr, "nothing was changed; the plan is at revision 2: check it with show and retry with -rev 2\n")
+	assert.Contains(t, planctl(t, "-dir", dir, "show", "ship").stdout, "status:   in-progress\n")
+
+	r = planctl(t, "-dir", dir, "status", "ship", "done")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ship: status done, revision 3\n", r.stdout)
+}
+
+// A person exports a plan, edits it, and imports it guarded by the revision exported, but an
+// agent changed the plan meanwhile: the import is refused and the agent's change is kept.
+func TestImportLosesRace(t *testing.T) {
+	dir := newDir(t)
+	file := filepath.Join(t.TempDir(), "edit.md")
+	r := planctl(t, "-dir", dir, "export", "ship", file)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ship: revision 1 written to "+file+" (61 bytes); import it with -rev 1 to keep changes made meanwhile\n", r.stdout)
+	exported, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Equal(t, shipBody, string(exported))
+
+	// The agent's process marks a step through its own backend on the same folder.
+	backend, err := plan.NewLocalBackend(filepath.Dir(dir))
+	require.NoError(t, err)
+	defer backend.Close()
+	agent, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	ctx := context.Background()
+	_, _, err = agent.UpdateStep(ctx, "ship", 2, plan.StepCompleted, "", nil)
+	require.NoError(t, err)
+
+	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(shipBody, "Tag", "Tag v2.0.0", 1)), 0o600))
+	r = planctl(t, "-dir", dir, "import", "ship", file, "-rev", "1")
+	assert.Equal(t, exitConflict, r.code)
+	assert.Contains(t, r.stderr, "planctl: revision_conflict: ")
+	assert.Contains(t, r.stderr, "retry with -rev 2")
+	p, err := agent.Get(ctx, "ship")
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, p.Revision)
+	assert.Contains(t, p.Content, "- [x] Test", "the agent's change survives")
+
+	r = planctl(t, "-dir", dir, "import", "ship", file, "-rev", "2")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ship: updated from "+file+", revision 3, [#####-----] 2/4\n", r.stdout)
+}
+
+func TestImportFromStdinAndCreateOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plans")
+	r := planctlWithInput(t, "- [ ] one\n", "-dir", dir, "import", "todo", "-", "-rev", "0")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "todo: created from -, revision 1, [----------] 0/1\n", r.stdout)
+	r = planctlWithInput(t, "- [ ] two\n", "-dir", dir, "import", "todo", "-", "-rev", "0")
+	assert.Equal(t, exitConflict, r.code)
+	assert.Contains(t, r.stderr, "already exists at revision 1")
+	r = planctl(t, "-dir", dir, "export", "todo", "-")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "- [ ] one\n", r.stdout)
+}
+
+func TestRemove(t *testing.T) {
+	dir := newDir(t)
+	r := planctl(t, "-dir", dir, "rm", "ship", "-rev", "7")
+	assert.Equal(t, exitConflict, r.code)
+	assert.Contains(t, r.stderr, "revision_conflict")
+	r = planctl(t, "-dir", dir, "rm", "ship", "-rev", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ship: removed at revision 1\n", r.stdout)
+	r = planctl(t, "-dir", dir, "show", "ship")
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Contains(t, r.stderr, "planctl: not_found: ")
+	assert.Equal(t, exitNotFound, planctl(t, "-dir", dir, "rm", "ship").code)
+	assert.Contains(t, planctl(t, "-dir", dir, "list").stdout, "No plans in "+dir)
+}
+
+func TestCorruptFileIsListedWithWarning(t *testing.T) {
+	dir := newDir(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.md"), []byte("not a plan\n"), 0o600))
+	r := planctl(t, "-dir", dir, "list")
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "ship ")
+	assert.NotContains(t, r.stdout, "bad")
+	assert.Contains(t, r.stderr, "planctl: warning: plan bad cannot be read: corrupt: ")
+
+	r = planctl(t, "-dir", dir, "show", "bad")
+	assert.Equal(t, exitFailed, r.code)
+	assert.Contains(t, r.stderr, "planctl: corrupt: ")
+	assert.Contains(t, r.stderr, "rm NAME (without -rev) removes an unreadable plan file")
+
+	r = planctl(t, "-dir", dir, "rm", "bad")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "bad: removed\n", r.stdout)
+	assert.Empty(t, planctl(t, "-dir", dir, "list").stderr)
+}
+
+func TestJSON(t *testing.T) {
+	dir := newDir(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.md"), []byte("---\nrevision: x\n---\n"), 0o600))
+	r := planctl(t, "-dir", dir, "list", "-json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var listing plan.Listing
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &listing))
+	require.Len(t, listing.Plans, 1)
+	assert.Equal(t, "ship", listing.Plans[0].Name)
+	assert.EqualValues(t, 1, listing.Plans[0].Revision)
+	assert.Equal(t, plan.Progress{Total: 4, Pending: 1, InProgress: 1, Completed: 1, Skipped: 1, Percent: 50}, listing.Plans[0].Progress)
+	require.Len(t, listing.Warnings, 1)
+	assert.Equal(t, plan.CodeCorrupt, listing.Warnings[0].Code)
+
+	r = planctl(t, "-dir", dir, "show", "ship", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var shown struct {
+		plan.Plan
+		Progress    plan.Progress `json:"progress"`
+		CurrentStep *plan.Step    `json:"current_step"`
+		Steps       []plan.Step   `json:"steps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &shown))
+	assert.Equal(t, "ship", shown.Name)
+	assert.Equal(t, shipBody, shown.Content)
+	assert.Equal(t, 50, shown.Progress.Percent)
+	require.NotNil(t, shown.CurrentStep)
+	assert.Equal(t, 2, shown.CurrentStep.Number)
+	require.Len(t, shown.Steps, 4)
+	assert.Equal(t, plan.StepSkipped, shown.Steps[3].State)
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"show"},
+		{"status", "ship"},
+		{"rm", "a", "b"},
+		{"status", "ship", "done", "-json"},
+		{"list", "-rev", "3"},
+		{"rm", "ship", "-rev", "-1"},
+		{"rm", "ship", "-rev", "x"},
+		{"list", "-nope"},
+	} {
+		r := planctl(t, append([]string{"-dir", dir}, args...)...)
+		assert.Equal(t, exitUsage, r.code, "%v", args)
+		assert.Contains(t, r.stderr, "Usage: planctl", "%v", args)
+		assert.Empty(t, r.stdout, "%v", args)
+	}
+	r := planctl(t, "-h")
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "Exit status: 0 done")
+	assert.Equal(t, r.stdout, planctl(t, "help").stdout)
+}
+
+func TestInvalidName(t *testing.T) {
+	r := planctlWithInput(t, "- [ ] x\n", "-dir", t.TempDir(), "import", "Bad Name", "-")
+	assert.Equal(t, exitFailed, r.code)
+	assert.Contains(t, r.stderr, "planctl: invalid_argument: name \"Bad Name\" is invalid")
+}
+
+func TestMissingDirIsEmptyAndNotCreated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nowhere")
+	r := planctl(t, "-dir", dir, "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "No plans in "+dir+"\n", r.stdout)
+	assert.Equal(t, exitNotFound, planctl(t, "-dir", dir, "show", "x").code)
+	_, err := os.Stat(dir)
+	assert.True(t, os.IsNotExist(err))
+}
+
+func TestDirFromEnvironment(t *testing.T) {
+	dir := newDir(t)
+	t.Setenv("PLAN_DIR", dir)
+	r := planctl(t, "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "ship ")
+}
+
+func TestRunWritesToGivenWriters(t *testing.T) {
+	dir := newDir(t)
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run([]string{"-dir", dir, "export", "ship", "-"}, &stdout, &stderr))
+	assert.Equal(t, shipBody, stdout.String())
+	assert.Equal(t, exitNotFound, run([]string{"-dir", dir, "show", "nope"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "not_found")
+}
+
+func TestRenderBody(t *testing.T) {
+	body := "# T\r\n- [x] done\n- [~] doing\n- [!] broke \x1b[2J\n- [ ] todo\n"
+	steps := plan.ParseSteps(body)
+	plain := renderBody(body, steps, false)
+	assert.Equal(t, "# T\n- [x] done\n- [~] doing\n- [!] broke ?[2J\n- [ ] todo\n", plain)
+	colored := renderBody(body, steps, true)
+	assert.Contains(t, colored, "\x1b[32m- [x] done\x1b[0m\n")
+	assert.Contains(t, colored, "\x1b[33m- [~] doing\x1b[0m\n")
+	assert.Contains(t, colored, "\x1b[31m- [!] broke ?[2J\x1b[0m\n")
+	assert.Contains(t, colored, "\n- [ ] todo\n")
+	assert.False(t, isTerminal(&bytes.Buffer{}))
+	assert.Equal(t, "a b c", oneLine("a\tb\nc"))
+	assert.Equal(t, "abc…", clip("abcdef", 4))
+}
