@@ -239,8 +239,8 @@ func editLoopTables(ctx context.Context, c *counter) ([]*table, error) {
 		sum.add(m.label, fmt.Sprint(totals[i].calls), fmtInt(totals[i].bytes), fmtInt(totals[i].tokens), fmtPct(share))
 	}
 	body := migrationPlan()
-	calls.note("The plan: %d bytes, %d o200k tokens of Markdown, 60 checklist items of 8-12 words in six phases plus goal, context, risks and verification; steps 1-%d done, step %d in progress.",
-		len(body), c.o(body), editStep-1, editStep)
+	calls.note("The plan: %s bytes, %s o200k tokens of Markdown, 60 checklist items of 8-12 words in six phases plus goal, context, risks and verification; steps 1-%d done, step %d in progress.",
+		fmtInt(len(body)), fmtInt(c.o(body)), editStep-1, editStep)
 	calls.note("Counted: the tool-call arguments and the tool results, exactly as the real tools (from BeforeAgent on a MemoryBackend with a MemoryBackend workspace) take and return them. Not counted: tool names and per-call framing, which every method pays per call.")
 	calls.note("edit_file is Eino's filesystem middleware tool: arguments {file_path, old_string, new_string}, result \"Successfully replaced the string in '<path>'\"; the replacement is applied to the workspace file.")
 	same := "yes"

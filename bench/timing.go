@@ -9,7 +9,7 @@ import (
 // timing says how operations are timed: each contender gets a warm-up of about one batch,
 // which also sizes its batches (k calls lasting about target); then reps rounds run one
 // batch of every contender each, in rotating order, so that contenders compared with each
-// other share whatever else the machine is doing. The result is the median time per call
+// other share whatever else the machine is doing, each batch starting after a collection. The result is the median time per call
 // over a contender's batches.
 type timing struct {
 	target   time.Duration
@@ -63,6 +63,9 @@ func (t timing) measure(cs ...contender) ([]float64, error) {
 	for r := 0; r < t.reps; r++ {
 		for j := range cs {
 			c := (r + j) % len(cs)
+			// Each batch starts on a collected heap, so no contender pays in GC work for
+			// the garbage of the one before it.
+			runtime.GC()
 			start := time.Now()
 			for i := 0; i < k[c]; i++ {
 				if err := call(c); err != nil {
