@@ -83,11 +83,7 @@ func backendCases() []backendCase {
 			return plan.NewMemoryBackend(), plan.NewMemoryBackend()
 		}},
 		{"local", func(t *testing.T) (plan.Backend, plan.Workspace) {
-			b, err := plan.NewLocalBackend(t.TempDir())
-			require.NoError(t, err)
-			ws, err := plan.NewLocalBackend(t.TempDir())
-			require.NoError(t, err)
-			return b, ws
+			return newLocal(t, t.TempDir()), newLocal(t, t.TempDir())
 		}},
 	}
 }

@@ -155,7 +155,12 @@ func (p *Plan) setHeader(key, value string) error {
 		if err != nil {
 			return errString("updated_at is not an RFC 3339 time")
 		}
-		p.UpdatedAt = t.UTC()
+		// An offset can move a time at the edge of year 0 or 9999 out of the years RFC 3339
+		// expresses; EncodePlan writes UTC, so such a plan could not be written back.
+		if t = t.UTC(); t.Year() < 0 || t.Year() > 9999 {
+			return errString("updated_at is outside the years 0000 to 9999 in UTC")
+		}
+		p.UpdatedAt = t
 	}
 	return nil
 }

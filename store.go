@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"reflect"
 	"slices"
@@ -496,15 +497,17 @@ func (s *Store) mutateOnce(ctx context.Context, name string, ifRevision *int64, 
 	if err != nil {
 		return nil, err
 	}
+	last := int64(0)
 	if cur != nil {
-		next.Revision = cur.Revision + 1
-	} else {
-		last, err := s.lastDeletedRevision(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		next.Revision = last + 1
+		last = cur.Revision
+	} else if last, err = s.lastDeletedRevision(ctx, name); err != nil {
+		return nil, err
 	}
+	if last == math.MaxInt64 {
+		return nil, newError(CodeCorrupt, "plan %s cannot get a revision past %d: its file, or the record of its deletion in %s, was edited by hand",
+			quoteForMessage(name), last, path.Dir(s.tombstonePath(name)))
+	}
+	next.Revision = last + 1
 	next.Name = name
 	next.UpdatedAt = s.now().UTC()
 	var old *string
@@ -570,29 +573,32 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 	defer unlock()
 	var cur *Plan
 	for attempt := 0; ; attempt++ {
-		var raw string
-		var exists bool
-		cur, raw, exists, err = s.loadForDelete(ctx, name, ifRevision)
+		var f deleteTarget
+		f, err = s.loadForDelete(ctx, name, ifRevision)
 		if err != nil {
 			return 0, err
 		}
-		if !exists {
+		if !f.exists {
 			return 0, notFound(name)
 		}
+		cur = f.plan
 		if ifRevision != nil && *ifRevision == 0 {
 			return 0, newError(CodeInvalidArgument, "last_known_revision 0 means create-only; give the plan's current revision to delete it, or omit it")
 		}
 		if err := checkRevision(name, cur, ifRevision); err != nil {
 			return 0, err
 		}
-		if cur != nil {
-			if err := s.raiseTombstone(ctx, name, cur.Revision); err != nil {
+		if f.revision > 0 {
+			if err := s.raiseTombstone(ctx, name, f.revision); err != nil {
 				return 0, err
 			}
 		}
-		err = s.remove(ctx, s.planPath(name), raw)
+		err = s.remove(ctx, s.planPath(name), f.raw)
 		if errors.Is(err, errLostSwap) && attempt < maxSwapAttempts {
 			continue
+		}
+		if errors.Is(err, errLostSwap) {
+			return 0, backendError("delete "+s.planPath(name)+" (too many concurrent writers)", err)
 		}
 		if err != nil {
 			return 0, err
@@ -610,24 +616,87 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 	return rev, nil
 }
 
-// loadForDelete is load that tolerates a corrupt file (cur nil, exists true) when the
-// delete is unguarded.
-func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int64) (*Plan, string, bool, error) {
-	raw, exists, err := s.readRaw(ctx, s.planPath(name))
-	if err != nil && !(CodeOf(err) == CodeTooLarge && ifRevision == nil) {
-		return nil, "", false, err
+// deleteTarget is what Delete found at a plan's path.
+type deleteTarget struct {
+	exists bool
+	plan   *Plan // nil when the file does not decode or is over the size limit
+	// raw is the whole file when the Backend is a Swapper (its conditional delete compares
+	// it), and otherwise as far as it was read.
+	raw string
+	// revision is the revision the file reached: the plan's, or for a file that does not
+	// decode the one its header still names, so the tombstone keeps revisions from
+	// repeating after a corrupt plan is deleted and written again. 0 when unknown.
+	revision int64
+}
+
+// loadForDelete is load that tolerates, when the delete is unguarded, a file that does not
+// decode or is over the size limit: deleting it is how such a plan is recovered.
+func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int64) (deleteTarget, error) {
+	p := s.planPath(name)
+	raw, exists, err := s.readRaw(ctx, p)
+	tooLarge := CodeOf(err) == CodeTooLarge
+	if err != nil && !(tooLarge && ifRevision == nil) {
+		return deleteTarget{}, err
 	}
 	if !exists {
-		return nil, "", false, nil
+		return deleteTarget{}, nil
 	}
-	p, derr := DecodePlan(name, raw)
-	if derr != nil || err != nil {
-		if ifRevision != nil {
-			return nil, "", false, derr
+	if !tooLarge {
+		plan, derr := DecodePlan(name, raw)
+		if derr == nil {
+			return deleteTarget{exists: true, plan: plan, raw: raw, revision: plan.Revision}, nil
 		}
-		return nil, raw, true, nil
+		if ifRevision != nil {
+			return deleteTarget{}, derr
+		}
+		rev, _ := headerRevision(raw)
+		return deleteTarget{exists: true, raw: raw, revision: rev}, nil
 	}
-	return p, raw, true, nil
+	// Over the size limit: read the header for its revision, and the whole file where the
+	// conditional delete of a Swapper compares it or no bounded read is offered. This
+	// explicit recovery is the one operation that reads an oversized file whole.
+	if s.limited != nil && s.swapper == nil {
+		if raw, err = s.limited.ReadAtMost(ctx, p, headerAllowance); err != nil {
+			raw = ""
+		}
+	} else {
+		fc, err := s.backend.Read(ctx, &ReadRequest{FilePath: p})
+		switch {
+		case err == nil && fc != nil:
+			raw = fc.Content
+		case isNotExist(err):
+			return deleteTarget{}, nil
+		case ctx.Err() != nil:
+			return deleteTarget{}, canceled(ctx)
+		default:
+			return deleteTarget{}, backendError("read "+p, err)
+		}
+	}
+	rev, _ := headerRevision(raw)
+	return deleteTarget{exists: true, raw: raw, revision: rev}, nil
+}
+
+// headerRevision returns the revision named in the header of a plan file that may not
+// decode, reading only the header's first headerAllowance bytes.
+func headerRevision(raw string) (int64, bool) {
+	rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], headerFence)
+	if !ok {
+		return 0, false
+	}
+	var rev int64
+	var found bool
+	for line := range strings.Lines(rest) {
+		line = strings.TrimRight(line, "\r\n")
+		if line == "---" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "revision: "); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
+				rev, found = n, true
+			}
+		}
+	}
+	return rev, found
 }
 
 func (s *Store) remove(ctx context.Context, p, old string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -73,6 +74,10 @@ var _ tool.InvokableTool = (*planTool)(nil)
 func (t *planTool) Info(context.Context) (*schema.ToolInfo, error) { return t.info, nil }
 
 func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
+	if limit := maxArgumentBytes(t.env.store.MaxContentBytes()); len(argumentsInJSON) > limit {
+		return errorResult(newError(CodeTooLarge, "arguments are %d bytes; a plan is at most %d bytes. Shorten the plan or split it into several plans",
+			len(argumentsInJSON), t.env.store.MaxContentBytes())), nil
+	}
 	a, err := decodeArgs(argumentsInJSON)
 	if err != nil {
 		return errorResult(err), nil
@@ -89,6 +94,21 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 		return errorResult(backendError("encode the result", err)), nil
 	}
 	return s, nil
+}
+
+// argumentAllowance covers every argument but the plan body: name, title, status, author,
+// path, goal and note are each capped at a few KiB, even fully escaped.
+const argumentAllowance = 64 << 10
+
+// maxArgumentBytes is the longest argument text that can still hold an acceptable call. A
+// JSON string spends at most 6 bytes on one byte of content (\u00XX), so anything longer
+// than 6 × the content cap plus the allowance is refused before decoding, which would
+// otherwise copy an arbitrarily large argument only to reject it.
+func maxArgumentBytes(maxContent int) int {
+	if maxContent > (math.MaxInt-argumentAllowance)/6 {
+		return math.MaxInt
+	}
+	return 6*maxContent + argumentAllowance
 }
 
 type errorBody struct {

@@ -42,6 +42,7 @@ var suiteCases = []suiteCase{
 	{"status", testStatus},
 	{"delete_and_recreate", testDeleteRecreate},
 	{"list_and_corrupt", testListCorrupt},
+	{"recover_undecodable", testRecoverUndecodable},
 	{"body_round_trip", testBodyRoundTrip},
 	{"steps", testSteps},
 	{"concurrent_guarded_increments", testConcurrentIncrements},
@@ -272,6 +273,49 @@ func testListCorrupt(t *testing.T, b plan.Backend, dir string) {
 	listing, err = s.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, listing.Plans, 2)
+}
+
+// testRecoverUndecodable breaks a plan's file (a bad header line, then a size over the
+// limit) and recovers it with an unguarded delete, as the errors advise: the delete works
+// on every backend, and the plan written again continues the revisions, so a writer
+// holding an old revision cannot overwrite it.
+func testRecoverUndecodable(t *testing.T, b plan.Backend, dir string) {
+	ctx := context.Background()
+	const maxContent = 64
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: dir, MaxContentBytes: maxContent})
+	require.NoError(t, err)
+	p := dir + "/r.md"
+	rev := int64(0)
+	for _, breakage := range []struct {
+		code plan.Code
+		edit func(stored string) string
+	}{
+		{plan.CodeCorrupt, func(stored string) string { return strings.Replace(stored, `title: "`, `title: `, 1) }},
+		{plan.CodeTooLarge, func(stored string) string { return stored + strings.Repeat("x", maxContent+32<<10) }},
+	} {
+		for range 3 {
+			got, err := s.Put(ctx, plan.Update{Name: "r", Content: ptr("- [ ] a\n")})
+			require.NoError(t, err)
+			require.Greater(t, got.Revision, rev)
+			rev = got.Revision
+		}
+		stored, err := b.Read(ctx, &plan.ReadRequest{FilePath: p})
+		require.NoError(t, err)
+		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: breakage.edit(stored.Content)}))
+		_, err = s.Get(ctx, "r")
+		requireCode(t, breakage.code, err)
+		_, err = s.Delete(ctx, "r", nil)
+		require.NoError(t, err, "an unguarded delete recovers a %s plan", breakage.code)
+		_, err = s.Get(ctx, "r")
+		requireCode(t, plan.CodeNotFound, err)
+
+		got, err := s.Put(ctx, plan.Update{Name: "r", Content: ptr("again"), IfRevision: ptr(int64(0))})
+		require.NoError(t, err)
+		require.Greater(t, got.Revision, rev, "revisions never repeat for a name, even across a %s plan", breakage.code)
+		_, err = s.Put(ctx, plan.Update{Name: "r", Content: ptr("stale"), IfRevision: &rev})
+		requireCode(t, plan.CodeRevisionConflict, err)
+		rev = got.Revision
+	}
 }
 
 func testBodyRoundTrip(t *testing.T, b plan.Backend, dir string) {

@@ -1,0 +1,647 @@
+package plan_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+const (
+	hostileSeed  = 0x5eed
+	hostileCalls = 150 // per agent; two agents
+	hostileCap   = 4 << 10
+)
+
+var hostileNames = []string{"alpha", "beta", "gamma"}
+
+// Kinds of hostile calls. Every kind but kindValid and kindStale must fail with its code.
+const (
+	kindValid     = "valid"
+	kindStale     = "stale revision"
+	kindMalformed = "malformed JSON"
+	kindWrongType = "wrong type"
+	kindBadName   = "bad name"
+	kindTraversal = "path traversal"
+	kindOversized = "oversized"
+)
+
+var hostileWant = map[string]string{
+	kindMalformed: "invalid_argument", kindWrongType: "invalid_argument", kindBadName: "invalid_argument",
+	kindTraversal: "invalid_argument", kindOversized: "too_large",
+}
+
+// hostileCall is one tool call and what it means, so its effect can be replayed.
+type hostileCall struct {
+	kind, tool, args    string
+	name, content, path string
+	step                int
+	state, note         string
+}
+
+// hostileModel plays one agent: each turn reads the previous result and draws the next call.
+type hostileModel struct {
+	id    string
+	rng   *rand.Rand
+	seen  map[string]int64 // the revision of each plan as this agent last saw it; 0: absent
+	calls []hostileCall
+}
+
+func newHostileModel(id string, seed uint64) *hostileModel {
+	return &hostileModel{id: id, rng: rand.New(rand.NewPCG(hostileSeed, seed)), seen: map[string]int64{}}
+}
+
+func (h *hostileModel) script() *plantest.ScriptedModel {
+	turns := make([]plantest.Turn, hostileCalls)
+	for i := range turns {
+		turns[i] = h.turn
+	}
+	return plantest.NewScriptedModel(turns...)
+}
+
+func (h *hostileModel) turn(input []*schema.Message) *schema.Message {
+	if n := len(input); n > 0 && input[n-1].Role == schema.Tool && len(h.calls) > 0 {
+		h.observe(h.calls[len(h.calls)-1], input[n-1].Content)
+	}
+	c := h.next()
+	h.calls = append(h.calls, c)
+	return plantest.CallTool(c.tool, c.args)(nil)
+}
+
+// observe keeps the revision this agent believes current, as a real model would.
+func (h *hostileModel) observe(c hostileCall, result string) {
+	var r struct {
+		Name     string `json:"name"`
+		Deleted  string `json:"deleted"`
+		Revision int64  `json:"revision"`
+		Error    *struct {
+			Code            string `json:"code"`
+			CurrentRevision int64  `json:"current_revision"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(result), &r) != nil || c.name == "" {
+		return
+	}
+	switch {
+	case r.Error != nil && r.Error.Code == "revision_conflict":
+		h.seen[c.name] = r.Error.CurrentRevision
+	case r.Error != nil && r.Error.Code == "not_found" && c.tool != "update_plan_from_file":
+		h.seen[c.name] = 0
+	case r.Error != nil:
+	case r.Deleted != "":
+		h.seen[c.name] = 0
+	case r.Revision > 0 && c.tool != "export_plan_to_file":
+		h.seen[c.name] = r.Revision
+	}
+}
+
+func (h *hostileModel) pick(options ...string) string { return options[h.rng.IntN(len(options))] }
+
+func (h *hostileModel) paths() []string {
+	return []string{"/" + h.id + "/plan.md", "/" + h.id + "/notes/draft.md"}
+}
+
+func (h *hostileModel) body(name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s by %s\n", name, h.id)
+	for i := range 1 + h.rng.IntN(4) {
+		fmt.Fprintf(&b, "- [%s] step %d \"%d\"\n", h.pick(" ", " ", "x"), i+1, h.rng.IntN(1000))
+	}
+	return b.String()
+}
+
+func jsonArgs(fields ...any) string {
+	m := map[string]any{}
+	for i := 0; i < len(fields); i += 2 {
+		m[fields[i].(string)] = fields[i+1]
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// guard adds last_known_revision: mostly the revision this agent saw, sometimes none.
+func (h *hostileModel) guard(fields []any, rev int64) []any {
+	if h.rng.IntN(4) == 0 {
+		return fields
+	}
+	return append(fields, "last_known_revision", rev)
+}
+
+func (h *hostileModel) next() hostileCall {
+	name := h.pick(hostileNames...)
+	seen := h.seen[name]
+	c := hostileCall{kind: kindValid, name: name}
+	roll := h.rng.IntN(100)
+	switch {
+	case roll < 45:
+		h.valid(&c, seen)
+	case roll < 58:
+		c.kind = kindStale
+		stale := max(seen-1-int64(h.rng.IntN(2)), 1)
+		if h.rng.IntN(2) == 0 {
+			stale = seen + 1 + int64(h.rng.IntN(3))
+		}
+		h.valid(&c, stale)
+		if !strings.Contains(c.args, "last_known_revision") {
+			h.stale(&c, stale)
+		}
+	case roll < 67:
+		c.kind = kindMalformed
+		h.valid(&c, seen)
+		for c.tool == "list_plans" {
+			h.valid(&c, seen)
+		}
+		switch h.rng.IntN(3) {
+		case 0:
+			c.args = c.args[:h.rng.IntN(len(c.args)-1)]
+		case 1:
+			c.args = h.pick(`[`+c.args+`]`, `"`+name+`"`, `null`, `{"name":"`+name+`",}`, `{'name':'`+name+`'}`, `{"name":"`+name+`"}}`)
+		default:
+			c.args = strings.Replace(c.args, `"`, ``, 2)
+		}
+	case roll < 76:
+		c.kind = kindWrongType
+		c.tool, c.args = h.wrongType(name)
+	case roll < 84:
+		c.kind = kindBadName
+		bad := h.pick("../"+name, "Alpha", name+".md", name+"/x", "", " "+name, strings.Repeat("a", 65), "/"+name, "..", name+"\x00", "ñame")
+		c.name = ""
+		switch h.rng.IntN(4) {
+		case 0:
+			c.tool, c.args = "write_plan", jsonArgs("name", bad, "content", h.body("x"))
+		case 1:
+			c.tool, c.args = "read_plan", jsonArgs("name", bad)
+		case 2:
+			c.tool, c.args = "delete_plan", jsonArgs("name", bad)
+		default:
+			c.tool, c.args = "export_plan_to_file", jsonArgs("name", bad, "path", h.paths()[0])
+		}
+	case roll < 92:
+		c.kind = kindTraversal
+		escape := h.pick("../escape.md", "/"+h.id+"/../../escape.md", "..", "a/../../../etc/escape", `..\..\escape.md`,
+			"/"+h.id+"/..", "/"+h.id+"/x\x00.md")
+		c.tool = h.pick("export_plan_to_file", "update_plan_from_file")
+		c.args = jsonArgs("name", name, "path", escape)
+	default:
+		c.kind = kindOversized
+		if h.rng.IntN(3) == 0 {
+			c.tool, c.args = "update_plan_from_file", jsonArgs("name", name, "path", "/"+h.id+"/big.md")
+			break
+		}
+		big := strings.Repeat("- [ ] padding\n", (hostileCap+1+h.rng.IntN(3000))/14+1)
+		c.tool, c.args = "write_plan", jsonArgs("name", name, "content", big)
+	}
+	return c
+}
+
+// valid draws a well-formed call guarded, where it is, with rev.
+func (h *hostileModel) valid(c *hostileCall, rev int64) {
+	name := c.name
+	switch h.rng.IntN(12) {
+	case 0, 1, 2:
+		c.tool, c.content = "write_plan", h.body(name)
+		c.args = jsonArgs(h.guard([]any{"name", name, "content", c.content}, rev)...)
+	case 3:
+		c.tool, c.state = "set_plan_status", h.pick("draft", "in-progress", "review", "done")
+		c.args = jsonArgs(h.guard([]any{"name", name, "status", c.state}, rev)...)
+	case 4, 5:
+		c.tool, c.step = "update_plan_step", 1+h.rng.IntN(4)
+		c.state = h.pick("pending", "in_progress", "completed", "completed", "failed", "skipped")
+		fields := []any{"name", name, "step", c.step, "status", c.state}
+		if h.rng.IntN(2) == 0 {
+			c.note = fmt.Sprintf("note %d", h.rng.IntN(100))
+			fields = append(fields, "note", c.note)
+		}
+		c.args = jsonArgs(h.guard(fields, rev)...)
+	case 6:
+		c.tool = "delete_plan"
+		c.args = jsonArgs(h.guard([]any{"name", name}, rev)...)
+	case 7:
+		c.tool, c.path = "export_plan_to_file", h.pick(h.paths()...)
+		c.args = jsonArgs("name", name, "path", c.path)
+	case 8:
+		c.tool, c.path = "update_plan_from_file", h.pick(h.paths()...)
+		c.args = jsonArgs(h.guard([]any{"name", name, "path", c.path}, rev)...)
+	case 9:
+		c.tool, c.args = "read_plan", jsonArgs("name", name)
+	case 10:
+		c.tool, c.args = "get_plan_status", jsonArgs("name", name)
+	default:
+		c.tool, c.args = h.pick("list_plans", "plan_template"), jsonArgs("goal", "ship "+name)
+	}
+}
+
+// stale turns c into a call that names revision rev.
+func (h *hostileModel) stale(c *hostileCall, rev int64) {
+	c.tool, c.content, c.path = "write_plan", h.body(c.name), ""
+	c.args = jsonArgs("name", c.name, "content", c.content, "last_known_revision", rev)
+}
+
+func (h *hostileModel) wrongType(name string) (string, string) {
+	switch h.rng.IntN(6) {
+	case 0:
+		return "write_plan", jsonArgs("name", 7, "content", "x")
+	case 1:
+		return "write_plan", jsonArgs("name", name, "content", []string{"x"})
+	case 2:
+		return "write_plan", jsonArgs("name", name, "content", "x", "last_known_revision", h.pick("1", "1.5", "true"))
+	case 3:
+		return "update_plan_step", h.pick(jsonArgs("name", name, "step", "1", "status", "completed"),
+			`{"name":"`+name+`","step":1.5,"status":"completed"}`, jsonArgs("name", name, "step", 0, "status", "completed"))
+	case 4:
+		return "set_plan_status", jsonArgs("name", name, "status", true)
+	default:
+		return "export_plan_to_file", jsonArgs("name", map[string]string{"n": name}, "path", 3)
+	}
+}
+
+// runHostile runs one agent to the end and returns its tool results in order.
+func runHostile(ctx context.Context, id string, m *plantest.ScriptedModel, mw adk.ChatModelAgentMiddleware) ([]string, error) {
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: "agent-" + id, Description: "plans", Instruction: "You plan.", Model: m,
+		Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 2*hostileCalls + 10,
+	})
+	if err != nil {
+		return nil, err
+	}
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
+	var events []*adk.AgentEvent
+	var final string
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if ev.Err != nil {
+			return nil, fmt.Errorf("agent %s: %w", id, ev.Err)
+		}
+		events = append(events, ev)
+		if mo := ev.Output; mo != nil && mo.MessageOutput != nil && mo.MessageOutput.Message != nil &&
+			mo.MessageOutput.Message.Role == schema.Assistant && len(mo.MessageOutput.Message.ToolCalls) == 0 {
+			final = mo.MessageOutput.Message.Content
+		}
+	}
+	if final != "done" {
+		return nil, fmt.Errorf("agent %s did not finish normally (last answer %q)", id, final)
+	}
+	return toolResults(events), nil
+}
+
+// TestHostileModels runs two agents, each with its own middleware, through 150 random tool
+// calls each on one LocalBackend: valid, stale, malformed, wrongly typed, badly named,
+// escaping and oversized. Afterwards every plan decodes, no revision repeated or went
+// back, the stored plans are exactly what the accepted calls make of them, and nothing
+// was written outside the plans folder and the workspace.
+func TestHostileModels(t *testing.T) {
+	for _, mode := range []string{"sequential", "concurrent"} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			base := t.TempDir()
+			storeRoot, wsRoot := filepath.Join(base, "store"), filepath.Join(base, "ws")
+			backend, ws := newLocal(t, storeRoot), newLocal(t, wsRoot)
+
+			agents := []*hostileModel{newHostileModel("a", 1), newHostileModel("b", 2)}
+			mws := make([]adk.ChatModelAgentMiddleware, len(agents))
+			for i, h := range agents {
+				big := strings.Repeat("- [ ] too much\n", hostileCap/15+100)
+				require.NoError(t, ws.Write(ctx, &plan.WriteRequest{FilePath: "/" + h.id + "/big.md", Content: big}))
+				var err error
+				mws[i], err = plan.New(ctx, &plan.Config{Backend: backend, Workspace: ws, AgentName: "agent-" + h.id, MaxContentBytes: hostileCap})
+				require.NoError(t, err)
+			}
+
+			results := make([][]string, len(agents))
+			errs := make([]error, len(agents))
+			run := func(i int) { results[i], errs[i] = runHostile(ctx, agents[i].id, agents[i].script(), mws[i]) }
+			if mode == "sequential" {
+				run(0)
+				run(1)
+			} else {
+				var wg sync.WaitGroup
+				for i := range agents {
+					wg.Add(1)
+					go func() { defer wg.Done(); run(i) }()
+				}
+				wg.Wait()
+			}
+			for i := range agents {
+				require.NoError(t, errs[i])
+				require.Len(t, results[i], hostileCalls, "agent %s", agents[i].id)
+			}
+
+			var log hostileLog
+			for i, h := range agents {
+				log.check(t, h, results[i])
+			}
+			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+			require.NoError(t, err)
+			log.verify(t, ctx, store)
+			t.Logf("%s", log.stats())
+
+			assertOnlyPlansAndWorkspace(t, base, storeRoot, wsRoot)
+		})
+	}
+}
+
+// hostileEvent is one accepted change: a mutation that produced revision rev, or the
+// deletion of revision rev.
+type hostileEvent struct {
+	rev    int64
+	delete bool
+	call   hostileCall
+	from   *exportRef // update_plan_from_file: what the file held
+	where  string
+}
+
+type exportRef struct {
+	name string
+	rev  int64
+}
+
+type hostileLog struct {
+	events map[string][]hostileEvent
+	// maxSeen is the highest revision of each plan any result named.
+	maxSeen map[string]int64
+	reads   []hostileRead
+	counts  map[string]int
+	codes   map[string]int
+}
+
+// hostileRead is a result that showed a plan's content (or size) at a revision.
+type hostileRead struct {
+	name  string
+	rev   int64
+	body  *string
+	bytes int
+	where string
+}
+
+func (l *hostileLog) stats() string {
+	kinds := make([]string, 0, len(l.counts))
+	for k, n := range l.counts {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+	}
+	codes := make([]string, 0, len(l.codes))
+	for k, n := range l.codes {
+		codes = append(codes, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(kinds)
+	sort.Strings(codes)
+	accepted := 0
+	for _, evs := range l.events {
+		accepted += len(evs)
+	}
+	return fmt.Sprintf("calls: %s; results: %s; accepted changes: %d", strings.Join(kinds, ", "), strings.Join(codes, ", "), accepted)
+}
+
+// check validates one agent's results in order and records what they accepted.
+func (l *hostileLog) check(t *testing.T, h *hostileModel, results []string) {
+	t.Helper()
+	if l.events == nil {
+		l.events, l.counts, l.codes = map[string][]hostileEvent{}, map[string]int{}, map[string]int{}
+		l.maxSeen = map[string]int64{}
+	}
+	exports := map[string]exportRef{}
+	seenRev := map[string]int64{}
+	sawRev := func(where, name string, rev int64) {
+		if rev < seenRev[name] {
+			t.Errorf("%s: revision of %s went back from %d to %d", where, name, seenRev[name], rev)
+		}
+		seenRev[name] = max(seenRev[name], rev)
+		l.maxSeen[name] = max(l.maxSeen[name], rev)
+	}
+	for i, c := range h.calls {
+		res := results[i]
+		where := fmt.Sprintf("agent %s call %d %s %.200q (%s) → %.300s", h.id, i, c.tool, c.args, c.kind, res)
+		l.counts[c.kind]++
+		if c.tool == "plan_template" && !strings.HasPrefix(res, "{") {
+			l.codes["ok"]++
+			continue
+		}
+		var r struct {
+			Name     string `json:"name"`
+			Deleted  string `json:"deleted"`
+			Revision int64  `json:"revision"`
+			Bytes    int    `json:"bytes"`
+			Content  *string
+			Plans    []struct {
+				Name     string `json:"name"`
+				Revision int64  `json:"revision"`
+			} `json:"plans"`
+			Warnings []any `json:"warnings"`
+			Error    *struct {
+				Code            string `json:"code"`
+				Message         string `json:"message"`
+				CurrentRevision int64  `json:"current_revision"`
+			} `json:"error"`
+		}
+		if !assert.NoError(t, json.Unmarshal([]byte(res), &r), where) {
+			continue
+		}
+		if r.Error != nil {
+			l.codes[r.Error.Code]++
+			assert.NotEmpty(t, r.Error.Message, where)
+			if want, hostile := hostileWant[c.kind]; hostile {
+				assert.Equal(t, want, r.Error.Code, where)
+			} else {
+				assert.Contains(t, []string{"invalid_argument", "not_found", "revision_conflict", "illegal_transition"}, r.Error.Code, where)
+			}
+			if r.Error.CurrentRevision > 0 {
+				sawRev(where, c.name, r.Error.CurrentRevision)
+			}
+			continue
+		}
+		l.codes["ok"]++
+		if _, hostile := hostileWant[c.kind]; hostile {
+			t.Errorf("%s: a hostile call was accepted", where)
+			continue
+		}
+		switch c.tool {
+		case "list_plans":
+			assert.Empty(t, r.Warnings, where)
+			for _, p := range r.Plans {
+				sawRev(where, p.Name, p.Revision)
+				l.reads = append(l.reads, hostileRead{name: p.Name, rev: p.Revision, bytes: -1, where: where})
+			}
+			continue
+		case "read_plan":
+			l.reads = append(l.reads, hostileRead{name: c.name, rev: r.Revision, body: r.Content, bytes: -1, where: where})
+		case "get_plan_status":
+			l.reads = append(l.reads, hostileRead{name: c.name, rev: r.Revision, bytes: -1, where: where})
+		case "export_plan_to_file":
+			exports[c.path] = exportRef{c.name, r.Revision}
+			l.reads = append(l.reads, hostileRead{name: c.name, rev: r.Revision, bytes: r.Bytes, where: where})
+		case "delete_plan":
+			assert.Equal(t, c.name, r.Deleted, where)
+			l.events[c.name] = append(l.events[c.name], hostileEvent{rev: r.Revision, delete: true, call: c, where: where})
+		case "update_plan_from_file":
+			ref, ok := exports[c.path]
+			if !assert.True(t, ok, "%s: accepted a file this agent never wrote", where) {
+				continue
+			}
+			l.events[c.name] = append(l.events[c.name], hostileEvent{rev: r.Revision, call: c, from: &ref, where: where})
+		default: // write_plan, set_plan_status, update_plan_step
+			l.events[c.name] = append(l.events[c.name], hostileEvent{rev: r.Revision, call: c, where: where})
+		}
+		sawRev(where, c.name, r.Revision)
+	}
+}
+
+// verify replays the accepted changes in revision order and compares with the store.
+func (l *hostileLog) verify(t *testing.T, ctx context.Context, store *plan.Store) {
+	t.Helper()
+	byRev := map[string]map[int64]hostileEvent{}
+	for name, evs := range l.events {
+		byRev[name] = map[int64]hostileEvent{}
+		deleted := map[int64]bool{}
+		for _, ev := range evs {
+			if ev.delete {
+				assert.False(t, deleted[ev.rev], "revision %d of %s deleted twice: %s", ev.rev, name, ev.where)
+				deleted[ev.rev] = true
+				continue
+			}
+			if prev, dup := byRev[name][ev.rev]; dup {
+				t.Errorf("revision %d of %s produced twice:\n%s\n%s", ev.rev, name, prev.where, ev.where)
+			}
+			byRev[name][ev.rev] = ev
+		}
+		for rev := range deleted {
+			_, ok := byRev[name][rev]
+			assert.True(t, ok, "revision %d of %s was deleted but never written", rev, name)
+		}
+	}
+
+	memo := map[exportRef]string{}
+	var content func(name string, rev int64) (string, bool)
+	content = func(name string, rev int64) (string, bool) {
+		key := exportRef{name, rev}
+		if s, ok := memo[key]; ok {
+			return s, true
+		}
+		ev, ok := byRev[name][rev]
+		if !ok {
+			return "", false
+		}
+		var body string
+		switch c := ev.call; {
+		case ev.from != nil:
+			body, ok = content(ev.from.name, ev.from.rev)
+		case c.tool == "write_plan":
+			body = c.content
+		case c.tool == "set_plan_status":
+			body, ok = content(name, rev-1)
+		case c.tool == "update_plan_step":
+			var prev string
+			if prev, ok = content(name, rev-1); ok {
+				var err error
+				body, _, err = plan.SetStepState(prev, c.step, plan.StepState(c.state), c.note)
+				ok = assert.NoError(t, err, "replaying %s", ev.where)
+			}
+		default:
+			t.Fatalf("cannot replay %s", ev.where)
+		}
+		if ok {
+			memo[key] = body
+		}
+		return body, ok
+	}
+
+	// Every plan a result showed was a revision some accepted call produced, with its body.
+	for _, r := range l.reads {
+		want, ok := content(r.name, r.rev)
+		if !assert.True(t, ok, "%s: revision %d of %s was never produced", r.where, r.rev, r.name) {
+			continue
+		}
+		if r.body != nil {
+			assert.Equal(t, want, *r.body, r.where)
+		}
+		if r.bytes >= 0 {
+			assert.Equal(t, len(want), r.bytes, r.where)
+		}
+	}
+
+	listing, err := store.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, listing.Warnings)
+	stored := map[string]plan.Summary{}
+	for _, s := range listing.Plans {
+		stored[s.Name] = s
+	}
+	for _, name := range hostileNames {
+		evs := slices.Clone(l.events[name])
+		sort.SliceStable(evs, func(i, j int) bool {
+			if evs[i].rev != evs[j].rev {
+				return evs[i].rev < evs[j].rev
+			}
+			return !evs[i].delete && evs[j].delete
+		})
+		if len(evs) > 0 {
+			assert.LessOrEqual(t, l.maxSeen[name], evs[len(evs)-1].rev, "%s: a result named a revision no accepted change produced", name)
+		}
+		p, err := store.Get(ctx, name)
+		if len(evs) == 0 || evs[len(evs)-1].delete {
+			assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err), "%s: the last accepted change deleted it", name)
+			assert.NotContains(t, stored, name)
+			continue
+		}
+		last := evs[len(evs)-1]
+		if !assert.NoError(t, err, "%s: last accepted change %s", name, last.where) {
+			continue
+		}
+		want, ok := content(name, last.rev)
+		require.True(t, ok)
+		assert.Equal(t, last.rev, p.Revision, "%s: last accepted change %s", name, last.where)
+		assert.Equal(t, want, p.Content, "%s: last accepted change %s", name, last.where)
+		assert.Equal(t, last.rev, stored[name].Revision, name)
+	}
+	for name := range stored {
+		assert.Contains(t, hostileNames, name)
+	}
+}
+
+// assertOnlyPlansAndWorkspace walks base: every file is a plan file, a tombstone or the
+// lock in the plans folder, or lies in the workspace.
+func assertOnlyPlansAndWorkspace(t *testing.T, base, storeRoot, wsRoot string) {
+	t.Helper()
+	plansDir := filepath.Join(storeRoot, "plans")
+	var files int
+	require.NoError(t, filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(plansDir, p)
+		switch {
+		case strings.HasPrefix(p, wsRoot+string(filepath.Separator)):
+		case rel == ".plan.lock":
+		case strings.HasPrefix(rel, ".deleted"+string(filepath.Separator)):
+			assert.Contains(t, hostileNames, filepath.Base(rel), "tombstone %s", p)
+		case filepath.Dir(rel) == "." && strings.HasSuffix(rel, ".md"):
+			assert.Contains(t, hostileNames, strings.TrimSuffix(rel, ".md"), "plan file %s", p)
+			raw, err := os.ReadFile(p)
+			require.NoError(t, err)
+			_, err = plan.DecodePlan(strings.TrimSuffix(rel, ".md"), string(raw))
+			assert.NoError(t, err, p)
+		default:
+			t.Errorf("unexpected file %s", p)
+		}
+		return nil
+	}))
+	assert.Positive(t, files)
+}
