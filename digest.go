@@ -3,7 +3,6 @@ package plan
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -23,17 +22,12 @@ func (m *middleware[M]) digest(ctx context.Context) string {
 }
 
 func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes int) string {
-	plans := append([]Summary(nil), listing.Plans...)
-	sort.SliceStable(plans, func(i, j int) bool { return plans[i].UpdatedAt.After(plans[j].UpdatedAt) })
 	var b strings.Builder
 	b.WriteString(texts["digest.header"])
 	budget := maxBytes - b.Len()
 	shown := 0
-	for _, p := range plans {
-		if shown == maxPlans {
-			break
-		}
-		line := digestLine(p, texts)
+	for _, p := range newestFirst(listing.Plans, maxPlans) {
+		line := digestLine(*p, texts)
 		if len(line) > budget {
 			break
 		}
@@ -42,7 +36,7 @@ func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes 
 		shown++
 	}
 	tail := ""
-	if rest := len(plans) - shown; rest > 0 {
+	if rest := len(listing.Plans) - shown; rest > 0 {
 		tail = fmt.Sprintf("- +%d %s\n", rest, texts["digest.more"])
 	}
 	if len(listing.Warnings) > 0 {
@@ -55,6 +49,33 @@ func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes 
 		return ""
 	}
 	return b.String()
+}
+
+// newestFirst returns at most k of plans, most recently updated first, plans updated at the
+// same time in their listing order: the first k of a stable sort by UpdatedAt, descending,
+// found in one pass without copying or sorting the whole listing.
+func newestFirst(plans []Summary, k int) []*Summary {
+	if k <= 0 {
+		return nil
+	}
+	top := make([]*Summary, 0, min(k, len(plans))+1)
+	for i := range plans {
+		p := &plans[i]
+		j := len(top)
+		for j > 0 && p.UpdatedAt.After(top[j-1].UpdatedAt) {
+			j--
+		}
+		if j >= k {
+			continue
+		}
+		top = append(top, nil)
+		copy(top[j+1:], top[j:])
+		top[j] = p
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	return top
 }
 
 func digestLine(p Summary, texts map[string]string) string {

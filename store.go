@@ -7,7 +7,7 @@ import (
 	"math"
 	"path"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -772,17 +772,14 @@ func (s *Store) List(ctx context.Context) (*Listing, error) {
 		return nil, backendError("list "+s.dir, err)
 	}
 	out := &Listing{Plans: make([]Summary, 0, len(infos))}
-	seen := make(map[string]struct{}, len(infos))
+	listed := 0
 	now := s.now()
 	for _, info := range infos {
-		if info.IsDir {
+		name, ok := planFileName(info)
+		if !ok {
 			continue
 		}
-		name, ok := strings.CutSuffix(path.Base(info.Path), ".md")
-		if !ok || ValidateName(name) != nil {
-			continue
-		}
-		seen[name] = struct{}{}
+		listed++
 		if sum, ok := s.cached(name, info); ok {
 			out.Plans = append(out.Plans, sum)
 			continue
@@ -807,10 +804,23 @@ func (s *Store) List(ctx context.Context) (*Listing, error) {
 		out.Plans = append(out.Plans, sum)
 		s.remember(name, info, sum, now)
 	}
-	s.evictExcept(seen)
-	sort.Slice(out.Plans, func(i, j int) bool { return out.Plans[i].Name < out.Plans[j].Name })
-	sort.Slice(out.Warnings, func(i, j int) bool { return out.Warnings[i].Name < out.Warnings[j].Name })
+	s.evictExcept(infos, listed)
+	slices.SortFunc(out.Plans, func(a, b Summary) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out.Warnings, func(a, b Warning) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// planFileName returns the plan name of a listed entry, or false for anything that is not
+// a plan file.
+func planFileName(info FileInfo) (string, bool) {
+	if info.IsDir {
+		return "", false
+	}
+	name, ok := strings.CutSuffix(path.Base(info.Path), ".md")
+	if !ok || ValidateName(name) != nil {
+		return "", false
+	}
+	return name, true
 }
 
 func (s *Store) cached(name string, info FileInfo) (Summary, bool) {
@@ -844,11 +854,20 @@ func (s *Store) remember(name string, info FileInfo, sum Summary, now time.Time)
 	s.shared.cacheMu.Unlock()
 }
 
-func (s *Store) evictExcept(seen map[string]struct{}) {
+// evictExcept drops the cached summaries of plans that infos, which lists listed plan
+// files, no longer has. The set of listed names is built only when the cache holds more
+// entries than were listed, so an unchanged folder costs no allocation here.
+func (s *Store) evictExcept(infos []FileInfo, listed int) {
 	s.shared.cacheMu.Lock()
 	defer s.shared.cacheMu.Unlock()
-	if len(s.shared.cache) <= len(seen) {
+	if len(s.shared.cache) <= listed {
 		return
+	}
+	seen := make(map[string]struct{}, listed)
+	for _, info := range infos {
+		if name, ok := planFileName(info); ok {
+			seen[name] = struct{}{}
+		}
 	}
 	for name := range s.shared.cache {
 		if _, ok := seen[name]; !ok {

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/bytedance/sonic"
+	"github.com/cloudwego/eino/adk/middlewares/plantask"
+
+	"github.com/einoplan/plan"
+)
+
+// taskBackend adapts a plan.Backend to plantask.Backend. The two interfaces have the same
+// methods, but each package declares its own DeleteRequest type.
+type taskBackend struct{ plan.Backend }
+
+func (b taskBackend) Delete(ctx context.Context, req *plantask.DeleteRequest) error {
+	return b.Backend.Delete(ctx, &plan.DeleteRequest{FilePath: req.FilePath})
+}
+
+// opened is one fresh, empty backend.
+type opened struct {
+	backend plan.Backend
+	// seed writes a file for test setup. On disk it skips the backend's fsyncs, which
+	// would otherwise dominate setting up 10,000 entries; the bytes are the same.
+	seed  func(path, content string) error
+	close func()
+}
+
+// backendKind is a Backend implementation the operation benchmarks run on.
+type backendKind struct {
+	name string
+	open func() (*opened, error)
+	// racy is true when the Store caches a list summary only once the file is older than
+	// its racy window (2 s), as on a local file system.
+	racy bool
+}
+
+func memoryKind() backendKind {
+	return backendKind{name: "MemoryBackend", open: func() (*opened, error) {
+		b := plan.NewMemoryBackend()
+		return &opened{backend: b, close: func() {},
+			seed: func(p, content string) error {
+				return b.Write(context.Background(), &plan.WriteRequest{FilePath: p, Content: content})
+			}}, nil
+	}}
+}
+
+// racyWait is how long after its last write a file on disk must wait before the Store
+// caches its summary: the Store's 2 s racy window plus a margin.
+const racyWait = 2100 * time.Millisecond
+
+const (
+	plansDir = "/plans"
+	tasksDir = "/tasks"
+)
+
+func planName(i int) string { return fmt.Sprintf("p%05d", i) }
+
+// seedPlans stores n plans named planName(0..n-1), each holding entryText's body, as the
+// Store writes them (revision 1).
+func seedPlans(o *opened, n int) error {
+	base := time.Now().UTC().Add(-time.Hour)
+	for i := 0; i < n; i++ {
+		subject, _, body := entryText(i)
+		p := &plan.Plan{Name: planName(i), Title: subject, Status: "draft", Author: "bench", Revision: 1,
+			UpdatedAt: base.Add(time.Duration(i) * time.Millisecond), Content: body}
+		if err := o.seed(plansDir+"/"+p.Name+".md", plan.EncodePlan(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// taskFile is the JSON plantask's TaskCreate writes, field for field.
+type taskFile struct {
+	ID          string   `json:"id"`
+	Subject     string   `json:"subject"`
+	Description string   `json:"description"`
+	Status      string   `json:"status"`
+	Blocks      []string `json:"blocks"`
+	BlockedBy   []string `json:"blockedBy"`
+	ActiveForm  string   `json:"activeForm,omitempty"`
+}
+
+// seedTasks stores n plantask tasks with IDs 1..n holding entryText's subject and
+// description, and the high-water mark TaskCreate keeps.
+func seedTasks(o *opened, n int) error {
+	for i := 0; i < n; i++ {
+		subject, description, _ := entryText(i)
+		js, err := sonic.MarshalString(taskFile{ID: fmt.Sprint(i + 1), Subject: subject, Description: description,
+			Status: "pending", Blocks: []string{}, BlockedBy: []string{}, ActiveForm: "Working on it"})
+		if err != nil {
+			return err
+		}
+		if err := o.seed(fmt.Sprintf("%s/%d.json", tasksDir, i+1), js); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return o.seed(tasksDir+"/.highwatermark", fmt.Sprint(n))
+}
+
+// allKinds returns the backend kinds the operation benchmarks run on.
+func allKinds() []backendKind {
+	return []backendKind{memoryKind(), localKind()}
+}
