@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,7 +26,7 @@ type MemoryBackend struct {
 
 type memFile struct {
 	content  string
-	modified time.Time
+	modified string // RFC 3339 with nanoseconds, formatted once per write
 }
 
 // NewMemoryBackend returns an empty MemoryBackend.
@@ -60,9 +60,9 @@ func (b *MemoryBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileI
 			}
 			continue
 		}
-		out = append(out, FileInfo{Path: p, Size: int64(len(f.content)), ModifiedAt: f.modified.Format(time.RFC3339Nano)})
+		out = append(out, FileInfo{Path: p, Size: int64(len(f.content)), ModifiedAt: f.modified})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	slices.SortFunc(out, func(a, b FileInfo) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 
@@ -102,7 +102,7 @@ func (b *MemoryBackend) Write(ctx context.Context, req *WriteRequest) error {
 	p := cleanMemPath(req.FilePath)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.files[p] = memFile{content: req.Content, modified: b.tick()}
+	b.files[p] = memFile{content: req.Content, modified: b.tick().Format(time.RFC3339Nano)}
 	return nil
 }
 

@@ -150,3 +150,24 @@ func TestDigestIsFixedForTheWholeRun(t *testing.T) {
 	runAgent(t, m2, mw)
 	assert.Contains(t, m2.Calls()[0].Input[0].Content, "new-one", "the next run sees the new plan")
 }
+
+func TestUpdatePlanStepResultIsCompact(t *testing.T) {
+	ctx := context.Background()
+	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	ctx, _, tools := beforeAgentTools(t, ctx, mw)
+	_, err = tools["write_plan"].InvokableRun(ctx, `{"name":"c","content":"- [ ] a\n- [ ] b\n- [ ] c\n"}`)
+	require.NoError(t, err)
+	for _, tc := range []struct{ args, want string }{
+		{`{"name":"c","step":1,"status":"failed","last_known_revision":1}`,
+			`{"revision":2,"step":1,"status":"failed","progress":"0/3","failed":1,"next_step":{"number":2,"text":"b"}}`},
+		{`{"name":"c","step":2,"status":"skipped"}`,
+			`{"revision":3,"step":2,"status":"skipped","progress":"1/3","failed":1,"next_step":{"number":3,"text":"c"}}`},
+		{`{"name":"c","step":3,"status":"completed"}`,
+			`{"revision":4,"step":3,"status":"completed","progress":"2/3","failed":1}`},
+	} {
+		out, err := tools["update_plan_step"].InvokableRun(ctx, tc.args)
+		require.NoError(t, err)
+		assert.JSONEq(t, tc.want, out)
+	}
+}

@@ -77,6 +77,11 @@ func writeHeaderString(b *strings.Builder, key, value string) {
 func writeJSONString(b *strings.Builder, s string) {
 	const hex = "0123456789abcdef"
 	b.WriteByte('"')
+	if !needsEscape(s) {
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -98,6 +103,15 @@ func writeJSONString(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteByte('"')
+}
+
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // DecodePlan parses a stored plan. Anything that is not a header this package could have

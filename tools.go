@@ -185,11 +185,21 @@ type exportResult struct {
 	Bytes    int    `json:"bytes"`
 }
 
+// stepResult is what update_plan_step answers: no body, not even the step's own text, which
+// the model just chose. Progress is "done/total" (done = completed + skipped), and failed
+// steps are counted separately so they stay visible.
 type stepResult struct {
-	Revision int64    `json:"revision"`
-	Step     Step     `json:"step"`
-	Progress Progress `json:"progress"`
-	NextStep *Step    `json:"next_step,omitempty"`
+	Revision int64     `json:"revision"`
+	Step     int       `json:"step"`
+	Status   StepState `json:"status"`
+	Progress string    `json:"progress"`
+	Failed   int       `json:"failed,omitempty"`
+	NextStep *nextStep `json:"next_step,omitempty"`
+}
+
+type nextStep struct {
+	Number int    `json:"number"`
+	Text   string `json:"text"`
 }
 
 // updateFromArgs reads the optional fields shared by write_plan and update_plan_from_file.
@@ -347,7 +357,12 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	sum := p.Summarize()
-	return stepResult{Revision: p.Revision, Step: step, Progress: sum.Progress, NextStep: sum.CurrentStep}, nil
+	out := stepResult{Revision: p.Revision, Step: step.Number, Status: step.State, Failed: sum.Progress.Failed,
+		Progress: fmt.Sprintf("%d/%d", sum.Progress.Completed+sum.Progress.Skipped, sum.Progress.Total)}
+	if cur := sum.CurrentStep; cur != nil {
+		out.NextStep = &nextStep{Number: cur.Number, Text: cur.Text}
+	}
+	return out, nil
 }
 
 func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error) {
