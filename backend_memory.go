@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,7 +35,8 @@ func NewMemoryBackend() *MemoryBackend {
 
 func cleanMemPath(p string) string { return path.Clean("/" + p) }
 
-// LsInfo lists the files and implied folders directly inside req.Path, sorted by path.
+// LsInfo lists the files and implied folders directly inside req.Path, in no particular
+// order (like Eino's backends).
 func (b *MemoryBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -62,7 +62,6 @@ func (b *MemoryBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileI
 		}
 		out = append(out, FileInfo{Path: p, Size: int64(len(f.content)), ModifiedAt: f.modified})
 	}
-	slices.SortFunc(out, func(a, b FileInfo) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 

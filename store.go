@@ -186,13 +186,20 @@ func (s *Store) tombstonePath(name string) string { return path.Join(s.dir, ".de
 type sharedState struct {
 	sem     chan struct{} // a mutex that a waiter can abandon when its context ends
 	cacheMu sync.Mutex
-	cache   map[string]cachedSummary
+	cache   map[string]*cachedSummary
+	listGen uint64
+	// sorted is the last listing that came wholly from the cache, in name order: while the
+	// same entries keep coming back unchanged, List reuses that order instead of sorting.
+	sorted []*cachedSummary
 }
 
+// cachedSummary is replaced, never changed, when its plan changes; only seen (the last
+// listing that returned it) is updated, under cacheMu.
 type cachedSummary struct {
 	size     int64
 	modified string
 	summary  Summary
+	seen     uint64
 }
 
 type sharedKey struct {
@@ -205,7 +212,7 @@ var sharedRegistry sync.Map // sharedKey → *sharedState
 // sharedFor returns the process-wide state of (backend, dir). A backend whose dynamic type
 // is not comparable cannot be recognised again, so it gets state of its own.
 func sharedFor(backend Backend, dir string) *sharedState {
-	fresh := &sharedState{sem: make(chan struct{}, 1), cache: map[string]cachedSummary{}}
+	fresh := &sharedState{sem: make(chan struct{}, 1), cache: map[string]*cachedSummary{}}
 	if !reflect.TypeOf(backend).Comparable() {
 		return fresh
 	}
@@ -771,25 +778,52 @@ func (s *Store) List(ctx context.Context) (*Listing, error) {
 		}
 		return nil, backendError("list "+s.dir, err)
 	}
-	out := &Listing{Plans: make([]Summary, 0, len(infos))}
+	out := &Listing{}
+	found := make([]*Summary, 0, len(infos)) // sorted as pointers: a Summary is large to swap
 	listed := 0
 	now := s.now()
+	// One pass under the cache lock takes every unchanged summary; only the rest is read.
+	var stale []listedPlan
+	var hits []*cachedSummary
+	s.shared.cacheMu.Lock()
+	s.shared.listGen++
+	gen := s.shared.listGen
 	for _, info := range infos {
 		name, ok := planFileName(info)
 		if !ok {
 			continue
 		}
 		listed++
-		if sum, ok := s.cached(name, info); ok {
-			out.Plans = append(out.Plans, sum)
+		if c, ok := s.shared.cache[name]; ok && info.ModifiedAt != "" && c.size == info.Size && c.modified == info.ModifiedAt {
+			c.seen = gen
+			hits = append(hits, c)
 			continue
 		}
-		p, _, err := s.load(ctx, name)
+		stale = append(stale, listedPlan{name, info})
+	}
+	if len(stale) == 0 && s.sameAsSorted(hits, gen) {
+		out.Plans = make([]Summary, len(hits))
+		for i, c := range s.shared.sorted {
+			out.Plans[i] = c.summary
+		}
+		s.shared.cacheMu.Unlock()
+		return out, nil
+	}
+	if len(stale) == 0 {
+		slices.SortFunc(hits, func(a, b *cachedSummary) int { return strings.Compare(a.summary.Name, b.summary.Name) })
+		s.shared.sorted = hits
+	}
+	for _, c := range hits {
+		found = append(found, &c.summary)
+	}
+	s.shared.cacheMu.Unlock()
+	for _, e := range stale {
+		p, _, err := s.load(ctx, e.name)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, canceled(ctx)
 			}
-			w := Warning{Name: name, Code: CodeOf(err), Message: err.Error()}
+			w := Warning{Name: e.name, Code: CodeOf(err), Message: err.Error()}
 			var pe *Error
 			if errors.As(err, &pe) {
 				w.Message = pe.Message
@@ -801,11 +835,15 @@ func (s *Store) List(ctx context.Context) (*Listing, error) {
 			continue // deleted between LsInfo and Read
 		}
 		sum := p.Summarize()
-		out.Plans = append(out.Plans, sum)
-		s.remember(name, info, sum, now)
+		found = append(found, &sum)
+		s.remember(e.name, e.info, sum, now)
 	}
 	s.evictExcept(infos, listed)
-	slices.SortFunc(out.Plans, func(a, b Summary) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(found, func(a, b *Summary) int { return strings.Compare(a.Name, b.Name) })
+	out.Plans = make([]Summary, len(found))
+	for i, sum := range found {
+		out.Plans[i] = *sum
+	}
 	slices.SortFunc(out.Warnings, func(a, b Warning) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
@@ -823,17 +861,23 @@ func planFileName(info FileInfo) (string, bool) {
 	return name, true
 }
 
-func (s *Store) cached(name string, info FileInfo) (Summary, bool) {
-	if info.ModifiedAt == "" {
-		return Summary{}, false
+// sameAsSorted reports whether hits, all stamped with gen, are exactly the entries of the
+// remembered sorted listing. Called with cacheMu held.
+func (s *Store) sameAsSorted(hits []*cachedSummary, gen uint64) bool {
+	if len(hits) != len(s.shared.sorted) {
+		return false
 	}
-	s.shared.cacheMu.Lock()
-	c, ok := s.shared.cache[name]
-	s.shared.cacheMu.Unlock()
-	if !ok || c.size != info.Size || c.modified != info.ModifiedAt {
-		return Summary{}, false
+	for _, c := range s.shared.sorted {
+		if c.seen != gen {
+			return false
+		}
 	}
-	return c.summary, true
+	return true
+}
+
+type listedPlan struct {
+	name string
+	info FileInfo
 }
 
 // remember caches a summary under the Size and ModifiedAt that LsInfo reported before the
@@ -850,7 +894,7 @@ func (s *Store) remember(name string, info FileInfo, sum Summary, now time.Time)
 		}
 	}
 	s.shared.cacheMu.Lock()
-	s.shared.cache[name] = cachedSummary{size: info.Size, modified: info.ModifiedAt, summary: sum}
+	s.shared.cache[name] = &cachedSummary{size: info.Size, modified: info.ModifiedAt, summary: sum}
 	s.shared.cacheMu.Unlock()
 }
 
