@@ -2,9 +2,9 @@ package plan_test
 
 import (
 	"context"
+	"testing"
 
 	"github.com/stretchr/testify/require"
-	"testing"
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/plantest"
