@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bytedance/sonic"
 	"math"
 	"path"
 	"reflect"
@@ -194,11 +195,13 @@ type sharedState struct {
 }
 
 // cachedSummary is replaced, never changed, when its plan changes; only seen (the last
-// listing that returned it) is updated, under cacheMu.
+// listing that returned it) is updated, under cacheMu. An entry that was never cached (a
+// file changed within the racy window) is private to one listing.
 type cachedSummary struct {
 	size     int64
 	modified string
 	summary  Summary
+	json     string // summary encoded, set before the entry is shared
 	seen     uint64
 }
 
@@ -771,20 +774,72 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 // LsInfo reports a different Size or ModifiedAt than when it was cached, and the Store's
 // own writes drop their entry, so changes by other processes are seen on the next List.
 func (s *Store) List(ctx context.Context) (*Listing, error) {
+	entries, warnings, err := s.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &Listing{Plans: make([]Summary, len(entries)), Warnings: warnings}
+	for i, c := range entries {
+		out.Plans[i] = c.summary
+	}
+	return out, nil
+}
+
+// listJSON is List encoded as JSON, as list_plans returns it. Each cached summary is
+// encoded once, when it is cached, so listing many unchanged plans costs little more than
+// copying bytes.
+func (s *Store) listJSON(ctx context.Context) (string, error) {
+	entries, warnings, err := s.list(ctx)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(`{"plans":[`)
+	for i, c := range entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if c.json == "" {
+			c.json = encodeSummary(&c.summary)
+		}
+		b.WriteString(c.json)
+	}
+	b.WriteByte(']')
+	if len(warnings) > 0 {
+		w, err := sonic.MarshalString(warnings)
+		if err != nil {
+			return "", backendError("encode the listing", err)
+		}
+		b.WriteString(`,"warnings":`)
+		b.WriteString(w)
+	}
+	b.WriteByte('}')
+	return b.String(), nil
+}
+
+func encodeSummary(sum *Summary) string {
+	js, err := sonic.MarshalString(sum)
+	if err != nil {
+		return "{}" // a Summary holds only strings, numbers and times: unreachable
+	}
+	return js
+}
+
+// list returns every plan's summary sorted by name, and warnings sorted by name. Entries
+// that came from the cache are shared: callers must not change them.
+func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
 	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: s.dir})
 	if err != nil && !isNotExist(err) {
 		if ctx.Err() != nil {
-			return nil, canceled(ctx)
+			return nil, nil, canceled(ctx)
 		}
-		return nil, backendError("list "+s.dir, err)
+		return nil, nil, backendError("list "+s.dir, err)
 	}
-	out := &Listing{}
-	found := make([]*Summary, 0, len(infos)) // sorted as pointers: a Summary is large to swap
 	listed := 0
 	now := s.now()
 	// One pass under the cache lock takes every unchanged summary; only the rest is read.
 	var stale []listedPlan
-	var hits []*cachedSummary
+	hits := make([]*cachedSummary, 0, len(infos))
 	s.shared.cacheMu.Lock()
 	s.shared.listGen++
 	gen := s.shared.listGen
@@ -801,52 +856,44 @@ func (s *Store) List(ctx context.Context) (*Listing, error) {
 		}
 		stale = append(stale, listedPlan{name, info})
 	}
-	if len(stale) == 0 && s.sameAsSorted(hits, gen) {
-		out.Plans = make([]Summary, len(hits))
-		for i, c := range s.shared.sorted {
-			out.Plans[i] = c.summary
-		}
-		s.shared.cacheMu.Unlock()
-		return out, nil
-	}
 	if len(stale) == 0 {
-		slices.SortFunc(hits, func(a, b *cachedSummary) int { return strings.Compare(a.summary.Name, b.summary.Name) })
-		s.shared.sorted = hits
-	}
-	for _, c := range hits {
-		found = append(found, &c.summary)
+		if !s.sameAsSorted(hits, gen) {
+			slices.SortFunc(hits, compareCached)
+			s.shared.sorted = hits
+		}
+		sorted := s.shared.sorted
+		s.shared.cacheMu.Unlock()
+		return sorted, nil, nil
 	}
 	s.shared.cacheMu.Unlock()
+	entries := hits
+	var warnings []Warning
 	for _, e := range stale {
 		p, _, err := s.load(ctx, e.name)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, canceled(ctx)
+				return nil, nil, canceled(ctx)
 			}
 			w := Warning{Name: e.name, Code: CodeOf(err), Message: err.Error()}
 			var pe *Error
 			if errors.As(err, &pe) {
 				w.Message = pe.Message
 			}
-			out.Warnings = append(out.Warnings, w)
+			warnings = append(warnings, w)
 			continue
 		}
 		if p == nil {
 			continue // deleted between LsInfo and Read
 		}
-		sum := p.Summarize()
-		found = append(found, &sum)
-		s.remember(e.name, e.info, sum, now)
+		entries = append(entries, s.remember(e.name, e.info, p.Summarize(), now))
 	}
 	s.evictExcept(infos, listed)
-	slices.SortFunc(found, func(a, b *Summary) int { return strings.Compare(a.Name, b.Name) })
-	out.Plans = make([]Summary, len(found))
-	for i, sum := range found {
-		out.Plans[i] = *sum
-	}
-	slices.SortFunc(out.Warnings, func(a, b Warning) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	slices.SortFunc(entries, compareCached)
+	slices.SortFunc(warnings, func(a, b Warning) int { return strings.Compare(a.Name, b.Name) })
+	return entries, warnings, nil
 }
+
+func compareCached(a, b *cachedSummary) int { return strings.Compare(a.summary.Name, b.summary.Name) }
 
 // planFileName returns the plan name of a listed entry, or false for anything that is not
 // a plan file.
@@ -883,19 +930,23 @@ type listedPlan struct {
 // remember caches a summary under the Size and ModifiedAt that LsInfo reported before the
 // read, unless the file changed so recently that a same-size rewrite within the file
 // system's clock granularity could go unnoticed.
-func (s *Store) remember(name string, info FileInfo, sum Summary, now time.Time) {
+// It returns the entry, cached or not; a cached entry carries its JSON encoding.
+func (s *Store) remember(name string, info FileInfo, sum Summary, now time.Time) *cachedSummary {
+	c := &cachedSummary{size: info.Size, modified: info.ModifiedAt, summary: sum}
 	if info.ModifiedAt == "" {
-		return
+		return c
 	}
 	if !s.strict {
 		mod, err := time.Parse(time.RFC3339Nano, info.ModifiedAt)
 		if err != nil || now.Sub(mod) < racyWindow {
-			return
+			return c
 		}
 	}
+	c.json = encodeSummary(&c.summary)
 	s.shared.cacheMu.Lock()
-	s.shared.cache[name] = &cachedSummary{size: info.Size, modified: info.ModifiedAt, summary: sum}
+	s.shared.cache[name] = c
 	s.shared.cacheMu.Unlock()
+	return c
 }
 
 // evictExcept drops the cached summaries of plans that infos, which lists listed plan

@@ -272,7 +272,7 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 }
 
 func runListPlans(ctx context.Context, env *toolEnv, _ args) (any, error) {
-	return env.store.List(ctx)
+	return env.store.listJSON(ctx)
 }
 
 func runDeletePlan(ctx context.Context, env *toolEnv, a args) (any, error) {

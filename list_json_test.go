@@ -1,0 +1,38 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/bytedance/sonic"
+	"github.com/stretchr/testify/require"
+)
+
+// TestListJSONMatchesList: list_plans' cached encoding says exactly what List returns.
+func TestListJSONMatchesList(t *testing.T) {
+	ctx := context.Background()
+	backend := NewMemoryBackend()
+	s, err := NewStore(&StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	check := func() {
+		t.Helper()
+		l, err := s.List(ctx)
+		require.NoError(t, err)
+		want, err := sonic.MarshalString(l)
+		require.NoError(t, err)
+		got, err := s.listJSON(ctx)
+		require.NoError(t, err)
+		require.JSONEq(t, want, got)
+	}
+	check()
+	for i := 0; i < 5; i++ {
+		body := fmt.Sprintf("# P%d \"q\" <&>\n- [x] a\n- [~] b\n- [ ] c\n", i)
+		_, err := s.Put(ctx, Update{Name: fmt.Sprintf("p%d", i), Content: &body})
+		require.NoError(t, err)
+	}
+	check()
+	check()
+	require.NoError(t, backend.Write(ctx, &WriteRequest{FilePath: "/plans/bad.md", Content: "nope"}))
+	check()
+}
