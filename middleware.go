@@ -145,6 +145,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if err != nil {
 		return nil, err
 	}
+	m.store.listening = m.listening
 	if m.cfg.Digest.MaxPlans <= 0 {
 		m.cfg.Digest.MaxPlans = 12
 	}
@@ -249,6 +250,13 @@ func (m *middleware[M]) instruction(role Role) string {
 		b.WriteString(m.texts["instruction.template"])
 	}
 	return b.String()
+}
+
+// listening reports whether a Change made with ctx has anyone to go to, so that nothing
+// is computed for it otherwise.
+func (m *middleware[M]) listening(ctx context.Context) bool {
+	_, inRun := ctx.Value(runKey{}).(Role)
+	return inRun || m.cfg.OnChange != nil
 }
 
 // onChange reports a Change to the host and, during a run, as an Eino event.

@@ -113,6 +113,7 @@ type Store struct {
 	maxContent int
 	author     string
 	onChange   func(ctx context.Context, c Change)
+	listening  func(ctx context.Context) bool // nil: onChange always wants changes
 	shared     *sharedState
 	locker     Locker
 	swapper    Swapper
@@ -180,7 +181,13 @@ func cleanBaseDir(dir string) (string, error) {
 	return trimmed, nil
 }
 
-func (s *Store) planPath(name string) string      { return path.Join(s.dir, name+".md") }
+// planPath is BaseDir/name.md; names never need cleaning, so no path.Join.
+func (s *Store) planPath(name string) string {
+	if s.dir == "/" {
+		return "/" + name + ".md"
+	}
+	return s.dir + "/" + name + ".md"
+}
 func (s *Store) tombstonePath(name string) string { return path.Join(s.dir, ".deleted", name) }
 
 // sharedState is what every Store on one (Backend, BaseDir) pair shares in a process.
@@ -759,7 +766,7 @@ func (s *Store) forget(name string) {
 }
 
 func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool) {
-	if s.onChange == nil {
+	if s.onChange == nil || (s.listening != nil && !s.listening(ctx)) {
 		return
 	}
 	c := Change{Name: p.Name, Action: action, Revision: p.Revision, Created: created,
@@ -793,14 +800,19 @@ func (s *Store) listJSON(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	size := len(`{"plans":[]}`)
+	for _, c := range entries {
+		if c.json == "" {
+			c.json = encodeSummary(&c.summary)
+		}
+		size += len(c.json) + 1
+	}
 	var b strings.Builder
+	b.Grow(size)
 	b.WriteString(`{"plans":[`)
 	for i, c := range entries {
 		if i > 0 {
 			b.WriteByte(',')
-		}
-		if c.json == "" {
-			c.json = encodeSummary(&c.summary)
 		}
 		b.WriteString(c.json)
 	}
