@@ -34,6 +34,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/examples/internal/eventlog"
 	"github.com/einoplan/plan/plantest"
 )
 
@@ -130,7 +131,7 @@ func run(ctx context.Context, w io.Writer, dir string) error {
 		if ev.Err != nil {
 			return ev.Err
 		}
-		printEvent(w, ev)
+		eventlog.Print(w, ev, 90, 120)
 	}
 
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
@@ -144,51 +145,6 @@ func run(ctx context.Context, w io.Writer, dir string) error {
 	fmt.Fprintf(w, "\nFinal plan %s: %q, status %s, revision %d, author %s\n%s",
 		p.Name, p.Title, p.Status, p.Revision, p.Author, p.Content)
 	return nil
-}
-
-// printEvent prints plan changes as progress bars, and tool calls and answers as one line
-// each, naming the agent that made them.
-func printEvent(w io.Writer, ev *adk.AgentEvent) {
-	if ev.Output == nil {
-		return
-	}
-	if c, ok := ev.Output.CustomizedOutput.(plan.Change); ok {
-		fmt.Fprintf(w, "  %s %d/%d %s r%d %s\n", bar(c.Progress, 10),
-			c.Progress.Completed, c.Progress.Total, c.Name, c.Revision, c.Action)
-		return
-	}
-	if ev.Output.MessageOutput == nil || ev.Output.MessageOutput.Message == nil {
-		return
-	}
-	msg := ev.Output.MessageOutput.Message
-	who := ev.AgentName
-	switch {
-	case msg.Role == schema.Assistant && len(msg.ToolCalls) > 0:
-		for _, tc := range msg.ToolCalls {
-			fmt.Fprintf(w, "%s → %s %s\n", who, tc.Function.Name, shorten(tc.Function.Arguments, 90))
-		}
-	case msg.Role == schema.Tool && strings.HasPrefix(msg.Content, `{"error":`):
-		fmt.Fprintf(w, "%s ← %s\n", who, shorten(msg.Content, 120))
-	case msg.Role == schema.Assistant:
-		fmt.Fprintf(w, "%s: %s\n", who, msg.Content)
-	}
-}
-
-// bar draws p as "[####------]", counting completed and skipped steps as done.
-func bar(p plan.Progress, width int) string {
-	filled := 0
-	if p.Total > 0 {
-		filled = (p.Completed + p.Skipped) * width / p.Total
-	}
-	return "[" + strings.Repeat("#", filled) + strings.Repeat("-", width-filled) + "]"
-}
-
-func shorten(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", `\n`)
-	if len(s) > n {
-		return s[:n-3] + "..."
-	}
-	return s
 }
 
 // orchestratorModel plays the orchestrator: template, plan, two delegations, then it

@@ -42,21 +42,3 @@ func TestMultiAgentOutput(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 12, p.Revision)
 }
-
-func TestBar(t *testing.T) {
-	for _, tc := range []struct {
-		done, skipped, total int
-		want                 string
-	}{
-		{0, 0, 0, "[----------]"},
-		{2, 0, 5, "[####------]"},
-		{1, 1, 3, "[######----]"},
-		{5, 0, 5, "[##########]"},
-	} {
-		require.Equal(t, tc.want, bar(progress(tc.done, tc.skipped, tc.total), 10))
-	}
-}
-
-func progress(done, skipped, total int) plan.Progress {
-	return plan.Progress{Total: total, Completed: done, Skipped: skipped}
-}

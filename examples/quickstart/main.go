@@ -18,6 +18,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/examples/internal/eventlog"
 	"github.com/einoplan/plan/plantest"
 )
 
@@ -124,7 +125,7 @@ func printEvent(w io.Writer, ev *adk.AgentEvent) {
 	switch {
 	case msg.Role == schema.Assistant && len(msg.ToolCalls) > 0:
 		for _, tc := range msg.ToolCalls {
-			fmt.Fprintf(w, "\n→ %s %s\n", tc.Function.Name, shorten(tc.Function.Arguments))
+			fmt.Fprintf(w, "\n→ %s %s\n", tc.Function.Name, eventlog.Shorten(tc.Function.Arguments, 160))
 		}
 	case msg.Role == schema.Tool:
 		if strings.Contains(msg.Content, `"revision_conflict"`) {
@@ -132,19 +133,11 @@ func printEvent(w io.Writer, ev *adk.AgentEvent) {
 			fmt.Fprintln(w, "  Meanwhile a teammate renamed the plan through the Store (revision 3).")
 			fmt.Fprintln(w, "  The write was rejected, nothing changed: the model re-reads and retries.")
 		} else {
-			fmt.Fprintf(w, "← %s\n", shorten(msg.Content))
+			fmt.Fprintf(w, "← %s\n", eventlog.Shorten(msg.Content, 160))
 		}
 	case msg.Role == schema.Assistant:
 		fmt.Fprintf(w, "\nAgent: %s\n", msg.Content)
 	}
-}
-
-func shorten(s string) string {
-	s = strings.ReplaceAll(s, "\n", `\n`)
-	if len(s) > 160 {
-		return s[:157] + "..."
-	}
-	return s
 }
 
 func jsonString(s string) string {

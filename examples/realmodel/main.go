@@ -29,9 +29,9 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/prebuilt/deep"
 	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/examples/internal/eventlog"
 )
 
 func main() {
@@ -192,7 +192,7 @@ func run(ctx context.Context, w io.Writer, dir, goal string, newModel func(conte
 		if ev.Err != nil {
 			return ev.Err
 		}
-		printEvent(w, ev)
+		eventlog.Print(w, ev, 100, 160)
 	}
 
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
@@ -212,52 +212,7 @@ func run(ctx context.Context, w io.Writer, dir, goal string, newModel func(conte
 			return err
 		}
 		fmt.Fprintf(w, "\nPlan %s: %q, status %s, revision %d, %s %d/%d\n%s", p.Name, p.Title, p.Status,
-			p.Revision, bar(sum.Progress, 10), sum.Progress.Completed, sum.Progress.Total, p.Content)
+			p.Revision, eventlog.Bar(sum.Progress, 10), sum.Progress.Completed, sum.Progress.Total, p.Content)
 	}
 	return nil
-}
-
-// printEvent prints plan changes as progress bars, and tool calls, failed tool results and
-// answers as one line each, naming the agent.
-func printEvent(w io.Writer, ev *adk.AgentEvent) {
-	if ev.Output == nil {
-		return
-	}
-	if c, ok := ev.Output.CustomizedOutput.(plan.Change); ok {
-		fmt.Fprintf(w, "  %s %d/%d %s r%d %s\n", bar(c.Progress, 10),
-			c.Progress.Completed, c.Progress.Total, c.Name, c.Revision, c.Action)
-		return
-	}
-	if ev.Output.MessageOutput == nil || ev.Output.MessageOutput.Message == nil {
-		return
-	}
-	msg := ev.Output.MessageOutput.Message
-	who := ev.AgentName
-	switch {
-	case msg.Role == schema.Assistant && len(msg.ToolCalls) > 0:
-		for _, tc := range msg.ToolCalls {
-			fmt.Fprintf(w, "%s → %s %s\n", who, tc.Function.Name, shorten(tc.Function.Arguments, 100))
-		}
-	case msg.Role == schema.Tool && strings.HasPrefix(msg.Content, `{"error":`):
-		fmt.Fprintf(w, "%s ← %s\n", who, shorten(msg.Content, 160))
-	case msg.Role == schema.Assistant && strings.TrimSpace(msg.Content) != "":
-		fmt.Fprintf(w, "%s: %s\n", who, strings.TrimSpace(msg.Content))
-	}
-}
-
-// bar draws p as "[####------]", counting completed and skipped steps as done.
-func bar(p plan.Progress, width int) string {
-	filled := 0
-	if p.Total > 0 {
-		filled = (p.Completed + p.Skipped) * width / p.Total
-	}
-	return "[" + strings.Repeat("#", filled) + strings.Repeat("-", width-filled) + "]"
-}
-
-func shorten(s string, n int) string {
-	r := []rune(strings.ReplaceAll(s, "\n", `\n`))
-	if len(r) > n {
-		return string(r[:n-3]) + "..."
-	}
-	return string(r)
 }
