@@ -113,3 +113,45 @@ func workspacePath(a args) (string, error) {
 	}
 	return p, nil
 }
+
+// fields reads several fields of one call and keeps the first mistake, so each tool states
+// its arguments in one place and checks once.
+type fields struct {
+	a   args
+	err error
+}
+
+func (a args) fields() *fields { return &fields{a: a} }
+
+func (f *fields) str(key string, required bool) string {
+	if f.err != nil {
+		return ""
+	}
+	s, err := f.a.str(key, required)
+	f.err = err
+	return s
+}
+
+func (f *fields) integer(key string, required bool) *int64 {
+	if f.err != nil {
+		return nil
+	}
+	n, err := f.a.integer(key, required)
+	f.err = err
+	return n
+}
+
+func (f *fields) path() string {
+	if f.err != nil {
+		return ""
+	}
+	p, err := workspacePath(f.a)
+	f.err = err
+	return p
+}
+
+// update reads the optional fields shared by write_plan and update_plan_from_file.
+func (f *fields) update(name string) Update {
+	return Update{Name: name, Title: f.str("title", false), Author: f.str("author", false),
+		Status: f.str("status", false), IfRevision: f.integer("last_known_revision", false)}
+}

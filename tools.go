@@ -202,22 +202,6 @@ type nextStep struct {
 	Text   string `json:"text"`
 }
 
-// updateFromArgs reads the optional fields shared by write_plan and update_plan_from_file.
-func updateFromArgs(a args, name string) (Update, error) {
-	u := Update{Name: name}
-	var err error
-	for _, f := range []struct {
-		key string
-		dst *string
-	}{{"title", &u.Title}, {"author", &u.Author}, {"status", &u.Status}} {
-		if *f.dst, err = a.str(f.key, false); err != nil {
-			return u, err
-		}
-	}
-	u.IfRevision, err = a.integer("last_known_revision", false)
-	return u, err
-}
-
 func toolSpecs() []toolSpec {
 	return []toolSpec{
 		{ToolWritePlan, []param{pName, {"content", schema.String, true}, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},
@@ -237,17 +221,11 @@ func toolSpecs() []toolSpec {
 var fileTools = map[string]bool{ToolExportPlanToFile: true, ToolUpdatePlanFromFile: true}
 
 func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
-	name, err := a.str("name", true)
-	if err != nil {
-		return nil, err
-	}
-	content, err := a.str("content", true)
-	if err != nil {
-		return nil, err
-	}
-	u, err := updateFromArgs(a, name)
-	if err != nil {
-		return nil, err
+	f := a.fields()
+	name, content := f.str("name", true), f.str("content", true)
+	u := f.update(name)
+	if f.err != nil {
+		return nil, f.err
 	}
 	u.Content = &content
 	p, err := env.store.Put(ctx, u)
@@ -258,11 +236,7 @@ func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 }
 
 func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
-	name, err := a.str("name", true)
-	if err != nil {
-		return nil, err
-	}
-	p, err := env.store.Get(ctx, name)
+	p, err := getNamed(ctx, env, a)
 	if err != nil {
 		return nil, err
 	}
@@ -271,18 +245,24 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 		UpdatedAt: p.UpdatedAt, Progress: sum.Progress, CurrentStep: sum.CurrentStep, Content: p.Content}, nil
 }
 
+// getNamed loads the plan a call names.
+func getNamed(ctx context.Context, env *toolEnv, a args) (*Plan, error) {
+	name, err := a.str("name", true)
+	if err != nil {
+		return nil, err
+	}
+	return env.store.Get(ctx, name)
+}
+
 func runListPlans(ctx context.Context, env *toolEnv, _ args) (any, error) {
 	return env.store.listJSON(ctx)
 }
 
 func runDeletePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
-	name, err := a.str("name", true)
-	if err != nil {
-		return nil, err
-	}
-	rev, err := a.integer("last_known_revision", false)
-	if err != nil {
-		return nil, err
+	f := a.fields()
+	name, rev := f.str("name", true), f.integer("last_known_revision", false)
+	if f.err != nil {
+		return nil, f.err
 	}
 	last, err := env.store.Delete(ctx, name, rev)
 	if err != nil {
@@ -292,17 +272,10 @@ func runDeletePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 }
 
 func runSetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
-	name, err := a.str("name", true)
-	if err != nil {
-		return nil, err
-	}
-	status, err := a.str("status", true)
-	if err != nil {
-		return nil, err
-	}
-	rev, err := a.integer("last_known_revision", false)
-	if err != nil {
-		return nil, err
+	f := a.fields()
+	name, status, rev := f.str("name", true), f.str("status", true), f.integer("last_known_revision", false)
+	if f.err != nil {
+		return nil, f.err
 	}
 	p, err := env.store.SetStatus(ctx, name, status, rev)
 	if err != nil {
@@ -312,11 +285,7 @@ func runSetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
 }
 
 func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
-	name, err := a.str("name", true)
-	if err != nil {
-		return nil, err
-	}
-	p, err := env.store.Get(ctx, name)
+	p, err := getNamed(ctx, env, a)
 	if err != nil {
 		return nil, err
 	}
@@ -325,27 +294,13 @@ func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
 }
 
 func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
-	name, err := a.str("name", true)
-	if err != nil {
-		return nil, err
-	}
-	number, err := a.integer("step", true)
-	if err != nil {
-		return nil, err
-	}
-	stateText, err := a.str("status", true)
-	if err != nil {
-		return nil, err
+	f := a.fields()
+	name, number, stateText := f.str("name", true), f.integer("step", true), f.str("status", true)
+	note, rev := f.str("note", false), f.integer("last_known_revision", false)
+	if f.err != nil {
+		return nil, f.err
 	}
 	state, err := ParseStepState(stateText)
-	if err != nil {
-		return nil, err
-	}
-	note, err := a.str("note", false)
-	if err != nil {
-		return nil, err
-	}
-	rev, err := a.integer("last_known_revision", false)
 	if err != nil {
 		return nil, err
 	}
@@ -366,13 +321,10 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 }
 
 func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error) {
-	name, err := a.str("name", true)
-	if err != nil {
-		return nil, err
-	}
-	path, err := workspacePath(a)
-	if err != nil {
-		return nil, err
+	f := a.fields()
+	name, path := f.str("name", true), f.path()
+	if f.err != nil {
+		return nil, f.err
 	}
 	p, err := env.store.Get(ctx, name)
 	if err != nil {
@@ -388,17 +340,11 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 }
 
 func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, error) {
-	name, err := a.str("name", true)
-	if err != nil {
-		return nil, err
-	}
-	path, err := workspacePath(a)
-	if err != nil {
-		return nil, err
-	}
-	u, err := updateFromArgs(a, name)
-	if err != nil {
-		return nil, err
+	f := a.fields()
+	name, path := f.str("name", true), f.path()
+	u := f.update(name)
+	if f.err != nil {
+		return nil, f.err
 	}
 	if err := ValidateName(name); err != nil {
 		return nil, err
