@@ -319,18 +319,11 @@ func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, err
 // instant leaves one of the two. A symbolic link at the path (one that stays under the root)
 // is replaced, not written through; anything else but a regular file is refused.
 func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	const op = "write"
-	rel, err := localRel(op, req.FilePath)
+	rel, dir, base, err := b.fileTarget(ctx, op, req.FilePath)
 	if err != nil {
 		return err
 	}
-	if rel == "." {
-		return b.wrap(op, req.FilePath, errors.New("names the root folder, not a file"))
-	}
-	dir, base := localSplit(rel)
 	folder, err := b.openFolder(dir, true)
 	if err != nil {
 		return b.wrap(op, req.FilePath, err)
@@ -357,6 +350,22 @@ func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
 		return b.wrap(op, req.FilePath, err)
 	}
 	return nil
+}
+
+// fileTarget checks ctx and maps the virtual path of a file to write or delete to its
+// root-relative path, folder and base name; the root itself is not a file.
+func (b *LocalBackend) fileTarget(ctx context.Context, op, virtual string) (rel, dir, base string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", "", "", err
+	}
+	if rel, err = localRel(op, virtual); err != nil {
+		return "", "", "", err
+	}
+	if rel == "." {
+		return "", "", "", b.wrap(op, virtual, errors.New("names the root folder, not a file"))
+	}
+	dir, base = localSplit(rel)
+	return rel, dir, base, nil
 }
 
 // openFolder opens the folder dir ("." for the root) as a Root of its own, so every step of
@@ -433,18 +442,11 @@ func (b *LocalBackend) createTemp(folder *os.Root, base string) (*os.File, strin
 // Delete removes the file; a missing file is not an error. A folder is never removed. The
 // folder is synced, so the removal survives a power failure.
 func (b *LocalBackend) Delete(ctx context.Context, req *DeleteRequest) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	const op = "delete"
-	rel, err := localRel(op, req.FilePath)
+	rel, dir, base, err := b.fileTarget(ctx, op, req.FilePath)
 	if err != nil {
 		return err
 	}
-	if rel == "." {
-		return b.wrap(op, req.FilePath, errors.New("names the root folder, not a file"))
-	}
-	dir, base := localSplit(rel)
 	folder, err := b.openFolder(dir, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
