@@ -122,16 +122,8 @@ func run(ctx context.Context, w io.Writer, dir string) error {
 	}
 
 	fmt.Fprintln(w, "An orchestrator plans a release and a worker carries it out.")
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: orchestrator}).Query(ctx, "Ship release 2.0")
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		if ev.Err != nil {
-			return ev.Err
-		}
-		eventlog.Print(w, ev, 90, 120)
+	if err := eventlog.Run(ctx, orchestrator, "Ship release 2.0", func(ev *adk.AgentEvent) { eventlog.Print(w, ev, 90, 120) }); err != nil {
+		return err
 	}
 
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})

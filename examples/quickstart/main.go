@@ -90,16 +90,8 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 	}
 
 	fmt.Fprintln(w, "An agent plans a release. Model tool calls (→) and tool results (←):")
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "Ship release 2.0")
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		if ev.Err != nil {
-			return ev.Err
-		}
-		printEvent(w, ev)
+	if err := eventlog.Run(ctx, agent, "Ship release 2.0", func(ev *adk.AgentEvent) { printEvent(w, ev) }); err != nil {
+		return err
 	}
 
 	p, err := store.Get(ctx, "release")

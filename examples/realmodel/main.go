@@ -183,16 +183,8 @@ func run(ctx context.Context, w io.Writer, dir, goal string, newModel func(conte
 	}
 
 	fmt.Fprintf(w, "Goal: %s\n", goal)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: orchestrator}).Query(ctx, goal)
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		if ev.Err != nil {
-			return ev.Err
-		}
-		eventlog.Print(w, ev, 100, 160)
+	if err := eventlog.Run(ctx, orchestrator, goal, func(ev *adk.AgentEvent) { eventlog.Print(w, ev, 100, 160) }); err != nil {
+		return err
 	}
 
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})

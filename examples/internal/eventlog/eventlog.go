@@ -3,6 +3,7 @@
 package eventlog
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -57,4 +58,20 @@ func Shorten(s string, n int) string {
 		return string(r[:n-3]) + "..."
 	}
 	return string(r)
+}
+
+// Run runs agent on query through an adk.Runner and hands each event to show; the first
+// error event ends the run and is returned.
+func Run(ctx context.Context, agent adk.Agent, query string, show func(*adk.AgentEvent)) error {
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, query)
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if ev.Err != nil {
+			return ev.Err
+		}
+		show(ev)
+	}
 }
