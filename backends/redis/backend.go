@@ -184,27 +184,17 @@ func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
 }
 
 func (b *Backend) write(ctx context.Context, filePath, mode, content, old string) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	p, err := toFilePath(filePath)
-	if err != nil {
-		return false, err
-	}
-	idx, fields := b.chain(p)
-	keys := append([]string{b.contentKey(p), b.clockKey(), b.memoKey(p)}, idx...)
-	args := []any{mode, content, old, rand.Text()}
-	for _, f := range fields {
-		args = append(args, f)
-	}
-	n, err := writeScript.Run(ctx, b.client, keys, args...).Int()
-	if err != nil {
-		return false, fmt.Errorf("redis backend: write %s: %w", p, err)
-	}
-	return n == 1, nil
+	return b.mutate(ctx, writeScript, "write", filePath, mode, content, old)
 }
 
 func (b *Backend) remove(ctx context.Context, filePath, mode, old string) (bool, error) {
+	return b.mutate(ctx, deleteScript, "delete", filePath, mode, old)
+}
+
+// mutate runs one mutation script on filePath: its keys are the file, the clock, the retry
+// memo and the folder indexes up to the root; its arguments are args, a fresh token, then
+// the index fields. It reports whether the script changed anything.
+func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePath string, args ...any) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -214,13 +204,13 @@ func (b *Backend) remove(ctx context.Context, filePath, mode, old string) (bool,
 	}
 	idx, fields := b.chain(p)
 	keys := append([]string{b.contentKey(p), b.clockKey(), b.memoKey(p)}, idx...)
-	args := []any{mode, old, rand.Text()}
+	args = append(args, rand.Text())
 	for _, f := range fields {
 		args = append(args, f)
 	}
-	n, err := deleteScript.Run(ctx, b.client, keys, args...).Int()
+	n, err := script.Run(ctx, b.client, keys, args...).Int()
 	if err != nil {
-		return false, fmt.Errorf("redis backend: delete %s: %w", p, err)
+		return false, fmt.Errorf("redis backend: %s %s: %w", verb, p, err)
 	}
 	return n == 1, nil
 }
