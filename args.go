@@ -66,15 +66,6 @@ func (a args) str(key string, required bool) (string, error) {
 	return s, nil
 }
 
-// optStr returns a pointer to a present string field, nil when omitted.
-func (a args) optStr(key string) (*string, error) {
-	if v, ok := a[key]; !ok || v == nil {
-		return nil, nil
-	}
-	s, err := a.str(key, false)
-	return &s, err
-}
-
 // integer returns an integer field; nil when omitted and not required.
 func (a args) integer(key string, required bool) (*int64, error) {
 	v, ok := a[key]
