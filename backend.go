@@ -92,3 +92,24 @@ func isNotExist(err error) bool {
 	return strings.Contains(msg, "not found") || strings.Contains(msg, "no such file") ||
 		strings.Contains(msg, "not exist")
 }
+
+// Watcher is an optional Backend capability: a push feed of every change any process or
+// machine makes to the files directly inside dir, so Store.Watch needs no polling. Events
+// for one file arrive in the order the writes landed. A feed that cannot keep up (a lost
+// connection, a full buffer) sends one FileEvent with Resync set instead of dropping events
+// silently; the channel is closed when ctx ends.
+type Watcher interface {
+	WatchFiles(ctx context.Context, dir string) (<-chan FileEvent, error)
+}
+
+// FileEvent is one change a Watcher reports.
+type FileEvent struct {
+	// Path is the file written or deleted (empty with Resync).
+	Path string
+	// Content is the file's whole new content after a write; empty after a delete.
+	Content string
+	// Deleted reports a delete.
+	Deleted bool
+	// Resync reports that events may have been missed: the receiver must re-read dir.
+	Resync bool
+}

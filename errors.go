@@ -20,6 +20,7 @@ const (
 	CodeIllegalTransition Code = "illegal_transition" // a step cannot move between these states
 	CodeBackendError      Code = "backend_error"      // storage failed; retrying later may help
 	CodeCanceled          Code = "canceled"           // the context ended before anything was written
+	CodeUnknownOutcome    Code = "unknown_outcome"    // storage failed mid-write and whether it landed is unknown: re-read
 )
 
 // Error is the one error type the Store and the tools return. Message says what to do next;
