@@ -25,11 +25,6 @@ import (
 // than 4096 bytes). Nothing is read or written for such a path.
 var ErrOutsideRoot = errors.New("path is outside the backend root")
 
-// ErrNotRegularFile is wrapped by LocalBackend read errors for a path that exists but is not a
-// regular file (a directory, named pipe, device or socket). Such files are never read, so a
-// named pipe cannot block a reader and a device cannot feed it endless bytes.
-var ErrNotRegularFile = errors.New("not a regular file")
-
 // ErrFileTooLarge is wrapped by LocalBackend.Read errors for a file over the configured
 // maximum size. The file is refused from its size alone, without being read.
 var ErrFileTooLarge = errors.New("file is larger than the backend allows")
