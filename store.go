@@ -112,6 +112,7 @@ type Store struct {
 	locker     Locker
 	swapper    Swapper
 	limited    LimitedReader
+	renamer    Renamer
 	strict     bool
 	now        func() time.Time
 }
@@ -143,10 +144,11 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	if s.maxContent == 0 {
 		s.maxContent = DefaultMaxContentBytes
 	}
-	s.locker, _ = cfg.Backend.(Locker)
-	s.swapper, _ = cfg.Backend.(Swapper)
-	s.limited, _ = cfg.Backend.(LimitedReader)
-	if st, ok := cfg.Backend.(interface{ StrictModTimes() bool }); ok {
+	s.locker, _ = capability[Locker](cfg.Backend)
+	s.swapper, _ = capability[Swapper](cfg.Backend)
+	s.limited, _ = capability[LimitedReader](cfg.Backend)
+	s.renamer, _ = capability[Renamer](cfg.Backend)
+	if st, ok := capability[StrictModTimer](cfg.Backend); ok {
 		s.strict = st.StrictModTimes()
 	}
 	return s, nil
@@ -158,21 +160,21 @@ func (s *Store) BaseDir() string { return s.dir }
 // MaxContentBytes returns the cap on a plan's body.
 func (s *Store) MaxContentBytes() int { return s.maxContent }
 
-// cleanBaseDir accepts "" (the default) or a slash path that path.Clean leaves unchanged
-// apart from a trailing slash, with no ".." and no NUL.
+// cleanBaseDir turns BaseDir into one canonical folder, so "plans", "/plans" and "/plans/"
+// are one folder (and so share one lock). "" is DefaultBaseDir; a path with a ".." element, a
+// NUL byte or invalid UTF-8 is refused rather than guessed at.
 func cleanBaseDir(dir string) (string, error) {
 	if dir == "" {
 		return DefaultBaseDir, nil
 	}
-	trimmed := dir
-	if len(trimmed) > 1 {
-		trimmed = strings.TrimSuffix(trimmed, "/")
+	bad := strings.ContainsRune(dir, 0) || !utf8.ValidString(dir)
+	for _, part := range strings.Split(dir, "/") {
+		bad = bad || part == ".."
 	}
-	if strings.ContainsRune(trimmed, 0) || !utf8.ValidString(trimmed) || path.Clean(trimmed) != trimmed ||
-		strings.HasPrefix(trimmed, "..") || strings.Contains(trimmed, "/..") || trimmed == "." {
-		return "", fmt.Errorf("plan: BaseDir %q must be a clean path without \"..\", e.g. %q", dir, DefaultBaseDir)
+	if bad {
+		return "", fmt.Errorf("plan: BaseDir %q must be a slash-separated path without \"..\", e.g. %q", dir, DefaultBaseDir)
 	}
-	return trimmed, nil
+	return path.Clean("/" + dir), nil
 }
 
 // planPath is BaseDir/name.md; names never need cleaning, so no path.Join.
