@@ -152,3 +152,8 @@ type FileEvent struct {
 	// Resync reports that events may have been missed: the receiver must re-read dir.
 	Resync bool
 }
+
+// ErrNotWritten is wrapped by a Swapper's error when it knows that nothing was written (the
+// request never left, or was refused before it ran). Any other error from a conditional
+// write leaves the outcome open, and the Store resolves it before reporting anything.
+var ErrNotWritten = errors.New("plan: nothing was written")

@@ -162,7 +162,7 @@ func (b *MemoryBackend) tick() time.Time {
 
 // sliceLines applies Eino's 1-based line Offset and line Limit; zero values mean everything.
 func sliceLines(content string, offset, limit int) string {
-	if offset <= 1 && limit <= 0 {
+	if offset <= 1 && (limit <= 0 || strings.Count(content, "\n") < limit) {
 		return content
 	}
 	lines := strings.SplitAfter(content, "\n")

@@ -7,23 +7,11 @@ import (
 	"strings"
 )
 
-// lastDeletedRevision returns the revision a deleted plan of that name reached, or 0.
-// Revisions never repeat for a name, so a writer holding a revision of a deleted plan
-// cannot overwrite a new plan that took the same name.
-func (s *Store) lastDeletedRevision(ctx context.Context, name string) (int64, error) {
-	raw, exists, err := s.readRaw(ctx, s.tombstonePath(name))
-	if err != nil || !exists {
-		return 0, err
-	}
-	n, perr := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
-	if perr != nil || n < 0 {
-		return 0, nil
-	}
-	return n, nil
-}
-
-// Delete removes a plan. An unguarded delete also removes a plan file that does not
-// decode, which is how a corrupt plan is recovered.
+// Delete removes a plan. An unguarded delete also removes an entry that does not decode or
+// can never be a plan (a link, a folder, a special file), which is how such a name is
+// recovered. On a Backend that is a Renamer (and not a Swapper) the plan file itself is moved
+// to its tombstone, so deleting needs no new data blocks and works on a full disk; when a
+// delete cannot complete, the plan is left as it was.
 func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int64, error) {
 	if err := ValidateName(name); err != nil {
 		return 0, err
@@ -31,54 +19,45 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 	if err := checkIfRevision(ifRevision); err != nil {
 		return 0, err
 	}
+	if ifRevision != nil && *ifRevision == 0 {
+		return 0, newError(CodeInvalidArgument, "last_known_revision 0 means create-only; give the plan's current revision to delete it, or omit it")
+	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer unlock()
-	var cur *Plan
-	for attempt := 0; ; attempt++ {
-		var f deleteTarget
-		f, err = s.loadForDelete(ctx, name, ifRevision)
-		if err != nil {
-			return 0, err
+	var f deleteTarget
+	err = retryLostSwaps("delete "+s.planPath(name), func() (err error) {
+		if f, err = s.loadForDelete(ctx, name, ifRevision); err != nil {
+			return err
 		}
 		if !f.exists {
-			return 0, notFound(name)
+			return notFound(name)
 		}
-		cur = f.plan
-		if ifRevision != nil && *ifRevision == 0 {
-			return 0, newError(CodeInvalidArgument, "last_known_revision 0 means create-only; give the plan's current revision to delete it, or omit it")
+		if err := checkRevision(name, f.plan, ifRevision); err != nil {
+			return err
 		}
-		if err := checkRevision(name, cur, ifRevision); err != nil {
-			return 0, err
+		if buried, err := s.buryByRename(ctx, name, f); buried || err != nil {
+			return err
 		}
 		if f.revision > 0 {
 			if err := s.raiseTombstone(ctx, name, f.revision); err != nil {
-				return 0, err
+				return err
 			}
 		}
-		err = s.remove(ctx, s.planPath(name), f.raw)
-		if errors.Is(err, errLostSwap) && attempt < maxSwapAttempts {
-			continue
-		}
-		if errors.Is(err, errLostSwap) {
-			return 0, backendError("delete "+s.planPath(name)+" (too many concurrent writers)", err)
-		}
-		if err != nil {
-			return 0, err
-		}
-		break
+		return s.remove(ctx, s.planPath(name), f.raw, f.special)
+	})
+	if err != nil {
+		return 0, err
 	}
 	s.forget(name)
-	var rev int64
-	if cur != nil {
-		rev = cur.Revision
-		s.notify(ctx, ActionDelete, cur, false)
-	} else {
-		s.notify(ctx, ActionDelete, &Plan{Name: name}, false)
+	if f.plan != nil {
+		s.notify(ctx, ActionDelete, f.plan, false)
+		return f.plan.Revision, nil
 	}
-	return rev, nil
+	s.notify(ctx, ActionDelete, &Plan{Name: name}, false)
+	return 0, nil
 }
 
 // deleteTarget is what Delete found at a plan's path.
@@ -92,21 +71,26 @@ type deleteTarget struct {
 	// decode the one its header still names, so the tombstone keeps revisions from
 	// repeating after a corrupt plan is deleted and written again. 0 when unknown.
 	revision int64
+	// special: the entry can never be a plan (ErrNotRegularFile); it is removed as it is.
+	special bool
 }
 
-// loadForDelete is load that tolerates, when the delete is unguarded, a file that does not
-// decode or is over the size limit: deleting it is how such a plan is recovered.
+// loadForDelete is load that tolerates, when the delete is unguarded, an entry that does not
+// decode, is over the size limit or is not a plan file: deleting it is how it is recovered.
 func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int64) (deleteTarget, error) {
 	p := s.planPath(name)
 	raw, exists, err := s.readRaw(ctx, p)
 	tooLarge := CodeOf(err) == CodeTooLarge
-	if err != nil && !(tooLarge && ifRevision == nil) {
+	special := errors.Is(err, ErrNotRegularFile)
+	if err != nil && (ifRevision != nil || !(tooLarge || special)) {
 		return deleteTarget{}, err
 	}
-	if !exists {
+	switch {
+	case !exists:
 		return deleteTarget{}, nil
-	}
-	if !tooLarge {
+	case special:
+		return deleteTarget{exists: true, special: true}, nil
+	case !tooLarge:
 		plan, derr := DecodePlan(name, raw)
 		if derr == nil {
 			return deleteTarget{exists: true, plan: plan, raw: raw, revision: plan.Revision}, nil
@@ -125,7 +109,7 @@ func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int6
 			raw = ""
 		}
 	} else {
-		fc, err := s.backend.Read(ctx, &ReadRequest{FilePath: p})
+		fc, err := s.backend.Read(ctx, &ReadRequest{FilePath: p, Offset: 1, Limit: wholeFileLines(1 << 40)})
 		switch {
 		case err == nil && fc != nil:
 			raw = fc.Content
@@ -162,47 +146,4 @@ func headerRevision(raw string) (int64, bool) {
 		}
 	}
 	return rev, found
-}
-
-func (s *Store) remove(ctx context.Context, p, old string) error {
-	if ctx.Err() != nil {
-		return canceled(ctx)
-	}
-	if s.swapper != nil {
-		ok, err := s.swapper.CompareAndDelete(ctx, &DeleteRequest{FilePath: p}, old)
-		if err != nil {
-			return backendError("delete "+p, err)
-		}
-		if !ok {
-			return errLostSwap
-		}
-		return nil
-	}
-	if err := s.backend.Delete(ctx, &DeleteRequest{FilePath: p}); err != nil && !isNotExist(err) {
-		return backendError("delete "+p, err)
-	}
-	return nil
-}
-
-// raiseTombstone records that name reached revision rev, never lowering what is recorded.
-func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) error {
-	p := s.tombstonePath(name)
-	for attempt := 0; attempt < maxSwapAttempts; attempt++ {
-		raw, exists, err := s.readRaw(ctx, p)
-		if err != nil {
-			return err
-		}
-		if n, perr := strconv.ParseInt(strings.TrimSpace(raw), 10, 64); exists && perr == nil && n >= rev {
-			return nil
-		}
-		var old *string
-		if exists {
-			old = &raw
-		}
-		err = s.commit(ctx, p, old, strconv.FormatInt(rev, 10)+"\n")
-		if !errors.Is(err, errLostSwap) {
-			return err
-		}
-	}
-	return backendError("record the deletion of "+name, errLostSwap)
 }

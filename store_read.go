@@ -2,27 +2,53 @@ package plan
 
 import (
 	"context"
+	"errors"
 )
+
+// fileReader is what a bounded read needs: a Backend or a Workspace.
+type fileReader interface {
+	Read(ctx context.Context, req *ReadRequest) (*FileContent, error)
+}
+
+// readBounded reads the whole file p, but never more than limit+1 bytes when r is a
+// LimitedReader, and asks any other reader for every line explicitly (Limit 0 means "the
+// first 2,000 lines" to some backends). A result over limit bytes means the file is too
+// large. Errors are the reader's own.
+func readBounded(ctx context.Context, r fileReader, p string, limit int64) (string, error) {
+	if lr, ok := r.(LimitedReader); ok {
+		return lr.ReadAtMost(ctx, p, limit+1)
+	}
+	fc, err := r.Read(ctx, &ReadRequest{FilePath: p, Offset: 1, Limit: wholeFileLines(limit)})
+	if err != nil || fc == nil {
+		return "", err
+	}
+	return fc.Content, nil
+}
+
+// wholeFileLines is a line Limit no file of at most limit bytes can reach, even one made of
+// newlines only.
+func wholeFileLines(limit int64) int {
+	return int(min(limit, 1<<40)) + 2
+}
 
 // readRaw reads a file bounded to the largest size a plan can have. exists is false only
 // when the Backend says the file does not exist.
 func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool, err error) {
 	limit := int64(s.maxContent + headerAllowance)
+	var r fileReader = s.backend
 	if s.limited != nil {
-		raw, err = s.limited.ReadAtMost(ctx, p, limit+1)
-	} else {
-		var fc *FileContent
-		fc, err = s.backend.Read(ctx, &ReadRequest{FilePath: p})
-		if fc != nil {
-			raw = fc.Content
-		}
+		r = limitedBackend{s.backend, s.limited}
 	}
+	raw, err = readBounded(ctx, r, p, limit)
 	switch {
 	case err == nil:
 	case isNotExist(err):
 		return "", false, nil
 	case ctx.Err() != nil:
 		return "", false, canceled(ctx)
+	case errors.Is(err, ErrNotRegularFile):
+		return "", true, &Error{Code: CodeCorrupt, Err: err,
+			Message: "the entry at " + quoteForMessage(p) + " is not a plan file (a link, a folder or a special file); delete the plan to remove it"}
 	default:
 		return "", false, backendError("read "+p, err)
 	}
@@ -30,6 +56,12 @@ func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool,
 		return "", true, newError(CodeTooLarge, "stored file %s is larger than %d bytes; delete it or raise the size limit", p, limit)
 	}
 	return raw, true, nil
+}
+
+// limitedBackend reads through a LimitedReader found along a wrapper chain.
+type limitedBackend struct {
+	Backend
+	LimitedReader
 }
 
 // load reads and decodes one plan; a missing plan is (nil, "", nil).

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"path"
@@ -162,8 +161,6 @@ func checkRevision(name string, cur *Plan, ifRevision *int64) error {
 	return nil
 }
 
-var errLostSwap = errors.New("plan: compare-and-swap lost a race")
-
 // mutate runs one read-check-write under the locks: it loads the plan, checks ifRevision,
 // lets change build the next version (cur is nil when the plan does not exist), and writes
 // it with the next revision. On a Swapper backend a lost race is retried from the read, so
@@ -180,16 +177,12 @@ func (s *Store) mutate(ctx context.Context, name string, ifRevision *int64, chan
 		return nil, err
 	}
 	defer unlock()
-	for attempt := 0; ; attempt++ {
-		next, err := s.mutateOnce(ctx, name, ifRevision, change)
-		if errors.Is(err, errLostSwap) && attempt < maxSwapAttempts {
-			continue
-		}
-		if errors.Is(err, errLostSwap) {
-			return nil, backendError("write "+s.planPath(name)+" (too many concurrent writers)", err)
-		}
-		return next, err
-	}
+	var next *Plan
+	err = retryLostSwaps("write "+s.planPath(name), func() (err error) {
+		next, err = s.mutateOnce(ctx, name, ifRevision, change)
+		return err
+	})
+	return next, err
 }
 
 func (s *Store) mutateOnce(ctx context.Context, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
@@ -226,25 +219,4 @@ func (s *Store) mutateOnce(ctx context.Context, name string, ifRevision *int64, 
 	}
 	s.forget(name)
 	return next, nil
-}
-
-// commit writes content at p; with a Swapper only if p still holds old (absent when nil).
-func (s *Store) commit(ctx context.Context, p string, old *string, content string) error {
-	if ctx.Err() != nil {
-		return canceled(ctx)
-	}
-	if s.swapper != nil {
-		ok, err := s.swapper.CompareAndSwap(ctx, &WriteRequest{FilePath: p, Content: content}, old)
-		if err != nil {
-			return backendError("write "+p, err)
-		}
-		if !ok {
-			return errLostSwap
-		}
-		return nil
-	}
-	if err := s.backend.Write(ctx, &WriteRequest{FilePath: p, Content: content}); err != nil {
-		return backendError("write "+p, err)
-	}
-	return nil
 }
