@@ -76,7 +76,7 @@ func sharedFor(backend Backend, dir string) *sharedState {
 // keyOf identifies the storage of an innermost backend. A pointer is recognised by its
 // address: the Stores holding the state keep the pointer alive, so the address cannot be
 // reused while the entry is in use.
-func keyOf(b Backend) (storageKey, bool) {
+func keyOf(b any) (storageKey, bool) {
 	if n, ok := b.(storageNamer); ok {
 		return storageKey{typ: reflect.TypeOf(b), named: n.storageName()}, true
 	}

@@ -78,6 +78,9 @@ type Update struct {
 	// IfRevision guards the write: nil writes whatever is stored, 0 only creates, and n > 0
 	// only updates revision n.
 	IfRevision *int64
+	// creator is the author of a created plan when Author is empty, before the Store's
+	// DefaultAuthor: the agent whose tool call creates it.
+	creator string
 }
 
 // Listing is the result of List: summaries sorted by name, and one warning per plan file
@@ -107,7 +110,6 @@ type Store struct {
 	maxContent int
 	author     string
 	onChange   func(ctx context.Context, c Change)
-	listening  func(ctx context.Context) bool // nil: onChange always wants changes
 	shared     *sharedState
 	locker     Locker
 	swapper    Swapper
@@ -195,8 +197,19 @@ func backendError(what string, err error) *Error {
 	return &Error{Code: CodeBackendError, Message: "plan storage failed to " + what + "; try again later", Err: err}
 }
 
+// changeSinkKey marks a context whose changes also go to a middleware (its OnChange and its
+// run's events), so several middlewares can share one Store and each hears its own calls.
+type changeSinkKey struct{}
+
+func withChangeSink(ctx context.Context, sink func(context.Context, Change)) context.Context {
+	return context.WithValue(ctx, changeSinkKey{}, sink)
+}
+
+// notify reports a successful mutation to StoreConfig.OnChange and to the sink of the
+// context it was made with; nothing is computed when neither listens.
 func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool) {
-	if s.onChange == nil || (s.listening != nil && !s.listening(ctx)) {
+	sink, _ := ctx.Value(changeSinkKey{}).(func(context.Context, Change))
+	if s.onChange == nil && sink == nil {
 		return
 	}
 	c := Change{Name: p.Name, Action: action, Revision: p.Revision, Created: created,
@@ -204,5 +217,10 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 	if action != ActionDelete {
 		c.Progress = ComputeProgress(ParseSteps(p.Content))
 	}
-	s.onChange(ctx, c)
+	if s.onChange != nil {
+		s.onChange(ctx, c)
+	}
+	if sink != nil {
+		sink(ctx, c)
+	}
 }

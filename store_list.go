@@ -158,12 +158,10 @@ func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
 
 func compareCached(a, b *cachedSummary) int { return strings.Compare(a.summary.Name, b.summary.Name) }
 
-// planFileName returns the plan name of a listed entry, or false for anything that is not
-// a plan file.
+// planFileName returns the plan name of a listed entry, or false for anything that cannot
+// be named as a plan. A folder named like a plan file is listed too: reading it fails, so
+// it shows as a warning that an unguarded delete clears.
 func planFileName(info FileInfo) (string, bool) {
-	if info.IsDir {
-		return "", false
-	}
 	name, ok := strings.CutSuffix(path.Base(info.Path), ".md")
 	if !ok || ValidateName(name) != nil {
 		return "", false

@@ -39,6 +39,9 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 				next.Status = defaultStatus
 			}
 			if next.Author == "" {
+				next.Author = u.creator
+			}
+			if next.Author == "" {
 				next.Author = s.author
 			}
 			return next, nil
