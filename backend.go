@@ -105,10 +105,12 @@ type LimitedReader interface {
 }
 
 // Renamer is an optional Backend capability: Rename moves a file atomically, replacing
-// whatever is at to. The Store records a deletion by moving the plan file to its tombstone,
-// which needs no new data blocks, so a plan can be deleted on a full disk.
+// whatever is at to, and then, when keep >= 0, cuts the moved file to its first keep bytes.
+// The Store records a deletion by moving the plan file onto its tombstone and keeping only
+// its header, which allocates no data blocks, so a plan can be deleted on a full disk and
+// the deletion frees its space.
 type Renamer interface {
-	Rename(ctx context.Context, from, to string) error
+	Rename(ctx context.Context, from, to string, keep int64) error
 }
 
 // StrictModTimer is an optional Backend capability: StrictModTimes reports that every write

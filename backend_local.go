@@ -495,10 +495,11 @@ func (b *LocalBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 	return nil
 }
 
-// Rename moves the file at from to to atomically, replacing what is there, and creates to's
-// folder when missing. It allocates no data blocks, so it works on a full disk as long as
-// the folder exists. Only regular files are moved.
-func (b *LocalBackend) Rename(ctx context.Context, from, to string) error {
+// Rename moves the file at from to to atomically, replacing what is there, creates to's
+// folder when missing, and with keep >= 0 then truncates the moved file to keep bytes. It
+// allocates no data blocks, so it works on a full disk as long as the folder exists. Only
+// regular files are moved.
+func (b *LocalBackend) Rename(ctx context.Context, from, to string, keep int64) error {
 	const op = "rename"
 	fromRel, fromDir, _, err := b.fileTarget(ctx, op, from)
 	if err != nil {
@@ -525,6 +526,19 @@ func (b *LocalBackend) Rename(ctx context.Context, from, to string) error {
 	}
 	if err := b.root.Rename(fromRel, toRel); err != nil {
 		return b.wrap(op, to, err)
+	}
+	if keep >= 0 {
+		f, err := b.root.OpenFile(toRel, os.O_WRONLY, 0)
+		if err == nil {
+			err = f.Truncate(keep)
+			if serr := f.Sync(); err == nil {
+				err = serr
+			}
+			f.Close()
+		}
+		if err != nil {
+			return b.wrap(op, to, err)
+		}
 	}
 	for _, dir := range []string{fromDir, toDir} {
 		folder, err := b.openFolder(dir, false)

@@ -63,11 +63,11 @@ func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) erro
 	})
 }
 
-// buryByRename moves a decoded plan file onto its tombstone, which deletes the plan and
-// records its revision in one step that needs no new data blocks. It reports false, and
-// leaves everything as it was, where that cannot be done: no Renamer, a Swapper (a rename is
-// not conditional), a tombstone already at a higher revision, or a failed rename. Rewriting
-// the tombstone as a bare number afterwards only saves space, so its failure is ignored.
+// buryByRename moves a decoded plan file onto its tombstone, keeping only its header (which
+// names the revision), so the plan is deleted and its revision recorded in one step that
+// needs no new data blocks. It reports false, and leaves everything as it was, where that
+// cannot be done: no Renamer, a Swapper (a rename is not conditional), a tombstone already at
+// a higher revision, or a failed rename.
 func (s *Store) buryByRename(ctx context.Context, name string, f deleteTarget) (bool, error) {
 	if s.renamer == nil || s.swapper != nil || f.plan == nil || f.revision <= 0 {
 		return false, nil
@@ -76,12 +76,15 @@ func (s *Store) buryByRename(ctx context.Context, name string, f deleteTarget) (
 		return false, nil
 	}
 	tomb := s.tombstonePath(name)
-	if err := s.renamer.Rename(ctx, s.planPath(name), tomb); err != nil {
+	keep := int64(-1)
+	if end := strings.Index(f.raw, "\n---\n"); strings.HasPrefix(f.raw, headerFence) && end >= 0 {
+		keep = int64(end + len("\n---\n"))
+	}
+	if err := s.renamer.Rename(ctx, s.planPath(name), tomb, keep); err != nil {
 		if ctx.Err() != nil {
 			return false, canceled(ctx)
 		}
 		return false, nil
 	}
-	_ = s.backend.Write(ctx, &WriteRequest{FilePath: tomb, Content: strconv.FormatInt(f.revision, 10) + "\n"})
 	return true, nil
 }
