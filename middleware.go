@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 )
 
@@ -65,6 +66,11 @@ type Config struct {
 	Template string
 	// Digest bounds the digest of current plans added to the instruction.
 	Digest DigestConfig
+	// ToolNames renames plan tools: default name (ToolWritePlan, ...) → the name this agent's
+	// model sees. Every text the model reads uses the new names. Needed when one agent has two
+	// plan middlewares (say team plans and personal plans): BeforeAgent refuses an agent that
+	// would end up with two tools of one name.
+	ToolNames map[string]string
 	// OnChange is called after every successful mutation made through this middleware's
 	// tools, never after a failed one, and never with a plan's body. During a run the same
 	// Change is also emitted as an Eino event whose Output.CustomizedOutput is the Change.
@@ -103,6 +109,10 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if m.cfg.Digest.MaxBytes <= 0 {
 		m.cfg.Digest.MaxBytes = 1500
 	}
+	if texts, err = renameTools(texts, cfg.ToolNames); err != nil {
+		return nil, err
+	}
+	m.texts = texts
 	template := cfg.Template
 	if strings.TrimSpace(template) == "" {
 		template = texts["template"]
@@ -116,8 +126,9 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		if fileTools[spec.name] && cfg.Workspace == nil {
 			continue
 		}
-		m.tools = append(m.tools, newPlanTool(spec, env))
+		m.tools = append(m.tools, newPlanTool(spec, env, toolName(cfg.ToolNames, spec.name)))
 	}
+	m.templateName = toolName(cfg.ToolNames, ToolPlanTemplate)
 	return m, nil
 }
 
@@ -148,17 +159,32 @@ type middleware[M adk.MessageType] struct {
 	texts map[string]string
 	store *Store
 	tools []*planTool
+	// templateName is plan_template's name as this agent's model sees it.
+	templateName string
 }
 
 // runKey marks a context as being inside a run of an agent that uses this package; its
-// value is that run's Role.
+// value is a runMark.
 type runKey struct{}
 
+// runMark is a run's role, and the tool call the run was started in ("" for a run started
+// outside any tool call). A run started inside another tool call than the marked one is a
+// sub-agent; one in the same tool call is the same run, seen by a second plan middleware.
+type runMark struct {
+	role   Role
+	callID string
+}
+
 func roleFrom(ctx context.Context) Role {
-	if r, ok := ctx.Value(runKey{}).(Role); ok {
-		return r
+	if r, ok := ctx.Value(runKey{}).(runMark); ok {
+		return r.role
 	}
 	return RoleAuto
+}
+
+func inRun(ctx context.Context) bool {
+	_, ok := ctx.Value(runKey{}).(runMark)
+	return ok
 }
 
 // BeforeAgent adds the plan tools, the instruction and the digest, and marks the run's
@@ -167,20 +193,28 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	if runCtx == nil {
 		return ctx, runCtx, nil
 	}
+	callID := compose.GetToolCallID(ctx)
+	mark, marked := ctx.Value(runKey{}).(runMark)
 	role := m.cfg.Role
-	if role == RoleAuto {
+	switch {
+	case role != RoleAuto:
+	case marked && mark.callID == callID:
+		role = mark.role
+	case marked:
+		role = RoleSubAgent
+	default:
 		role = RoleOrchestrator
-		if _, inside := ctx.Value(runKey{}).(Role); inside {
-			role = RoleSubAgent
-		}
 	}
-	ctx = context.WithValue(ctx, runKey{}, role)
+	ctx = context.WithValue(ctx, runKey{}, runMark{role: role, callID: callID})
 
 	next := *runCtx
 	next.Tools = make([]tool.BaseTool, 0, len(runCtx.Tools)+len(m.tools))
 	next.Tools = append(next.Tools, runCtx.Tools...)
 	for _, t := range m.tools {
 		next.Tools = append(next.Tools, t)
+	}
+	if err := checkUniqueToolNames(ctx, next.Tools); err != nil {
+		return ctx, runCtx, err
 	}
 	next.Instruction = runCtx.Instruction + m.instruction(role) + m.digest(ctx)
 	return ctx, &next, nil
@@ -194,7 +228,7 @@ func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 	}
 	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))
 	for _, info := range state.ToolInfos {
-		if info == nil || info.Name != ToolPlanTemplate {
+		if info == nil || info.Name != m.templateName {
 			kept = append(kept, info)
 		}
 	}
@@ -226,7 +260,7 @@ func (m *middleware[M]) changeSink() func(context.Context, Change) {
 		if m.cfg.OnChange != nil {
 			m.cfg.OnChange(ctx, c)
 		}
-		if _, inRun := ctx.Value(runKey{}).(Role); inRun {
+		if inRun(ctx) {
 			_ = adk.TypedSendEvent[M](ctx, &adk.TypedAgentEvent[M]{Output: &adk.TypedAgentOutput[M]{CustomizedOutput: c}})
 		}
 	}

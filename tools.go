@@ -118,14 +118,14 @@ func errorResult(err error) string {
 	return s
 }
 
-func newPlanTool(spec toolSpec, env *toolEnv) *planTool {
+func newPlanTool(spec toolSpec, env *toolEnv, name string) *planTool {
 	params := make(map[string]*schema.ParameterInfo, len(spec.params))
 	for _, p := range spec.params {
 		params[p.name] = &schema.ParameterInfo{Type: p.typ, Required: p.required, Desc: env.texts[spec.name+"."+p.name]}
 	}
 	// Tools without parameters still declare an empty object: some providers reject a
 	// function without "parameters".
-	info := &schema.ToolInfo{Name: spec.name, Desc: env.texts[spec.name], ParamsOneOf: schema.NewParamsOneOfByParams(params)}
+	info := &schema.ToolInfo{Name: name, Desc: env.texts[spec.name], ParamsOneOf: schema.NewParamsOneOfByParams(params)}
 	return &planTool{spec: spec, env: env, info: info}
 }
 
