@@ -23,11 +23,11 @@ func decodeArgs(raw string) (args, error) {
 		return args{}, nil
 	}
 	if trimmed[0] != '{' {
-		return nil, newError(CodeInvalidArgument, "arguments must be a JSON object, e.g. {\"name\":\"release-2\"}")
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonArgsNotObject})
 	}
 	var a args
 	if err := argsAPI.UnmarshalFromString(trimmed, &a); err != nil || a == nil {
-		return nil, newError(CodeInvalidArgument, "arguments are not valid JSON; send one JSON object with the documented fields")
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonArgsNotJSON})
 	}
 	return a, nil
 }
@@ -54,16 +54,16 @@ func (a args) str(p param) (string, error) {
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
-			return "", newError(CodeInvalidArgument, "%s is required", key)
+			return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonRequired, Field: key})
 		}
 		return "", nil
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", newError(CodeInvalidArgument, "%s must be a string, not %s", key, typeName(v))
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotString, Field: key, Value: typeName(v)})
 	}
 	if required && s == "" {
-		return "", newError(CodeInvalidArgument, "%s must not be empty", key)
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: key})
 	}
 	return s, nil
 }
@@ -74,17 +74,17 @@ func (a args) integer(p param) (*int64, error) {
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
-			return nil, newError(CodeInvalidArgument, "%s is required", key)
+			return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonRequired, Field: key})
 		}
 		return nil, nil
 	}
 	num, ok := v.(json.Number)
 	if !ok {
-		return nil, newError(CodeInvalidArgument, "%s must be an integer, not %s", key, typeName(v))
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotInteger, Field: key, Value: typeName(v)})
 	}
 	n, err := strconv.ParseInt(num.String(), 10, 64)
 	if err != nil {
-		return nil, newError(CodeInvalidArgument, "%s must be an integer, not %s", key, quoteForMessage(num.String()))
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotInteger, Field: key, Value: num.String()})
 	}
 	return &n, nil
 }
@@ -106,18 +106,18 @@ func workspacePath(a args, guardedDir string) (string, error) {
 		return "", err
 	}
 	if len(p) > 4096 || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
-		return "", newError(CodeInvalidArgument, "path is not a usable file path")
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathUnusable, Field: given.name})
 	}
 	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if part == ".." {
-			return "", newError(CodeInvalidArgument, "path %s leaves the workspace; use a path inside it without \"..\"", quoteForMessage(p))
+			return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathEscapes, Field: given.name, Path: p})
 		}
 	}
 	if !strings.HasPrefix(p, "/") {
-		return "", newError(CodeInvalidArgument, "path %s is relative; give an absolute path, such as /work/plan.md", quoteForMessage(p))
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathRelative, Field: given.name, Path: p})
 	}
 	if clean := path.Clean(p); guardedDir != "" && (clean == guardedDir || strings.HasPrefix(clean, strings.TrimSuffix(guardedDir, "/")+"/")) {
-		return "", newError(CodeInvalidArgument, "path %s is inside the plans folder %s, which only the plan tools change; use a path outside it", quoteForMessage(p), quoteForMessage(guardedDir))
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathInPlans, Field: given.name, Path: p, Value: guardedDir})
 	}
 	return p, nil
 }

@@ -222,22 +222,13 @@ func (b *LocalBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	const op = "read"
-	f, fi, err := b.openRegular(op, req.FilePath)
+	limit := b.cfg.maxFileSize
+	data, err := b.readWhole(req.FilePath, limit+1, true)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	limit := b.cfg.maxFileSize
-	if fi.Size() > limit {
-		return nil, b.wrap(op, req.FilePath, fmt.Errorf("%d bytes, limit %d: %w", fi.Size(), limit, ErrFileTooLarge))
-	}
-	data, err := readUpTo(f, fi.Size(), limit+1)
-	if err != nil {
-		return nil, b.wrap(op, req.FilePath, err)
-	}
 	if int64(len(data)) > limit {
-		return nil, b.wrap(op, req.FilePath, fmt.Errorf("grew past %d bytes while read: %w", limit, ErrFileTooLarge))
+		return nil, b.wrap("read", req.FilePath, fmt.Errorf("grew past %d bytes while read: %w", limit, ErrFileTooLarge))
 	}
 	return &filesystem.FileContent{Content: sliceLines(string(data), req.Offset, req.Limit)}, nil
 }
@@ -248,17 +239,43 @@ func (b *LocalBackend) ReadAtMost(ctx context.Context, filePath string, limit in
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	data, err := b.readWhole(filePath, limit, false)
+	return string(data), err
+}
+
+// readWhole reads up to n bytes of the regular file at vpath (refusing, with refuseLarger,
+// a file whose size is over n-1 without reading it), and keeps what it read only if the
+// path still names the file it read: a file moved away while it was read (a plan deleted
+// onto its tombstone, which is then cut to its header) is read again, so a reader never
+// sees a file that changed under it.
+func (b *LocalBackend) readWhole(vpath string, n int64, refuseLarger bool) ([]byte, error) {
 	const op = "read"
-	f, fi, err := b.openRegular(op, filePath)
+	rel, err := localRel(op, vpath)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer f.Close()
-	data, err := readUpTo(f, fi.Size(), limit)
-	if err != nil {
-		return "", b.wrap(op, filePath, err)
+	for attempt := 0; ; attempt++ {
+		f, fi, err := b.openRegular(op, vpath)
+		if err != nil {
+			return nil, err
+		}
+		if refuseLarger && fi.Size() > n-1 {
+			f.Close()
+			return nil, b.wrap(op, vpath, fmt.Errorf("%d bytes, limit %d: %w", fi.Size(), n-1, ErrFileTooLarge))
+		}
+		data, err := readUpTo(f, fi.Size(), n)
+		f.Close()
+		if err != nil {
+			return nil, b.wrap(op, vpath, err)
+		}
+		after, err := b.root.Lstat(rel)
+		if err != nil {
+			return nil, b.wrap(op, vpath, err)
+		}
+		if os.SameFile(fi, after) || attempt == 8 {
+			return data, nil
+		}
 	}
-	return string(data), nil
 }
 
 // readUpTo reads until EOF or n bytes, whichever comes first. The buffer is sized from the

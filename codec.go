@@ -162,5 +162,7 @@ func decodeJSONString(value string, out *string) error {
 }
 
 func corrupt(name, why string) *Error {
-	return newError(CodeCorrupt, "plan %s cannot be decoded (%s); delete it with delete_plan and write it again", quoteForMessage(name), why)
+	e := fail(Error{Code: CodeCorrupt, Reason: ReasonUndecodable, Name: name})
+	e.Message += " (" + why + ")"
+	return e
 }

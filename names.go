@@ -10,16 +10,16 @@ const MaxNameLen = 64
 // inputs land on one file, and a name that is only ever [a-z0-9_-] cannot leave BaseDir.
 func ValidateName(name string) error {
 	if name == "" {
-		return newError(CodeInvalidArgument, "name is empty; use lowercase letters, digits, '-' or '_', e.g. \"release-2\"")
+		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: "name"})
 	}
 	if len(name) > MaxNameLen {
-		return newError(CodeInvalidArgument, "name is %d bytes; at most %d allowed", len(name), MaxNameLen)
+		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: "name", Size: int64(len(name)), Limit: MaxNameLen})
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (i > 0 && (c == '-' || c == '_'))
 		if !ok {
-			return newError(CodeInvalidArgument, "name %s is invalid at byte %d; use only lowercase a-z, 0-9, '-' and '_', starting with a letter or digit", quoteForMessage(name), i)
+			return fail(Error{Code: CodeInvalidArgument, Reason: ReasonNameInvalid, Field: "name", Value: name})
 		}
 	}
 	return nil

@@ -24,6 +24,10 @@ var (
 	pRevision  = param{"last_known_revision", schema.Integer, false}
 	pPath      = param{"path", schema.String, true}
 	pGoal      = param{"goal", schema.String, true}
+	// list_plans: a page of plans.
+	pLimit        = param{"limit", schema.Integer, false}
+	pCursor       = param{"cursor", schema.String, false}
+	pStatusFilter = param{"status", schema.String, false}
 	// pFilePath is accepted for pPath (Eino's file tools name it so); never in a schema.
 	pFilePath = param{"file_path", schema.String, true}
 )

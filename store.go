@@ -84,10 +84,24 @@ type Update struct {
 }
 
 // Listing is the result of List: summaries sorted by name, and one warning per plan file
-// that could not be read, so "no plans" is never confused with "some failed to load".
+// that could not be read, so "no plans" is never confused with "some failed to load". From
+// ListPage, Plans is one page: Total counts every plan that matches, and NextCursor, when
+// not empty, continues after the page.
 type Listing struct {
-	Plans    []Summary `json:"plans"`
-	Warnings []Warning `json:"warnings,omitempty"`
+	Plans      []Summary `json:"plans"`
+	Warnings   []Warning `json:"warnings,omitempty"`
+	Total      int       `json:"total"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+}
+
+// ListOptions selects a page of plans, in name order.
+type ListOptions struct {
+	// Limit is the most plans a page holds; 0 means all.
+	Limit int
+	// Cursor is the NextCursor of the previous page; "" starts at the first plan.
+	Cursor string
+	// Status keeps only plans whose status is exactly this; "" keeps all.
+	Status string
 }
 
 // Warning names a plan file that List could not summarize.
@@ -95,6 +109,7 @@ type Warning struct {
 	Name    string `json:"name"`
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
+	cause   *Error // the failure, for tools to render in the model's language
 }
 
 // Store owns plan semantics on a Backend: names, revisions, compare-and-set, size caps and
@@ -190,11 +205,16 @@ func (s *Store) planPath(name string) string {
 func (s *Store) tombstonePath(name string) string { return path.Join(s.dir, ".deleted", name) }
 
 func canceled(ctx context.Context) *Error {
-	return &Error{Code: CodeCanceled, Message: "the request was canceled before anything was written", Err: ctx.Err()}
+	e := fail(Error{Code: CodeCanceled, Reason: ReasonCanceled})
+	e.Err = ctx.Err()
+	return e
 }
 
 func backendError(what string, err error) *Error {
-	return &Error{Code: CodeBackendError, Message: "plan storage failed to " + what + "; try again later", Err: err}
+	e := fail(Error{Code: CodeBackendError, Reason: ReasonStorage})
+	e.Message = "the plan storage failed to " + what
+	e.Err = err
+	return e
 }
 
 // changeSinkKey marks a context whose changes also go to a middleware (its OnChange and its

@@ -20,7 +20,7 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		return 0, err
 	}
 	if ifRevision != nil && *ifRevision == 0 {
-		return 0, newError(CodeInvalidArgument, "last_known_revision 0 means create-only; give the plan's current revision to delete it, or omit it")
+		return 0, fail(Error{Code: CodeInvalidArgument, Reason: ReasonDeleteCreateOnly, Name: name, Field: pRevision.name})
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {

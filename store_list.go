@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/bytedance/sonic"
 )
 
 // cachedSummary is replaced, never changed, when its plan changes; only seen (the last
@@ -32,61 +30,81 @@ func (s *Store) forget(name string) {
 // LsInfo reports a different Size or ModifiedAt than when it was cached, and the Store's
 // own writes drop their entry, so changes by other processes are seen on the next List.
 func (s *Store) List(ctx context.Context) (*Listing, error) {
+	return s.ListPage(ctx, ListOptions{})
+}
+
+// ListPage is List one page at a time: the plans after opts.Cursor whose status matches,
+// at most opts.Limit of them. Warnings come with the first page only.
+func (s *Store) ListPage(ctx context.Context, opts ListOptions) (*Listing, error) {
 	entries, warnings, err := s.list(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := &Listing{Plans: make([]Summary, len(entries)), Warnings: warnings}
-	for i, c := range entries {
+	page := pageOf(entries, opts)
+	out := &Listing{Plans: make([]Summary, len(page.entries)), Total: page.total, NextCursor: page.next}
+	for i, c := range page.entries {
 		out.Plans[i] = c.summary
+	}
+	if opts.Cursor == "" {
+		out.Warnings = warnings
 	}
 	return out, nil
 }
 
-// listJSON is List encoded as JSON, as list_plans returns it. Each cached summary is
-// encoded once, when it is cached, so listing many unchanged plans costs little more than
-// copying bytes.
-func (s *Store) listJSON(ctx context.Context) (string, error) {
-	entries, warnings, err := s.list(ctx)
-	if err != nil {
-		return "", err
-	}
-	size := len(`{"plans":[]}`)
-	for _, c := range entries {
-		if c.json == "" {
-			c.json = encodeSummary(&c.summary)
-		}
-		size += len(c.json) + 1
-	}
-	var b strings.Builder
-	b.Grow(size)
-	b.WriteString(`{"plans":[`)
-	for i, c := range entries {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(c.json)
-	}
-	b.WriteByte(']')
-	if len(warnings) > 0 {
-		w, err := sonic.MarshalString(warnings)
-		if err != nil {
-			return "", backendError("encode the listing", err)
-		}
-		b.WriteString(`,"warnings":`)
-		b.WriteString(w)
-	}
-	b.WriteByte('}')
-	return b.String(), nil
+// listPage is one page of cached summaries.
+type listPage struct {
+	entries []*cachedSummary
+	total   int    // entries matching the status filter, on every page
+	next    string // the cursor after this page, "" on the last
 }
 
-func encodeSummary(sum *Summary) string {
-	js, err := sonic.MarshalString(sum)
+// pageOf selects a page of sorted entries; fits, when set, may end the page early.
+func pageOf(entries []*cachedSummary, opts ListOptions) listPage {
+	var page listPage
+	for _, c := range entries {
+		if opts.Status != "" && c.summary.Status != opts.Status {
+			continue
+		}
+		page.total++
+		if c.summary.Name <= opts.Cursor {
+			continue
+		}
+		if opts.Limit > 0 && len(page.entries) == opts.Limit {
+			if page.next == "" {
+				page.next = page.entries[len(page.entries)-1].summary.Name
+			}
+			continue
+		}
+		page.entries = append(page.entries, c)
+	}
+	return page
+}
+
+// encodeListEntry is a summary as list_plans shows it: its title and current step cut short,
+// so a page's size depends on how many plans it holds, not on what they say.
+func encodeListEntry(sum *Summary) string {
+	short := *sum
+	short.Title = truncateUTF8(short.Title, maxListTitle)
+	short.Status = truncateUTF8(short.Status, maxListStatus)
+	short.Author = truncateUTF8(short.Author, maxListStatus)
+	if sum.CurrentStep != nil {
+		step := *sum.CurrentStep
+		step.Text = truncateUTF8(step.Text, maxListStepText)
+		short.CurrentStep = &step
+	}
+	js, err := resultAPI.MarshalToString(&short)
 	if err != nil {
 		return "{}" // a Summary holds only strings, numbers and times: unreachable
 	}
 	return js
 }
+
+// Bounds of a list_plans entry's texts.
+const (
+	maxListTitle    = 100
+	maxListStatus   = 40
+	maxListStepText = 80
+)
 
 // list returns every plan's summary sorted by name, and warnings sorted by name. Entries
 // that came from the cache are shared: callers must not change them.
@@ -138,9 +156,8 @@ func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
 				return nil, nil, canceled(ctx)
 			}
 			w := Warning{Name: e.name, Code: CodeOf(err), Message: err.Error()}
-			var pe *Error
-			if errors.As(err, &pe) {
-				w.Message = pe.Message
+			if errors.As(err, &w.cause) {
+				w.Message = w.cause.Message
 			}
 			warnings = append(warnings, w)
 			continue
@@ -203,7 +220,7 @@ func (s *Store) remember(name string, info FileInfo, sum Summary, now time.Time)
 			return c
 		}
 	}
-	c.json = encodeSummary(&c.summary)
+	c.json = encodeListEntry(&c.summary)
 	s.shared.cacheMu.Lock()
 	s.shared.cache[name] = c
 	s.shared.cacheMu.Unlock()

@@ -47,13 +47,14 @@ func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool,
 	case ctx.Err() != nil:
 		return "", false, canceled(ctx)
 	case errors.Is(err, ErrNotRegularFile):
-		return "", true, &Error{Code: CodeCorrupt, Err: err,
-			Message: "the entry at " + quoteForMessage(p) + " is not a plan file (a link, a folder or a special file); delete the plan to remove it"}
+		e := fail(Error{Code: CodeCorrupt, Reason: ReasonNotPlanFile, Path: p})
+		e.Err = err
+		return "", true, e
 	default:
 		return "", false, backendError("read "+p, err)
 	}
 	if int64(len(raw)) > limit {
-		return "", true, newError(CodeTooLarge, "stored file %s is larger than %d bytes; delete it or raise the size limit", p, limit)
+		return "", true, fail(Error{Code: CodeTooLarge, Reason: ReasonStoredTooLarge, Path: p, Limit: limit})
 	}
 	return raw, true, nil
 }
@@ -88,5 +89,5 @@ func (s *Store) Get(ctx context.Context, name string) (*Plan, error) {
 }
 
 func notFound(name string) *Error {
-	return newError(CodeNotFound, "no plan named %s; call list_plans to see the existing names", quoteForMessage(name))
+	return fail(Error{Code: CodeNotFound, Reason: ReasonNoPlan, Name: name})
 }

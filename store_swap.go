@@ -18,7 +18,9 @@ func retryLostSwaps(what string, attempt func() error) error {
 			return err
 		}
 	}
-	return backendError(what+" (too many concurrent writers)", errLostSwap)
+	e := backendError(what+" (too many concurrent writers)", errLostSwap)
+	e.Reason = ReasonContention
+	return e
 }
 
 // uncertainRetries are the pauses before each new try of a conditional write whose outcome
@@ -101,6 +103,8 @@ func notSent(err error) bool {
 }
 
 func unknownOutcome(what string, err error) *Error {
-	return &Error{Code: CodeUnknownOutcome, Err: err,
-		Message: "plan storage failed to " + what + " and could not tell whether it was done; re-read the plan before changing it again"}
+	e := fail(Error{Code: CodeUnknownOutcome, Reason: ReasonUnknownOutcome})
+	e.Message = "the plan storage failed to " + what + ", and whether it was done is unknown"
+	e.Err = err
+	return e
 }

@@ -2,9 +2,7 @@ package plan
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"path"
 	"strings"
 	"unicode/utf8"
 )
@@ -25,7 +23,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 	p, err := s.mutate(ctx, u.Name, u.IfRevision, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			if u.Content == nil {
-				return nil, newError(CodeInvalidArgument, "plan %s does not exist yet; give content to create it", quoteForMessage(u.Name))
+				return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNeedsContent, Name: u.Name, Field: pContent.name})
 			}
 			created = true
 			next := &Plan{Title: u.Title, Status: u.Status, Author: u.Author, Content: *u.Content}
@@ -71,7 +69,7 @@ func keepUnlessEmpty(field *string, value string) {
 // SetStatus changes only the status of an existing plan; it never creates one.
 func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *int64) (*Plan, error) {
 	if strings.TrimSpace(status) == "" {
-		return nil, newError(CodeInvalidArgument, "status is empty; give a short text such as \"in-progress\" or \"done\"")
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Name: name, Field: "status"})
 	}
 	if err := checkHeaderField("status", status); err != nil {
 		return nil, err
@@ -120,27 +118,27 @@ func (s *Store) UpdateStep(ctx context.Context, name string, number int, state S
 
 func (s *Store) checkContent(content string) error {
 	if strings.TrimSpace(content) == "" {
-		return newError(CodeInvalidArgument, "content is empty; give the plan as Markdown, with steps as a checklist (- [ ] step)")
+		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: pContent.name})
 	}
 	if len(content) > s.maxContent {
-		return newError(CodeTooLarge, "content is %d bytes; the limit is %d. Shorten the plan or split it into several plans", len(content), s.maxContent)
+		return fail(Error{Code: CodeTooLarge, Reason: ReasonContentTooLarge, Field: pContent.name, Size: int64(len(content)), Limit: int64(s.maxContent)})
 	}
 	return nil
 }
 
 func checkHeaderField(key, value string) error {
 	if len(value) > maxHeaderField {
-		return newError(CodeInvalidArgument, "%s is %d bytes; at most %d allowed", key, len(value), maxHeaderField)
+		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: key, Size: int64(len(value)), Limit: maxHeaderField})
 	}
 	if !utf8.ValidString(value) {
-		return newError(CodeInvalidArgument, "%s is not valid UTF-8", key)
+		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: key})
 	}
 	return nil
 }
 
 func checkIfRevision(ifRevision *int64) error {
 	if ifRevision != nil && *ifRevision < 0 {
-		return newError(CodeInvalidArgument, "last_known_revision %d is negative; use the revision from read_plan, or 0 to create a new plan", *ifRevision)
+		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonRevisionNegative, Field: pRevision.name, Revision: *ifRevision})
 	}
 	return nil
 }
@@ -153,13 +151,11 @@ func checkRevision(name string, cur *Plan, ifRevision *int64) error {
 	want := *ifRevision
 	switch {
 	case cur == nil && want > 0:
-		return newError(CodeNotFound, "no plan named %s (it may have been deleted); call list_plans, or create it with last_known_revision 0", quoteForMessage(name))
+		return fail(Error{Code: CodeNotFound, Reason: ReasonNoPlanGuarded, Name: name, Revision: want})
 	case cur != nil && want == 0:
-		return &Error{Code: CodeRevisionConflict, CurrentRevision: cur.Revision,
-			Message: fmt.Sprintf("plan %s already exists at revision %d; read it and retry with last_known_revision %d, or pick another name", quoteForMessage(name), cur.Revision, cur.Revision)}
+		return fail(Error{Code: CodeRevisionConflict, Reason: ReasonExists, Name: name, CurrentRevision: cur.Revision})
 	case cur != nil && want != cur.Revision:
-		return &Error{Code: CodeRevisionConflict, CurrentRevision: cur.Revision,
-			Message: fmt.Sprintf("plan %s is at revision %d, not %d: someone else changed it. Re-read it with read_plan and retry with last_known_revision %d", quoteForMessage(name), cur.Revision, want, cur.Revision)}
+		return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStale, Name: name, CurrentRevision: cur.Revision, Revision: want})
 	}
 	return nil
 }
@@ -207,8 +203,7 @@ func (s *Store) mutateOnce(ctx context.Context, name string, ifRevision *int64, 
 		return nil, err
 	}
 	if last == math.MaxInt64 {
-		return nil, newError(CodeCorrupt, "plan %s cannot get a revision past %d: its file, or the record of its deletion in %s, was edited by hand",
-			quoteForMessage(name), last, path.Dir(s.tombstonePath(name)))
+		return nil, fail(Error{Code: CodeCorrupt, Reason: ReasonRevisionExhausted, Name: name, CurrentRevision: last})
 	}
 	next.Revision = last + 1
 	next.Name = name

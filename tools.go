@@ -2,7 +2,6 @@ package plan
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -10,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 )
@@ -66,24 +64,24 @@ func (t *planTool) Info(context.Context) (*schema.ToolInfo, error) { return t.in
 
 func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
 	if limit := maxArgumentBytes(t.env.store.MaxContentBytes()); len(argumentsInJSON) > limit {
-		return errorResult(newError(CodeTooLarge, "arguments are %d bytes; a plan is at most %d bytes. Shorten the plan or split it into several plans",
-			len(argumentsInJSON), t.env.store.MaxContentBytes())), nil
+		return t.env.errorResult(fail(Error{Code: CodeTooLarge, Reason: ReasonArgsTooLarge,
+			Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.MaxContentBytes())})), nil
 	}
 	a, err := decodeArgs(argumentsInJSON)
 	if err != nil {
-		return errorResult(err), nil
+		return t.env.errorResult(err), nil
 	}
 	ctx = withChangeSink(ctx, t.env.sink)
 	out, err := t.spec.run(ctx, t.env, a)
 	if err != nil {
-		return errorResult(err), nil
+		return t.env.errorResult(err), nil
 	}
 	if text, ok := out.(string); ok {
 		return text, nil
 	}
-	s, err := sonic.MarshalString(out)
+	s, err := resultAPI.MarshalToString(out)
 	if err != nil {
-		return errorResult(backendError("encode the result", err)), nil
+		return t.env.errorResult(backendError("encode the result", err)), nil
 	}
 	return s, nil
 }
@@ -101,21 +99,6 @@ func maxArgumentBytes(maxContent int) int {
 		return math.MaxInt
 	}
 	return 6*maxContent + argumentAllowance
-}
-
-type errorBody struct {
-	Code            Code   `json:"code"`
-	Message         string `json:"message"`
-	CurrentRevision int64  `json:"current_revision,omitempty"`
-}
-
-func errorResult(err error) string {
-	var pe *Error
-	if !errors.As(err, &pe) {
-		pe = backendError("complete the request", err)
-	}
-	s, _ := sonic.MarshalString(map[string]errorBody{"error": {Code: pe.Code, Message: pe.Message, CurrentRevision: pe.CurrentRevision}})
-	return s
 }
 
 func newPlanTool(spec toolSpec, env *toolEnv, name string) *planTool {
@@ -195,7 +178,7 @@ func toolSpecs() []toolSpec {
 	return []toolSpec{
 		{ToolWritePlan, []param{pName, pContent, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},
 		{ToolReadPlan, []param{pName}, runReadPlan},
-		{ToolListPlans, nil, runListPlans},
+		{ToolListPlans, []param{pLimit, pCursor, pStatusFilter}, runListPlans},
 		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
 		{ToolSetPlanStatus, []param{pName, pNewStatus, pRevision}, runSetPlanStatus},
 		{ToolGetPlanStatus, []param{pName}, runGetPlanStatus},
@@ -241,10 +224,6 @@ func getNamed(ctx context.Context, env *toolEnv, a args) (*Plan, error) {
 		return nil, err
 	}
 	return env.store.Get(ctx, name)
-}
-
-func runListPlans(ctx context.Context, env *toolEnv, _ args) (any, error) {
-	return env.store.listJSON(ctx)
 }
 
 func runDeletePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
@@ -294,7 +273,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	if *number < 1 || *number > 1<<20 {
-		return nil, newError(CodeInvalidArgument, "step must be a step number from 1; read_plan lists them")
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
 	}
 	p, step, err := env.store.UpdateStep(ctx, name, int(*number), state, note, rev)
 	if err != nil {
@@ -322,7 +301,9 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 		return nil, canceled(ctx)
 	}
 	if err := env.workspace.Write(ctx, &WriteRequest{FilePath: path, Content: p.Content}); err != nil {
-		return nil, newError(CodeInvalidArgument, "cannot write %s in the workspace: %s", quoteForMessage(path), shortError(err))
+		e := fail(Error{Code: CodeInvalidArgument, Reason: ReasonWorkspaceWrite, Path: path})
+		e.Err = err
+		return nil, e
 	}
 	return exportResult{Name: name, Path: path, Revision: p.Revision, Bytes: len(p.Content)}, nil
 }
@@ -373,12 +354,14 @@ func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int
 	case ctx.Err() != nil:
 		return "", canceled(ctx)
 	case isNotExist(err):
-		return "", newError(CodeNotFound, "no file at %s in the workspace; export_plan_to_file writes one", quoteForMessage(path))
+		return "", fail(Error{Code: CodeNotFound, Reason: ReasonNoFile, Path: path})
 	default:
-		return "", newError(CodeInvalidArgument, "cannot read %s from the workspace: %s", quoteForMessage(path), shortError(err))
+		e := fail(Error{Code: CodeInvalidArgument, Reason: ReasonWorkspaceRead, Path: path})
+		e.Err = err
+		return "", e
 	}
 	if len(r.content) > limit {
-		return "", newError(CodeTooLarge, "file %s is over the %d-byte plan limit; shorten it", quoteForMessage(path), limit)
+		return "", fail(Error{Code: CodeTooLarge, Reason: ReasonFileTooLarge, Path: path, Size: int64(len(r.content)), Limit: int64(limit)})
 	}
 	return r.content, nil
 }
@@ -409,14 +392,14 @@ func shortError(err error) string {
 
 func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if roleFrom(ctx) == RoleSubAgent {
-		return nil, newError(CodeToolNotAvailable, "plan_template is for the orchestrator only; work on the plan you were given (read_plan, update_plan_step)")
+		return nil, fail(Error{Code: CodeToolNotAvailable, Reason: ReasonOrchestratorOnly})
 	}
 	goal, err := a.str(pGoal)
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(goal) == "" || len(goal) > maxGoalBytes || !utf8.ValidString(goal) {
-		return nil, newError(CodeInvalidArgument, "goal must be non-empty UTF-8 text of at most %d bytes", maxGoalBytes)
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonGoalInvalid, Field: pGoal.name, Limit: maxGoalBytes})
 	}
 	listing, err := env.store.List(ctx)
 	if err != nil {

@@ -1,0 +1,35 @@
+package plan
+
+import (
+	"errors"
+)
+
+type errorBody struct {
+	Code            Code   `json:"code"`
+	Message         string `json:"message"`
+	CurrentRevision int64  `json:"current_revision,omitempty"`
+}
+
+// errorResult is the tool result for err: its code, and a message in the model's language
+// that says what to do next, rendered from the error's reason and facts. An error that is
+// not an *Error is a storage failure.
+func (env *toolEnv) errorResult(err error) string {
+	var pe *Error
+	if !errors.As(err, &pe) {
+		pe = backendError("complete the request", err)
+	}
+	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: pe.Code, Message: env.errorMessage(pe), CurrentRevision: pe.CurrentRevision}})
+	return s
+}
+
+// errorMessage renders what the model reads for e: the text "err.<reason>", or for a reason
+// without one the text of its code, or else e's own English message.
+func (env *toolEnv) errorMessage(e *Error) string {
+	if text, ok := env.texts["err."+string(e.Reason)]; ok && e.Reason != "" {
+		return e.render(text)
+	}
+	if text, ok := env.texts["err."+string(e.Code)]; ok {
+		return e.render(text)
+	}
+	return e.Message
+}
