@@ -95,7 +95,7 @@ func TestWatchInTmux(t *testing.T) {
 	tm.typeLine("planctl -dir " + dir + " watch")
 	screen := waitFor(t, "screen", tm.screen, `(?m)^ship +\[#####-----\] 2/4 +50% +draft +1 +doing 2: Test +planctl *$`)
 	assert.Regexp(t, `(?m)^planctl watch  `+regexp.QuoteMeta(dir)+`  1 plan  at \d\d:\d\d:\d\d  \(Ctrl-C quits\)$`, screen)
-	assert.Regexp(t, `(?m)^NAME +PROGRESS +STATUS +REV +CURRENT STEP +LAST CHANGE BY *$`, screen)
+	assert.Regexp(t, `(?m)\(Ctrl-C quits\)\n\nNAME +PROGRESS +STATUS +REV +CURRENT STEP +LAST CHANGE BY *$`, screen)
 
 	// Another person, in another process.
 	out, err := exec.Command(bin, "-dir", dir, "status", "ship", "in-progress").CombinedOutput()

@@ -153,14 +153,12 @@ func (v *watchView) redraw(now string) {
 	width := termWidth(v.out)
 	var screen strings.Builder
 	screen.WriteString(clearScreen)
-	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
 		if width > 0 {
-			line = clip(strings.TrimSuffix(line, "\n"), width)
-			if line != "" {
-				line += "\n"
-			}
+			line = clip(line, width)
 		}
 		screen.WriteString(line)
+		screen.WriteByte('\n')
 	}
 	io.WriteString(v.out, screen.String())
 }
