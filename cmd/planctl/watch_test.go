@@ -57,11 +57,11 @@ func watching(t *testing.T, out *lockedBuffer, args ...string) (stop func() int)
 	}
 }
 
-// waitFor polls get until it matches re, failing after 10 seconds with the last text.
+// waitFor polls get until it matches re, failing after 20 seconds with the last text.
 func waitFor(t *testing.T, what string, get func() string, re string) string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		s := get()
 		if rx.MatchString(s) {
