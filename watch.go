@@ -19,7 +19,7 @@ const (
 	DefaultWatchBuffer   = 256
 	// defaultFullScan bounds how long a plan file rewritten in place (which leaves its
 	// folder's stamp alone) can go unseen by a watcher that trusts the stamp.
-	defaultFullScan = 2 * time.Second
+	defaultFullScan = 5 * time.Second
 )
 
 // WatchOptions tunes Store.WatchWith. The zero value gives the defaults.
@@ -63,10 +63,10 @@ func (s *Store) Watch(ctx context.Context) (<-chan Change, error) {
 //   - LocalBackend is polled every Interval, but an idle poll is one stat of the plans
 //     folder: a plan write or delete renames or removes a file there, which changes the
 //     folder's modification time. The folder is listed when that stamp moved, while it is
-//     under two seconds old (file-system clocks are coarse), and every two seconds anyway
+//     under two seconds old (file-system clocks are coarse), and every five seconds anyway
 //     for plan files rewritten in place. Polling was chosen over file-system notifications
-//     because it needs no dependency or per-platform code, has no per-user watch limit,
-//     and sees writes made by other machines on a network file system.
+//     because it needs no dependency or per-platform code and has no per-user watch
+//     limit, and an idle poll costs almost nothing (see BENCHMARKS.md).
 //   - Any other Backend is polled every Interval with one LsInfo. Thanks to the Store's
 //     list cache, which keys on Size and ModifiedAt, an idle poll reads no file, and only
 //     changed plans are read.

@@ -93,10 +93,11 @@ func BenchmarkWatchLatencyLocal(b *testing.B) {
 // BenchmarkWatchIdle1000 measures an idle watcher over 1,000 unchanged plans, side by side:
 // no watcher at all (the process's own idle cost), LocalBackend as the Store finds it
 // (folder stamp), LocalBackend behind a wrapper that hides the stamp (one LsInfo a poll),
-// and MemoryBackend. Each runs a 3-second window; run with -benchtime 1x.
+// MemoryBackend, and MemoryBackend without plans (what waking up every Interval costs).
+// Each runs a 10-second window; run with -benchtime 1x.
 func BenchmarkWatchIdle1000(b *testing.B) {
 	const plans = 1000
-	const window = 3 * time.Second
+	const window = 10 * time.Second
 	ctx := context.Background()
 	root := b.TempDir()
 	local, err := plan.NewLocalBackend(root)
@@ -128,6 +129,7 @@ func BenchmarkWatchIdle1000(b *testing.B) {
 		{"local", true, func(c *listCounter) plan.Backend { return listCounterUnwrap{c} }, local},
 		{"local-no-stamp", true, func(c *listCounter) plan.Backend { return c }, local},
 		{"memory", true, func(c *listCounter) plan.Backend { return c }, memory},
+		{"memory-0-plans", true, func(c *listCounter) plan.Backend { return c }, plan.NewMemoryBackend()},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
