@@ -1,8 +1,9 @@
 // planctl is a module of its own so that it can use the Redis backend without the root
 // module depending on go-redis. It has no replace directive, because `go install
-// github.com/einoplan/plan/cmd/planctl@latest` refuses a module that has one: the
-// requirements below name published versions, and the go.work next to this file points
-// them at this working tree during development.
+// github.com/einoplan/plan/cmd/planctl@latest` refuses a module that has one. Its
+// requirements name published versions: before tagging cmd/planctl/vX.Y.Z, set them to the
+// tagged versions of the root module and backends/redis. During development the go.work
+// next to this file points them at this working tree.
 module github.com/einoplan/plan/cmd/planctl
 
 go 1.25
