@@ -49,8 +49,9 @@ func (s *Store) Watch(ctx context.Context) (<-chan Change, error) {
 //
 // The plans as they stand when WatchWith returns are the starting point: only later
 // changes are delivered, so call WatchWith first and then List, and nothing falls between
-// the two. For each plan, Changes come in revision order with consecutive revisions; a
-// watcher that cannot vouch for that (a revision that moved by more than one since the
+// the two. For each plan, Changes come in revision order with consecutive revisions (a
+// file edited by hand without a new revision is delivered with the same one); a watcher
+// that cannot vouch for that (a revision that moved by more than one since the
 // last Change, a full buffer, a feed that lost events) first sends one ActionResync and
 // then goes on. A delete carries the last revision the watcher saw. A Change seen from
 // the outside cannot tell a write from a status or step change, so its Action is
