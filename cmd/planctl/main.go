@@ -1,23 +1,28 @@
-// Command planctl lets people read and change the plans that agents keep with
-// github.com/einoplan/plan, from a terminal or a script, with the same revision checks and
-// locks the agents use.
+// Command planctl lets people follow and change the plans that agents keep with
+// github.com/einoplan/plan, from a terminal or a script, on a local folder or on Redis,
+// with the same revision checks and locks the agents use.
 //
 //	go install github.com/einoplan/plan/cmd/planctl@latest
 //
 // Usage:
 //
-//	planctl [-dir DIR] list [-json]          name, title, status, progress, revision, last update
-//	planctl [-dir DIR] show NAME [-json]     header and body; steps coloured by state on a terminal
-//	planctl [-dir DIR] status NAME STATUS [-rev N]
-//	planctl [-dir DIR] export NAME FILE      the body, ready to edit ("-" for standard output)
-//	planctl [-dir DIR] import NAME FILE [-rev N]  create or replace the body ("-" for standard input)
-//	planctl [-dir DIR] rm NAME [-rev N]
+//	planctl [-dir DIR | -redis URL] list [-json]   name, title, status, progress, revision, last update
+//	planctl [-dir DIR | -redis URL] show NAME [-json]
+//	planctl [-dir DIR | -redis URL] watch          a live view, redrawn on every change
+//	planctl [-dir DIR | -redis URL] status NAME STATUS [-rev N]
+//	planctl [-dir DIR | -redis URL] export NAME FILE   the body, ready to edit ("-": standard output)
+//	planctl [-dir DIR | -redis URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
+//	planctl [-dir DIR | -redis URL] rm NAME [-rev N]
 //
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
 // ./.plans when that is unset. A program that keeps plans with plan.NewLocalBackend(ROOT)
-// and the default BaseDir ("/plans") keeps them in ROOT/plans, so use -dir ROOT/plans.
-// On Unix-like systems planctl takes the same folder lock as those programs, so it never
-// interleaves a change with theirs.
+// and the default BaseDir ("/plans") keeps them in ROOT/plans, so use -dir ROOT/plans;
+// given ROOT, planctl says so. On Unix-like systems planctl takes the same folder lock as
+// those programs, so it never interleaves a change with theirs.
+//
+// -redis URL (default $PLAN_REDIS) works on the plans an agent keeps with the Redis
+// backend: redis://[user:password@]host:port/db, rediss:// for TLS. There -dir is the
+// plans folder inside Redis (default /plans) and -prefix the backend's key prefix.
 //
 // -rev N makes a change conditional: it happens only if the plan is still at revision N,
 // as shown by list or show (for import, -rev 0 means create only). Flags may stand before or
@@ -25,9 +30,9 @@
 //
 // Exit status: 0 done; 1 failed; 2 usage error; 3 revision conflict, the plan is no longer
 // at revision N and nothing was changed; 4 no such plan. Errors go to standard error as
-// "planctl: CODE: message", CODE being the plan error code (revision_conflict, not_found,
-// corrupt, ...). list reports plan files it cannot read as warnings on standard error and
-// lists the others.
+// "planctl: CODE: what happened and what to do", CODE being the plan error code
+// (revision_conflict, not_found, corrupt, ...). list reports plan files it cannot read as
+// warnings on standard error and lists the others.
 package main
 
 import (
@@ -37,14 +42,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/einoplan/plan"
 )
@@ -58,21 +61,25 @@ const (
 	exitNotFound = 4
 )
 
-const usage = `Usage: planctl [-dir DIR] COMMAND [ARGS]
+const usage = `Usage: planctl [-dir DIR | -redis URL] COMMAND [ARGS]
 
 Commands:
   list                    list plans: name, title, status, progress, revision, last update
   show NAME               print a plan's header and body
+  watch                   a live view of every plan, redrawn on every change (Ctrl-C quits)
   status NAME STATUS      set a plan's status
   export NAME FILE        write a plan's body to FILE ("-" for standard output)
   import NAME FILE        create a plan, or replace its body, from FILE ("-" for standard input)
   rm NAME                 delete a plan
 
 Flags, before or after the command:
-  -dir DIR   folder of plan files (default $PLAN_DIR, else ./.plans)
-  -rev N     change the plan only if it is still at revision N (status, import, rm);
-             with import, -rev 0 only creates
-  -json      print JSON (list, show)
+  -dir DIR     folder of plan files (default $PLAN_DIR, else ./.plans);
+               with -redis, the plans folder inside Redis (default /plans)
+  -redis URL   plans kept in Redis, e.g. redis://localhost:6379/0 (default $PLAN_REDIS)
+  -prefix P    key prefix of the Redis backend (default its own)
+  -rev N       change the plan only if it is still at revision N (status, import, rm);
+               with import, -rev 0 only creates
+  -json        print JSON (list, show)
 
 Exit status: 0 done, 1 failed, 2 usage error, 3 revision conflict (nothing changed),
 4 no such plan.
@@ -95,12 +102,17 @@ type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
-	dir     string
-	rev     *int64
-	jsonOut bool
-	color   bool
-	store   *plan.Store
-	created bool // the last change created its plan
+	dir      string // -dir as given, or its default
+	redisURL string
+	prefix   string
+	rev      *int64
+	jsonOut  bool
+	color    bool
+	store    *plan.Store
+	loc      location
+	command  string
+	args     []string
+	created  bool // the last change created its plan
 }
 
 // revFlag is -rev: an optional non-negative revision.
@@ -127,6 +139,8 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs := flag.NewFlagSet("planctl", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.dir, "dir", "", "")
+	fs.StringVar(&c.redisURL, "redis", "", "")
+	fs.StringVar(&c.prefix, "prefix", "", "")
 	fs.Var(revFlag{&c.rev}, "rev", "")
 	fs.BoolVar(&c.jsonOut, "json", false, "")
 	var rest []string
@@ -154,6 +168,7 @@ type command struct {
 var commands = map[string]command{
 	"list":   {nil, true, false, true, (*cli).list},
 	"show":   {[]string{"NAME"}, true, false, true, (*cli).show},
+	"watch":  {nil, false, false, true, (*cli).watch},
 	"status": {[]string{"NAME", "STATUS"}, false, true, false, (*cli).setStatus},
 	"export": {[]string{"NAME", "FILE"}, false, false, true, (*cli).export},
 	"import": {[]string{"NAME", "FILE"}, false, true, false, (*cli).importFile},
@@ -174,6 +189,9 @@ func (c *cli) run(args []string) int {
 	}
 	name, rest := rest[0], rest[1:]
 	cmd, ok := commands[name]
+	if c.redisURL == "" {
+		c.redisURL = os.Getenv("PLAN_REDIS")
+	}
 	switch {
 	case !ok:
 		return c.usageError(fmt.Sprintf("unknown command %q", name))
@@ -187,12 +205,12 @@ func (c *cli) run(args []string) int {
 		return c.usageError("-json applies to list and show only")
 	case c.rev != nil && !cmd.rev:
 		return c.usageError("-rev applies to status, import and rm only")
+	case c.prefix != "" && c.redisURL == "":
+		return c.usageError("-prefix applies with -redis only")
 	}
-	if c.dir == "" {
-		c.dir = os.Getenv("PLAN_DIR")
-	}
-	if c.dir == "" {
-		c.dir = ".plans"
+	c.command, c.args = name, rest
+	if err := c.checkArgs(); err != nil {
+		return c.fail(err)
 	}
 	closeStore, err := c.openStore(cmd.readOnly)
 	if err != nil {
@@ -206,58 +224,9 @@ func (c *cli) run(args []string) int {
 	return exitOK
 }
 
-// openStore opens the Store on DIR, the plan files lying directly in it. Read-only commands
-// do not create a missing DIR: they see no plans.
-func (c *cli) openStore(readOnly bool) (func(), error) {
-	var backend plan.Backend
-	closeBackend := func() {}
-	if _, err := os.Stat(c.dir); readOnly && errors.Is(err, fs.ErrNotExist) {
-		backend = plan.NewMemoryBackend()
-	} else {
-		local, err := plan.NewLocalBackend(c.dir)
-		if err != nil {
-			return nil, err
-		}
-		backend, closeBackend = local, func() { local.Close() }
-	}
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, BaseDir: "/", DefaultAuthor: "planctl",
-		OnChange: func(_ context.Context, ch plan.Change) { c.created = ch.Created }})
-	if err != nil {
-		closeBackend()
-		return nil, err
-	}
-	c.store = store
-	return closeBackend, nil
-}
-
 func (c *cli) usageError(msg string) int {
 	fmt.Fprintf(c.stderr, "planctl: %s\n\n%s", msg, usage)
 	return exitUsage
-}
-
-// fail prints err and returns the exit status for it.
-func (c *cli) fail(err error) int {
-	var pe *plan.Error
-	if !errors.As(err, &pe) {
-		fmt.Fprintf(c.stderr, "planctl: %v\n", err)
-		return exitFailed
-	}
-	msg := fmt.Sprintf("planctl: %s: %s", pe.Code, pe.Message)
-	if pe.Err != nil {
-		msg += " (" + pe.Err.Error() + ")"
-	}
-	fmt.Fprintln(c.stderr, msg)
-	switch pe.Code {
-	case plan.CodeRevisionConflict:
-		fmt.Fprintf(c.stderr, "planctl: nothing was changed; the plan is at revision %d: check it with show and retry with -rev %d\n",
-			pe.CurrentRevision, pe.CurrentRevision)
-		return exitConflict
-	case plan.CodeNotFound:
-		return exitNotFound
-	case plan.CodeCorrupt:
-		fmt.Fprintln(c.stderr, "planctl: rm NAME (without -rev) removes an unreadable plan file")
-	}
-	return exitFailed
 }
 
 func (c *cli) writeJSON(v any) error {
@@ -272,14 +241,19 @@ func (c *cli) list([]string) error {
 	if err != nil {
 		return err
 	}
+	if len(listing.Plans)+len(listing.Warnings) == 0 {
+		if nested, ok := c.nestedPlans(); ok {
+			return c.wrongDir(nested)
+		}
+	}
 	for _, w := range listing.Warnings {
-		fmt.Fprintf(c.stderr, "planctl: warning: plan %s cannot be read: %s: %s\n", w.Name, w.Code, w.Message)
+		c.warn(w)
 	}
 	if c.jsonOut {
 		return c.writeJSON(listing)
 	}
 	if len(listing.Plans) == 0 {
-		fmt.Fprintf(c.stdout, "No plans in %s\n", c.dir)
+		fmt.Fprintf(c.stdout, "No plans in %s\n", c.loc.shown)
 		return nil
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
@@ -358,12 +332,13 @@ func (c *cli) export(args []string) error {
 }
 
 func (c *cli) importFile(args []string) error {
-	if err := plan.ValidateName(args[0]); err != nil {
-		return err
-	}
 	content, err := c.readInput(args[1])
 	if err != nil {
 		return err
+	}
+	if strings.TrimSpace(content) == "" {
+		return &cliError{code: plan.CodeInvalidArgument, exit: exitFailed,
+			msg: fmt.Sprintf("%s is empty; a plan needs a body, with its steps as a checklist (- [ ] step)", args[1])}
 	}
 	p, err := c.store.Put(c.ctx, plan.Update{Name: args[0], Content: &content, IfRevision: c.rev})
 	if err != nil {
@@ -412,81 +387,4 @@ func (c *cli) remove(args []string) error {
 		fmt.Fprintf(c.stdout, "%s: removed\n", args[0])
 	}
 	return nil
-}
-
-// progressText draws "[####------] 2/5", counting completed and skipped steps as done, or
-// "-" for a plan without steps.
-func progressText(p plan.Progress) string {
-	if p.Total == 0 {
-		return "-"
-	}
-	const width = 10
-	done := p.Completed + p.Skipped
-	filled := done * width / p.Total
-	return fmt.Sprintf("[%s%s] %d/%d", strings.Repeat("#", filled), strings.Repeat("-", width-filled), done, p.Total)
-}
-
-// ANSI colours of the step states.
-var stateColors = map[plan.StepState]string{
-	plan.StepCompleted:  "\x1b[32m", // green
-	plan.StepInProgress: "\x1b[33m", // yellow
-	plan.StepFailed:     "\x1b[31m", // red
-	plan.StepSkipped:    "\x1b[90m", // grey
-}
-
-const colorReset = "\x1b[0m"
-
-// renderBody returns body ready for a terminal: control characters that could move the
-// cursor or change colours are shown as '?', and with color each step line is coloured by
-// its state.
-func renderBody(body string, steps []plan.Step, color bool) string {
-	lines := strings.Split(body, "\n")
-	for i, line := range lines {
-		lines[i] = printable(strings.TrimSuffix(line, "\r"), '?')
-	}
-	if color {
-		for _, s := range steps {
-			if code, ok := stateColors[s.State]; ok && s.Line >= 0 && s.Line < len(lines) {
-				lines[s.Line] = code + lines[s.Line] + colorReset
-			}
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// printable replaces control characters other than tab by repl.
-func printable(s string, repl rune) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r != '\t' && unicode.IsControl(r) {
-			return repl
-		}
-		return r
-	}, s)
-}
-
-// oneLine makes a header field safe for one line of a terminal.
-func oneLine(s string) string {
-	return printable(strings.ReplaceAll(s, "\t", " "), ' ')
-}
-
-// clip shortens s to at most n runes.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// isTerminal reports whether w is a character device, such as a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,37 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strconv"
+	"time"
+)
+
+var _ folderStamper = (*LocalBackend)(nil)
+
+// folderStamp returns the modification time and size of the folder dir, which change
+// whenever Write renames a file into it or Delete removes one, so a watcher can skip
+// listing a folder whose stamp did not move. recent is true while the folder changed less
+// than racyWindow ago: within the file system's clock granularity a second change can
+// leave the stamp as it was, so such a stamp proves nothing. A missing folder has a stamp
+// of its own.
+func (b *LocalBackend) folderStamp(ctx context.Context, dir string) (string, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return "", false, err
+	}
+	rel, err := localRel("stat", dir)
+	if err != nil {
+		return "", false, err
+	}
+	fi, err := b.root.Stat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "absent", false, nil
+	}
+	if err != nil {
+		return "", false, b.wrap("stat", dir, err)
+	}
+	mod := fi.ModTime()
+	stamp := strconv.FormatInt(mod.UnixNano(), 10) + "/" + strconv.FormatInt(fi.Size(), 10)
+	return stamp, time.Since(mod) < racyWindow, nil
+}

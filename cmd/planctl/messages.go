@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/einoplan/plan"
+)
+
+// fail prints err in planctl's own words and returns the exit status for it. A plan error
+// is described from its code and facts (the plan's name, its current revision), never
+// from the library's message, which speaks to models in their tool vocabulary.
+func (c *cli) fail(err error) int {
+	var ce *cliError
+	if errors.As(err, &ce) {
+		if ce.code != "" {
+			fmt.Fprintf(c.stderr, "planctl: %s: %s\n", ce.code, ce.msg)
+		} else {
+			fmt.Fprintf(c.stderr, "planctl: %s\n", ce.msg)
+		}
+		return ce.exit
+	}
+	var pe *plan.Error
+	if !errors.As(err, &pe) {
+		fmt.Fprintf(c.stderr, "planctl: %v\n", err)
+		return exitFailed
+	}
+	msg, exit := c.describe(pe)
+	fmt.Fprintf(c.stderr, "planctl: %s: %s\n", pe.Code, msg)
+	return exit
+}
+
+// describe says what a plan error means for the command that got it, and what to run next.
+func (c *cli) describe(pe *plan.Error) (string, int) {
+	name := c.planName()
+	switch pe.Code {
+	case plan.CodeRevisionConflict:
+		if c.rev != nil && *c.rev == 0 {
+			return fmt.Sprintf("%s already exists, at revision %d; nothing was changed. See it with `planctl show %s`, or replace it with -rev %d",
+				name, pe.CurrentRevision, name, pe.CurrentRevision), exitConflict
+		}
+		given := ""
+		if c.rev != nil {
+			given = fmt.Sprintf(", not %d", *c.rev)
+		}
+		return fmt.Sprintf("%s is at revision %d%s; nothing was changed. Check it with `planctl show %s` and retry with -rev %d",
+			name, pe.CurrentRevision, given, name, pe.CurrentRevision), exitConflict
+	case plan.CodeNotFound:
+		msg := fmt.Sprintf("no plan named %s in %s; `planctl list` shows the plans there", name, c.loc.shown)
+		if listing, ok := c.nestedPlans(); ok && hasPlan(listing, name) {
+			msg = fmt.Sprintf("no plan named %s in %s, but its plans folder has one: use -dir %s", name, c.loc.shown, c.loc.nested)
+		}
+		return msg, exitNotFound
+	case plan.CodeCorrupt:
+		return fmt.Sprintf("%s cannot be read: its file is not in the plan format. Fix the file, or remove it with `planctl rm %s` (without -rev)",
+			name, name), exitFailed
+	case plan.CodeTooLarge:
+		if c.command == "import" {
+			return fmt.Sprintf("%s is larger than a plan may be (%d bytes); shorten it or split it into several plans",
+				c.args[1], c.store.MaxContentBytes()), exitFailed
+		}
+		return fmt.Sprintf("%s cannot be read: its file is larger than a plan may be. Remove it with `planctl rm %s` (without -rev)",
+			name, name), exitFailed
+	case plan.CodeInvalidArgument:
+		return fmt.Sprintf("%s refused the change to %s: a title, status or author over 1024 bytes or not UTF-8", c.command, name), exitFailed
+	case plan.CodeBackendError:
+		return fmt.Sprintf("the plan storage at %s failed: %v; nothing may have changed, try again", c.loc.shown, cause(pe)), exitFailed
+	case plan.CodeUnknownOutcome:
+		return fmt.Sprintf("the plan storage at %s failed during the change (%v), so whether it landed is unknown: check with `planctl show %s`",
+			c.loc.shown, cause(pe), name), exitFailed
+	case plan.CodeCanceled:
+		return "interrupted before anything was changed", exitFailed
+	}
+	return fmt.Sprintf("%s failed on %s", c.command, name), exitFailed
+}
+
+// warn reports a plan file that list or watch cannot read.
+func (c *cli) warn(w plan.Warning) {
+	var why string
+	switch w.Code {
+	case plan.CodeCorrupt:
+		why = fmt.Sprintf("its file is not in the plan format; `planctl rm %s` removes it", w.Name)
+	case plan.CodeTooLarge:
+		why = fmt.Sprintf("its file is larger than a plan may be; `planctl rm %s` removes it", w.Name)
+	default:
+		why = "the storage failed to read it"
+	}
+	fmt.Fprintf(c.stderr, "planctl: warning: plan %s cannot be read (%s): %s\n", w.Name, w.Code, why)
+}
+
+// planName is the NAME argument of the command, if it has one.
+func (c *cli) planName() string {
+	if len(c.args) > 0 && c.command != "list" && c.command != "watch" {
+		return c.args[0]
+	}
+	return "the plan"
+}
+
+func hasPlan(listing *plan.Listing, name string) bool {
+	for _, p := range listing.Plans {
+		if p.Name == name {
+			return true
+		}
+	}
+	for _, w := range listing.Warnings {
+		if w.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// cause is the storage's own error under a plan error, or the code when there is none.
+func cause(pe *plan.Error) any {
+	if pe.Err != nil {
+		return pe.Err
+	}
+	return pe.Code
+}

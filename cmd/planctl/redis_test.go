@@ -1,0 +1,89 @@
+//go:build unix
+
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// redisArgs returns the flags for plans in the test server under a key prefix of this
+// test's own.
+func redisArgs(t *testing.T) []string {
+	t.Helper()
+	url := redisURL(t)
+	b := make([]byte, 6)
+	rand.Read(b)
+	return []string{"-redis", url, "-prefix", "planctl-test-" + hex.EncodeToString(b) + ":"}
+}
+
+// Every command works on plans kept in Redis, as on a folder.
+func TestRedisCommands(t *testing.T) {
+	args := redisArgs(t)
+	with := func(more ...string) []string { return append(append([]string{}, args...), more...) }
+	file := filepath.Join(t.TempDir(), "ship.md")
+	require.NoError(t, os.WriteFile(file, []byte(shipBody), 0o600))
+
+	r := planctl(t, with("list")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "No plans in "+strings.TrimSuffix(args[1], "/0")+"/0 /plans\n", r.stdout)
+
+	r = planctl(t, with("import", "ship", file)...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "ship: created from "+file+", revision 1, [#####-----] 2/4\n", r.stdout)
+	r = planctl(t, with("list")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^ship\s+Ship 2\.0\s+draft\s+\[#####-----\] 2/4\s+1\s`, r.stdout)
+	r = planctl(t, with("status", "ship", "done", "-rev", "7")...)
+	assert.Equal(t, exitConflict, r.code)
+	assert.Equal(t, "planctl: revision_conflict: ship is at revision 1, not 7; nothing was changed. "+
+		"Check it with `planctl show ship` and retry with -rev 1\n", r.stderr)
+	r = planctl(t, with("status", "ship", "done", "-rev", "1")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, planctl(t, with("show", "ship")...).stdout, "status:   done\n")
+
+	// Plans in /plans, -dir naming the folder above.
+	r = planctl(t, with("-dir", "/", "list")...)
+	assert.Equal(t, exitFailed, r.code)
+	assert.Contains(t, r.stderr, " / holds no plans, but its plans folder holds 1 plan: use -dir /plans\n")
+
+	r = planctl(t, with("rm", "ship")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, exitNotFound, planctl(t, with("show", "ship")...).code)
+}
+
+// watch on Redis follows a change another process makes there.
+func TestRedisWatch(t *testing.T) {
+	args := redisArgs(t)
+	bin := planctlBinary(t)
+	var out lockedBuffer
+	stop := watching(t, &out, args...)
+	waitFor(t, "output", out.String, `no plans in redis://\S+ /plans yet; waiting for changes\n$`)
+
+	cmd := exec.Command(bin, append(args, "import", "ship", "-")...)
+	cmd.Stdin = strings.NewReader(shipBody)
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	waitFor(t, "output", out.String, `\n\d\d:\d\d:\d\d ship: \[#####-----\] 2/4  50%, draft, revision 1, doing 2: Test, by planctl\n$`)
+	assert.Equal(t, exitOK, stop())
+}
+
+func TestRedisUnreachable(t *testing.T) {
+	r := planctl(t, "-redis", "redis://127.0.0.1:1/0", "list")
+	assert.Equal(t, exitFailed, r.code)
+	assert.Contains(t, r.stderr, "planctl: cannot reach Redis at 127.0.0.1:1: ")
+	r = planctl(t, "-redis", "http://x", "list")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "planctl: -redis http://x is not a Redis URL such as redis://localhost:6379/0")
+	r = planctl(t, "-prefix", "p:", "list")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "-prefix applies with -redis only")
+}

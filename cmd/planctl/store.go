@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/einoplan/plan"
+	redisbackend "github.com/einoplan/plan/backends/redis"
+)
+
+// location is where the plans are, as planctl names it to people.
+type location struct {
+	backend plan.Backend
+	baseDir string // the plans folder inside backend
+	shown   string // the folder as -dir names it, with the Redis address when on Redis
+	missing bool   // a local DIR that does not exist (read-only commands only)
+	// nested is the -dir value of the plans sub-folder of DIR.
+	nested string
+}
+
+// cliError is a failure planctl describes itself, with its exit status.
+type cliError struct {
+	code plan.Code // printed after "planctl: " when set
+	msg  string
+	exit int
+}
+
+func (e *cliError) Error() string { return e.msg }
+
+// openStore opens the Store on DIR, on the local disk or in Redis. Read-only commands do
+// not create a missing local DIR: they see no plans.
+func (c *cli) openStore(readOnly bool) (func(), error) {
+	closeBackend := func() {}
+	if c.redisURL != "" {
+		client, err := c.dialRedis()
+		if err != nil {
+			return nil, err
+		}
+		var opts []redisbackend.Option
+		if c.prefix != "" {
+			opts = append(opts, redisbackend.WithPrefix(c.prefix))
+		}
+		if c.dir == "" {
+			c.dir = plan.DefaultBaseDir
+		}
+		base := path.Clean("/" + c.dir)
+		c.loc = location{backend: redisbackend.New(client, opts...), baseDir: base,
+			shown: c.redisAddr(client) + " " + base, nested: path.Join(base, "plans")}
+		closeBackend = func() { client.Close() }
+	} else {
+		if c.dir == "" {
+			c.dir = os.Getenv("PLAN_DIR")
+		}
+		if c.dir == "" {
+			c.dir = ".plans"
+		}
+		c.loc = location{baseDir: "/", shown: c.dir, nested: filepath.Join(c.dir, "plans")}
+		if _, err := os.Stat(c.dir); readOnly && errors.Is(err, fs.ErrNotExist) {
+			c.loc.backend, c.loc.missing = plan.NewMemoryBackend(), true
+		} else {
+			local, err := plan.NewLocalBackend(c.dir)
+			if err != nil {
+				return nil, &cliError{msg: fmt.Sprintf("cannot open the plans folder %s: %v", c.dir, errors.Unwrap(err)), exit: exitFailed}
+			}
+			c.loc.backend, closeBackend = local, func() { local.Close() }
+		}
+	}
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl",
+		OnChange: func(_ context.Context, ch plan.Change) { c.created = ch.Created }})
+	if err != nil {
+		closeBackend()
+		return nil, &cliError{msg: fmt.Sprintf("-dir %s cannot be a plans folder: %v", c.dir, err), exit: exitUsage}
+	}
+	c.store = store
+	return closeBackend, nil
+}
+
+// dialRedis connects to -redis URL and checks that the server answers.
+func (c *cli) dialRedis() (*redis.Client, error) {
+	opts, err := redis.ParseURL(c.redisURL)
+	if err != nil {
+		return nil, &cliError{msg: fmt.Sprintf("-redis %s is not a Redis URL such as redis://localhost:6379/0 (%v)", c.redisURL, err), exit: exitUsage}
+	}
+	opts.ContextTimeoutEnabled = true
+	redis.SetLogger(quietLogger{}) // failures reach people once, as planctl's own message
+	client := redis.NewClient(opts)
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		client.Close()
+		return nil, &cliError{msg: fmt.Sprintf("cannot reach Redis at %s: %v", opts.Addr, err), exit: exitFailed}
+	}
+	return client, nil
+}
+
+func (c *cli) redisAddr(client *redis.Client) string {
+	return "redis://" + client.Options().Addr + "/" + fmt.Sprint(client.Options().DB)
+}
+
+// nestedPlans counts the plans in the "plans" sub-folder of DIR, where a program using
+// plan.NewLocalBackend(DIR) keeps them, for a DIR that holds none itself.
+func (c *cli) nestedPlans() (*plan.Listing, bool) {
+	if c.loc.missing {
+		return nil, false
+	}
+	sub, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: path.Join(c.loc.baseDir, "plans")})
+	if err != nil {
+		return nil, false
+	}
+	listing, err := sub.List(c.ctx)
+	if err != nil || len(listing.Plans)+len(listing.Warnings) == 0 {
+		return nil, false
+	}
+	return listing, true
+}
+
+// wrongDir is the error for a DIR that holds no plans while its plans sub-folder does.
+func (c *cli) wrongDir(listing *plan.Listing) error {
+	n := len(listing.Plans) + len(listing.Warnings)
+	plans := "plans"
+	if n == 1 {
+		plans = "plan"
+	}
+	return &cliError{exit: exitFailed, msg: fmt.Sprintf("%s holds no plans, but its plans folder holds %d %s: use -dir %s",
+		c.loc.shown, n, plans, c.loc.nested)}
+}
+
+// checkArgs refuses a bad NAME or an empty STATUS before anything is opened.
+func (c *cli) checkArgs() error {
+	if len(c.args) == 0 || c.command == "list" || c.command == "watch" {
+		return nil
+	}
+	name := c.args[0]
+	if plan.ValidateName(name) != nil {
+		return &cliError{code: plan.CodeInvalidArgument, exit: exitFailed, msg: fmt.Sprintf(
+			"%q is not a plan name: use lowercase letters, digits, '-' and '_', starting with a letter or digit, at most 64 bytes",
+			name)}
+	}
+	if c.command == "status" && strings.TrimSpace(c.args[1]) == "" {
+		return &cliError{code: plan.CodeInvalidArgument, exit: exitUsage, msg: "STATUS is empty; give a short text such as in-progress or done"}
+	}
+	return nil
+}
+
+// quietLogger drops go-redis's own log lines.
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}

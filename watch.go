@@ -1,0 +1,362 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+	"time"
+)
+
+// ActionResync is the Action of a Change that tells a watcher it may have missed changes:
+// its Name is empty and its other fields are zero. The receiver should List again to learn
+// the current state. It is sent once for any number of missed changes.
+const ActionResync Action = "resync"
+
+// Defaults of WatchOptions.
+const (
+	DefaultWatchInterval = 100 * time.Millisecond
+	DefaultWatchBuffer   = 256
+	// defaultFullScan bounds how long a plan file rewritten in place (which leaves its
+	// folder's stamp alone) can go unseen by a watcher that trusts the stamp.
+	defaultFullScan = 5 * time.Second
+)
+
+// WatchOptions tunes Store.WatchWith. The zero value gives the defaults.
+type WatchOptions struct {
+	// Interval is the time between two polls of the polling fallback; default
+	// DefaultWatchInterval. Unused when the Backend is a Watcher.
+	Interval time.Duration
+	// Buffer is how many Changes may wait for the receiver; default DefaultWatchBuffer.
+	// When they do not fit, the watcher drops changes and delivers one ActionResync as
+	// soon as the receiver makes room, so a slow receiver never blocks anything and never
+	// grows memory.
+	Buffer int
+
+	tick     <-chan time.Time // tests: drives the polls instead of a ticker
+	fullScan time.Duration    // tests: replaces defaultFullScan
+}
+
+// Watch delivers a Change for every change that any process or machine makes to the plans
+// in BaseDir, the Store's own included, until ctx ends; then the channel is closed. It is
+// WatchWith with default options: see there.
+func (s *Store) Watch(ctx context.Context) (<-chan Change, error) {
+	return s.WatchWith(ctx, WatchOptions{})
+}
+
+// WatchWith delivers a Change for every change that any process or machine makes to the
+// plans in BaseDir, the Store's own included, until ctx ends; then the channel is closed.
+//
+// The plans as they stand when WatchWith returns are the starting point: only later
+// changes are delivered, so call WatchWith first and then List, and nothing falls between
+// the two. For each plan, Changes come in revision order with consecutive revisions (a
+// file edited by hand without a new revision is delivered with the same one); a watcher
+// that cannot vouch for that (a revision that moved by more than one since the
+// last Change, a full buffer, a feed that lost events) first sends one ActionResync and
+// then goes on. A delete carries the last revision the watcher saw. A Change seen from
+// the outside cannot tell a write from a status or step change, so its Action is
+// ActionWrite for every change but a delete; Created means the plan was not listed
+// before. A plan whose file stops decoding is neither changed nor deleted until it
+// decodes again or is removed.
+//
+// How changes are found:
+//   - A Backend that is a Watcher (found through Unwrap too) pushes them: no polling at all.
+//   - LocalBackend is polled every Interval, but an idle poll is one stat of the plans
+//     folder: a plan write or delete renames or removes a file there, which changes the
+//     folder's modification time. The folder is listed when that stamp moved, while it is
+//     under two seconds old (file-system clocks are coarse), and every five seconds anyway
+//     for plan files rewritten in place. Polling was chosen over file-system notifications
+//     because it needs no dependency or per-platform code and has no per-user watch
+//     limit, and an idle poll costs almost nothing (see BENCHMARKS.md).
+//   - Any other Backend is polled every Interval with one LsInfo. Thanks to the Store's
+//     list cache, which keys on Size and ModifiedAt, an idle poll reads no file, and only
+//     changed plans are read.
+//
+// Polling coalesces: several writes to one plan between two polls arrive as one Change,
+// preceded by an ActionResync. A delete and a re-create between two polls look like one
+// write. A Backend error during a poll is retried at the next one.
+func (s *Store) WatchWith(ctx context.Context, opts WatchOptions) (<-chan Change, error) {
+	if opts.Interval < 0 || opts.Buffer < 0 {
+		return nil, errors.New("plan: WatchOptions.Interval and Buffer must not be negative")
+	}
+	if opts.Interval == 0 {
+		opts.Interval = DefaultWatchInterval
+	}
+	if opts.Buffer == 0 {
+		opts.Buffer = DefaultWatchBuffer
+	}
+	if opts.fullScan == 0 {
+		opts.fullScan = defaultFullScan
+	}
+	w := &watcher{s: s, opts: opts, out: make(chan Change, opts.Buffer), known: map[string]*cachedSummary{}}
+	w.stamper, _ = findCapability[folderStamper](s.backend)
+	var events <-chan FileEvent
+	if feed, ok := findCapability[Watcher](s.backend); ok {
+		var err error
+		if events, err = feed.WatchFiles(ctx, s.dir); err != nil {
+			if ctx.Err() != nil {
+				return nil, canceled(ctx)
+			}
+			return nil, backendError("watch "+s.dir, err)
+		}
+	}
+	// The snapshot is taken after subscribing and after stamping the folder, so no change
+	// falls between them.
+	if w.stamper != nil {
+		if st, _, err := w.stamper.folderStamp(ctx, s.dir); err == nil {
+			w.stamp = st
+		}
+	}
+	entries, _, err := s.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		w.known[e.summary.Name] = e
+	}
+	go w.run(ctx, events)
+	return w.out, nil
+}
+
+// findCapability returns the first Backend along the Unwrap chain of b that implements T.
+func findCapability[T any](b Backend) (T, bool) {
+	for range 16 {
+		if c, ok := any(b).(T); ok {
+			return c, true
+		}
+		u, ok := b.(interface{ Unwrap() Backend })
+		if !ok {
+			break
+		}
+		if b = u.Unwrap(); b == nil {
+			break
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// folderStamper is a cheap change detector for a folder: its stamp changes whenever a file
+// directly inside is created, renamed or removed. recent reports that the folder changed
+// so lately that another change could still leave the stamp as it is.
+type folderStamper interface {
+	folderStamp(ctx context.Context, dir string) (stamp string, recent bool, err error)
+}
+
+// watcher is the state of one Watch: what it last delivered per plan, and whether it owes
+// its receiver a resync.
+type watcher struct {
+	s       *Store
+	opts    WatchOptions
+	out     chan Change
+	stamper folderStamper
+	known   map[string]*cachedSummary // per plan, the summary last delivered or listed
+	behind  bool                      // changes were dropped: an ActionResync is owed
+	stamp   string                    // the folder's stamp before the last listing
+}
+
+// run feeds w.out until ctx ends, from events when the Backend pushes them, else by
+// polling; a feed that ends early gives way to polling after a resync.
+func (w *watcher) run(ctx context.Context, events <-chan FileEvent) {
+	defer close(w.out)
+	for events != nil {
+		select {
+		case <-ctx.Done():
+			return
+		case w.owed() <- Change{Action: ActionResync}:
+			w.behind = false
+		case ev, ok := <-events:
+			switch {
+			case !ok:
+				events = nil
+				w.resync()
+				w.relist(ctx)
+			case ev.Resync:
+				w.resync()
+				w.relist(ctx)
+			default:
+				w.event(ev)
+			}
+		}
+	}
+	w.poll(ctx)
+}
+
+// poll lists the folder every Interval, skipping the listing while the folder's stamp
+// says nothing changed.
+func (w *watcher) poll(ctx context.Context) {
+	tick := w.opts.tick
+	if tick == nil {
+		t := time.NewTicker(w.opts.Interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	lastFull := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case w.owed() <- Change{Action: ActionResync}:
+			w.behind = false
+			continue
+		case <-tick:
+		}
+		if w.stamper != nil {
+			st, recent, err := w.stamper.folderStamp(ctx, w.s.dir)
+			if err == nil && st == w.stamp && !recent && time.Since(lastFull) < w.opts.fullScan {
+				continue
+			}
+			if err == nil {
+				w.stamp = st
+			}
+		}
+		lastFull = time.Now()
+		w.relist(ctx)
+	}
+}
+
+// relist compares a fresh listing with what was delivered and sends the differences. A
+// failed listing changes nothing; the next one catches up.
+func (w *watcher) relist(ctx context.Context) {
+	entries, warnings, err := w.s.list(ctx)
+	if err != nil {
+		return
+	}
+	var changes []Change
+	gap := false
+	found := 0
+	for _, e := range entries {
+		if _, ok := w.known[e.summary.Name]; ok {
+			found++
+		}
+		c, ok, g := w.observe(e)
+		gap = gap || g
+		if ok {
+			changes = append(changes, c)
+		}
+	}
+	for _, wn := range warnings {
+		if _, ok := w.known[wn.Name]; ok {
+			found++ // unreadable, not gone
+		}
+	}
+	if found < len(w.known) {
+		present := make(map[string]struct{}, len(entries)+len(warnings))
+		for _, e := range entries {
+			present[e.summary.Name] = struct{}{}
+		}
+		for _, wn := range warnings {
+			present[wn.Name] = struct{}{}
+		}
+		for name, k := range w.known {
+			if _, ok := present[name]; !ok {
+				changes = append(changes, deleteChange(name, k))
+				delete(w.known, name)
+			}
+		}
+	}
+	if gap {
+		w.resync()
+	}
+	for _, c := range changes {
+		w.send(c)
+	}
+}
+
+// observe records e as the latest summary of its plan and returns the Change to deliver,
+// if any; gap reports that revisions were skipped or went backwards.
+func (w *watcher) observe(e *cachedSummary) (c Change, changed, gap bool) {
+	name := e.summary.Name
+	k, ok := w.known[name]
+	if ok && (k == e || sameSummary(&k.summary, &e.summary)) {
+		return Change{}, false, false
+	}
+	w.known[name] = e
+	c = Change{Name: name, Action: ActionWrite, Revision: e.summary.Revision, Created: !ok,
+		Title: e.summary.Title, Status: e.summary.Status, Author: e.summary.Author, Progress: e.summary.Progress}
+	return c, true, ok && e.summary.Revision != k.summary.Revision && e.summary.Revision != k.summary.Revision+1
+}
+
+func sameSummary(a, b *Summary) bool {
+	return a.Revision == b.Revision && a.Title == b.Title && a.Status == b.Status && a.Author == b.Author &&
+		a.Progress == b.Progress && a.UpdatedAt.Equal(b.UpdatedAt)
+}
+
+func deleteChange(name string, k *cachedSummary) Change {
+	c := Change{Name: name, Action: ActionDelete}
+	if k != nil {
+		c.Revision, c.Title, c.Status, c.Author = k.summary.Revision, k.summary.Title, k.summary.Status, k.summary.Author
+	}
+	return c
+}
+
+// event turns one pushed FileEvent into a Change. Files that are not plans directly in
+// BaseDir (tombstones, lock and temp files) and contents that do not decode are ignored.
+func (w *watcher) event(ev FileEvent) {
+	p := path.Clean("/" + strings.TrimPrefix(ev.Path, "/"))
+	if path.Dir(p) != w.s.dir {
+		return
+	}
+	name, ok := planFileName(FileInfo{Path: p})
+	if !ok {
+		return
+	}
+	if ev.Deleted {
+		k := w.known[name]
+		delete(w.known, name)
+		w.send(deleteChange(name, k))
+		return
+	}
+	pl, err := DecodePlan(name, ev.Content)
+	if err != nil {
+		return
+	}
+	if k, ok := w.known[name]; ok && pl.Revision < k.summary.Revision {
+		return // already delivered, or part of the starting snapshot
+	}
+	c, changed, gap := w.observe(&cachedSummary{summary: pl.Summarize()})
+	if gap {
+		w.resync()
+	}
+	if changed {
+		w.send(c)
+	}
+}
+
+// send delivers c without ever blocking: when the buffer is full, c is dropped and a
+// resync is owed.
+func (w *watcher) send(c Change) {
+	if w.behind {
+		w.flush()
+		if w.behind {
+			return
+		}
+	}
+	select {
+	case w.out <- c:
+	default:
+		w.behind = true
+	}
+}
+
+// resync owes the receiver one ActionResync and sends it if there is room.
+func (w *watcher) resync() {
+	w.behind = true
+	w.flush()
+}
+
+func (w *watcher) flush() {
+	select {
+	case w.out <- Change{Action: ActionResync}:
+		w.behind = false
+	default:
+	}
+}
+
+// owed is the channel to send an owed resync on, or nil (never ready) when none is owed.
+func (w *watcher) owed() chan<- Change {
+	if w.behind {
+		return w.out
+	}
+	return nil
+}

@@ -1,0 +1,403 @@
+package plan
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const watchBody = "# Ship\n- [ ] Build\n- [ ] Test\n"
+
+// watchChildEnv names the plans root of a test binary re-executed as a writer process.
+const watchChildEnv = "PLAN_WATCH_CHILD"
+
+// TestWatchWriterProcess is the writer side of TestWatchSeesOtherProcess: it reads one
+// command a line from stdin, runs it on its own Store and prints "ok" or the error.
+func TestWatchWriterProcess(t *testing.T) {
+	root := os.Getenv(watchChildEnv)
+	if root == "" {
+		t.Skip("runs only as a child of TestWatchSeesOtherProcess")
+	}
+	b, err := NewLocalBackend(root)
+	require.NoError(t, err)
+	defer b.Close()
+	s, err := NewStore(&StoreConfig{Backend: b, DefaultAuthor: "child"})
+	require.NoError(t, err)
+	ctx := context.Background()
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var err error
+		switch in.Text() {
+		case "create":
+			_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+		case "step":
+			_, _, err = s.UpdateStep(ctx, "ship", 1, StepCompleted, "", nil)
+		case "status":
+			_, err = s.SetStatus(ctx, "ship", "done", nil)
+		case "delete":
+			_, err = s.Delete(ctx, "ship", nil)
+		default:
+			err = fmt.Errorf("unknown command %q", in.Text())
+		}
+		if err != nil {
+			fmt.Println("error:", err)
+		} else {
+			fmt.Println("ok")
+		}
+	}
+}
+
+// next returns the next Change, failing the test after a few seconds.
+func next(t *testing.T, ch <-chan Change) Change {
+	t.Helper()
+	select {
+	case c, ok := <-ch:
+		require.True(t, ok, "watch channel closed early")
+		return c
+	case <-time.After(5 * time.Second):
+		t.Fatal("no change within 5s")
+		return Change{}
+	}
+}
+
+// quiet asserts that nothing arrives on ch for d.
+func quiet(t *testing.T, ch <-chan Change, d time.Duration) {
+	t.Helper()
+	select {
+	case c := <-ch:
+		t.Fatalf("unexpected change %+v", c)
+	case <-time.After(d):
+	}
+}
+
+func newWatchStore(t *testing.T, b Backend) *Store {
+	t.Helper()
+	s, err := NewStore(&StoreConfig{Backend: b})
+	require.NoError(t, err)
+	return s
+}
+
+func newLocalForWatch(t *testing.T, root string) *LocalBackend {
+	t.Helper()
+	b, err := NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// A watcher in this process sees, without polling on its side, each change another
+// process makes on the same folder, in order and with what changed.
+func TestWatchSeesOtherProcess(t *testing.T) {
+	root := t.TempDir()
+	s := newWatchStore(t, newLocalForWatch(t, root))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.WatchWith(ctx, WatchOptions{Interval: 20 * time.Millisecond})
+	require.NoError(t, err)
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWatchWriterProcess$")
+	cmd.Env = append(os.Environ(), watchChildEnv+"="+root)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() { stdin.Close(); cmd.Wait() }()
+	out := bufio.NewReader(stdout)
+	do := func(command string) {
+		t.Helper()
+		_, err := io.WriteString(stdin, command+"\n")
+		require.NoError(t, err)
+		line, err := out.ReadString('\n')
+		require.NoError(t, err)
+		require.Equal(t, "ok\n", line)
+	}
+
+	do("create")
+	c := next(t, ch)
+	assert.Equal(t, Change{Name: "ship", Action: ActionWrite, Revision: 1, Created: true, Title: "Ship", Status: "draft",
+		Author: "child", Progress: Progress{Total: 2, Pending: 2}}, c)
+	do("step")
+	c = next(t, ch)
+	assert.Equal(t, int64(2), c.Revision)
+	assert.False(t, c.Created)
+	assert.Equal(t, Progress{Total: 2, Pending: 1, Completed: 1, Percent: 50}, c.Progress)
+	do("status")
+	c = next(t, ch)
+	assert.Equal(t, int64(3), c.Revision)
+	assert.Equal(t, "done", c.Status)
+	do("delete")
+	assert.Equal(t, Change{Name: "ship", Action: ActionDelete, Revision: 3, Title: "Ship", Status: "done", Author: "child"}, next(t, ch))
+	quiet(t, ch, 100*time.Millisecond)
+}
+
+// Any Backend without a Watcher is polled; the Store's own writes are seen like others'.
+func TestWatchPollsOtherBackends(t *testing.T) {
+	b := NewMemoryBackend()
+	mine, other := newWatchStore(t, b), newWatchStore(t, b)
+	ctx := context.Background()
+	_, err := mine.Put(ctx, Update{Name: "before", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	wctx, cancel := context.WithCancel(ctx)
+	ch, err := mine.WatchWith(wctx, WatchOptions{Interval: 5 * time.Millisecond})
+	require.NoError(t, err)
+	quiet(t, ch, 30*time.Millisecond) // the starting point is not delivered
+
+	for i := 1; i <= 3; i++ {
+		s := mine
+		if i%2 == 0 {
+			s = other
+		}
+		_, err := s.SetStatus(ctx, "before", fmt.Sprintf("s%d", i), nil)
+		require.NoError(t, err)
+		c := next(t, ch)
+		assert.Equal(t, int64(i+1), c.Revision)
+		assert.Equal(t, fmt.Sprintf("s%d", i), c.Status)
+	}
+	cancel()
+	select {
+	case _, ok := <-ch:
+		for ok {
+			_, ok = <-ch
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the channel is not closed after ctx ends")
+	}
+}
+
+// Two writes between polls skip a revision: the watcher says so with a resync, then
+// delivers the latest state.
+func TestWatchGapSendsResync(t *testing.T) {
+	b := NewMemoryBackend()
+	s := newWatchStore(t, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	tick := make(chan time.Time)
+	ch, err := s.WatchWith(ctx, WatchOptions{tick: tick})
+	require.NoError(t, err)
+
+	_, err = s.SetStatus(ctx, "ship", "a", nil)
+	require.NoError(t, err)
+	_, err = s.SetStatus(ctx, "ship", "b", nil)
+	require.NoError(t, err)
+	tick <- time.Now()
+	assert.Equal(t, Change{Action: ActionResync}, next(t, ch))
+	c := next(t, ch)
+	assert.Equal(t, int64(3), c.Revision)
+	assert.Equal(t, "b", c.Status)
+
+	_, err = s.SetStatus(ctx, "ship", "c", nil)
+	require.NoError(t, err)
+	tick <- time.Now()
+	c = next(t, ch)
+	assert.Equal(t, ActionWrite, c.Action, "one revision on: no resync")
+	assert.Equal(t, int64(4), c.Revision)
+}
+
+// A receiver that does not keep up never blocks the watcher: changes that do not fit are
+// dropped and one resync takes their place once there is room.
+func TestWatchSlowReceiverGetsOneResync(t *testing.T) {
+	s := newWatchStore(t, NewMemoryBackend())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tick := make(chan time.Time)
+	ch, err := s.WatchWith(ctx, WatchOptions{tick: tick, Buffer: 2})
+	require.NoError(t, err)
+	for i := range 5 {
+		_, err := s.Put(ctx, Update{Name: fmt.Sprintf("p%d", i), Content: ptrTo(watchBody)})
+		require.NoError(t, err)
+	}
+	tick <- time.Now()
+	tick <- time.Now() // the first poll is over: its changes filled the buffer
+	var got []Change
+	for range 3 {
+		got = append(got, next(t, ch))
+	}
+	assert.Equal(t, "p0", got[0].Name)
+	assert.Equal(t, "p1", got[1].Name)
+	assert.Equal(t, Change{Action: ActionResync}, got[2])
+	quiet(t, ch, 50*time.Millisecond)
+
+	_, err = s.SetStatus(ctx, "p4", "late", nil)
+	require.NoError(t, err)
+	tick <- time.Now()
+	c := next(t, ch)
+	assert.Equal(t, "p4", c.Name)
+	assert.Equal(t, "late", c.Status)
+}
+
+// countingBackend counts LsInfo calls and says what it wraps, so capabilities of the
+// wrapped Backend are still found.
+type countingBackend struct {
+	Backend
+	lists atomic.Int64
+}
+
+func (c *countingBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+	c.lists.Add(1)
+	return c.Backend.LsInfo(ctx, req)
+}
+
+func (c *countingBackend) Unwrap() Backend { return c.Backend }
+
+// On LocalBackend an idle poll does not list the folder: the folder's stamp shows nothing
+// was renamed or removed there. A write changes the stamp and is seen.
+func TestWatchLocalIdlePollDoesNotList(t *testing.T) {
+	root := t.TempDir()
+	counting := &countingBackend{Backend: newLocalForWatch(t, root)}
+	s := newWatchStore(t, counting)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	past := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(root, "plans"), past, past))
+
+	tick := make(chan time.Time)
+	ch, err := s.WatchWith(ctx, WatchOptions{tick: tick, fullScan: time.Hour})
+	require.NoError(t, err)
+	require.Equal(t, int64(1), counting.lists.Load(), "the starting snapshot")
+	for range 6 {
+		tick <- time.Now() // a tick is taken once the previous poll is over
+	}
+	assert.Equal(t, int64(1), counting.lists.Load(), "idle polls list nothing")
+	quiet(t, ch, 20*time.Millisecond)
+
+	other := newWatchStore(t, newLocalForWatch(t, root))
+	_, err = other.SetStatus(ctx, "ship", "done", nil)
+	require.NoError(t, err)
+	tick <- time.Now()
+	c := next(t, ch)
+	assert.Equal(t, "done", c.Status)
+	assert.Equal(t, int64(2), c.Revision)
+}
+
+// feedBackend is a MemoryBackend that is also a Watcher: every write and delete is pushed
+// to the subscribers, as the Redis backend publishes them from its write script.
+type feedBackend struct {
+	*MemoryBackend
+	mu     sync.Mutex
+	subs   []chan FileEvent
+	lists  atomic.Int64
+	failed bool
+}
+
+func (f *feedBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+	f.lists.Add(1)
+	return f.MemoryBackend.LsInfo(ctx, req)
+}
+
+func (f *feedBackend) WatchFiles(ctx context.Context, dir string) (<-chan FileEvent, error) {
+	if f.failed {
+		return nil, errors.New("feed unavailable")
+	}
+	ch := make(chan FileEvent, 64)
+	f.mu.Lock()
+	f.subs = append(f.subs, ch)
+	f.mu.Unlock()
+	return ch, nil
+}
+
+func (f *feedBackend) push(ev FileEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ch := range f.subs {
+		ch <- ev
+	}
+}
+
+func (f *feedBackend) closeFeeds() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ch := range f.subs {
+		close(ch)
+	}
+	f.subs = nil
+}
+
+func (f *feedBackend) Write(ctx context.Context, req *WriteRequest) error {
+	if err := f.MemoryBackend.Write(ctx, req); err != nil {
+		return err
+	}
+	f.push(FileEvent{Path: req.FilePath, Content: req.Content})
+	return nil
+}
+
+func (f *feedBackend) Delete(ctx context.Context, req *DeleteRequest) error {
+	if err := f.MemoryBackend.Delete(ctx, req); err != nil {
+		return err
+	}
+	f.push(FileEvent{Path: req.FilePath, Deleted: true})
+	return nil
+}
+
+// A Backend that pushes changes is never polled; files that are not plans are ignored, a
+// pushed resync is passed on, and a feed that ends gives way to polling.
+func TestWatchUsesPushFeed(t *testing.T) {
+	feed := &feedBackend{MemoryBackend: NewMemoryBackend()}
+	s := newWatchStore(t, feed)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.WatchWith(ctx, WatchOptions{Interval: 5 * time.Millisecond})
+	require.NoError(t, err)
+
+	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	c := next(t, ch)
+	assert.True(t, c.Created)
+	assert.Equal(t, int64(1), c.Revision)
+	_, err = s.Delete(ctx, "ship", nil) // also writes the tombstone /plans/.deleted/ship
+	require.NoError(t, err)
+	assert.Equal(t, Change{Name: "ship", Action: ActionDelete, Revision: 1, Title: "Ship", Status: "draft"}, next(t, ch))
+	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	c = next(t, ch)
+	assert.True(t, c.Created)
+	assert.Equal(t, int64(2), c.Revision, "revisions continue after a delete")
+	feed.push(FileEvent{Path: "/plans/.ship.md.tmp-1", Content: "x"})
+	feed.push(FileEvent{Path: "/plans/notes.txt", Content: "x"})
+	feed.push(FileEvent{Path: "/elsewhere/ship.md", Content: EncodePlan(&Plan{Title: "other", Revision: 9})})
+	feed.push(FileEvent{Path: "/plans/ship.md", Content: "not a plan"})
+	quiet(t, ch, 50*time.Millisecond)
+	assert.Equal(t, int64(1), feed.lists.Load(), "only the starting snapshot listed")
+
+	feed.push(FileEvent{Resync: true})
+	assert.Equal(t, Change{Action: ActionResync}, next(t, ch))
+
+	feed.closeFeeds()
+	assert.Equal(t, Change{Action: ActionResync}, next(t, ch))
+	_, err = s.SetStatus(ctx, "ship", "polled", nil)
+	require.NoError(t, err)
+	c = next(t, ch)
+	assert.Equal(t, "polled", c.Status)
+	assert.Equal(t, int64(3), c.Revision)
+}
+
+func TestWatchRefusesBadOptionsAndFailedFeed(t *testing.T) {
+	ctx := context.Background()
+	s := newWatchStore(t, NewMemoryBackend())
+	_, err := s.WatchWith(ctx, WatchOptions{Interval: -1})
+	assert.Error(t, err)
+	_, err = s.WatchWith(ctx, WatchOptions{Buffer: -1})
+	assert.Error(t, err)
+
+	failing := newWatchStore(t, &feedBackend{MemoryBackend: NewMemoryBackend(), failed: true})
+	_, err = failing.Watch(ctx)
+	assert.Equal(t, CodeBackendError, CodeOf(err))
+	assert.True(t, strings.Contains(err.Error(), "feed unavailable"))
+}
