@@ -3,6 +3,7 @@ module github.com/einoplan/plan/compat/einoext
 go 1.25.0
 
 require (
+	github.com/bytedance/sonic v1.15.5
 	github.com/cloudwego/eino v0.9.13
 	github.com/cloudwego/eino-ext/adk/backend/local v0.2.6
 	github.com/einoplan/plan v0.0.0-00010101000000-000000000000
@@ -14,7 +15,6 @@ require (
 	github.com/bmatcuk/doublestar/v4 v4.10.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
 	github.com/bytedance/gopkg v0.1.3 // indirect
-	github.com/bytedance/sonic v1.15.5 // indirect
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
