@@ -22,8 +22,11 @@ type NewBackend func(t *testing.T) plan.Backend
 // contract the Store relies on (whole reads, not-found errors, folders), the optional
 // capabilities it offers, storage identity through wrappers and BaseDir spellings, then the
 // Store's semantics on top of it. Each case gets a fresh backend and its own BaseDir, a
-// folder directly under "/" unless InFolder says otherwise. Cases are named as in
-// suiteCases, so Skip can name one.
+// folder directly under "/" unless InFolder says otherwise. The cases, for Skip:
+// raw_files, final_newline, capabilities, create_update_revisions, guards, status,
+// delete_and_recreate, list_and_corrupt, recover_undecodable, delete_undecodable,
+// body_round_trip, large_file, steps, concurrent_guarded_increments, wrappers_share_lock,
+// non_comparable_wrapper, base_dir_spellings, canceled_context.
 func RunBackendSuite(t *testing.T, newBackend NewBackend, opts ...SuiteOption) {
 	t.Helper()
 	cfg := suiteConfig{folder: "/", skip: map[string]string{}}
@@ -490,8 +493,8 @@ func testDeleteUndecodable(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
 	s := newStore(t, b, dir)
 	for _, tc := range []struct {
-		name   string
-		break_ func(stored string) string
+		name      string
+		breakFile func(stored string) string
 		// keepsRevision: the broken file still names the revision it reached.
 		keepsRevision bool
 	}{
@@ -509,7 +512,7 @@ func testDeleteUndecodable(t *testing.T, b plan.Backend, dir string) {
 		stored, err := readWhole(ctx, b, file)
 		require.NoError(t, err)
 		require.Contains(t, stored, "\nupdated_at:")
-		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: file, Content: tc.break_(stored)}))
+		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: file, Content: tc.breakFile(stored)}))
 
 		_, err = s.Get(ctx, tc.name)
 		requireCode(t, plan.CodeCorrupt, err, tc.name)
