@@ -3,6 +3,7 @@ package plantest
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -18,16 +19,58 @@ import (
 type NewBackend func(t *testing.T) plan.Backend
 
 // RunBackendSuite runs the conformance tests every Backend must pass: the raw file
-// contract the Store relies on, then the Store's semantics on top of it. Each subtest gets
-// a fresh backend and its own BaseDir.
-func RunBackendSuite(t *testing.T, newBackend NewBackend) {
+// contract the Store relies on (whole reads, not-found errors, folders), the optional
+// capabilities it offers, storage identity through wrappers and BaseDir spellings, then the
+// Store's semantics on top of it. Each case gets a fresh backend and its own BaseDir, a
+// folder directly under "/" unless InFolder says otherwise. The cases, for Skip:
+// raw_files, final_newline, capabilities, create_update_revisions, guards, status,
+// delete_and_recreate, list_and_corrupt, recover_undecodable, delete_undecodable,
+// body_round_trip, large_file, steps, concurrent_guarded_increments, wrappers_share_lock,
+// non_comparable_wrapper, base_dir_spellings, canceled_context.
+func RunBackendSuite(t *testing.T, newBackend NewBackend, opts ...SuiteOption) {
 	t.Helper()
+	cfg := suiteConfig{folder: "/", skip: map[string]string{}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	known := map[string]bool{}
+	for _, tc := range suiteCases {
+		known[tc.name] = true
+	}
+	for name := range cfg.skip {
+		if !known[name] {
+			t.Fatalf("plantest.Skip(%q): no such case", name)
+		}
+	}
 	for _, tc := range suiteCases {
 		t.Run(tc.name, func(t *testing.T) {
+			if reason, ok := cfg.skip[tc.name]; ok {
+				t.Skip(reason)
+			}
 			b := newBackend(t)
-			tc.run(t, b, "/plans-"+strings.ReplaceAll(tc.name, "_", "-"))
+			tc.run(t, b, path.Join(cfg.folder, "plans-"+strings.ReplaceAll(tc.name, "_", "-")))
 		})
 	}
+}
+
+// SuiteOption adapts RunBackendSuite to a backend.
+type SuiteOption func(*suiteConfig)
+
+type suiteConfig struct {
+	folder string
+	skip   map[string]string
+}
+
+// InFolder puts every case's BaseDir under folder, an absolute slash-separated path, for a
+// backend whose paths are host paths (so the suite never writes outside folder).
+func InFolder(folder string) SuiteOption {
+	return func(c *suiteConfig) { c.folder = path.Clean("/" + folder) }
+}
+
+// Skip skips the case called name, giving reason, for a limitation the backend documents.
+// A name that is not a case fails the run, so a typo never skips silently.
+func Skip(name, reason string) SuiteOption {
+	return func(c *suiteConfig) { c.skip[name] = reason }
 }
 
 type suiteCase struct {
@@ -37,15 +80,22 @@ type suiteCase struct {
 
 var suiteCases = []suiteCase{
 	{"raw_files", testRawFiles},
+	{"final_newline", testFinalNewline},
+	{"capabilities", testCapabilities},
 	{"create_update_revisions", testCreateUpdate},
 	{"guards", testGuards},
 	{"status", testStatus},
 	{"delete_and_recreate", testDeleteRecreate},
 	{"list_and_corrupt", testListCorrupt},
 	{"recover_undecodable", testRecoverUndecodable},
+	{"delete_undecodable", testDeleteUndecodable},
 	{"body_round_trip", testBodyRoundTrip},
+	{"large_file", testLargeFile},
 	{"steps", testSteps},
 	{"concurrent_guarded_increments", testConcurrentIncrements},
+	{"wrappers_share_lock", testWrappersShareLock},
+	{"non_comparable_wrapper", testNonComparableWrapper},
+	{"base_dir_spellings", testBaseDirSpellings},
 	{"canceled_context", testCanceled},
 }
 
@@ -64,39 +114,157 @@ func requireCode(t *testing.T, want plan.Code, err error, why ...string) {
 	require.Equal(t, want, plan.CodeOf(err), "error: %v %v", err, why)
 }
 
+// wholeFile is a line Limit beyond any file the suite writes: the Store always asks for the
+// whole file explicitly (Offset 1, a large Limit), never with Limit 0, which some backends
+// read as "the first 2,000 lines".
+const wholeFile = 1 << 30
+
+// readWhole reads p the way the Store does.
+func readWhole(ctx context.Context, b plan.Backend, p string) (string, error) {
+	fc, err := b.Read(ctx, &plan.ReadRequest{FilePath: p, Offset: 1, Limit: wholeFile})
+	if err != nil {
+		return "", err
+	}
+	if fc == nil {
+		return "", fmt.Errorf("Read(%s) returned no content and no error", p)
+	}
+	return fc.Content, nil
+}
+
+// testRawFiles checks the file contract: whole reads, replacing writes, LsInfo entries (a
+// Size, where reported, is the byte length), not-found errors the Store recognises, and
+// deletes that are idempotent.
 func testRawFiles(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
 	p := dir + "/raw.md"
-	content := "héllo\r\nwörld\n---\n  trailing  \n\n"
+	content := "héllo\r\nwörld\n---\n\n  trailing  \n\x00\xff end"
 	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: content}))
-	got, err := b.Read(ctx, &plan.ReadRequest{FilePath: p})
+	got, err := readWhole(ctx, b, p)
 	require.NoError(t, err)
-	require.Equal(t, content, got.Content)
+	require.Equal(t, content, got)
 
 	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: "short"}))
-	got, err = b.Read(ctx, &plan.ReadRequest{FilePath: p})
+	got, err = readWhole(ctx, b, p)
 	require.NoError(t, err)
-	require.Equal(t, "short", got.Content)
+	require.Equal(t, "short", got, "a write replaces the whole file")
 
 	infos, err := b.LsInfo(ctx, &plan.LsInfoRequest{Path: dir})
 	require.NoError(t, err)
 	var found bool
 	for _, fi := range infos {
-		if strings.HasSuffix(fi.Path, "raw.md") {
+		if path.Base(fi.Path) == "raw.md" {
 			found = true
 			assert.False(t, fi.IsDir)
-			assert.EqualValues(t, 5, fi.Size)
+			if fi.Size != 0 {
+				assert.EqualValues(t, 5, fi.Size, "a reported Size is the file's length in bytes")
+			}
 		}
 	}
 	require.True(t, found, "LsInfo(%s) = %+v", dir, infos)
 
 	require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: p}))
-	_, err = b.Read(ctx, &plan.ReadRequest{FilePath: p})
+	_, err = readWhole(ctx, b, p)
 	require.Error(t, err)
-	// The Store must recognise a missing file as "not found", not as a storage failure.
+	// The Store must recognise a missing file as "not found", not as a storage failure,
+	// also in a folder that was never created.
 	_, err = newStore(t, b, dir).Get(ctx, "raw")
 	requireCode(t, plan.CodeNotFound, err)
+	_, err = newStore(t, b, dir+"/never/made").Get(ctx, "raw")
+	requireCode(t, plan.CodeNotFound, err)
 	require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: p}), "deleting a missing file is not an error")
+}
+
+// testFinalNewline: a file's last bytes, newlines included, come back as written.
+func testFinalNewline(t *testing.T, b plan.Backend, dir string) {
+	ctx := context.Background()
+	for i, content := range []string{"a\n", "a\n\n", "\n", "a\r\n"} {
+		p := fmt.Sprintf("%s/nl-%d.md", dir, i)
+		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: content}))
+		got, err := readWhole(ctx, b, p)
+		require.NoError(t, err)
+		require.Equal(t, content, got)
+	}
+}
+
+// testCapabilities checks the optional interfaces the backend offers, directly or through
+// Unwrap, against their contracts; a backend that offers none skips it.
+func testCapabilities(t *testing.T, b plan.Backend, dir string) {
+	ctx := context.Background()
+	var offered []string
+	if lr, ok := findCapability[plan.LimitedReader](b); ok {
+		offered = append(offered, "LimitedReader")
+		p := dir + "/limited.md"
+		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: "abcdef\n"}))
+		got, err := lr.ReadAtMost(ctx, p, 3)
+		require.NoError(t, err)
+		require.Equal(t, "abc", got, "ReadAtMost returns at most max bytes")
+		got, err = lr.ReadAtMost(ctx, p, 100)
+		require.NoError(t, err)
+		require.Equal(t, "abcdef\n", got, "ReadAtMost returns a smaller file whole")
+		_, err = lr.ReadAtMost(ctx, dir+"/missing.md", 100)
+		require.Error(t, err)
+		_, err = newStore(t, b, dir).Get(ctx, "missing")
+		requireCode(t, plan.CodeNotFound, err)
+	}
+	if r, ok := findCapability[plan.Renamer](b); ok {
+		offered = append(offered, "Renamer")
+		from, to := dir+"/from.md", dir+"/sub/to"
+		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: from, Content: "moved\n"}))
+		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: to, Content: "replaced"}))
+		require.NoError(t, r.Rename(ctx, from, to))
+		got, err := readWhole(ctx, b, to)
+		require.NoError(t, err)
+		require.Equal(t, "moved\n", got, "Rename replaces the target")
+		_, err = readWhole(ctx, b, from)
+		require.Error(t, err, "Rename removes the source")
+	}
+	if sw, ok := findCapability[plan.Swapper](b); ok {
+		offered = append(offered, "Swapper")
+		p := dir + "/cas.md"
+		ok, err := sw.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: p, Content: "one"}, nil)
+		require.NoError(t, err)
+		require.True(t, ok, "create-if-absent on a missing file writes")
+		ok, err = sw.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: p, Content: "lost"}, nil)
+		require.NoError(t, err)
+		require.False(t, ok, "create-if-absent on an existing file does not write")
+		ok, err = sw.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"))
+		require.NoError(t, err)
+		require.False(t, ok, "a swap from other bytes does not write")
+		ok, err = sw.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"))
+		require.NoError(t, err)
+		require.True(t, ok)
+		got, err := readWhole(ctx, b, p)
+		require.NoError(t, err)
+		require.Equal(t, "two", got)
+		ok, err = sw.CompareAndDelete(ctx, &plan.DeleteRequest{FilePath: p}, "one")
+		require.NoError(t, err)
+		require.False(t, ok, "a delete from other bytes does not delete")
+		ok, err = sw.CompareAndDelete(ctx, &plan.DeleteRequest{FilePath: p}, "two")
+		require.NoError(t, err)
+		require.True(t, ok)
+		_, err = readWhole(ctx, b, p)
+		require.Error(t, err)
+	}
+	if len(offered) == 0 {
+		t.Skip("the backend offers none of LimitedReader, Renamer, Swapper")
+	}
+	t.Logf("checked %s", strings.Join(offered, ", "))
+}
+
+// findCapability looks for T on b and along its Unwrap chain.
+func findCapability[T any](b plan.Backend) (T, bool) {
+	for range 16 {
+		if c, ok := b.(T); ok {
+			return c, true
+		}
+		u, ok := b.(plan.Unwrapper)
+		if !ok {
+			break
+		}
+		b = u.Unwrap()
+	}
+	var zero T
+	return zero, false
 }
 
 func testCreateUpdate(t *testing.T, b plan.Backend, dir string) {
@@ -299,9 +467,9 @@ func testRecoverUndecodable(t *testing.T, b plan.Backend, dir string) {
 			require.Greater(t, got.Revision, rev)
 			rev = got.Revision
 		}
-		stored, err := b.Read(ctx, &plan.ReadRequest{FilePath: p})
+		stored, err := readWhole(ctx, b, p)
 		require.NoError(t, err)
-		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: breakage.edit(stored.Content)}))
+		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: breakage.edit(stored)}))
 		_, err = s.Get(ctx, "r")
 		requireCode(t, breakage.code, err)
 		_, err = s.Delete(ctx, "r", nil)
@@ -315,6 +483,63 @@ func testRecoverUndecodable(t *testing.T, b plan.Backend, dir string) {
 		_, err = s.Put(ctx, plan.Update{Name: "r", Content: ptr("stale"), IfRevision: &rev})
 		requireCode(t, plan.CodeRevisionConflict, err)
 		rev = got.Revision
+	}
+}
+
+// testDeleteUndecodable: files that do not decode (cut short in the header, as a torn write
+// leaves them, or never a plan at all) are listed as warnings, an unguarded delete removes
+// them, and the name is created again above any revision the broken file still names.
+func testDeleteUndecodable(t *testing.T, b plan.Backend, dir string) {
+	ctx := context.Background()
+	s := newStore(t, b, dir)
+	for _, tc := range []struct {
+		name      string
+		breakFile func(stored string) string
+		// keepsRevision: the broken file still names the revision it reached.
+		keepsRevision bool
+	}{
+		{"torn", func(stored string) string { return stored[:strings.Index(stored, "\nupdated_at:")+5] }, true},
+		{"garbage", func(string) string { return "\x00\x01 not a plan\n" }, false},
+		{"empty", func(string) string { return "" }, false},
+	} {
+		var rev int64
+		for range 3 {
+			p, err := s.Put(ctx, plan.Update{Name: tc.name, Content: ptr("- [ ] a\n")})
+			require.NoError(t, err)
+			rev = p.Revision
+		}
+		file := dir + "/" + tc.name + ".md"
+		stored, err := readWhole(ctx, b, file)
+		require.NoError(t, err)
+		require.Contains(t, stored, "\nupdated_at:")
+		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: file, Content: tc.breakFile(stored)}))
+
+		_, err = s.Get(ctx, tc.name)
+		requireCode(t, plan.CodeCorrupt, err, tc.name)
+		listing, err := s.List(ctx)
+		require.NoError(t, err)
+		require.Len(t, listing.Warnings, 1, tc.name)
+		require.Equal(t, tc.name, listing.Warnings[0].Name)
+		_, err = s.Delete(ctx, tc.name, ptr(rev))
+		requireCode(t, plan.CodeCorrupt, err, "a guarded delete cannot check a broken file")
+		_, err = s.Delete(ctx, tc.name, nil)
+		require.NoError(t, err, tc.name)
+		_, err = s.Get(ctx, tc.name)
+		requireCode(t, plan.CodeNotFound, err, tc.name)
+		listing, err = s.List(ctx)
+		require.NoError(t, err)
+		require.Empty(t, listing.Warnings, tc.name)
+
+		p, err := s.Put(ctx, plan.Update{Name: tc.name, Content: ptr("again"), IfRevision: ptr(int64(0))})
+		require.NoError(t, err, tc.name)
+		if tc.keepsRevision {
+			require.Greater(t, p.Revision, rev, "%s: revisions never repeat for a name", tc.name)
+			_, err = s.Put(ctx, plan.Update{Name: tc.name, Content: ptr("stale"), IfRevision: ptr(rev)})
+			requireCode(t, plan.CodeRevisionConflict, err, tc.name)
+		}
+		got, err := s.Get(ctx, tc.name)
+		require.NoError(t, err)
+		require.Equal(t, "again", got.Content)
 	}
 }
 
@@ -343,6 +568,42 @@ func testBodyRoundTrip(t *testing.T, b plan.Backend, dir string) {
 	}
 }
 
+// testLargeFile: a plan of 2,500 steps (~300 KB) round-trips byte for byte, and a step
+// update rewrites it whole. Backends that read "the first 2,000 lines" or a fixed number of
+// bytes unless told otherwise fail here. The body ends without a newline, so only
+// final_newline depends on how a backend treats a file's last byte.
+func testLargeFile(t *testing.T, b plan.Backend, dir string) {
+	ctx := context.Background()
+	s := newStore(t, b, dir)
+	const steps = 2500
+	lines := make([]string, steps)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("- [ ] step %04d %s", i+1, strings.Repeat("abcdefghij", 11))
+	}
+	body := strings.Join(lines, "\n")
+	require.Greater(t, len(body), 290_000)
+	_, err := s.Put(ctx, plan.Update{Name: "large", Content: &body})
+	require.NoError(t, err)
+	got, err := s.Get(ctx, "large")
+	require.NoError(t, err)
+	require.True(t, got.Content == body, "the body came back as %d bytes, not %d", len(got.Content), len(body))
+	raw, err := readWhole(ctx, b, dir+"/large.md")
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(raw, body), "a whole read returns every line")
+
+	const moved = 2400
+	_, step, err := s.UpdateStep(ctx, "large", moved, plan.StepCompleted, "", ptr(got.Revision))
+	require.NoError(t, err)
+	require.Equal(t, moved, step.Number)
+	got, err = s.Get(ctx, "large")
+	require.NoError(t, err)
+	lines[moved-1] = strings.Replace(lines[moved-1], "[ ]", "[x]", 1)
+	require.True(t, got.Content == strings.Join(lines, "\n"), "only step %d changed", moved)
+	sum := got.Summarize()
+	require.Equal(t, steps, sum.Progress.Total)
+	require.Equal(t, 1, sum.Progress.Completed)
+}
+
 func testSteps(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
 	s := newStore(t, b, dir)
@@ -367,18 +628,20 @@ func testSteps(t *testing.T, b plan.Backend, dir string) {
 
 // testConcurrentIncrements: 8 goroutines × 25 guarded increments through two Stores.
 func testConcurrentIncrements(t *testing.T, b plan.Backend, dir string) {
+	incrementConcurrently(t, 8, 25, newStore(t, b, dir), newStore(t, b, dir))
+}
+
+// incrementConcurrently runs workers goroutines, spread over stores, that each make each
+// guarded increments of one counter plan, and checks that none was lost.
+func incrementConcurrently(t *testing.T, workers, each int, stores ...*plan.Store) {
+	t.Helper()
 	ctx := context.Background()
-	s1, s2 := newStore(t, b, dir), newStore(t, b, dir)
-	_, err := s1.Put(ctx, plan.Update{Name: "counter", Content: ptr("0")})
+	_, err := stores[0].Put(ctx, plan.Update{Name: "counter", Content: ptr("0")})
 	require.NoError(t, err)
-	const workers, each = 8, 25
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
-	for w := 0; w < workers; w++ {
-		s := s1
-		if w%2 == 1 {
-			s = s2
-		}
+	for w := range workers {
+		s := stores[w%len(stores)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -392,10 +655,104 @@ func testConcurrentIncrements(t *testing.T, b plan.Backend, dir string) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	got, err := s1.Get(ctx, "counter")
+	for _, s := range stores {
+		got, err := s.Get(ctx, "counter")
+		require.NoError(t, err)
+		require.EqualValues(t, 1+workers*each, got.Revision)
+		require.Equal(t, fmt.Sprint(workers*each), got.Content, "no lost update")
+	}
+}
+
+// unwrapping is a wrapper that says what it wraps; it offers no capability of its own.
+type unwrapping struct{ inner plan.Backend }
+
+func (w *unwrapping) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+	return w.inner.LsInfo(ctx, req)
+}
+func (w *unwrapping) Read(ctx context.Context, req *plan.ReadRequest) (*plan.FileContent, error) {
+	return w.inner.Read(ctx, req)
+}
+func (w *unwrapping) Write(ctx context.Context, req *plan.WriteRequest) error {
+	return w.inner.Write(ctx, req)
+}
+func (w *unwrapping) Delete(ctx context.Context, req *plan.DeleteRequest) error {
+	return w.inner.Delete(ctx, req)
+}
+func (w *unwrapping) Unwrap() plan.Backend { return w.inner }
+
+// embedding is a value-type wrapper that embeds the Backend it wraps.
+type embedding struct{ plan.Backend }
+
+// tagged is a value-type wrapper that is not comparable (it holds a slice), as a wrapper
+// with options or middleware lists is.
+type tagged struct {
+	inner plan.Backend
+	tags  []string
+}
+
+func (w tagged) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+	return w.inner.LsInfo(ctx, req)
+}
+func (w tagged) Read(ctx context.Context, req *plan.ReadRequest) (*plan.FileContent, error) {
+	return w.inner.Read(ctx, req)
+}
+func (w tagged) Write(ctx context.Context, req *plan.WriteRequest) error {
+	return w.inner.Write(ctx, req)
+}
+func (w tagged) Delete(ctx context.Context, req *plan.DeleteRequest) error {
+	return w.inner.Delete(ctx, req)
+}
+
+// taggedUnwrapping is tagged with Unwrap.
+type taggedUnwrapping struct{ tagged }
+
+func (w taggedUnwrapping) Unwrap() plan.Backend { return w.inner }
+
+// testWrappersShareLock: Stores on a wrapper with Unwrap, on a wrapper embedding the
+// Backend and on the Backend itself are on one storage, so they share one lock and every
+// capability, and lose no guarded increment.
+func testWrappersShareLock(t *testing.T, b plan.Backend, dir string) {
+	incrementConcurrently(t, 6, 15,
+		newStore(t, &unwrapping{b}, dir), newStore(t, embedding{b}, dir), newStore(t, b, dir))
+}
+
+// testNonComparableWrapper: a value-type wrapper that is not comparable never makes the
+// Store panic; with Unwrap it shares the lock of what it wraps; without, it still works
+// (sharing then takes one explicit Store).
+func testNonComparableWrapper(t *testing.T, b plan.Backend, dir string) {
+	incrementConcurrently(t, 6, 15,
+		newStore(t, taggedUnwrapping{tagged{b, []string{"metrics"}}}, dir), newStore(t, b, dir))
+	ctx := context.Background()
+	lone := newStore(t, tagged{b, []string{"logging"}}, dir)
+	p, err := lone.Put(ctx, plan.Update{Name: "lone", Content: ptr("- [ ] a\n")})
 	require.NoError(t, err)
-	require.EqualValues(t, 1+workers*each, got.Revision)
-	require.Equal(t, fmt.Sprint(workers*each), got.Content, "no lost update")
+	_, _, err = lone.UpdateStep(ctx, "lone", 1, plan.StepCompleted, "", ptr(p.Revision))
+	require.NoError(t, err)
+	got, err := newStore(t, b, dir).Get(ctx, "lone")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, got.Revision)
+	_, err = lone.Delete(ctx, "lone", ptr(got.Revision))
+	require.NoError(t, err)
+}
+
+// testBaseDirSpellings: "x", "/x" and "/x/" name one folder, so Stores given each spelling
+// share one lock and see the same plans.
+func testBaseDirSpellings(t *testing.T, b plan.Backend, dir string) {
+	spellings := []string{strings.TrimPrefix(dir, "/"), dir, dir + "/"}
+	var stores []*plan.Store
+	for _, d := range spellings {
+		s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: d})
+		require.NoError(t, err)
+		require.Equal(t, dir, s.BaseDir(), "BaseDir %q", d)
+		stores = append(stores, s)
+	}
+	incrementConcurrently(t, 6, 15, stores...)
+	for i, s := range stores {
+		listing, err := s.List(context.Background())
+		require.NoError(t, err)
+		require.Len(t, listing.Plans, 1, "BaseDir %q", spellings[i])
+		require.Equal(t, "counter", listing.Plans[0].Name)
+	}
 }
 
 // GuardedIncrements adds n to the integer body of plan name, one guarded write at a time,

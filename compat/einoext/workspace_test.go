@@ -1,0 +1,50 @@
+package einoext_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// TestWorkspaceRoundTripOfLargePlan: a 2,500-step plan exported to eino-ext's local file
+// system and updated from the unedited file keeps all of its steps. eino-ext reads only the
+// first 2,000 lines unless asked for more, so a tool that read with Limit 0 would report
+// success and store a shorter plan; the only change allowed is the file's final newline,
+// which eino-ext drops on every read.
+func TestWorkspaceRoundTripOfLargePlan(t *testing.T) {
+	ctx := context.Background()
+	const steps = 2500
+	body := stepsBody(steps)
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "migration.md")
+
+	results := runAgent(t, &plan.Config{Store: store, Workspace: newLocal(t)},
+		plantest.CallTool("write_plan", jsonArgs(t, map[string]any{"name": "migration", "content": body})),
+		plantest.CallTool("export_plan_to_file", jsonArgs(t, map[string]any{"name": "migration", "path": file})),
+		plantest.CallTool("update_plan_from_file", jsonArgs(t, map[string]any{"name": "migration", "file_path": file, "last_known_revision": 1})),
+	)
+	require.Equal(t, "", errorCode(t, results[0]), results[0])
+	require.Equal(t, "", errorCode(t, results[1]), results[1])
+	exported, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Equal(t, body, string(exported), "the export writes the body whole")
+
+	got, err := store.Get(ctx, "migration")
+	require.NoError(t, err)
+	require.Equal(t, steps, got.Summarize().Progress.Total)
+	if code := errorCode(t, results[2]); code != "" {
+		require.EqualValues(t, 1, got.Revision, "a failed update changes nothing")
+		require.Equal(t, body, got.Content)
+		t.Fatalf("update_plan_from_file failed: %s", results[2])
+	}
+	require.EqualValues(t, 2, got.Revision)
+	require.Equal(t, strings.TrimSuffix(body, "\n"), got.Content)
+}
