@@ -53,6 +53,7 @@ func runMain(m *testing.M) int {
 	}
 	defer srv.Stop()
 	redisAddr = srv.Addr()
+	defer stopCluster()
 	return m.Run()
 }
 

@@ -134,14 +134,21 @@ func (c *Cluster) MasterFor(ctx context.Context, key string) (*Server, error) {
 			cl.Close()
 			continue
 		}
-		slots, err := cl.ClusterSlots(ctx).Result()
+		shards, err := cl.ClusterShards(ctx).Result()
 		cl.Close()
 		if err != nil {
 			continue
 		}
-		for _, r := range slots {
-			if int64(r.Start) <= slot && slot <= int64(r.End) && len(r.Nodes) > 0 {
-				return c.byAddr(r.Nodes[0].Addr)
+		for _, sh := range shards {
+			for _, r := range sh.Slots {
+				if slot < r.Start || slot > r.End {
+					continue
+				}
+				for _, nd := range sh.Nodes {
+					if nd.Role == "master" && nd.Health == "online" {
+						return c.byAddr(nd.IP + ":" + strconv.FormatInt(nd.Port, 10))
+					}
+				}
 			}
 		}
 	}
