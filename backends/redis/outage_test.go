@@ -20,10 +20,11 @@ import (
 )
 
 // ownServer starts a redis-server for one test, with the append-only file on when
-// persistent. Without a binary the test skips, or fails under CI=true.
-func ownServer(t *testing.T, persistent bool) *redistest.Server {
+// persistent and the extra configuration args. Without a binary the test skips, or fails
+// under CI=true.
+func ownServer(t *testing.T, persistent bool, args ...string) *redistest.Server {
 	t.Helper()
-	srv, err := startServer(t.TempDir(), persistent)
+	srv, err := startServer(t.TempDir(), persistent, args...)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and no redis-server for this test: %v", err)
