@@ -46,14 +46,43 @@ func (b *Backend) WatchFiles(ctx context.Context, dir string) (<-chan plan.FileE
 	return out, nil
 }
 
-// subscribe opens a subscription on ch and returns once the server has confirmed it.
+// subscribe opens a subscription on ch and returns once the server has confirmed it. On a
+// Cluster it subscribes on the master of ch's slot, checked before and after: a replica
+// would accept the subscription too, but could miss messages while the cluster is still
+// learning its new shape, and a master that loses the slot later tells its subscribers.
 func (b *Backend) subscribe(ctx context.Context, ch string) (*redis.PubSub, error) {
-	var ps *redis.PubSub
-	if b.sharded {
-		ps = b.client.SSubscribe(ctx, ch)
-	} else {
-		ps = b.client.Subscribe(ctx, ch)
+	if b.cluster != nil && b.sharded {
+		return b.subscribeOnMaster(ctx, ch)
 	}
+	if b.sharded {
+		return confirm(ctx, b.client.SSubscribe(ctx, ch))
+	}
+	return confirm(ctx, b.client.Subscribe(ctx, ch))
+}
+
+func (b *Backend) subscribeOnMaster(ctx context.Context, ch string) (*redis.PubSub, error) {
+	node, err := b.cluster.MasterForKey(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	if err := ownsSlotOf(ctx, node, ch); err != nil {
+		b.cluster.ReloadState(ctx)
+		return nil, err
+	}
+	ps, err := confirm(ctx, node.SSubscribe(ctx, ch))
+	if err != nil {
+		return nil, err
+	}
+	if err := ownsSlotOf(ctx, node, ch); err != nil {
+		ps.Close()
+		b.cluster.ReloadState(ctx)
+		return nil, err
+	}
+	return ps, nil
+}
+
+// confirm waits for the server's confirmation of the subscription ps opened.
+func confirm(ctx context.Context, ps *redis.PubSub) (*redis.PubSub, error) {
 	for {
 		msg, err := ps.ReceiveTimeout(ctx, watchPing)
 		if err != nil {
@@ -64,6 +93,40 @@ func (b *Backend) subscribe(ctx context.Context, ch string) (*redis.PubSub, erro
 			return ps, nil
 		}
 	}
+}
+
+// ownsSlotOf checks that node is, by its own account, the master serving ch's slot.
+func ownsSlotOf(ctx context.Context, node *redis.Client, ch string) error {
+	slot, err := node.ClusterKeySlot(ctx, ch).Result()
+	if err != nil {
+		return err
+	}
+	nodes, err := node.ClusterNodes(ctx).Result()
+	if err != nil {
+		return err
+	}
+	for line := range strings.Lines(nodes) {
+		f := strings.Fields(line)
+		if len(f) < 8 || !strings.Contains(f[2], "myself") {
+			continue
+		}
+		if !strings.Contains(f[2], "master") {
+			return fmt.Errorf("%s is not a master", node.Options().Addr)
+		}
+		for _, r := range f[8:] {
+			lo, hi, found := strings.Cut(r, "-")
+			if !found {
+				hi = lo
+			}
+			a, err1 := strconv.ParseInt(lo, 10, 64)
+			z, err2 := strconv.ParseInt(hi, 10, 64)
+			if err1 == nil && err2 == nil && a <= slot && slot <= z {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s does not serve slot %d", node.Options().Addr, slot)
+	}
+	return fmt.Errorf("%s did not describe itself", node.Options().Addr)
 }
 
 // receive turns messages into events on in until ctx ends. A lost subscription is replaced
