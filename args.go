@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -86,11 +87,19 @@ func (a args) integer(key string, required bool) (*int64, error) {
 	return &n, nil
 }
 
-// workspacePath checks a model-given workspace path: non-empty, valid UTF-8, no NUL and no
-// ".." element, so a path can never climb out of the workspace whatever the Workspace
-// implementation does with it.
-func workspacePath(a args) (string, error) {
-	p, err := a.str("path", true)
+// workspacePath checks a model-given workspace path: absolute (as Eino's file tools want),
+// valid UTF-8, no NUL, no ".." element, and outside the plans folder when the Workspace is
+// the plans' own storage, so a file tool can neither leave the workspace nor touch a plan,
+// a tombstone or a lock behind the Store's back. file_path, the name Eino's file tools use,
+// is accepted for path.
+func workspacePath(a args, guardedDir string) (string, error) {
+	key := "path"
+	if _, ok := a[key]; !ok {
+		if _, alias := a["file_path"]; alias {
+			key = "file_path"
+		}
+	}
+	p, err := a.str(key, true)
 	if err != nil {
 		return "", err
 	}
@@ -101,6 +110,12 @@ func workspacePath(a args) (string, error) {
 		if part == ".." {
 			return "", newError(CodeInvalidArgument, "path %s leaves the workspace; use a path inside it without \"..\"", quoteForMessage(p))
 		}
+	}
+	if !strings.HasPrefix(p, "/") {
+		return "", newError(CodeInvalidArgument, "path %s is relative; give an absolute path, such as /work/plan.md", quoteForMessage(p))
+	}
+	if clean := path.Clean(p); guardedDir != "" && (clean == guardedDir || strings.HasPrefix(clean, strings.TrimSuffix(guardedDir, "/")+"/")) {
+		return "", newError(CodeInvalidArgument, "path %s is inside the plans folder %s, which only the plan tools change; use a path outside it", quoteForMessage(p), quoteForMessage(guardedDir))
 	}
 	return p, nil
 }
@@ -132,17 +147,17 @@ func (f *fields) integer(key string, required bool) *int64 {
 	return n
 }
 
-func (f *fields) path() string {
+func (f *fields) path(env *toolEnv) string {
 	if f.err != nil {
 		return ""
 	}
-	p, err := workspacePath(f.a)
+	p, err := workspacePath(f.a, env.guardedDir)
 	f.err = err
 	return p
 }
 
 // update reads the optional fields shared by write_plan and update_plan_from_file.
-func (f *fields) update(name string) Update {
+func (f *fields) update(name string, env *toolEnv) Update {
 	return Update{Name: name, Title: f.str("title", false), Author: f.str("author", false),
-		Status: f.str("status", false), IfRevision: f.integer("last_known_revision", false)}
+		Status: f.str("status", false), IfRevision: f.integer("last_known_revision", false), creator: env.agentName}
 }

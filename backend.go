@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/cloudwego/eino/adk/middlewares/plantask"
 )
 
 // FileInfo is what LsInfo reports for one entry. The Store uses only the base name of Path,
@@ -20,23 +21,33 @@ type FileContent = filesystem.FileContent
 // LsInfoRequest asks for the entries directly inside Path.
 type LsInfoRequest = filesystem.LsInfoRequest
 
-// ReadRequest asks for a whole file: the Store never sets Offset or Limit.
+// ReadRequest asks for a file. The Store always asks for the whole file explicitly: Offset 1
+// and a Limit of more lines than the largest file it accepts can hold, never Limit 0 (which
+// some backends read as "the first 2,000 lines").
 type ReadRequest = filesystem.ReadRequest
 
 // WriteRequest replaces a whole file with Content.
 type WriteRequest = filesystem.WriteRequest
 
-// DeleteRequest removes one file. Deleting a missing file is not an error.
-type DeleteRequest struct {
-	FilePath string
-}
+// DeleteRequest removes one file. Deleting a missing file is not an error. It is the type of
+// Eino's plantask, so a backend written for plantask is a Backend as it is.
+type DeleteRequest = plantask.DeleteRequest
 
 // Backend stores bytes at paths. It is the same shape as the Backend of Eino's plantask
 // middleware, so any Eino filesystem backend that can also delete fits.
 //
-// Read of a missing file must return an error for which errors.Is(err, fs.ErrNotExist)
-// holds; backends that only say "not found" in the message are recognised as well.
+// What the Store needs of a Backend:
+//   - Write replaces a whole file atomically: a reader sees the old or the new content.
+//   - Read returns the whole file when asked for Offset 1 and a large Limit; the Store checks
+//     what comes back against the size LsInfo reports, where it reports one.
+//   - Read of a missing file returns an error for which errors.Is(err, fs.ErrNotExist) holds;
+//     backends that only say "not found" in the message are recognised as well.
+//   - An entry that can never hold a plan (a link, a pipe, a folder) is refused with an error
+//     wrapping ErrNotRegularFile, and Delete removes the entry itself.
+//
 // All plan semantics (names, revisions, locking) live in the Store, never in a Backend.
+// A wrapper (logging, metrics) should have an Unwrap() Backend method: the Store then sees
+// that it shares storage with what it wraps and finds the capabilities below through it.
 type Backend interface {
 	LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error)
 	Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error)
@@ -50,6 +61,20 @@ type Backend interface {
 type Workspace interface {
 	Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error)
 	Write(ctx context.Context, req *WriteRequest) error
+}
+
+// ErrNotRegularFile is wrapped by Backend errors for an entry that exists but can never hold a
+// plan: a folder, a symbolic or hard link, a named pipe, a socket or a device. The Store
+// reports such an entry as corrupt, lists it as a warning, and an unguarded delete removes it.
+var ErrNotRegularFile = errors.New("not a regular file")
+
+// Unwrapper is implemented by a Backend that wraps another one (logging, metrics, retries).
+// The Store follows Unwrap to the innermost Backend to recognise two values on one storage,
+// so they share one lock, and to find Locker, Swapper, LimitedReader, Renamer, Watcher and
+// StrictModTimer. A wrapper that changes the bytes (encryption, compression) must not expose
+// Unwrap. A wrapper that embeds a Backend as an anonymous field is followed the same way.
+type Unwrapper interface {
+	Unwrap() Backend
 }
 
 // Locker is an optional Backend capability the Store discovers: an exclusive lock on dir that
@@ -77,6 +102,22 @@ type Swapper interface {
 // bytes, so an oversized file is refused without being read whole.
 type LimitedReader interface {
 	ReadAtMost(ctx context.Context, filePath string, max int64) (string, error)
+}
+
+// Renamer is an optional Backend capability: Rename moves a file atomically, replacing
+// whatever is at to, and then, when keep >= 0, cuts the moved file to its first keep bytes.
+// The Store records a deletion by moving the plan file onto its tombstone and keeping only
+// its header, which allocates no data blocks, so a plan can be deleted on a full disk and
+// the deletion frees its space.
+type Renamer interface {
+	Rename(ctx context.Context, from, to string, keep int64) error
+}
+
+// StrictModTimer is an optional Backend capability: StrictModTimes reports that every write
+// gives a file a ModifiedAt no earlier write had, so the Store may cache a summary the moment
+// it reads it instead of waiting out the file system's clock granularity.
+type StrictModTimer interface {
+	StrictModTimes() bool
 }
 
 // isNotExist reports whether err means "no such file", for backends that wrap fs.ErrNotExist
@@ -113,3 +154,8 @@ type FileEvent struct {
 	// Resync reports that events may have been missed: the receiver must re-read dir.
 	Resync bool
 }
+
+// ErrNotWritten is wrapped by a Swapper's error when it knows that nothing was written (the
+// request never left, or was refused before it ran). Any other error from a conditional
+// write leaves the outcome open, and the Store resolves it before reporting anything.
+var ErrNotWritten = errors.New("plan: nothing was written")

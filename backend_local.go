@@ -25,11 +25,6 @@ import (
 // than 4096 bytes). Nothing is read or written for such a path.
 var ErrOutsideRoot = errors.New("path is outside the backend root")
 
-// ErrNotRegularFile is wrapped by LocalBackend read errors for a path that exists but is not a
-// regular file (a directory, named pipe, device or socket). Such files are never read, so a
-// named pipe cannot block a reader and a device cannot feed it endless bytes.
-var ErrNotRegularFile = errors.New("not a regular file")
-
 // ErrFileTooLarge is wrapped by LocalBackend.Read errors for a file over the configured
 // maximum size. The file is refused from its size alone, without being read.
 var ErrFileTooLarge = errors.New("file is larger than the backend allows")
@@ -87,7 +82,8 @@ func WithPermissions(dir, file fs.FileMode) LocalOption {
 // guarantee ends at the process.
 type LocalBackend struct {
 	root    *os.Root
-	escapes error // the os.Root error for a path that leaves the root
+	name    string // the root's absolute path with links resolved: the storage's identity
+	escapes error  // the os.Root error for a path that leaves the root
 	cfg     localConfig
 
 	mu        sync.Mutex
@@ -98,6 +94,7 @@ var (
 	_ Backend       = (*LocalBackend)(nil)
 	_ Workspace     = (*LocalBackend)(nil)
 	_ LimitedReader = (*LocalBackend)(nil)
+	_ Renamer       = (*LocalBackend)(nil)
 )
 
 // NewLocalBackend returns a backend rooted at root, creating the folder (mode 0700 by
@@ -138,8 +135,17 @@ func NewLocalBackend(root string, opts ...LocalOption) (*LocalBackend, error) {
 		r.Close()
 		return nil, errors.New("local backend: cannot identify path escapes on this platform")
 	}
-	return &LocalBackend{root: r, escapes: escapes, cfg: cfg, lastSweep: map[string]time.Time{}}, nil
+	name, err := filepath.Abs(root)
+	if err == nil {
+		if real, rerr := filepath.EvalSymlinks(name); rerr == nil {
+			name = real
+		}
+	}
+	return &LocalBackend{root: r, name: name, escapes: escapes, cfg: cfg, lastSweep: map[string]time.Time{}}, nil
 }
+
+// storageName makes two LocalBackends on one folder one storage for the Store's lock.
+func (b *LocalBackend) storageName() string { return b.name }
 
 // Close releases the handle on the root folder. The backend must not be used afterwards.
 func (b *LocalBackend) Close() error { return b.root.Close() }
@@ -190,7 +196,6 @@ func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileIn
 			removeIfStale(folder, name)
 			continue
 		}
-		child := localJoin(rel, name)
 		fi, err := folder.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the folder was read
@@ -198,15 +203,9 @@ func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileIn
 		if err != nil {
 			return nil, b.wrap(op, req.Path, err)
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			// Describe what the link leads to; a link leading outside is listed as itself,
-			// and reading it is refused.
-			if target, err := b.root.Stat(child); err == nil {
-				fi = target
-			}
-		}
+		// A link is listed as itself, never as what it leads to: reading through it is refused.
 		out = append(out, FileInfo{
-			Path:       "/" + child,
+			Path:       "/" + localJoin(rel, name),
 			IsDir:      fi.IsDir(),
 			Size:       fi.Size(),
 			ModifiedAt: fi.ModTime().UTC().Format(time.RFC3339Nano),
@@ -287,30 +286,48 @@ func readUpTo(r io.Reader, sizeHint, n int64) ([]byte, error) {
 }
 
 // openRegular opens a file for reading without blocking (a named pipe opens at once) and
-// keeps it only if fstat says it is a regular file, so what is read is what was checked.
+// keeps it only if it is the regular file the entry names: not a symbolic link to one, and
+// not one of several hard links (another may sit outside the folder). A file renamed into
+// place between the check and the open is checked again.
 func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, error) {
 	rel, err := localRel(op, vpath)
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := b.root.OpenFile(rel, os.O_RDONLY|localOpenNonblock, 0)
-	if err != nil {
-		// Some special files (a socket) cannot be opened at all; say what they are.
-		if fi, serr := b.root.Stat(rel); serr == nil && !fi.Mode().IsRegular() {
-			err = fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile)
+	for attempt := 0; ; attempt++ {
+		lfi, err := b.root.Lstat(rel)
+		if err != nil {
+			return nil, nil, b.wrap(op, vpath, err)
 		}
-		return nil, nil, b.wrap(op, vpath, err)
+		if lfi.Mode()&fs.ModeSymlink != 0 {
+			if _, err := b.root.Stat(rel); errors.Is(err, b.escapes) {
+				return nil, nil, b.wrap(op, vpath, err)
+			}
+		}
+		if !lfi.Mode().IsRegular() {
+			return nil, nil, b.wrap(op, vpath, fmt.Errorf("%s: %w", describeMode(lfi.Mode()), ErrNotRegularFile))
+		}
+		f, err := b.root.OpenFile(rel, os.O_RDONLY|localOpenNonblock, 0)
+		if err != nil {
+			return nil, nil, b.wrap(op, vpath, err)
+		}
+		fi, err := f.Stat()
+		switch {
+		case err != nil:
+			f.Close()
+			return nil, nil, b.wrap(op, vpath, err)
+		case !os.SameFile(fi, lfi) && attempt < 8:
+			f.Close() // replaced between Lstat and open: look again
+			continue
+		case !os.SameFile(fi, lfi) || !fi.Mode().IsRegular():
+			f.Close()
+			return nil, nil, b.wrap(op, vpath, fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile))
+		case hardLinked(fi):
+			f.Close()
+			return nil, nil, b.wrap(op, vpath, fmt.Errorf("a file with several hard links: %w", ErrNotRegularFile))
+		}
+		return f, fi, nil
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, b.wrap(op, vpath, err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, b.wrap(op, vpath, fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile))
-	}
-	return f, fi, nil
 }
 
 // Write replaces the whole file atomically, creating missing folders: the content goes to a
@@ -439,11 +456,13 @@ func (b *LocalBackend) createTemp(folder *os.Root, base string) (*os.File, strin
 	}
 }
 
-// Delete removes the file; a missing file is not an error. A folder is never removed. The
-// folder is synced, so the removal survives a power failure.
+// Delete removes the entry at the path, whatever it is, so that nothing can keep a name
+// stuck: a file, a symbolic link (never what it leads to), a pipe, a socket, or a folder
+// with everything in it. A missing entry is not an error. The folder is synced, so the
+// removal survives a power failure.
 func (b *LocalBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 	const op = "delete"
-	rel, dir, base, err := b.fileTarget(ctx, op, req.FilePath)
+	_, dir, base, err := b.fileTarget(ctx, op, req.FilePath)
 	if err != nil {
 		return err
 	}
@@ -462,19 +481,75 @@ func (b *LocalBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 	if err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
-	switch {
-	case fi.IsDir():
-		return b.wrap(op, req.FilePath, errors.New("is a folder; only files are deleted"))
-	case fi.Mode()&fs.ModeSymlink != 0:
-		if _, err := b.root.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return b.wrap(op, req.FilePath, err)
-		}
+	if fi.IsDir() {
+		err = folder.RemoveAll(base)
+	} else {
+		err = folder.Remove(base)
 	}
-	if err := folder.Remove(base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return b.wrap(op, req.FilePath, err)
 	}
 	if err := syncFolder(folder); err != nil {
 		return b.wrap(op, req.FilePath, err)
+	}
+	return nil
+}
+
+// Rename moves the file at from to to atomically, replacing what is there, creates to's
+// folder when missing, and with keep >= 0 then truncates the moved file to keep bytes. It
+// allocates no data blocks, so it works on a full disk as long as the folder exists. Only
+// regular files are moved.
+func (b *LocalBackend) Rename(ctx context.Context, from, to string, keep int64) error {
+	const op = "rename"
+	fromRel, fromDir, _, err := b.fileTarget(ctx, op, from)
+	if err != nil {
+		return err
+	}
+	toRel, toDir, _, err := b.fileTarget(ctx, op, to)
+	if err != nil {
+		return err
+	}
+	if fi, err := b.root.Lstat(fromRel); err != nil {
+		return b.wrap(op, from, err)
+	} else if !fi.Mode().IsRegular() {
+		return b.wrap(op, from, fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile))
+	}
+	if toDir != "." {
+		if err := b.root.MkdirAll(toDir, b.cfg.dirPerm); err != nil {
+			return b.wrap(op, to, err)
+		}
+	}
+	if fi, err := b.root.Lstat(toRel); err == nil && fi.IsDir() {
+		if err := b.root.RemoveAll(toRel); err != nil {
+			return b.wrap(op, to, err)
+		}
+	}
+	if err := b.root.Rename(fromRel, toRel); err != nil {
+		return b.wrap(op, to, err)
+	}
+	if keep >= 0 {
+		f, err := b.root.OpenFile(toRel, os.O_WRONLY, 0)
+		if err == nil {
+			err = f.Truncate(keep)
+			if serr := f.Sync(); err == nil {
+				err = serr
+			}
+			f.Close()
+		}
+		if err != nil {
+			return b.wrap(op, to, err)
+		}
+	}
+	for _, dir := range []string{fromDir, toDir} {
+		folder, err := b.openFolder(dir, false)
+		if err != nil {
+			return b.wrap(op, to, err)
+		}
+		err = syncFolder(folder)
+		folder.Close()
+		if err != nil {
+			return b.wrap(op, to, err)
+		}
 	}
 	return nil
 }

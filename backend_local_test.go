@@ -204,9 +204,10 @@ func TestLocalBackendFolderInPlaceOfFile(t *testing.T) {
 	_, err = b.ReadAtMost(ctx, "/plans/a.md", 10)
 	assert.ErrorIs(t, err, ErrNotRegularFile)
 	assert.Error(t, b.Write(ctx, &WriteRequest{FilePath: "/plans/a.md", Content: "x"}))
-	assert.Error(t, b.Delete(ctx, &DeleteRequest{FilePath: "/plans/a.md"}))
 	assert.DirExists(t, filepath.Join(root, "plans", "a.md", "inner"))
 	assert.Equal(t, []string{"a.md"}, dirNames(t, filepath.Join(root, "plans")), "no temp file left behind")
+	require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/plans/a.md"}), "delete frees the name")
+	assert.NoDirExists(t, filepath.Join(root, "plans", "a.md"))
 
 	// A file where a folder is expected.
 	mustWrite(t, b, "/notes.md", "x")
@@ -372,13 +373,16 @@ func TestLocalBackendSymlinksInsideRoot(t *testing.T) {
 	}
 	require.NoError(t, os.Symlink("../real/a.md", filepath.Join(root, "real", "b.md")))
 
-	assert.Equal(t, "inside", mustRead(t, b, "/plans/a.md"))
-	assert.Equal(t, "inside", mustRead(t, b, "/real/b.md"))
+	assert.Equal(t, "inside", mustRead(t, b, "/plans/a.md"), "a linked folder on the way is followed")
+	_, err := b.Read(ctx, &ReadRequest{FilePath: "/real/b.md"})
+	assert.ErrorIs(t, err, ErrNotRegularFile, "a file that is itself a link is never read through")
 	infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
 	require.NoError(t, err)
 	require.Len(t, infos, 2)
 	assert.Equal(t, "/plans/b.md", infos[1].Path)
-	assert.EqualValues(t, len("inside"), infos[1].Size, "a link is described by what it leads to")
+	assert.NotEqualValues(t, len("inside"), infos[1].Size, "a link is listed as itself")
+	require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/real/b.md"}))
+	assert.Equal(t, "inside", mustRead(t, b, "/real/a.md"), "deleting a link leaves what it leads to")
 }
 
 type hostileCase struct {
@@ -469,6 +473,8 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, len(cases), 20)
 
+	// Delete removes an entry that is itself a link, never what it leads to: checked below.
+	finalLinks := map[string]bool{"out": true, "up": true, "plans/evil.md": true, "plans/dangl.md": true, "plans/loop.md": true}
 	beforeBase := snapshotTree(t, base)
 
 	check := func(t *testing.T, c hostileCase, op string, err error) {
@@ -489,7 +495,9 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 			_, err = b.ReadAtMost(ctx, c.path, 10)
 			check(t, c, "ReadAtMost", err)
 			check(t, c, "Write", b.Write(ctx, &WriteRequest{FilePath: c.path, Content: "pwned"}))
-			check(t, c, "Delete", b.Delete(ctx, &DeleteRequest{FilePath: c.path}))
+			if !finalLinks[c.path] {
+				check(t, c, "Delete", b.Delete(ctx, &DeleteRequest{FilePath: c.path}))
+			}
 			_, err = b.LsInfo(ctx, &LsInfoRequest{Path: c.path})
 			check(t, c, "LsInfo", err)
 		})
@@ -512,6 +520,14 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 				assert.NotEqualValues(t, len("untouched"), fi.Size)
 			}
 		}
+		for link := range finalLinks {
+			require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: link}), "delete %q", link)
+			_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(link)))
+			assert.ErrorIs(t, err, fs.ErrNotExist, "the link %q itself is removed", link)
+		}
+		assert.Equal(t, "untouched", readFile(t, filepath.Join(outside, "sentinel.txt")))
+		assert.DirExists(t, outside)
+		assert.DirExists(t, base)
 	}
 }
 
@@ -595,8 +611,7 @@ func TestLocalBackendDelete(t *testing.T) {
 	require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/plans/a.md"}))
 	_, err := b.Read(ctx, &ReadRequest{FilePath: "/plans/a.md"})
 	assert.ErrorIs(t, err, fs.ErrNotExist)
-	err = b.Delete(ctx, &DeleteRequest{FilePath: "/plans"})
-	assert.Error(t, err)
+	assert.Error(t, b.Delete(ctx, &DeleteRequest{FilePath: "/"}), "the root is never deleted")
 	assert.DirExists(t, filepath.Join(root, "plans"))
 }
 
@@ -621,4 +636,11 @@ func TestReadUpTo(t *testing.T) {
 	}
 	_, err := readUpTo(iotest.ErrReader(errors.New("boom")), 10, 10)
 	assert.EqualError(t, err, "boom")
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(data)
 }

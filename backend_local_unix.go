@@ -2,7 +2,10 @@
 
 package plan
 
-import "syscall"
+import (
+	"io/fs"
+	"syscall"
+)
 
 // localOpenNonblock makes opening a named pipe return at once instead of waiting for a
 // writer; regular files ignore it.
@@ -11,3 +14,10 @@ const localOpenNonblock = syscall.O_NONBLOCK
 // localSyncDirs reports whether a folder can be synced, making renames and removals in it
 // durable.
 const localSyncDirs = true
+
+// hardLinked reports whether the file has more than one name. Files written by a
+// LocalBackend never do: each write renames a fresh file into place.
+func hardLinked(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink > 1
+}

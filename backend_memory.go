@@ -12,6 +12,8 @@ import (
 	"github.com/cloudwego/eino/adk/filesystem"
 )
 
+var _ Swapper = (*MemoryBackend)(nil)
+
 // MemoryBackend keeps files in a map. It is safe for concurrent use and its guarantees end
 // at the process: use it for tests, one-process apps and caches of something durable.
 // Paths are cleaned with path.Clean, so "/plans/a.md" and "/plans//a.md" are one file.
@@ -105,6 +107,38 @@ func (b *MemoryBackend) Write(ctx context.Context, req *WriteRequest) error {
 	return nil
 }
 
+// CompareAndSwap writes only if the file still holds *old (is absent when old is nil), so a
+// guarded write is atomic whatever Store or Go value reaches this backend.
+func (b *MemoryBackend) CompareAndSwap(ctx context.Context, req *WriteRequest, old *string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	p := cleanMemPath(req.FilePath)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cur, exists := b.files[p]
+	if exists != (old != nil) || (exists && cur.content != *old) {
+		return false, nil
+	}
+	b.files[p] = memFile{content: req.Content, modified: b.tick().Format(time.RFC3339Nano)}
+	return true, nil
+}
+
+// CompareAndDelete deletes only if the file still holds old.
+func (b *MemoryBackend) CompareAndDelete(ctx context.Context, req *DeleteRequest, old string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	p := cleanMemPath(req.FilePath)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if cur, ok := b.files[p]; !ok || cur.content != old {
+		return false, nil
+	}
+	delete(b.files, p)
+	return true, nil
+}
+
 // Delete removes the file; a missing file is not an error.
 func (b *MemoryBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 	if err := ctx.Err(); err != nil {
@@ -128,7 +162,7 @@ func (b *MemoryBackend) tick() time.Time {
 
 // sliceLines applies Eino's 1-based line Offset and line Limit; zero values mean everything.
 func sliceLines(content string, offset, limit int) string {
-	if offset <= 1 && limit <= 0 {
+	if offset <= 1 && (limit <= 0 || strings.Count(content, "\n") < limit) {
 		return content
 	}
 	lines := strings.SplitAfter(content, "\n")

@@ -91,10 +91,17 @@ type DigestConfig struct {
 
 // Config configures the middleware.
 type Config struct {
-	// Backend is where plans live. Required.
+	// Backend is where plans live. Required unless Store is set.
 	Backend Backend
-	// BaseDir is the folder of plans inside Backend; default "/plans".
+	// BaseDir is the folder of plans inside Backend; default "/plans". "plans", "/plans"
+	// and "/plans/" are one folder.
 	BaseDir string
+	// Store, when set, is used instead of a Store made from Backend, BaseDir and
+	// MaxContentBytes (which must then be unset). Middlewares and host code given one *Store
+	// share its lock and cache explicitly, which matters for a Backend whose storage the
+	// Store cannot recognise by itself (no Unwrap, no capability, a value that is not
+	// comparable).
+	Store *Store
 	// Workspace is the agent's own file system. When set, export_plan_to_file and
 	// update_plan_from_file are offered; they never reach outside it.
 	Workspace Workspace
@@ -105,7 +112,7 @@ type Config struct {
 	Role Role
 	// AgentName is the author recorded on plans this agent creates without an author.
 	AgentName string
-	// MaxContentBytes caps a plan's body; default 1 MiB.
+	// MaxContentBytes caps a plan's body; default 1 MiB (a given Store's own cap otherwise).
 	MaxContentBytes int
 	// Template replaces the built-in plan writing guide that plan_template returns.
 	Template string
@@ -140,12 +147,9 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	}
 	m := &middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
 		cfg: *cfg, texts: texts}
-	m.store, err = NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir,
-		MaxContentBytes: cfg.MaxContentBytes, DefaultAuthor: cfg.AgentName, OnChange: m.onChange})
-	if err != nil {
+	if m.store, err = storeFor(cfg); err != nil {
 		return nil, err
 	}
-	m.store.listening = m.listening
 	if m.cfg.Digest.MaxPlans <= 0 {
 		m.cfg.Digest.MaxPlans = 12
 	}
@@ -156,7 +160,11 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if strings.TrimSpace(template) == "" {
 		template = texts["template"]
 	}
-	env := &toolEnv{store: m.store, workspace: cfg.Workspace, texts: texts, template: template}
+	env := &toolEnv{store: m.store, workspace: cfg.Workspace, texts: texts, template: template,
+		agentName: cfg.AgentName, sink: m.changeSink()}
+	if cfg.Workspace != nil {
+		env.guardedDir = guardedWorkspaceDir(m.store, cfg.Workspace)
+	}
 	for _, spec := range toolSpecs() {
 		if fileTools[spec.name] && cfg.Workspace == nil {
 			continue
@@ -164,6 +172,17 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		m.tools = append(m.tools, newPlanTool(spec, env))
 	}
 	return m, nil
+}
+
+// storeFor returns the Store a middleware works on: the given one, or one made from cfg.
+func storeFor(cfg *Config) (*Store, error) {
+	if cfg.Store == nil {
+		return NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes})
+	}
+	if cfg.Backend != nil || cfg.BaseDir != "" || cfg.MaxContentBytes != 0 {
+		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir and MaxContentBytes unset (the Store has them)")
+	}
+	return cfg.Store, nil
 }
 
 func textsFor(lang adk.Language) (map[string]string, error) {
@@ -252,19 +271,16 @@ func (m *middleware[M]) instruction(role Role) string {
 	return b.String()
 }
 
-// listening reports whether a Change made with ctx has anyone to go to, so that nothing
-// is computed for it otherwise.
-func (m *middleware[M]) listening(ctx context.Context) bool {
-	_, inRun := ctx.Value(runKey{}).(Role)
-	return inRun || m.cfg.OnChange != nil
-}
-
-// onChange reports a Change to the host and, during a run, as an Eino event.
-func (m *middleware[M]) onChange(ctx context.Context, c Change) {
-	if m.cfg.OnChange != nil {
-		m.cfg.OnChange(ctx, c)
-	}
-	if _, inRun := ctx.Value(runKey{}).(Role); inRun {
-		_ = adk.TypedSendEvent[M](ctx, &adk.TypedAgentEvent[M]{Output: &adk.TypedAgentOutput[M]{CustomizedOutput: c}})
+// changeSink returns what hears the changes made through this middleware's tools: the
+// host's OnChange and, during a run, the run's event stream. Nil when nobody can listen, so
+// nothing is computed for a change.
+func (m *middleware[M]) changeSink() func(context.Context, Change) {
+	return func(ctx context.Context, c Change) {
+		if m.cfg.OnChange != nil {
+			m.cfg.OnChange(ctx, c)
+		}
+		if _, inRun := ctx.Value(runKey{}).(Role); inRun {
+			_ = adk.TypedSendEvent[M](ctx, &adk.TypedAgentEvent[M]{Output: &adk.TypedAgentOutput[M]{CustomizedOutput: c}})
+		}
 	}
 }

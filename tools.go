@@ -53,6 +53,11 @@ type toolEnv struct {
 	workspace Workspace
 	texts     map[string]string
 	template  string
+	agentName string                        // author of the plans this agent creates
+	sink      func(context.Context, Change) // hears the changes made through these tools
+	// guardedDir is the Store's folder when the Workspace is the same storage: file tools
+	// refuse paths inside it, so plans change only through the Store. "" otherwise.
+	guardedDir string
 }
 
 type toolSpec struct {
@@ -83,6 +88,7 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	if err != nil {
 		return errorResult(err), nil
 	}
+	ctx = withChangeSink(ctx, t.env.sink)
 	out, err := t.spec.run(ctx, t.env, a)
 	if err != nil {
 		return errorResult(err), nil
@@ -223,7 +229,7 @@ var fileTools = map[string]bool{ToolExportPlanToFile: true, ToolUpdatePlanFromFi
 func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
 	name, content := f.str("name", true), f.str("content", true)
-	u := f.update(name)
+	u := f.update(name, env)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -322,7 +328,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 
 func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
-	name, path := f.str("name", true), f.path()
+	name, path := f.str("name", true), f.path(env)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -341,8 +347,8 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 
 func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
-	name, path := f.str("name", true), f.path()
-	u := f.update(name)
+	name, path := f.str("name", true), f.path(env)
+	u := f.update(name, env)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -361,20 +367,26 @@ func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, erro
 	return newWriteResult(p), nil
 }
 
-// readWorkspaceFile reads at most limit+1 bytes when the Workspace can bound its reads,
-// and refuses anything over limit.
+// readWorkspaceFile reads the whole file, refusing anything over limit bytes. It returns when
+// ctx ends even if the Workspace does not (a named pipe, a hung remote): the read is then
+// abandoned to finish on its own.
 func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int) (string, error) {
-	var content string
-	var err error
-	if lr, ok := ws.(LimitedReader); ok {
-		content, err = lr.ReadAtMost(ctx, path, int64(limit)+1)
-	} else {
-		var fc *FileContent
-		if fc, err = ws.Read(ctx, &ReadRequest{FilePath: path}); err == nil && fc != nil {
-			content = fc.Content
-		}
+	type result struct {
+		content string
+		err     error
 	}
-	switch {
+	done := make(chan result, 1)
+	go func() {
+		content, err := readBounded(ctx, ws, path, int64(limit))
+		done <- result{content, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		return "", canceled(ctx)
+	}
+	switch err := r.err; {
 	case err == nil:
 	case ctx.Err() != nil:
 		return "", canceled(ctx)
@@ -383,10 +395,26 @@ func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int
 	default:
 		return "", newError(CodeInvalidArgument, "cannot read %s from the workspace: %s", quoteForMessage(path), shortError(err))
 	}
-	if len(content) > limit {
+	if len(r.content) > limit {
 		return "", newError(CodeTooLarge, "file %s is over the %d-byte plan limit; shorten it", quoteForMessage(path), limit)
 	}
-	return content, nil
+	return r.content, nil
+}
+
+// guardedWorkspaceDir returns the Store's folder when ws reaches the same storage as the
+// Store's Backend (the same value, one found through Unwrap, or a LocalBackend on the same
+// root), and "" otherwise.
+func guardedWorkspaceDir(s *Store, ws Workspace) string {
+	var inner any = ws
+	if b, ok := ws.(Backend); ok {
+		inner = innermost(b)
+	}
+	wk, ok1 := keyOf(inner)
+	sk, ok2 := keyOf(innermost(s.backend))
+	if ok1 && ok2 && wk == sk {
+		return s.dir
+	}
+	return ""
 }
 
 func shortError(err error) string {

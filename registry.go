@@ -1,0 +1,174 @@
+package plan
+
+import (
+	"context"
+	"reflect"
+	"runtime"
+	"sync"
+	"weak"
+)
+
+// sharedState is what every Store on one storage folder shares in a process: the lock and
+// the list cache. The registry holds it weakly, so a dropped backend leaves nothing behind.
+type sharedState struct {
+	sem     chan struct{} // a mutex that a waiter can abandon when its context ends
+	cacheMu sync.Mutex
+	cache   map[string]*cachedSummary
+	listGen uint64
+	// sorted is the last listing that came wholly from the cache, in name order: while the
+	// same entries keep coming back unchanged, List reuses that order instead of sorting.
+	sorted []*cachedSummary
+}
+
+func newSharedState() *sharedState {
+	return &sharedState{sem: make(chan struct{}, 1), cache: map[string]*cachedSummary{}}
+}
+
+// storageKey identifies a folder of one storage, whatever Go value reaches it.
+type storageKey struct {
+	typ   reflect.Type
+	addr  uintptr // pointer-shaped backends: the address, which a live Store keeps in use
+	value any     // other comparable backends: the value itself
+	named string  // backends that name their storage (a LocalBackend's root)
+	dir   string
+}
+
+// storageNamer is implemented by built-in backends whose storage outlives the Go value: two
+// LocalBackends on one root are one storage.
+type storageNamer interface {
+	storageName() string
+}
+
+var registry = struct {
+	sync.Mutex
+	states map[storageKey]weak.Pointer[sharedState]
+}{states: map[storageKey]weak.Pointer[sharedState]{}}
+
+// sharedFor returns the process-wide state of the folder dir of backend. A backend whose
+// storage cannot be recognised again (a value of a type that is not comparable) gets state of
+// its own; Config.Store shares one Store explicitly in that case.
+func sharedFor(backend Backend, dir string) *sharedState {
+	key, ok := keyOf(innermost(backend))
+	if !ok {
+		return newSharedState()
+	}
+	key.dir = dir
+	registry.Lock()
+	defer registry.Unlock()
+	if wp, ok := registry.states[key]; ok {
+		if st := wp.Value(); st != nil {
+			return st
+		}
+	}
+	st := newSharedState()
+	wp := weak.Make(st)
+	registry.states[key] = wp
+	runtime.AddCleanup(st, func(k storageKey) {
+		registry.Lock()
+		if registry.states[k] == wp {
+			delete(registry.states, k)
+		}
+		registry.Unlock()
+	}, key)
+	return st
+}
+
+// keyOf identifies the storage of an innermost backend. A pointer is recognised by its
+// address: the Stores holding the state keep the pointer alive, so the address cannot be
+// reused while the entry is in use.
+func keyOf(b any) (storageKey, bool) {
+	if n, ok := b.(storageNamer); ok {
+		return storageKey{typ: reflect.TypeOf(b), named: n.storageName()}, true
+	}
+	v := reflect.ValueOf(b)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
+		return storageKey{typ: v.Type(), addr: v.Pointer()}, true
+	}
+	if !v.Comparable() { // also false for an interface field holding a map or a slice
+		return storageKey{}, false
+	}
+	return storageKey{typ: v.Type(), value: b}, true
+}
+
+// maxUnwrap bounds the wrapper chain, so a wrapper that unwraps to itself cannot loop.
+const maxUnwrap = 16
+
+// innermost follows Unwrap, and Backends embedded as anonymous fields, to the storage.
+func innermost(b Backend) Backend {
+	for range maxUnwrap {
+		next := unwrapOnce(b)
+		if next == nil {
+			return b
+		}
+		b = next
+	}
+	return b
+}
+
+func unwrapOnce(b Backend) Backend {
+	if u, ok := b.(Unwrapper); ok {
+		return u.Unwrap()
+	}
+	v := reflect.ValueOf(b)
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	backendType := reflect.TypeFor[Backend]()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if !f.Anonymous || !f.IsExported() || !f.Type.Implements(backendType) {
+			continue
+		}
+		fv := v.Field(i)
+		if (fv.Kind() == reflect.Interface || fv.Kind() == reflect.Pointer) && fv.IsNil() {
+			return nil
+		}
+		inner, _ := fv.Interface().(Backend)
+		return inner
+	}
+	return nil
+}
+
+// capability returns the first value along b's wrapper chain that offers T.
+func capability[T any](b Backend) (T, bool) {
+	for range maxUnwrap + 1 {
+		if c, ok := b.(T); ok {
+			return c, true
+		}
+		next := unwrapOnce(b)
+		if next == nil {
+			break
+		}
+		b = next
+	}
+	var zero T
+	return zero, false
+}
+
+// lock takes the process lock, then the Backend's own lock when it offers one.
+func (s *Store) lock(ctx context.Context) (func(), error) {
+	select {
+	case s.shared.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, canceled(ctx)
+	}
+	if s.locker == nil {
+		return func() { <-s.shared.sem }, nil
+	}
+	unlock, err := s.locker.Lock(ctx, s.dir)
+	if err != nil {
+		<-s.shared.sem
+		if ctx.Err() != nil {
+			return nil, canceled(ctx)
+		}
+		return nil, backendError("lock the plans folder", err)
+	}
+	return func() { unlock(); <-s.shared.sem }, nil
+}

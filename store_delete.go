@@ -1,0 +1,149 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Delete removes a plan. An unguarded delete also removes an entry that does not decode or
+// can never be a plan (a link, a folder, a special file), which is how such a name is
+// recovered. On a Backend that is a Renamer (and not a Swapper) the plan file itself is moved
+// to its tombstone, so deleting needs no new data blocks and works on a full disk; when a
+// delete cannot complete, the plan is left as it was.
+func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int64, error) {
+	if err := ValidateName(name); err != nil {
+		return 0, err
+	}
+	if err := checkIfRevision(ifRevision); err != nil {
+		return 0, err
+	}
+	if ifRevision != nil && *ifRevision == 0 {
+		return 0, newError(CodeInvalidArgument, "last_known_revision 0 means create-only; give the plan's current revision to delete it, or omit it")
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	var f deleteTarget
+	err = retryLostSwaps("delete "+s.planPath(name), func() (err error) {
+		if f, err = s.loadForDelete(ctx, name, ifRevision); err != nil {
+			return err
+		}
+		if !f.exists {
+			return notFound(name)
+		}
+		if err := checkRevision(name, f.plan, ifRevision); err != nil {
+			return err
+		}
+		if buried, err := s.buryByRename(ctx, name, f); buried || err != nil {
+			return err
+		}
+		if f.revision > 0 {
+			if err := s.raiseTombstone(ctx, name, f.revision); err != nil {
+				return err
+			}
+		}
+		return s.remove(ctx, s.planPath(name), f.raw, f.special)
+	})
+	if err != nil {
+		return 0, err
+	}
+	s.forget(name)
+	if f.plan != nil {
+		s.notify(ctx, ActionDelete, f.plan, false)
+		return f.plan.Revision, nil
+	}
+	s.notify(ctx, ActionDelete, &Plan{Name: name}, false)
+	return 0, nil
+}
+
+// deleteTarget is what Delete found at a plan's path.
+type deleteTarget struct {
+	exists bool
+	plan   *Plan // nil when the file does not decode or is over the size limit
+	// raw is the whole file when the Backend is a Swapper (its conditional delete compares
+	// it), and otherwise as far as it was read.
+	raw string
+	// revision is the revision the file reached: the plan's, or for a file that does not
+	// decode the one its header still names, so the tombstone keeps revisions from
+	// repeating after a corrupt plan is deleted and written again. 0 when unknown.
+	revision int64
+	// special: the entry can never be a plan (ErrNotRegularFile); it is removed as it is.
+	special bool
+}
+
+// loadForDelete is load that tolerates, when the delete is unguarded, an entry that does not
+// decode, is over the size limit or is not a plan file: deleting it is how it is recovered.
+func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int64) (deleteTarget, error) {
+	p := s.planPath(name)
+	raw, exists, err := s.readRaw(ctx, p)
+	tooLarge := CodeOf(err) == CodeTooLarge
+	special := errors.Is(err, ErrNotRegularFile)
+	if err != nil && (ifRevision != nil || !(tooLarge || special)) {
+		return deleteTarget{}, err
+	}
+	switch {
+	case !exists:
+		return deleteTarget{}, nil
+	case special:
+		return deleteTarget{exists: true, special: true}, nil
+	case !tooLarge:
+		plan, derr := DecodePlan(name, raw)
+		if derr == nil {
+			return deleteTarget{exists: true, plan: plan, raw: raw, revision: plan.Revision}, nil
+		}
+		if ifRevision != nil {
+			return deleteTarget{}, derr
+		}
+		rev, _ := headerRevision(raw)
+		return deleteTarget{exists: true, raw: raw, revision: rev}, nil
+	}
+	// Over the size limit: read the header for its revision, and the whole file where the
+	// conditional delete of a Swapper compares it or no bounded read is offered. This
+	// explicit recovery is the one operation that reads an oversized file whole.
+	if s.limited != nil && s.swapper == nil {
+		if raw, err = s.limited.ReadAtMost(ctx, p, headerAllowance); err != nil {
+			raw = ""
+		}
+	} else {
+		fc, err := s.backend.Read(ctx, &ReadRequest{FilePath: p, Offset: 1, Limit: wholeFileLines(1 << 40)})
+		switch {
+		case err == nil && fc != nil:
+			raw = fc.Content
+		case isNotExist(err):
+			return deleteTarget{}, nil
+		case ctx.Err() != nil:
+			return deleteTarget{}, canceled(ctx)
+		default:
+			return deleteTarget{}, backendError("read "+p, err)
+		}
+	}
+	rev, _ := headerRevision(raw)
+	return deleteTarget{exists: true, raw: raw, revision: rev}, nil
+}
+
+// headerRevision returns the revision named in the header of a plan file that may not
+// decode, reading only the header's first headerAllowance bytes.
+func headerRevision(raw string) (int64, bool) {
+	rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], headerFence)
+	if !ok {
+		return 0, false
+	}
+	var rev int64
+	var found bool
+	for line := range strings.Lines(rest) {
+		line = strings.TrimRight(line, "\r\n")
+		if line == "---" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "revision: "); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
+				rev, found = n, true
+			}
+		}
+	}
+	return rev, found
+}

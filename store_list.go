@@ -1,0 +1,233 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bytedance/sonic"
+)
+
+// cachedSummary is replaced, never changed, when its plan changes; only seen (the last
+// listing that returned it) is updated, under cacheMu. An entry that was never cached (a
+// file changed within the racy window) is private to one listing.
+type cachedSummary struct {
+	size     int64
+	modified string
+	summary  Summary
+	json     string // summary encoded, set before the entry is shared
+	seen     uint64
+}
+
+func (s *Store) forget(name string) {
+	s.shared.cacheMu.Lock()
+	delete(s.shared.cache, name)
+	s.shared.cacheMu.Unlock()
+}
+
+// List summarizes every plan in BaseDir, sorted by name. A summary is re-read only when
+// LsInfo reports a different Size or ModifiedAt than when it was cached, and the Store's
+// own writes drop their entry, so changes by other processes are seen on the next List.
+func (s *Store) List(ctx context.Context) (*Listing, error) {
+	entries, warnings, err := s.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &Listing{Plans: make([]Summary, len(entries)), Warnings: warnings}
+	for i, c := range entries {
+		out.Plans[i] = c.summary
+	}
+	return out, nil
+}
+
+// listJSON is List encoded as JSON, as list_plans returns it. Each cached summary is
+// encoded once, when it is cached, so listing many unchanged plans costs little more than
+// copying bytes.
+func (s *Store) listJSON(ctx context.Context) (string, error) {
+	entries, warnings, err := s.list(ctx)
+	if err != nil {
+		return "", err
+	}
+	size := len(`{"plans":[]}`)
+	for _, c := range entries {
+		if c.json == "" {
+			c.json = encodeSummary(&c.summary)
+		}
+		size += len(c.json) + 1
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(`{"plans":[`)
+	for i, c := range entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(c.json)
+	}
+	b.WriteByte(']')
+	if len(warnings) > 0 {
+		w, err := sonic.MarshalString(warnings)
+		if err != nil {
+			return "", backendError("encode the listing", err)
+		}
+		b.WriteString(`,"warnings":`)
+		b.WriteString(w)
+	}
+	b.WriteByte('}')
+	return b.String(), nil
+}
+
+func encodeSummary(sum *Summary) string {
+	js, err := sonic.MarshalString(sum)
+	if err != nil {
+		return "{}" // a Summary holds only strings, numbers and times: unreachable
+	}
+	return js
+}
+
+// list returns every plan's summary sorted by name, and warnings sorted by name. Entries
+// that came from the cache are shared: callers must not change them.
+func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
+	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: s.dir})
+	if err != nil && !isNotExist(err) {
+		if ctx.Err() != nil {
+			return nil, nil, canceled(ctx)
+		}
+		return nil, nil, backendError("list "+s.dir, err)
+	}
+	listed := 0
+	now := s.now()
+	// One pass under the cache lock takes every unchanged summary; only the rest is read.
+	var stale []listedPlan
+	hits := make([]*cachedSummary, 0, len(infos))
+	s.shared.cacheMu.Lock()
+	s.shared.listGen++
+	gen := s.shared.listGen
+	for _, info := range infos {
+		name, ok := planFileName(info)
+		if !ok {
+			continue
+		}
+		listed++
+		if c, ok := s.shared.cache[name]; ok && info.ModifiedAt != "" && c.size == info.Size && c.modified == info.ModifiedAt {
+			c.seen = gen
+			hits = append(hits, c)
+			continue
+		}
+		stale = append(stale, listedPlan{name, info})
+	}
+	if len(stale) == 0 {
+		if !s.sameAsSorted(hits, gen) {
+			slices.SortFunc(hits, compareCached)
+			s.shared.sorted = hits
+		}
+		sorted := s.shared.sorted
+		s.shared.cacheMu.Unlock()
+		return sorted, nil, nil
+	}
+	s.shared.cacheMu.Unlock()
+	entries := hits
+	var warnings []Warning
+	for _, e := range stale {
+		p, _, err := s.load(ctx, e.name)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, canceled(ctx)
+			}
+			w := Warning{Name: e.name, Code: CodeOf(err), Message: err.Error()}
+			var pe *Error
+			if errors.As(err, &pe) {
+				w.Message = pe.Message
+			}
+			warnings = append(warnings, w)
+			continue
+		}
+		if p == nil {
+			continue // deleted between LsInfo and Read
+		}
+		entries = append(entries, s.remember(e.name, e.info, p.Summarize(), now))
+	}
+	s.evictExcept(infos, listed)
+	slices.SortFunc(entries, compareCached)
+	slices.SortFunc(warnings, func(a, b Warning) int { return strings.Compare(a.Name, b.Name) })
+	return entries, warnings, nil
+}
+
+func compareCached(a, b *cachedSummary) int { return strings.Compare(a.summary.Name, b.summary.Name) }
+
+// planFileName returns the plan name of a listed entry, or false for anything that cannot
+// be named as a plan. A folder named like a plan file is listed too: reading it fails, so
+// it shows as a warning that an unguarded delete clears.
+func planFileName(info FileInfo) (string, bool) {
+	name, ok := strings.CutSuffix(path.Base(info.Path), ".md")
+	if !ok || ValidateName(name) != nil {
+		return "", false
+	}
+	return name, true
+}
+
+// sameAsSorted reports whether hits, all stamped with gen, are exactly the entries of the
+// remembered sorted listing. Called with cacheMu held.
+func (s *Store) sameAsSorted(hits []*cachedSummary, gen uint64) bool {
+	if len(hits) != len(s.shared.sorted) {
+		return false
+	}
+	for _, c := range s.shared.sorted {
+		if c.seen != gen {
+			return false
+		}
+	}
+	return true
+}
+
+type listedPlan struct {
+	name string
+	info FileInfo
+}
+
+// remember caches a summary under the Size and ModifiedAt that LsInfo reported before the
+// read, unless the file changed so recently that a same-size rewrite within the file
+// system's clock granularity could go unnoticed.
+// It returns the entry, cached or not; a cached entry carries its JSON encoding.
+func (s *Store) remember(name string, info FileInfo, sum Summary, now time.Time) *cachedSummary {
+	c := &cachedSummary{size: info.Size, modified: info.ModifiedAt, summary: sum}
+	if info.ModifiedAt == "" {
+		return c
+	}
+	if !s.strict {
+		mod, err := time.Parse(time.RFC3339Nano, info.ModifiedAt)
+		if err != nil || now.Sub(mod) < racyWindow {
+			return c
+		}
+	}
+	c.json = encodeSummary(&c.summary)
+	s.shared.cacheMu.Lock()
+	s.shared.cache[name] = c
+	s.shared.cacheMu.Unlock()
+	return c
+}
+
+// evictExcept drops the cached summaries of plans that infos, which lists listed plan
+// files, no longer has. The set of listed names is built only when the cache holds more
+// entries than were listed, so an unchanged folder costs no allocation here.
+func (s *Store) evictExcept(infos []FileInfo, listed int) {
+	s.shared.cacheMu.Lock()
+	defer s.shared.cacheMu.Unlock()
+	if len(s.shared.cache) <= listed {
+		return
+	}
+	seen := make(map[string]struct{}, listed)
+	for _, info := range infos {
+		if name, ok := planFileName(info); ok {
+			seen[name] = struct{}{}
+		}
+	}
+	for name := range s.shared.cache {
+		if _, ok := seen[name]; !ok {
+			delete(s.shared.cache, name)
+		}
+	}
+}

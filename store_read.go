@@ -1,0 +1,98 @@
+package plan
+
+import (
+	"context"
+	"errors"
+)
+
+// fileReader is what a bounded read needs: a Backend or a Workspace.
+type fileReader interface {
+	Read(ctx context.Context, req *ReadRequest) (*FileContent, error)
+}
+
+// readBounded reads the whole file p, but never more than limit+1 bytes when r is a
+// LimitedReader, and asks any other reader for every line explicitly (Limit 0 means "the
+// first 2,000 lines" to some backends). A result over limit bytes means the file is too
+// large. Errors are the reader's own.
+func readBounded(ctx context.Context, r fileReader, p string, limit int64) (string, error) {
+	if lr, ok := r.(LimitedReader); ok {
+		return lr.ReadAtMost(ctx, p, limit+1)
+	}
+	fc, err := r.Read(ctx, &ReadRequest{FilePath: p, Offset: 1, Limit: wholeFileLines(limit)})
+	if err != nil || fc == nil {
+		return "", err
+	}
+	return fc.Content, nil
+}
+
+// wholeFileLines is a line Limit no file of at most limit bytes can reach, even one made of
+// newlines only.
+func wholeFileLines(limit int64) int {
+	return int(min(limit, 1<<40)) + 2
+}
+
+// readRaw reads a file bounded to the largest size a plan can have. exists is false only
+// when the Backend says the file does not exist.
+func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool, err error) {
+	limit := int64(s.maxContent + headerAllowance)
+	var r fileReader = s.backend
+	if s.limited != nil {
+		r = limitedBackend{s.backend, s.limited}
+	}
+	raw, err = readBounded(ctx, r, p, limit)
+	switch {
+	case err == nil:
+	case isNotExist(err):
+		return "", false, nil
+	case ctx.Err() != nil:
+		return "", false, canceled(ctx)
+	case errors.Is(err, ErrNotRegularFile):
+		return "", true, &Error{Code: CodeCorrupt, Err: err,
+			Message: "the entry at " + quoteForMessage(p) + " is not a plan file (a link, a folder or a special file); delete the plan to remove it"}
+	default:
+		return "", false, backendError("read "+p, err)
+	}
+	if int64(len(raw)) > limit {
+		return "", true, newError(CodeTooLarge, "stored file %s is larger than %d bytes; delete it or raise the size limit", p, limit)
+	}
+	return raw, true, nil
+}
+
+// limitedBackend reads through a LimitedReader found along a wrapper chain.
+type limitedBackend struct {
+	Backend
+	LimitedReader
+}
+
+// load reads and decodes one plan; a missing plan is (nil, "", nil).
+func (s *Store) load(ctx context.Context, name string) (*Plan, string, error) {
+	raw, exists, err := s.readRaw(ctx, s.planPath(name))
+	if err != nil || !exists {
+		return nil, "", err
+	}
+	p, err := DecodePlan(name, raw)
+	if err != nil {
+		return nil, raw, err
+	}
+	return p, raw, nil
+}
+
+// Get returns the plan called name: not_found, corrupt, too_large or backend_error
+// otherwise.
+func (s *Store) Get(ctx context.Context, name string) (*Plan, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	p, _, err := s.load(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, notFound(name)
+	}
+	return p, nil
+}
+
+func notFound(name string) *Error {
+	return newError(CodeNotFound, "no plan named %s; call list_plans to see the existing names", quoteForMessage(name))
+}

@@ -1,0 +1,106 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"time"
+)
+
+// errLostSwap: a conditional write found other bytes than those it was based on.
+var errLostSwap = errors.New("plan: compare-and-swap lost a race")
+
+// retryLostSwaps runs attempt again while it loses compare-and-swap races, from its read, so
+// a guarded change then fails its revision check and an unguarded one lands on top.
+func retryLostSwaps(what string, attempt func() error) error {
+	for range maxSwapAttempts {
+		if err := attempt(); !errors.Is(err, errLostSwap) {
+			return err
+		}
+	}
+	return backendError(what+" (too many concurrent writers)", errLostSwap)
+}
+
+// uncertainRetries are the pauses before each new try of a conditional write whose outcome
+// a transport failure left unknown.
+var uncertainRetries = [...]time.Duration{10 * time.Millisecond, 50 * time.Millisecond, 200 * time.Millisecond}
+
+// commit writes content at p; with a Swapper only if p still holds old (absent when nil).
+func (s *Store) commit(ctx context.Context, p string, old *string, content string) error {
+	if ctx.Err() != nil {
+		return canceled(ctx)
+	}
+	if s.swapper == nil {
+		if err := s.backend.Write(ctx, &WriteRequest{FilePath: p, Content: content}); err != nil {
+			return backendError("write "+p, err)
+		}
+		return nil
+	}
+	return s.settle(ctx, "write "+p, func() (bool, error) {
+		return s.swapper.CompareAndSwap(ctx, &WriteRequest{FilePath: p, Content: content}, old)
+	}, func(raw string, exists bool) bool { return exists && raw == content }, p)
+}
+
+// remove deletes p; with a Swapper only if p still holds old.
+func (s *Store) remove(ctx context.Context, p, old string, special bool) error {
+	if ctx.Err() != nil {
+		return canceled(ctx)
+	}
+	if s.swapper == nil || special {
+		if err := s.backend.Delete(ctx, &DeleteRequest{FilePath: p}); err != nil && !isNotExist(err) {
+			return backendError("delete "+p, err)
+		}
+		return nil
+	}
+	return s.settle(ctx, "delete "+p, func() (bool, error) {
+		return s.swapper.CompareAndDelete(ctx, &DeleteRequest{FilePath: p}, old)
+	}, func(_ string, exists bool) bool { return !exists }, p)
+}
+
+// settle runs a conditional write and resolves an outcome that a transport failure left
+// unknown before anything is reported: the same conditional write is tried again (it can
+// land at most once, since after it the old bytes are gone), and when it no longer applies
+// the stored bytes tell whether an earlier try landed (landed). What still cannot be told is
+// unknown_outcome, never a retryable backend_error, so nobody repeats a change that landed.
+func (s *Store) settle(ctx context.Context, what string, swap func() (bool, error), landed func(raw string, exists bool) bool, p string) error {
+	ok, err := swap()
+	if err == nil {
+		if !ok {
+			return errLostSwap
+		}
+		return nil
+	}
+	if notSent(err) {
+		return backendError(what, err)
+	}
+	first := err
+	for _, pause := range uncertainRetries {
+		if ctx.Err() != nil {
+			return unknownOutcome(what, first)
+		}
+		time.Sleep(pause)
+		ok, err = swap()
+		switch {
+		case err != nil:
+			continue
+		case ok:
+			return nil
+		}
+		raw, exists, rerr := s.readRaw(ctx, p)
+		if rerr == nil && landed(raw, exists) {
+			return nil
+		}
+		return unknownOutcome(what, first)
+	}
+	return unknownOutcome(what, first)
+}
+
+// notSent reports an error after which the request surely never reached the storage.
+func notSent(err error) bool {
+	return errors.Is(err, ErrNotWritten) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+func unknownOutcome(what string, err error) *Error {
+	return &Error{Code: CodeUnknownOutcome, Err: err,
+		Message: "plan storage failed to " + what + " and could not tell whether it was done; re-read the plan before changing it again"}
+}

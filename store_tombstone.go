@@ -1,0 +1,90 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// A tombstone, <BaseDir>/.deleted/NAME, records the last revision a deleted plan reached, so
+// revisions never repeat for a name and a writer holding a revision of a deleted plan cannot
+// overwrite a new plan of the same name. It holds either that revision as a number or, when
+// the plan file was moved there, the whole plan file.
+
+// tombstoneRevision reads a tombstone's revision; anything unreadable counts as none.
+func tombstoneRevision(raw string) int64 {
+	if strings.HasPrefix(raw, headerFence) {
+		rev, _ := headerRevision(raw)
+		return rev
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// lastDeletedRevision returns the revision a deleted plan of that name reached, or 0. A
+// stray entry at the tombstone's path (a folder, a link, a huge file) never blocks the name.
+func (s *Store) lastDeletedRevision(ctx context.Context, name string) (int64, error) {
+	raw, exists, err := s.readRaw(ctx, s.tombstonePath(name))
+	switch code := CodeOf(err); {
+	case code == CodeCorrupt || code == CodeTooLarge:
+		return 0, nil
+	case err != nil || !exists:
+		return 0, err
+	}
+	return tombstoneRevision(raw), nil
+}
+
+// raiseTombstone records that name reached revision rev, never lowering what is recorded.
+func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) error {
+	p := s.tombstonePath(name)
+	return retryLostSwaps("record the deletion of "+name, func() error {
+		raw, exists, err := s.readRaw(ctx, p)
+		if errors.Is(err, ErrNotRegularFile) || CodeOf(err) == CodeTooLarge {
+			if err := s.remove(ctx, p, "", true); err != nil {
+				return err
+			}
+			raw, exists, err = "", false, nil
+		}
+		if err != nil {
+			return err
+		}
+		if exists && tombstoneRevision(raw) >= rev {
+			return nil
+		}
+		var old *string
+		if exists {
+			old = &raw
+		}
+		return s.commit(ctx, p, old, strconv.FormatInt(rev, 10)+"\n")
+	})
+}
+
+// buryByRename moves a decoded plan file onto its tombstone, keeping only its header (which
+// names the revision), so the plan is deleted and its revision recorded in one step that
+// needs no new data blocks. It reports false, and leaves everything as it was, where that
+// cannot be done: no Renamer, a Swapper (a rename is not conditional), a tombstone already at
+// a higher revision, or a failed rename.
+func (s *Store) buryByRename(ctx context.Context, name string, f deleteTarget) (bool, error) {
+	if s.renamer == nil || s.swapper != nil || f.plan == nil || f.revision <= 0 {
+		return false, nil
+	}
+	if last, err := s.lastDeletedRevision(ctx, name); err != nil || last >= f.revision {
+		return false, nil
+	}
+	tomb := s.tombstonePath(name)
+	keep := int64(-1)
+	if end := strings.Index(f.raw, "\n---\n"); strings.HasPrefix(f.raw, headerFence) && end >= 0 {
+		keep = int64(end + len("\n---\n"))
+	}
+	if err := s.renamer.Rename(ctx, s.planPath(name), tomb, keep); err != nil {
+		if ctx.Err() != nil {
+			return false, canceled(ctx)
+		}
+		return false, nil
+	}
+	return true, nil
+}

@@ -1,0 +1,225 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// Put creates or updates a plan as u says, atomically with the revision check.
+func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
+	if u.Content != nil {
+		if err := s.checkContent(*u.Content); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range [...]struct{ key, value string }{{"title", u.Title}, {"status", u.Status}, {"author", u.Author}} {
+		if err := checkHeaderField(f.key, f.value); err != nil {
+			return nil, err
+		}
+	}
+	var created bool
+	p, err := s.mutate(ctx, u.Name, u.IfRevision, func(cur *Plan) (*Plan, error) {
+		if cur == nil {
+			if u.Content == nil {
+				return nil, newError(CodeInvalidArgument, "plan %s does not exist yet; give content to create it", quoteForMessage(u.Name))
+			}
+			created = true
+			next := &Plan{Title: u.Title, Status: u.Status, Author: u.Author, Content: *u.Content}
+			if next.Title == "" {
+				next.Title = titleFromContent(next.Content)
+			}
+			if next.Title == "" {
+				next.Title = u.Name
+			}
+			if next.Status == "" {
+				next.Status = defaultStatus
+			}
+			if next.Author == "" {
+				next.Author = u.creator
+			}
+			if next.Author == "" {
+				next.Author = s.author
+			}
+			return next, nil
+		}
+		next := *cur
+		if u.Content != nil {
+			next.Content = *u.Content
+		}
+		keepUnlessEmpty(&next.Title, u.Title)
+		keepUnlessEmpty(&next.Status, u.Status)
+		keepUnlessEmpty(&next.Author, u.Author)
+		return &next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notify(ctx, ActionWrite, p, created)
+	return p, nil
+}
+
+func keepUnlessEmpty(field *string, value string) {
+	if value != "" {
+		*field = value
+	}
+}
+
+// SetStatus changes only the status of an existing plan; it never creates one.
+func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *int64) (*Plan, error) {
+	if strings.TrimSpace(status) == "" {
+		return nil, newError(CodeInvalidArgument, "status is empty; give a short text such as \"in-progress\" or \"done\"")
+	}
+	if err := checkHeaderField("status", status); err != nil {
+		return nil, err
+	}
+	p, err := s.mutate(ctx, name, ifRevision, func(cur *Plan) (*Plan, error) {
+		if cur == nil {
+			return nil, notFound(name)
+		}
+		next := *cur
+		next.Status = status
+		return &next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notify(ctx, ActionStatus, p, false)
+	return p, nil
+}
+
+// UpdateStep moves checklist step number (1-based) of an existing plan to state, appending
+// note to the step's line when given. It returns the plan and the updated step.
+func (s *Store) UpdateStep(ctx context.Context, name string, number int, state StepState, note string, ifRevision *int64) (*Plan, Step, error) {
+	var step Step
+	p, err := s.mutate(ctx, name, ifRevision, func(cur *Plan) (*Plan, error) {
+		if cur == nil {
+			return nil, notFound(name)
+		}
+		body, updated, err := SetStepState(cur.Content, number, state, note)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkContent(body); err != nil {
+			return nil, err
+		}
+		step = updated
+		next := *cur
+		next.Content = body
+		return &next, nil
+	})
+	if err != nil {
+		return nil, Step{}, err
+	}
+	s.notify(ctx, ActionStep, p, false)
+	return p, step, nil
+}
+
+func (s *Store) checkContent(content string) error {
+	if strings.TrimSpace(content) == "" {
+		return newError(CodeInvalidArgument, "content is empty; give the plan as Markdown, with steps as a checklist (- [ ] step)")
+	}
+	if len(content) > s.maxContent {
+		return newError(CodeTooLarge, "content is %d bytes; the limit is %d. Shorten the plan or split it into several plans", len(content), s.maxContent)
+	}
+	return nil
+}
+
+func checkHeaderField(key, value string) error {
+	if len(value) > maxHeaderField {
+		return newError(CodeInvalidArgument, "%s is %d bytes; at most %d allowed", key, len(value), maxHeaderField)
+	}
+	if !utf8.ValidString(value) {
+		return newError(CodeInvalidArgument, "%s is not valid UTF-8", key)
+	}
+	return nil
+}
+
+func checkIfRevision(ifRevision *int64) error {
+	if ifRevision != nil && *ifRevision < 0 {
+		return newError(CodeInvalidArgument, "last_known_revision %d is negative; use the revision from read_plan, or 0 to create a new plan", *ifRevision)
+	}
+	return nil
+}
+
+// checkRevision enforces IfRevision against what is stored (cur nil: absent).
+func checkRevision(name string, cur *Plan, ifRevision *int64) error {
+	if ifRevision == nil {
+		return nil
+	}
+	want := *ifRevision
+	switch {
+	case cur == nil && want > 0:
+		return newError(CodeNotFound, "no plan named %s (it may have been deleted); call list_plans, or create it with last_known_revision 0", quoteForMessage(name))
+	case cur != nil && want == 0:
+		return &Error{Code: CodeRevisionConflict, CurrentRevision: cur.Revision,
+			Message: fmt.Sprintf("plan %s already exists at revision %d; read it and retry with last_known_revision %d, or pick another name", quoteForMessage(name), cur.Revision, cur.Revision)}
+	case cur != nil && want != cur.Revision:
+		return &Error{Code: CodeRevisionConflict, CurrentRevision: cur.Revision,
+			Message: fmt.Sprintf("plan %s is at revision %d, not %d: someone else changed it. Re-read it with read_plan and retry with last_known_revision %d", quoteForMessage(name), cur.Revision, want, cur.Revision)}
+	}
+	return nil
+}
+
+// mutate runs one read-check-write under the locks: it loads the plan, checks ifRevision,
+// lets change build the next version (cur is nil when the plan does not exist), and writes
+// it with the next revision. On a Swapper backend a lost race is retried from the read, so
+// a guarded write then fails on the revision check and an unguarded one lands on top.
+func (s *Store) mutate(ctx context.Context, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	if err := checkIfRevision(ifRevision); err != nil {
+		return nil, err
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var next *Plan
+	err = retryLostSwaps("write "+s.planPath(name), func() (err error) {
+		next, err = s.mutateOnce(ctx, name, ifRevision, change)
+		return err
+	})
+	return next, err
+}
+
+func (s *Store) mutateOnce(ctx context.Context, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
+	cur, raw, err := s.load(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRevision(name, cur, ifRevision); err != nil {
+		return nil, err
+	}
+	next, err := change(cur)
+	if err != nil {
+		return nil, err
+	}
+	last := int64(0)
+	if cur != nil {
+		last = cur.Revision
+	} else if last, err = s.lastDeletedRevision(ctx, name); err != nil {
+		return nil, err
+	}
+	if last == math.MaxInt64 {
+		return nil, newError(CodeCorrupt, "plan %s cannot get a revision past %d: its file, or the record of its deletion in %s, was edited by hand",
+			quoteForMessage(name), last, path.Dir(s.tombstonePath(name)))
+	}
+	next.Revision = last + 1
+	next.Name = name
+	next.UpdatedAt = s.now().UTC()
+	var old *string
+	if cur != nil {
+		old = &raw
+	}
+	if err := s.commit(ctx, s.planPath(name), old, EncodePlan(next)); err != nil {
+		return nil, err
+	}
+	s.forget(name)
+	return next, nil
+}

@@ -1,0 +1,148 @@
+//go:build linux
+
+package plan_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+// TestTrustEntriesThatCanNeverBePlans: each kind of entry is corrupt, listed as a warning,
+// and an unguarded delete frees its name.
+func TestTrustEntriesThatCanNeverBePlans(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	dir := filepath.Join(root, "plans")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	outside := filepath.Join(root, "secret.txt")
+	require.NoError(t, os.WriteFile(outside, []byte("---\ntitle: \"secret\"\nrevision: 1\n---\nSECRET\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "target.md"), []byte("x"), 0o600))
+
+	makers := map[string]func(p string) error{
+		"link":   func(p string) error { return os.Symlink("../target.md", p) },
+		"fifo":   func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"folder": func(p string) error { return os.MkdirAll(filepath.Join(p, "inner"), 0o700) },
+		"hard":   func(p string) error { return os.Link(outside, p) },
+		"socket": func(p string) error {
+			l, err := net.Listen("unix", p)
+			if err == nil {
+				t.Cleanup(func() { l.Close() })
+			}
+			return err
+		},
+		"device": func(p string) error { return syscall.Mknod(p, syscall.S_IFCHR|0o600, int(mkdev(1, 3))) },
+	}
+	var names []string
+	for kind, mk := range makers {
+		if err := mk(filepath.Join(dir, kind+".md")); err != nil {
+			t.Logf("cannot make a %s here: %v", kind, err)
+			continue
+		}
+		names = append(names, kind)
+	}
+	require.GreaterOrEqual(t, len(names), 5)
+	// A stray folder where a tombstone would be never blocks the name.
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".deleted", "fresh", "x"), 0o700))
+
+	s := storeOn(t, newLocal(t, root), "")
+	listing, err := s.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, listing.Plans)
+	warned := map[string]plan.Code{}
+	for _, w := range listing.Warnings {
+		warned[w.Name] = w.Code
+	}
+	for _, name := range names {
+		assert.Equal(t, plan.CodeCorrupt, warned[name], "%s is listed as corrupt", name)
+		_, err := s.Get(ctx, name)
+		assert.Equal(t, plan.CodeCorrupt, plan.CodeOf(err), name)
+		assert.NotContains(t, fmt.Sprint(err), "SECRET")
+		_, err = s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](1)})
+		assert.Error(t, err, "a guarded write never replaces %s", name)
+		_, err = s.Delete(ctx, name, nil)
+		require.NoError(t, err, "an unguarded delete removes the %s", name)
+		_, err = os.Lstat(filepath.Join(dir, name+".md"))
+		assert.ErrorIs(t, err, os.ErrNotExist, name)
+		p, err := s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
+		require.NoError(t, err, "the name %s is free again", name)
+		assert.EqualValues(t, 1, p.Revision)
+	}
+	assert.Equal(t, "x", readText(t, filepath.Join(root, "target.md")), "a link's target is untouched")
+	assert.Contains(t, readText(t, outside), "SECRET", "a hard link's other name is untouched")
+
+	p, err := s.Put(ctx, plan.Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
+	require.NoError(t, err)
+	_, err = s.Delete(ctx, "fresh", &p.Revision)
+	require.NoError(t, err)
+	p, err = s.Put(ctx, plan.Update{Name: "fresh", Content: ptrTo("- [ ] y\n"), IfRevision: ptrTo[int64](0)})
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, p.Revision, "the stray tombstone folder was replaced by a real tombstone")
+}
+
+func mkdev(major, minor uint64) uint64 {
+	return (major&0xfff)<<8 | (minor & 0xff) | (major>>12)<<32 | (minor>>8)<<20
+}
+
+// TestTrustDeleteOnFullDisk fills a 1 MiB tmpfs: deleting frees space, and when nothing can
+// be written a plan is never lost.
+func TestTrustDeleteOnFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	ctx := context.Background()
+	s := storeOn(t, newLocal(t, mnt), "")
+	body := strings.Repeat("- [ ] a step of the plan\n", 4000) // 100 KB
+	var written []*plan.Plan
+	for i := 0; ; i++ {
+		p, err := s.Put(ctx, plan.Update{Name: fmt.Sprintf("p%d", i), Content: &body})
+		if err != nil {
+			require.Equal(t, plan.CodeBackendError, plan.CodeOf(err), "a write on a full disk fails cleanly: %v", err)
+			break
+		}
+		written = append(written, p)
+		require.Less(t, i, 100, "the disk never filled")
+	}
+	require.NotEmpty(t, written)
+	// Fill the last free bytes too.
+	f, err := os.Create(filepath.Join(mnt, "filler"))
+	require.NoError(t, err)
+	_, _ = f.Write(make([]byte, 1<<20))
+	f.Close()
+
+	for _, p := range written {
+		rev, err := s.Delete(ctx, p.Name, &p.Revision)
+		require.NoError(t, err, "delete %s on a full disk", p.Name)
+		assert.Equal(t, p.Revision, rev)
+	}
+	listing, err := s.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, listing.Plans)
+	assert.Empty(t, listing.Warnings)
+	p, err := s.Put(ctx, plan.Update{Name: written[0].Name, Content: ptrTo("- [ ] again\n")})
+	require.NoError(t, err, "space was freed")
+	assert.Equal(t, written[0].Revision+1, p.Revision, "revisions go on after a delete on a full disk")
+}
+
+func readText(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(data)
+}
