@@ -210,11 +210,11 @@ func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
 // the index fields. It reports whether the script applied the change.
 func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePath, mode, content, old string) (bool, error) {
 	if err := ctx.Err(); err != nil {
-		return false, err
+		return false, fmt.Errorf("%w: %w", plan.ErrNotWritten, err)
 	}
 	p, err := toFilePath(filePath)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("%w: %w", plan.ErrNotWritten, err)
 	}
 	idx, fields := b.chain(p)
 	dir := parentDir(p)
@@ -227,6 +227,9 @@ func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePa
 	}
 	n, err := b.run(ctx, script, keys, args)
 	if err != nil {
+		if refusedBeforeRunning(err) {
+			err = fmt.Errorf("%w: %w", plan.ErrNotWritten, err)
+		}
 		return false, fmt.Errorf("redis backend: %s %s: %w", verb, p, err)
 	}
 	if n&resultRelink != 0 && g != "/" {
@@ -267,4 +270,22 @@ func sliceLines(content string, offset, limit int) string {
 		end = start + limit
 	}
 	return strings.Join(lines[start:end], "")
+}
+
+// refusedBeforeRunning reports a server reply that means the script never ran: the slot is
+// elsewhere or unavailable, the server is out of memory, read-only, loading or busy, or the
+// script is unknown. A timeout, a reset connection or any other failure leaves the outcome
+// open.
+func refusedBeforeRunning(err error) bool {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	for _, p := range []string{"MOVED", "ASK", "CROSSSLOT", "CLUSTERDOWN", "TRYAGAIN", "OOM", "READONLY",
+		"NOPERM", "NOSCRIPT", "BUSY", "LOADING", "MASTERDOWN", "NOREPLICAS", "NOAUTH"} {
+		if redis.HasErrorPrefix(err, p) {
+			return true
+		}
+	}
+	return false
 }
