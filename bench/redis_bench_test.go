@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/einoplan/plan"
+	redisbackend "github.com/einoplan/plan/backends/redis"
+)
+
+// Guarded writes per second on one Redis server and on a 3-master Cluster, by 1, 8 and 32
+// concurrent writers, each with a client, Backend and Store of its own as separate
+// machines would have. A guarded write reads a plan and writes it back with
+// last_known_revision, retrying on revision_conflict; one op is one successful write.
+// Layouts: every writer on 1 plan, on 16 plans of one folder (one Cluster slot), and on 16
+// plans in 16 folders (spread over the Cluster's slots). Next to them, the raw EVALSHA
+// round trip of a script that returns at once, at the same concurrency on the same server:
+// the most round trips per second the deployment allows; a guarded write needs two.
+//
+//	go test -run '^$' -bench Redis -benchtime 2s
+
+var redisWriters = []int{1, 8, 32}
+
+type redisLayout struct {
+	name    string
+	plans   int
+	folders bool
+}
+
+var redisLayouts = []redisLayout{{"1plan", 1, false}, {"16plans", 16, false}, {"16folders", 16, true}}
+
+func redisClient(deployment string, addr string, cluster []string) redis.UniversalClient {
+	if deployment == "cluster" {
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: cluster, ContextTimeoutEnabled: true})
+	}
+	return redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+}
+
+func BenchmarkRedisGuardedWrites(b *testing.B) {
+	srv, cl := redisDeployments(b)
+	for _, dep := range []string{"server", "cluster"} {
+		for _, lay := range redisLayouts {
+			for _, w := range redisWriters {
+				b.Run(fmt.Sprintf("%s/%s/writers=%d", dep, lay.name, w), func(b *testing.B) {
+					guardedWrites(b, dep, srv.Addr(), cl.Addrs(), lay, w)
+				})
+			}
+		}
+	}
+}
+
+func BenchmarkRedisEvalSHA(b *testing.B) {
+	srv, cl := redisDeployments(b)
+	noop := redis.NewScript(`return 1`)
+	for _, dep := range []string{"server", "cluster"} {
+		for _, w := range redisWriters {
+			b.Run(fmt.Sprintf("%s/writers=%d", dep, w), func(b *testing.B) {
+				ctx := context.Background()
+				clients := make([]redis.UniversalClient, w)
+				for i := range clients {
+					clients[i] = redisClient(dep, srv.Addr(), cl.Addrs())
+					defer clients[i].Close()
+					if err := noop.Run(ctx, clients[i], []string{"bench:{x}"}).Err(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				var left atomic.Int64
+				left.Store(int64(b.N))
+				b.ResetTimer()
+				var wg sync.WaitGroup
+				for i := range w {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for left.Add(-1) >= 0 {
+							if err := noop.EvalSha(ctx, clients[i], []string{"bench:{x}"}).Err(); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+			})
+		}
+	}
+}
+
+// guardedWrites runs b.N successful guarded writes spread over writers.
+func guardedWrites(b *testing.B, dep, addr string, cluster []string, lay redisLayout, writers int) {
+	ctx := context.Background()
+	prefix := "bench:" + rand.Text()[:8] + ":"
+	stores := make([]*plan.Store, writers)
+	for i := range stores {
+		c := redisClient(dep, addr, cluster)
+		defer c.Close()
+		be, err := redisbackend.New(ctx, c, redisbackend.WithPrefix(prefix))
+		if err != nil {
+			b.Fatal(err)
+		}
+		dir := "/plans"
+		if lay.folders {
+			dir = fmt.Sprintf("/team%02d/plans", i%lay.plans)
+		}
+		if stores[i], err = plan.NewStore(&plan.StoreConfig{Backend: be, BaseDir: dir}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	name := func(i int) string { return fmt.Sprintf("p%02d", i%lay.plans) }
+	for i := range min(writers, lay.plans) {
+		if _, err := stores[i].Put(ctx, plan.Update{Name: name(i), Content: ptrTo("0")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var left, conflicts atomic.Int64
+	left.Store(int64(b.N))
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, n := stores[i], name(i)
+			for left.Add(-1) >= 0 {
+				for {
+					p, err := s.Get(ctx, n)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, err = s.Put(ctx, plan.Update{Name: n, Content: ptrTo(p.Content + "."), IfRevision: ptrTo(p.Revision)})
+					if err == nil {
+						break
+					}
+					if plan.CodeOf(err) != plan.CodeRevisionConflict {
+						b.Error(err)
+						return
+					}
+					conflicts.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+	b.ReportMetric(float64(conflicts.Load())/float64(b.N), "conflicts/write")
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// BenchmarkRedisWatchLatency: a change written through client A, seen by a WatchFiles feed
+// on client B: p50 and p99 from the write call's start to the event's arrival, on one
+// server and on the Cluster.
+func BenchmarkRedisWatchLatency(b *testing.B) {
+	srv, cl := redisDeployments(b)
+	for _, dep := range []string{"server", "cluster"} {
+		b.Run(dep, func(b *testing.B) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			prefix := "bench:" + rand.Text()[:8] + ":"
+			ca, cb := redisClient(dep, srv.Addr(), cl.Addrs()), redisClient(dep, srv.Addr(), cl.Addrs())
+			defer ca.Close()
+			defer cb.Close()
+			writer, err := redisbackend.New(ctx, ca, redisbackend.WithPrefix(prefix))
+			if err != nil {
+				b.Fatal(err)
+			}
+			watcher, err := redisbackend.New(ctx, cb, redisbackend.WithPrefix(prefix))
+			if err != nil {
+				b.Fatal(err)
+			}
+			feed, err := watcher.WatchFiles(ctx, "/plans")
+			if err != nil {
+				b.Fatal(err)
+			}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := range b.N {
+				content := fmt.Sprint(i)
+				start := time.Now()
+				if err := writer.Write(ctx, &plan.WriteRequest{FilePath: "/plans/a.md", Content: content}); err != nil {
+					b.Fatal(err)
+				}
+				for ev := range feed {
+					if ev.Resync {
+						b.Fatal("resync during the benchmark")
+					}
+					if ev.Content == content {
+						break
+					}
+				}
+				lat = append(lat, time.Since(start))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
+
+// TestRedisBenchmarksRun runs each Redis benchmark body briefly, so a broken benchmark
+// fails `go test` rather than the next benchmark run.
+func TestRedisBenchmarksRun(t *testing.T) {
+	srv, cl := redisDeployments(t)
+	res := testing.Benchmark(func(b *testing.B) {
+		guardedWrites(b, "server", srv.Addr(), cl.Addrs(), redisLayouts[0], 8)
+	})
+	if res.N == 0 {
+		t.Fatal("the guarded-write benchmark did not run")
+	}
+}
