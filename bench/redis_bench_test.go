@@ -20,8 +20,8 @@ import (
 // concurrent writers, each with a client, Backend and Store of its own as separate
 // machines would have. A guarded write reads a plan and writes it back with
 // last_known_revision, retrying on revision_conflict; one op is one successful write.
-// Layouts: every writer on 1 plan, on 16 plans of one folder (one Cluster slot), and on 16
-// plans in 16 folders (spread over the Cluster's slots). Next to them, the raw EVALSHA
+// Layouts: every writer on 1 plan; writers rotating over 16 plans of one folder (one
+// Cluster slot); rotating over 16 plans in 16 folders (spread over the Cluster's slots). Next to them, the raw EVALSHA
 // round trip of a script that returns at once, at the same concurrency on the same server:
 // the most round trips per second the deployment allows; a guarded write needs two.
 //
@@ -95,29 +95,34 @@ func BenchmarkRedisEvalSHA(b *testing.B) {
 	}
 }
 
-// guardedWrites runs b.N successful guarded writes spread over writers.
+// guardedWrites runs b.N successful guarded writes spread over writers; writer w's k-th
+// write goes to plan (w+k) mod plans.
 func guardedWrites(b *testing.B, dep, addr string, cluster []string, lay redisLayout, writers int) {
 	ctx := context.Background()
 	prefix := "bench:" + rand.Text()[:8] + ":"
-	stores := make([]*plan.Store, writers)
-	for i := range stores {
+	folders := 1
+	if lay.folders {
+		folders = lay.plans
+	}
+	// stores[w][f] is writer w's Store on folder f; a plan i lives in folder i mod folders.
+	stores := make([][]*plan.Store, writers)
+	for w := range stores {
 		c := redisClient(dep, addr, cluster)
 		defer c.Close()
 		be, err := redisbackend.New(ctx, c, redisbackend.WithPrefix(prefix))
 		if err != nil {
 			b.Fatal(err)
 		}
-		dir := "/plans"
-		if lay.folders {
-			dir = fmt.Sprintf("/team%02d/plans", i%lay.plans)
-		}
-		if stores[i], err = plan.NewStore(&plan.StoreConfig{Backend: be, BaseDir: dir}); err != nil {
-			b.Fatal(err)
+		for f := range folders {
+			s, err := plan.NewStore(&plan.StoreConfig{Backend: be, BaseDir: fmt.Sprintf("/team%02d/plans", f)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			stores[w] = append(stores[w], s)
 		}
 	}
-	name := func(i int) string { return fmt.Sprintf("p%02d", i%lay.plans) }
-	for i := range min(writers, lay.plans) {
-		if _, err := stores[i].Put(ctx, plan.Update{Name: name(i), Content: ptrTo("0")}); err != nil {
+	for i := range lay.plans {
+		if _, err := stores[0][i%folders].Put(ctx, plan.Update{Name: fmt.Sprintf("p%02d", i), Content: ptrTo("- [ ] step 1")}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -125,19 +130,20 @@ func guardedWrites(b *testing.B, dep, addr string, cluster []string, lay redisLa
 	left.Store(int64(b.N))
 	b.ResetTimer()
 	var wg sync.WaitGroup
-	for i := range writers {
+	for w := range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, n := stores[i], name(i)
-			for left.Add(-1) >= 0 {
+			for k := w; left.Add(-1) >= 0; k++ {
+				i := k % lay.plans
+				s, n := stores[w][i%folders], fmt.Sprintf("p%02d", i)
 				for {
 					p, err := s.Get(ctx, n)
 					if err != nil {
 						b.Error(err)
 						return
 					}
-					_, err = s.Put(ctx, plan.Update{Name: n, Content: ptrTo(p.Content + "."), IfRevision: ptrTo(p.Revision)})
+					_, err = s.Put(ctx, plan.Update{Name: n, Content: ptrTo(fmt.Sprintf("- [ ] step %d", p.Revision+1)), IfRevision: ptrTo(p.Revision)})
 					if err == nil {
 						break
 					}
