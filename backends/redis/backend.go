@@ -1,10 +1,15 @@
 // Package redisbackend stores plans in Redis, so agents on many machines share one plan
-// store. A Backend implements plan.Backend, plan.Swapper and plan.LimitedReader: the Store
-// discovers the Swapper and makes every guarded write a compare-and-swap run inside Redis,
-// atomic across processes and machines with no lock or lease that could expire.
+// store. A Backend implements plan.Backend, plan.Swapper, plan.LimitedReader and
+// plan.Watcher: the Store discovers the Swapper and makes every guarded write a
+// compare-and-swap run inside Redis, atomic across processes and machines with no lock or
+// lease that could expire, and Store.Watch follows changes through the Watcher.
+//
+// It runs on one server, behind Sentinel, or on Redis Cluster: the keys of one plan folder
+// share one hash slot, and New refuses deployments where that or anything else the Backend
+// relies on cannot hold (a Ring, replica reads, a server that may evict keys).
 //
 // Durability is whatever the Redis server is configured for (RDB snapshots, AOF fsync
-// policy, replication); the Backend adds no copy of its own.
+// policy, replication); WithReplicaAcks makes each write wait for replicas.
 package redisbackend
 
 import (
