@@ -28,13 +28,28 @@ return 1
 
 // busyBeforeFirstSwap makes the server busy for busy from another client just before its
 // first CompareAndSwap goes out, so that call times out on the client while Redis still
-// runs it afterwards.
+// runs it afterwards. Its conditional writes go through the embedded Backend, whose client
+// has the short timeout; reads go through reads, whose client waits, so only the write's
+// outcome is in doubt however slow the machine running the test is.
 type busyBeforeFirstSwap struct {
 	*Backend
+	reads *Backend
 	other *redis.Client
 	busy  time.Duration
 	once  atomic.Bool
 	wg    sync.WaitGroup
+}
+
+func (s *busyBeforeFirstSwap) Read(ctx context.Context, req *plan.ReadRequest) (*plan.FileContent, error) {
+	return s.reads.Read(ctx, req)
+}
+
+func (s *busyBeforeFirstSwap) ReadAtMost(ctx context.Context, p string, n int64) (string, error) {
+	return s.reads.ReadAtMost(ctx, p, n)
+}
+
+func (s *busyBeforeFirstSwap) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+	return s.reads.LsInfo(ctx, req)
 }
 
 func (s *busyBeforeFirstSwap) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
@@ -69,7 +84,7 @@ func TestTimeoutOnBusyServerResolvesTheOutcome(t *testing.T) {
 	short := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: 150 * time.Millisecond,
 		WriteTimeout: 150 * time.Millisecond, MaxRetries: -1, ContextTimeoutEnabled: true})
 	defer short.Close()
-	b := &busyBeforeFirstSwap{Backend: mustNew(t, short), other: newClient(t, srv.Addr()), busy: 400 * time.Millisecond}
+	b := &busyBeforeFirstSwap{Backend: mustNew(t, short), reads: setup, other: newClient(t, srv.Addr()), busy: 400 * time.Millisecond}
 	defer b.wg.Wait()
 	var changes []plan.Change
 	var mu sync.Mutex

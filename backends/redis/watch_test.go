@@ -121,7 +121,11 @@ func TestWatchFilesOverflowResync(t *testing.T) {
 	for i := range writes {
 		mustWrite(t, b, "/plans/a.md", fmt.Sprint(i))
 	}
-	time.Sleep(200 * time.Millisecond) // let the feed take in every message
+	// Let the feed fill its buffer and take in (and drop) the rest.
+	for deadline := time.Now().Add(10 * time.Second); len(w) < watchBuffer && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
 	for i := range watchBuffer {
 		wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: fmt.Sprint(i)})
 	}
