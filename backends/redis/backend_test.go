@@ -183,6 +183,21 @@ func TestLsInfoNestedFolders(t *testing.T) {
 	}
 }
 
+// TestStaleFolderEntryIsHiddenAndCleared: an entry for a plan folder that no longer exists
+// (left by a client that died between a delete and the unlink that follows it) is not
+// listed, and the listing clears it.
+func TestStaleFolderEntryIsHiddenAndCleared(t *testing.T) {
+	b, c := newBackend(t)
+	mustWrite(t, b, "/plans/a.md", "a")
+	if err := c.HSet(bg, b.dirKey("/"), "ghost/", "").Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantLs(t, b, "/", "/plans/")
+	if ok, err := c.HExists(bg, b.dirKey("/"), "ghost/").Result(); ok || err != nil {
+		t.Fatalf("stale entry still in the index: %v, %v", ok, err)
+	}
+}
+
 func TestModifiedAtChangesOnEveryWrite(t *testing.T) {
 	b, _ := newBackend(t)
 	var last time.Time

@@ -13,10 +13,10 @@ import (
 //     brought the index back and, if so, links it again; a parent left empty is unlinked
 //     from its own parent the same way.
 //
-// LsInfo lists such an entry only while the folder's index exists, so a race or a client
-// that died between the script and the link shows at worst an unlisted folder (whose
-// files stay readable and listed) until the next write that re-creates it, never a folder
-// that is not there.
+// LsInfo lists such an entry only while the folder's index exists, and clears it once it
+// does not, so a race or a client that died between the script and the link shows at worst
+// an unlisted folder (whose files stay readable and listed) until the next write that
+// re-creates it, never a folder that is not there.
 
 // relink brings the entries of group folder g in its ancestors in line with whether g's
 // index exists. Errors are ignored: the change itself has landed, and LsInfo guards
@@ -59,7 +59,7 @@ func (b *Backend) link(ctx context.Context, d string) {
 }
 
 // liveFolders returns those of the subfolders names of dir, each the top of a group of its
-// own, whose index exists.
+// own, whose index exists, and clears the entries of the others.
 func (b *Backend) liveFolders(ctx context.Context, dir string, names []string) ([]string, error) {
 	if len(names) == 0 {
 		return nil, nil
@@ -76,6 +76,8 @@ func (b *Backend) liveFolders(ctx context.Context, dir string, names []string) (
 	for i, c := range cmds {
 		if c.(interface{ Val() int64 }).Val() == 1 {
 			live = append(live, names[i])
+		} else {
+			b.relink(ctx, joinPath(dir, names[i])) // a stale entry: clear it
 		}
 	}
 	return live, nil
