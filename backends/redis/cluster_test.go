@@ -86,10 +86,25 @@ func TestClusterDefaultPrefix(t *testing.T) {
 // TestClusterGuardedIncrements: 6 writers, each with a Cluster client and Backend of its
 // own as separate machines, make 25 guarded increments each of one plan: the final
 // revision and counter account for every one of them, so none was lost or applied twice.
+// It runs with the per-folder hash tags of any prefix, and with a prefix that carries a
+// tag of its own ("{plan}:"), which puts everything on one slot.
 func TestClusterGuardedIncrements(t *testing.T) {
-	b, _ := newClusterBackend(t)
+	for _, tagged := range []bool{false, true} {
+		t.Run(fmt.Sprintf("own_tag=%v", tagged), func(t *testing.T) {
+			cc := newClusterClient(t, nil)
+			prefix := testPrefix(t)
+			if tagged {
+				prefix = "{plan}:" + prefix
+			}
+			t.Cleanup(func() { dropClusterPrefix(cc, prefix) })
+			clusterIncrements(t, prefix)
+		})
+	}
+}
+
+func clusterIncrements(t *testing.T, prefix string) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, newClusterClient(t, nil), WithPrefix(prefix))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +115,7 @@ func TestClusterGuardedIncrements(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for range writers {
-		ws, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, newClusterClient(t, nil), WithPrefix(b.prefix))})
+		ws, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, newClusterClient(t, nil), WithPrefix(prefix))})
 		if err != nil {
 			t.Fatal(err)
 		}
