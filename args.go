@@ -49,7 +49,8 @@ func typeName(v any) string {
 }
 
 // str returns a string field; required fields must be present and non-empty.
-func (a args) str(key string, required bool) (string, error) {
+func (a args) str(p param) (string, error) {
+	key, required := p.name, p.required
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
@@ -68,7 +69,8 @@ func (a args) str(key string, required bool) (string, error) {
 }
 
 // integer returns an integer field; nil when omitted and not required.
-func (a args) integer(key string, required bool) (*int64, error) {
+func (a args) integer(p param) (*int64, error) {
+	key, required := p.name, p.required
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
@@ -93,13 +95,13 @@ func (a args) integer(key string, required bool) (*int64, error) {
 // a tombstone or a lock behind the Store's back. file_path, the name Eino's file tools use,
 // is accepted for path.
 func workspacePath(a args, guardedDir string) (string, error) {
-	key := "path"
-	if _, ok := a[key]; !ok {
-		if _, alias := a["file_path"]; alias {
-			key = "file_path"
+	given := pPath
+	if _, ok := a[pPath.name]; !ok {
+		if _, alias := a[pFilePath.name]; alias {
+			given = pFilePath
 		}
 	}
-	p, err := a.str(key, true)
+	p, err := a.str(given)
 	if err != nil {
 		return "", err
 	}
@@ -129,20 +131,20 @@ type fields struct {
 
 func (a args) fields() *fields { return &fields{a: a} }
 
-func (f *fields) str(key string, required bool) string {
+func (f *fields) str(p param) string {
 	if f.err != nil {
 		return ""
 	}
-	s, err := f.a.str(key, required)
+	s, err := f.a.str(p)
 	f.err = err
 	return s
 }
 
-func (f *fields) integer(key string, required bool) *int64 {
+func (f *fields) integer(p param) *int64 {
 	if f.err != nil {
 		return nil
 	}
-	n, err := f.a.integer(key, required)
+	n, err := f.a.integer(p)
 	f.err = err
 	return n
 }
@@ -158,6 +160,6 @@ func (f *fields) path(env *toolEnv) string {
 
 // update reads the optional fields shared by write_plan and update_plan_from_file.
 func (f *fields) update(name string, env *toolEnv) Update {
-	return Update{Name: name, Title: f.str("title", false), Author: f.str("author", false),
-		Status: f.str("status", false), IfRevision: f.integer("last_known_revision", false), creator: env.agentName}
+	return Update{Name: name, Title: f.str(pTitle), Author: f.str(pAuthor),
+		Status: f.str(pStatus), IfRevision: f.integer(pRevision), creator: env.agentName}
 }

@@ -160,11 +160,11 @@ func TestUpdatePlanStepResultIsCompact(t *testing.T) {
 	require.NoError(t, err)
 	for _, tc := range []struct{ args, want string }{
 		{`{"name":"c","step":1,"status":"failed","last_known_revision":1}`,
-			`{"revision":2,"step":1,"status":"failed","progress":"0/3","failed":1,"next_step":{"number":2,"text":"b"}}`},
+			`{"revision":2,"step":1,"status":"failed","progress":{"total":3,"pending":2,"failed":1,"percent":0},"next_step":{"number":2,"text":"b"}}`},
 		{`{"name":"c","step":2,"status":"skipped"}`,
-			`{"revision":3,"step":2,"status":"skipped","progress":"1/3","failed":1,"next_step":{"number":3,"text":"c"}}`},
+			`{"revision":3,"step":2,"status":"skipped","progress":{"total":3,"pending":1,"failed":1,"skipped":1,"percent":33},"next_step":{"number":3,"text":"c"}}`},
 		{`{"name":"c","step":3,"status":"completed"}`,
-			`{"revision":4,"step":3,"status":"completed","progress":"2/3","failed":1}`},
+			`{"revision":4,"step":3,"status":"completed","progress":{"total":3,"completed":1,"failed":1,"skipped":1,"percent":66}}`},
 	} {
 		out, err := tools["update_plan_step"].InvokableRun(ctx, tc.args)
 		require.NoError(t, err)

@@ -1,56 +1,3 @@
-// Package plan gives Eino agents shared, durable, cheap-to-edit plans.
-//
-// Add the middleware returned by [New] to a ChatModelAgent's Handlers and its model gets plan
-// tools (write_plan, read_plan, list_plans, update_plan_step, set_plan_status, ...), a short
-// instruction and a digest of the current plans. Host programs reach the same plans, with
-// the same locks and checks, through [Store]; people reach them with the planctl command
-// (github.com/einoplan/plan/cmd/planctl).
-//
-// # Plans and steps
-//
-// A plan is a Markdown body with a small header (title, status, author, revision, time of
-// the last update), stored by name as NAME.md in the Store's BaseDir. Its checklist items are
-// steps, whose state is the marker between the brackets: "- [ ]" pending, "- [~]" in
-// progress, "- [x]" completed, "- [!]" failed, "- [-]" skipped. update_plan_step moves one
-// step without the model sending the plan again, and every summary carries the [Progress]
-// and the current step, so a model rarely needs to read a whole plan.
-//
-// # Revisions
-//
-// Every write bumps the plan's revision. A write that names the revision it read
-// (last_known_revision for a model, [Update].IfRevision for a host) is refused with
-// revision_conflict, and changes nothing, when someone else wrote first; revision 0 only
-// creates. Revisions never repeat for a name, even across a delete, so agents, processes
-// and machines can share one plan without losing updates.
-//
-// # Roles
-//
-// plan_template, the plan writing guide, is for the agent that plans. With [RoleAuto], the
-// default, a run started inside a run of an agent using this package (a sub-agent called
-// through adk.NewAgentTool or a deep agent's task tool) is a sub-agent and never sees it,
-// so one middleware can serve a deep agent and its sub-agents alike.
-//
-// # Changes
-//
-// Every successful mutation is reported as a [Change] (name, action, revision, progress,
-// never the body): to Config.OnChange, and during a run as an event of the run whose
-// Output.CustomizedOutput is the Change, so a program can show progress live from the
-// events it already reads. A sub-agent's events reach its parent's event stream only when
-// the parent sets adk.ToolsConfig.EmitInternalEvents.
-//
-// # Backends
-//
-// A [Backend] only stores bytes at paths; every plan rule lives in the Store. [MemoryBackend]
-// keeps plans in the process, [LocalBackend] keeps them as files in a folder with atomic
-// writes and, on Unix-like systems, a folder lock that other processes honour, and the module
-// github.com/einoplan/plan/backends/redis shares them between machines. A Backend that is
-// also a [Locker] or a [Swapper] makes guarded writes atomic beyond one process.
-//
-// # Errors
-//
-// Every mistake a model can make comes back as a JSON error result with a [Code] and a
-// message saying what to do, and the run goes on. Store methods return the same codes as
-// an [*Error].
 package plan
 
 import (
@@ -61,6 +8,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 )
 
@@ -118,6 +66,11 @@ type Config struct {
 	Template string
 	// Digest bounds the digest of current plans added to the instruction.
 	Digest DigestConfig
+	// ToolNames renames plan tools: default name (ToolWritePlan, ...) → the name this agent's
+	// model sees. Every text the model reads uses the new names. Needed when one agent has two
+	// plan middlewares (say team plans and personal plans): BeforeAgent refuses an agent that
+	// would end up with two tools of one name.
+	ToolNames map[string]string
 	// OnChange is called after every successful mutation made through this middleware's
 	// tools, never after a failed one, and never with a plan's body. During a run the same
 	// Change is also emitted as an Eino event whose Output.CustomizedOutput is the Change.
@@ -156,6 +109,10 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if m.cfg.Digest.MaxBytes <= 0 {
 		m.cfg.Digest.MaxBytes = 1500
 	}
+	if texts, err = renameTools(texts, cfg.ToolNames); err != nil {
+		return nil, err
+	}
+	m.texts = texts
 	template := cfg.Template
 	if strings.TrimSpace(template) == "" {
 		template = texts["template"]
@@ -169,8 +126,9 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		if fileTools[spec.name] && cfg.Workspace == nil {
 			continue
 		}
-		m.tools = append(m.tools, newPlanTool(spec, env))
+		m.tools = append(m.tools, newPlanTool(spec, env, toolName(cfg.ToolNames, spec.name)))
 	}
+	m.templateName = toolName(cfg.ToolNames, ToolPlanTemplate)
 	return m, nil
 }
 
@@ -201,17 +159,32 @@ type middleware[M adk.MessageType] struct {
 	texts map[string]string
 	store *Store
 	tools []*planTool
+	// templateName is plan_template's name as this agent's model sees it.
+	templateName string
 }
 
 // runKey marks a context as being inside a run of an agent that uses this package; its
-// value is that run's Role.
+// value is a runMark.
 type runKey struct{}
 
+// runMark is a run's role, and the tool call the run was started in ("" for a run started
+// outside any tool call). A run started inside another tool call than the marked one is a
+// sub-agent; one in the same tool call is the same run, seen by a second plan middleware.
+type runMark struct {
+	role   Role
+	callID string
+}
+
 func roleFrom(ctx context.Context) Role {
-	if r, ok := ctx.Value(runKey{}).(Role); ok {
-		return r
+	if r, ok := ctx.Value(runKey{}).(runMark); ok {
+		return r.role
 	}
 	return RoleAuto
+}
+
+func inRun(ctx context.Context) bool {
+	_, ok := ctx.Value(runKey{}).(runMark)
+	return ok
 }
 
 // BeforeAgent adds the plan tools, the instruction and the digest, and marks the run's
@@ -220,20 +193,28 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	if runCtx == nil {
 		return ctx, runCtx, nil
 	}
+	callID := compose.GetToolCallID(ctx)
+	mark, marked := ctx.Value(runKey{}).(runMark)
 	role := m.cfg.Role
-	if role == RoleAuto {
+	switch {
+	case role != RoleAuto:
+	case marked && mark.callID == callID:
+		role = mark.role
+	case marked:
+		role = RoleSubAgent
+	default:
 		role = RoleOrchestrator
-		if _, inside := ctx.Value(runKey{}).(Role); inside {
-			role = RoleSubAgent
-		}
 	}
-	ctx = context.WithValue(ctx, runKey{}, role)
+	ctx = context.WithValue(ctx, runKey{}, runMark{role: role, callID: callID})
 
 	next := *runCtx
 	next.Tools = make([]tool.BaseTool, 0, len(runCtx.Tools)+len(m.tools))
 	next.Tools = append(next.Tools, runCtx.Tools...)
 	for _, t := range m.tools {
 		next.Tools = append(next.Tools, t)
+	}
+	if err := checkUniqueToolNames(ctx, next.Tools); err != nil {
+		return ctx, runCtx, err
 	}
 	next.Instruction = runCtx.Instruction + m.instruction(role) + m.digest(ctx)
 	return ctx, &next, nil
@@ -247,7 +228,7 @@ func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 	}
 	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))
 	for _, info := range state.ToolInfos {
-		if info == nil || info.Name != ToolPlanTemplate {
+		if info == nil || info.Name != m.templateName {
 			kept = append(kept, info)
 		}
 	}
@@ -279,7 +260,7 @@ func (m *middleware[M]) changeSink() func(context.Context, Change) {
 		if m.cfg.OnChange != nil {
 			m.cfg.OnChange(ctx, c)
 		}
-		if _, inRun := ctx.Value(runKey{}).(Role); inRun {
+		if inRun(ctx) {
 			_ = adk.TypedSendEvent[M](ctx, &adk.TypedAgentEvent[M]{Output: &adk.TypedAgentOutput[M]{CustomizedOutput: c}})
 		}
 	}

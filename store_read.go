@@ -35,11 +35,11 @@ func wholeFileLines(limit int64) int {
 // when the Backend says the file does not exist.
 func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool, err error) {
 	limit := int64(s.maxContent + headerAllowance)
-	var r fileReader = s.backend
 	if s.limited != nil {
-		r = limitedBackend{s.backend, s.limited}
+		raw, err = s.limited.ReadAtMost(ctx, p, limit+1)
+	} else {
+		raw, err = readBounded(ctx, s.backend, p, limit)
 	}
-	raw, err = readBounded(ctx, r, p, limit)
 	switch {
 	case err == nil:
 	case isNotExist(err):
@@ -56,12 +56,6 @@ func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool,
 		return "", true, newError(CodeTooLarge, "stored file %s is larger than %d bytes; delete it or raise the size limit", p, limit)
 	}
 	return raw, true, nil
-}
-
-// limitedBackend reads through a LimitedReader found along a wrapper chain.
-type limitedBackend struct {
-	Backend
-	LimitedReader
 }
 
 // load reads and decodes one plan; a missing plan is (nil, "", nil).

@@ -32,21 +32,6 @@ const (
 // maxGoalBytes caps plan_template's goal.
 const maxGoalBytes = 4 << 10
 
-type param struct {
-	name     string
-	typ      schema.DataType
-	required bool
-}
-
-var (
-	pName     = param{"name", schema.String, true}
-	pRevision = param{"last_known_revision", schema.Integer, false}
-	pTitle    = param{"title", schema.String, false}
-	pAuthor   = param{"author", schema.String, false}
-	pStatus   = param{"status", schema.String, false}
-	pPath     = param{"path", schema.String, true}
-)
-
 // toolEnv is what every tool call works with.
 type toolEnv struct {
 	store     *Store
@@ -133,14 +118,14 @@ func errorResult(err error) string {
 	return s
 }
 
-func newPlanTool(spec toolSpec, env *toolEnv) *planTool {
+func newPlanTool(spec toolSpec, env *toolEnv, name string) *planTool {
 	params := make(map[string]*schema.ParameterInfo, len(spec.params))
 	for _, p := range spec.params {
 		params[p.name] = &schema.ParameterInfo{Type: p.typ, Required: p.required, Desc: env.texts[spec.name+"."+p.name]}
 	}
 	// Tools without parameters still declare an empty object: some providers reject a
 	// function without "parameters".
-	info := &schema.ToolInfo{Name: spec.name, Desc: env.texts[spec.name], ParamsOneOf: schema.NewParamsOneOfByParams(params)}
+	info := &schema.ToolInfo{Name: name, Desc: env.texts[spec.name], ParamsOneOf: schema.NewParamsOneOfByParams(params)}
 	return &planTool{spec: spec, env: env, info: info}
 }
 
@@ -192,14 +177,12 @@ type exportResult struct {
 }
 
 // stepResult is what update_plan_step answers: no body, not even the step's own text, which
-// the model just chose. Progress is "done/total" (done = completed + skipped), and failed
-// steps are counted separately so they stay visible.
+// the model just chose. Progress has the shape it has in every other result.
 type stepResult struct {
 	Revision int64     `json:"revision"`
 	Step     int       `json:"step"`
 	Status   StepState `json:"status"`
-	Progress string    `json:"progress"`
-	Failed   int       `json:"failed,omitempty"`
+	Progress Progress  `json:"progress"`
 	NextStep *nextStep `json:"next_step,omitempty"`
 }
 
@@ -210,16 +193,16 @@ type nextStep struct {
 
 func toolSpecs() []toolSpec {
 	return []toolSpec{
-		{ToolWritePlan, []param{pName, {"content", schema.String, true}, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},
+		{ToolWritePlan, []param{pName, pContent, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},
 		{ToolReadPlan, []param{pName}, runReadPlan},
 		{ToolListPlans, nil, runListPlans},
 		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
-		{ToolSetPlanStatus, []param{pName, {"status", schema.String, true}, pRevision}, runSetPlanStatus},
+		{ToolSetPlanStatus, []param{pName, pNewStatus, pRevision}, runSetPlanStatus},
 		{ToolGetPlanStatus, []param{pName}, runGetPlanStatus},
-		{ToolUpdatePlanStep, []param{pName, {"step", schema.Integer, true}, {"status", schema.String, true}, {"note", schema.String, false}, pRevision}, runUpdatePlanStep},
+		{ToolUpdatePlanStep, []param{pName, pStep, pStepState, pNote, pRevision}, runUpdatePlanStep},
 		{ToolExportPlanToFile, []param{pName, pPath}, runExportPlanToFile},
 		{ToolUpdatePlanFromFile, []param{pName, pPath, pTitle, pAuthor, pStatus, pRevision}, runUpdatePlanFromFile},
-		{ToolPlanTemplate, []param{{"goal", schema.String, true}}, runPlanTemplate},
+		{ToolPlanTemplate, []param{pGoal}, runPlanTemplate},
 	}
 }
 
@@ -228,7 +211,7 @@ var fileTools = map[string]bool{ToolExportPlanToFile: true, ToolUpdatePlanFromFi
 
 func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
-	name, content := f.str("name", true), f.str("content", true)
+	name, content := f.str(pName), f.str(pContent)
 	u := f.update(name, env)
 	if f.err != nil {
 		return nil, f.err
@@ -253,7 +236,7 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 
 // getNamed loads the plan a call names.
 func getNamed(ctx context.Context, env *toolEnv, a args) (*Plan, error) {
-	name, err := a.str("name", true)
+	name, err := a.str(pName)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +249,7 @@ func runListPlans(ctx context.Context, env *toolEnv, _ args) (any, error) {
 
 func runDeletePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
-	name, rev := f.str("name", true), f.integer("last_known_revision", false)
+	name, rev := f.str(pName), f.integer(pRevision)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -279,7 +262,7 @@ func runDeletePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 
 func runSetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
-	name, status, rev := f.str("name", true), f.str("status", true), f.integer("last_known_revision", false)
+	name, status, rev := f.str(pName), f.str(pNewStatus), f.integer(pRevision)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -301,8 +284,8 @@ func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
 
 func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
-	name, number, stateText := f.str("name", true), f.integer("step", true), f.str("status", true)
-	note, rev := f.str("note", false), f.integer("last_known_revision", false)
+	name, number, stateText := f.str(pName), f.integer(pStep), f.str(pStepState)
+	note, rev := f.str(pNote), f.integer(pRevision)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -318,8 +301,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	sum := p.Summarize()
-	out := stepResult{Revision: p.Revision, Step: step.Number, Status: step.State, Failed: sum.Progress.Failed,
-		Progress: fmt.Sprintf("%d/%d", sum.Progress.Completed+sum.Progress.Skipped, sum.Progress.Total)}
+	out := stepResult{Revision: p.Revision, Step: step.Number, Status: step.State, Progress: sum.Progress}
 	if cur := sum.CurrentStep; cur != nil {
 		out.NextStep = &nextStep{Number: cur.Number, Text: cur.Text}
 	}
@@ -328,7 +310,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 
 func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
-	name, path := f.str("name", true), f.path(env)
+	name, path := f.str(pName), f.path(env)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -347,7 +329,7 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 
 func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
-	name, path := f.str("name", true), f.path(env)
+	name, path := f.str(pName), f.path(env)
 	u := f.update(name, env)
 	if f.err != nil {
 		return nil, f.err
@@ -429,7 +411,7 @@ func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if roleFrom(ctx) == RoleSubAgent {
 		return nil, newError(CodeToolNotAvailable, "plan_template is for the orchestrator only; work on the plan you were given (read_plan, update_plan_step)")
 	}
-	goal, err := a.str("goal", true)
+	goal, err := a.str(pGoal)
 	if err != nil {
 		return nil, err
 	}

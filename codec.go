@@ -1,0 +1,166 @@
+package plan
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+const headerFence = "---\n"
+
+// EncodePlan renders p as it is stored: a header of `key: value` lines between two "---"
+// lines, each value a JSON scalar (so YAML readers parse it too), then the body unchanged.
+// The name is not stored: it is the file name.
+func EncodePlan(p *Plan) string {
+	var b strings.Builder
+	b.Grow(len(p.Content) + 160 + len(p.Title) + len(p.Status) + len(p.Author))
+	b.WriteString(headerFence)
+	writeHeaderString(&b, "title", p.Title)
+	writeHeaderString(&b, "status", p.Status)
+	writeHeaderString(&b, "author", p.Author)
+	b.WriteString("revision: ")
+	b.WriteString(strconv.FormatInt(p.Revision, 10))
+	b.WriteByte('\n')
+	writeHeaderString(&b, "updated_at", p.UpdatedAt.UTC().Format(time.RFC3339Nano))
+	b.WriteString(headerFence)
+	b.WriteString(p.Content)
+	return b.String()
+}
+
+func writeHeaderString(b *strings.Builder, key, value string) {
+	b.WriteString(key)
+	b.WriteString(": ")
+	writeJSONString(b, value)
+	b.WriteByte('\n')
+}
+
+// writeJSONString writes s as a JSON string without HTML escaping, so titles stay readable.
+// Header strings are valid UTF-8 (the Store rejects anything else).
+func writeJSONString(b *strings.Builder, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	if !needsEscape(s) {
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20 || c == 0x7f:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+}
+
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// DecodePlan parses a stored plan. Anything that is not a header this package could have
+// written (no opening or closing fence, a line that is not `key: JSON scalar`, a negative
+// revision, a bad timestamp) is an *Error with CodeCorrupt. Unknown keys are ignored so
+// newer writers stay readable. A header without revision decodes as revision 0.
+func DecodePlan(name, raw string) (*Plan, error) {
+	if !strings.HasPrefix(raw, headerFence) {
+		return nil, corrupt(name, "missing the opening --- line")
+	}
+	p := &Plan{Name: name}
+	rest := raw[len(headerFence):]
+	for {
+		nl := strings.IndexByte(rest, '\n')
+		if nl < 0 {
+			return nil, corrupt(name, "header is not closed by a --- line")
+		}
+		line := rest[:nl]
+		rest = rest[nl+1:]
+		if line == "---" {
+			break
+		}
+		key, value, ok := strings.Cut(line, ": ")
+		if !ok {
+			return nil, corrupt(name, "header line is not `key: value`")
+		}
+		if err := p.setHeader(key, value); err != nil {
+			return nil, corrupt(name, err.Error())
+		}
+	}
+	p.Content = rest
+	return p, nil
+}
+
+func (p *Plan) setHeader(key, value string) error {
+	switch key {
+	case "title":
+		return decodeJSONString(value, &p.Title)
+	case "status":
+		return decodeJSONString(value, &p.Status)
+	case "author":
+		return decodeJSONString(value, &p.Author)
+	case "revision":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n < 0 {
+			return errString("revision is not a non-negative integer")
+		}
+		p.Revision = n
+	case "updated_at":
+		var s string
+		if err := decodeJSONString(value, &s); err != nil {
+			return err
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return errString("updated_at is not an RFC 3339 time")
+		}
+		// An offset can move a time at the edge of year 0 or 9999 out of the years RFC 3339
+		// expresses; EncodePlan writes UTC, so such a plan could not be written back.
+		if t = t.UTC(); t.Year() < 0 || t.Year() > 9999 {
+			return errString("updated_at is outside the years 0000 to 9999 in UTC")
+		}
+		p.UpdatedAt = t
+	}
+	return nil
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func decodeJSONString(value string, out *string) error {
+	if len(value) < 2 || value[0] != '"' {
+		return errString("header value is not a JSON string")
+	}
+	if !strings.ContainsRune(value, '\\') && strings.IndexByte(value[1:], '"') == len(value)-2 && utf8.ValidString(value) {
+		*out = value[1 : len(value)-1]
+		return nil
+	}
+	if err := json.Unmarshal([]byte(value), out); err != nil {
+		return errString("header value is not a JSON string")
+	}
+	return nil
+}
+
+func corrupt(name, why string) *Error {
+	return newError(CodeCorrupt, "plan %s cannot be decoded (%s); delete it with delete_plan and write it again", quoteForMessage(name), why)
+}

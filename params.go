@@ -1,0 +1,29 @@
+package plan
+
+import "github.com/cloudwego/eino/schema"
+
+// param is one tool argument. The same value builds the schema the model sees and reads the
+// argument, so a misspelt name fails to compile instead of silently reading nothing.
+type param struct {
+	name     string
+	typ      schema.DataType
+	required bool
+}
+
+// Every tool argument. Descriptions are the texts "<tool>.<name>".
+var (
+	pName      = param{"name", schema.String, true}
+	pContent   = param{"content", schema.String, true}
+	pTitle     = param{"title", schema.String, false}
+	pAuthor    = param{"author", schema.String, false}
+	pStatus    = param{"status", schema.String, false} // a plan's status, kept when omitted
+	pNewStatus = param{"status", schema.String, true}  // set_plan_status
+	pStepState = param{"status", schema.String, true}  // update_plan_step: the step's state
+	pStep      = param{"step", schema.Integer, true}
+	pNote      = param{"note", schema.String, false}
+	pRevision  = param{"last_known_revision", schema.Integer, false}
+	pPath      = param{"path", schema.String, true}
+	pGoal      = param{"goal", schema.String, true}
+	// pFilePath is accepted for pPath (Eino's file tools name it so); never in a schema.
+	pFilePath = param{"file_path", schema.String, true}
+)
