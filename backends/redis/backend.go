@@ -1,10 +1,15 @@
 // Package redisbackend stores plans in Redis, so agents on many machines share one plan
-// store. A Backend implements plan.Backend, plan.Swapper and plan.LimitedReader: the Store
-// discovers the Swapper and makes every guarded write a compare-and-swap run inside Redis,
-// atomic across processes and machines with no lock or lease that could expire.
+// store. A Backend implements plan.Backend, plan.Swapper, plan.LimitedReader and
+// plan.Watcher: the Store discovers the Swapper and makes every guarded write a
+// compare-and-swap run inside Redis, atomic across processes and machines with no lock or
+// lease that could expire, and Store.Watch follows changes through the Watcher.
+//
+// It runs on one server, behind Sentinel, or on Redis Cluster: the keys of one plan folder
+// share one hash slot, and New refuses deployments where that or anything else the Backend
+// relies on cannot hold (a Ring, replica reads, a server that may evict keys).
 //
 // Durability is whatever the Redis server is configured for (RDB snapshots, AOF fsync
-// policy, replication); the Backend adds no copy of its own.
+// policy, replication); WithReplicaAcks makes each write wait for replicas.
 package redisbackend
 
 import (
@@ -13,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,48 +30,32 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// DefaultPrefix is the key prefix used when no WithPrefix option is given.
-const DefaultPrefix = "plan:"
-
 // Backend keeps files as Redis keys under one prefix, with one index hash per folder. Every
 // mutation is a single Lua script, so a file, its folder indexes and its ModifiedAt change
 // together or not at all, and a failed call (a dropped connection, a stopped server) leaves
 // nothing half-written. It is safe for concurrent use by any number of goroutines,
 // processes and machines sharing the same Redis and prefix.
 type Backend struct {
-	client redis.UniversalClient
-	prefix string
+	client        redis.UniversalClient
+	cluster       *redis.ClusterClient // client, when it is a Cluster client
+	prefix        string
+	allowEviction bool
+	replicas      int
+	waitTimeout   time.Duration
+	sharded       bool // every node has sharded pub/sub (Redis 7)
 }
 
 var (
 	_ plan.Backend       = (*Backend)(nil)
 	_ plan.Swapper       = (*Backend)(nil)
 	_ plan.LimitedReader = (*Backend)(nil)
+	_ plan.Watcher       = (*Backend)(nil)
 )
-
-// Option configures a Backend.
-type Option func(*Backend)
-
-// WithPrefix sets the prefix of every key the Backend reads or writes; the Backend owns all
-// keys under it. On Redis Cluster give the prefix a hash tag, such as "{plan}:", because each
-// script touches a file, its folder indexes and a shared clock in one slot.
-func WithPrefix(p string) Option {
-	return func(b *Backend) { b.prefix = p }
-}
-
-// New returns a Backend on client. The client's own settings decide timeouts and retries;
-// set ContextTimeoutEnabled on it so a context deadline also cuts a call already in flight.
-func New(client redis.UniversalClient, opts ...Option) *Backend {
-	b := &Backend{client: client, prefix: DefaultPrefix}
-	for _, o := range opts {
-		o(b)
-	}
-	return b
-}
 
 // LsInfo lists the files and folders directly inside req.Path, sorted by path, from one
 // atomic read of the folder's index. A file's ModifiedAt changes on every write to it, so
-// Size and ModifiedAt together identify one version. A missing folder lists as empty.
+// Size and ModifiedAt together identify one version. A missing folder lists as empty. A
+// subfolder that starts a group of its own (see keys.go) is listed while its index exists.
 func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -76,8 +66,13 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 		return nil, fmt.Errorf("redis backend: list %s: %w", dir, err)
 	}
 	out := make([]plan.FileInfo, 0, len(entries))
+	var linked []string
 	for name, meta := range entries {
 		if sub, ok := strings.CutSuffix(name, "/"); ok {
+			if crossesGroups(dir, sub) {
+				linked = append(linked, sub)
+				continue
+			}
 			out = append(out, plan.FileInfo{Path: joinPath(dir, sub), IsDir: true})
 			continue
 		}
@@ -88,6 +83,13 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 		}
 		out = append(out, fi)
 	}
+	live, err := b.liveFolders(ctx, dir, linked)
+	if err != nil {
+		return nil, err
+	}
+	for _, sub := range live {
+		out = append(out, plan.FileInfo{Path: joinPath(dir, sub), IsDir: true})
+	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Path != out[j].Path {
 			return out[i].Path < out[j].Path
@@ -97,10 +99,10 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 	return out, nil
 }
 
-// StrictModTimes reports that every write gives a file a ModifiedAt no earlier write under
-// the prefix had: each script takes the later of Redis TIME and one past the last value
-// handed out, so even a server clock stepping back never repeats one. The Store may
-// therefore cache a summary the moment it reads it.
+// StrictModTimes reports that every write gives a file a ModifiedAt no earlier write in its
+// group (its plan folder) had: each script takes the later of Redis TIME and one past the
+// last value handed out in the group, so even a server clock stepping back never repeats
+// one. The Store may therefore cache a summary the moment it reads it.
 func (b *Backend) StrictModTimes() bool { return true }
 
 // parseMeta decodes an index value "<size> <mtime in microseconds>".
@@ -114,6 +116,13 @@ func parseMeta(meta string) (size, mtime int64, ok bool) {
 	return size, mtime, err1 == nil && err2 == nil
 }
 
+// ErrContentMissing is wrapped by a read of a file that its folder's index lists but whose
+// bytes are gone: evicted by a server that may evict (see AcceptPlanLossOnEviction), or
+// deleted behind the Backend's back. It is not fs.ErrNotExist, so the Store reports such a
+// plan (List warns, reads fail) instead of skipping it, and never re-creates it from
+// revision 1. An unconditional Delete of the path clears the entry.
+var ErrContentMissing = errors.New("listed in its folder's index but its bytes are gone (evicted?); delete the file to clear the entry")
+
 // Read returns the file, honouring Offset and Limit as 1-based line numbers like Eino's
 // backends. A missing file is an error wrapping fs.ErrNotExist.
 func (b *Backend) Read(ctx context.Context, req *plan.ReadRequest) (*filesystem.FileContent, error) {
@@ -126,7 +135,7 @@ func (b *Backend) Read(ctx context.Context, req *plan.ReadRequest) (*filesystem.
 	}
 	content, err := b.client.Get(ctx, b.contentKey(p)).Result()
 	if errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("redis backend: read %s: %w", p, fs.ErrNotExist)
+		content, err = b.readChecked(ctx, p, "all")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("redis backend: read %s: %w", p, err)
@@ -134,9 +143,9 @@ func (b *Backend) Read(ctx context.Context, req *plan.ReadRequest) (*filesystem.
 	return &filesystem.FileContent{Content: sliceLines(content, req.Offset, req.Limit)}, nil
 }
 
-// ReadAtMost returns at most the first max bytes of the file; Redis sends no more than that.
+// ReadAtMost returns at most the first limit bytes of the file; Redis sends no more than that.
 // A missing file is an error wrapping fs.ErrNotExist.
-func (b *Backend) ReadAtMost(ctx context.Context, filePath string, max int64) (string, error) {
+func (b *Backend) ReadAtMost(ctx context.Context, filePath string, limit int64) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -144,75 +153,111 @@ func (b *Backend) ReadAtMost(ctx context.Context, filePath string, max int64) (s
 	if err != nil {
 		return "", err
 	}
-	content, err := readPrefixScript.Run(ctx, b.client, []string{b.contentKey(p)}, max-1).Text()
-	if errors.Is(err, redis.Nil) {
-		return "", fmt.Errorf("redis backend: read %s: %w", p, fs.ErrNotExist)
-	}
+	content, err := b.readChecked(ctx, p, strconv.FormatInt(max(limit, 0)-1, 10))
 	if err != nil {
 		return "", fmt.Errorf("redis backend: read %s: %w", p, err)
 	}
 	return content, nil
 }
 
+// readChecked reads p (all of it, or up to the byte offset last) together with its index
+// entry, so a missing file is told apart from one whose bytes are gone.
+func (b *Backend) readChecked(ctx context.Context, p, last string) (string, error) {
+	v, err := readScript.Run(ctx, b.client, []string{b.contentKey(p), b.dirKey(parentDir(p))}, last, path.Base(p)).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return "", fs.ErrNotExist
+	case err != nil:
+		return "", err
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	return "", ErrContentMissing
+}
+
 // Write replaces the whole file, creating its folders as needed.
 func (b *Backend) Write(ctx context.Context, req *plan.WriteRequest) error {
-	_, err := b.write(ctx, req.FilePath, "w", req.Content, "")
+	_, err := b.mutate(ctx, writeScript, "write", req.FilePath, "w", req.Content, "")
 	return err
 }
 
 // CompareAndSwap writes req.Content only if the stored bytes equal *old, or, when old is nil,
-// only if the file does not exist. The comparison runs inside Redis in the same script as
-// the write, so of any number of callers expecting the same bytes exactly one succeeds, no
-// matter how long any of them paused in between. (false, nil) means the precondition failed.
+// only if the file neither exists nor is listed in its folder's index. The comparison runs
+// inside Redis in the same script as the write, so of any number of callers expecting the
+// same bytes exactly one succeeds, no matter how long any of them paused in between.
+// (false, nil) means the precondition failed and nothing was written; a transport failure
+// (timeout, reset connection) is always an error, never (false, nil), and resending the
+// same call reports true if the first attempt had landed.
 func (b *Backend) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
 	if old == nil {
-		return b.write(ctx, req.FilePath, "n", req.Content, "")
+		return b.mutate(ctx, writeScript, "write", req.FilePath, "n", req.Content, "")
 	}
-	return b.write(ctx, req.FilePath, "c", req.Content, *old)
+	return b.mutate(ctx, writeScript, "write", req.FilePath, "c", req.Content, *old)
 }
 
 // CompareAndDelete deletes the file only if its stored bytes equal old, checked and done in
-// one script. (false, nil) means the file changed or is gone.
+// one script. (false, nil) means the file changed or is gone; transport failures are
+// errors, as for CompareAndSwap.
 func (b *Backend) CompareAndDelete(ctx context.Context, req *plan.DeleteRequest, old string) (bool, error) {
-	return b.remove(ctx, req.FilePath, "c", old)
+	return b.mutate(ctx, deleteScript, "delete", req.FilePath, "c", "", old)
 }
 
 // Delete removes the file, and any folder it leaves empty; a missing file is not an error.
 func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
-	_, err := b.remove(ctx, req.FilePath, "d", "")
+	_, err := b.mutate(ctx, deleteScript, "delete", req.FilePath, "d", "", "")
 	return err
 }
 
-func (b *Backend) write(ctx context.Context, filePath, mode, content, old string) (bool, error) {
-	return b.mutate(ctx, writeScript, "write", filePath, mode, content, old)
-}
-
-func (b *Backend) remove(ctx context.Context, filePath, mode, old string) (bool, error) {
-	return b.mutate(ctx, deleteScript, "delete", filePath, mode, old)
-}
-
-// mutate runs one mutation script on filePath: its keys are the file, the clock, the retry
-// memo and the folder indexes up to the root; its arguments are args, a fresh token, then
-// the index fields. It reports whether the script changed anything.
-func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePath string, args ...any) (bool, error) {
+// mutate runs one mutation script on filePath: its keys are the file, the group's clock, the
+// memo and the folder indexes up to the group folder; its arguments are mode, content, old,
+// a fresh token, the publish command, the channel, the path and the barrier flag, then
+// the index fields. It reports whether the script applied the change.
+func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePath, mode, content, old string) (bool, error) {
 	if err := ctx.Err(); err != nil {
-		return false, err
+		return false, fmt.Errorf("%w: %w", plan.ErrNotWritten, err)
 	}
 	p, err := toFilePath(filePath)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("%w: %w", plan.ErrNotWritten, err)
 	}
 	idx, fields := b.chain(p)
-	keys := append([]string{b.contentKey(p), b.clockKey(), b.memoKey(p)}, idx...)
-	args = append(args, rand.Text())
+	dir := parentDir(p)
+	g := groupOf(dir)
+	keys := append([]string{b.contentKey(p), b.clockKey(g), b.memoKey(p)}, idx...)
+	args := make([]any, 0, 8+len(fields))
+	args = append(args, mode, content, old, rand.Text(), b.publishCommand(), b.channel(dir), p, b.barrier())
 	for _, f := range fields {
 		args = append(args, f)
 	}
-	n, err := script.Run(ctx, b.client, keys, args...).Int()
+	n, err := b.run(ctx, script, keys, args)
 	if err != nil {
+		if refusedBeforeRunning(err) {
+			err = fmt.Errorf("%w: %w", plan.ErrNotWritten, err)
+		}
 		return false, fmt.Errorf("redis backend: %s %s: %w", verb, p, err)
 	}
-	return n == 1, nil
+	if n&resultRelink != 0 && g != "/" {
+		b.relink(ctx, g)
+	}
+	return n&resultApplied != 0, nil
+}
+
+// barrier is "1" when a conditional call that changes nothing must still write (refresh the
+// clock), so the WAIT after it covers every write its comparison saw (WithReplicaAcks).
+func (b *Backend) barrier() string {
+	if b.replicas > 0 {
+		return "1"
+	}
+	return ""
+}
+
+// publishCommand is the command the scripts publish change events with.
+func (b *Backend) publishCommand() string {
+	if b.sharded {
+		return "SPUBLISH"
+	}
+	return "PUBLISH"
 }
 
 // sliceLines applies Eino's 1-based line Offset and line Limit; zero values mean everything.
@@ -230,4 +275,22 @@ func sliceLines(content string, offset, limit int) string {
 		end = start + limit
 	}
 	return strings.Join(lines[start:end], "")
+}
+
+// refusedBeforeRunning reports a server reply that means the script never ran: the slot is
+// elsewhere or unavailable, the server is out of memory, read-only, loading or busy, or the
+// script is unknown. A timeout, a reset connection or any other failure leaves the outcome
+// open.
+func refusedBeforeRunning(err error) bool {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	for _, p := range []string{"MOVED", "ASK", "CROSSSLOT", "CLUSTERDOWN", "TRYAGAIN", "OOM", "READONLY",
+		"NOPERM", "NOSCRIPT", "BUSY", "LOADING", "MASTERDOWN", "NOREPLICAS", "NOAUTH"} {
+		if redis.HasErrorPrefix(err, p) {
+			return true
+		}
+	}
+	return false
 }

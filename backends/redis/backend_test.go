@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/redis/redistest"
 )
 
 var bg = context.Background()
@@ -168,13 +170,31 @@ func TestLsInfoNestedFolders(t *testing.T) {
 	del("/other/x.md")
 	wantLs(t, b, "/")
 
-	// No index is left behind: the only key that outlives the files is the clock.
+	// No index is left behind: the only keys that outlive the files are the group clocks.
 	keys, err := c.Keys(bg, escapeGlob(b.prefix)+"*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(keys, []string{b.clockKey()}) {
-		t.Fatalf("keys left after deleting everything: %q", keys)
+	want := []string{b.clockKey("/other"), b.clockKey("/plans"), b.clockKey("/plans/sub"), b.clockKey("/plans/sub/deep")}
+	slices.Sort(keys)
+	slices.Sort(want)
+	if !reflect.DeepEqual(keys, want) {
+		t.Fatalf("keys left after deleting everything: %q, want %q", keys, want)
+	}
+}
+
+// TestStaleFolderEntryIsHiddenAndCleared: an entry for a plan folder that no longer exists
+// (left by a client that died between a delete and the unlink that follows it) is not
+// listed, and the listing clears it.
+func TestStaleFolderEntryIsHiddenAndCleared(t *testing.T) {
+	b, c := newBackend(t)
+	mustWrite(t, b, "/plans/a.md", "a")
+	if err := c.HSet(bg, b.dirKey("/"), "ghost/", "").Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantLs(t, b, "/", "/plans/")
+	if ok, err := c.HExists(bg, b.dirKey("/"), "ghost/").Result(); ok || err != nil {
+		t.Fatalf("stale entry still in the index: %v, %v", ok, err)
 	}
 }
 
@@ -335,7 +355,7 @@ func TestConcurrentCompareAndSwap(t *testing.T) {
 	const clients, writers, rounds = 4, 32, 40
 	backends := make([]*Backend, clients)
 	for i := range backends {
-		backends[i] = New(newClient(t, redisAddr), WithPrefix(b0.prefix))
+		backends[i] = mustNew(t, newClient(t, redisAddr), WithPrefix(b0.prefix))
 	}
 	const p = "/plans/race.md"
 	current := "round 0"
@@ -443,9 +463,10 @@ func TestRetriedMutationReportsItsOwnSuccess(t *testing.T) {
 	const p = "/plans/a.md"
 	mustWrite(t, b, p, "v1")
 	idx, fields := b.chain(p)
-	keys := append([]string{b.contentKey(p), b.clockKey(), b.memoKey(p)}, idx...)
-	run := func(s *redis.Script, args ...any) int {
+	keys := append([]string{b.contentKey(p), b.clockKey("/plans"), b.memoKey(p)}, idx...)
+	run := func(s *redis.Script, mode, content, old, token string) int {
 		t.Helper()
+		args := []any{mode, content, old, token, "", b.channel("/plans"), p, ""}
 		for _, f := range fields {
 			args = append(args, f)
 		}
@@ -453,7 +474,7 @@ func TestRetriedMutationReportsItsOwnSuccess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return n
+		return n & resultApplied
 	}
 	if run(writeScript, "c", "v2", "v1", "token-1") != 1 {
 		t.Fatal("first swap failed")
@@ -467,12 +488,12 @@ func TestRetriedMutationReportsItsOwnSuccess(t *testing.T) {
 	if got := mustRead(t, b, p); got != "v2" {
 		t.Fatalf("content = %q", got)
 	}
-	first := run(deleteScript, "c", "v2", "token-3")
-	replay := run(deleteScript, "c", "v2", "token-3")
+	first := run(deleteScript, "c", "", "v2", "token-3")
+	replay := run(deleteScript, "c", "", "v2", "token-3")
 	if first != 1 || replay != 1 {
 		t.Fatal("replay of an applied delete reported a conflict")
 	}
-	if run(deleteScript, "c", "v2", "token-4") != 0 {
+	if run(deleteScript, "c", "", "v2", "token-4") != 0 {
 		t.Fatal("another delete of the same bytes succeeded")
 	}
 	wantMissing(t, b, p)
@@ -485,13 +506,13 @@ func TestPrefixesAreIsolated(t *testing.T) {
 	b1, c := newBackend(t)
 	prefix2 := testPrefix(t)
 	t.Cleanup(func() { dropPrefix(c, prefix2) })
-	b2 := New(c, WithPrefix(prefix2))
+	b2 := mustNew(t, c, WithPrefix(prefix2))
 	mustWrite(t, b1, "/plans/a.md", "one")
 	mustWrite(t, b2, "/plans/b.md", "two")
 	wantLs(t, b1, "/plans", "/plans/a.md")
 	wantLs(t, b2, "/plans", "/plans/b.md")
 	wantMissing(t, b2, "/plans/a.md")
-	if New(c).prefix != DefaultPrefix {
+	if mustNew(t, c).prefix != DefaultPrefix {
 		t.Fatal("default prefix not applied")
 	}
 }
@@ -544,13 +565,16 @@ func TestDeadlineCutsACallInFlight(t *testing.T) {
 // TestUnreachableServerIsAnError checks that every call against an address nobody listens
 // on fails with an error that is not mistaken for a missing file.
 func TestUnreachableServerIsAnError(t *testing.T) {
-	port, err := freePort()
+	port, err := redistest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer c.Close()
-	b := New(c)
+	if _, err := New(bg, c); err == nil || !isConnErr(err) {
+		t.Fatalf("New on an unreachable server = %v, want a connection error", err)
+	}
+	b := &Backend{client: c, prefix: DefaultPrefix, sharded: true} // as New made it before the server went away
 	old := "x"
 	check := func(op string, err error) {
 		t.Helper()

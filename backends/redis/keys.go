@@ -7,17 +7,23 @@ import (
 	"strings"
 )
 
-// Key layout under the prefix P (every key of one Backend starts with P, so a prefix with a
-// hash tag such as "{plan}:" keeps them on one Redis Cluster slot, which the scripts need):
+// Key layout under the prefix P. Every key carries a hash tag {G} naming its group folder G,
+// so all keys of one group share one Redis Cluster slot and each script touches one slot:
 //
-//	P f:<path>   string: the file's bytes
-//	P d:<dir>    hash: one field per entry directly inside dir; a file's field is its base
-//	             name with value "<size> <mtime>", a folder's field is its base name plus "/"
-//	P w:<path>   sorted set: tokens of conditional mutations applied in the last minute
-//	P clock      string: the last mtime handed out, in microseconds
+//	P{G}f:<path>   string: the file's bytes
+//	P{G}d:<dir>    hash: one field per entry directly inside dir; a file's field is its base
+//	               name with value "<size> <mtime>", a folder's field is its base name plus "/"
+//	P{G}w:<path>   sorted set: tokens of conditional mutations applied in the last minute
+//	P{G}clock      string: the last mtime handed out in the group, in microseconds
+//	P{G}e:<dir>    pub/sub channel (not a key): one message per write or delete inside dir
 //
-// A folder exists exactly while its hash is non-empty; the scripts add and remove folder
-// fields up the chain of parents in the same step as the file itself.
+// The group of a folder is the folder itself, cut before its first component that starts
+// with a dot: a plan folder, its ".deleted" tombstones and any other hidden folder under it
+// form one group, and different plan folders spread over the slots. A folder exists
+// exactly while its hash is non-empty. Inside a group the scripts add and remove folder
+// fields up the chain of parents in the same step as the file; the entry of a group's
+// top folder in the parent folder (another group, another slot) is linked and unlinked
+// right after, outside the script (see link.go).
 
 // cleanPath maps any request path onto the one absolute, slash-separated form used in keys,
 // so "/plans/a.md", "plans/a.md" and "/plans//a.md" name one file.
@@ -32,26 +38,52 @@ func toFilePath(p string) (string, error) {
 	return c, nil
 }
 
-func (b *Backend) contentKey(p string) string { return b.prefix + "f:" + p }
-func (b *Backend) dirKey(dir string) string   { return b.prefix + "d:" + dir }
-func (b *Backend) memoKey(p string) string    { return b.prefix + "w:" + p }
-func (b *Backend) clockKey() string           { return b.prefix + "clock" }
+// groupOf returns the group folder of the clean folder dir: dir cut before its first
+// hidden component.
+func groupOf(dir string) string {
+	if i := strings.Index(dir, "/."); i >= 0 {
+		if i == 0 {
+			return "/"
+		}
+		return dir[:i]
+	}
+	return dir
+}
+
+// tag is the start of every key of group g.
+func (b *Backend) tag(g string) string { return b.prefix + "{" + g + "}" }
+
+func (b *Backend) contentKey(p string) string { return b.tag(groupOf(parentDir(p))) + "f:" + p }
+func (b *Backend) dirKey(dir string) string   { return b.tag(groupOf(dir)) + "d:" + dir }
+func (b *Backend) memoKey(p string) string    { return b.tag(groupOf(parentDir(p))) + "w:" + p }
+func (b *Backend) clockKey(g string) string   { return b.tag(g) + "clock" }
+func (b *Backend) channel(dir string) string  { return b.tag(groupOf(dir)) + "e:" + dir }
+
+// parentDir returns the clean folder holding the clean path p.
+func parentDir(p string) string { return cleanPath(path.Dir(p)) }
 
 // chain returns, for the file p, the index keys of its folder and of every ancestor up to
-// "/", and the field each of them holds for the step below it: the file's base name in its
-// own folder, then "<folder>/" in each parent.
+// and including its group folder, and the field each of them holds for the step below it:
+// the file's base name in its own folder, then "<folder>/" in each parent. All of them
+// share one slot.
 func (b *Backend) chain(p string) (keys []string, fields []string) {
-	dir, name := path.Split(p)
-	keys = append(keys, b.dirKey(cleanPath(dir)))
+	dir, name := parentDir(p), path.Base(p)
+	g := groupOf(dir)
+	keys = append(keys, b.dirKey(dir))
 	fields = append(fields, name)
-	for d := cleanPath(dir); d != "/"; {
-		parent, base := path.Split(d)
-		parent = cleanPath(parent)
+	for d := dir; d != g; {
+		parent := parentDir(d)
 		keys = append(keys, b.dirKey(parent))
-		fields = append(fields, base+"/")
+		fields = append(fields, path.Base(d)+"/")
 		d = parent
 	}
 	return keys, fields
+}
+
+// crossesGroups reports whether the subfolder name of the clean folder dir starts a group
+// of its own, so its entry in dir's index is kept outside the scripts.
+func crossesGroups(dir, name string) bool {
+	return !strings.HasPrefix(name, ".") && groupOf(dir) == dir
 }
 
 // joinPath is the path reported by LsInfo for an entry of dir.

@@ -7,15 +7,14 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/einoplan/plan/backends/redis/redistest"
 )
 
 // The tests run against a real redis-server. $PLAN_REDIS_ADDR names one to use; otherwise
@@ -52,8 +51,9 @@ func runMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "skipping Redis tests: %v\n", err)
 		return m.Run()
 	}
-	defer srv.stop()
-	redisAddr = srv.addr()
+	defer srv.Stop()
+	redisAddr = srv.Addr()
+	defer stopCluster()
 	return m.Run()
 }
 
@@ -66,121 +66,13 @@ func requireServer(t testing.TB) {
 	}
 }
 
-// redisServer is one redis-server process on a loopback port, restartable on the same port
-// and directory.
-type redisServer struct {
-	bin, dir   string
-	port       int
-	persistent bool
-	cmd        *exec.Cmd
-	exited     chan struct{}
-}
-
 // startServer starts redis-server in dir. persistent turns on the append-only file with an
 // fsync per write, so a restart on the same dir finds every acknowledged write.
-func startServer(dir string, persistent bool) (*redisServer, error) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		return nil, fmt.Errorf("redis-server not found on PATH (apt-get install -y redis-server)")
+func startServer(dir string, persistent bool, args ...string) (*redistest.Server, error) {
+	if persistent {
+		args = append([]string{"--appendonly", "yes", "--appendfsync", "always"}, args...)
 	}
-	var lastErr error
-	for attempt := 0; attempt < 5; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		s := &redisServer{bin: bin, dir: dir, port: port, persistent: persistent}
-		if lastErr = s.start(); lastErr == nil {
-			return s, nil
-		}
-	}
-	return nil, lastErr
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func (s *redisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
-
-func (s *redisServer) start() error {
-	args := []string{
-		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "",
-		"--dir", s.dir, "--daemonize", "no", "--logfile", filepath.Join(s.dir, "redis.log"),
-	}
-	if s.persistent {
-		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
-	} else {
-		args = append(args, "--appendonly", "no")
-	}
-	s.cmd = exec.Command(s.bin, args...)
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
-		return err
-	}
-	s.exited = make(chan struct{})
-	go func() { s.cmd.Wait(); close(s.exited) }()
-
-	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-s.exited:
-			log, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
-			return fmt.Errorf("redis-server exited on start: %s", lastLines(string(log), 5))
-		default:
-		}
-		if time.Now().After(deadline) {
-			s.kill()
-			return fmt.Errorf("redis-server on %s not ready: %w", s.addr(), err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// kill stops the server at once, as a crash or a pulled cable would, and waits for it.
-func (s *redisServer) kill() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	<-s.exited
-	s.cmd = nil
-}
-
-// stop shuts the server down cleanly and waits for it.
-func (s *redisServer) stop() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(10 * time.Second):
-		s.cmd.Process.Signal(syscall.SIGKILL)
-		<-s.exited
-	}
-	s.cmd = nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
+	return redistest.Start(dir, args...)
 }
 
 // newClient returns a client for addr that honours context deadlines, closed at test end.
@@ -200,7 +92,17 @@ func newBackend(t testing.TB) (*Backend, *redis.Client) {
 	c := newClient(t, redisAddr)
 	prefix := testPrefix(t)
 	t.Cleanup(func() { dropPrefix(c, prefix) })
-	return New(c, WithPrefix(prefix)), c
+	return mustNew(t, c, WithPrefix(prefix)), c
+}
+
+// mustNew is New that fails the test on an error.
+func mustNew(t testing.TB, c redis.UniversalClient, opts ...Option) *Backend {
+	t.Helper()
+	b, err := New(context.Background(), c, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func testPrefix(t testing.TB) string {

@@ -15,21 +15,23 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/redis/redistest"
 	"github.com/einoplan/plan/plantest"
 )
 
 // ownServer starts a redis-server for one test, with the append-only file on when
-// persistent. Without a binary the test skips, or fails under CI=true.
-func ownServer(t *testing.T, persistent bool) *redisServer {
+// persistent and the extra configuration args. Without a binary the test skips, or fails
+// under CI=true.
+func ownServer(t *testing.T, persistent bool, args ...string) *redistest.Server {
 	t.Helper()
-	srv, err := startServer(t.TempDir(), persistent)
+	srv, err := startServer(t.TempDir(), persistent, args...)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and no redis-server for this test: %v", err)
 		}
 		t.Skipf("this test starts and stops its own server: %v", err)
 	}
-	t.Cleanup(srv.stop)
+	t.Cleanup(srv.Stop)
 	return srv
 }
 
@@ -65,10 +67,10 @@ func snapshot(b *Backend, dir string) (map[string]string, error) {
 func TestRedisStoppedMidRun(t *testing.T) {
 	srv := ownServer(t, true)
 	ctx := context.Background()
-	client := redis.NewClient(&redis.Options{Addr: srv.addr(), ContextTimeoutEnabled: true,
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true,
 		MaxRetries: 1, DialTimeout: 300 * time.Millisecond})
 	defer client.Close()
-	b := New(client)
+	b := mustNew(t, client)
 	mw, err := plan.New(ctx, &plan.Config{Backend: b, AgentName: "planner"})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +80,7 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	var snapErr error
 	stopRedis := func(input []*schema.Message) *schema.Message {
 		before, snapErr = snapshot(b, "/")
-		srv.kill()
+		srv.Kill()
 		return plantest.CallTools(
 			plantest.ToolCall{Name: plan.ToolWritePlan, Arguments: `{"name":"release","content":"# Release\n- [x] build\n- [ ] ship","last_known_revision":2}`},
 			plantest.ToolCall{Name: plan.ToolSetPlanStatus, Arguments: `{"name":"release","status":"done"}`},
@@ -145,10 +147,10 @@ func TestRedisStoppedMidRun(t *testing.T) {
 		t.Fatalf("run ended with %q, want the model's final answer", final)
 	}
 
-	if err := srv.start(); err != nil {
+	if err := srv.Restart(); err != nil {
 		t.Fatalf("restart: %v", err)
 	}
-	after, err := snapshot(New(newClient(t, srv.addr())), "/")
+	after, err := snapshot(mustNew(t, newClient(t, srv.Addr())), "/")
 	if err != nil {
 		t.Fatalf("snapshot after restart: %v", err)
 	}

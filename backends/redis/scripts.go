@@ -3,31 +3,59 @@ package redisbackend
 import "github.com/redis/go-redis/v9"
 
 // Every mutation is one of these scripts, so Redis applies it whole or not at all: the bytes,
-// the folder indexes, the clock and the memo move together. Each script checks everything it
-// needs before its first write, because Redis does not roll back a script that fails halfway.
+// the folder indexes of the group, the clock, the memo and the change event move together.
+// Each script checks everything it needs before its first write, because Redis does not
+// roll back a script that fails halfway. All keys of one call share one hash tag, so one
+// Cluster slot.
 //
 // Conditional mutations compare the stored bytes with the expected bytes inside Redis: the
 // old content travels with the request, so the comparison is exact rather than by digest.
 //
 // A conditional mutation carries a random token recorded in the memo when it applies. If the
-// reply is lost (the connection drops after Redis ran the script) and the client sends the
-// script again, the retry finds its own token and reports success instead of a conflict.
+// reply is lost (the connection drops after Redis ran the script) and go-redis sends the
+// script again, the resend finds its own token and reports success instead of a conflict.
 // The memo keeps tokens for a minute; it is a record of what happened, never a lease.
+//
+// With the barrier flag set (WithReplicaAcks), a conditional call that writes nothing
+// (a failed comparison, a resend found in the memo) still makes one write, refreshing the
+// clock or the memo, so the WAIT sent after it on the same connection covers every write
+// the script saw: a caller told "no match" can trust what it reads next to be replicated.
+//
+// The event published on the folder's channel is "w <len(path)> <path><content>" or
+// "d <len(path)> <path>": the same script publishes it, so no subscriber can miss a change
+// that landed, nor see one that did not.
+
+// Mutation results are bit sets.
+const (
+	resultApplied = 1 // the call changed the file (or a resend found its own earlier change)
+	resultRelink  = 2 // the group's top folder index was created or removed: fix its parent
+)
 
 // writeScript: KEYS = content, clock, memo, then the index chain from the file's folder up
-// to "/". ARGV = mode ("w" always, "n" only if absent, "c" only if equal), content, old,
-// token, then the field for each index key. Returns 1 if the content is now this write's.
+// to its group folder. ARGV = mode ("w" always, "n" only if absent and not indexed, "c"
+// only if equal), content, old, token, publish command ("" for none), channel, path,
+// barrier flag, then the field for each index key.
 var writeScript = redis.NewScript(`
 local mode = ARGV[1]
 if mode ~= 'w' then
   local cur = redis.call('GET', KEYS[1])
   local ok
-  if mode == 'n' then ok = (cur == false) else ok = (cur == ARGV[3]) end
+  if mode == 'n' then
+    ok = (cur == false) and (redis.call('HEXISTS', KEYS[4], ARGV[9]) == 0)
+  else
+    ok = (cur == ARGV[3])
+  end
   if not ok then
-    if redis.call('ZSCORE', KEYS[3], ARGV[4]) then return 1 end
+    local hit = redis.call('ZSCORE', KEYS[3], ARGV[4])
+    if ARGV[8] == '1' then
+      if hit then redis.call('PEXPIRE', KEYS[3], 60000) else redis.call('SET', KEYS[2], redis.call('GET', KEYS[2]) or '0') end
+    end
+    if hit then return 1 end
     return 0
   end
 end
+local relink = 0
+if redis.call('EXISTS', KEYS[#KEYS]) == 0 then relink = 2 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local last = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -35,51 +63,80 @@ if now <= last then now = last + 1 end
 local m = string.format('%.0f', now)
 redis.call('SET', KEYS[2], m)
 redis.call('SET', KEYS[1], ARGV[2])
-redis.call('HSET', KEYS[4], ARGV[5], string.len(ARGV[2]) .. ' ' .. m)
+redis.call('HSET', KEYS[4], ARGV[9], string.len(ARGV[2]) .. ' ' .. m)
 for i = 5, #KEYS do
-  redis.call('HSET', KEYS[i], ARGV[i + 1], '')
+  redis.call('HSET', KEYS[i], ARGV[i + 5], '')
 end
 if mode ~= 'w' then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', string.format('%.0f', now - 60000000))
   redis.call('ZADD', KEYS[3], m, ARGV[4])
   redis.call('PEXPIRE', KEYS[3], 60000)
 end
-return 1
+if ARGV[5] ~= '' then
+  redis.call(ARGV[5], ARGV[6], 'w ' .. string.len(ARGV[7]) .. ' ' .. ARGV[7] .. ARGV[2])
+end
+return 1 + relink
 `)
 
-// deleteScript: KEYS = content, clock, memo, then the index chain. ARGV = mode ("d" always,
-// "c" only if equal), old, token, then the field for each index key. Folders left empty are
-// removed from their parents in the same step. Returns 1 if this call deleted the file.
+// deleteScript: KEYS as writeScript. ARGV = mode ("d" always, "c" only if equal), unused,
+// old, token, publish command, channel, path, barrier flag, then the index fields. Folders left empty
+// are removed from their parents in the same step. An index entry whose content is gone
+// (evicted, or deleted behind the Backend's back) is removed by an unconditional delete,
+// which is how such an entry is cleared; that reports nothing deleted.
 var deleteScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
-if ARGV[1] == 'c' and cur ~= ARGV[2] then
-  if redis.call('ZSCORE', KEYS[3], ARGV[3]) then return 1 end
+if ARGV[1] == 'c' and cur ~= ARGV[3] then
+  local hit = redis.call('ZSCORE', KEYS[3], ARGV[4])
+  if ARGV[8] == '1' then
+    if hit then redis.call('PEXPIRE', KEYS[3], 60000) else redis.call('SET', KEYS[2], redis.call('GET', KEYS[2]) or '0') end
+  end
+  if hit then return 1 end
   return 0
 end
+local applied = 1
 if cur == false then
-  return 0
+  if redis.call('HEXISTS', KEYS[4], ARGV[9]) == 0 then return 0 end
+  applied = 0
 end
 redis.call('DEL', KEYS[1])
-redis.call('HDEL', KEYS[4], ARGV[4])
+redis.call('HDEL', KEYS[4], ARGV[9])
 for i = 5, #KEYS do
   if redis.call('EXISTS', KEYS[i - 1]) == 1 then break end
-  redis.call('HDEL', KEYS[i], ARGV[i])
+  redis.call('HDEL', KEYS[i], ARGV[i + 5])
 end
+local relink = 0
+if redis.call('EXISTS', KEYS[#KEYS]) == 0 then relink = 2 end
 if ARGV[1] == 'c' then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', string.format('%.0f', now - 60000000))
-  redis.call('ZADD', KEYS[3], string.format('%.0f', now), ARGV[3])
+  redis.call('ZADD', KEYS[3], string.format('%.0f', now), ARGV[4])
   redis.call('PEXPIRE', KEYS[3], 60000)
 end
-return 1
+if ARGV[5] ~= '' then
+  redis.call(ARGV[5], ARGV[6], 'd ' .. string.len(ARGV[7]) .. ' ' .. ARGV[7])
+end
+return applied + relink
 `)
 
-// readPrefixScript: KEYS = content; ARGV = the last byte offset wanted, or -1 for none.
-// Returns nil for a missing file, so "absent" and "empty" stay distinct.
-var readPrefixScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+// readScript: KEYS = content, the index of the file's folder; ARGV = "all", or the last byte
+// offset wanted (-1 for none), then the file's field. Returns the bytes, nil for a missing
+// file, or the integer 1 for a file its index lists but whose content is gone.
+var readScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then return 1 end
+  return false
+end
+if ARGV[1] == 'all' then return redis.call('GET', KEYS[1]) end
 local last = tonumber(ARGV[1])
 if last < 0 then return '' end
 return redis.call('GETRANGE', KEYS[1], 0, last)
+`)
+
+// unlinkScript: KEYS = a folder's index; ARGV = the field of a subfolder that was emptied.
+// Removes the field and returns 1 if the folder is now empty too.
+var unlinkScript = redis.NewScript(`
+redis.call('HDEL', KEYS[1], ARGV[1])
+if redis.call('EXISTS', KEYS[1]) == 0 then return 1 end
+return 0
 `)

@@ -35,7 +35,7 @@ func machine(t *testing.T, prefix string, opts *redis.Options) *plan.Store {
 	}
 	c := redis.NewClient(&o)
 	t.Cleanup(func() { c.Close() })
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: New(c, WithPrefix(prefix))})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, c, WithPrefix(prefix))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestWriterStalledInsideTheCheckLoses(t *testing.T) {
 	if _, err := fresh.Put(ctx, plan.Update{Name: "release", Content: ptr("v1")}); err != nil {
 		t.Fatal(err)
 	}
-	sb := &stallingBackend{Backend: New(newClient(t, redisAddr), WithPrefix(b.prefix)), stall: 2 * time.Second, stalled: make(chan struct{})}
+	sb := &stallingBackend{Backend: mustNew(t, newClient(t, redisAddr), WithPrefix(b.prefix)), stall: 2 * time.Second, stalled: make(chan struct{})}
 	stale, err := plan.NewStore(&plan.StoreConfig{Backend: sb})
 	if err != nil {
 		t.Fatal(err)

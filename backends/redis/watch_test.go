@@ -1,0 +1,169 @@
+package redisbackend
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/einoplan/plan"
+)
+
+// next returns the next event of w, failing the test after 10 s.
+func next(t *testing.T, w <-chan plan.FileEvent) plan.FileEvent {
+	t.Helper()
+	select {
+	case ev, ok := <-w:
+		if !ok {
+			t.Fatal("watch channel closed")
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10 s")
+	}
+	return plan.FileEvent{}
+}
+
+func wantEvent(t *testing.T, w <-chan plan.FileEvent, want plan.FileEvent) {
+	t.Helper()
+	if got := next(t, w); got != want {
+		t.Fatalf("event %+v, want %+v", got, want)
+	}
+}
+
+// watchOrder writes, swaps and deletes files in and around /plans through writer and checks
+// that the watcher on /plans sees exactly the changes directly inside it, in order.
+func watchOrder(t *testing.T, watcher, writer *Backend) {
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	w, err := watcher.WatchFiles(ctx, "/plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []plan.FileEvent
+	for i := range 40 {
+		content := fmt.Sprintf("v%d\n- [ ] step é\x00", i)
+		if i%2 == 0 {
+			mustWrite(t, writer, "/plans/a.md", content)
+		} else {
+			old := want[len(want)-1].Content
+			if ok, err := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: content}, &old); !ok || err != nil {
+				t.Fatalf("CompareAndSwap = %v, %v", ok, err)
+			}
+		}
+		want = append(want, plan.FileEvent{Path: "/plans/a.md", Content: content})
+		mustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
+		mustWrite(t, writer, "/other/a.md", "elsewhere")
+	}
+	old := want[len(want)-1].Content
+	if ok, err := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("stale")); ok || err != nil {
+		t.Fatalf("stale CompareAndSwap = %v, %v", ok, err)
+	}
+	if ok, err := writer.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}, old); !ok || err != nil {
+		t.Fatalf("CompareAndDelete = %v, %v", ok, err)
+	}
+	want = append(want, plan.FileEvent{Path: "/plans/a.md", Deleted: true})
+	mustWrite(t, writer, "/plans/b.md", "")
+	want = append(want, plan.FileEvent{Path: "/plans/b.md"})
+	for _, ev := range want {
+		wantEvent(t, w, ev)
+	}
+	select {
+	case ev := <-w:
+		t.Fatalf("unexpected event %+v", ev)
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case _, ok := <-w:
+		if ok {
+			t.Fatal("event after cancel")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("watch channel not closed after ctx ended")
+	}
+}
+
+// TestWatchFilesInOrder: changes made through another client arrive in order, with their
+// whole content, and only for files directly inside the watched folder.
+func TestWatchFilesInOrder(t *testing.T) {
+	b, _ := newBackend(t)
+	watchOrder(t, b, mustNew(t, newClient(t, redisAddr), WithPrefix(b.prefix)))
+}
+
+// TestWatchFilesResyncAfterDroppedConnection kills the watcher's connection on the server:
+// the feed sends one Resync once subscribed again, then delivers changes as before.
+func TestWatchFilesResyncAfterDroppedConnection(t *testing.T) {
+	b, c := newBackend(t)
+	w, err := b.WatchFiles(t.Context(), "/plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, b, "/plans/a.md", "before")
+	wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: "before"})
+	if n, err := c.ClientKillByFilter(bg, "TYPE", "pubsub").Result(); err != nil || n == 0 {
+		t.Fatalf("CLIENT KILL TYPE pubsub = %d, %v", n, err)
+	}
+	wantEvent(t, w, plan.FileEvent{Resync: true})
+	mustWrite(t, b, "/plans/a.md", "after")
+	wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: "after"})
+}
+
+// TestWatchFilesOverflowResync: a receiver that stops reading gets the first watchBuffer
+// events in order, then one Resync for those it missed.
+func TestWatchFilesOverflowResync(t *testing.T) {
+	b, _ := newBackend(t)
+	w, err := b.WatchFiles(t.Context(), "/plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writes = watchBuffer + 60
+	for i := range writes {
+		mustWrite(t, b, "/plans/a.md", fmt.Sprint(i))
+	}
+	// Let the feed fill its buffer and take in (and drop) the rest.
+	for deadline := time.Now().Add(10 * time.Second); len(w) < watchBuffer && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	for i := range watchBuffer {
+		wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: fmt.Sprint(i)})
+	}
+	wantEvent(t, w, plan.FileEvent{Resync: true})
+	mustWrite(t, b, "/plans/a.md", "later")
+	wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: "later"})
+}
+
+// TestClusterWatchFiles: on a Cluster the events travel by sharded pub/sub in the folder's
+// slot; they arrive in order, and a takeover of that slot's master gives one Resync, after
+// which changes arrive again from the new master.
+func TestClusterWatchFiles(t *testing.T) {
+	b, _ := newClusterBackend(t)
+	other := mustNew(t, newClusterClient(t, nil), WithPrefix(b.prefix))
+	watchOrder(t, b, other)
+
+	c := sharedCluster(t)
+	w, err := b.WatchFiles(t.Context(), "/plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	master, err := c.MasterFor(bg, b.dirKey("/plans"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replica, err := c.ReplicaOf(bg, master)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do(bg, replica, "CLUSTER", "FAILOVER", "TAKEOVER"); err != nil {
+		t.Fatal(err)
+	}
+	wantEvent(t, w, plan.FileEvent{Resync: true})
+	ctx, cancel := context.WithTimeout(bg, 20*time.Second)
+	defer cancel()
+	if err := c.WaitHealthy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, other, "/plans/a.md", "after the takeover")
+	wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: "after the takeover"})
+}
