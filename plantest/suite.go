@@ -211,12 +211,16 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 		from, to := dir+"/from.md", dir+"/sub/to"
 		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: from, Content: "moved\n"}))
 		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: to, Content: "replaced"}))
-		require.NoError(t, r.Rename(ctx, from, to))
+		require.NoError(t, r.Rename(ctx, from, to, -1))
 		got, err := readWhole(ctx, b, to)
 		require.NoError(t, err)
 		require.Equal(t, "moved\n", got, "Rename replaces the target")
 		_, err = readWhole(ctx, b, from)
 		require.Error(t, err, "Rename removes the source")
+		require.NoError(t, r.Rename(ctx, to, from, 3))
+		got, err = readWhole(ctx, b, from)
+		require.NoError(t, err)
+		require.Equal(t, "mov", got, "Rename keeps only the first keep bytes")
 	}
 	if sw, ok := findCapability[plan.Swapper](b); ok {
 		offered = append(offered, "Swapper")

@@ -53,7 +53,12 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 			c.dir = plan.DefaultBaseDir
 		}
 		base := path.Clean("/" + c.dir)
-		c.loc = location{backend: redisbackend.New(client, opts...), baseDir: base,
+		backend, err := redisbackend.New(c.ctx, client, opts...)
+		if err != nil {
+			client.Close()
+			return nil, &cliError{msg: err.Error(), exit: exitFailed}
+		}
+		c.loc = location{backend: backend, baseDir: base,
 			shown: c.redisAddr(client) + " " + base, nested: path.Join(base, "plans")}
 		closeBackend = func() { client.Close() }
 	} else {
