@@ -104,16 +104,16 @@ func TestDigestIsBounded(t *testing.T) {
 			mw, err := plan.New(ctx, &plan.Config{Backend: backend, Digest: tc.digest})
 			require.NoError(t, err)
 			_, rc, _ := beforeAgentTools(t, ctx, mw)
-			_, digest, ok := strings.Cut(rc.Instruction, "## Current plans\n")
+			_, digest, ok := strings.Cut(rc.Instruction, "\n## Current plans")
 			require.True(t, ok, rc.Instruction)
-			assert.LessOrEqual(t, len(digest)+len("\n## Current plans\n"), tc.maxBytes)
+			assert.LessOrEqual(t, len(digest)+len("\n## Current plans"), tc.maxBytes)
 			lines := strings.Split(strings.TrimSpace(digest), "\n")
 			planLines := 0
 			for _, l := range lines {
 				if strings.HasPrefix(l, "- plan-") {
 					planLines++
-					assert.Contains(t, l, "1/2")
-					assert.Contains(t, l, "next #2: second step")
+					assert.Contains(t, l, "done=1/2")
+					assert.Contains(t, l, `next=#2 "second step`)
 				}
 			}
 			assert.Greater(t, planLines, 0)

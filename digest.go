@@ -3,7 +3,13 @@ package plan
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
 )
 
 // digest renders the current plans for the instruction: one line each (name, title,
@@ -23,12 +29,14 @@ func (m *middleware[M]) digest(ctx context.Context) string {
 
 func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes int) string {
 	var b strings.Builder
-	b.WriteString(texts["digest.header"])
+	b.WriteString(strings.ReplaceAll(texts["digest.header"], "{time}", latestUpdate(listing.Plans)))
 	budget := maxBytes - b.Len()
+	// The lines that say where the rest is must fit after the plans.
+	reserve := len(texts["digest.more"]) + len(texts["digest.unreadable"]) + 32
 	shown := 0
 	for _, p := range newestFirst(listing.Plans, maxPlans) {
 		line := digestLine(*p, texts)
-		if len(line) > budget {
+		if len(line)+reserve > budget {
 			break
 		}
 		b.WriteString(line)
@@ -49,6 +57,18 @@ func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes 
 		return ""
 	}
 	return b.String()
+}
+
+// latestUpdate is when the newest of plans changed: the moment the digest describes, which
+// stays the same (and so keeps prompt caches warm) while no plan changes.
+func latestUpdate(plans []Summary) string {
+	var latest time.Time
+	for i := range plans {
+		if plans[i].UpdatedAt.After(latest) {
+			latest = plans[i].UpdatedAt
+		}
+	}
+	return latest.UTC().Format(time.RFC3339)
 }
 
 // newestFirst returns at most k of plans, most recently updated first, plans updated at the
@@ -78,19 +98,88 @@ func newestFirst(plans []Summary, k int) []*Summary {
 	return top
 }
 
+// digestLine is one plan's line. Every text a person or a model wrote (title, status, step)
+// is a JSON string, so none can end the line, close its quotes or pass for another field:
+// only the name (a-z, 0-9, '-', '_'), numbers and the digest's own words stand outside.
 func digestLine(p Summary, texts map[string]string) string {
-	title := truncateUTF8(oneLine(p.Title), 80)
-	status := truncateUTF8(oneLine(p.Status), 40)
-	line := fmt.Sprintf("- %s r%d \"%s\" [%s]", p.Name, p.Revision, title, status)
+	line := fmt.Sprintf("- %s r%d %s=%s %s=%s", p.Name, p.Revision,
+		texts["digest.title"], jsonString(truncateUTF8(p.Title, 80)), texts["digest.status"], jsonString(truncateUTF8(p.Status, 40)))
 	if p.Progress.Total > 0 {
-		line += fmt.Sprintf(" %d/%d", p.Progress.Completed+p.Progress.Skipped, p.Progress.Total)
+		line += fmt.Sprintf(" %s=%d/%d", texts["digest.done"], p.Progress.Completed+p.Progress.Skipped, p.Progress.Total)
 		if p.CurrentStep != nil {
-			line += fmt.Sprintf(", %s #%d: %s", texts["digest.next"], p.CurrentStep.Number, truncateUTF8(oneLine(p.CurrentStep.Text), 80))
+			line += fmt.Sprintf(" %s=#%d %s", texts["digest.next"], p.CurrentStep.Number, jsonString(truncateUTF8(p.CurrentStep.Text, 80)))
 		}
 	}
 	return line + "\n"
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+// runDigest is the digest a run's instruction carries, and how many messages the model saw
+// last, to notice a history that shrank.
+type runDigest struct {
+	mu       sync.Mutex
+	text     string
+	messages int
+}
+
+// renewDigest replaces the digest in the system messages with a fresh one when the history
+// shrank since the previous model call. Other calls leave the state as it is, so the
+// instruction stays the same between model calls and prompt caching keeps working.
+func (m *middleware[M]) renewDigest(ctx context.Context, state *adk.TypedChatModelAgentState[M]) *adk.TypedChatModelAgentState[M] {
+	shown, _ := ctx.Value(m.digestKey).(*runDigest)
+	if shown == nil {
+		return state
+	}
+	shown.mu.Lock()
+	defer shown.mu.Unlock()
+	shrank := len(state.Messages) < shown.messages
+	shown.messages = len(state.Messages)
+	if !shrank || shown.text == "" {
+		return state
+	}
+	fresh := m.digest(ctx)
+	if fresh == shown.text {
+		return state
+	}
+	next := *state
+	next.Messages = slices.Clone(state.Messages)
+	replaced := false
+	for i, msg := range next.Messages {
+		if renewed, ok := replaceInSystem(msg, shown.text, fresh); ok {
+			next.Messages[i], replaced = renewed, true
+		}
+	}
+	if !replaced {
+		return state
+	}
+	shown.text = fresh
+	return &next
+}
+
+// replaceInSystem returns a copy of msg, a system message holding old, with old replaced.
+func replaceInSystem[M adk.MessageType](msg M, old, fresh string) (M, bool) {
+	switch m := any(msg).(type) {
+	case *schema.Message:
+		if m != nil && m.Role == schema.System && strings.Contains(m.Content, old) {
+			c := *m
+			c.Content = strings.Replace(m.Content, old, fresh, 1)
+			return any(&c).(M), true
+		}
+	case *schema.AgenticMessage:
+		if m == nil || m.Role != schema.AgenticRoleTypeSystem {
+			break
+		}
+		for i, block := range m.ContentBlocks {
+			if block != nil && block.UserInputText != nil && strings.Contains(block.UserInputText.Text, old) {
+				c := *m
+				c.ContentBlocks = slices.Clone(m.ContentBlocks)
+				b := *block
+				text := *block.UserInputText
+				text.Text = strings.Replace(text.Text, old, fresh, 1)
+				b.UserInputText = &text
+				c.ContentBlocks[i] = &b
+				return any(&c).(M), true
+			}
+		}
+	}
+	return msg, false
 }

@@ -129,6 +129,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		m.tools = append(m.tools, newPlanTool(spec, env, toolName(cfg.ToolNames, spec.name)))
 	}
 	m.templateName = toolName(cfg.ToolNames, ToolPlanTemplate)
+	m.digestKey = &runDigest{}
 	return m, nil
 }
 
@@ -161,6 +162,8 @@ type middleware[M adk.MessageType] struct {
 	tools []*planTool
 	// templateName is plan_template's name as this agent's model sees it.
 	templateName string
+	// digestKey keys this middleware's runDigest in a run's context.
+	digestKey *runDigest
 }
 
 // runKey marks a context as being inside a run of an agent that uses this package; its
@@ -216,14 +219,24 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	if err := checkUniqueToolNames(ctx, next.Tools); err != nil {
 		return ctx, runCtx, err
 	}
-	next.Instruction = runCtx.Instruction + m.instruction(role) + m.digest(ctx)
+	shown := &runDigest{text: m.digest(ctx)}
+	ctx = context.WithValue(ctx, m.digestKey, shown)
+	next.Instruction = runCtx.Instruction + m.instruction(role) + shown.text
 	return ctx, &next, nil
 }
 
 // BeforeModelRewriteState hides plan_template from a sub-agent's model. The tool stays
 // registered, so a call to it anyway gets tool_not_available instead of failing the run.
+//
+// It also renews the digest when the run's history shrank since the previous model call (a
+// summarization middleware compacted it): the model, which no longer sees the tool results
+// that moved the plans on, then reads the plans as they are now.
 func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
-	if state == nil || roleFrom(ctx) != RoleSubAgent {
+	if state == nil {
+		return ctx, state, nil
+	}
+	state = m.renewDigest(ctx, state)
+	if roleFrom(ctx) != RoleSubAgent {
 		return ctx, state, nil
 	}
 	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))

@@ -15,6 +15,9 @@ type Plan struct {
 	Revision  int64     `json:"revision"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Content   string    `json:"content"`
+	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
+	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
+	Repaired bool `json:"repaired,omitempty"`
 }
 
 // Summary is a plan without its body: what list_plans, the digest and change events carry.
@@ -27,6 +30,7 @@ type Summary struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 	Progress    Progress  `json:"progress"`
 	CurrentStep *Step     `json:"current_step,omitempty"`
+	Repaired    bool      `json:"repaired,omitempty"`
 }
 
 // Summarize derives the Summary of p, parsing its checklist once.
@@ -34,7 +38,7 @@ func (p *Plan) Summarize() Summary {
 	steps := ParseSteps(p.Content)
 	sum := Summary{
 		Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author,
-		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: ComputeProgress(steps),
+		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: ComputeProgress(steps), Repaired: p.Repaired,
 	}
 	if cur, ok := CurrentStep(steps); ok {
 		sum.CurrentStep = &cur

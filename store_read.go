@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 	"errors"
+	"strings"
+	"unicode/utf8"
 )
 
 // fileReader is what a bounded read needs: a Backend or a Workspace.
@@ -65,10 +67,15 @@ func (s *Store) load(ctx context.Context, name string) (*Plan, string, error) {
 	if err != nil || !exists {
 		return nil, "", err
 	}
-	p, err := DecodePlan(name, raw)
+	text, repaired := raw, !utf8.ValidString(raw)
+	if repaired {
+		text = strings.ToValidUTF8(raw, "\uFFFD")
+	}
+	p, err := DecodePlan(name, text)
 	if err != nil {
 		return nil, raw, err
 	}
+	p.Repaired = repaired
 	return p, raw, nil
 }
 

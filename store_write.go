@@ -92,6 +92,9 @@ func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *
 // UpdateStep moves checklist step number (1-based) of an existing plan to state, appending
 // note to the step's line when given. It returns the plan and the updated step.
 func (s *Store) UpdateStep(ctx context.Context, name string, number int, state StepState, note string, ifRevision *int64) (*Plan, Step, error) {
+	if err := checkHeaderField(pNote.name, note); err != nil {
+		return nil, Step{}, err
+	}
 	var step Step
 	p, err := s.mutate(ctx, name, ifRevision, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
@@ -117,6 +120,9 @@ func (s *Store) UpdateStep(ctx context.Context, name string, number int, state S
 }
 
 func (s *Store) checkContent(content string) error {
+	if !utf8.ValidString(content) {
+		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: pContent.name})
+	}
 	if strings.TrimSpace(content) == "" {
 		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: pContent.name})
 	}

@@ -83,7 +83,7 @@ How to check the result (tests to run, outputs to inspect).
 	"template.naming":   "Name rules: lowercase a-z, 0-9, '-' and '_', starting with a letter or digit, at most 64 characters, e.g. \"release-2-0\". Existing plans (pick a different name):",
 	"template.none":     "(none)",
 	"template.finish":   "Create it with write_plan, giving name, title, content and last_known_revision 0 (create only). Executors then mark steps with update_plan_step.",
-	"digest.header":     "\n## Current plans\n",
+	"digest.header":     "\n## Current plans (as of {time}; each line gives the revision it shows: read_plan has the latest)\n",
 	"digest.next":       "next",
 	"digest.more":       "more: call list_plans",
 	"digest.unreadable": "unreadable: call list_plans",
@@ -135,4 +135,8 @@ How to check the result (tests to run, outputs to inspect).
 	"list_plans.limit":       "Plans per page (default 50).",
 	"list_plans.cursor":      "next_cursor of the previous page.",
 	"list_plans.status":      "Only plans with exactly this status.",
+	"digest.title":           "title",
+	"digest.status":          "status",
+	"digest.done":            "done",
+	"template.more":          "and {n} more (list_plans pages through them)",
 }

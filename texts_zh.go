@@ -81,7 +81,7 @@ var textsZH = map[string]string{
 	"template.naming":   "命名规则：小写 a-z、0-9、'-' 和 '_'，以字母或数字开头，最多 64 个字符，例如 \"release-2-0\"。已有计划（请选用不同的名称）：",
 	"template.none":     "（无）",
 	"template.finish":   "用 write_plan 创建它，给出 name、title、content，并设 last_known_revision 为 0（仅创建）。执行者随后用 update_plan_step 标记步骤。",
-	"digest.header":     "\n## 当前计划\n",
+	"digest.header":     "\n## 当前计划（截至 {time}；每行注明所示的 revision，最新内容以 read_plan 为准）\n",
 	"digest.next":       "下一步",
 	"digest.more":       "更多：调用 list_plans",
 	"digest.unreadable": "无法读取：调用 list_plans",
@@ -133,4 +133,8 @@ var textsZH = map[string]string{
 	"list_plans.limit":       "每页计划数（默认 50）。",
 	"list_plans.cursor":      "上一页的 next_cursor。",
 	"list_plans.status":      "只列出状态恰为此值的计划。",
+	"digest.title":           "标题",
+	"digest.status":          "状态",
+	"digest.done":            "完成",
+	"template.more":          "还有 {n} 个（用 list_plans 分页查看）",
 }

@@ -30,6 +30,9 @@ const (
 // maxGoalBytes caps plan_template's goal.
 const maxGoalBytes = 4 << 10
 
+// maxTemplateNames caps the existing names plan_template lists.
+const maxTemplateNames = 50
+
 // toolEnv is what every tool call works with.
 type toolEnv struct {
 	store     *Store
@@ -136,6 +139,7 @@ type readResult struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 	Progress    Progress  `json:"progress"`
 	CurrentStep *Step     `json:"current_step,omitempty"`
+	Repaired    bool      `json:"repaired,omitempty"`
 	Content     string    `json:"content"`
 }
 
@@ -214,7 +218,7 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	}
 	sum := p.Summarize()
 	return readResult{Name: p.Name, Title: p.Title, Author: p.Author, Status: p.Status, Revision: p.Revision,
-		UpdatedAt: p.UpdatedAt, Progress: sum.Progress, CurrentStep: sum.CurrentStep, Content: p.Content}, nil
+		UpdatedAt: p.UpdatedAt, Progress: sum.Progress, CurrentStep: sum.CurrentStep, Repaired: p.Repaired, Content: p.Content}, nil
 }
 
 // getNamed loads the plan a call names.
@@ -415,7 +419,10 @@ func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
 	sort.Strings(names)
 	existing := env.texts["template.none"]
 	if len(names) > 0 {
-		existing = strings.Join(names, ", ")
+		existing = strings.Join(names[:min(len(names), maxTemplateNames)], ", ")
+	}
+	if more := len(names) - maxTemplateNames; more > 0 {
+		existing += " " + strings.ReplaceAll(env.texts["template.more"], "{n}", itoa(more))
 	}
 	return fmt.Sprintf("%s\n%s\n%s\n\n%s %s\n\n%s\n", strings.TrimRight(env.template, "\n"),
 		env.texts["template.goal"], goal, env.texts["template.naming"], existing, env.texts["template.finish"]), nil

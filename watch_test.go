@@ -338,6 +338,24 @@ func (f *feedBackend) Write(ctx context.Context, req *WriteRequest) error {
 	return nil
 }
 
+// CompareAndSwap and CompareAndDelete push too: a MemoryBackend is a Swapper, so the Store
+// writes through them.
+func (f *feedBackend) CompareAndSwap(ctx context.Context, req *WriteRequest, old *string) (bool, error) {
+	ok, err := f.MemoryBackend.CompareAndSwap(ctx, req, old)
+	if ok {
+		f.push(FileEvent{Path: req.FilePath, Content: req.Content})
+	}
+	return ok, err
+}
+
+func (f *feedBackend) CompareAndDelete(ctx context.Context, req *DeleteRequest, old string) (bool, error) {
+	ok, err := f.MemoryBackend.CompareAndDelete(ctx, req, old)
+	if ok {
+		f.push(FileEvent{Path: req.FilePath, Deleted: true})
+	}
+	return ok, err
+}
+
 func (f *feedBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 	if err := f.MemoryBackend.Delete(ctx, req); err != nil {
 		return err

@@ -558,7 +558,7 @@ func testBodyRoundTrip(t *testing.T, b plan.Backend, dir string) {
 		"unicode ✓ 计划 🚀\n",
 		"ends with empty line\n\n",
 		"no newline at end",
-		"\x00 binary-ish \xff",
+		"\x00 binary-ish",
 	}
 	for i, body := range bodies {
 		name := fmt.Sprintf("body-%d", i)
@@ -569,6 +569,14 @@ func testBodyRoundTrip(t *testing.T, b plan.Backend, dir string) {
 		require.Equal(t, body, got.Content)
 		require.Equal(t, "t\"q\\\n", got.Title)
 		require.Equal(t, "s: x", got.Status)
+	}
+	// Text that is not UTF-8 is refused, naming the field, and nothing is written.
+	for _, u := range []plan.Update{{Content: ptr("bad \xff")}, {Content: ptr("ok"), Title: "T\xfftle"}, {Content: ptr("ok"), Status: "\xff"}, {Content: ptr("ok"), Author: "\xc3"}} {
+		u.Name = "not-utf8"
+		_, err := s.Put(ctx, u)
+		requireCode(t, plan.CodeInvalidArgument, err)
+		_, err = s.Get(ctx, "not-utf8")
+		requireCode(t, plan.CodeNotFound, err)
 	}
 }
 
