@@ -201,21 +201,6 @@ func corrupt(name, why string) *Error {
 	return newError(CodeCorrupt, "plan %s cannot be decoded (%s); delete it with delete_plan and write it again", quoteForMessage(name), why)
 }
 
-// titleFromContent returns the text of the body's first "# " heading, or "".
-func titleFromContent(content string) string {
-	for line := range strings.Lines(content) {
-		line = strings.TrimRight(line, "\r\n")
-		if strings.HasPrefix(line, "# ") {
-			t := strings.TrimSpace(line[2:])
-			if len(t) > maxHeaderField {
-				t = truncateUTF8(t, maxHeaderField)
-			}
-			return t
-		}
-	}
-	return ""
-}
-
 // truncateUTF8 cuts s to at most n bytes without splitting a rune.
 func truncateUTF8(s string, n int) string {
 	if len(s) <= n {

@@ -54,15 +54,19 @@ func TestParseSteps(t *testing.T) {
 			{1, StepCompleted, "build", 0, 5},
 			{2, StepPending, "test", 0, 6},
 		}},
-		{"nesting", "- [ ] a\n  - [ ] a1\n    - [x] a1x\n  - [ ] a2\n- [ ] b\n      - [ ] b deep\n", []S{
+		{"nesting", "- [ ] a\n  - [ ] a1\n    - [x] a1x\n  - [ ] a2\n- [ ] b\n  - [ ] b1\n", []S{
 			{1, StepPending, "a", 0, 0},
 			{2, StepPending, "a1", 1, 1},
 			{3, StepCompleted, "a1x", 2, 2},
 			{4, StepPending, "a2", 1, 3},
 			{5, StepPending, "b", 0, 4},
-			{6, StepPending, "b deep", 1, 5},
+			{6, StepPending, "b1", 1, 5},
 		}},
-		{"nesting with tabs", "- [ ] a\n\t- [ ] a1\n\t\t- [ ] a11\n  \t- [ ] a2\n", []S{
+		// Indented 4 columns past the item's content, a line continues the paragraph.
+		{"too deep is paragraph text", "- [ ] b\n      - [ ] b deep\n", []S{
+			{1, StepPending, "b", 0, 0},
+		}},
+		{"nesting with tabs", "- [ ] a\n\t- [ ] a1\n\t\t- [ ] a11\n    - [ ] a2\n", []S{
 			{1, StepPending, "a", 0, 0},
 			{2, StepPending, "a1", 1, 1},
 			{3, StepPending, "a11", 2, 2},
@@ -129,7 +133,7 @@ func TestParseSteps(t *testing.T) {
 		{"text keeps its spacing", "- [ ]  two  spaces  \n", []S{
 			{1, StepPending, " two  spaces  ", 0, 0},
 		}},
-		{"not checklist items", "- [ ]text\n-[ ] a\n- [?] a\n- [] a\n- [ ]\ttab\n[ ] a\n> - [ ] quoted\n1 [ ] a\n-- [ ] a\n- [xx] a\n", nil},
+		{"not checklist items", "- [ ]text\n-[ ] a\n- [?] a\n- [] a\n- [ ]\ttab\n[ ] a\n1 [ ] a\n-- [ ] a\n- [xx] a\n", nil},
 		{"no trailing newline", "- [ ] only", []S{{1, StepPending, "only", 0, 0}}},
 	}
 	for _, tt := range tests {
