@@ -28,18 +28,28 @@ var (
 		func(r *rand.Rand) string { return pick(r, []string{"- ", "* ", "+ ", "1. ", "1) ", "3. "}) + task(r) },
 		func(r *rand.Rand) string { return pick(r, []string{"- ", "* ", "1. "}) + task(r) },
 		func(r *rand.Rand) string { return task(r) },
-		func(r *rand.Rand) string { return indent(r) + pick(r, []string{"```", "~~~", "````", "```go", "~~~ md", "``` a`b"}) },
+		func(r *rand.Rand) string {
+			return indent(r) + pick(r, []string{"```", "~~~", "````", "```go", "~~~ md", "``` a`b"})
+		},
 		func(r *rand.Rand) string { return indent(r) + pick(r, []string{"```", "~~~", "````", "~~~~"}) },
-		func(r *rand.Rand) string { return pick(r, []string{"    ", "\t", "     "}) + pick(r, []string{"- [ ] code", "code", "# not a heading"}) },
+		func(r *rand.Rand) string {
+			return pick(r, []string{"    ", "\t", "     "}) + pick(r, []string{"- [ ] code", "code", "# not a heading"})
+		},
 		func(r *rand.Rand) string {
 			return indent(r) + pick(r, []string{"<!--", "-->", "<!-- c -->", "<div>", "</div>", "<pre>", "</pre>", "<?php", "?>", "<!DOCTYPE html>", "<![CDATA[", "]]>", "<span class=\"a\">", "<custom-tag>", "</span>", "<div", "<a href='x'>", "<table><tr>"})
 		},
-		func(r *rand.Rand) string { return indent(r) + strings.Repeat("#", 1+r.IntN(7)) + pick(r, []string{" Title", " ", "", "Title", " a #", " ##", "\tTabbed"}) },
-		func(r *rand.Rand) string { return indent(r) + pick(r, []string{"===", "---", "- - -", "***", "___", "==", "--", " = =", "* * *"}) },
+		func(r *rand.Rand) string {
+			return indent(r) + strings.Repeat("#", 1+r.IntN(7)) + pick(r, []string{" Title", " ", "", "Title", " a #", " ##", "\tTabbed"})
+		},
+		func(r *rand.Rand) string {
+			return indent(r) + pick(r, []string{"===", "---", "- - -", "***", "___", "==", "--", " = =", "* * *"})
+		},
 		func(r *rand.Rand) string { return pick(r, words) + " " + pick(r, words) },
 		func(r *rand.Rand) string { return "" },
 		func(r *rand.Rand) string { return pick(r, []string{" ", "\t", "  "}) },
-		func(r *rand.Rand) string { return pick(r, []string{"[a]: /url", "[x]: /u 'title'", "-", "1.", "*", "[ ]", "[x]text"}) },
+		func(r *rand.Rand) string {
+			return pick(r, []string{"[a]: /url", "[x]: /u 'title'", "-", "1.", "*", "[ ]", "[x]text"})
+		},
 	}
 )
 
