@@ -198,11 +198,11 @@ retry:
 					return mdOpened
 				}
 			case mdpATX:
-				if s.openATX(parent, k) {
+				if s.offsetValid(w) && s.openATX(parent, k) {
 					return mdOpened
 				}
 			case mdpFence:
-				if s.openFence(parent, k) {
+				if s.offsetValid(w) && s.openFence(parent, k) {
 					return mdOpened
 				}
 			case mdpQuote:
@@ -778,6 +778,17 @@ func (s *mdScanner) indent() (w, k int) {
 		}
 	}
 	return w + col - s.bcol, s.pad + k - s.pos
+}
+
+// offsetValid reports whether headings and fences may start after an indentation of w
+// columns: goldmark starts neither when w reaches the length in bytes of the rest of the line
+// (its line ending included), as after a tab that follows a container's marker.
+func (s *mdScanner) offsetValid(w int) bool {
+	n := s.viewLen()
+	if s.hasNL {
+		n++
+	}
+	return w < n
 }
 
 // advance consumes n view characters: virtual spaces first, then bytes.

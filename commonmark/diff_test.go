@@ -87,7 +87,49 @@ func TestGeneratedCorpus(t *testing.T) {
 	}
 }
 
+// hardDocs are documents on the edges of the block structure, the same as the root
+// module's steps and title tests use.
+var hardDocs = []string{
+	"Intro\n\n    ```\n- [ ] a\n- [ ] b\n",
+	"- [ ] a\n  ```\n  - [ ] hidden\n- [ ] b\n- [ ] c\n",
+	"Intro\n\n    - [ ] x\n- [ ] y\n",
+	"- [ ] a\n  <!-- - [ ] x\n  - [ ] y -->\n",
+	"> - [ ] a\n> - [x] b\n>\n> > 1. [~] c\n",
+	"- [ ] a\n  > - [ ] b\n",
+	"> ```\n> - [ ] x\n- [ ] y\n",
+	"```\n- [ ] x\n```\n ~~~\n- [ ] x\n~~~\n   ```\n- [ ] x\n   ```\n- [ ] y\n",
+	"- [ ] a\ncontinued\n- [ ] b\n",
+	"> - [ ] a\n[ ] not an item\n",
+	"- # [ ] heading\n- > [ ] quote\n-\n  [ ] next line\n",
+	"Text\n2. [ ] no\n\n2. [ ] yes\n",
+	"-     [ ] code\n- [ ] item\n",
+	"-\t[ ] a\n\t- [ ] b\n",
+	"- [ ] a\n\t- [ ] a1\n\t\t- [ ] a11\n    - [ ] a2\n  \t- [ ] tab after spaces\n",
+	"Intro\n\n## Goal\n# Later\n",
+	"Intro\n\n    # not this\n\nSecond\n===\n",
+	"<!--\n# not this\n-->\n# This\n",
+	"Ship\nversion 2\n---\n",
+	"[a]: /url\nTitle\n===\n",
+	"[a]: /url\n===\n2. [ ] x\n",
+	"[a]:\n/url\n'title\nstill' x\nT\n---\n",
+	"> # Quoted\n",
+	"#hashtag\n- [ ] a\n",
+	"- [ ] a\r\n  - [x] b\r\n- [ ]\r\n-\r\n- [~] c\r",
+	"<div>\n- [ ] x\n\n<span>\n- [ ] y\n\n- [ ] z\n<?php ?>\n- [-] w\n",
+}
+
+func TestHardDocs(t *testing.T) {
+	for _, body := range hardDocs {
+		if d := disagreement(body); d != "" {
+			t.Errorf("%q: %s", body, d)
+		}
+	}
+}
+
 func FuzzDifferential(f *testing.F) {
+	for _, body := range hardDocs {
+		f.Add(body)
+	}
 	for _, body := range generateCorpus(2, 40) {
 		f.Add(body)
 	}
