@@ -28,6 +28,9 @@ const (
 type mdBlock struct {
 	kind   mdKind
 	parent int // index of the enclosing block, -1 for the document
+	// firstOther is the index of the outermost block on the way from the document to this
+	// one that is neither a list nor an item, or -1: a blank line goes on below it.
+	firstOther int
 
 	// lists
 	marker       byte // bullet character, or "." / ")" for an ordered list
@@ -109,7 +112,11 @@ func (s *mdScanner) readLine() {
 		s.open(-1)
 		return
 	}
-	for i := 0; i < n; i++ {
+	start := 0
+	if isBlankStr(s.ln) {
+		start = s.skipForBlank()
+	}
+	for i := start; i < n; i++ {
 		b := &s.stack[i]
 		if b.kind != mdPara {
 			ok, children := s.cont(i, s.blank())
@@ -132,6 +139,9 @@ func (s *mdScanner) readLine() {
 			s.stack = append(s.stack[:i], s.stack[n:]...)
 			for k := i; k < len(s.stack); k++ {
 				s.stack[k].parent = k - 1
+				if s.stack[k].firstOther >= n {
+					s.stack[k].firstOther -= n - i
+				}
 			}
 		}
 		return
@@ -281,9 +291,36 @@ func mdParsers(c byte) []int {
 	return mdpOther
 }
 
+// skipForBlank returns the index of the first open block a blank line needs to look at:
+// lists and items below it all go on with a blank line, so a blank line costs the same at
+// any depth of nesting.
+func (s *mdScanner) skipForBlank() int {
+	n := len(s.stack)
+	top := &s.stack[n-1]
+	j := top.firstOther
+	if j < 0 {
+		j = n - 1
+	}
+	if j > 0 {
+		// Of the lists skipped, only one right below an empty last item can have one.
+		if j == n-1 && top.kind == mdItem && !top.hasChild {
+			s.emptyBlank = true
+		}
+		s.toEOL()
+	}
+	return j
+}
+
 // push adds b as a child of block parent and returns its index.
 func (s *mdScanner) push(b mdBlock, parent int) int {
 	b.parent = parent
+	b.firstOther = -1
+	if parent >= 0 {
+		b.firstOther = s.stack[parent].firstOther
+	}
+	if b.firstOther < 0 && b.kind != mdList && b.kind != mdItem {
+		b.firstOther = len(s.stack)
+	}
 	s.markChild(parent)
 	s.stack = append(s.stack, b)
 	return len(s.stack) - 1
