@@ -27,13 +27,13 @@ const MaxStepNoteLen = 500
 const stepNoteSep = " — "
 
 // Step is one checklist item of a plan body. Number, Depth and Line are derived from the
-// body's layout; State and Text are read from the item's line.
+// body's block structure; State and Text are read from the line that holds the marker.
 type Step struct {
 	Number int       `json:"number"` // 1-based position among the steps, in document order
 	State  StepState `json:"status"`
-	Text   string    `json:"text"` // everything after the marker and one space, without the line ending
-	Depth  int       `json:"-"`    // nesting among steps: 0 for a step no other step encloses
-	Line   int       `json:"-"`    // 0-based index of the step's line, lines being split at "\n"
+	Text   string    `json:"text"` // everything after the marker and one space on its line, without the line ending
+	Depth  int       `json:"-"`    // nesting among steps: 0 for a step no other step's list item encloses
+	Line   int       `json:"-"`    // 0-based index of the marker's line, lines being split at "\n"
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known
@@ -94,9 +94,12 @@ func stateOf(c byte) StepState {
 }
 
 // ParseSteps returns the checklist items of body in document order, or nil when there are
-// none. A step is a list item ("-", "*", "+", "1." or "1)", at any indentation) whose content
-// starts with a marker "[c]" followed by a space or the end of the line, c being one of the
-// marker characters. Lines inside fenced code blocks are never steps. It never fails.
+// none. Body is read as CommonMark: a step is a list item ("-", "*", "+", "1." or "1)", in
+// blockquotes and nested lists too) whose first block is a paragraph starting with a marker
+// "[c]", c being one of the marker characters, followed by a space or the end of the line.
+// Nothing inside a code block (fenced, even unclosed, or indented) or an HTML block or
+// comment is a step, nor is a paragraph that a setext underline turns into a heading. It
+// never fails, and its time grows linearly with len(body).
 func ParseSteps(body string) []Step {
 	n := strings.Count(body, "]") // an upper bound, exact enough for ordinary plans
 	if n == 0 {
