@@ -50,6 +50,15 @@ var (
 		func(r *rand.Rand) string {
 			return pick(r, []string{"[a]: /url", "[x]: /u 'title'", "-", "1.", "*", "[ ]", "[x]text"})
 		},
+		func(r *rand.Rand) string {
+			return pick(r, []string{"[a]:", "[b]: <c d>", "'t'", "(t)", "\"t", "[x]: /u \"t\" x", "[ ]: /u", "[a\\]]: /u", "/url 't'"})
+		},
+		func(r *rand.Rand) string {
+			return indent(r) + pick(r, []string{"<a b='c' d>", "</a b>", "<x/>", "<x-y z=1 />", "</ div>", "<DIV>", "<script>", "</script>", "<style", "<textarea>x</textarea>", "<!-->", "<?>", "<!a>", "<a\tb>"})
+		},
+		func(r *rand.Rand) string {
+			return pick(r, []string{"a\rb", "\r", "- [ ]\r", "\f- [ ] x", "\v", "#\r", "```\r"})
+		},
 	}
 )
 
