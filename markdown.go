@@ -184,7 +184,7 @@ retry:
 					goto retry
 				}
 			case mdpBreak:
-				if s.isBreak(k) {
+				if s.isBreakFrom(k) {
 					s.push(mdBlock{kind: mdLine}, parent)
 					return mdOpened
 				}
@@ -703,9 +703,8 @@ func (s *mdScanner) setextAfterPara(from int, c byte) bool {
 	return isBlankStr(s.ln[s.pos+i-s.pad:])
 }
 
-// isBreak reports whether the view from index k is a thematic break.
-func (s *mdScanner) isBreak(k int) bool { return s.isBreakFrom(k) }
-
+// isBreakFrom reports whether the view from index k is a thematic break: three or more of
+// "*", "-" or "_", all the same, between white space.
 func (s *mdScanner) isBreakFrom(k int) bool {
 	var mark byte
 	count := 0
