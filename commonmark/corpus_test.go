@@ -28,6 +28,8 @@ var (
 		func(r *rand.Rand) string { return pick(r, []string{"- ", "* ", "+ ", "1. ", "1) ", "3. "}) + task(r) },
 		func(r *rand.Rand) string { return pick(r, []string{"- ", "* ", "1. "}) + task(r) },
 		func(r *rand.Rand) string { return task(r) },
+		func(r *rand.Rand) string { return nestedTask(r) },
+		func(r *rand.Rand) string { return nestedTask(r) },
 		func(r *rand.Rand) string {
 			return indent(r) + pick(r, []string{"```", "~~~", "````", "```go", "~~~ md", "``` a`b"})
 		},
@@ -68,6 +70,11 @@ func indent(r *rand.Rand) string {
 	return pick(r, []string{"", "", "", " ", "  ", "   ", "    ", "     ", "\t", " \t"})
 }
 
+// nestedTask is a task item indented to sit inside an item above it.
+func nestedTask(r *rand.Rand) string {
+	return pick(r, []string{"  ", "   ", "    ", "\t", "  \t", "      ", "> ", ">   "}) + pick(r, []string{"- ", "* ", "1. ", "1) "}) + task(r)
+}
+
 func task(r *rand.Rand) string {
 	s := "[" + pick(r, markerCh) + "]"
 	switch r.IntN(8) {
@@ -84,6 +91,9 @@ func generateDoc(r *rand.Rand) string {
 	nl := "\n"
 	if r.IntN(5) == 0 {
 		nl = "\r\n"
+	}
+	if r.IntN(3) == 0 {
+		return generatePlan(r, nl)
 	}
 	lines := 1 + r.IntN(14)
 	for range lines {
@@ -102,4 +112,28 @@ func generateDoc(r *rand.Rand) string {
 		s = strings.TrimSuffix(s, nl)
 	}
 	return s
+}
+
+// generatePlan returns a checklist that moves up and down levels of nesting, in a blockquote
+// or not, with now and then another line from the leaves in between.
+func generatePlan(r *rand.Rand, nl string) string {
+	var b strings.Builder
+	quote := pick(r, []string{"", "", "> ", ">"})
+	unit := pick(r, []string{"  ", "    ", "\t", "   "})
+	depth := 0
+	for range 2 + r.IntN(12) {
+		b.WriteString(quote)
+		if r.IntN(5) == 0 {
+			b.WriteString(strings.Repeat(unit, depth))
+			b.WriteString(leaves[r.IntN(len(leaves))](r))
+			b.WriteString(nl)
+			continue
+		}
+		depth = max(0, min(depth+r.IntN(3)-1, 5))
+		b.WriteString(strings.Repeat(unit, depth))
+		b.WriteString(pick(r, []string{"- ", "- ", "* ", "1. ", "1) ", "2. "}))
+		b.WriteString(task(r))
+		b.WriteString(nl)
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package commonmark
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/einoplan/plan"
@@ -65,13 +66,24 @@ func TestGeneratedCorpus(t *testing.T) {
 	const n = 10000
 	corpus := generateCorpus(1, n)
 	agree, steps, titles := 0, 0, 0
+	states := map[plan.StepState]int{}
+	nested, crlf := 0, 0
 	for i, body := range corpus {
 		d := disagreement(body)
 		if d == "" {
 			agree++
-			steps += len(plan.ParseSteps(body))
+			for _, s := range plan.ParseSteps(body) {
+				steps++
+				states[s.State]++
+				if s.Depth > 0 {
+					nested++
+				}
+			}
 			if _, ok := plan.FirstHeading(body); ok {
 				titles++
+			}
+			if strings.Contains(body, "\r\n") {
+				crlf++
 			}
 			continue
 		}
@@ -84,6 +96,11 @@ func TestGeneratedCorpus(t *testing.T) {
 	fmt.Printf("commonmark differential: %d/%d generated documents agree (%.2f%%)\n", agree, n, 100*float64(agree)/n)
 	if agree != n {
 		t.Fatalf("%d of %d documents disagree", n-agree, n)
+	}
+	// The corpus must keep exercising what it is meant to.
+	t.Logf("steps by state %v, %d nested, %d CRLF documents", states, nested, crlf)
+	if len(states) != 5 || nested < n/10 || crlf < n/10 || titles < n/10 {
+		t.Fatalf("corpus too narrow: states %v, %d nested steps, %d CRLF documents, %d with a heading", states, nested, crlf, titles)
 	}
 }
 
