@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -44,21 +43,6 @@ func (p *Plan) Summarize() Summary {
 		sum.CurrentStep = &cur
 	}
 	return sum
-}
-
-// titleFromContent returns the text of the body's first "# " heading, or "".
-func titleFromContent(content string) string {
-	for line := range strings.Lines(content) {
-		line = strings.TrimRight(line, "\r\n")
-		if strings.HasPrefix(line, "# ") {
-			t := strings.TrimSpace(line[2:])
-			if len(t) > maxHeaderField {
-				t = truncateUTF8(t, maxHeaderField)
-			}
-			return t
-		}
-	}
-	return ""
 }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a rune.

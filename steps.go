@@ -27,13 +27,13 @@ const MaxStepNoteLen = 500
 const stepNoteSep = " — "
 
 // Step is one checklist item of a plan body. Number, Depth and Line are derived from the
-// body's layout; State and Text are read from the item's line.
+// body's block structure; State and Text are read from the line that holds the marker.
 type Step struct {
 	Number int       `json:"number"` // 1-based position among the steps, in document order
 	State  StepState `json:"status"`
-	Text   string    `json:"text"` // everything after the marker and one space, without the line ending
-	Depth  int       `json:"-"`    // nesting among steps: 0 for a step no other step encloses
-	Line   int       `json:"-"`    // 0-based index of the step's line, lines being split at "\n"
+	Text   string    `json:"text"` // everything after the marker and one space on its line, without the line ending
+	Depth  int       `json:"-"`    // nesting among steps: 0 for a step no other step's list item encloses
+	Line   int       `json:"-"`    // 0-based index of the marker's line, lines being split at "\n"
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known
@@ -94,9 +94,12 @@ func stateOf(c byte) StepState {
 }
 
 // ParseSteps returns the checklist items of body in document order, or nil when there are
-// none. A step is a list item ("-", "*", "+", "1." or "1)", at any indentation) whose content
-// starts with a marker "[c]" followed by a space or the end of the line, c being one of the
-// marker characters. Lines inside fenced code blocks are never steps. It never fails.
+// none. Body is read as CommonMark: a step is a list item ("-", "*", "+", "1." or "1)", in
+// blockquotes and nested lists too) whose first block is a paragraph starting with a marker
+// "[c]", c being one of the marker characters, followed by a space or the end of the line.
+// Nothing inside a code block (fenced, even unclosed, or indented) or an HTML block or
+// comment is a step, nor is a paragraph that a setext underline turns into a heading. It
+// never fails, and its time grows linearly with len(body).
 func ParseSteps(body string) []Step {
 	n := strings.Count(body, "]") // an upper bound, exact enough for ordinary plans
 	if n == 0 {
@@ -305,154 +308,10 @@ type scannedStep struct {
 }
 
 // scanSteps calls yield with each step of body in document order until yield returns
-// false, and returns the number of steps it passed to yield. It walks the body line by
-// line, tracking fenced code blocks and the indentation of the enclosing steps.
+// false, and returns the number of steps it passed to yield. Steps are found by reading the
+// body's CommonMark block structure (markdown.go).
 func scanSteps(body string, yield func(scannedStep) bool) (count int) {
-	var fenceChar byte // '`' or '~' while inside a fenced code block, else 0
-	var fenceLen int
-	// indents holds the indentation widths of the open enclosing steps, outermost first.
-	var inline [16]int
-	indents := inline[:0]
-
-	pos := 0
-	for line := 0; pos <= len(body); line++ {
-		start, end := pos, len(body)
-		if i := strings.IndexByte(body[start:], '\n'); i >= 0 {
-			end = start + i
-		}
-		pos = end + 1
-		if end > start && body[end-1] == '\r' {
-			end--
-		}
-		content := body[start:end]
-
-		// Indentation: spaces and tabs, tabs advancing to the next multiple of 4 columns.
-		width, i := 0, 0
-		for ; i < len(content); i++ {
-			if content[i] == ' ' {
-				width++
-			} else if content[i] == '\t' {
-				width += 4 - width%4
-			} else {
-				break
-			}
-		}
-		rest := content[i:]
-
-		if fenceChar != 0 {
-			if isFenceClose(rest, fenceChar, fenceLen) {
-				fenceChar = 0
-			}
-			continue
-		}
-		if m, textAt := checklistMarker(rest); m >= 0 {
-			for len(indents) > 0 && indents[len(indents)-1] >= width {
-				indents = indents[:len(indents)-1]
-			}
-			depth := len(indents)
-			indents = append(indents, width)
-			count++
-			marker := start + i + m
-			text := ""
-			if textAt >= 0 {
-				text = body[start+i+textAt : end]
-			}
-			it := scannedStep{
-				step: Step{
-					Number: count,
-					State:  stateOf(body[marker]),
-					Text:   text,
-					Depth:  depth,
-					Line:   line,
-				},
-				marker: marker,
-				end:    end,
-			}
-			if !yield(it) {
-				return count
-			}
-			continue
-		}
-		if rest == "" {
-			continue
-		}
-		if c, n := fenceOpen(rest); n > 0 {
-			fenceChar, fenceLen = c, n
-		}
-		// Any other non-blank line closes the steps indented at least as far as it is.
-		for len(indents) > 0 && indents[len(indents)-1] >= width {
-			indents = indents[:len(indents)-1]
-		}
-	}
-	return count
-}
-
-// checklistMarker reports where the marker character of a checklist item is in s, a line's
-// content after its indentation, and where its text starts (-1 for none). m is -1 when s is
-// not a checklist item.
-func checklistMarker(s string) (m, textAt int) {
-	i := 0
-	switch {
-	case len(s) > 0 && (s[0] == '-' || s[0] == '*' || s[0] == '+'):
-		i = 1
-	case len(s) > 0 && s[0] >= '0' && s[0] <= '9':
-		for i < len(s) && i < 10 && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i > 9 || i >= len(s) || (s[i] != '.' && s[i] != ')') {
-			return -1, -1
-		}
-		i++
-	default:
-		return -1, -1
-	}
-	// At least one space or tab between the list marker and "[".
-	j := i
-	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-		j++
-	}
-	if j == i || len(s) < j+3 || s[j] != '[' || s[j+2] != ']' || stateOf(s[j+1]) == "" {
-		return -1, -1
-	}
-	switch {
-	case len(s) == j+3:
-		return j + 1, -1
-	case s[j+3] == ' ':
-		return j + 1, j + 4
-	}
-	return -1, -1
-}
-
-// fenceOpen reports the character and length of the fence s opens, or n 0 if it opens none.
-// A backtick fence's info string may not contain a backtick.
-func fenceOpen(s string) (c byte, n int) {
-	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
-		return 0, 0
-	}
-	c = s[0]
-	for n < len(s) && s[n] == c {
-		n++
-	}
-	if n < 3 || (c == '`' && strings.IndexByte(s[n:], '`') >= 0) {
-		return 0, 0
-	}
-	return c, n
-}
-
-// isFenceClose reports whether s closes a fence of at least n characters c: a run of c at
-// least n long followed only by spaces and tabs.
-func isFenceClose(s string, c byte, n int) bool {
-	k := 0
-	for k < len(s) && s[k] == c {
-		k++
-	}
-	if k < n {
-		return false
-	}
-	for ; k < len(s); k++ {
-		if s[k] != ' ' && s[k] != '\t' {
-			return false
-		}
-	}
-	return true
+	s := mdScanner{body: body, onStep: yield}
+	s.run()
+	return s.steps
 }

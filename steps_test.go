@@ -54,15 +54,19 @@ func TestParseSteps(t *testing.T) {
 			{1, StepCompleted, "build", 0, 5},
 			{2, StepPending, "test", 0, 6},
 		}},
-		{"nesting", "- [ ] a\n  - [ ] a1\n    - [x] a1x\n  - [ ] a2\n- [ ] b\n      - [ ] b deep\n", []S{
+		{"nesting", "- [ ] a\n  - [ ] a1\n    - [x] a1x\n  - [ ] a2\n- [ ] b\n  - [ ] b1\n", []S{
 			{1, StepPending, "a", 0, 0},
 			{2, StepPending, "a1", 1, 1},
 			{3, StepCompleted, "a1x", 2, 2},
 			{4, StepPending, "a2", 1, 3},
 			{5, StepPending, "b", 0, 4},
-			{6, StepPending, "b deep", 1, 5},
+			{6, StepPending, "b1", 1, 5},
 		}},
-		{"nesting with tabs", "- [ ] a\n\t- [ ] a1\n\t\t- [ ] a11\n  \t- [ ] a2\n", []S{
+		// Indented 4 columns past the item's content, a line continues the paragraph.
+		{"too deep is paragraph text", "- [ ] b\n      - [ ] b deep\n", []S{
+			{1, StepPending, "b", 0, 0},
+		}},
+		{"nesting with tabs", "- [ ] a\n\t- [ ] a1\n\t\t- [ ] a11\n    - [ ] a2\n", []S{
 			{1, StepPending, "a", 0, 0},
 			{2, StepPending, "a1", 1, 1},
 			{3, StepPending, "a11", 2, 2},
@@ -129,12 +133,71 @@ func TestParseSteps(t *testing.T) {
 		{"text keeps its spacing", "- [ ]  two  spaces  \n", []S{
 			{1, StepPending, " two  spaces  ", 0, 0},
 		}},
-		{"not checklist items", "- [ ]text\n-[ ] a\n- [?] a\n- [] a\n- [ ]\ttab\n[ ] a\n> - [ ] quoted\n1 [ ] a\n-- [ ] a\n- [xx] a\n", nil},
+		{"not checklist items", "- [ ]text\n-[ ] a\n- [?] a\n- [] a\n- [ ]\ttab\n[ ] a\n1 [ ] a\n-- [ ] a\n- [xx] a\n", nil},
 		{"no trailing newline", "- [ ] only", []S{{1, StepPending, "only", 0, 0}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, ParseSteps(tt.body))
+		})
+	}
+}
+
+// TestParseStepsBlockStructure holds the hostile documents on which a line-based reading
+// went wrong; the step counts are CommonMark's (the commonmark module checks them against
+// goldmark).
+func TestParseStepsBlockStructure(t *testing.T) {
+	tests := []struct {
+		name  string
+		body  string
+		texts []string
+	}{
+		{"a fence indented 4 spaces is indented code", "Intro\n\n    ```\n- [ ] a\n- [ ] b\n", []string{"a", "b"}},
+		{"an unclosed fence ends with its list item", "- [ ] a\n  ```\n  - [ ] hidden\n- [ ] b\n- [ ] c\n", []string{"a", "b", "c"}},
+		{"an indented code block", "Intro\n\n    - [ ] x\n- [ ] y\n", []string{"y"}},
+		{"an HTML comment", "<!--\n- [ ] x\n-->\n- [ ] y\n", []string{"y"}},
+		{"a comment inside an item", "- [ ] a\n  <!-- - [ ] x\n  - [ ] y -->\n", []string{"a"}},
+		{"an HTML block ends at a blank line", "<div>\n- [ ] x\n\n- [ ] y\n", []string{"y"}},
+		{"task items in a blockquote", "> - [ ] a\n> - [x] b\n>\n> > 1. [~] c\n", []string{"a", "b", "c"}},
+		{"a blockquote in an item", "- [ ] a\n  > - [ ] b\n", []string{"a", "b"}},
+		{"a fence in a blockquote", "> ```\n> - [ ] x\n- [ ] y\n", []string{"y"}},
+		{"fences at indents 0 to 3", "```\n- [ ] x\n```\n ~~~\n- [ ] x\n~~~\n   ```\n- [ ] x\n   ```\n- [ ] y\n", []string{"y"}},
+		{"lazy continuation", "- [ ] a\ncontinued\n- [ ] b\n", []string{"a", "b"}},
+		{"a marker on a lazy line is text", "> - [ ] a\n[ ] not an item\n", []string{"a"}},
+		{"a setext underline makes a heading", "- [ ] a\n  ---\n- [ ] b\n", []string{"b"}},
+		{"the marker must open the item's first paragraph", "- # [ ] heading\n- > [ ] quote\n-\n  [ ] next line\n", []string{"next line"}},
+		{"an ordered item not numbered 1 does not interrupt a paragraph", "Text\n2. [ ] no\n\n2. [ ] yes\n", []string{"yes"}},
+		{"five spaces after the list marker start indented code", "-     [ ] code\n- [ ] item\n", []string{"item"}},
+		{"tabs are tab stops of 4", "-\t[ ] a\n\t- [ ] b\n", []string{"a", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var texts []string
+			for _, s := range ParseSteps(tt.body) {
+				texts = append(texts, s.Text)
+			}
+			assert.Equal(t, tt.texts, texts)
+		})
+	}
+}
+
+func TestTitleFromContent(t *testing.T) {
+	tests := []struct{ name, body, want string }{
+		{"ATX", "# Release 2.0 #\n- [ ] a\n", "Release 2.0"},
+		{"first heading of any level", "Intro\n\n## Goal\n# Later\n", "Goal"},
+		{"a heading inside a fence is code", "```sh\n# install the deps first\n```\n# Deploy\n", "Deploy"},
+		{"a heading inside indented code", "Intro\n\n    # not this\n\nSecond\n===\n", "Second"},
+		{"a heading inside an HTML comment", "<!--\n# not this\n-->\n# This\n", "This"},
+		{"setext lines are joined", "Ship\nversion 2\n---\n", "Ship version 2"},
+		{"link reference definitions are not heading text", "[a]: /url\nTitle\n===\n", "Title"},
+		{"a quoted heading", "> # Quoted\n", "Quoted"},
+		{"no heading", "#hashtag\n- [ ] a\n", ""},
+		{"CRLF", "# T\r\n", "T"},
+		{"long titles are cut", "# " + strings.Repeat("é", maxHeaderField) + "\n", strings.Repeat("é", maxHeaderField/2)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, titleFromContent(tt.body))
 		})
 	}
 }
