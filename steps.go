@@ -54,7 +54,7 @@ type Progress struct {
 func ParseStepState(s string) (StepState, error) {
 	st := StepState(s)
 	if markerOf(st) == 0 {
-		return "", newError(CodeInvalidArgument, "unknown step state %s; valid states: %s", quoteForMessage(s), validStepStates)
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepStateUnknown, Field: "status", Value: s})
 	}
 	return st, nil
 }
@@ -216,15 +216,15 @@ func CheckTransition(from, to StepState) error {
 	}
 	switch {
 	case from == to:
-		return newError(CodeIllegalTransition, "the step is already %s (%s → %s changes nothing)", from, from, to)
+		return fail(Error{Code: CodeIllegalTransition, Reason: ReasonSameState, From: from, To: to})
 	case from == StepPending:
 		return nil
 	case from == StepInProgress && (to == StepCompleted || to == StepFailed):
 		return nil
 	case from == StepInProgress:
-		return newError(CodeIllegalTransition, "a step cannot go from %s to %s: an in_progress step can only become completed or failed; to replan, rewrite the plan", from, to)
+		return fail(Error{Code: CodeIllegalTransition, Reason: ReasonInProgressOnly, From: from, To: to})
 	default:
-		return newError(CodeIllegalTransition, "a step cannot go from %s to %s: %s is final; to replan, rewrite the plan", from, to, from)
+		return fail(Error{Code: CodeIllegalTransition, Reason: ReasonFinalState, From: from, To: to})
 	}
 }
 
@@ -241,10 +241,10 @@ func SetStepState(body string, number int, to StepState, note string) (newBody s
 	}
 	note = strings.TrimSpace(note)
 	if strings.ContainsAny(note, "\r\n") {
-		return "", Step{}, newError(CodeInvalidArgument, "note must be a single line; remove the line breaks")
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNoteMultiline, Field: "note"})
 	}
 	if len(note) > MaxStepNoteLen {
-		return "", Step{}, newError(CodeInvalidArgument, "note is %d bytes; at most %d allowed", len(note), MaxStepNoteLen)
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: "note", Size: int64(len(note)), Limit: MaxStepNoteLen})
 	}
 
 	var it scannedStep
@@ -257,19 +257,14 @@ func SetStepState(body string, number int, to StepState, note string) (newBody s
 		return true
 	})
 	if !found {
-		switch n {
-		case 0:
-			return "", Step{}, newError(CodeInvalidArgument, "step %d does not exist: this plan has no checklist steps", number)
-		case 1:
-			return "", Step{}, newError(CodeInvalidArgument, "step %d does not exist: this plan has 1 checklist step (number 1)", number)
-		default:
-			return "", Step{}, newError(CodeInvalidArgument, "step %d does not exist: this plan has %d checklist steps (numbers 1-%d)", number, n, n)
-		}
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepMissing, Field: "step", Step: number, Steps: n})
 	}
 	if err := CheckTransition(it.step.State, to); err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			return "", Step{}, newError(e.Code, "step %d: %s", number, e.Message)
+			withStep := *e
+			withStep.Step = number
+			return "", Step{}, fail(withStep)
 		}
 		return "", Step{}, err
 	}

@@ -317,7 +317,7 @@ func TestCheckTransitionMatrix(t *testing.T) {
 				}
 				require.Error(t, err)
 				assert.Equal(t, CodeIllegalTransition, CodeOf(err))
-				msg := err.(*Error).Message
+				msg := modelMessage(err)
 				assert.Contains(t, msg, string(from))
 				assert.Contains(t, msg, string(to))
 				if from == to {
@@ -385,12 +385,12 @@ func TestSetStepStateErrors(t *testing.T) {
 		code     Code
 		contains []string
 	}{
-		{"no steps", "# nothing\n- bullet\n", 1, StepCompleted, "", CodeInvalidArgument, []string{"step 1", "this plan has no checklist steps"}},
-		{"zero", setBody, 0, StepCompleted, "", CodeInvalidArgument, []string{"step 0", "5 checklist steps"}},
-		{"negative", setBody, -2, StepCompleted, "", CodeInvalidArgument, []string{"5 checklist steps"}},
-		{"past the end", setBody, 6, StepCompleted, "", CodeInvalidArgument, []string{"step 6", "5 checklist steps", "1-5"}},
-		{"one step", "- [ ] a\n", 2, StepCompleted, "", CodeInvalidArgument, []string{"1 checklist step"}},
-		{"step in a fence is not counted", "```\n- [ ] a\n```\n", 1, StepCompleted, "", CodeInvalidArgument, []string{"no checklist steps"}},
+		{"no steps", "# nothing\n- bullet\n", 1, StepCompleted, "", CodeInvalidArgument, []string{"step 1", "checklist steps in this plan: 0"}},
+		{"zero", setBody, 0, StepCompleted, "", CodeInvalidArgument, []string{"step 0", "checklist steps in this plan: 5"}},
+		{"negative", setBody, -2, StepCompleted, "", CodeInvalidArgument, []string{"checklist steps in this plan: 5"}},
+		{"past the end", setBody, 6, StepCompleted, "", CodeInvalidArgument, []string{"step 6", "checklist steps in this plan: 5"}},
+		{"one step", "- [ ] a\n", 2, StepCompleted, "", CodeInvalidArgument, []string{"checklist steps in this plan: 1"}},
+		{"step in a fence is not counted", "```\n- [ ] a\n```\n", 1, StepCompleted, "", CodeInvalidArgument, []string{"checklist steps in this plan: 0"}},
 		{"unknown state", setBody, 1, "done", "", CodeInvalidArgument, []string{"valid states"}},
 		{"note with newline", setBody, 1, StepCompleted, "a\nb", CodeInvalidArgument, []string{"single line"}},
 		{"note with CR", setBody, 1, StepCompleted, "a\rb", CodeInvalidArgument, []string{"single line"}},
@@ -406,7 +406,7 @@ func TestSetStepStateErrors(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, tt.code, CodeOf(err))
 			for _, s := range tt.contains {
-				assert.Contains(t, err.Error(), s)
+				assert.Contains(t, modelMessage(err), s)
 			}
 			assert.Empty(t, got)
 			assert.Equal(t, Step{}, updated)
@@ -481,4 +481,9 @@ func BenchmarkSetStepState(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// modelMessage is what a model reads for err, in English.
+func modelMessage(err error) string {
+	return (&toolEnv{texts: textsEN}).errorMessage(err.(*Error))
 }
