@@ -85,12 +85,6 @@ func fail(e Error) *Error {
 	return &e
 }
 
-// newError is an error whose message is only the given English text, for failures no text
-// table names yet.
-func newError(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
 // render fills a text's placeholders ({name}, {current}, ...) with e's facts.
 func (e *Error) render(text string) string {
 	if !strings.Contains(text, "{") {

@@ -76,7 +76,8 @@ type Config struct {
 	// Change is also emitted as an Eino event whose Output.CustomizedOutput is the Change.
 	// A sub-agent's events reach the parent runner's iterator only when the parent forwards
 	// them (adk.ToolsConfig.EmitInternalEvents, for deep agents too); OnChange sees every
-	// change either way.
+	// change either way. It sees only changes made through this middleware's tools; changes
+	// by other processes, machines or Stores reach a program through Store.Watch.
 	OnChange func(ctx context.Context, c Change)
 }
 

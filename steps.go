@@ -18,8 +18,6 @@ const (
 	StepSkipped    StepState = "skipped"     // "[-]"
 )
 
-const validStepStates = "pending, in_progress, completed, failed, skipped"
-
 // MaxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
 const MaxStepNoteLen = 500
 

@@ -38,8 +38,10 @@ type StoreConfig struct {
 	MaxContentBytes int
 	// DefaultAuthor is the author recorded when a plan is created without one.
 	DefaultAuthor string
-	// OnChange, when set, is called after every successful mutation and never after a
-	// failed one. It runs synchronously, outside the Store's locks.
+	// OnChange, when set, is called after every successful mutation made through this
+	// Store (by host code or by the tools of any middleware given this Store), never after a
+	// failed one; it runs synchronously, outside the Store's locks. It does not see changes
+	// made through other Stores, in this process or another: Store.Watch delivers those.
 	OnChange func(ctx context.Context, c Change)
 }
 

@@ -1,0 +1,66 @@
+package plan
+
+import (
+	"time"
+)
+
+type writeResult struct {
+	Name     string   `json:"name"`
+	Revision int64    `json:"revision"`
+	Title    string   `json:"title"`
+	Status   string   `json:"status"`
+	Progress Progress `json:"progress"`
+}
+
+func newWriteResult(p *Plan) writeResult {
+	return writeResult{Name: p.Name, Revision: p.Revision, Title: p.Title, Status: p.Status,
+		Progress: ComputeProgress(ParseSteps(p.Content))}
+}
+
+type readResult struct {
+	Name        string    `json:"name"`
+	Title       string    `json:"title"`
+	Author      string    `json:"author"`
+	Status      string    `json:"status"`
+	Revision    int64     `json:"revision"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Progress    Progress  `json:"progress"`
+	CurrentStep *Step     `json:"current_step,omitempty"`
+	Repaired    bool      `json:"repaired,omitempty"`
+	Content     string    `json:"content"`
+}
+
+type statusResult struct {
+	Name        string    `json:"name"`
+	Status      string    `json:"status"`
+	Revision    int64     `json:"revision"`
+	Progress    *Progress `json:"progress,omitempty"`
+	CurrentStep *Step     `json:"current_step,omitempty"`
+}
+
+type deleteResult struct {
+	Deleted  string `json:"deleted"`
+	Revision int64  `json:"revision,omitempty"`
+}
+
+type exportResult struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Revision int64  `json:"revision"`
+	Bytes    int    `json:"bytes"`
+}
+
+// stepResult is what update_plan_step answers: no body, not even the step's own text, which
+// the model just chose. Progress has the shape it has in every other result.
+type stepResult struct {
+	Revision int64     `json:"revision"`
+	Step     int       `json:"step"`
+	Status   StepState `json:"status"`
+	Progress Progress  `json:"progress"`
+	NextStep *nextStep `json:"next_step,omitempty"`
+}
+
+type nextStep struct {
+	Number int    `json:"number"`
+	Text   string `json:"text"`
+}

@@ -1,0 +1,100 @@
+package plan
+
+import (
+	"context"
+)
+
+func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
+	f := a.fields()
+	name, content := f.str(pName), f.str(pContent)
+	u := f.update(name, env)
+	if f.err != nil {
+		return nil, f.err
+	}
+	u.Content = &content
+	p, err := env.store.Put(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return newWriteResult(p), nil
+}
+
+func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
+	p, err := getNamed(ctx, env, a)
+	if err != nil {
+		return nil, err
+	}
+	sum := p.Summarize()
+	return readResult{Name: p.Name, Title: p.Title, Author: p.Author, Status: p.Status, Revision: p.Revision,
+		UpdatedAt: p.UpdatedAt, Progress: sum.Progress, CurrentStep: sum.CurrentStep, Repaired: p.Repaired, Content: p.Content}, nil
+}
+
+// getNamed loads the plan a call names.
+func getNamed(ctx context.Context, env *toolEnv, a args) (*Plan, error) {
+	name, err := a.str(pName)
+	if err != nil {
+		return nil, err
+	}
+	return env.store.Get(ctx, name)
+}
+
+func runDeletePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
+	f := a.fields()
+	name, rev := f.str(pName), f.integer(pRevision)
+	if f.err != nil {
+		return nil, f.err
+	}
+	last, err := env.store.Delete(ctx, name, rev)
+	if err != nil {
+		return nil, err
+	}
+	return deleteResult{Deleted: name, Revision: last}, nil
+}
+
+func runSetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
+	f := a.fields()
+	name, status, rev := f.str(pName), f.str(pNewStatus), f.integer(pRevision)
+	if f.err != nil {
+		return nil, f.err
+	}
+	p, err := env.store.SetStatus(ctx, name, status, rev)
+	if err != nil {
+		return nil, err
+	}
+	return statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision}, nil
+}
+
+func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
+	p, err := getNamed(ctx, env, a)
+	if err != nil {
+		return nil, err
+	}
+	sum := p.Summarize()
+	return statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision, Progress: &sum.Progress, CurrentStep: sum.CurrentStep}, nil
+}
+
+func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
+	f := a.fields()
+	name, number, stateText := f.str(pName), f.integer(pStep), f.str(pStepState)
+	note, rev := f.str(pNote), f.integer(pRevision)
+	if f.err != nil {
+		return nil, f.err
+	}
+	state, err := ParseStepState(stateText)
+	if err != nil {
+		return nil, err
+	}
+	if *number < 1 || *number > 1<<20 {
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
+	}
+	p, step, err := env.store.UpdateStep(ctx, name, int(*number), state, note, rev)
+	if err != nil {
+		return nil, err
+	}
+	sum := p.Summarize()
+	out := stepResult{Revision: p.Revision, Step: step.Number, Status: step.State, Progress: sum.Progress}
+	if cur := sum.CurrentStep; cur != nil {
+		out.NextStep = &nextStep{Number: cur.Number, Text: cur.Text}
+	}
+	return out, nil
+}
