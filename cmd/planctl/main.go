@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	planctl [-dir DIR | -redis URL] list [-json]   name, title, status, progress, revision, last update
+//	planctl [-dir DIR | -redis URL] list [-json] [-limit N] [-after NAME] [-status S]
 //	planctl [-dir DIR | -redis URL] show NAME [-json]
 //	planctl [-dir DIR | -redis URL] watch          a live view, redrawn on every change
 //	planctl [-dir DIR | -redis URL] status NAME STATUS [-rev N]
@@ -80,6 +80,9 @@ Flags, before or after the command:
   -rev N       change the plan only if it is still at revision N (status, import, rm);
                with import, -rev 0 only creates
   -json        print JSON (list, show)
+  -limit N     list at most N plans, then say how to see the next page (list)
+  -after NAME  list the plans after NAME, as that hint says (list)
+  -status S    list only plans whose status is exactly S (list)
 
 Exit status: 0 done, 1 failed, 2 usage error, 3 revision conflict (nothing changed),
 4 no such plan.
@@ -107,6 +110,7 @@ type cli struct {
 	prefix   string
 	rev      *int64
 	jsonOut  bool
+	page     plan.ListOptions // -limit, -after, -status
 	color    bool
 	store    *plan.Store
 	loc      location
@@ -143,6 +147,9 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.StringVar(&c.prefix, "prefix", "", "")
 	fs.Var(revFlag{&c.rev}, "rev", "")
 	fs.BoolVar(&c.jsonOut, "json", false, "")
+	fs.IntVar(&c.page.Limit, "limit", 0, "")
+	fs.StringVar(&c.page.Cursor, "after", "", "")
+	fs.StringVar(&c.page.Status, "status", "", "")
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -205,6 +212,10 @@ func (c *cli) run(args []string) int {
 		return c.usageError("-json applies to list and show only")
 	case c.rev != nil && !cmd.rev:
 		return c.usageError("-rev applies to status, import and rm only")
+	case c.page != (plan.ListOptions{}) && name != "list":
+		return c.usageError("-limit, -after and -status apply to list only")
+	case c.page.Limit < 0:
+		return c.usageError("-limit must be a positive number")
 	case c.prefix != "" && c.redisURL == "":
 		return c.usageError("-prefix applies with -redis only")
 	}
@@ -237,7 +248,7 @@ func (c *cli) writeJSON(v any) error {
 }
 
 func (c *cli) list([]string) error {
-	listing, err := c.store.List(c.ctx)
+	listing, err := c.store.ListPage(c.ctx, c.page)
 	if err != nil {
 		return err
 	}
@@ -262,7 +273,14 @@ func (c *cli) list([]string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", p.Name, clip(oneLine(p.Title), 40), clip(oneLine(p.Status), 20),
 			progressText(p.Progress), p.Revision, p.UpdatedAt.Local().Format("2006-01-02 15:04"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if listing.NextCursor != "" {
+		fmt.Fprintf(c.stdout, "%d of %d plans shown; next page: planctl list -after %s -limit %d\n",
+			len(listing.Plans), listing.Total, listing.NextCursor, c.page.Limit)
+	}
+	return nil
 }
 
 // showJSON is what show -json prints: the stored plan and what its body says.

@@ -300,3 +300,33 @@ func TestRenderBody(t *testing.T) {
 	assert.Equal(t, "a b c", oneLine("a\tb\nc"))
 	assert.Equal(t, "abc…", clip("abcdef", 4))
 }
+
+// TestListPages: -limit and -after walk the plans a page at a time, -status filters.
+func TestListPages(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a1", "a2", "a3", "b1"} {
+		status := "draft"
+		if name == "b1" {
+			status = "done"
+		}
+		r := planctlWithInput(t, "- [ ] x\n", "-dir", dir, "import", name, "-")
+		require.Equal(t, 0, r.code, r.stderr)
+		if status == "done" {
+			require.Equal(t, 0, planctl(t, "-dir", dir, "status", name, "done").code)
+		}
+	}
+	r := planctl(t, "-dir", dir, "list", "-limit", "2")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "a1")
+	assert.Contains(t, r.stdout, "a2")
+	assert.NotContains(t, r.stdout, "a3")
+	assert.Contains(t, r.stdout, "2 of 4 plans shown; next page: planctl list -after a2 -limit 2")
+	r = planctl(t, "-dir", dir, "list", "-limit", "2", "-after", "a2")
+	assert.Contains(t, r.stdout, "a3")
+	assert.Contains(t, r.stdout, "b1")
+	assert.NotContains(t, r.stdout, "next page")
+	r = planctl(t, "-dir", dir, "list", "-status", "done")
+	assert.Contains(t, r.stdout, "b1")
+	assert.NotContains(t, r.stdout, "a1")
+	assert.Equal(t, 2, planctl(t, "-dir", dir, "show", "a1", "-limit", "2").code)
+}
