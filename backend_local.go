@@ -230,7 +230,7 @@ func (b *LocalBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.
 	if int64(len(data)) > limit {
 		return nil, b.wrap("read", req.FilePath, fmt.Errorf("grew past %d bytes while read: %w", limit, ErrFileTooLarge))
 	}
-	return &filesystem.FileContent{Content: sliceLines(string(data), req.Offset, req.Limit)}, nil
+	return &filesystem.FileContent{Content: LineWindow(string(data), req.Offset, req.Limit)}, nil
 }
 
 // ReadAtMost returns at most the first max bytes of the regular file at filePath, whatever

@@ -80,7 +80,7 @@ func (b *MemoryBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem
 	if !ok {
 		return nil, fmt.Errorf("read %s: %w", p, fs.ErrNotExist)
 	}
-	return &filesystem.FileContent{Content: sliceLines(f.content, req.Offset, req.Limit)}, nil
+	return &filesystem.FileContent{Content: LineWindow(f.content, req.Offset, req.Limit)}, nil
 }
 
 // ReadAtMost returns at most the first max bytes of the file.
@@ -160,8 +160,10 @@ func (b *MemoryBackend) tick() time.Time {
 	return time.Unix(0, now).UTC()
 }
 
-// sliceLines applies Eino's 1-based line Offset and line Limit; zero values mean everything.
-func sliceLines(content string, offset, limit int) string {
+// LineWindow applies the 1-based line Offset and the line Limit of an Eino ReadRequest to a
+// whole file's content, as a Backend's Read must; zero values mean everything. Lines keep
+// their line endings, so a window that reaches the end is the file's exact tail.
+func LineWindow(content string, offset, limit int) string {
 	if offset <= 1 && (limit <= 0 || strings.Count(content, "\n") < limit) {
 		return content
 	}

@@ -1,9 +1,5 @@
 package plan
 
-import (
-	"time"
-)
-
 type writeResult struct {
 	Name     string   `json:"name"`
 	Revision int64    `json:"revision"`
@@ -17,17 +13,10 @@ func newWriteResult(p *Plan) writeResult {
 		Progress: ComputeProgress(ParseSteps(p.Content))}
 }
 
+// readResult is read_plan's answer: the plan's summary and its body.
 type readResult struct {
-	Name        string    `json:"name"`
-	Title       string    `json:"title"`
-	Author      string    `json:"author"`
-	Status      string    `json:"status"`
-	Revision    int64     `json:"revision"`
-	UpdatedAt   time.Time `json:"updated_at"`
-	Progress    Progress  `json:"progress"`
-	CurrentStep *Step     `json:"current_step,omitempty"`
-	Repaired    bool      `json:"repaired,omitempty"`
-	Content     string    `json:"content"`
+	Summary
+	Content string `json:"content"`
 }
 
 type statusResult struct {

@@ -42,12 +42,7 @@ func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	u.Content = &content
-	p, err := env.store.Put(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	return newWriteResult(p), nil
+	return putPlan(ctx, env, u, content)
 }
 
 // readWorkspaceFile reads the whole file, refusing anything over limit bytes. It returns when

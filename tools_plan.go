@@ -11,6 +11,11 @@ func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
+	return putPlan(ctx, env, u, content)
+}
+
+// putPlan writes a plan's new body for write_plan and update_plan_from_file.
+func putPlan(ctx context.Context, env *toolEnv, u Update, content string) (any, error) {
 	u.Content = &content
 	p, err := env.store.Put(ctx, u)
 	if err != nil {
@@ -25,8 +30,7 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	sum := p.Summarize()
-	return readResult{Name: p.Name, Title: p.Title, Author: p.Author, Status: p.Status, Revision: p.Revision,
-		UpdatedAt: p.UpdatedAt, Progress: sum.Progress, CurrentStep: sum.CurrentStep, Repaired: p.Repaired, Content: p.Content}, nil
+	return readResult{Summary: sum, Content: p.Content}, nil
 }
 
 // getNamed loads the plan a call names.

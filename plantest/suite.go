@@ -293,9 +293,15 @@ func testCreateUpdate(t *testing.T, b plan.Backend, dir string) {
 	require.EqualValues(t, 2, got.Revision)
 	require.False(t, got.UpdatedAt.IsZero())
 
-	_, err = s.Put(ctx, plan.Update{Name: "beta"})
+	requireRefused(t, s, plan.Update{Name: "beta"})
+}
+
+// requireRefused: the Store refuses u as invalid and writes nothing.
+func requireRefused(t *testing.T, s *plan.Store, u plan.Update) {
+	t.Helper()
+	_, err := s.Put(context.Background(), u)
 	requireCode(t, plan.CodeInvalidArgument, err)
-	_, err = s.Get(ctx, "beta")
+	_, err = s.Get(context.Background(), u.Name)
 	requireCode(t, plan.CodeNotFound, err)
 }
 
@@ -573,10 +579,7 @@ func testBodyRoundTrip(t *testing.T, b plan.Backend, dir string) {
 	// Text that is not UTF-8 is refused, naming the field, and nothing is written.
 	for _, u := range []plan.Update{{Content: ptr("bad \xff")}, {Content: ptr("ok"), Title: "T\xfftle"}, {Content: ptr("ok"), Status: "\xff"}, {Content: ptr("ok"), Author: "\xc3"}} {
 		u.Name = "not-utf8"
-		_, err := s.Put(ctx, u)
-		requireCode(t, plan.CodeInvalidArgument, err)
-		_, err = s.Get(ctx, "not-utf8")
-		requireCode(t, plan.CodeNotFound, err)
+		requireRefused(t, s, u)
 	}
 }
 

@@ -140,7 +140,7 @@ func (b *Backend) Read(ctx context.Context, req *plan.ReadRequest) (*filesystem.
 	if err != nil {
 		return nil, fmt.Errorf("redis backend: read %s: %w", p, err)
 	}
-	return &filesystem.FileContent{Content: sliceLines(content, req.Offset, req.Limit)}, nil
+	return &filesystem.FileContent{Content: plan.LineWindow(content, req.Offset, req.Limit)}, nil
 }
 
 // ReadAtMost returns at most the first limit bytes of the file; Redis sends no more than that.
@@ -258,23 +258,6 @@ func (b *Backend) publishCommand() string {
 		return "SPUBLISH"
 	}
 	return "PUBLISH"
-}
-
-// sliceLines applies Eino's 1-based line Offset and line Limit; zero values mean everything.
-func sliceLines(content string, offset, limit int) string {
-	if offset <= 1 && limit <= 0 {
-		return content
-	}
-	lines := strings.SplitAfter(content, "\n")
-	start := max(offset-1, 0)
-	if start >= len(lines) {
-		return ""
-	}
-	end := len(lines)
-	if limit > 0 && start+limit < end {
-		end = start + limit
-	}
-	return strings.Join(lines[start:end], "")
 }
 
 // refusedBeforeRunning reports a server reply that means the script never ran: the slot is

@@ -46,13 +46,7 @@ if mode ~= 'w' then
     ok = (cur == ARGV[3])
   end
   if not ok then
-    local hit = redis.call('ZSCORE', KEYS[3], ARGV[4])
-    if ARGV[8] == '1' then
-      if hit then redis.call('PEXPIRE', KEYS[3], 60000) else redis.call('SET', KEYS[2], redis.call('GET', KEYS[2]) or '0') end
-    end
-    if hit then return 1 end
-    return 0
-  end
+` + refusedSwapLua + `  end
 end
 local relink = 0
 if redis.call('EXISTS', KEYS[#KEYS]) == 0 then relink = 2 end
@@ -86,13 +80,7 @@ return 1 + relink
 var deleteScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if ARGV[1] == 'c' and cur ~= ARGV[3] then
-  local hit = redis.call('ZSCORE', KEYS[3], ARGV[4])
-  if ARGV[8] == '1' then
-    if hit then redis.call('PEXPIRE', KEYS[3], 60000) else redis.call('SET', KEYS[2], redis.call('GET', KEYS[2]) or '0') end
-  end
-  if hit then return 1 end
-  return 0
-end
+` + refusedSwapLua + `end
 local applied = 1
 if cur == false then
   if redis.call('HEXISTS', KEYS[4], ARGV[9]) == 0 then return 0 end
@@ -140,3 +128,15 @@ redis.call('HDEL', KEYS[1], ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then return 1 end
 return 0
 `)
+
+// refusedSwapLua answers a conditional write or delete whose precondition failed: 1 when the
+// same token already landed (a retried call after a lost reply), else 0; with the barrier flag
+// it also touches the folder clock, so a WAIT that follows covers what was read.
+const refusedSwapLua = `
+  local hit = redis.call('ZSCORE', KEYS[3], ARGV[4])
+  if ARGV[8] == '1' then
+    if hit then redis.call('PEXPIRE', KEYS[3], 60000) else redis.call('SET', KEYS[2], redis.call('GET', KEYS[2]) or '0') end
+  end
+  if hit then return 1 end
+  return 0
+`

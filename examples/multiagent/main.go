@@ -30,11 +30,11 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/adk/prebuilt/deep"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/examples/internal/eventlog"
+	"github.com/einoplan/plan/examples/internal/team"
 	"github.com/einoplan/plan/plantest"
 )
 
@@ -86,36 +86,14 @@ func run(ctx context.Context, w io.Writer, dir string) error {
 	}
 	defer closeBackend()
 
-	orchestratorMW, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "orchestrator"})
-	if err != nil {
-		return err
-	}
-	workerMW, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker"})
-	if err != nil {
-		return err
-	}
-
-	worker, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
-		Name:        "worker",
-		Description: "Carries out the steps of a plan it is given, marking each one as it goes.",
-		Instruction: "You carry out plan steps. Read the plan, then mark each step in_progress and completed.",
-		Model:       workerModel(),
-		Handlers:    []adk.ChatModelAgentMiddleware{workerMW},
-	})
-	if err != nil {
-		return err
-	}
-	orchestrator, err := deep.New(ctx, &deep.Config{
-		Name:                   "orchestrator",
-		Description:            "Plans a release and delegates its steps.",
-		Instruction:            "You plan releases and delegate the work to the worker.",
-		ChatModel:              orchestratorModel(),
-		SubAgents:              []adk.Agent{worker},
-		Handlers:               []adk.ChatModelAgentMiddleware{orchestratorMW},
-		ToolsConfig:            adk.ToolsConfig{EmitInternalEvents: true},
-		WithoutWriteTodos:      true,
-		WithoutGeneralSubAgent: true,
-		MaxIteration:           30,
+	orchestrator, err := team.New(ctx, team.Config{
+		Backend:                 backend,
+		OrchestratorModel:       orchestratorModel(),
+		WorkerModel:             workerModel(),
+		OrchestratorDescription: "Plans a release and delegates its steps.",
+		OrchestratorInstruction: "You plan releases and delegate the work to the worker.",
+		WorkerInstruction:       "You carry out plan steps. Read the plan, then mark each step in_progress and completed.",
+		OrchestratorIterations:  30,
 	})
 	if err != nil {
 		return err

@@ -27,11 +27,11 @@ import (
 
 	"github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/adk/prebuilt/deep"
 	"github.com/cloudwego/eino/components/model"
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/examples/internal/eventlog"
+	"github.com/einoplan/plan/examples/internal/team"
 )
 
 func main() {
@@ -147,36 +147,15 @@ func run(ctx context.Context, w io.Writer, dir, goal string, newModel func(conte
 	if err != nil {
 		return err
 	}
-	orchestratorMW, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "orchestrator"})
-	if err != nil {
-		return err
-	}
-	workerMW, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker"})
-	if err != nil {
-		return err
-	}
-	worker, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
-		Name:          "worker",
-		Description:   "Carries out the steps of a plan it is given, marking each one as it goes.",
-		Instruction:   workerInstruction,
-		Model:         workerModel,
-		Handlers:      []adk.ChatModelAgentMiddleware{workerMW},
-		MaxIterations: 40,
-	})
-	if err != nil {
-		return err
-	}
-	orchestrator, err := deep.New(ctx, &deep.Config{
-		Name:                   "orchestrator",
-		Description:            "Plans work and delegates its steps.",
-		Instruction:            orchestratorInstruction,
-		ChatModel:              orchestratorModel,
-		SubAgents:              []adk.Agent{worker},
-		Handlers:               []adk.ChatModelAgentMiddleware{orchestratorMW},
-		ToolsConfig:            adk.ToolsConfig{EmitInternalEvents: true},
-		WithoutWriteTodos:      true,
-		WithoutGeneralSubAgent: true,
-		MaxIteration:           30,
+	orchestrator, err := team.New(ctx, team.Config{
+		Backend:                 backend,
+		OrchestratorModel:       orchestratorModel,
+		WorkerModel:             workerModel,
+		OrchestratorDescription: "Plans work and delegates its steps.",
+		OrchestratorInstruction: orchestratorInstruction,
+		WorkerInstruction:       workerInstruction,
+		OrchestratorIterations:  30,
+		WorkerIterations:        40,
 	})
 	if err != nil {
 		return err
