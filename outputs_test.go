@@ -275,8 +275,14 @@ func TestListPlansPagesTenThousandPlans(t *testing.T) {
 	for _, p := range page.Plans {
 		assert.Equal(t, "done", p.Status)
 	}
-	visit(func(c string) string { return `{"status":"done","limit":200,"cursor":` + quote(c) + `}` },
-		func(i int) bool { return manyStatus(i) == "done" })
+	require.NotEmpty(t, page.NextCursor)
+	second := decode[listOut](t, invoke(t, ctx, tools, plan.ToolListPlans,
+		`{"status":"done","limit":200,"cursor":`+quote(page.NextCursor)+`}`))
+	require.NotEmpty(t, second.Plans)
+	assert.Greater(t, second.Plans[0].Name, page.NextCursor)
+	for _, p := range append(page.Plans, second.Plans...) {
+		assert.Equal(t, "done", p.Status)
+	}
 
 	// Limits: 1..200 honoured (a page is also cut at 16 KiB), 0 and 201 refused.
 	for _, limit := range []int{1, 2, 7, 20, 50, 120, 200} {
@@ -313,25 +319,43 @@ func TestListPlansPagesTenThousandPlans(t *testing.T) {
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	var names []string
-	opts := plan.ListOptions{Limit: 50}
+	opts := plan.ListOptions{Limit: 150}
 	for {
 		l, err := store.ListPage(ctx, opts)
 		require.NoError(t, err)
 		assert.Equal(t, manyPlans, l.Total)
-		assert.LessOrEqual(t, len(l.Plans), 50)
+		assert.LessOrEqual(t, len(l.Plans), 150)
 		for _, p := range l.Plans {
 			names = append(names, p.Name)
 		}
 		if l.NextCursor == "" {
 			break
 		}
-		require.Len(t, l.Plans, 50, "only the last page is short")
+		require.Len(t, l.Plans, 150, "only the last page is short")
 		opts.Cursor = l.NextCursor
 	}
 	require.Len(t, names, manyPlans)
 	for i, n := range names {
 		require.Equal(t, manyName(i), n)
 	}
+	// The status filter, over every page at once, keeps exactly the plans whose status is
+	// "done".
+	all, err := store.ListPage(ctx, plan.ListOptions{Status: "done"})
+	require.NoError(t, err)
+	var done []string
+	for _, p := range all.Plans {
+		assert.Equal(t, "done", p.Status)
+		done = append(done, p.Name)
+	}
+	var wantDone []string
+	for i := 0; i < manyPlans; i++ {
+		if manyStatus(i) == "done" {
+			wantDone = append(wantDone, manyName(i))
+		}
+	}
+	assert.Equal(t, wantDone, done)
+	assert.Equal(t, len(wantDone), all.Total)
+	assert.Empty(t, all.NextCursor)
 	l, err := store.ListPage(ctx, plan.ListOptions{Status: "Done", Limit: 200, Cursor: "p09000"})
 	require.NoError(t, err)
 	assert.Equal(t, manyPlans/3, l.Total)
