@@ -32,18 +32,19 @@ func decodeArgs(raw string) (args, error) {
 	return a, nil
 }
 
+// typeName names the JSON type of v; the texts "kind.<name>" say it in the model's language.
 func typeName(v any) string {
 	switch v.(type) {
 	case string:
-		return "a string"
+		return "string"
 	case json.Number:
-		return "a number"
+		return "number"
 	case bool:
-		return "a boolean"
+		return "boolean"
 	case []any:
-		return "an array"
+		return "array"
 	case map[string]any:
-		return "an object"
+		return "object"
 	}
 	return "null"
 }

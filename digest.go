@@ -17,14 +17,20 @@ import (
 // bytes, most recently updated first. It is empty when disabled, when there are no plans,
 // or when the plans cannot be listed: a digest must never stop a run.
 func (m *middleware[M]) digest(ctx context.Context) string {
+	d, _ := m.digestOrErr(ctx)
+	return d
+}
+
+// digestOrErr is digest that tells a failed listing from an empty one.
+func (m *middleware[M]) digestOrErr(ctx context.Context) (string, error) {
 	if m.cfg.Digest.Disabled {
-		return ""
+		return "", nil
 	}
 	listing, err := m.store.List(ctx)
 	if err != nil || len(listing.Plans)+len(listing.Warnings) == 0 {
-		return ""
+		return "", err
 	}
-	return renderDigest(listing, m.texts, m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes)
+	return renderDigest(listing, m.texts, m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes), nil
 }
 
 func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes int) string {
@@ -113,38 +119,44 @@ func digestLine(p Summary, texts map[string]string) string {
 	return line + "\n"
 }
 
-// runDigest is the digest a run's instruction carries, and how many messages the model saw
-// last, to notice a history that shrank.
+// runDigest is the digest a run's instruction carries, after anchor (the plan instruction
+// it follows), and the last message the model saw, to notice a rewritten history.
 type runDigest struct {
-	mu       sync.Mutex
-	text     string
-	messages int
+	mu     sync.Mutex
+	anchor string
+	text   string
+	last   any
 }
 
 // renewDigest replaces the digest in the system messages with a fresh one when the history
-// shrank since the previous model call. Other calls leave the state as it is, so the
-// instruction stays the same between model calls and prompt caching keeps working.
+// was rewritten since the previous model call (the last message seen then is gone, as when
+// a summarization middleware compacts it). Other calls leave the state as it is, so the
+// instruction stays the same between model calls and prompt caching keeps working. A
+// listing that fails keeps the digest shown.
 func (m *middleware[M]) renewDigest(ctx context.Context, state *adk.TypedChatModelAgentState[M]) *adk.TypedChatModelAgentState[M] {
-	shown, _ := ctx.Value(m.digestKey).(*runDigest)
-	if shown == nil {
+	st, _ := ctx.Value(m.stateKey).(*runState)
+	if st == nil || m.cfg.Digest.Disabled {
 		return state
 	}
+	shown := &st.digest
 	shown.mu.Lock()
 	defer shown.mu.Unlock()
-	shrank := len(state.Messages) < shown.messages
-	shown.messages = len(state.Messages)
-	if !shrank || shown.text == "" {
+	rewritten := shown.last != nil && !slices.ContainsFunc(state.Messages, func(msg M) bool { return any(msg) == shown.last })
+	if n := len(state.Messages); n > 0 {
+		shown.last = any(state.Messages[n-1])
+	}
+	if !rewritten {
 		return state
 	}
-	fresh := m.digest(ctx)
-	if fresh == shown.text {
+	fresh, err := m.digestOrErr(ctx)
+	if err != nil || fresh == shown.text {
 		return state
 	}
 	next := *state
 	next.Messages = slices.Clone(state.Messages)
 	replaced := false
 	for i, msg := range next.Messages {
-		if renewed, ok := replaceInSystem(msg, shown.text, fresh); ok {
+		if renewed, ok := replaceInSystem(msg, shown.anchor+shown.text, shown.anchor+fresh); ok {
 			next.Messages[i], replaced = renewed, true
 		}
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
-	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 )
 
@@ -130,7 +129,8 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		m.tools = append(m.tools, newPlanTool(spec, env, toolName(cfg.ToolNames, spec.name)))
 	}
 	m.templateName = toolName(cfg.ToolNames, ToolPlanTemplate)
-	m.digestKey = &runDigest{}
+	m.stateKey = &runState{}
+	env.role = m.roleIn
 	return m, nil
 }
 
@@ -163,32 +163,53 @@ type middleware[M adk.MessageType] struct {
 	tools []*planTool
 	// templateName is plan_template's name as this agent's model sees it.
 	templateName string
-	// digestKey keys this middleware's runDigest in a run's context.
-	digestKey *runDigest
+	// stateKey keys this middleware's runState in a run's context.
+	stateKey *runState
 }
 
 // runKey marks a context as being inside a run of an agent that uses this package; its
 // value is a runMark.
 type runKey struct{}
 
-// runMark is a run's role, and the tool call the run was started in ("" for a run started
-// outside any tool call). A run started inside another tool call than the marked one is a
-// sub-agent; one in the same tool call is the same run, seen by a second plan middleware.
+// callKey marks the context of one tool call of such an agent; its value is a fresh
+// *callToken per call, so every call is told apart even when a model sends no call IDs.
+type callKey struct{}
+
+type callToken struct{ _ byte }
+
+// runMark says in which tool call a run was started (nil: outside any), and whether it is a
+// sub-agent's. A run started in another tool call than the marked one is a sub-agent's; one
+// in the same call is the same run, seen by a second plan middleware.
 type runMark struct {
-	role   Role
-	callID string
+	call   *callToken
+	nested bool
 }
 
-func roleFrom(ctx context.Context) Role {
-	if r, ok := ctx.Value(runKey{}).(runMark); ok {
-		return r.role
-	}
-	return RoleAuto
+// runState is what one middleware keeps for one run: its role and the digest it showed.
+type runState struct {
+	role   Role
+	digest runDigest
 }
 
 func inRun(ctx context.Context) bool {
 	_, ok := ctx.Value(runKey{}).(runMark)
 	return ok
+}
+
+// roleIn is this middleware's role in the run of ctx (RoleAuto outside a run).
+func (m *middleware[M]) roleIn(ctx context.Context) Role {
+	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
+		return st.role
+	}
+	return RoleAuto
+}
+
+// WrapInvokableToolCall gives each tool call of the agent a context of its own, so a run
+// started inside it (a sub-agent) knows it is nested.
+func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+		return endpoint(context.WithValue(ctx, callKey{}, &callToken{}), args, opts...)
+	}, nil
 }
 
 // BeforeAgent adds the plan tools, the instruction and the digest, and marks the run's
@@ -197,19 +218,19 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	if runCtx == nil {
 		return ctx, runCtx, nil
 	}
-	callID := compose.GetToolCallID(ctx)
+	call, _ := ctx.Value(callKey{}).(*callToken)
 	mark, marked := ctx.Value(runKey{}).(runMark)
+	nested := marked && (mark.nested || mark.call != call)
+	ctx = context.WithValue(ctx, runKey{}, runMark{call: call, nested: nested})
 	role := m.cfg.Role
-	switch {
-	case role != RoleAuto:
-	case marked && mark.callID == callID:
-		role = mark.role
-	case marked:
-		role = RoleSubAgent
-	default:
+	if role == RoleAuto {
 		role = RoleOrchestrator
+		if nested {
+			role = RoleSubAgent
+		}
 	}
-	ctx = context.WithValue(ctx, runKey{}, runMark{role: role, callID: callID})
+	st := &runState{role: role}
+	ctx = context.WithValue(ctx, m.stateKey, st)
 
 	next := *runCtx
 	next.Tools = make([]tool.BaseTool, 0, len(runCtx.Tools)+len(m.tools))
@@ -220,9 +241,9 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	if err := checkUniqueToolNames(ctx, next.Tools); err != nil {
 		return ctx, runCtx, err
 	}
-	shown := &runDigest{text: m.digest(ctx)}
-	ctx = context.WithValue(ctx, m.digestKey, shown)
-	next.Instruction = runCtx.Instruction + m.instruction(role) + shown.text
+	st.digest.anchor = m.instruction(role)
+	st.digest.text = m.digest(ctx)
+	next.Instruction = runCtx.Instruction + st.digest.anchor + st.digest.text
 	return ctx, &next, nil
 }
 
@@ -237,7 +258,7 @@ func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 		return ctx, state, nil
 	}
 	state = m.renewDigest(ctx, state)
-	if roleFrom(ctx) != RoleSubAgent {
+	if m.roleIn(ctx) != RoleSubAgent {
 		return ctx, state, nil
 	}
 	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))

@@ -28,7 +28,7 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 	}
 	defer unlock()
 	var f deleteTarget
-	err = retryLostSwaps("delete "+s.planPath(name), func() (err error) {
+	err = retryLostSwaps(name, "delete "+s.planPath(name), func() (err error) {
 		if f, err = s.loadForDelete(ctx, name, ifRevision); err != nil {
 			return err
 		}

@@ -12,14 +12,14 @@ var errLostSwap = errors.New("plan: compare-and-swap lost a race")
 
 // retryLostSwaps runs attempt again while it loses compare-and-swap races, from its read, so
 // a guarded change then fails its revision check and an unguarded one lands on top.
-func retryLostSwaps(what string, attempt func() error) error {
+func retryLostSwaps(name, what string, attempt func() error) error {
 	for range maxSwapAttempts {
 		if err := attempt(); !errors.Is(err, errLostSwap) {
 			return err
 		}
 	}
 	e := backendError(what+" (too many concurrent writers)", errLostSwap)
-	e.Reason = ReasonContention
+	e.Reason, e.Name = ReasonContention, name
 	return e
 }
 

@@ -41,7 +41,7 @@ func (s *Store) lastDeletedRevision(ctx context.Context, name string) (int64, er
 // raiseTombstone records that name reached revision rev, never lowering what is recorded.
 func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) error {
 	p := s.tombstonePath(name)
-	return retryLostSwaps("record the deletion of "+name, func() error {
+	return retryLostSwaps(name, "record the deletion of "+name, func() error {
 		raw, exists, err := s.readRaw(ctx, p)
 		if errors.Is(err, ErrNotRegularFile) || CodeOf(err) == CodeTooLarge {
 			if err := s.remove(ctx, p, "", true); err != nil {

@@ -183,7 +183,7 @@ func (s *Store) mutate(ctx context.Context, name string, ifRevision *int64, chan
 	}
 	defer unlock()
 	var next *Plan
-	err = retryLostSwaps("write "+s.planPath(name), func() (err error) {
+	err = retryLostSwaps(name, "write "+s.planPath(name), func() (err error) {
 		next, err = s.mutateOnce(ctx, name, ifRevision, change)
 		return err
 	})

@@ -139,4 +139,10 @@ How to check the result (tests to run, outputs to inspect).
 	"digest.status":          "status",
 	"digest.done":            "done",
 	"template.more":          "and {n} more (list_plans pages through them)",
+	"kind.string":            "a string",
+	"kind.number":            "a number",
+	"kind.boolean":           "a boolean",
+	"kind.array":             "an array",
+	"kind.object":            "an object",
+	"kind.null":              "null",
 }

@@ -137,4 +137,10 @@ var textsZH = map[string]string{
 	"digest.status":          "状态",
 	"digest.done":            "完成",
 	"template.more":          "还有 {n} 个（用 list_plans 分页查看）",
+	"kind.string":            "字符串",
+	"kind.number":            "数字",
+	"kind.boolean":           "布尔值",
+	"kind.array":             "数组",
+	"kind.object":            "对象",
+	"kind.null":              "null",
 }

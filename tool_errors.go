@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"strings"
 )
 
 type errorBody struct {
@@ -22,14 +23,16 @@ func (env *toolEnv) errorResult(err error) string {
 	return s
 }
 
-// errorMessage renders what the model reads for e: the text "err.<reason>", or for a reason
-// without one the text of its code, or else e's own English message.
+// errorMessage renders what the model reads for e: the text "err.<reason>" with e's facts,
+// a JSON type named in the model's language, or e's own English message for a failure no
+// text names.
 func (env *toolEnv) errorMessage(e *Error) string {
-	if text, ok := env.texts["err."+string(e.Reason)]; ok && e.Reason != "" {
-		return e.render(text)
+	text, ok := env.texts["err."+string(e.Reason)]
+	if !ok || e.Reason == "" {
+		return e.Message
 	}
-	if text, ok := env.texts["err."+string(e.Code)]; ok {
-		return e.render(text)
+	if kind, ok := env.texts["kind."+e.Value]; ok && (e.Reason == ReasonNotString || e.Reason == ReasonNotInteger) {
+		text = strings.ReplaceAll(text, "{value}", kind)
 	}
-	return e.Message
+	return e.render(text)
 }

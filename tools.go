@@ -29,6 +29,7 @@ type toolEnv struct {
 	texts     map[string]string
 	template  string
 	agentName string                        // author of the plans this agent creates
+	role      func(context.Context) Role    // the middleware's role in a call's run
 	sink      func(context.Context, Change) // hears the changes made through these tools
 	// guardedDir is the Store's folder when the Workspace is the same storage: file tools
 	// refuse paths inside it, so plans change only through the Store. "" otherwise.

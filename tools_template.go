@@ -15,7 +15,7 @@ const maxGoalBytes = 4 << 10
 const maxTemplateNames = 50
 
 func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
-	if roleFrom(ctx) == RoleSubAgent {
+	if env.role != nil && env.role(ctx) == RoleSubAgent {
 		return nil, fail(Error{Code: CodeToolNotAvailable, Reason: ReasonOrchestratorOnly})
 	}
 	goal, err := a.str(pGoal)
