@@ -2,7 +2,6 @@ package plan
 
 import (
 	"encoding/json"
-	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -95,7 +94,7 @@ func (a args) integer(p param) (*int64, error) {
 // the plans' own storage, so a file tool can neither leave the workspace nor touch a plan,
 // a tombstone or a lock behind the Store's back. file_path, the name Eino's file tools use,
 // is accepted for path.
-func workspacePath(a args, guardedDir string) (string, error) {
+func workspacePath(a args, env *toolEnv) (string, error) {
 	given := pPath
 	if _, ok := a[pPath.name]; !ok {
 		if _, alias := a[pFilePath.name]; alias {
@@ -117,8 +116,8 @@ func workspacePath(a args, guardedDir string) (string, error) {
 	if !strings.HasPrefix(p, "/") {
 		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathRelative, Field: given.name, Path: p})
 	}
-	if clean := path.Clean(p); guardedDir != "" && (clean == guardedDir || strings.HasPrefix(clean, strings.TrimSuffix(guardedDir, "/")+"/")) {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathInPlans, Field: given.name, Path: p, Value: guardedDir})
+	if env.inPlansFolder(p) {
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathInPlans, Field: given.name, Path: p, Value: env.store.BaseDir()})
 	}
 	return p, nil
 }
@@ -154,7 +153,7 @@ func (f *fields) path(env *toolEnv) string {
 	if f.err != nil {
 		return ""
 	}
-	p, err := workspacePath(f.a, env.guardedDir)
+	p, err := workspacePath(f.a, env)
 	f.err = err
 	return p
 }

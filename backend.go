@@ -71,8 +71,10 @@ var ErrNotRegularFile = errors.New("not a regular file")
 // Unwrapper is implemented by a Backend that wraps another one (logging, metrics, retries).
 // The Store follows Unwrap to the innermost Backend to recognise two values on one storage,
 // so they share one lock, and to find Locker, Swapper, LimitedReader, Renamer, Watcher and
-// StrictModTimer. A wrapper that changes the bytes (encryption, compression) must not expose
-// Unwrap. A wrapper that embeds a Backend as an anonymous field is followed the same way.
+// StrictModTimer, which it then calls in the wrapper's place. A wrapper that changes the
+// bytes or the paths (encryption, a prefix) must not expose Unwrap. A wrapper that only
+// embeds a Backend as an anonymous field is followed for the storage's identity and its
+// Locker, never for the other capabilities, since it may override any method.
 type Unwrapper interface {
 	Unwrap() Backend
 }

@@ -318,7 +318,7 @@ func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, err
 		}
 		if lfi.Mode()&fs.ModeSymlink != 0 {
 			if _, err := b.root.Stat(rel); errors.Is(err, b.escapes) {
-				return nil, nil, b.wrap(op, vpath, err)
+				return nil, nil, fmt.Errorf("%w: %w", b.wrap(op, vpath, err), ErrNotRegularFile)
 			}
 		}
 		if !lfi.Mode().IsRegular() {

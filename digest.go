@@ -126,6 +126,7 @@ type runDigest struct {
 	anchor string
 	text   string
 	last   any
+	count  int
 }
 
 // renewDigest replaces the digest in the system messages with a fresh one when the history
@@ -141,9 +142,13 @@ func (m *middleware[M]) renewDigest(ctx context.Context, state *adk.TypedChatMod
 	shown := &st.digest
 	shown.mu.Lock()
 	defer shown.mu.Unlock()
-	rewritten := shown.last != nil && !slices.ContainsFunc(state.Messages, func(msg M) bool { return any(msg) == shown.last })
-	if n := len(state.Messages); n > 0 {
-		shown.last = any(state.Messages[n-1])
+	// Every model call adds its answer to the history, so a history that lost the last
+	// message seen, or did not grow, was rewritten.
+	rewritten := shown.last != nil && (len(state.Messages) <= shown.count ||
+		!slices.ContainsFunc(state.Messages, func(msg M) bool { return any(msg) == shown.last }))
+	shown.count = len(state.Messages)
+	if shown.count > 0 {
+		shown.last = any(state.Messages[shown.count-1])
 	}
 	if !rewritten {
 		return state

@@ -199,7 +199,15 @@ var factTexts = map[Reason]string{
 	ReasonContention:        "too many concurrent writers on {name}",
 	ReasonCanceled:          "the request was canceled before anything was written",
 	ReasonUnknownOutcome:    "the plan storage failed during a write to {path}, and whether it was done is unknown",
+	ReasonListLimit:         "the limit is out of range (1 to {limit})",
+	ReasonFileNotUTF8:       "file {path} is not valid UTF-8 text",
+	ReasonFileEmpty:         "file {path} is empty",
 }
 
-// ReasonListLimit: list_plans was given a limit out of range.
-const ReasonListLimit Reason = "list_limit"
+// More reasons: a list_plans limit out of range; a workspace file that is not UTF-8 text, or
+// holds nothing but white space.
+const (
+	ReasonListLimit   Reason = "list_limit"
+	ReasonFileNotUTF8 Reason = "file_not_utf8"
+	ReasonFileEmpty   Reason = "file_empty"
+)

@@ -120,7 +120,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	env := &toolEnv{store: m.store, workspace: cfg.Workspace, texts: texts, template: template,
 		agentName: cfg.AgentName, sink: m.changeSink()}
 	if cfg.Workspace != nil {
-		env.guardedDir = guardedWorkspaceDir(m.store, cfg.Workspace)
+		env.guardWorkspace(cfg.Workspace)
 	}
 	for _, spec := range toolSpecs() {
 		if fileTools[spec.name] && cfg.Workspace == nil {

@@ -28,7 +28,7 @@ func ValidateName(name string) error {
 // quoteForMessage quotes s for an error message, bounded so a hostile name cannot bloat it.
 func quoteForMessage(s string) string {
 	if len(s) > 80 {
-		s = s[:80] + "..."
+		s = truncateUTF8(s, 80) + "..."
 	}
 	return fmt.Sprintf("%q", s)
 }

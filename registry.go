@@ -110,6 +110,13 @@ func unwrapOnce(b Backend) Backend {
 	if u, ok := b.(Unwrapper); ok {
 		return u.Unwrap()
 	}
+	return embeddedBackend(b)
+}
+
+// embeddedBackend is the Backend that b embeds as an anonymous field, or nil. A wrapper
+// written that way may override any method (to add a prefix, say), so what it embeds
+// tells only where its storage is, never which methods to call instead of its own.
+func embeddedBackend(b Backend) Backend {
 	v := reflect.ValueOf(b)
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {
@@ -136,20 +143,35 @@ func unwrapOnce(b Backend) Backend {
 	return nil
 }
 
-// capability returns the first value along b's wrapper chain that offers T.
+// capability returns the first value along b's Unwrap chain that offers T. Only an explicit
+// Unwrap says that the wrapped value may be called in the wrapper's place.
 func capability[T any](b Backend) (T, bool) {
 	for range maxUnwrap + 1 {
 		if c, ok := b.(T); ok {
 			return c, true
 		}
-		next := unwrapOnce(b)
-		if next == nil {
+		u, ok := b.(Unwrapper)
+		if !ok || u.Unwrap() == nil {
 			break
 		}
-		b = next
+		b = u.Unwrap()
 	}
 	var zero T
 	return zero, false
+}
+
+// lockerOf is the Locker of b's storage, found through embedded Backends too: taking the
+// lock of what a wrapper stores in can only exclude more writers, never bypass the wrapper.
+func lockerOf(b Backend) (Locker, bool) {
+	for range maxUnwrap + 1 {
+		if l, ok := b.(Locker); ok {
+			return l, true
+		}
+		if b = unwrapOnce(b); b == nil {
+			break
+		}
+	}
+	return nil, false
 }
 
 // lock takes the process lock, then the Backend's own lock when it offers one.

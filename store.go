@@ -163,7 +163,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	if s.maxContent == 0 {
 		s.maxContent = DefaultMaxContentBytes
 	}
-	s.locker, _ = capability[Locker](cfg.Backend)
+	s.locker, _ = lockerOf(cfg.Backend)
 	s.swapper, _ = capability[Swapper](cfg.Backend)
 	s.limited, _ = capability[LimitedReader](cfg.Backend)
 	s.renamer, _ = capability[Renamer](cfg.Backend)

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"syscall"
 	"time"
 )
@@ -10,11 +11,27 @@ import (
 // errLostSwap: a conditional write found other bytes than those it was based on.
 var errLostSwap = errors.New("plan: compare-and-swap lost a race")
 
+// errNotLanded: a conditional write failed in transport and a read then found the bytes it
+// was based on, so it did not land, or has not yet; the change starts again from a fresh read,
+// and a write still in flight can then only fail its own condition.
+var errNotLanded = errors.New("plan: a conditional write failed in transport and did not land")
+
+// maxNotLanded bounds the fresh starts after transport failures; then the outcome is unknown.
+const maxNotLanded = 2
+
 // retryLostSwaps runs attempt again while it loses compare-and-swap races, from its read, so
 // a guarded change then fails its revision check and an unguarded one lands on top.
 func retryLostSwaps(name, what string, attempt func() error) error {
+	notLanded := 0
 	for range maxSwapAttempts {
-		if err := attempt(); !errors.Is(err, errLostSwap) {
+		err := attempt()
+		if errors.Is(err, errNotLanded) {
+			if notLanded++; notLanded > maxNotLanded {
+				return unknownOutcome(what, err)
+			}
+			continue
+		}
+		if !errors.Is(err, errLostSwap) {
 			return err
 		}
 	}
@@ -40,7 +57,7 @@ func (s *Store) commit(ctx context.Context, p string, old *string, content strin
 	}
 	return s.settle(ctx, "write "+p, func() (bool, error) {
 		return s.swapper.CompareAndSwap(ctx, &WriteRequest{FilePath: p, Content: content}, old)
-	}, func(raw string, exists bool) bool { return exists && raw == content }, p)
+	}, func(raw string, exists bool) bool { return exists && raw == content }, p, old)
 }
 
 // remove deletes p; with a Swapper only if p still holds old.
@@ -56,15 +73,17 @@ func (s *Store) remove(ctx context.Context, p, old string, special bool) error {
 	}
 	return s.settle(ctx, "delete "+p, func() (bool, error) {
 		return s.swapper.CompareAndDelete(ctx, &DeleteRequest{FilePath: p}, old)
-	}, func(_ string, exists bool) bool { return !exists }, p)
+	}, func(_ string, exists bool) bool { return !exists }, p, &old)
 }
 
 // settle runs a conditional write and resolves an outcome that a transport failure left
-// unknown before anything is reported: the same conditional write is tried again (it can
-// land at most once, since after it the old bytes are gone), and when it no longer applies
-// the stored bytes tell whether an earlier try landed (landed). What still cannot be told is
-// unknown_outcome, never a retryable backend_error, so nobody repeats a change that landed.
-func (s *Store) settle(ctx context.Context, what string, swap func() (bool, error), landed func(raw string, exists bool) bool, p string) error {
+// unknown before anything is reported, by reading what is stored (never by swapping again,
+// which could act on what another writer did meanwhile): the new bytes mean it landed; the
+// bytes it was based on mean it did not (yet), so the whole change starts again from a fresh
+// read (errNotLanded).
+// What still cannot be told is unknown_outcome, never a retryable backend_error, so nobody
+// repeats a change that landed.
+func (s *Store) settle(ctx context.Context, what string, swap func() (bool, error), landed func(raw string, exists bool) bool, p string, old *string) error {
 	ok, err := swap()
 	if err == nil {
 		if !ok {
@@ -78,19 +97,17 @@ func (s *Store) settle(ctx context.Context, what string, swap func() (bool, erro
 	first := err
 	for _, pause := range uncertainRetries {
 		if ctx.Err() != nil {
-			return unknownOutcome(what, first)
+			break
 		}
 		time.Sleep(pause)
-		ok, err = swap()
-		switch {
-		case err != nil:
-			continue
-		case ok:
-			return nil
-		}
 		raw, exists, rerr := s.readRaw(ctx, p)
-		if rerr == nil && landed(raw, exists) {
+		switch {
+		case rerr != nil:
+			continue
+		case landed(raw, exists):
 			return nil
+		case (old == nil && !exists) || (old != nil && exists && raw == *old):
+			return fmt.Errorf("%w: %w", errNotLanded, first)
 		}
 		return unknownOutcome(what, first)
 	}

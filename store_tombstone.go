@@ -3,8 +3,10 @@ package plan
 import (
 	"context"
 	"errors"
+	"path"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // A tombstone, <BaseDir>/.deleted/NAME, records the last revision a deleted plan reached, so
@@ -30,7 +32,7 @@ func tombstoneRevision(raw string) int64 {
 func (s *Store) lastDeletedRevision(ctx context.Context, name string) (int64, error) {
 	raw, exists, err := s.readRaw(ctx, s.tombstonePath(name))
 	switch code := CodeOf(err); {
-	case code == CodeCorrupt || code == CodeTooLarge:
+	case code == CodeCorrupt || code == CodeTooLarge || strayTombstoneFolder(err):
 		return 0, nil
 	case err != nil || !exists:
 		return 0, err
@@ -38,13 +40,23 @@ func (s *Store) lastDeletedRevision(ctx context.Context, name string) (int64, er
 	return tombstoneRevision(raw), nil
 }
 
+// strayTombstoneFolder reports a read that failed because something other than a folder
+// inside the storage stands where the tombstones' folder goes (a file, a link leading out).
+func strayTombstoneFolder(err error) bool {
+	return errors.Is(err, syscall.ENOTDIR) || errors.Is(err, ErrOutsideRoot)
+}
+
 // raiseTombstone records that name reached revision rev, never lowering what is recorded.
 func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) error {
 	p := s.tombstonePath(name)
 	return retryLostSwaps(name, "record the deletion of "+name, func() error {
 		raw, exists, err := s.readRaw(ctx, p)
-		if errors.Is(err, ErrNotRegularFile) || CodeOf(err) == CodeTooLarge {
-			if err := s.remove(ctx, p, "", true); err != nil {
+		stray := p // a stray entry where the tombstone goes
+		if strayTombstoneFolder(err) {
+			stray = path.Dir(p) // a file or a link where the tombstones' folder goes
+		}
+		if errors.Is(err, ErrNotRegularFile) || CodeOf(err) == CodeTooLarge || strayTombstoneFolder(err) {
+			if err := s.remove(ctx, stray, "", true); err != nil {
 				return err
 			}
 			raw, exists, err = "", false, nil

@@ -118,9 +118,9 @@ How to check the result (tests to run, outputs to inspect).
 	"err.exists":             "plan {name} already exists at revision {current}; read it and retry with last_known_revision {current}, or pick another name",
 	"err.stale":              "plan {name} is at revision {current}, not {rev}: someone else changed it. Re-read it with read_plan and retry with last_known_revision {current}",
 	"err.content_too_large":  "content is {size} bytes; the limit is {limit}. Shorten the plan or split it into several plans",
-	"err.stored_too_large":   "the stored plan is larger than {limit} bytes; delete it with delete_plan, or ask a person to raise the size limit",
+	"err.stored_too_large":   "the stored plan is larger than {limit} bytes; delete it with delete_plan without last_known_revision, or ask a person to raise the size limit",
 	"err.file_too_large":     "file {path} is over the {limit}-byte plan limit; shorten it",
-	"err.undecodable":        "plan {name} cannot be decoded; delete it with delete_plan and write it again",
+	"err.undecodable":        "plan {name} cannot be decoded; delete it with delete_plan without last_known_revision, then write it again",
 	"err.not_plan_file":      "this plan's stored entry is not a plan file (a link, a folder or a special file); delete it with delete_plan without last_known_revision, then write the plan again",
 	"err.revision_exhausted": "plan {name} cannot get a revision past {current}: its file was edited by hand; ask a person to repair it",
 	"err.same_state":         "step {step} is already {from}; nothing to change",
@@ -145,4 +145,6 @@ How to check the result (tests to run, outputs to inspect).
 	"kind.array":             "an array",
 	"kind.object":            "an object",
 	"kind.null":              "null",
+	"err.file_not_utf8":      "file {path} is not valid UTF-8 text; rewrite it with your file tools, then call update_plan_from_file again",
+	"err.file_empty":         "file {path} is empty; write the plan into it with your file tools first",
 }

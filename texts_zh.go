@@ -116,9 +116,9 @@ var textsZH = map[string]string{
 	"err.exists":             "计划 {name} 已存在，revision 为 {current}；请先读取，再用 last_known_revision {current} 重试，或换一个名称",
 	"err.stale":              "计划 {name} 当前的 revision 是 {current}，不是 {rev}：已有他人修改。请用 read_plan 重新读取，再用 last_known_revision {current} 重试",
 	"err.content_too_large":  "content 有 {size} 字节；上限为 {limit}。请缩短计划或拆分为多个计划",
-	"err.stored_too_large":   "已存储的计划超过 {limit} 字节；请用 delete_plan 删除它，或请人调高大小上限",
+	"err.stored_too_large":   "已存储的计划超过 {limit} 字节；请用不带 last_known_revision 的 delete_plan 删除它，或请人调高大小上限",
 	"err.file_too_large":     "文件 {path} 超过了 {limit} 字节的计划上限；请缩短它",
-	"err.undecodable":        "计划 {name} 无法解析；请用 delete_plan 删除后重新写入",
+	"err.undecodable":        "计划 {name} 无法解析；请用不带 last_known_revision 的 delete_plan 删除后重新写入",
 	"err.not_plan_file":      "该计划存储的条目不是计划文件（链接、文件夹或特殊文件）；请用不带 last_known_revision 的 delete_plan 删除它，再重新写入计划",
 	"err.revision_exhausted": "计划 {name} 的 revision 无法超过 {current}：其文件被手工修改过；请人修复",
 	"err.same_state":         "步骤 {step} 已经是 {from}；无需修改",
@@ -143,4 +143,6 @@ var textsZH = map[string]string{
 	"kind.array":             "数组",
 	"kind.object":            "对象",
 	"kind.null":              "null",
+	"err.file_not_utf8":      "文件 {path} 不是有效的 UTF-8 文本；请用文件工具重写后再调用 update_plan_from_file",
+	"err.file_empty":         "文件 {path} 是空的；请先用文件工具把计划写进去",
 }

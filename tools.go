@@ -31,9 +31,12 @@ type toolEnv struct {
 	agentName string                        // author of the plans this agent creates
 	role      func(context.Context) Role    // the middleware's role in a call's run
 	sink      func(context.Context, Change) // hears the changes made through these tools
-	// guardedDir is the Store's folder when the Workspace is the same storage: file tools
-	// refuse paths inside it, so plans change only through the Store. "" otherwise.
-	guardedDir string
+	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
+	// the Store's folder and plans change only through the Store.
+	sameStorage bool
+	// wsRoot and planRoot are the folders of a Workspace and a Backend that are both LocalBackends,
+	// compared as real locations on disk (nested roots, links); "" otherwise.
+	wsRoot, planRoot string
 }
 
 type toolSpec struct {

@@ -2,6 +2,10 @@ package plan
 
 import (
 	"context"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
 )
 
 // fileTools are offered only with a Workspace.
@@ -20,7 +24,13 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 	if ctx.Err() != nil {
 		return nil, canceled(ctx)
 	}
-	if err := env.workspace.Write(ctx, &WriteRequest{FilePath: path, Content: p.Content}); err != nil {
+	_, err = await(ctx, func() (struct{}, error) {
+		return struct{}{}, env.workspace.Write(ctx, &WriteRequest{FilePath: path, Content: p.Content})
+	})
+	if ctx.Err() != nil {
+		return nil, canceled(ctx)
+	}
+	if err != nil {
 		e := fail(Error{Code: CodeInvalidArgument, Reason: ReasonWorkspaceWrite, Path: path})
 		e.Err = err
 		return nil, e
@@ -49,22 +59,8 @@ func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, erro
 // ctx ends even if the Workspace does not (a named pipe, a hung remote): the read is then
 // abandoned to finish on its own.
 func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int) (string, error) {
-	type result struct {
-		content string
-		err     error
-	}
-	done := make(chan result, 1)
-	go func() {
-		content, err := readBounded(ctx, ws, path, int64(limit))
-		done <- result{content, err}
-	}()
-	var r result
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		return "", canceled(ctx)
-	}
-	switch err := r.err; {
+	content, err := await(ctx, func() (string, error) { return readBounded(ctx, ws, path, int64(limit)) })
+	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		return "", canceled(ctx)
@@ -75,24 +71,85 @@ func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int
 		e.Err = err
 		return "", e
 	}
-	if len(r.content) > limit {
-		return "", fail(Error{Code: CodeTooLarge, Reason: ReasonFileTooLarge, Path: path, Size: int64(len(r.content)), Limit: int64(limit)})
+	switch {
+	case len(content) > limit:
+		return "", fail(Error{Code: CodeTooLarge, Reason: ReasonFileTooLarge, Path: path, Size: int64(len(content)), Limit: int64(limit)})
+	case !utf8.ValidString(content):
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonFileNotUTF8, Path: path})
+	case strings.TrimSpace(content) == "":
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonFileEmpty, Path: path})
 	}
-	return r.content, nil
+	return content, nil
 }
 
-// guardedWorkspaceDir returns the Store's folder when ws reaches the same storage as the
-// Store's Backend (the same value, one found through Unwrap, or a LocalBackend on the same
-// root), and "" otherwise.
-func guardedWorkspaceDir(s *Store, ws Workspace) string {
+// await runs a Workspace call and returns when it does or when ctx ends, whichever comes
+// first, so a Workspace that ignores its context (a named pipe, a hung remote) cannot hold
+// a run past its deadline; an abandoned call finishes on its own.
+func await[T any](ctx context.Context, call func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := call()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// guardWorkspace notes how the Workspace relates to the Store's storage: the same value (or
+// one found through Unwrap, or a LocalBackend on the same root), or two LocalBackends whose
+// folders may overlap on disk.
+func (env *toolEnv) guardWorkspace(ws Workspace) {
 	var inner any = ws
 	if b, ok := ws.(Backend); ok {
 		inner = innermost(b)
 	}
 	wk, ok1 := keyOf(inner)
-	sk, ok2 := keyOf(innermost(s.backend))
-	if ok1 && ok2 && wk == sk {
-		return s.dir
+	sk, ok2 := keyOf(innermost(env.store.backend))
+	env.sameStorage = ok1 && ok2 && wk == sk
+	wl, ok1 := inner.(*LocalBackend)
+	bl, ok2 := innermost(env.store.backend).(*LocalBackend)
+	if ok1 && ok2 {
+		env.wsRoot, env.planRoot = wl.name, bl.name
 	}
-	return ""
+}
+
+// inPlansFolder reports whether the workspace path p (absolute, without "..") names the
+// Store's folder or something inside it: as a path when the Workspace is the same storage,
+// and, for two LocalBackends, as the place on disk it reaches through any links.
+func (env *toolEnv) inPlansFolder(p string) bool {
+	dir := env.store.BaseDir()
+	if clean := path.Clean(p); env.sameStorage && (clean == dir || strings.HasPrefix(clean, strings.TrimSuffix(dir, "/")+"/")) {
+		return true
+	}
+	if env.wsRoot == "" {
+		return false
+	}
+	plans := realLocation(filepath.Join(env.planRoot, filepath.FromSlash(dir)))
+	target := realLocation(filepath.Join(env.wsRoot, filepath.FromSlash(p)))
+	return target == plans || strings.HasPrefix(target, plans+string(filepath.Separator))
+}
+
+// realLocation resolves the links of the longest existing prefix of p and keeps the rest.
+func realLocation(p string) string {
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }

@@ -41,6 +41,28 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	page := pageOf(entries, opts)
+	// Warnings are encoded first, so the plans get the rest of the page's bytes.
+	var tail strings.Builder
+	if cursor == "" && len(warnings) > 0 {
+		shown := make([]listWarning, 0, min(len(warnings), maxListWarnings))
+		for _, w := range warnings[:min(len(warnings), maxListWarnings)] {
+			msg := w.Message
+			if w.cause != nil {
+				msg = env.errorMessage(w.cause)
+			}
+			shown = append(shown, listWarning{Name: w.Name, Code: w.Code, Message: truncateUTF8(msg, 300)})
+		}
+		js, err := resultAPI.MarshalToString(shown)
+		if err != nil {
+			return nil, backendError("encode the listing", err)
+		}
+		tail.WriteString(`,"warnings":`)
+		tail.WriteString(js)
+		if len(warnings) > len(shown) {
+			tail.WriteString(`,"warnings_total":`)
+			tail.WriteString(itoa(len(warnings)))
+		}
+	}
 	var b strings.Builder
 	b.WriteString(`{"plans":[`)
 	for i, c := range page.entries {
@@ -48,7 +70,7 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 		if js == "" {
 			js = encodeListEntry(&c.summary)
 		}
-		if i > 0 && b.Len()+len(js)+128 > maxListBytes {
+		if i > 0 && b.Len()+len(js)+tail.Len()+128 > maxListBytes {
 			page.next = page.entries[i-1].summary.Name
 			break
 		}
@@ -63,26 +85,7 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 		b.WriteString(`,"next_cursor":`)
 		b.WriteString(jsonString(page.next))
 	}
-	if cursor == "" && len(warnings) > 0 {
-		shown := make([]listWarning, 0, min(len(warnings), maxListWarnings))
-		for _, w := range warnings[:min(len(warnings), maxListWarnings)] {
-			msg := w.Message
-			if w.cause != nil {
-				msg = env.errorMessage(w.cause)
-			}
-			shown = append(shown, listWarning{Name: w.Name, Code: w.Code, Message: truncateUTF8(msg, 300)})
-		}
-		js, err := resultAPI.MarshalToString(shown)
-		if err != nil {
-			return nil, backendError("encode the listing", err)
-		}
-		b.WriteString(`,"warnings":`)
-		b.WriteString(js)
-		if len(warnings) > len(shown) {
-			b.WriteString(`,"warnings_total":`)
-			b.WriteString(itoa(len(warnings)))
-		}
-	}
+	b.WriteString(tail.String())
 	b.WriteByte('}')
 	return b.String(), nil
 }

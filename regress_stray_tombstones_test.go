@@ -1,0 +1,38 @@
+//go:build linux
+
+package plan_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+// other stray entries on the tombstone's path block a name (or every name) as well.
+func TestRegressionStrayTombstoneEntriesBlockNames(t *testing.T) {
+	ctx := context.Background()
+	cases := map[string]func(root string) error{
+		"deleted is a file":       func(r string) error { return os.WriteFile(filepath.Join(r, "plans", ".deleted"), nil, 0o600) },
+		"deleted links outside":   func(r string) error { return os.Symlink("/tmp", filepath.Join(r, "plans", ".deleted")) },
+		"tombstone links outside": func(r string) error { return os.MkdirAll(filepath.Join(r, "plans", ".deleted"), 0o700) },
+	}
+	for name, mk := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o700))
+			require.NoError(t, mk(root))
+			if name == "tombstone links outside" {
+				require.NoError(t, os.Symlink("/etc/hostname", filepath.Join(root, "plans", ".deleted", "fresh")))
+			}
+			s := storeOn(t, newLocal(t, root), "")
+			_, err := s.Put(ctx, plan.Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
+			assert.NoError(t, err, "a stray entry never blocks a name")
+		})
+	}
+}

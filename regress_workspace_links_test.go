@@ -1,0 +1,40 @@
+//go:build linux
+
+package plan_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// with Backend and Workspace one LocalBackend, the guard is lexical: a symbolic link
+// inside the root that leads to the plans folder (allowed, it stays under the root) takes
+// export_plan_to_file straight onto a plan file.
+func TestRegressionGuardFollowsNoLinks(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	b := newLocal(t, root)
+	s := storeOn(t, b, "")
+	_, err := s.Put(ctx, plan.Update{Name: "victim", Content: ptrTo("- [ ] real work\n")})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, plan.Update{Name: "evil", Content: ptrTo("not a plan header\n")})
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "work"), 0o700))
+	require.NoError(t, os.Symlink("../plans", filepath.Join(root, "work", "notes")))
+	mw, err := plan.New(ctx, &plan.Config{Store: s, Workspace: b})
+	require.NoError(t, err)
+	model := plantest.NewScriptedModel(
+		plantest.CallTool("export_plan_to_file", `{"name":"evil","path":"/work/notes/victim.md"}`), plantest.Answer("ok"))
+	results := toolResults(runAgent(t, model, mw))
+	t.Log(results[0])
+	_, err = s.Get(ctx, "victim")
+	assert.NoError(t, err, "the plan was not overwritten behind the Store's back")
+}
