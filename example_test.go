@@ -139,7 +139,8 @@ func ExampleNewMemoryBackend() {
 		panic(err)
 	}
 	fmt.Printf("%q revision %d: %s", p.Title, p.Revision, p.Content)
-	// Output:
+	// Unordered output:
+	// /plans/.history
 	// /plans/todo.md
 	// "Today" revision 1: - [ ] One
 }

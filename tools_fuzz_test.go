@@ -174,6 +174,12 @@ func FuzzToolArguments(f *testing.F) {
 				if strings.HasPrefix(p, "/plans/.deleted/") || p == "/plans/broken.md" {
 					continue
 				}
+				if rest, ok := strings.CutPrefix(p, "/plans/.history/"); ok {
+					if _, ok := decodeEntry(content); !ok || path.Dir(rest) == "." {
+						t.Fatalf("%s(%q) left %s, not a history entry", name, arguments, p)
+					}
+					continue
+				}
 				if !strings.HasPrefix(p, "/plans/") || !strings.HasSuffix(p, ".md") {
 					t.Fatalf("%s(%q) left a file at %s", name, arguments, p)
 				}
