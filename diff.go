@@ -7,7 +7,7 @@ import (
 
 // maxDiffEdits bounds the work of the line diff: past this many inserted plus deleted lines
 // the changed middle is reported as one replaced block, which is still a correct diff.
-const maxDiffEdits = 2000
+const maxDiffEdits = 1000
 
 // diffPlans renders what changed from a to b: one `field: "old" -> "new"` line per changed
 // header field (title, status, author), then a unified diff of the bodies with context
