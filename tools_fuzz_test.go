@@ -103,12 +103,19 @@ func newToolFuzzFixture(t testing.TB) *toolFuzzFixture {
 func ptrTo[T any](v T) *T { return &v }
 
 func (fx *toolFuzzFixture) reset() {
-	fx.backend.mu.Lock()
-	fx.backend.files = maps.Clone(fx.baseline)
-	fx.backend.mu.Unlock()
-	fx.workspace.mu.Lock()
-	fx.workspace.files = maps.Clone(fx.wsBase)
-	fx.workspace.mu.Unlock()
+	restoreFiles(fx.backend, fx.baseline)
+	restoreFiles(fx.workspace, fx.wsBase)
+}
+
+// restoreFiles replaces every file of b with a copy of files, folder index included.
+func restoreFiles(b *MemoryBackend, files map[string]memFile) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.files = maps.Clone(files)
+	b.folders = map[string]*memFolder{}
+	for p := range b.files {
+		b.index(p, true)
+	}
 }
 
 // snapshotFiles reads every file under dir through LsInfo and Read.
