@@ -228,17 +228,23 @@ func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) 
 	}
 }
 
-// dropHistory removes a deleted plan's history: the folder at once where the Backend
-// deletes folders, else entry by entry. Failures are ignored: a plan created later under
-// the name never shows entries older than itself, and its writes prune them.
-func (s *Store) dropHistory(ctx context.Context, name string) {
-	_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: s.historyDir(name)})
+// dropHistory removes the history of a plan deleted at revision last (0: unknown), with the
+// Store's locks still held. Under a Locker no other process can write meanwhile, so the
+// folder goes at once (one step on a LocalBackend); otherwise entries go one by one up to
+// last, so a plan created meanwhile by another process keeps its entries. Failures are ignored: a plan created later under the name never shows
+// entries older than itself, and its writes prune them.
+func (s *Store) dropHistory(ctx context.Context, name string, last int64) {
+	if s.locker != nil {
+		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: s.historyDir(name)})
+	}
 	entries, err := s.listHistory(ctx, name)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: e.path})
+		if last == 0 || e.rev <= last {
+			_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: e.path})
+		}
 	}
 }
 
