@@ -171,3 +171,24 @@ func TestStoreDiff(t *testing.T) {
 	_, err = s.Diff(ctx, "ship", 1, 9)
 	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
 }
+
+// A negative HistoryLimit keeps no history: nothing is written beside the plan, and only
+// the current revision can be read.
+func TestHistoryOff(t *testing.T) {
+	ctx := context.Background()
+	b := plan.NewMemoryBackend()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: -1})
+	require.NoError(t, err)
+	for _, st := range []string{"a", "b"} {
+		_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: st})
+		require.NoError(t, err)
+	}
+	assert.Empty(t, entryFiles(t, b, "ship"))
+	h, err := s.History(ctx, "ship")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{2}, revisionNumbers(h))
+	_, err = s.GetRevision(ctx, "ship", 1)
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+	_, err = s.History(ctx, "../ship")
+	assert.Equal(t, plan.CodeInvalidArgument, plan.CodeOf(err))
+}

@@ -158,6 +158,8 @@ func FuzzToolArguments(f *testing.F) {
 	f.Add(`{"name":"alpha","content":"# A\n- [ ] x\n","step":1,"status":"completed","path":"/work/a.md","goal":"ship","last_known_revision":2}`)
 	f.Add(`{"name":"gone","last_known_revision":2,"content":"back"}`)
 	f.Add(`{"name":"../plans/alpha","path":"../../etc/passwd"}`)
+	f.Add(`{"name":"alpha","since_revision":1}`)
+	f.Add(`{"name":"alpha","since_revision":-3}`)
 	f.Fuzz(func(t *testing.T, arguments string) {
 		fx := newToolFuzzFixture(t)
 		for _, name := range fx.names {
