@@ -9,8 +9,8 @@ import (
 )
 
 // BenchmarkHistoryWriteCost times a status change of the 60-step plan with history kept
-// (the default, 50 revisions) and with none, side by side on MemoryBackend and
-// LocalBackend, interleaved in batches so both share what else the machine is doing.
+// (the default, 50 revisions) and with none, one after the other in one run, on
+// MemoryBackend and LocalBackend.
 func BenchmarkHistoryWriteCost(b *testing.B) {
 	ctx := context.Background()
 	for _, kind := range []string{"memory", "local"} {
