@@ -22,7 +22,16 @@ var _ Swapper = (*MemoryBackend)(nil)
 type MemoryBackend struct {
 	mu    sync.RWMutex
 	files map[string]memFile
-	clock int64
+	// folders indexes files by folder, so LsInfo reads one folder, not every file.
+	folders map[string]*memFolder
+	clock   int64
+}
+
+// memFolder is what one folder holds: its files, and its subfolders with the number of
+// files somewhere below each.
+type memFolder struct {
+	files map[string]struct{}
+	subs  map[string]int
 }
 
 type memFile struct {
@@ -32,7 +41,7 @@ type memFile struct {
 
 // NewMemoryBackend returns an empty MemoryBackend.
 func NewMemoryBackend() *MemoryBackend {
-	return &MemoryBackend{files: map[string]memFile{}}
+	return &MemoryBackend{files: map[string]memFile{}, folders: map[string]*memFolder{}}
 }
 
 func cleanMemPath(p string) string { return path.Clean("/" + p) }
@@ -47,24 +56,78 @@ func (b *MemoryBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileI
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	var out []FileInfo
-	seenDirs := map[string]bool{}
-	for p, f := range b.files {
-		if !strings.HasPrefix(p, prefix) {
-			continue
-		}
-		rest := p[len(prefix):]
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			sub := prefix + rest[:i]
-			if !seenDirs[sub] {
-				seenDirs[sub] = true
-				out = append(out, FileInfo{Path: sub, IsDir: true})
-			}
-			continue
-		}
-		out = append(out, FileInfo{Path: p, Size: int64(len(f.content)), ModifiedAt: f.modified})
+	f := b.folders[dir]
+	if f == nil {
+		return nil, nil
+	}
+	out := make([]FileInfo, 0, len(f.files)+len(f.subs))
+	for name := range f.files {
+		p := prefix + name
+		c := b.files[p]
+		out = append(out, FileInfo{Path: p, Size: int64(len(c.content)), ModifiedAt: c.modified})
+	}
+	for name := range f.subs {
+		out = append(out, FileInfo{Path: prefix + name, IsDir: true})
 	}
 	return out, nil
+}
+
+// put stores f at p and indexes it; called with mu held.
+func (b *MemoryBackend) put(p string, f memFile) {
+	if _, ok := b.files[p]; !ok {
+		b.index(p, true)
+	}
+	b.files[p] = f
+}
+
+// remove deletes p and its index entries; called with mu held.
+func (b *MemoryBackend) remove(p string) {
+	if _, ok := b.files[p]; ok {
+		delete(b.files, p)
+		b.index(p, false)
+	}
+}
+
+// index adds (or removes) file p in its folder and counts it in every folder above.
+func (b *MemoryBackend) index(p string, add bool) {
+	dir, name := path.Split(p)
+	dir = cleanMemPath(dir)
+	b.folder(dir, add, func(f *memFolder) {
+		if add {
+			f.files[name] = struct{}{}
+		} else {
+			delete(f.files, name)
+		}
+	})
+	for dir != "/" {
+		parent, sub := path.Split(dir)
+		parent = cleanMemPath(parent)
+		b.folder(parent, add, func(f *memFolder) {
+			if add {
+				f.subs[sub]++
+			} else if f.subs[sub]--; f.subs[sub] <= 0 {
+				delete(f.subs, sub)
+			}
+		})
+		dir = parent
+	}
+}
+
+// folder applies change to the index of dir, creating it when adding and dropping it once
+// empty.
+func (b *MemoryBackend) folder(dir string, add bool, change func(*memFolder)) {
+	f := b.folders[dir]
+	if f == nil {
+		if !add {
+			return
+		}
+		f = &memFolder{files: map[string]struct{}{}, subs: map[string]int{}}
+		b.folders[dir] = f
+	}
+	change(f)
+	if len(f.files) == 0 && len(f.subs) == 0 {
+		delete(b.folders, dir)
+	}
 }
 
 // Read returns the whole file, honouring Offset and Limit as line numbers like Eino's
@@ -103,7 +166,7 @@ func (b *MemoryBackend) Write(ctx context.Context, req *WriteRequest) error {
 	p := cleanMemPath(req.FilePath)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.files[p] = memFile{content: req.Content, modified: b.tick().Format(time.RFC3339Nano)}
+	b.put(p, memFile{content: req.Content, modified: b.tick().Format(time.RFC3339Nano)})
 	return nil
 }
 
@@ -120,7 +183,7 @@ func (b *MemoryBackend) CompareAndSwap(ctx context.Context, req *WriteRequest, o
 	if exists != (old != nil) || (exists && cur.content != *old) {
 		return false, nil
 	}
-	b.files[p] = memFile{content: req.Content, modified: b.tick().Format(time.RFC3339Nano)}
+	b.put(p, memFile{content: req.Content, modified: b.tick().Format(time.RFC3339Nano)})
 	return true, nil
 }
 
@@ -135,7 +198,7 @@ func (b *MemoryBackend) CompareAndDelete(ctx context.Context, req *DeleteRequest
 	if cur, ok := b.files[p]; !ok || cur.content != old {
 		return false, nil
 	}
-	delete(b.files, p)
+	b.remove(p)
 	return true, nil
 }
 
@@ -146,7 +209,7 @@ func (b *MemoryBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	delete(b.files, cleanMemPath(req.FilePath))
+	b.remove(cleanMemPath(req.FilePath))
 	return nil
 }
 

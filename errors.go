@@ -134,6 +134,7 @@ const (
 	ReasonGoalInvalid       Reason = "goal_invalid"
 	ReasonNoPlan            Reason = "no_plan"
 	ReasonNoPlanGuarded     Reason = "no_plan_guarded"
+	ReasonNoRevision        Reason = "no_revision"
 	ReasonNoFile            Reason = "no_file"
 	ReasonExists            Reason = "exists"
 	ReasonStale             Reason = "stale"
@@ -182,6 +183,7 @@ var factTexts = map[Reason]string{
 	ReasonGoalInvalid:       "the goal is empty, not UTF-8 or over {limit} bytes",
 	ReasonNoPlan:            "no plan named {name}",
 	ReasonNoPlanGuarded:     "no plan named {name} at revision {rev}",
+	ReasonNoRevision:        "revision {rev} of plan {name} is not kept; it is at revision {current}",
 	ReasonNoFile:            "no file at {path}",
 	ReasonExists:            "plan {name} already exists, at revision {current}",
 	ReasonStale:             "plan {name} is at revision {current}, not {rev}",

@@ -615,8 +615,8 @@ func (l *hostileLog) verify(t *testing.T, ctx context.Context, store *plan.Store
 	}
 }
 
-// assertOnlyPlansAndWorkspace walks base: every file is a plan file, a tombstone or the
-// lock in the plans folder, or lies in the workspace.
+// assertOnlyPlansAndWorkspace walks base: every file is a plan file, a tombstone, a history
+// entry or the lock in the plans folder, or lies in the workspace.
 func assertOnlyPlansAndWorkspace(t *testing.T, base, storeRoot, wsRoot string) {
 	t.Helper()
 	plansDir := filepath.Join(storeRoot, "plans")
@@ -630,6 +630,8 @@ func assertOnlyPlansAndWorkspace(t *testing.T, base, storeRoot, wsRoot string) {
 		switch {
 		case strings.HasPrefix(p, wsRoot+string(filepath.Separator)):
 		case rel == ".plan.lock":
+		case strings.HasPrefix(rel, ".history"+string(filepath.Separator)):
+			assert.Contains(t, hostileNames, filepath.Base(filepath.Dir(rel)), "history entry %s", p)
 		case strings.HasPrefix(rel, ".deleted"+string(filepath.Separator)):
 			assert.Contains(t, hostileNames, filepath.Base(rel), "tombstone %s", p)
 		case filepath.Dir(rel) == "." && strings.HasSuffix(rel, ".md"):

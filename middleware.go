@@ -61,6 +61,9 @@ type Config struct {
 	AgentName string
 	// MaxContentBytes caps a plan's body; default 1 MiB (a given Store's own cap otherwise).
 	MaxContentBytes int
+	// HistoryLimit keeps that many revisions of each plan (StoreConfig.HistoryLimit), which
+	// lets read_plan's since_revision return only what changed; 0 keeps none.
+	HistoryLimit int
 	// Template replaces the built-in plan writing guide that plan_template returns.
 	Template string
 	// Digest bounds the digest of current plans added to the instruction.
@@ -137,10 +140,10 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 // storeFor returns the Store a middleware works on: the given one, or one made from cfg.
 func storeFor(cfg *Config) (*Store, error) {
 	if cfg.Store == nil {
-		return NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes})
+		return NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes, HistoryLimit: cfg.HistoryLimit})
 	}
-	if cfg.Backend != nil || cfg.BaseDir != "" || cfg.MaxContentBytes != 0 {
-		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir and MaxContentBytes unset (the Store has them)")
+	if cfg.Backend != nil || cfg.BaseDir != "" || cfg.MaxContentBytes != 0 || cfg.HistoryLimit != 0 {
+		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir, MaxContentBytes and HistoryLimit unset (the Store has them)")
 	}
 	return cfg.Store, nil
 }

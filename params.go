@@ -22,6 +22,7 @@ var (
 	pStep      = param{"step", schema.Integer, true}
 	pNote      = param{"note", schema.String, false}
 	pRevision  = param{"last_known_revision", schema.Integer, false}
+	pSince     = param{"since_revision", schema.Integer, false} // read_plan: only the changes since
 	pPath      = param{"path", schema.String, true}
 	pGoal      = param{"goal", schema.String, true}
 	// list_plans: a page of plans.

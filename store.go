@@ -43,6 +43,13 @@ type StoreConfig struct {
 	// failed one; it runs synchronously, outside the Store's locks. It does not see changes
 	// made through other Stores, in this process or another: Store.Watch delivers those.
 	OnChange func(ctx context.Context, c Change)
+	// HistoryLimit is how many revisions of each plan are kept (History, GetRevision, Diff,
+	// read_plan's since_revision). 0 (or less) keeps none: history costs every write a
+	// second file, so it is chosen, not given; DefaultHistoryLimit is a good value.
+	HistoryLimit int
+	// HistoryMaxBytes caps the bytes kept per plan; the newest revision is kept whatever
+	// its size. 0 means DefaultHistoryMaxBytes.
+	HistoryMaxBytes int64
 }
 
 // Action names the kind of mutation a Change reports.
@@ -134,6 +141,9 @@ type Store struct {
 	renamer    Renamer
 	strict     bool
 	now        func() time.Time
+	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
+	historyLimit    int
+	historyMaxBytes int64
 }
 
 // NewStore validates cfg and returns a Store.
@@ -162,6 +172,13 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	}
 	if s.maxContent == 0 {
 		s.maxContent = DefaultMaxContentBytes
+	}
+	s.historyLimit, s.historyMaxBytes = cfg.HistoryLimit, cfg.HistoryMaxBytes
+	if s.historyLimit <= 0 {
+		s.historyLimit = -1 // off
+	}
+	if s.historyMaxBytes <= 0 {
+		s.historyMaxBytes = DefaultHistoryMaxBytes
 	}
 	s.locker, _ = lockerOf(cfg.Backend)
 	s.swapper, _ = capability[Swapper](cfg.Backend)

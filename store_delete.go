@@ -52,6 +52,7 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		return 0, err
 	}
 	s.forget(name)
+	s.dropHistory(ctx, name, f.revision)
 	if f.plan != nil {
 		s.notify(ctx, ActionDelete, f.plan, false)
 		return f.plan.Revision, nil

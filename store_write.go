@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -20,7 +21,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 		}
 	}
 	var created bool
-	p, err := s.mutate(ctx, u.Name, u.IfRevision, func(cur *Plan) (*Plan, error) {
+	p, err := s.mutate(ctx, ActionWrite, u.Name, u.IfRevision, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			if u.Content == nil {
 				return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNeedsContent, Name: u.Name, Field: pContent.name})
@@ -74,7 +75,7 @@ func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *
 	if err := checkHeaderField("status", status); err != nil {
 		return nil, err
 	}
-	p, err := s.mutate(ctx, name, ifRevision, func(cur *Plan) (*Plan, error) {
+	p, err := s.mutate(ctx, ActionStatus, name, ifRevision, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
 		}
@@ -96,7 +97,7 @@ func (s *Store) UpdateStep(ctx context.Context, name string, number int, state S
 		return nil, Step{}, err
 	}
 	var step Step
-	p, err := s.mutate(ctx, name, ifRevision, func(cur *Plan) (*Plan, error) {
+	p, err := s.mutate(ctx, ActionStep, name, ifRevision, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
 		}
@@ -170,7 +171,8 @@ func checkRevision(name string, cur *Plan, ifRevision *int64) error {
 // lets change build the next version (cur is nil when the plan does not exist), and writes
 // it with the next revision. On a Swapper backend a lost race is retried from the read, so
 // a guarded write then fails on the revision check and an unguarded one lands on top.
-func (s *Store) mutate(ctx context.Context, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
+// The history entry of the new revision is written just before the plan file (history.go).
+func (s *Store) mutate(ctx context.Context, action Action, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
@@ -184,13 +186,13 @@ func (s *Store) mutate(ctx context.Context, name string, ifRevision *int64, chan
 	defer unlock()
 	var next *Plan
 	err = retryLostSwaps(name, "write "+s.planPath(name), func() (err error) {
-		next, err = s.mutateOnce(ctx, name, ifRevision, change)
+		next, err = s.mutateOnce(ctx, action, name, ifRevision, change)
 		return err
 	})
 	return next, err
 }
 
-func (s *Store) mutateOnce(ctx context.Context, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
+func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
 	cur, raw, err := s.load(ctx, name)
 	if err != nil {
 		return nil, err
@@ -218,9 +220,24 @@ func (s *Store) mutateOnce(ctx context.Context, name string, ifRevision *int64, 
 	if cur != nil {
 		old = &raw
 	}
-	if err := s.commit(ctx, s.planPath(name), old, EncodePlan(next)); err != nil {
+	file := EncodePlan(next)
+	entry := ""
+	if s.historyOn() {
+		if entry, err = s.recordBefore(ctx, action, cur, raw, next, file); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.commit(ctx, s.planPath(name), old, file); err != nil {
+		if entry != "" && (errors.Is(err, errLostSwap) || CodeOf(err) == CodeBackendError) {
+			// Surely not written: the entry never became the plan. (After an unknown
+			// outcome it may have, so it stays; either way it is only shown if it did.)
+			_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: entry})
+		}
 		return nil, err
 	}
 	s.forget(name)
+	if entry != "" {
+		s.prune(ctx, name, next.Revision, entry)
+	}
 	return next, nil
 }

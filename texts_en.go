@@ -23,8 +23,9 @@ Shared Markdown plans, by name, seen by every agent on this task. Use one for mu
 	"write_plan.status":              "Free text, e.g. draft, in-progress, done.",
 	"write_plan.last_known_revision": "Revision you read; 0 = must not exist yet.",
 
-	"read_plan":      "Read a plan: body, status, revision, progress.",
-	"read_plan.name": "",
+	"read_plan":                "Read a plan: body, status, revision, progress.",
+	"read_plan.name":           "",
+	"read_plan.since_revision": "Revision you have: get only the changes since.",
 
 	"list_plans": "List plans with status, revision and progress.",
 
@@ -116,7 +117,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.no_plan_guarded":    "no plan named {name} (it may have been deleted); call list_plans, or create it with last_known_revision 0",
 	"err.no_file":            "no file at {path} in the workspace; export_plan_to_file writes one",
 	"err.exists":             "plan {name} already exists at revision {current}; read it and retry with last_known_revision {current}, or pick another name",
-	"err.stale":              "plan {name} is at revision {current}, not {rev}: someone else changed it. Re-read it with read_plan and retry with last_known_revision {current}",
+	"err.stale":              "plan {name} is at revision {current}, not {rev}: someone else changed it. Re-read it with read_plan (since_revision {rev} gives only the changes) and retry with last_known_revision {current}",
 	"err.content_too_large":  "content is {size} bytes; the limit is {limit}. Shorten the plan or split it into several plans",
 	"err.stored_too_large":   "the stored plan is larger than {limit} bytes; delete it with delete_plan without last_known_revision, or ask a person to raise the size limit",
 	"err.file_too_large":     "file {path} is over the {limit}-byte plan limit; shorten it",
@@ -131,6 +132,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.contention":         "too many agents are changing plan {name} at once; try again",
 	"err.canceled":           "the request was canceled before anything was written",
 	"err.unknown_outcome":    "the plan storage failed during the change and could not tell whether it was done; re-read the plan with read_plan before changing it again",
+	"err.no_revision":        "revision {rev} of plan {name} is no longer kept; read_plan without since_revision gives the whole plan (revision {current})",
 	"err.list_limit":         "limit must be from 1 to {limit}",
 	"list_plans.limit":       "Plans per page (default 50).",
 	"list_plans.cursor":      "next_cursor of the previous page.",

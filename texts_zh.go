@@ -21,8 +21,9 @@ var textsZH = map[string]string{
 	"write_plan.status":              "自由文本，如 draft、in-progress、done。",
 	"write_plan.last_known_revision": "你读到的 revision；0 表示计划必须尚不存在。",
 
-	"read_plan":      "读取计划：正文、状态、revision、进度。",
-	"read_plan.name": "",
+	"read_plan":                "读取计划：正文、状态、revision、进度。",
+	"read_plan.name":           "",
+	"read_plan.since_revision": "你已有的 revision：只返回此后的变更。",
 
 	"list_plans": "列出计划及其状态、revision 和进度。",
 
@@ -114,7 +115,7 @@ var textsZH = map[string]string{
 	"err.no_plan_guarded":    "没有名为 {name} 的计划（可能已被删除）；调用 list_plans，或用 last_known_revision 0 创建它",
 	"err.no_file":            "工作区中 {path} 没有文件；export_plan_to_file 会写入一个",
 	"err.exists":             "计划 {name} 已存在，revision 为 {current}；请先读取，再用 last_known_revision {current} 重试，或换一个名称",
-	"err.stale":              "计划 {name} 当前的 revision 是 {current}，不是 {rev}：已有他人修改。请用 read_plan 重新读取，再用 last_known_revision {current} 重试",
+	"err.stale":              "计划 {name} 当前的 revision 是 {current}，不是 {rev}：已有他人修改。请用 read_plan 重新读取（传 since_revision {rev} 只取变更），再用 last_known_revision {current} 重试",
 	"err.content_too_large":  "content 有 {size} 字节；上限为 {limit}。请缩短计划或拆分为多个计划",
 	"err.stored_too_large":   "已存储的计划超过 {limit} 字节；请用不带 last_known_revision 的 delete_plan 删除它，或请人调高大小上限",
 	"err.file_too_large":     "文件 {path} 超过了 {limit} 字节的计划上限；请缩短它",
@@ -129,6 +130,7 @@ var textsZH = map[string]string{
 	"err.contention":         "同时修改计划 {name} 的智能体太多；请重试",
 	"err.canceled":           "请求在写入任何内容之前已被取消",
 	"err.unknown_outcome":    "计划存储在修改过程中出错，无法确定修改是否已完成；请先用 read_plan 重新读取计划，再进行修改",
+	"err.no_revision":        "计划 {name} 的 revision {rev} 已不再保留；不带 since_revision 调用 read_plan 可读取整个计划（revision {current}）",
 	"err.list_limit":         "limit 必须在 1 到 {limit} 之间",
 	"list_plans.limit":       "每页计划数（默认 50）。",
 	"list_plans.cursor":      "上一页的 next_cursor。",

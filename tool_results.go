@@ -53,3 +53,18 @@ type nextStep struct {
 	Number int    `json:"number"`
 	Text   string `json:"text"`
 }
+
+// changesResult is what read_plan answers given a since_revision that is still kept: what
+// changed since, never the body. Changes is "" when nothing did.
+type changesResult struct {
+	Name          string   `json:"name"`
+	Revision      int64    `json:"revision"`
+	SinceRevision int64    `json:"since_revision"`
+	Changes       string   `json:"changes"`
+	Progress      Progress `json:"progress"`
+}
+
+func newChangesResult(cur, old *Plan) changesResult {
+	return changesResult{Name: cur.Name, Revision: cur.Revision, SinceRevision: old.Revision,
+		Changes: diffPlans(old, cur, "", "", 0), Progress: ComputeProgress(ParseSteps(cur.Content))}
+}

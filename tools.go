@@ -67,7 +67,7 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	if err != nil {
 		return t.env.errorResult(err), nil
 	}
-	ctx = withChangeSink(ctx, t.env.sink)
+	ctx = withActor(withChangeSink(ctx, t.env.sink), t.env.agentName)
 	out, err := t.spec.run(ctx, t.env, a)
 	if err != nil {
 		return t.env.errorResult(err), nil
@@ -113,7 +113,7 @@ func newPlanTool(spec toolSpec, env *toolEnv, name string) *planTool {
 func toolSpecs() []toolSpec {
 	return []toolSpec{
 		{ToolWritePlan, []param{pName, pContent, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},
-		{ToolReadPlan, []param{pName}, runReadPlan},
+		{ToolReadPlan, []param{pName, pSince}, runReadPlan},
 		{ToolListPlans, []param{pLimit, pCursor, pStatusFilter}, runListPlans},
 		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
 		{ToolSetPlanStatus, []param{pName, pNewStatus, pRevision}, runSetPlanStatus},

@@ -103,12 +103,19 @@ func newToolFuzzFixture(t testing.TB) *toolFuzzFixture {
 func ptrTo[T any](v T) *T { return &v }
 
 func (fx *toolFuzzFixture) reset() {
-	fx.backend.mu.Lock()
-	fx.backend.files = maps.Clone(fx.baseline)
-	fx.backend.mu.Unlock()
-	fx.workspace.mu.Lock()
-	fx.workspace.files = maps.Clone(fx.wsBase)
-	fx.workspace.mu.Unlock()
+	restoreFiles(fx.backend, fx.baseline)
+	restoreFiles(fx.workspace, fx.wsBase)
+}
+
+// restoreFiles replaces every file of b with a copy of files, folder index included.
+func restoreFiles(b *MemoryBackend, files map[string]memFile) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.files = maps.Clone(files)
+	b.folders = map[string]*memFolder{}
+	for p := range b.files {
+		b.index(p, true)
+	}
 }
 
 // snapshotFiles reads every file under dir through LsInfo and Read.
@@ -151,6 +158,8 @@ func FuzzToolArguments(f *testing.F) {
 	f.Add(`{"name":"alpha","content":"# A\n- [ ] x\n","step":1,"status":"completed","path":"/work/a.md","goal":"ship","last_known_revision":2}`)
 	f.Add(`{"name":"gone","last_known_revision":2,"content":"back"}`)
 	f.Add(`{"name":"../plans/alpha","path":"../../etc/passwd"}`)
+	f.Add(`{"name":"alpha","since_revision":1}`)
+	f.Add(`{"name":"alpha","since_revision":-3}`)
 	f.Fuzz(func(t *testing.T, arguments string) {
 		fx := newToolFuzzFixture(t)
 		for _, name := range fx.names {
@@ -172,6 +181,12 @@ func FuzzToolArguments(f *testing.F) {
 			}
 			for p, content := range plansAfter {
 				if strings.HasPrefix(p, "/plans/.deleted/") || p == "/plans/broken.md" {
+					continue
+				}
+				if rest, ok := strings.CutPrefix(p, "/plans/.history/"); ok {
+					if _, ok := decodeEntry(content); !ok || path.Dir(rest) == "." {
+						t.Fatalf("%s(%q) left %s, not a history entry", name, arguments, p)
+					}
 					continue
 				}
 				if !strings.HasPrefix(p, "/plans/") || !strings.HasSuffix(p, ".md") {

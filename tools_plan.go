@@ -25,7 +25,22 @@ func putPlan(ctx context.Context, env *toolEnv, u Update, content string) (any, 
 }
 
 func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
-	p, err := getNamed(ctx, env, a)
+	f := a.fields()
+	name, since := f.str(pName), f.integer(pSince)
+	if f.err != nil {
+		return nil, f.err
+	}
+	// A since_revision that is not kept (pruned, never existed, negative) gets the whole plan.
+	if since != nil {
+		cur, old, err := env.store.changesSince(ctx, name, *since)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			return newChangesResult(cur, old), nil
+		}
+	}
+	p, err := env.store.Get(ctx, name)
 	if err != nil {
 		return nil, err
 	}

@@ -115,6 +115,11 @@ func allTables(ctx context.Context, cfg config) ([]*table, error) {
 		return nil, fmt.Errorf("edit loop: %w", err)
 	}
 	tables = append(tables, edit...)
+	resync, err := resyncTable(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("re-sync: %w", err)
+	}
+	tables = append(tables, resync)
 	progress("edit loop")
 	ops, err := operationTables(ctx, cfg)
 	if err != nil {

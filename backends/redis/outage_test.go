@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,8 +158,19 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	if !reflect.DeepEqual(after, before) {
 		t.Fatalf("after restart the store holds\n%q\nwant exactly what was written before the stop\n%q", after, before)
 	}
-	if got := slices.Sorted(maps.Keys(after)); !reflect.DeepEqual(got, []string{"/plans/notes.md", "/plans/release.md"}) {
-		t.Fatalf("files after restart: %q", got)
+	var files, history []string
+	for _, p := range slices.Sorted(maps.Keys(after)) {
+		if rest, ok := strings.CutPrefix(p, "/plans/.history/"); ok {
+			history = append(history, rest[:strings.LastIndex(rest, "-")])
+		} else {
+			files = append(files, p)
+		}
+	}
+	if !reflect.DeepEqual(files, []string{"/plans/notes.md", "/plans/release.md"}) {
+		t.Fatalf("files after restart: %q", files)
+	}
+	if !reflect.DeepEqual(history, []string{"notes/1", "release/1", "release/2"}) {
+		t.Fatalf("history after restart: %q", history)
 	}
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
 	if err != nil {

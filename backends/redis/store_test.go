@@ -35,7 +35,7 @@ func machine(t *testing.T, prefix string, opts *redis.Options) *plan.Store {
 	}
 	c := redis.NewClient(&o)
 	t.Cleanup(func() { c.Close() })
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, c, WithPrefix(prefix))})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, c, WithPrefix(prefix)), HistoryLimit: plan.DefaultHistoryLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,106 @@
+package redisbackend
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/einoplan/plan"
+)
+
+// Machines that share only Redis write one plan at once, unguarded, so many
+// compare-and-swaps lose. The history every machine reads is the same, newest first,
+// bounded, and every kept revision reads back as the write that made it.
+func TestHistoryAcrossMachines(t *testing.T) {
+	requireServer(t)
+	b, _ := newBackend(t)
+	ctx := context.Background()
+	const machines, writes = 4, 20
+	stores := make([]*plan.Store, machines)
+	for i := range stores {
+		stores[i] = machine(t, b.prefix, nil)
+	}
+	if _, err := stores[0].Put(ctx, plan.Update{Name: "ship", Content: ptr("- [ ] build\n"), Status: "m0-0"}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for m, s := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 1; i <= writes; i++ {
+				if _, err := s.SetStatus(ctx, "ship", fmt.Sprintf("m%d-%d", m, i), nil); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	const total = 1 + machines*writes
+	h, err := stores[1].History(ctx, "ship")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h) != plan.DefaultHistoryLimit {
+		t.Fatalf("history holds %d revisions, want %d", len(h), plan.DefaultHistoryLimit)
+	}
+	last := map[string]int{}
+	for i, r := range h {
+		if want := int64(total - i); r.Revision != want {
+			t.Fatalf("history[%d] is revision %d, want %d", i, r.Revision, want)
+		}
+		if r.Action != plan.ActionStatus {
+			t.Errorf("revision %d: action %q", r.Revision, r.Action)
+		}
+		p, err := stores[2].GetRevision(ctx, "ship", r.Revision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Status != r.Status {
+			t.Errorf("revision %d reads as status %q, history says %q", r.Revision, p.Status, r.Status)
+		}
+		// Newest first, so each machine's counter falls.
+		who, n, _ := strings.Cut(r.Status, "-")
+		k, _ := strconv.Atoi(n)
+		if prev, ok := last[who]; ok && k >= prev {
+			t.Errorf("revision %d: %s after %s-%d", r.Revision, r.Status, who, prev)
+		}
+		last[who] = k
+	}
+	d, err := stores[3].Diff(ctx, "ship", int64(total-1), total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("status: %q -> %q\n", h[1].Status, h[0].Status); d != want {
+		t.Errorf("diff %q, want %q", d, want)
+	}
+	infos, err := b.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans/.history/ship"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != plan.DefaultHistoryLimit {
+		t.Errorf("%d entry files, want %d (losers' entries removed)", len(infos), plan.DefaultHistoryLimit)
+	}
+
+	if _, err := stores[0].Delete(ctx, "ship", nil); err != nil {
+		t.Fatal(err)
+	}
+	if infos, _ := b.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans/.history/ship"}); len(infos) != 0 {
+		t.Errorf("%d entry files after delete", len(infos))
+	}
+	p, err := stores[1].Put(ctx, plan.Update{Name: "ship", Content: ptr("- [ ] again\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Revision != total+1 {
+		t.Errorf("revision %d after delete, want %d", p.Revision, total+1)
+	}
+	if h, err := stores[2].History(ctx, "ship"); err != nil || len(h) != 1 {
+		t.Errorf("history after re-create: %v, %v", h, err)
+	}
+}

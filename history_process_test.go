@@ -1,0 +1,107 @@
+//go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
+
+package plan_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+const historyChildEnv = "PLAN_HISTORY_CHILD"
+
+// TestHistoryChildProcess is the writer side of TestHistoryAcrossProcesses: given
+// "ROOT WORKER N", it prints "ready", waits for a line, then sets the status of plan "ship"
+// N times, to WORKER-1 ... WORKER-N.
+func TestHistoryChildProcess(t *testing.T) {
+	spec := os.Getenv(historyChildEnv)
+	if spec == "" {
+		t.Skip("runs only as a child of TestHistoryAcrossProcesses")
+	}
+	var root, worker string
+	var n int
+	_, err := fmt.Sscan(spec, &root, &worker, &n)
+	require.NoError(t, err)
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: plan.DefaultHistoryLimit})
+	require.NoError(t, err)
+	fmt.Println("ready")
+	_, err = bufio.NewReader(os.Stdin).ReadString('\n')
+	require.NoError(t, err)
+	for i := 1; i <= n; i++ {
+		_, err := s.SetStatus(context.Background(), "ship", fmt.Sprintf("%s-%d", worker, i), nil)
+		require.NoError(t, err)
+	}
+}
+
+// Two processes write one plan on one LocalBackend folder at once; a third reads the
+// history they left: bounded, newest first, every revision as its writer made it.
+func TestHistoryAcrossProcesses(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: plan.DefaultHistoryLimit})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n"), Status: "p-0"})
+	require.NoError(t, err)
+
+	const writes = 30
+	type child struct {
+		cmd   *exec.Cmd
+		stdin io.WriteCloser
+		out   *bufio.Reader
+	}
+	var children []child
+	for _, w := range []string{"a", "b"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHistoryChildProcess$", "-test.count=1", "-test.timeout=2m")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %s %d", historyChildEnv, root, w, writes))
+		cmd.Stderr = os.Stderr
+		stdin, err := cmd.StdinPipe()
+		require.NoError(t, err)
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		c := child{cmd, stdin, bufio.NewReader(out)}
+		line, err := c.out.ReadString('\n')
+		require.NoError(t, err)
+		require.Equal(t, "ready\n", line)
+		children = append(children, c)
+	}
+	for _, c := range children {
+		_, err := io.WriteString(c.stdin, "go\n")
+		require.NoError(t, err)
+	}
+	for _, c := range children {
+		_, _ = io.Copy(io.Discard, c.out)
+		require.NoError(t, c.cmd.Wait())
+	}
+
+	h, err := s.History(ctx, "ship")
+	require.NoError(t, err)
+	require.Len(t, h, plan.DefaultHistoryLimit)
+	last := map[string]int{}
+	for i, r := range h {
+		assert.EqualValues(t, 1+2*writes-i, r.Revision)
+		assert.Equal(t, plan.ActionStatus, r.Action)
+		p, err := s.GetRevision(ctx, "ship", r.Revision)
+		require.NoError(t, err)
+		assert.Equal(t, r.Status, p.Status)
+		who, n, _ := strings.Cut(r.Status, "-")
+		k, _ := strconv.Atoi(n)
+		if prev, ok := last[who]; ok {
+			assert.Less(t, k, prev, "revision %d", r.Revision)
+		}
+		last[who] = k
+	}
+	assert.Len(t, last, 2, "both processes' writes are in the history")
+}

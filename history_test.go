@@ -1,0 +1,194 @@
+package plan_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+func historyBackends(t *testing.T) map[string]func(t *testing.T) plan.Backend {
+	return map[string]func(t *testing.T) plan.Backend{
+		"memory": func(*testing.T) plan.Backend { return plan.NewMemoryBackend() },
+		"local":  func(t *testing.T) plan.Backend { return newLocal(t, t.TempDir()) },
+	}
+}
+
+func revisionNumbers(h []plan.Revision) []int64 {
+	out := make([]int64, len(h))
+	for i, r := range h {
+		out[i] = r.Revision
+	}
+	return out
+}
+
+func entryFiles(t *testing.T, b plan.Backend, name string) []string {
+	t.Helper()
+	infos, err := b.LsInfo(context.Background(), &plan.LsInfoRequest{Path: "/plans/.history/" + name})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, i := range infos {
+		out = append(out, i.Path)
+	}
+	return out
+}
+
+// The N+1-th write drops the oldest revision; each kept one reads back as it was written,
+// with its action and author.
+func TestHistoryIsBounded(t *testing.T) {
+	for name, newBackend := range historyBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			b := newBackend(t)
+			s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: 3, DefaultAuthor: "host"})
+			require.NoError(t, err)
+			body := "# Ship\n- [ ] build\n- [ ] test\n"
+			_, err = s.Put(ctx, plan.Update{Name: "ship", Content: &body, Author: "planner"})
+			require.NoError(t, err)
+			_, err = s.SetStatus(ctx, "ship", "in-progress", nil)
+			require.NoError(t, err)
+			_, _, err = s.UpdateStep(ctx, "ship", 1, plan.StepCompleted, "", nil)
+			require.NoError(t, err)
+
+			h, err := s.History(ctx, "ship")
+			require.NoError(t, err)
+			assert.Equal(t, []int64{3, 2, 1}, revisionNumbers(h))
+			assert.Equal(t, []plan.Action{plan.ActionStep, plan.ActionStatus, plan.ActionWrite},
+				[]plan.Action{h[0].Action, h[1].Action, h[2].Action})
+			assert.Equal(t, "planner", h[2].Author)
+			assert.Equal(t, "draft", h[2].Status)
+			first, err := s.GetRevision(ctx, "ship", 1)
+			require.NoError(t, err)
+			assert.Equal(t, body, first.Content)
+			assert.Equal(t, "draft", first.Status)
+
+			_, err = s.SetStatus(ctx, "ship", "done", nil) // the 4th write: revision 1 goes
+			require.NoError(t, err)
+			h, err = s.History(ctx, "ship")
+			require.NoError(t, err)
+			assert.Equal(t, []int64{4, 3, 2}, revisionNumbers(h))
+			assert.Len(t, entryFiles(t, b, "ship"), 3)
+			_, err = s.GetRevision(ctx, "ship", 1)
+			assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+			two, err := s.GetRevision(ctx, "ship", 2)
+			require.NoError(t, err)
+			assert.Equal(t, "in-progress", two.Status)
+			assert.Equal(t, body, two.Content)
+
+			listing, err := s.List(ctx)
+			require.NoError(t, err)
+			assert.Len(t, listing.Plans, 1, "the history folder is not a plan")
+			assert.Empty(t, listing.Warnings)
+		})
+	}
+}
+
+// The byte budget keeps fewer revisions when they are large; the newest always stays.
+func TestHistoryByteBudget(t *testing.T) {
+	ctx := context.Background()
+	b := plan.NewMemoryBackend()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: 50, HistoryMaxBytes: 5500})
+	require.NoError(t, err)
+	for i := range 6 {
+		body := fmt.Sprintf("# %d\n%s\n", i, strings.Repeat("x", 1500))
+		_, err := s.Put(ctx, plan.Update{Name: "big", Content: &body})
+		require.NoError(t, err)
+	}
+	h, err := s.History(ctx, "big")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{6, 5, 4}, revisionNumbers(h), "three entries of ~1.7 KB fit in 5,500 bytes, four do not")
+
+	huge := strings.Repeat("y", 6000)
+	_, err = s.Put(ctx, plan.Update{Name: "big", Content: &huge})
+	require.NoError(t, err)
+	h, err = s.History(ctx, "big")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{7}, revisionNumbers(h))
+}
+
+// Deleting a plan deletes its history; the next plan of that name starts a new one and
+// revisions still never repeat.
+func TestHistoryGoneAfterDelete(t *testing.T) {
+	for name, newBackend := range historyBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			b := newBackend(t)
+			s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: plan.DefaultHistoryLimit})
+			require.NoError(t, err)
+			for _, st := range []string{"a", "b", "c"} {
+				_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: st})
+				require.NoError(t, err)
+			}
+			require.Len(t, entryFiles(t, b, "ship"), 3)
+			_, err = s.Delete(ctx, "ship", nil)
+			require.NoError(t, err)
+			assert.Empty(t, entryFiles(t, b, "ship"))
+			_, err = s.History(ctx, "ship")
+			assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+
+			p, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] y\n")})
+			require.NoError(t, err)
+			assert.EqualValues(t, 4, p.Revision)
+			h, err := s.History(ctx, "ship")
+			require.NoError(t, err)
+			assert.Equal(t, []int64{4}, revisionNumbers(h))
+			_, err = s.GetRevision(ctx, "ship", 3)
+			assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+		})
+	}
+}
+
+func TestStoreDiff(t *testing.T) {
+	ctx := context.Background()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HistoryLimit: plan.DefaultHistoryLimit})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, plan.Update{Name: "ship", Title: "Ship", Content: ptrTo("# Ship\n- [ ] build\n- [ ] test\n- [ ] tag\n")})
+	require.NoError(t, err)
+	_, _, err = s.UpdateStep(ctx, "ship", 2, plan.StepInProgress, "", nil)
+	require.NoError(t, err)
+	_, err = s.SetStatus(ctx, "ship", "in-progress", nil)
+	require.NoError(t, err)
+
+	d, err := s.Diff(ctx, "ship", 1, 3)
+	require.NoError(t, err)
+	assert.Equal(t, "status: \"draft\" -> \"in-progress\"\n--- ship@1\n+++ ship@3\n"+
+		"@@ -1,4 +1,4 @@\n # Ship\n - [ ] build\n-- [ ] test\n+- [~] test\n - [ ] tag\n", d)
+	d, err = s.Diff(ctx, "ship", 2, 3)
+	require.NoError(t, err)
+	assert.Equal(t, "status: \"draft\" -> \"in-progress\"\n", d)
+	d, err = s.Diff(ctx, "ship", 3, 3)
+	require.NoError(t, err)
+	assert.Empty(t, d)
+	_, err = s.Diff(ctx, "ship", 0, 3)
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+	_, err = s.Diff(ctx, "ship", 1, 9)
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+}
+
+// A negative HistoryLimit keeps no history: nothing is written beside the plan, and only
+// the current revision can be read.
+func TestHistoryOff(t *testing.T) {
+	ctx := context.Background()
+	b := plan.NewMemoryBackend()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: -1})
+	require.NoError(t, err)
+	for _, st := range []string{"a", "b"} {
+		_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: st})
+		require.NoError(t, err)
+	}
+	assert.Empty(t, entryFiles(t, b, "ship"))
+	h, err := s.History(ctx, "ship")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{2}, revisionNumbers(h))
+	_, err = s.GetRevision(ctx, "ship", 1)
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+	_, err = s.History(ctx, "../ship")
+	assert.Equal(t, plan.CodeInvalidArgument, plan.CodeOf(err))
+}
