@@ -72,7 +72,7 @@ func TestRedisStoppedMidRun(t *testing.T) {
 		MaxRetries: 1, DialTimeout: 300 * time.Millisecond})
 	defer client.Close()
 	b := mustNew(t, client)
-	mw, err := plan.New(ctx, &plan.Config{Backend: b, AgentName: "planner"})
+	mw, err := plan.New(ctx, &plan.Config{Backend: b, AgentName: "planner", HistoryLimit: plan.DefaultHistoryLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
