@@ -3,19 +3,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/einoplan/plan/backends/redis/redistest"
 )
 
 // The tests that run planctl as people do build it once, start a redis-server once when a
@@ -29,8 +24,7 @@ var (
 	buildErr  error
 
 	redisOnce sync.Once
-	redisSrv  *exec.Cmd
-	redisAddr string
+	redisSrv  *redistest.Server
 	redisErr  error
 )
 
@@ -86,58 +80,23 @@ func redisURL(t *testing.T) string {
 	if redisErr != nil {
 		t.Fatal(redisErr)
 	}
-	return "redis://" + redisAddr + "/0"
+	return "redis://" + redisSrv.Addr() + "/0"
 }
 
-func startRedis(bin string) error {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+func startRedis(string) error {
 	dir := filepath.Join(tmpRoot, "redis")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	redisAddr = "127.0.0.1:" + strconv.Itoa(port)
-	redisSrv = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"))
-	redisSrv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := redisSrv.Start(); err != nil {
-		return err
-	}
-	c := redis.NewClient(&redis.Options{Addr: redisAddr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			stopRedis()
-			return fmt.Errorf("redis-server on %s not ready: %w", redisAddr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var err error
+	redisSrv, err = redistest.Start(dir)
+	return err
 }
 
 // stopRedis stops the server by its PID and waits for it.
 func stopRedis() {
-	if redisSrv == nil || redisSrv.Process == nil {
-		return
+	if redisSrv != nil {
+		redisSrv.Stop()
+		redisSrv = nil
 	}
-	redisSrv.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { redisSrv.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		redisSrv.Process.Kill()
-		<-done
-	}
-	redisSrv = nil
 }
