@@ -121,7 +121,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		template = texts["template"]
 	}
 	env := &toolEnv{store: m.store, workspace: cfg.Workspace, texts: texts, template: template,
-		agentName: cfg.AgentName, sink: m.changeSink()}
+		agentName: cfg.AgentName, sink: m.changeSink(), listens: m.listening}
 	if cfg.Workspace != nil {
 		env.guardWorkspace(cfg.Workspace)
 	}
@@ -290,9 +290,15 @@ func (m *middleware[M]) instruction(role Role) string {
 	return b.String()
 }
 
+// listening reports whether a change made with ctx has anyone to go to: the host's OnChange,
+// or the events of a run.
+func (m *middleware[M]) listening(ctx context.Context) bool {
+	return m.cfg.OnChange != nil || inRun(ctx)
+}
+
 // changeSink returns what hears the changes made through this middleware's tools: the
-// host's OnChange and, during a run, the run's event stream. Nil when nobody can listen, so
-// nothing is computed for a change.
+// host's OnChange and, during a run, the run's event stream. Tools attach it only while
+// listening holds, so no Change is computed for a call nobody hears.
 func (m *middleware[M]) changeSink() func(context.Context, Change) {
 	return func(ctx context.Context, c Change) {
 		if m.cfg.OnChange != nil {

@@ -31,6 +31,7 @@ type toolEnv struct {
 	agentName string                        // author of the plans this agent creates
 	role      func(context.Context) Role    // the middleware's role in a call's run
 	sink      func(context.Context, Change) // hears the changes made through these tools
+	listens   func(context.Context) bool    // whether sink has anyone to tell, during this call
 	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
 	// the Store's folder and plans change only through the Store.
 	sameStorage bool
@@ -67,7 +68,10 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	if err != nil {
 		return t.env.errorResult(err), nil
 	}
-	ctx = withActor(withChangeSink(ctx, t.env.sink), t.env.agentName)
+	if t.env.listens != nil && t.env.listens(ctx) {
+		ctx = withChangeSink(ctx, t.env.sink) // otherwise no Change is computed at all
+	}
+	ctx = withActor(ctx, t.env.agentName)
 	out, err := t.spec.run(ctx, t.env, a)
 	if err != nil {
 		return t.env.errorResult(err), nil
