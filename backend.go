@@ -115,6 +115,15 @@ type Renamer interface {
 	Rename(ctx context.Context, from, to string, keep int64) error
 }
 
+// OnceWriter is an optional Backend capability for files written once under a fresh name and
+// never rewritten, such as history entries (whose names carry their content's hash):
+// WriteOnce may skip what makes Write atomic and durable, so after a crash such a file may be
+// missing or cut short. The Store verifies every entry it reads against that hash, so it
+// never shows one that was cut short.
+type OnceWriter interface {
+	WriteOnce(ctx context.Context, req *WriteRequest) error
+}
+
 // StrictModTimer is an optional Backend capability: StrictModTimes reports that every write
 // gives a file a ModifiedAt no earlier write had, so the Store may cache a summary the moment
 // it reads it instead of waiting out the file system's clock granularity.

@@ -386,6 +386,36 @@ func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
 	return nil
 }
 
+// WriteOnce writes a file that is written once and never rewritten, without the temp file
+// and the two syncs of Write: a crash may leave it missing or cut short (OnceWriter).
+func (b *LocalBackend) WriteOnce(ctx context.Context, req *WriteRequest) error {
+	const op = "write"
+	rel, dir, base, err := b.fileTarget(ctx, op, req.FilePath)
+	if err != nil {
+		return err
+	}
+	folder, err := b.openFolder(dir, true)
+	if err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	defer folder.Close()
+	if err := b.checkTarget(folder, rel, base); err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	f, err := folder.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|localOpenNonblock, b.cfg.filePerm)
+	if err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	_, err = io.WriteString(f, req.Content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	return nil
+}
+
 // fileTarget checks ctx and maps the virtual path of a file to write or delete to its
 // root-relative path, folder and base name; the root itself is not a file.
 func (b *LocalBackend) fileTarget(ctx context.Context, op, virtual string) (rel, dir, base string, err error) {

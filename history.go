@@ -144,7 +144,14 @@ func (s *Store) writeEntry(ctx context.Context, p, content string) error {
 	if ctx.Err() != nil {
 		return canceled(ctx)
 	}
-	if err := s.backend.Write(ctx, &WriteRequest{FilePath: p, Content: content}); err != nil {
+	req := &WriteRequest{FilePath: p, Content: content}
+	var err error
+	if s.once != nil {
+		err = s.once.WriteOnce(ctx, req)
+	} else {
+		err = s.backend.Write(ctx, req)
+	}
+	if err != nil {
 		return backendError("write "+p, err)
 	}
 	return nil
@@ -195,6 +202,23 @@ func sign(n int64) int64 {
 		return -1
 	}
 	return 0
+}
+
+// pruneEvery is how many revisions pass between two prunes of a plan's history: pruning
+// lists the entries and deletes the oldest, which costs a durable write on most storages,
+// so it is done in batches. History and GetRevision never show more than historyLimit.
+const pruneEvery = 8
+
+// pruneDue reports whether the write of revision rev, whose plan file is size bytes, prunes:
+// every pruneEvery revisions, and at every write of a plan so large that pruneEvery-1 more
+// entries could pass historyMaxBytes.
+func (s *Store) pruneDue(rev int64, size int) bool {
+	return rev%pruneEvery == 0 || int64(size)*int64(s.historyLimit+pruneEvery) > s.historyMaxBytes
+}
+
+// oldestShown is the oldest revision History and GetRevision show while the plan is at cur.
+func (s *Store) oldestShown(cur int64) int64 {
+	return max(1, cur-int64(s.historyLimit)+1)
 }
 
 // prune runs after revision rev, with its entry at mine, was committed. It deletes the
@@ -330,7 +354,7 @@ func (s *Store) History(ctx context.Context, name string) ([]Revision, error) {
 	if err != nil {
 		return nil, err
 	}
-	kept, err := s.verifiedHistory(ctx, cur, curRaw, 1)
+	kept, err := s.verifiedHistory(ctx, cur, curRaw, s.oldestShown(cur.Revision))
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +387,7 @@ func (s *Store) revisionAt(ctx context.Context, cur *Plan, curRaw string, rev in
 		return cur, nil
 	}
 	missing := fail(Error{Code: CodeNotFound, Reason: ReasonNoRevision, Name: cur.Name, Revision: rev, CurrentRevision: cur.Revision})
-	if rev <= 0 || rev > cur.Revision {
+	if rev < s.oldestShown(cur.Revision) || rev > cur.Revision || !s.historyOn() {
 		return nil, missing
 	}
 	kept, err := s.verifiedHistory(ctx, cur, curRaw, rev)

@@ -3,6 +3,8 @@ package plan_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,13 +76,21 @@ func TestHistoryIsBounded(t *testing.T) {
 			h, err = s.History(ctx, "ship")
 			require.NoError(t, err)
 			assert.Equal(t, []int64{4, 3, 2}, revisionNumbers(h))
-			assert.Len(t, entryFiles(t, b, "ship"), 3)
-			_, err = s.GetRevision(ctx, "ship", 1)
-			assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
-			two, err := s.GetRevision(ctx, "ship", 2)
+			for i := 0; i < 20; i++ {
+				_, err = s.SetStatus(ctx, "ship", fmt.Sprint("s", i), nil)
+				require.NoError(t, err)
+				assert.LessOrEqual(t, len(entryFiles(t, b, "ship")), 3+7, "pruned every 8 revisions")
+			}
+			h, err = s.History(ctx, "ship")
 			require.NoError(t, err)
-			assert.Equal(t, "in-progress", two.Status)
-			assert.Equal(t, body, two.Content)
+			assert.Equal(t, []int64{24, 23, 22}, revisionNumbers(h))
+			assert.Len(t, entryFiles(t, b, "ship"), 3, "revision 24 pruned down to the limit")
+			_, err = s.GetRevision(ctx, "ship", 21)
+			assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+			old, err := s.GetRevision(ctx, "ship", 22)
+			require.NoError(t, err)
+			assert.Equal(t, "s17", old.Status)
+			assert.Equal(t, "# Ship\n- [x] build\n- [ ] test\n", old.Content)
 
 			listing, err := s.List(ctx)
 			require.NoError(t, err)
@@ -191,4 +201,33 @@ func TestHistoryOff(t *testing.T) {
 	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
 	_, err = s.History(ctx, "../ship")
 	assert.Equal(t, plan.CodeInvalidArgument, plan.CodeOf(err))
+}
+
+// An entry cut short (a crash during a WriteOnce, which skips the syncs) is never shown.
+func TestHistoryEntryCutShortIsNotShown(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	b := newLocal(t, root)
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
+	require.NoError(t, err)
+	body := "# Ship\n- [ ] build\n- [ ] test\n"
+	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: &body})
+	require.NoError(t, err)
+	for _, st := range []string{"two", "three"} {
+		_, err = s.SetStatus(ctx, "ship", st, nil)
+		require.NoError(t, err)
+	}
+	files := entryFiles(t, b, "ship")
+	require.Len(t, files, 3)
+	second := filepath.Join(root, filepath.FromSlash(files[1]))
+	raw, err := os.ReadFile(second)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(second, raw[:len(raw)-5], 0o644))
+
+	_, err = s.GetRevision(ctx, "ship", 2)
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err), "a cut entry is not revision 2")
+	h, err := s.History(ctx, "ship")
+	require.NoError(t, err)
+	assert.NotContains(t, revisionNumbers(h), int64(2))
+	assert.Equal(t, int64(3), h[0].Revision)
 }

@@ -49,7 +49,9 @@ type StoreConfig struct {
 	// file but makes every stale change a revision_conflict.
 	HistoryLimit int
 	// HistoryMaxBytes caps the bytes kept per plan; the newest revision is kept whatever
-	// its size. 0 means DefaultHistoryMaxBytes.
+	// its size. 0 means DefaultHistoryMaxBytes. History is pruned every 8 revisions (every
+	// write for a plan over HistoryMaxBytes/(HistoryLimit+8) bytes), so up to 7 newer
+	// entries may be stored beyond both bounds; History never shows more than HistoryLimit.
 	HistoryMaxBytes int64
 }
 
@@ -137,6 +139,7 @@ type Store struct {
 	swapper    Swapper
 	limited    LimitedReader
 	renamer    Renamer
+	once       OnceWriter
 	strict     bool
 	now        func() time.Time
 	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
@@ -185,6 +188,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	s.swapper, _ = capability[Swapper](cfg.Backend)
 	s.limited, _ = capability[LimitedReader](cfg.Backend)
 	s.renamer, _ = capability[Renamer](cfg.Backend)
+	s.once, _ = capability[OnceWriter](cfg.Backend)
 	if st, ok := capability[StrictModTimer](cfg.Backend); ok {
 		s.strict = st.StrictModTimes()
 	}

@@ -228,7 +228,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		return nil, err
 	}
 	s.forget(name)
-	if entry != "" {
+	if entry != "" && s.pruneDue(next.Revision, len(file)) {
 		s.prune(ctx, name, next.Revision, entry)
 	}
 	return next, nil

@@ -83,8 +83,9 @@ func TestHistoryAcrossMachines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) != plan.DefaultHistoryLimit {
-		t.Errorf("%d entry files, want %d (losers' entries removed)", len(infos), plan.DefaultHistoryLimit)
+	// Pruning runs every 8 revisions; losers' entries count against the limit until then.
+	if len(infos) < plan.DefaultHistoryLimit || len(infos) > plan.DefaultHistoryLimit+7 {
+		t.Errorf("%d entry files, want %d to %d", len(infos), plan.DefaultHistoryLimit, plan.DefaultHistoryLimit+7)
 	}
 
 	if _, err := stores[0].Delete(ctx, "ship", nil); err != nil {
