@@ -149,4 +149,18 @@ How to check the result (tests to run, outputs to inspect).
 	"kind.null":              "null",
 	"err.file_not_utf8":      "file {path} is not valid UTF-8 text; rewrite it with your file tools, then call update_plan_from_file again",
 	"err.file_empty":         "file {path} is empty; write the plan into it with your file tools first",
+	// Approval (Config.RequireApproval).
+	"instruction.approval":           "- A person must approve a plan before its steps start: after writing or rewriting one, call request_plan_approval.\n",
+	"instruction.approval.sub":       "- Steps move only on approved plans; on not_approved, report back instead.\n",
+	"request_plan_approval":          "Ask a person to approve a plan; the run waits for the answer. No step starts before.",
+	"request_plan_approval.name":     "",
+	"request_plan_approval.message":  "Short note to the person: what to check.",
+	"approval.approved":              "Approved: start the steps with update_plan_step.",
+	"approval.rejected":              "Not approved. Revise the plan as the feedback says (write_plan), then call request_plan_approval again.",
+	"approval.already":               "Already approved; nothing to ask.",
+	"digest.approved":                "approved",
+	"err.not_approved":               "plan {name} is not approved yet, so its steps cannot move; call request_plan_approval, or wait for a person to approve it",
+	"err.approval_stale":             "plan {name} changed from revision {rev} to {current} while a person reviewed it; nothing was approved. Read it with read_plan, then call request_plan_approval again",
+	"err.no_decision":                "no decision was given on plan {name}; it is not approved. Call request_plan_approval again later, or wait for a person",
+	"err.approval_orchestrator_only": "request_plan_approval is for the orchestrator only; wait until a person approves the plan, or tell the orchestrator it needs approval",
 }

@@ -147,4 +147,18 @@ var textsZH = map[string]string{
 	"kind.null":              "null",
 	"err.file_not_utf8":      "文件 {path} 不是有效的 UTF-8 文本；请用文件工具重写后再调用 update_plan_from_file",
 	"err.file_empty":         "文件 {path} 是空的；请先用文件工具把计划写进去",
+	// 审批（Config.RequireApproval）。
+	"instruction.approval":           "- 计划须经人批准后才能开始执行步骤：写入或重写计划后，调用 request_plan_approval。\n",
+	"instruction.approval.sub":       "- 只有已批准的计划才能推进步骤；遇到 not_approved 时请如实汇报，不要自行改写。\n",
+	"request_plan_approval":          "请人审批计划；运行会等待答复。批准前任何步骤都不能开始。",
+	"request_plan_approval.name":     "",
+	"request_plan_approval.message":  "给审批人的简短说明：需要检查什么。",
+	"approval.approved":              "已批准：用 update_plan_step 开始执行步骤。",
+	"approval.rejected":              "未获批准。请按反馈修改计划（write_plan），再调用 request_plan_approval。",
+	"approval.already":               "已经批准；无需再次请求。",
+	"digest.approved":                "已批准",
+	"err.not_approved":               "计划 {name} 尚未获批，步骤不能推进；请调用 request_plan_approval，或等待有人批准",
+	"err.approval_stale":             "计划 {name} 在审批期间从 revision {rev} 变为 {current}；未批准任何内容。请用 read_plan 重新读取，再调用 request_plan_approval",
+	"err.no_decision":                "计划 {name} 没有得到审批决定，仍未获批。请稍后再调用 request_plan_approval，或等待有人处理",
+	"err.approval_orchestrator_only": "request_plan_approval 仅供编排者使用；请等待计划获批，或告知编排者该计划需要审批",
 }
