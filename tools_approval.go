@@ -41,9 +41,11 @@ type ApprovalDecision struct {
 }
 
 func init() {
-	// Interrupt info and state are kept in checkpoints, which Eino encodes with gob.
+	// Interrupt info and state, and the events of a run (a Change is one), are kept in
+	// checkpoints, which Eino encodes with gob.
 	schema.RegisterName[ApprovalRequest]("einoplan_approval_request")
 	schema.RegisterName[ApprovalDecision]("einoplan_approval_decision")
+	schema.RegisterName[Change]("einoplan_change")
 }
 
 // Bounds of request_plan_approval's arguments and of a decision.
