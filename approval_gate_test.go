@@ -22,14 +22,14 @@ func TestApprovalGate(t *testing.T) {
 	model := plantest.NewScriptedModel(
 		writePlanCall("release", approvalPlan, 0), // r1
 		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`),
-		plantest.CallTool("request_plan_approval", `{"name":"release"}`), // r2: approved r1
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),                                                  // r2: approved r1
 		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md"}`), // r3
-		plantest.CallTool("set_plan_status", `{"name":"release","status":"in-progress"}`),                                  // r4
+		plantest.CallTool("set_plan_status", `{"name":"release","status":"in-progress"}`),                                 // r4
 		plantest.CallTool("get_plan_status", `{"name":"release"}`),
 		writePlanCall("release", strings.Replace(approvalRevised, "- [ ] Write", "- [x] Write", 1), 4), // r5
 		plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`),
 		plantest.CallTool("read_plan", `{"name":"release"}`),
-		plantest.CallTool("request_plan_approval", `{"name":"release"}`), // r6: approved r5
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),                            // r6: approved r5
 		plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`), // r7
 		plantest.Answer("tagging"),
 	)

@@ -88,7 +88,10 @@ func TestApprovalKeptAndRevoked(t *testing.T) {
 			return err
 		}, true},
 		{"status", func(s *plan.Store) error { _, err := s.SetStatus(ctx, "release", "in-progress", nil); return err }, true},
-		{"title", func(s *plan.Store) error { _, err := s.Put(ctx, plan.Update{Name: "release", Title: "Release 2"}); return err }, true},
+		{"title", func(s *plan.Store) error {
+			_, err := s.Put(ctx, plan.Update{Name: "release", Title: "Release 2"})
+			return err
+		}, true},
 		{"rewrite with markers only changed", func(s *plan.Store) error {
 			_, err := s.Put(ctx, plan.Update{Name: "release", Content: str(strings.Replace(approvalPlan, "- [ ]", "- [X]", 1))})
 			return err
