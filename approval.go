@@ -81,15 +81,15 @@ func (h *approvalHeader) take(key, value string) bool {
 	return true
 }
 
-// approval returns the approval the lines describe when every line is well formed and the
-// hash matches body; nil otherwise. A bad approval never makes a plan unreadable: it only
-// makes it not approved.
-func (h *approvalHeader) approval(body string) *Approval {
+// approval returns the approval the lines describe when every line is well formed, the
+// approved revision is not after the plan's, and the hash matches body; nil otherwise. A bad
+// approval never makes a plan unreadable: it only makes it not approved.
+func (h *approvalHeader) approval(body string, planRevision int64) *Approval {
 	if h.seen == 0 {
 		return nil
 	}
 	rev, err := strconv.ParseInt(h.revision, 10, 64)
-	if err != nil || rev < 1 {
+	if err != nil || rev < 1 || rev > planRevision {
 		return nil
 	}
 	var by, at, hash string

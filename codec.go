@@ -113,7 +113,7 @@ func DecodePlan(name, raw string) (*Plan, error) {
 		}
 	}
 	p.Content = rest
-	p.Approval = approval.approval(rest)
+	p.Approval = approval.approval(rest, p.Revision)
 	return p, nil
 }
 

@@ -75,7 +75,8 @@ type Config struct {
 	ToolNames map[string]string
 	// RequireApproval makes update_plan_step refuse (not_approved) to move any step of a plan
 	// that a person has not approved, and offers the orchestrator request_plan_approval,
-	// which pauses the run with an Eino interrupt until a person decides. Off by default.
+	// which pauses the run with an Eino interrupt until a person decides (the Runner needs a
+	// CheckPointStore to resume it; see ApprovalRequest and ApprovalDecision). Off by default.
 	RequireApproval bool
 	// OnChange is called after every successful mutation made through this middleware's
 	// tools, never after a failed one, and never with a plan's body. During a run the same
