@@ -338,3 +338,22 @@ func TestApprovalAfterRestart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(raw), "approved_revision: 1\napproved_by: \"ana\"\n")
 }
+
+// TestApprovalWithEmptyEdit: an edited body the Store refuses approves nothing.
+func TestApprovalWithEmptyEdit(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+		plantest.Answer("stopped"),
+	)
+	runner := r.runner(model)
+	paused := r.start(runner)
+	require.Len(t, paused, 1)
+	empty := " \n"
+	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana", Content: &empty}}))
+	assert.Equal(t, "invalid_argument", errorCode(t, resultAt(t, model, 2)))
+	p := r.get("release")
+	assert.Nil(t, p.Approval)
+	assert.EqualValues(t, 1, p.Revision)
+}

@@ -132,3 +132,17 @@ func TestSubAgentCannotRequestApproval(t *testing.T) {
 	assert.EqualValues(t, 1, p.Revision)
 	assert.Nil(t, p.Approval)
 }
+
+// TestRequestApprovalOfApprovedPlan: asking for an approval the plan already has answers at
+// once, without pausing the run.
+func TestRequestApprovalOfApprovedPlan(t *testing.T) {
+	ctx := context.Background()
+	store, _ := approvedStore(t, t.TempDir())
+	mw, err := plan.New(ctx, &plan.Config{Store: store, RequireApproval: true})
+	require.NoError(t, err)
+	runCtx, _, tools := beforeAgentTools(t, ctx, mw)
+	out, err := tools[plan.ToolRequestPlanApproval].InvokableRun(runCtx, `{"name":"release"}`)
+	require.NoError(t, err, "no interrupt")
+	assert.Contains(t, out, `"approved":true`)
+	assert.Contains(t, out, `"approval":{"revision":1,"by":"ana"`)
+}
