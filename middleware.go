@@ -259,8 +259,8 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 }
 
 // BeforeModelRewriteState hides plan_template and request_plan_approval from a sub-agent's
-// model. The tool stays
-// registered, so a call to it anyway gets tool_not_available instead of failing the run.
+// model. The tools stay registered, so a call to one anyway gets tool_not_available instead
+// of failing the run.
 //
 // It also renews the digest when the run's history shrank since the previous model call (a
 // summarization middleware compacted it): the model, which no longer sees the tool results

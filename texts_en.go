@@ -150,9 +150,9 @@ How to check the result (tests to run, outputs to inspect).
 	"err.file_not_utf8":      "file {path} is not valid UTF-8 text; rewrite it with your file tools, then call update_plan_from_file again",
 	"err.file_empty":         "file {path} is empty; write the plan into it with your file tools first",
 	// Approval (Config.RequireApproval).
-	"instruction.approval":           "- Steps start only once a person approved the plan: after writing it, call request_plan_approval.\n",
-	"instruction.approval.sub":       "- Steps move only on approved plans; on not_approved, report back instead.\n",
-	"request_plan_approval":          "Ask a person to approve a plan; waits for the answer.",
+	"instruction.approval":           "- Steps start once a person approved the plan (it then shows approval): after writing it, call request_plan_approval.\n",
+	"instruction.approval.sub":       "- Steps move only on approved plans (they show approval); on not_approved, report back.\n",
+	"request_plan_approval":          "Ask a person to approve a plan (the run waits).",
 	"request_plan_approval.name":     "",
 	"request_plan_approval.message":  "Note to the person.",
 	"approval.approved":              "Approved: start the steps with update_plan_step.",

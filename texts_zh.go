@@ -148,8 +148,8 @@ var textsZH = map[string]string{
 	"err.file_not_utf8":      "文件 {path} 不是有效的 UTF-8 文本；请用文件工具重写后再调用 update_plan_from_file",
 	"err.file_empty":         "文件 {path} 是空的；请先用文件工具把计划写进去",
 	// 审批（Config.RequireApproval）。
-	"instruction.approval":           "- 计划经人批准后步骤才能开始：写好计划后调用 request_plan_approval。\n",
-	"instruction.approval.sub":       "- 只有已批准的计划才能推进步骤；遇到 not_approved 时请如实汇报，不要自行改写。\n",
+	"instruction.approval":           "- 计划经人批准（显示 approval）后步骤才能开始：写好计划后调用 request_plan_approval。\n",
+	"instruction.approval.sub":       "- 只有已批准（显示 approval）的计划才能推进步骤；遇到 not_approved 时请如实汇报，不要自行改写。\n",
 	"request_plan_approval":          "请人审批计划，并等待答复。",
 	"request_plan_approval.name":     "",
 	"request_plan_approval.message":  "给审批人的说明。",

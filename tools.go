@@ -48,8 +48,8 @@ type toolSpec struct {
 	run    func(ctx context.Context, env *toolEnv, a args) (any, error)
 }
 
-// planTool adapts a toolSpec to Eino. Its InvokableRun never returns a Go error but an Eino
-// interrupt (request_plan_approval): every failure a model can cause, and every storage
+// planTool adapts a toolSpec to Eino. Its InvokableRun returns no Go error other than the
+// Eino interrupt of request_plan_approval: every failure a model can cause, and every storage
 // failure, is a JSON error result, so the agent run goes on and the model can react.
 type planTool struct {
 	spec toolSpec
