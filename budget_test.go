@@ -59,3 +59,21 @@ func TestToolDefinitionBudget(t *testing.T) {
 	require.LessOrEqual(t, len(tmpl), 450)
 	t.Logf("update_plan_step       %4d bytes", len(openAIFunctionJSON(t, ctx, rc, "update_plan_step")))
 }
+
+// TestApprovalToolBudget: with RequireApproval the orchestrator pays for request_plan_approval
+// and one instruction line, within 400 bytes together; without it, for nothing.
+func TestApprovalToolBudget(t *testing.T) {
+	ctx := context.Background()
+	off, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Digest: plan.DigestConfig{Disabled: true}})
+	require.NoError(t, err)
+	_, base, tools := beforeAgentTools(t, ctx, off)
+	require.NotContains(t, tools, plan.ToolRequestPlanApproval)
+	on, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Digest: plan.DigestConfig{Disabled: true}, RequireApproval: true})
+	require.NoError(t, err)
+	ctx, rc, _ := beforeAgentTools(t, ctx, on)
+	def := openAIFunctionJSON(t, ctx, rc, plan.ToolRequestPlanApproval)
+	extra := len(rc.Instruction) - len(base.Instruction)
+	t.Logf("request_plan_approval  %4d bytes, instruction +%d bytes", len(def), extra)
+	require.Greater(t, extra, 0)
+	require.LessOrEqual(t, len(def)+extra, 400)
+}

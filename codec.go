@@ -24,6 +24,7 @@ func EncodePlan(p *Plan) string {
 	b.WriteString(strconv.FormatInt(p.Revision, 10))
 	b.WriteByte('\n')
 	writeHeaderString(&b, "updated_at", p.UpdatedAt.UTC().Format(time.RFC3339Nano))
+	writeApproval(&b, p)
 	b.WriteString(headerFence)
 	b.WriteString(p.Content)
 	return b.String()
@@ -81,12 +82,14 @@ func needsEscape(s string) bool {
 // DecodePlan parses a stored plan. Anything that is not a header this package could have
 // written (no opening or closing fence, a line that is not `key: JSON scalar`, a negative
 // revision, a bad timestamp) is an *Error with CodeCorrupt. Unknown keys are ignored so
-// newer writers stay readable. A header without revision decodes as revision 0.
+// newer writers stay readable. A header without revision decodes as revision 0. Approval
+// lines that are malformed or do not match the body leave the plan not approved.
 func DecodePlan(name, raw string) (*Plan, error) {
 	if !strings.HasPrefix(raw, headerFence) {
 		return nil, corrupt(name, "missing the opening --- line")
 	}
 	p := &Plan{Name: name}
+	var approval approvalHeader
 	rest := raw[len(headerFence):]
 	for {
 		nl := strings.IndexByte(rest, '\n')
@@ -102,11 +105,15 @@ func DecodePlan(name, raw string) (*Plan, error) {
 		if !ok {
 			return nil, corrupt(name, "header line is not `key: value`")
 		}
+		if approval.take(key, value) {
+			continue
+		}
 		if err := p.setHeader(key, value); err != nil {
 			return nil, corrupt(name, err.Error())
 		}
 	}
 	p.Content = rest
+	p.Approval = approval.approval(rest, p.Revision)
 	return p, nil
 }
 

@@ -116,6 +116,9 @@ func digestLine(p Summary, texts map[string]string) string {
 			line += fmt.Sprintf(" %s=#%d %s", texts["digest.next"], next.Number, jsonString(truncateUTF8(next.Text, 80)))
 		}
 	}
+	if p.Approval != nil {
+		line += fmt.Sprintf(" %s=r%d", texts["digest.approved"], p.Approval.Revision)
+	}
 	return line + "\n"
 }
 

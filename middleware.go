@@ -11,7 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-// Role decides whether an agent run may use plan_template.
+// Role decides whether an agent run may use plan_template and request_plan_approval.
 type Role int
 
 const (
@@ -55,7 +55,7 @@ type Config struct {
 	// Language picks the texts the model sees: adk.LanguageEnglish (default) or
 	// adk.LanguageChinese.
 	Language adk.Language
-	// Role decides who gets plan_template; default RoleAuto.
+	// Role decides who gets plan_template and request_plan_approval; default RoleAuto.
 	Role Role
 	// AgentName is the author recorded on plans this agent creates without an author.
 	AgentName string
@@ -74,6 +74,11 @@ type Config struct {
 	// plan middlewares (say team plans and personal plans): BeforeAgent refuses an agent that
 	// would end up with two tools of one name.
 	ToolNames map[string]string
+	// RequireApproval makes update_plan_step refuse (not_approved) to move any step of a plan
+	// that a person has not approved, and offers the orchestrator request_plan_approval,
+	// which pauses the run with an Eino interrupt until a person decides (the Runner needs a
+	// CheckPointStore to resume it; see ApprovalRequest and ApprovalDecision). Off by default.
+	RequireApproval bool
 	// OnChange is called after every successful mutation made through this middleware's
 	// tools, never after a failed one, and never with a plan's body. During a run the same
 	// Change is also emitted as an Eino event whose Output.CustomizedOutput is the Change.
@@ -122,17 +127,18 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		template = texts["template"]
 	}
 	env := &toolEnv{store: m.store, workspace: cfg.Workspace, texts: texts, template: template,
-		agent: m.agentIn, sink: m.changeSink(), listens: m.listening}
+		agent: m.agentIn, sink: m.changeSink(), listens: m.listening, requireApproval: cfg.RequireApproval}
 	if cfg.Workspace != nil {
 		env.guardWorkspace(cfg.Workspace)
 	}
 	for _, spec := range toolSpecs() {
-		if fileTools[spec.name] && cfg.Workspace == nil {
+		if fileTools[spec.name] && cfg.Workspace == nil || spec.name == ToolRequestPlanApproval && !cfg.RequireApproval {
 			continue
 		}
 		m.tools = append(m.tools, newPlanTool(spec, env, toolName(cfg.ToolNames, spec.name)))
 	}
 	m.templateName = toolName(cfg.ToolNames, ToolPlanTemplate)
+	m.approvalName = toolName(cfg.ToolNames, ToolRequestPlanApproval)
 	m.stateKey = &runState{}
 	env.role = m.roleIn
 	return m, nil
@@ -167,6 +173,8 @@ type middleware[M adk.MessageType] struct {
 	tools []*planTool
 	// templateName is plan_template's name as this agent's model sees it.
 	templateName string
+	// approvalName is request_plan_approval's, offered with RequireApproval.
+	approvalName string
 	// stateKey keys this middleware's runState in a run's context.
 	stateKey *runState
 }
@@ -289,8 +297,9 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	return ctx, &next, nil
 }
 
-// BeforeModelRewriteState hides plan_template from a sub-agent's model. The tool stays
-// registered, so a call to it anyway gets tool_not_available instead of failing the run.
+// BeforeModelRewriteState hides plan_template and request_plan_approval from a sub-agent's
+// model. The tools stay registered, so a call to one anyway gets tool_not_available instead
+// of failing the run.
 //
 // It also renews the digest when the run's history shrank since the previous model call (a
 // summarization middleware compacted it): the model, which no longer sees the tool results
@@ -305,7 +314,7 @@ func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 	}
 	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))
 	for _, info := range state.ToolInfos {
-		if info == nil || info.Name != m.templateName {
+		if info == nil || info.Name != m.templateName && info.Name != m.approvalName {
 			kept = append(kept, info)
 		}
 	}
@@ -325,6 +334,11 @@ func (m *middleware[M]) instruction(role Role) string {
 	}
 	if role == RoleOrchestrator {
 		b.WriteString(m.texts["instruction.template"])
+	}
+	if m.cfg.RequireApproval && role == RoleOrchestrator {
+		b.WriteString(m.texts["instruction.approval"])
+	} else if m.cfg.RequireApproval {
+		b.WriteString(m.texts["instruction.approval.sub"])
 	}
 	return b.String()
 }

@@ -14,6 +14,8 @@ type Plan struct {
 	Revision  int64     `json:"revision"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Content   string    `json:"content"`
+	// Approval is the approval the current body carries; nil when not approved.
+	Approval *Approval `json:"approval,omitempty"`
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
 	Repaired bool `json:"repaired,omitempty"`
@@ -31,8 +33,9 @@ type Summary struct {
 	CurrentStep *Step     `json:"current_step,omitempty"`
 	// NextStep is the first pending step (NextStep), when it is not CurrentStep: the step an
 	// agent looking for work takes while others hold steps in progress.
-	NextStep *Step `json:"next_step,omitempty"`
-	Repaired bool  `json:"repaired,omitempty"`
+	NextStep *Step     `json:"next_step,omitempty"`
+	Approval *Approval `json:"approval,omitempty"`
+	Repaired bool      `json:"repaired,omitempty"`
 }
 
 // Summarize derives the Summary of p, parsing its checklist once.
@@ -41,6 +44,7 @@ func (p *Plan) Summarize() Summary {
 	sum := Summary{
 		Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author,
 		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: ComputeProgress(steps), Repaired: p.Repaired,
+		Approval: p.Approval,
 	}
 	if cur, ok := CurrentStep(steps); ok {
 		sum.CurrentStep = &cur

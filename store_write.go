@@ -192,7 +192,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 			return nil, err
 		}
 	}
-	next, err := change(cur)
+	next, err := changeWithApproval(ctx, action, name, cur, change)
 	if err != nil {
 		return nil, err
 	}

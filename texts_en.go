@@ -154,4 +154,18 @@ How to check the result (tests to run, outputs to inspect).
 	"err.step_held":          "step {step} is held by {agent}, who moved it to in_progress; take next_step instead, or pass takeover true only if {agent} has stopped working on it",
 	"err.step_moved":         "step {step} was changed by {agent} since revision {rev} and is {from} now, so it cannot become {to}; take next_step instead (current revision {current})",
 	"err.steps_changed":      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}, so step numbers may have moved; catch up with read_plan since_revision {rev}, then retry with last_known_revision {current}",
+	// Approval (Config.RequireApproval).
+	"instruction.approval":           "- Steps start once a person approved the plan (it then shows approval): after writing it, call request_plan_approval.\n",
+	"instruction.approval.sub":       "- Steps move only on approved plans (they show approval); on not_approved, report back.\n",
+	"request_plan_approval":          "Ask a person to approve a plan (the run waits).",
+	"request_plan_approval.name":     "",
+	"request_plan_approval.message":  "Note to the person.",
+	"approval.approved":              "Approved: start the steps with update_plan_step.",
+	"approval.rejected":              "Not approved. Revise the plan as the feedback says (write_plan), then call request_plan_approval again.",
+	"approval.already":               "Already approved; nothing to ask.",
+	"digest.approved":                "approved",
+	"err.not_approved":               "plan {name} is not approved yet, so its steps cannot move; call request_plan_approval, or wait for a person to approve it",
+	"err.approval_stale":             "plan {name} changed from revision {rev} to {current} while a person reviewed it; nothing was approved. Read it with read_plan, then call request_plan_approval again",
+	"err.no_decision":                "no decision was given on plan {name}; it is not approved. Call request_plan_approval again later, or wait for a person",
+	"err.approval_orchestrator_only": "request_plan_approval is for the orchestrator only; wait until a person approves the plan, or tell the orchestrator it needs approval",
 }

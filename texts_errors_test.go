@@ -102,7 +102,7 @@ type errorCase struct {
 	tool  string
 	args  string
 	code  plan.Code
-	env   string // "main" (default), "sub", "broken", "lost", "uncertain"
+	env   string // "main" (default), "sub", "broken", "lost", "uncertain", "gated", "gatedsub"
 	// canceled runs the call with a context that has already ended.
 	canceled bool
 }
@@ -233,6 +233,8 @@ func (f *errorFixture) envs(t *testing.T, lang adk.Language) map[string]errorEnv
 	add("broken", plan.Config{Backend: f.broken, Workspace: f.brokenWS})
 	add("lost", plan.Config{Backend: f.lost, Workspace: f.lostWS})
 	add("uncertain", plan.Config{Backend: f.uncertain, Workspace: f.uncertWS})
+	add("gated", plan.Config{Backend: f.local, MaxContentBytes: errMaxContent, RequireApproval: true})
+	add("gatedsub", plan.Config{Backend: f.local, MaxContentBytes: errMaxContent, RequireApproval: true, Role: plan.RoleSubAgent})
 	return out
 }
 
@@ -350,6 +352,7 @@ func errorCases() []errorCase {
 		{"stale revision", "update_plan_step", `{"name":"release","step":1,"status":"completed","last_known_revision":5}`, plan.CodeRevisionConflict, "", false},
 		{"canceled", "update_plan_step", `{"name":"release","step":1,"status":"completed"}`, plan.CodeCanceled, "", true},
 		{"storage down", "update_plan_step", `{"name":"release","step":1,"status":"completed"}`, plan.CodeBackendError, "broken", false},
+		{"not approved", "update_plan_step", `{"name":"release","step":1,"status":"completed"}`, plan.CodeNotApproved, "gated", false},
 
 		// export_plan_to_file
 		{"missing path", "export_plan_to_file", `{"name":"release"}`, plan.CodeInvalidArgument, "", false},
@@ -383,6 +386,17 @@ func errorCases() []errorCase {
 		{"sub-agent", "plan_template", `{"goal":"ship"}`, plan.CodeToolNotAvailable, "sub", false},
 		{"canceled", "plan_template", `{"goal":"ship"}`, plan.CodeCanceled, "", true},
 		{"storage down", "plan_template", `{"goal":"ship"}`, plan.CodeBackendError, "broken", false},
+
+		// request_plan_approval
+		{"missing name", "request_plan_approval", `{}`, plan.CodeInvalidArgument, "gated", false},
+		{"bad name", "request_plan_approval", `{"name":"Bad Name"}`, plan.CodeInvalidArgument, "gated", false},
+		{"message not a string", "request_plan_approval", `{"name":"release","message":3}`, plan.CodeInvalidArgument, "gated", false},
+		{"message too long", "request_plan_approval", `{"name":"release","message":"` + long(5000) + `"}`, plan.CodeInvalidArgument, "gated", false},
+		{"message not UTF-8", "request_plan_approval", "{\"name\":\"release\",\"message\":\"\xff\"}", plan.CodeInvalidArgument, "gated", false},
+		{"not found", "request_plan_approval", `{"name":"ghost"}`, plan.CodeNotFound, "gated", false},
+		{"corrupt", "request_plan_approval", `{"name":"broken"}`, plan.CodeCorrupt, "gated", false},
+		{"sub-agent", "request_plan_approval", `{"name":"release"}`, plan.CodeToolNotAvailable, "gatedsub", false},
+		{"canceled", "request_plan_approval", `{"name":"release"}`, plan.CodeCanceled, "gated", true},
 	}
 	return cases
 }
@@ -465,7 +479,7 @@ func TestEveryErrorInChinese(t *testing.T) {
 	}
 	for _, name := range []string{plan.ToolWritePlan, plan.ToolReadPlan, plan.ToolListPlans, plan.ToolDeletePlan,
 		plan.ToolSetPlanStatus, plan.ToolGetPlanStatus, plan.ToolUpdatePlanStep, plan.ToolExportPlanToFile,
-		plan.ToolUpdatePlanFromFile, plan.ToolPlanTemplate} {
+		plan.ToolUpdatePlanFromFile, plan.ToolPlanTemplate, plan.ToolRequestPlanApproval} {
 		assert.True(t, seen[name], "no error case for %s", name)
 	}
 

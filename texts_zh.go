@@ -152,4 +152,18 @@ var textsZH = map[string]string{
 	"err.step_held":          "步骤 {step} 由 {agent} 持有（是它设为 in_progress 的）；请改领 next_step，只有在 {agent} 已停止处理时才把 takeover 设为 true",
 	"err.step_moved":         "步骤 {step} 在 revision {rev} 之后已被 {agent} 修改，现在是 {from}，不能再变为 {to}；请改领 next_step（当前 revision {current}）",
 	"err.steps_changed":      "计划 {name} 的步骤在 revision {rev} 之后被增删、改写或重新排序，步骤编号可能已变；请用 read_plan since_revision {rev} 追上变更，再用 last_known_revision {current} 重试",
+	// 审批（Config.RequireApproval）。
+	"instruction.approval":           "- 计划经人批准（显示 approval）后步骤才能开始：写好计划后调用 request_plan_approval。\n",
+	"instruction.approval.sub":       "- 只有已批准（显示 approval）的计划才能推进步骤；遇到 not_approved 时请如实汇报，不要自行改写。\n",
+	"request_plan_approval":          "请人审批计划，并等待答复。",
+	"request_plan_approval.name":     "",
+	"request_plan_approval.message":  "给审批人的说明。",
+	"approval.approved":              "已批准：用 update_plan_step 开始执行步骤。",
+	"approval.rejected":              "未获批准。请按反馈修改计划（write_plan），再调用 request_plan_approval。",
+	"approval.already":               "已经批准；无需再次请求。",
+	"digest.approved":                "已批准",
+	"err.not_approved":               "计划 {name} 尚未获批，步骤不能推进；请调用 request_plan_approval，或等待有人批准",
+	"err.approval_stale":             "计划 {name} 在审批期间从 revision {rev} 变为 {current}；未批准任何内容。请用 read_plan 重新读取，再调用 request_plan_approval",
+	"err.no_decision":                "计划 {name} 没有得到审批决定，仍未获批。请稍后再调用 request_plan_approval，或等待有人处理",
+	"err.approval_orchestrator_only": "request_plan_approval 仅供编排者使用；请等待计划获批，或告知编排者该计划需要审批",
 }

@@ -16,7 +16,8 @@ func newWriteResult(p *Plan) writeResult {
 // readResult is read_plan's answer: the plan's summary and its body.
 type readResult struct {
 	Summary
-	Content string `json:"content"`
+	Approved *bool  `json:"approved,omitempty"` // false when approval is required and missing
+	Content  string `json:"content"`
 }
 
 type statusResult struct {
@@ -26,6 +27,8 @@ type statusResult struct {
 	Progress    *Progress `json:"progress,omitempty"`
 	CurrentStep *Step     `json:"current_step,omitempty"`
 	NextStep    *nextStep `json:"next_step,omitempty"`
+	Approval    *Approval `json:"approval,omitempty"`
+	Approved    *bool     `json:"approved,omitempty"` // false when approval is required and missing
 }
 
 type deleteResult struct {

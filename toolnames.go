@@ -12,7 +12,8 @@ import (
 
 // defaultToolNames are the names ToolNames may rename.
 var defaultToolNames = []string{ToolWritePlan, ToolReadPlan, ToolListPlans, ToolDeletePlan, ToolSetPlanStatus,
-	ToolGetPlanStatus, ToolUpdatePlanStep, ToolExportPlanToFile, ToolUpdatePlanFromFile, ToolPlanTemplate}
+	ToolGetPlanStatus, ToolUpdatePlanStep, ToolExportPlanToFile, ToolUpdatePlanFromFile, ToolPlanTemplate,
+	ToolRequestPlanApproval}
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 

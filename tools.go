@@ -32,6 +32,8 @@ type toolEnv struct {
 	role      func(context.Context) Role    // the middleware's role in a call's run
 	sink      func(context.Context, Change) // hears the changes made through these tools
 	listens   func(context.Context) bool    // whether sink has anyone to tell, during this call
+	// requireApproval: update_plan_step moves steps of approved plans only.
+	requireApproval bool
 	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
 	// the Store's folder and plans change only through the Store.
 	sameStorage bool
@@ -46,9 +48,9 @@ type toolSpec struct {
 	run    func(ctx context.Context, env *toolEnv, a args) (any, error)
 }
 
-// planTool adapts a toolSpec to Eino. Its InvokableRun never returns a Go error: every
-// failure a model can cause, and every storage failure, is a JSON error result, so the
-// agent run goes on and the model can react.
+// planTool adapts a toolSpec to Eino. Its InvokableRun returns no Go error other than the
+// Eino interrupt of request_plan_approval: every failure a model can cause, and every storage
+// failure, is a JSON error result, so the agent run goes on and the model can react.
 type planTool struct {
 	spec toolSpec
 	env  *toolEnv
@@ -73,6 +75,9 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	}
 	ctx = withActor(ctx, t.env.agent(ctx))
 	out, err := t.spec.run(ctx, t.env, a)
+	if ie, ok := asInterrupt(err); ok {
+		return "", ie // Eino pauses the run here; the call is run again on resume
+	}
 	if err != nil {
 		return t.env.errorResult(err), nil
 	}
@@ -126,5 +131,6 @@ func toolSpecs() []toolSpec {
 		{ToolExportPlanToFile, []param{pName, pPath}, runExportPlanToFile},
 		{ToolUpdatePlanFromFile, []param{pName, pPath, pTitle, pAuthor, pStatus, pRevision}, runUpdatePlanFromFile},
 		{ToolPlanTemplate, []param{pGoal}, runPlanTemplate},
+		{ToolRequestPlanApproval, []param{pName, pMessage}, runRequestPlanApproval},
 	}
 }

@@ -92,7 +92,7 @@ func newToolFuzzFixture(t testing.TB) *toolFuzzFixture {
 		fx.names = append(fx.names, info.Name)
 	}
 	sort.Strings(fx.names)
-	if len(fx.names) != len(toolSpecs()) {
+	if len(fx.names) != len(toolSpecs())-1 { // all but request_plan_approval (RequireApproval)
 		t.Fatalf("BeforeAgent added %v", fx.names)
 	}
 	fx.template = strings.TrimRight(textsEN["template"], "\n")

@@ -45,7 +45,7 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	sum := p.Summarize()
-	return readResult{Summary: sum, Content: p.Content}, nil
+	return readResult{Summary: sum, Approved: env.unapproved(p), Content: p.Content}, nil
 }
 
 // getNamed loads the plan a call names.
@@ -89,7 +89,8 @@ func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	sum := p.Summarize()
-	out := statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision, Progress: &sum.Progress, NextStep: shortStep(nextPending(sum))}
+	out := statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision, Progress: &sum.Progress, NextStep: shortStep(nextPending(sum)),
+		Approval: p.Approval, Approved: env.unapproved(p)}
 	if cur := sum.CurrentStep; cur != nil && cur.State == StepInProgress {
 		out.CurrentStep = cur
 	}
@@ -109,6 +110,9 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	}
 	if *number < 1 || *number > 1<<20 {
 		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
+	}
+	if env.requireApproval {
+		ctx = withStepGate(ctx)
 	}
 	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: int(*number), State: state, Note: note, IfRevision: rev, Takeover: takeover})
 	if err != nil {

@@ -1,0 +1,162 @@
+package plan
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Approval records that a person approved a plan: the revision whose body they saw, who,
+// and when. It stays on the plan while the body changes only by step moves and notes
+// (update_plan_step) or not at all (status, title, author); any other change to the body
+// revokes it. The stored header also carries a hash of the approved body with every step
+// marker read as pending, so a body edited by hand outside the Store reads as not approved.
+type Approval struct {
+	Revision int64     `json:"revision"`
+	By       string    `json:"by"`
+	At       time.Time `json:"at"`
+}
+
+// Header keys of an approval. Readers that predate them ignore unknown keys, and a plan
+// without them (or with any of them missing or malformed) reads as not approved.
+const (
+	hdrApprovedRevision = "approved_revision"
+	hdrApprovedBy       = "approved_by"
+	hdrApprovedAt       = "approved_at"
+	hdrApprovedHash     = "approved_hash"
+)
+
+// approvalHash is the hex SHA-256 of body with every step marker replaced by a space: what
+// an approval vouches for is the plan's text, not the progress of its steps.
+func approvalHash(body string) string {
+	b := []byte(body)
+	scanSteps(body, func(s scannedStep) bool {
+		b[s.marker] = ' '
+		return true
+	})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// writeApproval appends the approval header lines of p, if it is approved.
+func writeApproval(b *strings.Builder, p *Plan) {
+	a := p.Approval
+	if a == nil {
+		return
+	}
+	b.WriteString(hdrApprovedRevision + ": ")
+	b.WriteString(strconv.FormatInt(a.Revision, 10))
+	b.WriteByte('\n')
+	writeHeaderString(b, hdrApprovedBy, a.By)
+	writeHeaderString(b, hdrApprovedAt, a.At.UTC().Format(time.RFC3339Nano))
+	writeHeaderString(b, hdrApprovedHash, approvalHash(p.Content))
+}
+
+// approvalHeader collects the approval lines of a header while it is decoded.
+type approvalHeader struct {
+	revision, by, at, hash string
+	seen                   int
+}
+
+// take keeps value when key is an approval key, and reports whether it was one.
+func (h *approvalHeader) take(key, value string) bool {
+	var field *string
+	switch key {
+	case hdrApprovedRevision:
+		field = &h.revision
+	case hdrApprovedBy:
+		field = &h.by
+	case hdrApprovedAt:
+		field = &h.at
+	case hdrApprovedHash:
+		field = &h.hash
+	default:
+		return false
+	}
+	*field = value
+	h.seen++
+	return true
+}
+
+// approval returns the approval the lines describe when every line is well formed, the
+// approved revision is not after the plan's, and the hash matches body; nil otherwise. A bad
+// approval never makes a plan unreadable: it only makes it not approved.
+func (h *approvalHeader) approval(body string, planRevision int64) *Approval {
+	if h.seen == 0 {
+		return nil
+	}
+	rev, err := strconv.ParseInt(h.revision, 10, 64)
+	if err != nil || rev < 1 || rev > planRevision {
+		return nil
+	}
+	var by, at, hash string
+	if decodeJSONString(h.by, &by) != nil || decodeJSONString(h.at, &at) != nil || decodeJSONString(h.hash, &hash) != nil {
+		return nil
+	}
+	when, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return nil
+	}
+	if when = when.UTC(); when.Year() < 0 || when.Year() > 9999 || hash != approvalHash(body) {
+		return nil
+	}
+	return &Approval{Revision: rev, By: by, At: when}
+}
+
+// settleApproval decides what approval next carries after a change of kind action to cur.
+// Approve and revoke set it themselves. A step move keeps the approval of cur: the Store
+// made that change, marker and note, itself. Any other change keeps it only while the body,
+// markers aside, is what was approved. A new plan is never approved.
+func settleApproval(action Action, cur, next *Plan) {
+	if action == ActionApprove || action == ActionRevoke {
+		return
+	}
+	if cur == nil || cur.Approval == nil {
+		next.Approval = nil
+		return
+	}
+	keep := *cur.Approval
+	next.Approval = &keep
+	if action == ActionStep || next.Content == cur.Content {
+		return
+	}
+	if approvalHash(next.Content) != approvalHash(cur.Content) {
+		next.Approval = nil
+	}
+}
+
+// stepGateKey marks a context whose step moves need an approved plan (Config.RequireApproval).
+type stepGateKey struct{}
+
+func withStepGate(ctx context.Context) context.Context {
+	return context.WithValue(ctx, stepGateKey{}, true)
+}
+
+// checkStepGate refuses a step move on a plan that is not approved, when ctx asks for it.
+// It runs inside the read-check-write, so the approval it sees is the one the move lands on.
+func checkStepGate(ctx context.Context, action Action, name string, cur *Plan) error {
+	if action != ActionStep || cur == nil || cur.Approval != nil {
+		return nil
+	}
+	if gated, _ := ctx.Value(stepGateKey{}).(bool); !gated {
+		return nil
+	}
+	return fail(Error{Code: CodeNotApproved, Reason: ReasonNotApproved, Name: name, CurrentRevision: cur.Revision})
+}
+
+// changeWithApproval runs change on cur under the approval rules: the step gate first, then
+// the approval settled on the result. It is mutateOnce's one approval hook.
+func changeWithApproval(ctx context.Context, action Action, name string, cur *Plan, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
+	if err := checkStepGate(ctx, action, name, cur); err != nil {
+		return nil, err
+	}
+	next, err := change(cur)
+	if err != nil {
+		return nil, err
+	}
+	settleApproval(action, cur, next)
+	return next, nil
+}

@@ -1,0 +1,359 @@
+package plan_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// dirCheckPoints keeps each checkpoint as a file, as a server keeps them across restarts.
+type dirCheckPoints struct{ dir string }
+
+func (d dirCheckPoints) Get(_ context.Context, id string) ([]byte, bool, error) {
+	b, err := os.ReadFile(filepath.Join(d.dir, id))
+	if os.IsNotExist(err) {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}
+
+func (d dirCheckPoints) Set(_ context.Context, id string, cp []byte) error {
+	return os.WriteFile(filepath.Join(d.dir, id), cp, 0o600)
+}
+
+const (
+	approvalPlan    = "# Release\n- [ ] Write the changelog\n- [ ] Tag the release\n"
+	approvalRevised = "# Release\n- [ ] Write the changelog\n- [ ] Tag the release\n- [ ] Roll back if the smoke test fails\n"
+	checkPointID    = "release-run"
+)
+
+// approvalRig is one orchestrator on a real Runner with a CheckPointStore, its plans on
+// backend, and what its runs reported.
+type approvalRig struct {
+	t       *testing.T
+	ctx     context.Context
+	backend plan.Backend
+	cps     adk.CheckPointStore
+	store   *plan.Store
+	lang    adk.Language
+
+	mu      sync.Mutex
+	changes []plan.Change
+}
+
+func newApprovalRig(t *testing.T, backend plan.Backend, cps adk.CheckPointStore) *approvalRig {
+	t.Helper()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HistoryLimit: 20})
+	require.NoError(t, err)
+	return &approvalRig{t: t, ctx: context.Background(), backend: backend, cps: cps, store: store, lang: adk.LanguageEnglish}
+}
+
+// runner builds a fresh middleware, agent and Runner around model, as a restarted server would.
+func (r *approvalRig) runner(model *plantest.ScriptedModel) *adk.Runner {
+	r.t.Helper()
+	mw, err := plan.New(r.ctx, &plan.Config{Backend: r.backend, RequireApproval: true, AgentName: "planner",
+		HistoryLimit: 20, Language: r.lang, OnChange: func(_ context.Context, c plan.Change) {
+			r.mu.Lock()
+			r.changes = append(r.changes, c)
+			r.mu.Unlock()
+		}})
+	require.NoError(r.t, err)
+	agent, err := adk.NewChatModelAgent(r.ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
+		Instruction: "You plan.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{mw}})
+	require.NoError(r.t, err)
+	return adk.NewRunner(r.ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: r.cps})
+}
+
+// asked is one approval interrupt: the request a person sees and the ID to resume.
+type asked struct {
+	req plan.ApprovalRequest
+	id  string
+}
+
+// untilPause drains a run and returns the approval requests it paused on (none when it ended).
+func (r *approvalRig) untilPause(iter *adk.AsyncIterator[*adk.AgentEvent]) []asked {
+	r.t.Helper()
+	var out []asked
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			return out
+		}
+		require.NoError(r.t, ev.Err)
+		if ev.Action == nil || ev.Action.Interrupted == nil {
+			continue
+		}
+		for _, ic := range ev.Action.Interrupted.InterruptContexts {
+			if req, ok := ic.Info.(plan.ApprovalRequest); ok && ic.IsRootCause {
+				out = append(out, asked{req: req, id: ic.ID})
+			}
+		}
+		require.NotEmpty(r.t, out, "the run paused for something else than an approval")
+	}
+}
+
+func (r *approvalRig) start(runner *adk.Runner) []asked {
+	return r.untilPause(runner.Query(r.ctx, "ship the release", adk.WithCheckPointID(checkPointID)))
+}
+
+func (r *approvalRig) resume(runner *adk.Runner, targets map[string]any) []asked {
+	r.t.Helper()
+	iter, err := runner.ResumeWithParams(r.ctx, checkPointID, &adk.ResumeParams{Targets: targets})
+	require.NoError(r.t, err)
+	return r.untilPause(iter)
+}
+
+func (r *approvalRig) get(name string) *plan.Plan {
+	r.t.Helper()
+	p, err := r.store.Get(r.ctx, name)
+	require.NoError(r.t, err)
+	return p
+}
+
+func (r *approvalRig) actions() []plan.Action {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []plan.Action
+	for _, c := range r.changes {
+		out = append(out, c.Action)
+	}
+	return out
+}
+
+func writePlanCall(name, body string, rev int) plantest.Turn {
+	return plantest.CallTool("write_plan", `{"name":"`+name+`","content":`+quote(body)+`,"last_known_revision":`+strconv.Itoa(rev)+`}`)
+}
+
+// resultAt is the last tool result the model saw in call i.
+func resultAt(t *testing.T, m *plantest.ScriptedModel, i int) string {
+	t.Helper()
+	calls := m.Calls()
+	require.Greater(t, len(calls), i, "model call %d was made", i)
+	return lastToolResult(calls[i])
+}
+
+func TestApprovalApproved(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release","message":"ready for review"}`),
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","last_known_revision":2}`),
+		plantest.Answer("changelog written"),
+	)
+	runner := r.runner(model)
+	paused := r.start(runner)
+	require.Len(t, paused, 1)
+	assert.Equal(t, plan.ApprovalRequest{Name: "release", Revision: 1, Title: "Release", Content: approvalPlan,
+		Message: "ready for review"}, paused[0].req)
+	require.Nil(t, r.get("release").Approval, "nothing is approved while the person looks")
+
+	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
+	res := resultAt(t, model, 2)
+	assert.Contains(t, res, `"approved":true`)
+	assert.Contains(t, res, `"approval":{"revision":1,"by":"ana"`)
+	assert.Empty(t, errorCode(t, resultAt(t, model, 3)), "the step moves once approved")
+
+	p := r.get("release")
+	require.NotNil(t, p.Approval)
+	assert.Equal(t, int64(1), p.Approval.Revision)
+	assert.Equal(t, "ana", p.Approval.By)
+	assert.False(t, p.Approval.At.IsZero())
+	assert.EqualValues(t, 3, p.Revision)
+	assert.Equal(t, []plan.Action{plan.ActionWrite, plan.ActionApprove, plan.ActionStep}, r.actions())
+	hist, err := r.store.History(r.ctx, "release")
+	require.NoError(t, err)
+	require.Len(t, hist, 3)
+	assert.Equal(t, plan.ActionApprove, hist[1].Action)
+	assert.Equal(t, "planner", hist[1].Author, "the approval is written by the agent's tool call")
+}
+
+func TestApprovalRejectedThenRevisedAndApproved(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+		writePlanCall("release", approvalRevised, 1),
+		plantest.CallTool("request_plan_approval", `{"name":"release","message":"added a rollback step"}`),
+		plantest.Answer("approved"),
+	)
+	runner := r.runner(model)
+	paused := r.start(runner)
+	require.Len(t, paused, 1)
+	paused = r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{By: "ana", Feedback: "add a rollback step"}})
+	res := resultAt(t, model, 2)
+	assert.Contains(t, res, `"approved":false`)
+	assert.Contains(t, res, `"feedback":"add a rollback step"`)
+	assert.Contains(t, res, "request_plan_approval", "the model is told what to do next")
+	assert.Nil(t, r.get("release").Approval)
+	assert.Equal(t, []plan.Action{plan.ActionWrite, plan.ActionWrite}, r.actions(), "a rejection writes nothing")
+
+	require.Len(t, paused, 1, "the revised plan is asked for again")
+	assert.EqualValues(t, 2, paused[0].req.Revision)
+	assert.Equal(t, approvalRevised, paused[0].req.Content)
+	assert.Empty(t, paused[0].req.Diff, "no revision was approved before")
+	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
+	p := r.get("release")
+	require.NotNil(t, p.Approval)
+	assert.EqualValues(t, 2, p.Approval.Revision)
+	assert.Equal(t, approvalRevised, p.Content)
+}
+
+func TestApprovalWithEditedBody(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+		plantest.CallTool("update_plan_step", `{"name":"release","step":3,"status":"in_progress"}`),
+		plantest.Answer("ok"),
+	)
+	runner := r.runner(model)
+	paused := r.start(runner)
+	require.Len(t, paused, 1)
+	edited := approvalRevised
+	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana",
+		Content: &edited, Feedback: "I added the rollback step"}}))
+	res := resultAt(t, model, 2)
+	assert.Contains(t, res, `"revision":2`)
+	assert.Contains(t, res, `"approval":{"revision":2,"by":"ana"`)
+	assert.Contains(t, res, "I added the rollback step")
+	assert.Empty(t, errorCode(t, resultAt(t, model, 3)), "the person's new step can start")
+	p := r.get("release")
+	require.NotNil(t, p.Approval)
+	assert.EqualValues(t, 2, p.Approval.Revision, "the edited revision is the approved one")
+	assert.EqualValues(t, 3, p.Revision)
+	assert.Equal(t, strings.Replace(approvalRevised, "- [ ] Roll back if the smoke test fails", "- [~] Roll back if the smoke test fails (@planner)", 1), p.Content)
+}
+
+func TestApprovalPlanChangedWhileWaiting(t *testing.T) {
+	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
+		r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+		r.lang = lang
+		model := plantest.NewScriptedModel(
+			writePlanCall("release", approvalPlan, 0),
+			plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+			plantest.Answer("will ask again"),
+		)
+		runner := r.runner(model)
+		paused := r.start(runner)
+		require.Len(t, paused, 1)
+		body := approvalRevised
+		_, err := r.store.Put(r.ctx, plan.Update{Name: "release", Content: &body}) // a teammate's edit
+		require.NoError(t, err)
+		assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
+		res := resultAt(t, model, 2)
+		assert.Equal(t, "revision_conflict", errorCode(t, res))
+		assert.Contains(t, res, "request_plan_approval")
+		assert.Contains(t, res, `"current_revision":2`)
+		assert.Equal(t, lang == adk.LanguageChinese, hasHanRune(res), res)
+		_, msg := errorMessage(t, res)
+		n, words := englishRun(msg)
+		assert.Equal(t, lang == adk.LanguageEnglish, n >= 2, "English %q in %s", words, msg)
+		p := r.get("release")
+		assert.Nil(t, p.Approval, "what the person did not see is not approved")
+		assert.EqualValues(t, 2, p.Revision)
+	}
+}
+
+// TestApprovalNeedsADecision: a resume with no data, with data of another type, or aimed
+// at another interrupt never approves; a pointer to a decision does.
+func TestApprovalNeedsADecision(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	r.lang = adk.LanguageChinese
+	ask := plantest.CallTool("request_plan_approval", `{"name":"alpha"}`)
+	model := plantest.NewScriptedModel(
+		writePlanCall("alpha", approvalPlan, 0),
+		writePlanCall("beta", approvalPlan, 0),
+		ask,
+		ask,
+		ask,
+		plantest.CallTools(plantest.ToolCall{Name: "request_plan_approval", Arguments: `{"name":"alpha"}`},
+			plantest.ToolCall{Name: "request_plan_approval", Arguments: `{"name":"beta"}`}),
+		plantest.Answer("both approved"),
+	)
+	runner := r.runner(model)
+	paused := r.start(runner)
+	for i, data := range []any{nil, "yes", map[string]any{"Approved": true}} {
+		require.Len(t, paused, 1, "resume %d", i)
+		paused = r.resume(runner, map[string]any{paused[0].id: data})
+		res := resultAt(t, model, 3+i)
+		assert.Equal(t, "not_approved", errorCode(t, res), "resume with %#v", data)
+		_, msg := errorMessage(t, res)
+		assert.True(t, hasHanRune(msg), msg)
+		n, words := englishRun(msg)
+		assert.Less(t, n, 2, "English %q in %s", words, msg)
+		assert.Nil(t, r.get("alpha").Approval, "resume with %#v", data)
+	}
+	require.Len(t, paused, 2, "two requests at once")
+	ids := map[string]string{}
+	for _, a := range paused {
+		ids[a.req.Name] = a.id
+	}
+	paused = r.resume(runner, map[string]any{ids["alpha"]: plan.ApprovalDecision{Approved: true, By: "ana"}})
+	require.Len(t, paused, 1, "the request nobody answered is asked again")
+	assert.Equal(t, "beta", paused[0].req.Name)
+	assert.EqualValues(t, 1, paused[0].req.Revision)
+	require.NotNil(t, r.get("alpha").Approval)
+	require.Nil(t, r.get("beta").Approval)
+	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: &plan.ApprovalDecision{Approved: true}}))
+	beta := r.get("beta").Approval
+	require.NotNil(t, beta)
+	assert.Equal(t, "person", beta.By, "a decision without a name is a person's")
+}
+
+// TestApprovalAfterRestart: the checkpoint is resumed by a new Runner, a new middleware and
+// a fresh Store on a new LocalBackend over the same folder, as after a server restart.
+func TestApprovalAfterRestart(t *testing.T) {
+	root, cps := t.TempDir(), dirCheckPoints{t.TempDir()}
+	before := newApprovalRig(t, newLocal(t, root), cps)
+	paused := before.start(before.runner(plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+	)))
+	require.Len(t, paused, 1)
+
+	after := newApprovalRig(t, newLocal(t, root), cps)
+	model := plantest.NewScriptedModel(
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","last_known_revision":2}`),
+		plantest.Answer("done"),
+	)
+	assert.Empty(t, after.resume(after.runner(model), map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
+	assert.Contains(t, resultAt(t, model, 0), `"approved":true`)
+	assert.Empty(t, errorCode(t, resultAt(t, model, 1)))
+	p := after.get("release")
+	require.NotNil(t, p.Approval)
+	assert.Equal(t, "ana", p.Approval.By)
+	assert.Equal(t, 1, p.Summarize().Progress.Completed)
+	raw, err := os.ReadFile(filepath.Join(root, "plans", "release.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), "approved_revision: 1\napproved_by: \"ana\"\n")
+}
+
+// TestApprovalWithEmptyEdit: an edited body the Store refuses approves nothing.
+func TestApprovalWithEmptyEdit(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+		plantest.Answer("stopped"),
+	)
+	runner := r.runner(model)
+	paused := r.start(runner)
+	require.Len(t, paused, 1)
+	empty := " \n"
+	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana", Content: &empty}}))
+	assert.Equal(t, "invalid_argument", errorCode(t, resultAt(t, model, 2)))
+	p := r.get("release")
+	assert.Nil(t, p.Approval)
+	assert.EqualValues(t, 1, p.Revision)
+}

@@ -1,0 +1,148 @@
+package plan_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// TestApprovalGate: with RequireApproval no step moves before the approval; after it, step
+// moves and status changes keep it, and a body edit revokes it until it is approved again.
+func TestApprovalGate(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0), // r1
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),                                                  // r2: approved r1
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md"}`), // r3
+		plantest.CallTool("set_plan_status", `{"name":"release","status":"in-progress"}`),                                 // r4
+		plantest.CallTool("get_plan_status", `{"name":"release"}`),
+		writePlanCall("release", strings.Replace(approvalRevised, "- [ ] Write", "- [x] Write", 1), 4), // r5
+		plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`),
+		plantest.CallTool("read_plan", `{"name":"release"}`),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),                            // r6: approved r5
+		plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`), // r7
+		plantest.Answer("tagging"),
+	)
+	runner := r.runner(model)
+	paused := r.start(runner)
+	res := resultAt(t, model, 2)
+	assert.Equal(t, "not_approved", errorCode(t, res), "no step moves before the approval")
+	assert.Contains(t, res, "request_plan_approval")
+	require.Len(t, paused, 1)
+
+	paused = r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}})
+	assert.Empty(t, errorCode(t, resultAt(t, model, 4)), "moves are allowed once approved")
+	assert.Empty(t, errorCode(t, resultAt(t, model, 5)))
+	status := resultAt(t, model, 6)
+	assert.Contains(t, status, `"approval":{"revision":1,"by":"ana"`, "a step move with a note and a status change keep the approval")
+	assert.NotContains(t, status, `"approved":false`)
+	assert.Empty(t, errorCode(t, resultAt(t, model, 7)))
+	assert.Equal(t, "not_approved", errorCode(t, resultAt(t, model, 8)), "a body edit revokes the approval")
+	read := resultAt(t, model, 9)
+	assert.Contains(t, read, `"approved":false`)
+	assert.NotContains(t, read, `"approval":`)
+
+	require.Len(t, paused, 1)
+	assert.EqualValues(t, 5, paused[0].req.Revision)
+	assert.Contains(t, paused[0].req.Diff, "+- [ ] Roll back if the smoke test fails", "the person sees what changed since revision 1")
+	assert.Contains(t, paused[0].req.Diff, "release@1")
+	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "bo"}}))
+	assert.Empty(t, errorCode(t, resultAt(t, model, 11)))
+	p := r.get("release")
+	require.NotNil(t, p.Approval)
+	assert.Equal(t, plan.Approval{Revision: 5, By: "bo", At: p.Approval.At}, *p.Approval)
+	assert.EqualValues(t, 7, p.Revision)
+
+	// A new run sees the approval in its digest and in list_plans.
+	next := plantest.NewScriptedModel(plantest.CallTool("list_plans", `{}`), plantest.Answer("ok"))
+	assert.Empty(t, r.untilPause(r.runner(next).Query(r.ctx, "status?", adk.WithCheckPointID("second"))))
+	system := next.Calls()[0].Input[0]
+	require.Equal(t, schema.System, system.Role)
+	assert.Contains(t, system.Content, "approved=r5")
+	assert.Contains(t, system.Content, "request_plan_approval", "the orchestrator is told to ask")
+	assert.Contains(t, resultAt(t, next, 1), `"approval":{"revision":5,"by":"bo"`)
+}
+
+// TestApprovalGateOffByDefault: without RequireApproval steps move freely, the tool is not
+// offered, and a host's approval still shows.
+func TestApprovalGateOffByDefault(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed"}`),
+		plantest.CallTool("read_plan", `{"name":"release"}`),
+	)
+	results := toolResults(runAgent(t, m, mw))
+	require.Len(t, results, 3)
+	assert.Empty(t, errorCode(t, results[1]))
+	assert.NotContains(t, results[2], `"approved"`)
+	assert.NotContains(t, m.Calls()[0].ToolNames(), "request_plan_approval")
+	assert.NotContains(t, m.Calls()[0].Input[0].Content, "request_plan_approval")
+}
+
+// TestSubAgentCannotRequestApproval: a sub-agent never sees request_plan_approval, a call
+// to it anyway is tool_not_available, and its steps wait for the approval too.
+func TestSubAgentCannotRequestApproval(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, RequireApproval: true})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(
+		writePlanCall("ship", approvalPlan, 0),
+		plantest.CallTool("worker", `{"request":"Do step 1 of plan ship"}`),
+		plantest.CallTool("request_plan_approval", `{"name":"ship"}`),
+		plantest.CallTool("update_plan_step", `{"name":"ship","step":1,"status":"completed"}`),
+		plantest.Answer("waiting for approval"),
+		plantest.Answer("the plan is not approved"),
+	)
+	main, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "main", Description: "orchestrator",
+		Instruction: "You plan.", Model: m, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsNode(adk.NewAgentTool(ctx, newWorker(t, ctx, m, mw)))}})
+	require.NoError(t, err)
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: main, CheckPointStore: dirCheckPoints{t.TempDir()}}).
+		Query(ctx, "ship it", adk.WithCheckPointID("ship")))
+
+	calls := m.Calls()
+	require.Len(t, calls, 6)
+	for i, c := range calls {
+		sub := i >= 2 && i <= 4
+		assert.Equal(t, !sub, slices.Contains(c.ToolNames(), "request_plan_approval"), "call %d tools %v", i, c.ToolNames())
+		assert.Equal(t, !sub, strings.Contains(c.Input[0].Content, "request_plan_approval"), "call %d instruction", i)
+	}
+	assert.Contains(t, calls[2].Input[0].Content, "not_approved", "the sub-agent is told that steps wait")
+	assert.Equal(t, "tool_not_available", errorCode(t, lastToolResult(calls[3])))
+	assert.Equal(t, "not_approved", errorCode(t, lastToolResult(calls[4])))
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	p, err := store.Get(ctx, "ship")
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, p.Revision)
+	assert.Nil(t, p.Approval)
+}
+
+// TestRequestApprovalOfApprovedPlan: asking for an approval the plan already has answers at
+// once, without pausing the run.
+func TestRequestApprovalOfApprovedPlan(t *testing.T) {
+	ctx := context.Background()
+	store, _ := approvedStore(t, t.TempDir())
+	mw, err := plan.New(ctx, &plan.Config{Store: store, RequireApproval: true})
+	require.NoError(t, err)
+	runCtx, _, tools := beforeAgentTools(t, ctx, mw)
+	out, err := tools[plan.ToolRequestPlanApproval].InvokableRun(runCtx, `{"name":"release"}`)
+	require.NoError(t, err, "no interrupt")
+	assert.Contains(t, out, `"approved":true`)
+	assert.Contains(t, out, `"approval":{"revision":1,"by":"ana"`)
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+func runWith(t *testing.T, backend plan.Backend, p person) string {
+	t.Helper()
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), &out, backend, p))
+	text := out.String()
+	assert.NotContains(t, text, `{"error"`, "no tool call failed")
+	return text
+}
+
+func TestApprove(t *testing.T) {
+	local, err := plan.NewLocalBackend(t.TempDir())
+	require.NoError(t, err)
+	p, err := personFor("approve", nil, nil)
+	require.NoError(t, err)
+	text := runWith(t, local, p)
+	for _, want := range []string{
+		"planner → request_plan_approval",
+		"=== Approval requested: plan release, revision 1: \"Release 2.0\" ===",
+		"✋ approved by release-manager",
+		"release r2 approve",
+		"worker → update_plan_step {\"name\":\"release\",\"step\":3,\"status\":\"completed\",\"last_known_revision\":4}",
+		"The plan as stored (revision 5, approved at revision 1 by release-manager)",
+		"- [x] Tag and publish",
+	} {
+		assert.Contains(t, text, want)
+	}
+	assert.Equal(t, 1, strings.Count(text, "=== Approval requested"))
+}
+
+func TestRejectThenApprove(t *testing.T) {
+	p, err := personFor("reject", nil, nil)
+	require.NoError(t, err)
+	text := runWith(t, plan.NewMemoryBackend(), p)
+	for _, want := range []string{
+		"✋ rejected (Add a rollback step before publishing.) by release-manager",
+		"=== Approval requested: plan release, revision 2: \"Release 2.0\" ===",
+		"The planner says: Added a rollback step.",
+		"- [x] Prepare a rollback",
+		"The plan as stored (revision 7, approved at revision 2 by release-manager)",
+	} {
+		assert.Contains(t, text, want)
+	}
+	// Nothing moved before the approval: the first step change follows it.
+	assert.Less(t, strings.Index(text, "release r3 approve"), strings.Index(text, "release r4 step"))
+	assert.NotContains(t, text, "release r2 step")
+}
+
+// TestTerminalEdit: the person types a name, chooses to edit, and types a new plan.
+func TestTerminalEdit(t *testing.T) {
+	in := "ana\nx\ne\n# Release 2.0\n- [ ] Tag and publish\n.\n"
+	var prompts bytes.Buffer
+	text := runWith(t, plan.NewMemoryBackend(), terminal(bufio.NewReader(strings.NewReader(in)), &prompts))
+	assert.Contains(t, prompts.String(), "[a]pprove, [r]eject, [e]dit: [a]pprove", "an unknown choice asks again")
+	assert.Contains(t, text, "✋ edited and approved by ana")
+	assert.Contains(t, text, "The plan as stored (revision 3, approved at revision 2 by ana):\n# Release 2.0\n- [x] Tag and publish\n")
+}
+
+func TestUnknownDecision(t *testing.T) {
+	_, err := personFor("maybe", nil, nil)
+	assert.Error(t, err)
+}

@@ -1,0 +1,161 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// The mutations of approvals. Each is a write of its own: it makes a revision, is kept in
+// the history and is reported as a Change, so who approved what, and who revoked it, can be
+// read back later.
+const (
+	ActionApprove Action = "approve"
+	ActionRevoke  Action = "revoke"
+)
+
+// Approve records that by approved revision rev of a plan, only if the plan is still at
+// rev (revision_conflict otherwise, and nothing is written): a person approves what they
+// saw, never what changed since. The approval is written as revision rev+1, with the same
+// body; Plan.Approval.Revision is rev.
+func (s *Store) Approve(ctx context.Context, name string, rev int64, by string) (*Plan, error) {
+	if err := checkApprover(by); err != nil {
+		return nil, err
+	}
+	if rev < 1 {
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonRevisionNegative, Field: pRevision.name, Revision: rev})
+	}
+	p, err := s.mutate(ctx, ActionApprove, name, &rev, func(cur *Plan) (*Plan, error) {
+		if cur == nil {
+			return nil, notFound(name)
+		}
+		next := *cur
+		next.Approval = &Approval{Revision: cur.Revision, By: by, At: s.now().UTC()}
+		return &next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notify(ctx, ActionApprove, p, false)
+	return p, nil
+}
+
+// approveContent replaces the body of a plan still at rev with content and approves the
+// result in the same write, so the revision approved is exactly the one written: a person
+// who edited the plan before approving it.
+func (s *Store) approveContent(ctx context.Context, name string, rev int64, content, by string) (*Plan, error) {
+	if err := checkApprover(by); err != nil {
+		return nil, err
+	}
+	if err := s.checkContent(content); err != nil {
+		return nil, err
+	}
+	p, err := s.mutate(ctx, ActionApprove, name, &rev, func(cur *Plan) (*Plan, error) {
+		if cur == nil {
+			return nil, notFound(name)
+		}
+		next := *cur
+		next.Content = content
+		next.Approval = &Approval{Revision: cur.Revision + 1, By: by, At: s.now().UTC()}
+		return &next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notify(ctx, ActionApprove, p, false)
+	return p, nil
+}
+
+// Revoke withdraws a plan's approval. A plan that is not approved is returned as it is,
+// without a write.
+func (s *Store) Revoke(ctx context.Context, name string) (*Plan, error) {
+	var unchanged *Plan
+	p, err := s.mutate(ctx, ActionRevoke, name, nil, func(cur *Plan) (*Plan, error) {
+		if cur == nil {
+			return nil, notFound(name)
+		}
+		if cur.Approval == nil {
+			unchanged = cur
+			return nil, errNothingToRevoke
+		}
+		next := *cur
+		next.Approval = nil
+		return &next, nil
+	})
+	if unchanged != nil && errors.Is(err, errNothingToRevoke) {
+		return unchanged, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.notify(ctx, ActionRevoke, p, false)
+	return p, nil
+}
+
+// errNothingToRevoke ends a revoke of a plan that is not approved before anything is written.
+var errNothingToRevoke = &Error{Code: CodeNotApproved, Reason: ReasonNotApproved}
+
+func checkApprover(by string) error {
+	if strings.TrimSpace(by) == "" {
+		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: "by"})
+	}
+	return checkHeaderField("by", by)
+}
+
+// lastApproved returns the newest revision that was approved before cur, as far as the kept
+// history shows; 0 when none is known.
+func (s *Store) lastApproved(ctx context.Context, cur *Plan, curRaw string) (int64, error) {
+	if !s.historyOn() {
+		return 0, nil
+	}
+	kept, err := s.verifiedHistory(ctx, cur, curRaw, 1)
+	if err != nil {
+		return 0, err
+	}
+	for _, k := range kept {
+		p, err := DecodePlan(cur.Name, k.entry.file)
+		if err == nil && p.Approval != nil && p.Approval.Revision <= cur.Revision {
+			return p.Approval.Revision, nil
+		}
+	}
+	return 0, nil
+}
+
+// approvalRequest builds what a person is shown to approve plan name at its current revision:
+// the plan, and what changed since the last approved revision when the history still has it.
+func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Plan, ApprovalRequest, error) {
+	cur, raw, err := s.loadExisting(ctx, name)
+	if err != nil {
+		return nil, ApprovalRequest{}, err
+	}
+	req := ApprovalRequest{Name: name, Revision: cur.Revision, Title: cur.Title, Content: cur.Content, Message: message}
+	if cur.Approval != nil {
+		return cur, req, nil
+	}
+	last, err := s.lastApproved(ctx, cur, raw)
+	if err != nil || last == 0 {
+		return cur, req, err
+	}
+	if old, err := s.revisionAt(ctx, cur, raw, last); err == nil {
+		req.Diff = diffPlans(old, cur, name+"@"+strconv.FormatInt(last, 10), name+"@"+strconv.FormatInt(cur.Revision, 10), 3)
+	}
+	return cur, req, nil
+}
+
+// CodeNotApproved: update_plan_step refused to move a step of a plan that is not approved
+// (Config.RequireApproval), or a person gave no decision on an approval request.
+const CodeNotApproved Code = "not_approved"
+
+// Reasons of approvals.
+const (
+	ReasonNotApproved   Reason = "not_approved"
+	ReasonApprovalStale Reason = "approval_stale"
+	ReasonNoDecision    Reason = "no_decision"
+)
+
+func init() {
+	factTexts[ReasonNotApproved] = "plan {name} is not approved"
+	factTexts[ReasonApprovalStale] = "plan {name} changed from revision {rev} to {current} while it was reviewed; nothing was approved"
+	factTexts[ReasonNoDecision] = "the approval of plan {name} was resumed without a decision; nothing was approved"
+}

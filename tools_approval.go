@@ -1,0 +1,184 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+)
+
+// ToolRequestPlanApproval asks a person to approve a plan. It is offered only with
+// Config.RequireApproval, and only to the orchestrator.
+const ToolRequestPlanApproval = "request_plan_approval"
+
+// ApprovalRequest is the Info of the Eino interrupt that request_plan_approval raises: what a
+// person is asked to approve. Revision is the revision shown; the decision applies to it
+// and to nothing newer. Diff is what changed since the last approved revision, "" when no
+// earlier approval is kept in the history.
+type ApprovalRequest struct {
+	Name     string
+	Revision int64
+	Title    string
+	Content  string
+	Diff     string
+	Message  string // what the agent said when asking
+}
+
+// ApprovalDecision is the resume data a host passes for an ApprovalRequest, by interrupt ID,
+// in adk.ResumeParams.Targets. Approved with Content nil approves the revision shown;
+// Approved with Content saves that body as a new revision and approves it; not Approved
+// changes nothing and gives the model Feedback. By names the person ("person" when empty).
+// Only a value of this type (or a non-nil pointer to one) is a decision: a resume with no
+// data or other data never approves anything.
+type ApprovalDecision struct {
+	Approved bool
+	By       string
+	Feedback string
+	Content  *string
+}
+
+func init() {
+	// Interrupt info and state, and the events of a run (a Change is one), are kept in
+	// checkpoints, which Eino encodes with gob.
+	schema.RegisterName[ApprovalRequest]("einoplan_approval_request")
+	schema.RegisterName[ApprovalDecision]("einoplan_approval_decision")
+	schema.RegisterName[Change]("einoplan_change")
+}
+
+// Bounds of request_plan_approval's arguments and of a decision.
+const (
+	maxApprovalMessage  = 4 << 10
+	maxApprovalFeedback = 8 << 10
+	defaultApprover     = "person"
+)
+
+// pMessage is request_plan_approval's note to the person.
+var pMessage = param{"message", schema.String, false}
+
+// interrupted carries an Eino interrupt out of a tool run: the one Go error a plan tool
+// returns, since Eino needs it to pause the run and write the checkpoint.
+type interrupted struct{ err error }
+
+func (i interrupted) Error() string { return i.err.Error() }
+func (i interrupted) Unwrap() error { return i.err }
+
+// asInterrupt returns the Eino interrupt err carries, if any.
+func asInterrupt(err error) (error, bool) {
+	var i interrupted
+	if errors.As(err, &i) {
+		return i.err, true
+	}
+	return nil, false
+}
+
+type approvalResult struct {
+	Name     string    `json:"name"`
+	Revision int64     `json:"revision"`
+	Approved bool      `json:"approved"`
+	Approval *Approval `json:"approval,omitempty"`
+	By       string    `json:"by,omitempty"`
+	Feedback string    `json:"feedback,omitempty"`
+	Next     string    `json:"next"`
+}
+
+// runRequestPlanApproval interrupts the run with an ApprovalRequest and, when the run is
+// resumed with this interrupt as the target, applies the person's decision to the revision
+// they saw. Resumed for another interrupt, it interrupts again with the same request.
+func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, error) {
+	if env.role != nil && env.role(ctx) == RoleSubAgent {
+		return nil, fail(Error{Code: CodeToolNotAvailable, Reason: ReasonApprovalOrchestratorOnly})
+	}
+	f := a.fields()
+	name, message := f.str(pName), f.str(pMessage)
+	if f.err != nil {
+		return nil, f.err
+	}
+	if len(message) > maxApprovalMessage {
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: pMessage.name, Size: int64(len(message)), Limit: maxApprovalMessage})
+	}
+	if !utf8.ValidString(message) {
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: pMessage.name})
+	}
+	was, hasState, asked := tool.GetInterruptState[ApprovalRequest](ctx)
+	if !was || !hasState {
+		cur, req, err := env.store.approvalRequest(ctx, name, message)
+		if err != nil {
+			return nil, err
+		}
+		if cur.Approval != nil {
+			return approvalResult{Name: name, Revision: cur.Revision, Approved: true, Approval: cur.Approval, Next: env.texts["approval.already"]}, nil
+		}
+		return nil, interrupted{tool.StatefulInterrupt(ctx, req, req)}
+	}
+	target, hasData, data := tool.GetResumeContext[any](ctx)
+	if !target {
+		return nil, interrupted{tool.StatefulInterrupt(ctx, asked, asked)}
+	}
+	d, ok := decisionOf(data)
+	if !hasData || !ok {
+		return nil, fail(Error{Code: CodeNotApproved, Reason: ReasonNoDecision, Name: asked.Name, Revision: asked.Revision})
+	}
+	return decide(ctx, env, asked, d)
+}
+
+func decisionOf(data any) (ApprovalDecision, bool) {
+	switch d := data.(type) {
+	case ApprovalDecision:
+		return d, true
+	case *ApprovalDecision:
+		if d != nil {
+			return *d, true
+		}
+	}
+	return ApprovalDecision{}, false
+}
+
+// decide applies a person's decision on the revision they were shown.
+func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d ApprovalDecision) (any, error) {
+	by := strings.TrimSpace(d.By)
+	if by == "" {
+		by = defaultApprover
+	}
+	by = truncateUTF8(by, maxHeaderField)
+	if !d.Approved {
+		return approvalResult{Name: asked.Name, Revision: asked.Revision, By: by,
+			Feedback: truncateUTF8(d.Feedback, maxApprovalFeedback), Next: env.texts["approval.rejected"]}, nil
+	}
+	var p *Plan
+	var err error
+	if d.Content != nil {
+		p, err = env.store.approveContent(ctx, asked.Name, asked.Revision, *d.Content, by)
+	} else {
+		p, err = env.store.Approve(ctx, asked.Name, asked.Revision, by)
+	}
+	var pe *Error
+	if errors.As(err, &pe) && pe.Code == CodeRevisionConflict {
+		return nil, fail(Error{Code: CodeRevisionConflict, Reason: ReasonApprovalStale, Name: asked.Name,
+			Revision: asked.Revision, CurrentRevision: pe.CurrentRevision})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return approvalResult{Name: p.Name, Revision: p.Revision, Approved: true, Approval: p.Approval,
+		Feedback: truncateUTF8(d.Feedback, maxApprovalFeedback), Next: env.texts["approval.approved"]}, nil
+}
+
+// ReasonApprovalOrchestratorOnly: a sub-agent called request_plan_approval.
+const ReasonApprovalOrchestratorOnly Reason = "approval_orchestrator_only"
+
+func init() {
+	factTexts[ReasonApprovalOrchestratorOnly] = "request_plan_approval is for the orchestrator only"
+}
+
+// unapproved is the "approved": false that read_plan and get_plan_status show for a plan
+// that needs an approval and has none; nil (not shown) otherwise.
+func (env *toolEnv) unapproved(p *Plan) *bool {
+	if !env.requireApproval || p.Approval != nil {
+		return nil
+	}
+	no := false
+	return &no
+}
