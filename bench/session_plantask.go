@@ -46,9 +46,9 @@ func (o *taskOrchestrator) next(results []string) []call {
 }
 
 // taskLine is one line of TaskList's result: "#ID [status] subject [owner: X]".
-var taskLine = regexp.MustCompile(`^#(\d+) \[([a-z_]+)\] .*?(?: \[owner: ([^\]]+)\])?(?: \[blocked by [^\]]*\])?$`)
+var taskLine = regexp.MustCompile(`^#(\d+) \[([a-z_]+)\] .*?(?: \[owner: ([^\]]+)\])?( \[blocked by [^\]]*\])?$`)
 
-// taskWorker lists the tasks, claims the first pending one without an owner (TaskUpdate
+// taskWorker lists the tasks, claims the first free one (TaskUpdate
 // in_progress + owner), completes it (TaskUpdate completed), and lists again, until no
 // task is free.
 type taskWorker struct {
@@ -96,11 +96,12 @@ func (w *taskWorker) next(results []string) []call {
 	return nil
 }
 
-// firstFreeTask returns the lowest-numbered pending task without an owner, or 0.
+// firstFreeTask returns the first listed task that is pending, without an owner and not
+// blocked, or 0.
 func firstFreeTask(list string) int {
 	for _, line := range strings.Split(list, "\n") {
 		m := taskLine.FindStringSubmatch(line)
-		if m == nil || m[2] != "pending" || m[3] != "" {
+		if m == nil || m[2] != "pending" || m[3] != "" || m[4] != "" {
 			continue
 		}
 		id, err := strconv.Atoi(m[1])

@@ -23,7 +23,8 @@ type sessionFigures struct {
 // Done twice counts, for each step, the workers beyond the first whose completion of it
 // was acknowledged. Lost moves are acknowledged moves that the stored result does not
 // show: for plan, acknowledged writes minus the revisions the plan advanced (each write
-// is one revision); for plantask, writes that replaced another agent's move unseen.
+// is one revision); for plantask, writes that replaced another agent's claim or undid its
+// completion (overwriteCounter).
 func (r *sessionReport) figures() sessionFigures {
 	f := sessionFigures{wall: time.Duration(r.Wall), left: r.StepsLeft}
 	completers := map[int]map[string]bool{}
@@ -189,7 +190,7 @@ func sessionTable(ctx context.Context, o sessionOptions) (*table, error) {
 	}
 	t.note("Medians of %d rounds; in each round every side runs once per mode, in a rotating order, each session in a fresh process (and folder). Every agent is an adk.ChatModelAgent run by an adk.Runner, driven by a model that chooses its next tool call from the last result; turns count model calls of all agents, the orchestrator's included.", o.rounds)
 	t.note("plan worker: get_plan_status, then update_plan_step in_progress and completed with last_known_revision = the last revision seen, taking next_step from each result. After an error result, the previous build's worker re-reads the plan (read_plan) and claims its first pending step; this build's worker uses the next_step and current_revision the error carries, else get_plan_status. plantask worker: TaskList, TaskUpdate in_progress + owner on the first pending task without owner, TaskUpdate completed, TaskList again.")
-	t.note("Conflicts: error results (and, for plantask, runs a tool's Go error ended; the worker starts again). Tokens: o200k of tool-call arguments (in) and tool results (out). Done twice: completions of a step by a second worker. Lost moves: for plan, acknowledged writes minus revisions advanced; for plantask, writes that replaced another agent's change made after the writer read the file (checked just before the write, so a lower bound). Steps left: steps not completed at the end.")
+	t.note("Conflicts: error results (and, for plantask, runs a tool's Go error ended; the worker starts again). Tokens: o200k of tool-call arguments (in) and tool results (out). Done twice: completions of a step by a second worker. Lost moves: for plan, acknowledged writes minus revisions advanced; for plantask, task writes that replaced another agent's claim (owner) or undid a completion the writer's model never saw (checked just before each write, so a lower bound). Steps left: steps not completed at the end.")
 	return t, nil
 }
 

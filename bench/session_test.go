@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"testing"
+)
+
+// sessionTestModes are the two ways workers share a plan: goroutines of one process, and
+// worker processes (this test binary, re-executed) on one LocalBackend folder.
+var sessionTestModes = []struct {
+	name  string
+	procs int
+}{{"goroutines", 0}, {"processes", 2}}
+
+// completedSteps returns the steps any worker's completion of was acknowledged.
+func completedSteps(r *sessionReport) map[int]bool {
+	done := map[int]bool{}
+	for _, a := range r.Agents {
+		for _, s := range a.Completions {
+			done[s] = true
+		}
+	}
+	return done
+}
+
+func TestSessionPlan(t *testing.T) {
+	for _, m := range sessionTestModes {
+		t.Run(m.name, func(t *testing.T) {
+			rep, err := runSession(context.Background(), sessionSpec{Kind: kindPlan, Procs: m.procs, Steps: 12, Workers: 2, Recover: recoverStatus})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Agents) != 3 {
+				t.Fatalf("%d agents reported, want the orchestrator and two workers", len(rep.Agents))
+			}
+			for _, a := range rep.Agents {
+				if a.GaveUp {
+					t.Errorf("%s gave up after errors %v", a.Name, a.Errors)
+				}
+			}
+			f := rep.figures()
+			if rep.Status != "done" || f.left != 0 || len(completedSteps(rep)) != 12 {
+				t.Errorf("status %q, %d steps left, %d steps completed by a worker; want done, 0, 12", rep.Status, f.left, len(completedSteps(rep)))
+			}
+			if f.doneTwice != 0 || f.lost != 0 {
+				t.Errorf("%d steps done twice, %d lost moves; want 0 and 0", f.doneTwice, f.lost)
+			}
+			// Every acknowledged write is one revision: the plan, 12 claims, 12 completions, done.
+			if rep.Revision != 26 {
+				t.Errorf("final revision %d, want 26", rep.Revision)
+			}
+		})
+	}
+}
+
+func TestSessionPlantask(t *testing.T) {
+	for _, m := range sessionTestModes {
+		t.Run(m.name, func(t *testing.T) {
+			rep, err := runSession(context.Background(), sessionSpec{Kind: kindPlantask, Procs: m.procs, Steps: 12, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Agents) != 3 {
+				t.Fatalf("%d agents reported, want 3", len(rep.Agents))
+			}
+			f := rep.figures()
+			if f.left != 0 || len(completedSteps(rep)) != 12 {
+				t.Errorf("%d tasks left open, %d completed by a worker; want 0 and 12", f.left, len(completedSteps(rep)))
+			}
+			claims := 0
+			for _, a := range rep.Agents {
+				claims += len(a.Claims)
+			}
+			if claims < 12+f.doneTwice {
+				t.Errorf("%d claims for 12 tasks, %d done twice: a task completed twice was claimed twice", claims, f.doneTwice)
+			}
+		})
+	}
+}
+
+func TestSessionFigures(t *testing.T) {
+	rep := &sessionReport{
+		Spec:     sessionSpec{Kind: kindPlan},
+		Status:   "done",
+		Revision: 7,
+		Agents: []agentLog{
+			{Name: "orchestrator", Turns: 5, TokensIn: 10, TokensOut: 20},
+			{Name: "w1", Turns: 4, Claims: []int{1, 2}, Completions: []int{1, 2}, Errors: map[string]int{"step_held": 1}},
+			{Name: "w2", Turns: 3, Claims: []int{2}, Completions: []int{2}, Errors: map[string]int{"revision_conflict": 2}},
+		},
+	}
+	f := rep.figures()
+	// 1 write_plan + 6 moves + 1 set_plan_status acknowledged, 7 revisions: one lost.
+	want := sessionFigures{turns: 12, conflicts: 3, revConflicts: 2, tokensIn: 10, tokensOut: 20, doneTwice: 1, lost: 1}
+	if f != want {
+		t.Errorf("figures %+v, want %+v", f, want)
+	}
+	rep.Spec.Kind = kindPlantask
+	rep.Agents[1].Overwrites, rep.Agents[2].Overwrites = 2, 1
+	if got := rep.figures().lost; got != 3 {
+		t.Errorf("plantask lost moves %d, want the 3 overwrites", got)
+	}
+}
+
+func TestFirstPendingAndFreeTask(t *testing.T) {
+	s := firstPending("# T\n\n- [x] a\n  - [~] b\n- [ ] c\n- [ ] d\n")
+	if s == nil || s.Number != 3 || s.Text != "c" {
+		t.Errorf("firstPending = %+v, want step 3 c", s)
+	}
+	if s := firstPending("- [x] a\n"); s != nil {
+		t.Errorf("firstPending of a finished body = %+v, want nil", s)
+	}
+	list := "#1 [completed] a [owner: w1]\n#2 [pending] b [owner: w2]\n#3 [in_progress] c\n#4 [pending] d [blocked by #3]\n#5 [pending] e"
+	if got := firstFreeTask(list); got != 5 {
+		t.Errorf("firstFreeTask = %d, want 5", got)
+	}
+	if got := firstFreeTask("No tasks found."); got != 0 {
+		t.Errorf("firstFreeTask of no tasks = %d, want 0", got)
+	}
+}
