@@ -89,6 +89,19 @@ func (a args) integer(p param) (*int64, error) {
 	return &n, nil
 }
 
+// boolean returns an optional boolean field; false when omitted.
+func (a args) boolean(p param) (bool, error) {
+	v, ok := a[p.name]
+	if !ok || v == nil {
+		return false, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotBoolean, Field: p.name, Value: typeName(v)})
+	}
+	return b, nil
+}
+
 // workspacePath checks a model-given workspace path: absolute (as Eino's file tools want),
 // valid UTF-8, no NUL, no ".." element, and outside the plans folder when the Workspace is
 // the plans' own storage, so a file tool can neither leave the workspace nor touch a plan,
@@ -147,6 +160,15 @@ func (f *fields) integer(p param) *int64 {
 	n, err := f.a.integer(p)
 	f.err = err
 	return n
+}
+
+func (f *fields) boolean(p param) bool {
+	if f.err != nil {
+		return false
+	}
+	b, err := f.a.boolean(p)
+	f.err = err
+	return b
 }
 
 func (f *fields) path(env *toolEnv) string {

@@ -112,11 +112,22 @@ func digestLine(p Summary, texts map[string]string) string {
 		texts["digest.title"], jsonString(truncateUTF8(p.Title, 80)), texts["digest.status"], jsonString(truncateUTF8(p.Status, 40)))
 	if p.Progress.Total > 0 {
 		line += fmt.Sprintf(" %s=%d/%d", texts["digest.done"], p.Progress.Completed+p.Progress.Skipped, p.Progress.Total)
-		if p.CurrentStep != nil {
-			line += fmt.Sprintf(" %s=#%d %s", texts["digest.next"], p.CurrentStep.Number, jsonString(truncateUTF8(p.CurrentStep.Text, 80)))
+		if next := nextPending(p); next != nil {
+			line += fmt.Sprintf(" %s=#%d %s", texts["digest.next"], next.Number, jsonString(truncateUTF8(next.Text, 80)))
 		}
 	}
 	return line + "\n"
+}
+
+// nextPending is the first pending step of a summary, nil when none is pending.
+func nextPending(p Summary) *Step {
+	if p.NextStep != nil {
+		return p.NextStep
+	}
+	if p.CurrentStep != nil && p.CurrentStep.State == StepPending {
+		return p.CurrentStep
+	}
+	return nil
 }
 
 // runDigest is the digest a run's instruction carries, after anchor (the plan instruction

@@ -23,6 +23,7 @@ const (
 	CodeBackendError      Code = "backend_error"      // storage failed; retrying later may help
 	CodeCanceled          Code = "canceled"           // the context ended before anything was written
 	CodeUnknownOutcome    Code = "unknown_outcome"    // storage failed mid-write and whether it landed is unknown: re-read
+	CodeStepHeld          Code = "step_held"          // another agent holds the step (it moved it to in_progress)
 )
 
 // Reason names the exact failure within a Code ("exists" for a create-only write of a plan
@@ -52,6 +53,10 @@ type Error struct {
 	Step, Steps int
 	// From and To are the states of a refused step move.
 	From, To StepState
+	// Agent is who holds the step concerned, or who moved it.
+	Agent string
+	// Next is the step an agent looking for work should take instead, when there is one.
+	Next *Step
 	// Message states the facts in English.
 	Message string
 	// Err is the underlying cause, never shown to a model.
@@ -103,6 +108,7 @@ func (e *Error) render(text string) string {
 		"{steps}", strconv.Itoa(e.Steps),
 		"{from}", string(e.From),
 		"{to}", string(e.To),
+		"{agent}", quoteForMessage(e.Agent),
 	).Replace(text)
 }
 
@@ -202,6 +208,10 @@ var factTexts = map[Reason]string{
 	ReasonCanceled:          "the request was canceled before anything was written",
 	ReasonUnknownOutcome:    "the plan storage failed during a write to {path}, and whether it was done is unknown",
 	ReasonListLimit:         "the limit is out of range (1 to {limit})",
+	ReasonNotBoolean:        "{field} is not a boolean",
+	ReasonStepHeld:          "step {step} is held by {agent}",
+	ReasonStepMoved:         "step {step} changed since revision {rev}: it is {from} now (by {agent})",
+	ReasonStepsChanged:      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
 	ReasonFileNotUTF8:       "file {path} is not valid UTF-8 text",
 	ReasonFileEmpty:         "file {path} is empty",
 }
@@ -212,4 +222,13 @@ const (
 	ReasonListLimit   Reason = "list_limit"
 	ReasonFileNotUTF8 Reason = "file_not_utf8"
 	ReasonFileEmpty   Reason = "file_empty"
+	ReasonNotBoolean  Reason = "not_boolean"
+)
+
+// Reasons of moves on a plan that several agents work on: a step another agent holds; a
+// stale move of a step that changed meanwhile; a stale move after the list of steps changed.
+const (
+	ReasonStepHeld     Reason = "step_held"
+	ReasonStepMoved    Reason = "step_moved"
+	ReasonStepsChanged Reason = "steps_changed"
 )

@@ -141,6 +141,7 @@ func ExampleNewMemoryBackend() {
 	fmt.Printf("%q revision %d: %s", p.Title, p.Revision, p.Content)
 	// Output:
 	// /plans/todo.md
+	// /plans/.history
 	// "Today" revision 1: - [ ] One
 }
 

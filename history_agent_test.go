@@ -40,12 +40,12 @@ func TestReadPlanSinceRevisionThroughAgents(t *testing.T) {
 			worker, err := plan.New(ctx, agent("worker"))
 			require.NoError(t, err)
 			results = toolResults(runAgent(t, plantest.NewScriptedModel(
-				plantest.CallTool("update_plan_step", `{"name":"ship","step":2,"status":"in_progress","last_known_revision":1}`),
+				plantest.CallTool("write_plan", `{"name":"ship","content":"# Ship\n- [ ] rebuild\n","last_known_revision":1}`),
 				plantest.CallTool("read_plan", `{"name":"ship","since_revision":1}`),
 				plantest.CallTool("read_plan", `{"name":"ship","since_revision":2}`),
 				plantest.CallTool("read_plan", `{"name":"ship","since_revision":7}`),
 				plantest.CallTool("read_plan", `{"name":"ship","since_revision":"1"}`),
-				plantest.CallTool("update_plan_step", `{"name":"ship","step":2,"status":"in_progress","last_known_revision":2}`),
+				plantest.CallTool("update_plan_step", `{"name":"ship","step":2,"status":"in_progress","last_known_revision":1}`),
 				plantest.Answer("done")), worker))
 			require.Len(t, results, 6)
 
@@ -62,7 +62,7 @@ func TestReadPlanSinceRevisionThroughAgents(t *testing.T) {
 			require.NoError(t, sonic.UnmarshalString(results[1], &changes), results[1])
 			assert.EqualValues(t, 2, changes.Revision)
 			assert.EqualValues(t, 1, changes.SinceRevision)
-			assert.Equal(t, "@@ -2 +2 @@\n-- [ ] build\n+- [~] build\n", changes.Changes)
+			assert.Equal(t, "@@ -2 +2 @@\n-- [ ] build\n+- [~] build (@teammate)\n", changes.Changes)
 			assert.NotEmpty(t, changes.Progress)
 			assert.Nil(t, changes.Content, "no body")
 
@@ -78,7 +78,7 @@ func TestReadPlanSinceRevisionThroughAgents(t *testing.T) {
 			assert.EqualValues(t, 2, full.Revision, "a revision never kept gets the whole plan")
 			assert.Contains(t, full.Content, "- [~] build")
 			assert.Equal(t, "invalid_argument", errorCode(t, results[4]))
-			assert.Empty(t, errorCode(t, results[5]), results[5])
+			assert.Empty(t, errorCode(t, results[5]), "a stale move of another step still applies: %s", results[5])
 
 			h, err := store.History(ctx, "ship")
 			require.NoError(t, err)

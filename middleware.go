@@ -61,8 +61,9 @@ type Config struct {
 	AgentName string
 	// MaxContentBytes caps a plan's body; default 1 MiB (a given Store's own cap otherwise).
 	MaxContentBytes int
-	// HistoryLimit keeps that many revisions of each plan (StoreConfig.HistoryLimit), which
-	// lets read_plan's since_revision return only what changed; 0 keeps none.
+	// HistoryLimit keeps that many revisions of each plan (StoreConfig.HistoryLimit: 0 is
+	// DefaultHistoryLimit, negative keeps none), which lets read_plan's since_revision return
+	// only what changed and stale step moves of other steps apply without a conflict.
 	HistoryLimit int
 	// Template replaces the built-in plan writing guide that plan_template returns.
 	Template string

@@ -23,6 +23,7 @@ var (
 	pNote      = param{"note", schema.String, false}
 	pRevision  = param{"last_known_revision", schema.Integer, false}
 	pSince     = param{"since_revision", schema.Integer, false} // read_plan: only the changes since
+	pTakeover  = param{"takeover", schema.Boolean, false}       // update_plan_step: move a step another agent holds
 	pPath      = param{"path", schema.String, true}
 	pGoal      = param{"goal", schema.String, true}
 	// list_plans: a page of plans.

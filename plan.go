@@ -29,7 +29,10 @@ type Summary struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 	Progress    Progress  `json:"progress"`
 	CurrentStep *Step     `json:"current_step,omitempty"`
-	Repaired    bool      `json:"repaired,omitempty"`
+	// NextStep is the first pending step (NextStep), when it is not CurrentStep: the step an
+	// agent looking for work takes while others hold steps in progress.
+	NextStep *Step `json:"next_step,omitempty"`
+	Repaired bool  `json:"repaired,omitempty"`
 }
 
 // Summarize derives the Summary of p, parsing its checklist once.
@@ -41,6 +44,9 @@ func (p *Plan) Summarize() Summary {
 	}
 	if cur, ok := CurrentStep(steps); ok {
 		sum.CurrentStep = &cur
+		if next, ok := NextStep(steps); ok && next.Number != cur.Number {
+			sum.NextStep = &next
+		}
 	}
 	return sum
 }

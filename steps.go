@@ -32,6 +32,9 @@ type Step struct {
 	Text   string    `json:"text"` // everything after the marker and one space on its line, without the line ending
 	Depth  int       `json:"-"`    // nesting among steps: 0 for a step no other step's list item encloses
 	Line   int       `json:"-"`    // 0-based index of the marker's line, lines being split at "\n"
+	// Holder is the agent that holds a step in progress: the name its text ends with as
+	// " (@name)"; "" for any other step.
+	Holder string `json:"holder,omitempty"`
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known
@@ -114,6 +117,7 @@ func ParseSteps(body string) []Step {
 		if steps == nil {
 			steps = make([]Step, 0, n)
 		}
+		it.step.Holder = holderOf(it.step)
 		steps = append(steps, it.step)
 		return true
 	})
@@ -232,8 +236,23 @@ func CheckTransition(from, to StepState) error {
 // It returns the new body and the step as ParseSteps reads it from the new body.
 // A number out of range, an unknown state, or a note containing a line break or longer than
 // MaxStepNoteLen bytes is CodeInvalidArgument; a move CheckTransition refuses is
-// CodeIllegalTransition. On error newBody is "".
+// CodeIllegalTransition. On error newBody is "". Holders are neither checked nor written:
+// the Store does that (see Step.Holder).
 func SetStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
+	return setStep(body, number, to, note, stepClaim{})
+}
+
+// stepClaim is who moves a step: by holds the steps it moves to in_progress ("" holds
+// nothing and may move any step); takeover lets by move a step someone else holds.
+type stepClaim struct {
+	by       string
+	takeover bool
+}
+
+// setStep is SetStepState that also checks and writes holders: a step held by another agent
+// is CodeStepHeld unless taken over; a step moved to in_progress ends with by's tag; taking
+// over a step in progress with to in_progress only changes its holder.
+func setStep(body string, number int, to StepState, note string, c stepClaim) (newBody string, updated Step, err error) {
 	if _, err := ParseStepState(string(to)); err != nil {
 		return "", Step{}, err
 	}
@@ -257,38 +276,50 @@ func SetStepState(body string, number int, to StepState, note string) (newBody s
 	if !found {
 		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepMissing, Field: "step", Step: number, Steps: n})
 	}
-	if err := CheckTransition(it.step.State, to); err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			withStep := *e
-			withStep.Step = number
-			return "", Step{}, fail(withStep)
+	holder := holderOf(it.step)
+	if holder != "" && holder != c.by && !c.takeover {
+		return "", Step{}, fail(Error{Code: CodeStepHeld, Reason: ReasonStepHeld, Step: number, Agent: holder, From: it.step.State, To: to})
+	}
+	// Taking over a step in progress hands it to by; anything else must be a legal move.
+	reassign := c.takeover && it.step.State == StepInProgress && to == StepInProgress
+	if !reassign {
+		if err := CheckTransition(it.step.State, to); err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				withStep := *e
+				withStep.Step = number
+				return "", Step{}, fail(withStep)
+			}
+			return "", Step{}, err
 		}
-		return "", Step{}, err
 	}
 
-	var b strings.Builder
-	extra := 0
-	if note != "" {
-		extra = len(stepNoteSep) + len(note)
+	// tail is the line after the marker: "]", then " text" when there is a text.
+	tail := body[it.marker+1 : it.end]
+	if to == StepInProgress && holder != "" {
+		tail, _ = splitHolder(tail)
 	}
-	b.Grow(len(body) + extra)
+	var b strings.Builder
+	b.Grow(len(body) + len(stepNoteSep) + len(note) + len(c.by) + 4)
 	b.WriteString(body[:it.marker])
 	b.WriteByte(markerOf(to))
-	b.WriteString(body[it.marker+1 : it.end])
+	start := b.Len()
+	b.WriteString(tail)
 	if note != "" {
 		b.WriteString(stepNoteSep)
 		b.WriteString(note)
 	}
+	if to == StepInProgress && c.by != "" {
+		b.WriteString(holderTag(c.by))
+	}
+	end := b.Len()
 	b.WriteString(body[it.end:])
 	newBody = b.String()
 
 	updated = it.step
 	updated.State = to
-	if note != "" {
-		// With a note the marker's "]" is always followed by a space, and the text after it.
-		updated.Text = newBody[it.marker+3 : it.end+extra]
-	}
+	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
+	updated.Holder = holderOf(updated)
 	return newBody, updated, nil
 }
 

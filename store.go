@@ -44,8 +44,9 @@ type StoreConfig struct {
 	// made through other Stores, in this process or another: Store.Watch delivers those.
 	OnChange func(ctx context.Context, c Change)
 	// HistoryLimit is how many revisions of each plan are kept (History, GetRevision, Diff,
-	// read_plan's since_revision). 0 (or less) keeps none: history costs every write a
-	// second file, so it is chosen, not given; DefaultHistoryLimit is a good value.
+	// read_plan's since_revision, and stale step moves that still apply); 0 means
+	// DefaultHistoryLimit. A negative value keeps none, which spares every write its second
+	// file but makes every stale change a revision_conflict.
 	HistoryLimit int
 	// HistoryMaxBytes caps the bytes kept per plan; the newest revision is kept whatever
 	// its size. 0 means DefaultHistoryMaxBytes.
@@ -174,7 +175,10 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		s.maxContent = DefaultMaxContentBytes
 	}
 	s.historyLimit, s.historyMaxBytes = cfg.HistoryLimit, cfg.HistoryMaxBytes
-	if s.historyLimit <= 0 {
+	switch {
+	case s.historyLimit == 0:
+		s.historyLimit = DefaultHistoryLimit
+	case s.historyLimit < 0:
 		s.historyLimit = -1 // off
 	}
 	if s.historyMaxBytes <= 0 {

@@ -87,10 +87,12 @@ func encodeListEntry(sum *Summary) string {
 	short.Title = truncateUTF8(short.Title, maxListTitle)
 	short.Status = truncateUTF8(short.Status, maxListStatus)
 	short.Author = truncateUTF8(short.Author, maxListStatus)
-	if sum.CurrentStep != nil {
-		step := *sum.CurrentStep
-		step.Text = truncateUTF8(step.Text, maxListStepText)
-		short.CurrentStep = &step
+	for _, at := range [...]**Step{&short.CurrentStep, &short.NextStep} {
+		if *at != nil {
+			step := **at
+			step.Text = truncateUTF8(step.Text, maxListStepText)
+			*at = &step
+		}
 	}
 	js, err := resultAPI.MarshalToString(&short)
 	if err != nil {

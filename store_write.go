@@ -67,7 +67,8 @@ func keepUnlessEmpty(field *string, value string) {
 	}
 }
 
-// SetStatus changes only the status of an existing plan; it never creates one.
+// SetStatus changes only the status of an existing plan; it never creates one. An ifRevision
+// older than the plan still sets it when the status has not changed since that revision.
 func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *int64) (*Plan, error) {
 	if strings.TrimSpace(status) == "" {
 		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Name: name, Field: "status"})
@@ -75,7 +76,7 @@ func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *
 	if err := checkHeaderField("status", status); err != nil {
 		return nil, err
 	}
-	p, err := s.mutate(ctx, ActionStatus, name, ifRevision, func(cur *Plan) (*Plan, error) {
+	p, err := s.mutateCommuting(ctx, ActionStatus, name, ifRevision, statusUnchanged, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
 		}
@@ -91,33 +92,12 @@ func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *
 }
 
 // UpdateStep moves checklist step number (1-based) of an existing plan to state, appending
-// note to the step's line when given. It returns the plan and the updated step.
+// note to the step's line when given. It returns the plan and the updated step. The agent
+// the context carries (a tool call's) holds the steps it moves to in_progress, and a step
+// another agent holds is CodeStepHeld. An ifRevision older than the plan still moves the step
+// when the changes since cannot have made the move wrong (see StepMove).
 func (s *Store) UpdateStep(ctx context.Context, name string, number int, state StepState, note string, ifRevision *int64) (*Plan, Step, error) {
-	if err := checkHeaderField(pNote.name, note); err != nil {
-		return nil, Step{}, err
-	}
-	var step Step
-	p, err := s.mutate(ctx, ActionStep, name, ifRevision, func(cur *Plan) (*Plan, error) {
-		if cur == nil {
-			return nil, notFound(name)
-		}
-		body, updated, err := SetStepState(cur.Content, number, state, note)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.checkContent(body); err != nil {
-			return nil, err
-		}
-		step = updated
-		next := *cur
-		next.Content = body
-		return &next, nil
-	})
-	if err != nil {
-		return nil, Step{}, err
-	}
-	s.notify(ctx, ActionStep, p, false)
-	return p, step, nil
+	return s.MoveStep(ctx, StepMove{Name: name, Step: number, State: state, Note: note, IfRevision: ifRevision})
 }
 
 func (s *Store) checkContent(content string) error {
@@ -173,6 +153,16 @@ func checkRevision(name string, cur *Plan, ifRevision *int64) error {
 // a guarded write then fails on the revision check and an unguarded one lands on top.
 // The history entry of the new revision is written just before the plan file (history.go).
 func (s *Store) mutate(ctx context.Context, action Action, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
+	return s.mutateCommuting(ctx, action, name, ifRevision, nil, change)
+}
+
+// commuteFunc decides whether a change based on revision base (kept in history) may still
+// be applied to cur: nil applies it, an error refuses it.
+type commuteFunc func(ctx context.Context, base, cur *Plan, curRaw string) error
+
+// mutateCommuting is mutate for a change that commutes with some others: when ifRevision is
+// older than the plan and still kept, commutes decides instead of the revision check.
+func (s *Store) mutateCommuting(ctx context.Context, action Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
@@ -186,19 +176,21 @@ func (s *Store) mutate(ctx context.Context, action Action, name string, ifRevisi
 	defer unlock()
 	var next *Plan
 	err = retryLostSwaps(name, "write "+s.planPath(name), func() (err error) {
-		next, err = s.mutateOnce(ctx, action, name, ifRevision, change)
+		next, err = s.mutateOnce(ctx, action, name, ifRevision, commutes, change)
 		return err
 	})
 	return next, err
 }
 
-func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
+func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
 	cur, raw, err := s.load(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkRevision(name, cur, ifRevision); err != nil {
-		return nil, err
+		if err = s.rebase(ctx, cur, raw, *ifRevision, commutes, err); err != nil {
+			return nil, err
+		}
 	}
 	next, err := change(cur)
 	if err != nil {

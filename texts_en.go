@@ -7,9 +7,9 @@ var textsEN = map[string]string{
 	"instruction": `
 ## Plans
 Shared Markdown plans, by name, seen by every agent on this task. Use one for multi-step work or hand-over; checklist items (- [ ] step) are its steps.
-- list_plans first; read_plan before changing a plan.
-- Writes return a revision: pass it as last_known_revision (0 = create only). On revision_conflict re-read, then retry.
-- update_plan_step marks progress; set_plan_status sets the status. Don't rewrite the plan for these.
+- list_plans first; read_plan before rewriting a plan.
+- Changes return a revision: pass the latest you have as last_known_revision (0 = create only). On revision_conflict catch up with read_plan since_revision, then retry.
+- update_plan_step marks progress, no read needed: others' moves of other steps never conflict. in_progress makes a step yours; take next_step. set_plan_status sets the status. Don't rewrite the plan for these.
 - Errors are {"error":{"code","message"}}: do what the message says.
 `,
 	"instruction.files":    "- Big edits: export_plan_to_file, edit the file with your file tools, then update_plan_from_file.\n",
@@ -47,6 +47,7 @@ Shared Markdown plans, by name, seen by every agent on this task. Use one for mu
 	"update_plan_step.status":              "pending, in_progress, completed, failed or skipped.",
 	"update_plan_step.note":                "Short note added to the step's line.",
 	"update_plan_step.last_known_revision": "",
+	"update_plan_step.takeover":            "true: take a step another agent holds, only if it stopped.",
 
 	"export_plan_to_file":      "Write a plan's body to a workspace file, to edit it cheaply.",
 	"export_plan_to_file.name": "",
@@ -149,4 +150,8 @@ How to check the result (tests to run, outputs to inspect).
 	"kind.null":              "null",
 	"err.file_not_utf8":      "file {path} is not valid UTF-8 text; rewrite it with your file tools, then call update_plan_from_file again",
 	"err.file_empty":         "file {path} is empty; write the plan into it with your file tools first",
+	"err.not_boolean":        "{field} must be true or false, not {value}",
+	"err.step_held":          "step {step} is held by {agent}, who moved it to in_progress; take next_step instead, or pass takeover true only if {agent} has stopped working on it",
+	"err.step_moved":         "step {step} was changed by {agent} since revision {rev} and is {from} now, so it cannot become {to}; take next_step instead (current revision {current})",
+	"err.steps_changed":      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}, so step numbers may have moved; catch up with read_plan since_revision {rev}, then retry with last_known_revision {current}",
 }

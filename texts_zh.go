@@ -5,9 +5,9 @@ var textsZH = map[string]string{
 	"instruction": `
 ## 计划
 按名称共享的 Markdown 计划，本任务的所有智能体都能看到。多步骤工作或交接时使用；清单项（- [ ] 步骤）就是计划的步骤。
-- 先调用 list_plans；修改计划前先 read_plan。
-- 每次写入都返回 revision：作为 last_known_revision 传回（0 表示仅创建）。遇到 revision_conflict 时重新读取后重试。
-- 用 update_plan_step 标记进度，用 set_plan_status 设置状态，不要为此重写计划。
+- 先调用 list_plans；重写计划前先 read_plan。
+- 每次修改都返回 revision：把你最新的 revision 作为 last_known_revision 传回（0 表示仅创建）。遇到 revision_conflict 时用 read_plan since_revision 追上变更后重试。
+- 用 update_plan_step 标记进度，无需先读取：他人移动其他步骤不会冲突。设为 in_progress 即由你负责该步骤；领取 next_step。用 set_plan_status 设置状态，不要为此重写计划。
 - 错误格式为 {"error":{"code","message"}}：按 message 的提示操作。
 `,
 	"instruction.files":    "- 大改动：export_plan_to_file，用文件工具编辑该文件，再 update_plan_from_file。\n",
@@ -45,6 +45,7 @@ var textsZH = map[string]string{
 	"update_plan_step.status":              "pending、in_progress、completed、failed 或 skipped。",
 	"update_plan_step.note":                "附加在该步骤行尾的简短备注。",
 	"update_plan_step.last_known_revision": "",
+	"update_plan_step.takeover":            "true：接手其他智能体持有的步骤，仅在其已停止时使用。",
 
 	"export_plan_to_file":      "把计划正文写入工作区文件，便于低成本编辑。",
 	"export_plan_to_file.name": "",
@@ -147,4 +148,8 @@ var textsZH = map[string]string{
 	"kind.null":              "null",
 	"err.file_not_utf8":      "文件 {path} 不是有效的 UTF-8 文本；请用文件工具重写后再调用 update_plan_from_file",
 	"err.file_empty":         "文件 {path} 是空的；请先用文件工具把计划写进去",
+	"err.not_boolean":        "{field} 必须是 true 或 false，不能是{value}",
+	"err.step_held":          "步骤 {step} 由 {agent} 持有（是它设为 in_progress 的）；请改领 next_step，只有在 {agent} 已停止处理时才传 takeover true",
+	"err.step_moved":         "步骤 {step} 在 revision {rev} 之后已被 {agent} 修改，现在是 {from}，不能再变为 {to}；请改领 next_step（当前 revision {current}）",
+	"err.steps_changed":      "计划 {name} 的步骤在 revision {rev} 之后被增删、改写或重新排序，步骤编号可能已变；请用 read_plan since_revision {rev} 追上变更，再用 last_known_revision {current} 重试",
 }

@@ -6,9 +6,10 @@ import (
 )
 
 type errorBody struct {
-	Code            Code   `json:"code"`
-	Message         string `json:"message"`
-	CurrentRevision int64  `json:"current_revision,omitempty"`
+	Code            Code      `json:"code"`
+	Message         string    `json:"message"`
+	CurrentRevision int64     `json:"current_revision,omitempty"`
+	NextStep        *nextStep `json:"next_step,omitempty"`
 }
 
 // errorResult is the tool result for err: its code, and a message in the model's language
@@ -19,7 +20,7 @@ func (env *toolEnv) errorResult(err error) string {
 	if !errors.As(err, &pe) {
 		pe = backendError("complete the request", err)
 	}
-	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: pe.Code, Message: env.errorMessage(pe), CurrentRevision: pe.CurrentRevision}})
+	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: pe.Code, Message: env.errorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next)}})
 	return s
 }
 
@@ -31,7 +32,7 @@ func (env *toolEnv) errorMessage(e *Error) string {
 	if !ok || e.Reason == "" {
 		return e.Message
 	}
-	if kind, ok := env.texts["kind."+e.Value]; ok && (e.Reason == ReasonNotString || e.Reason == ReasonNotInteger) {
+	if kind, ok := env.texts["kind."+e.Value]; ok && (e.Reason == ReasonNotString || e.Reason == ReasonNotInteger || e.Reason == ReasonNotBoolean) {
 		text = strings.ReplaceAll(text, "{value}", kind)
 	}
 	return e.render(text)

@@ -25,6 +25,7 @@ type statusResult struct {
 	Revision    int64     `json:"revision"`
 	Progress    *Progress `json:"progress,omitempty"`
 	CurrentStep *Step     `json:"current_step,omitempty"`
+	NextStep    *nextStep `json:"next_step,omitempty"`
 }
 
 type deleteResult struct {
@@ -45,13 +46,22 @@ type stepResult struct {
 	Revision int64     `json:"revision"`
 	Step     int       `json:"step"`
 	Status   StepState `json:"status"`
+	Holder   string    `json:"holder,omitempty"`
 	Progress Progress  `json:"progress"`
 	NextStep *nextStep `json:"next_step,omitempty"`
 }
 
+// nextStep is the step to take next: the first pending one.
 type nextStep struct {
 	Number int    `json:"number"`
 	Text   string `json:"text"`
+}
+
+func shortStep(s *Step) *nextStep {
+	if s == nil {
+		return nil
+	}
+	return &nextStep{Number: s.Number, Text: s.Text}
 }
 
 // changesResult is what read_plan answers given a since_revision that is still kept: what

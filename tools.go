@@ -122,7 +122,7 @@ func toolSpecs() []toolSpec {
 		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
 		{ToolSetPlanStatus, []param{pName, pNewStatus, pRevision}, runSetPlanStatus},
 		{ToolGetPlanStatus, []param{pName}, runGetPlanStatus},
-		{ToolUpdatePlanStep, []param{pName, pStep, pStepState, pNote, pRevision}, runUpdatePlanStep},
+		{ToolUpdatePlanStep, []param{pName, pStep, pStepState, pNote, pRevision, pTakeover}, runUpdatePlanStep},
 		{ToolExportPlanToFile, []param{pName, pPath}, runExportPlanToFile},
 		{ToolUpdatePlanFromFile, []param{pName, pPath, pTitle, pAuthor, pStatus, pRevision}, runUpdatePlanFromFile},
 		{ToolPlanTemplate, []param{pGoal}, runPlanTemplate},

@@ -89,13 +89,17 @@ func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	sum := p.Summarize()
-	return statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision, Progress: &sum.Progress, CurrentStep: sum.CurrentStep}, nil
+	out := statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision, Progress: &sum.Progress, NextStep: shortStep(nextPending(sum))}
+	if cur := sum.CurrentStep; cur != nil && cur.State == StepInProgress {
+		out.CurrentStep = cur
+	}
+	return out, nil
 }
 
 func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
 	name, number, stateText := f.str(pName), f.integer(pStep), f.str(pStepState)
-	note, rev := f.str(pNote), f.integer(pRevision)
+	note, rev, takeover := f.str(pNote), f.integer(pRevision), f.boolean(pTakeover)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -106,14 +110,12 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if *number < 1 || *number > 1<<20 {
 		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
 	}
-	p, step, err := env.store.UpdateStep(ctx, name, int(*number), state, note, rev)
+	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: int(*number), State: state, Note: note, IfRevision: rev, Takeover: takeover})
 	if err != nil {
 		return nil, err
 	}
-	sum := p.Summarize()
-	out := stepResult{Revision: p.Revision, Step: step.Number, Status: step.State, Progress: sum.Progress}
-	if cur := sum.CurrentStep; cur != nil {
-		out.NextStep = &nextStep{Number: cur.Number, Text: cur.Text}
-	}
+	steps := ParseSteps(p.Content)
+	out := stepResult{Revision: p.Revision, Step: step.Number, Status: step.State, Holder: step.Holder, Progress: ComputeProgress(steps)}
+	out.NextStep = shortStep(nextOf(steps))
 	return out, nil
 }

@@ -1,0 +1,196 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// StepMove asks to move one checklist step of an existing plan.
+type StepMove struct {
+	Name  string
+	Step  int // 1-based
+	State StepState
+	// Note is appended to the step's line (after " — ") when not empty.
+	Note string
+	// IfRevision guards the move like Update.IfRevision, with one difference: a revision
+	// older than the plan's that is still kept in history moves the step anyway when the
+	// changes since cannot have made the move wrong, because the list of steps (their text
+	// and order) is unchanged and the step itself is unchanged or still allows the move (with
+	// a Note: unchanged, or held by the mover). So agents moving different steps never
+	// conflict; a move after the steps were reordered, added or reworded is refused.
+	IfRevision *int64
+	// By is the agent moving the step: a step it moves to in_progress ends with its tag
+	// " (@By)" and is held by it. "" means the agent of the context (a tool call's); with
+	// none, the move holds nothing and may move any step.
+	By string
+	// Takeover moves a step that another agent holds; with State in_progress it hands the
+	// step to By (to nobody when By is "").
+	Takeover bool
+}
+
+// MoveStep moves a checklist step as m says, atomically with the checks: a step held by
+// another agent is CodeStepHeld (naming the holder) unless m.Takeover; a stale IfRevision is
+// CodeRevisionConflict unless the move commutes with the changes since (see StepMove). It
+// returns the plan and the updated step.
+func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
+	if err := checkHeaderField(pNote.name, m.Note); err != nil {
+		return nil, Step{}, err
+	}
+	by := m.By
+	if by == "" {
+		by = actorOf(ctx)
+	}
+	claim := stepClaim{by: HolderName(by), takeover: m.Takeover}
+	var step Step
+	p, err := s.mutateCommuting(ctx, ActionStep, m.Name, m.IfRevision, s.stepCommutes(m, claim), func(cur *Plan) (*Plan, error) {
+		if cur == nil {
+			return nil, notFound(m.Name)
+		}
+		body, updated, err := setStep(cur.Content, m.Step, m.State, m.Note, claim)
+		if err != nil {
+			var e *Error
+			if errors.As(err, &e) && e.Code == CodeStepHeld {
+				e.Name, e.CurrentRevision = cur.Name, cur.Revision
+				e.Next = nextOf(ParseSteps(cur.Content))
+			}
+			return nil, err
+		}
+		if err := s.checkContent(body); err != nil {
+			return nil, err
+		}
+		step = updated
+		next := *cur
+		next.Content = body
+		return &next, nil
+	})
+	if err != nil {
+		return nil, Step{}, err
+	}
+	s.notify(ctx, ActionStep, p, false)
+	return p, step, nil
+}
+
+// TakeOverStep hands step number of a plan to holder, for hosts whose agent stopped working
+// on it: a step in progress changes holder ("" releases it, leaving it in progress and held
+// by nobody), a pending step is moved to in_progress and held by holder.
+func (s *Store) TakeOverStep(ctx context.Context, name string, number int, holder string) (*Plan, Step, error) {
+	return s.MoveStep(ctx, StepMove{Name: name, Step: number, State: StepInProgress, By: holder, Takeover: true})
+}
+
+func nextOf(steps []Step) *Step {
+	if n, ok := NextStep(steps); ok {
+		return &n
+	}
+	return nil
+}
+
+// rebase decides a change whose ifRevision want is older than cur: commutes judges it
+// against revision want when that revision is kept; otherwise the stale error stands.
+func (s *Store) rebase(ctx context.Context, cur *Plan, curRaw string, want int64, commutes commuteFunc, stale error) error {
+	var e *Error
+	if commutes == nil || cur == nil || !s.historyOn() || !errors.As(stale, &e) || e.Reason != ReasonStale {
+		return stale
+	}
+	base, err := s.revisionAt(ctx, cur, curRaw, want)
+	if CodeOf(err) == CodeNotFound {
+		return stale
+	}
+	if err != nil {
+		return err
+	}
+	return commutes(ctx, base, cur, curRaw)
+}
+
+// statusUnchanged lets a status change made on an older revision through while nobody has
+// changed the status since.
+func statusUnchanged(_ context.Context, base, cur *Plan, _ string) error {
+	if base.Status == cur.Status {
+		return nil
+	}
+	return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStale, Name: cur.Name, CurrentRevision: cur.Revision, Revision: base.Revision})
+}
+
+// stepCommutes judges a step move made on revision base against the plan now (StepMove).
+func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
+	return func(ctx context.Context, base, cur *Plan, curRaw string) error {
+		was, now := ParseSteps(base.Content), ParseSteps(cur.Content)
+		if !sameStepList(was, now) {
+			return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: base.Revision})
+		}
+		if m.Step < 1 || m.Step > len(now) {
+			return nil // setStep names the missing step
+		}
+		b, n := was[m.Step-1], now[m.Step-1]
+		mine := c.by != "" && n.Holder == c.by
+		switch {
+		case b.State == n.State && b.Text == n.Text, mine:
+			return nil
+		case n.Holder != "" && !c.takeover:
+			return nil // setStep refuses it as held
+		case m.Note == "" && (CheckTransition(n.State, m.State) == nil || c.takeover && n.State == StepInProgress && m.State == StepInProgress):
+			return nil
+		}
+		return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
+			Revision: base.Revision, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, curRaw, base.Revision, m.Step), Next: nextOf(now)})
+	}
+}
+
+// sameStepList reports whether the steps now are those of was, in the same order and
+// nesting: each with the same text, or, for a step whose state changed, with the text the
+// Store's moves give it (a note appended after " — ", a holder's tag); a takeover changes
+// only the tag of a step in progress.
+func sameStepList(was, now []Step) bool {
+	if len(was) != len(now) {
+		return false
+	}
+	for i, b := range was {
+		n := now[i]
+		if n.Depth != b.Depth {
+			return false
+		}
+		if n.Text == b.Text || stepKey(n) == stepKey(b) {
+			continue
+		}
+		rest, ok := strings.CutPrefix(n.Text, stepKey(b))
+		if n.State == b.State || !ok || !(strings.HasPrefix(rest, stepNoteSep) || strings.HasPrefix(rest, " (@")) {
+			return false
+		}
+	}
+	return true
+}
+
+// stepKey is a step's text without the tag of its holder.
+func stepKey(s Step) string {
+	if s.Holder == "" {
+		return s.Text
+	}
+	rest, _ := splitHolder(s.Text)
+	return rest
+}
+
+// whoMoved names the agent whose change first altered step number after revision since,
+// from the kept history; else the agent of the latest change.
+func (s *Store) whoMoved(ctx context.Context, cur *Plan, curRaw string, since int64, number int) string {
+	kept, err := s.verifiedHistory(ctx, cur, curRaw, since)
+	if err != nil || len(kept) == 0 {
+		return cur.Author
+	}
+	var prev *Step
+	for i := len(kept) - 1; i >= 0; i-- {
+		p, err := DecodePlan(cur.Name, kept[i].entry.file)
+		if err != nil {
+			break
+		}
+		steps := ParseSteps(p.Content)
+		if number > len(steps) {
+			break
+		}
+		st := steps[number-1]
+		if prev != nil && (st.State != prev.State || st.Text != prev.Text) {
+			return kept[i].entry.by
+		}
+		prev = &st
+	}
+	return kept[0].entry.by
+}
