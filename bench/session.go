@@ -53,7 +53,24 @@ type agentLog struct {
 	Claims      []int          `json:"claims"` // steps it moved to in_progress
 	Completions []int          `json:"completions"`
 	Overwrites  int            `json:"overwrites"` // others' moves its writes replaced unseen
+	Moves       []stepMove     `json:"moves"`      // its acknowledged step moves (kind plan)
+	Conflicts   []conflict     `json:"conflicts"`  // its error results on moves (kind plan)
 	GaveUp      bool           `json:"gave_up"`
+}
+
+// stepMove is an acknowledged step move and the revision it made.
+type stepMove struct {
+	Step int   `json:"step"`
+	Rev  int64 `json:"rev"`
+}
+
+// conflict is an error result: the step the call tried to move (0: none), the code, the
+// revision the call named and the current revision the error reported (0: none).
+type conflict struct {
+	Step    int    `json:"step"`
+	Code    string `json:"code"`
+	Base    int64  `json:"base"`
+	Current int64  `json:"current"`
 }
 
 // sessionReport is the outcome of one session.

@@ -119,11 +119,13 @@ func (w *planWorker) next(results []string) []call {
 		w.rev = r.Revision
 		w.held = w.step
 		w.log.Claims = append(w.log.Claims, w.step)
+		w.log.Moves = append(w.log.Moves, stepMove{w.step, r.Revision})
 		return w.move(w.step, "completed")
 	case "complete":
 		w.rev = r.Revision
 		w.held = 0
 		w.log.Completions = append(w.log.Completions, w.step)
+		w.log.Moves = append(w.log.Moves, stepMove{w.step, r.Revision})
 		return w.claimOrStop(r.NextStep)
 	}
 	return nil
@@ -133,6 +135,11 @@ func (w *planWorker) next(results []string) []call {
 // claim on the step the fresh state names.
 func (w *planWorker) onError(r *planResult) []call {
 	w.log.Errors[r.Error.Code]++
+	step := 0
+	if w.last == "claim" || w.last == "complete" {
+		step = w.step
+	}
+	w.log.Conflicts = append(w.log.Conflicts, conflict{step, r.Error.Code, w.rev, r.Error.CurrentRevision})
 	w.errs++
 	if w.errs > maxWorkerErrors {
 		w.log.GaveUp = true

@@ -13,12 +13,17 @@ import (
 
 // sessionFigures are the measures of one session.
 type sessionFigures struct {
-	turns, conflicts, revConflicts, tokensIn, tokensOut int
-	doneTwice, lost, left                               int
-	wall                                                time.Duration
+	turns, conflicts, sameStep, otherSteps, tokensIn, tokensOut int
+	doneTwice, lost, left                                       int
+	wall                                                        time.Duration
 }
 
 // figures derives a session's measures from its report.
+//
+// A conflict is on the same step when its code says the step itself was taken (step_held,
+// illegal_transition) or another agent's acknowledged move of that step made a revision
+// between the one the call named and the one the error reported; any other conflict was
+// caused by moves of other steps (plantask: every run a tool's Go error ended).
 //
 // Done twice counts, for each step, the workers beyond the first whose completion of it
 // was acknowledged. Lost moves are acknowledged moves that the stored result does not
@@ -28,16 +33,27 @@ type sessionFigures struct {
 func (r *sessionReport) figures() sessionFigures {
 	f := sessionFigures{wall: time.Duration(r.Wall), left: r.StepsLeft}
 	completers := map[int]map[string]bool{}
+	moved := map[int][]int64{}
+	for _, a := range r.Agents {
+		for _, m := range a.Moves {
+			moved[m.Step] = append(moved[m.Step], m.Rev)
+		}
+	}
 	acked := 0
 	for _, a := range r.Agents {
+		for _, c := range a.Conflicts {
+			if sameStepConflict(c, moved[c.Step]) {
+				f.sameStep++
+			} else {
+				f.otherSteps++
+			}
+		}
+		f.otherSteps += a.Aborted
 		f.turns += a.Turns
 		f.tokensIn += a.TokensIn
 		f.tokensOut += a.TokensOut
-		for code, n := range a.Errors {
+		for _, n := range a.Errors {
 			f.conflicts += n
-			if code == "revision_conflict" {
-				f.revConflicts += n
-			}
 		}
 		f.conflicts += a.Aborted
 		f.lost += a.Overwrites
@@ -60,6 +76,23 @@ func (r *sessionReport) figures() sessionFigures {
 		f.lost += acked - int(r.Revision)
 	}
 	return f
+}
+
+// sameStepConflict reports whether c was about its own step: the step was taken, or moved
+// (at one of revs) after the revision the call named.
+func sameStepConflict(c conflict, revs []int64) bool {
+	if c.Step == 0 {
+		return false
+	}
+	if c.Code == "step_held" || c.Code == "illegal_transition" {
+		return true
+	}
+	for _, r := range revs {
+		if r > c.Base && r <= c.Current {
+			return true
+		}
+	}
+	return false
 }
 
 // errorCodes lists the error codes of a report, most frequent first, as "code ×n".
@@ -164,17 +197,18 @@ func sessionTable(ctx context.Context, o sessionOptions) (*table, error) {
 			fmt.Fprintf(o.progress, "bench: session round %d of %d done\n", round+1, o.rounds)
 		}
 	}
-	t := newTable(fmt.Sprintf("7. Session: an orchestrator and %d workers complete a %d-step plan", o.workers, o.steps),
-		"Mode", "Tools", "Turns", "Conflicts", "revision_conflict", "Tokens in", "Tokens out", "Done twice", "Lost moves", "Steps left", "Wall time")
+	t := newTable(fmt.Sprintf("Session: an orchestrator and %d workers complete a %d-step plan", o.workers, o.steps),
+		"Mode", "Tools", "Turns", "Conflicts", "same step", "other steps", "Tokens in", "Tokens out", "Done twice", "Lost moves", "Steps left", "Wall time")
 	for _, m := range o.modes {
 		for _, im := range impls {
 			reps := reports[key(m, im)]
-			var turns, conf, rc, in, out, twice, lost, left, wall []int
+			var turns, conf, same, other, in, out, twice, lost, left, wall []int
 			for _, r := range reps {
 				f := r.figures()
 				turns = append(turns, f.turns)
 				conf = append(conf, f.conflicts)
-				rc = append(rc, f.revConflicts)
+				same = append(same, f.sameStep)
+				other = append(other, f.otherSteps)
 				in = append(in, f.tokensIn)
 				out = append(out, f.tokensOut)
 				twice = append(twice, f.doneTwice)
@@ -182,7 +216,7 @@ func sessionTable(ctx context.Context, o sessionOptions) (*table, error) {
 				left = append(left, f.left)
 				wall = append(wall, int(f.wall))
 			}
-			t.add(m.label, im.label, fmtInt(medianInt(turns)), fmtInt(medianInt(conf)), fmtInt(medianInt(rc)),
+			t.add(m.label, im.label, fmtInt(medianInt(turns)), fmtInt(medianInt(conf)), fmtInt(medianInt(same)), fmtInt(medianInt(other)),
 				fmtInt(medianInt(in)), fmtInt(medianInt(out)), fmtInt(medianInt(twice)), fmtInt(medianInt(lost)),
 				fmtInt(medianInt(left)), fmtNs(float64(medianInt(wall))))
 			t.note("%s, %s: %s.", m.label, im.label, errorCodes(reps))
@@ -190,7 +224,7 @@ func sessionTable(ctx context.Context, o sessionOptions) (*table, error) {
 	}
 	t.note("Medians of %d rounds; in each round every side runs once per mode, in a rotating order, each session in a fresh process (and folder). Every agent is an adk.ChatModelAgent run by an adk.Runner, driven by a model that chooses its next tool call from the last result; turns count model calls of all agents, the orchestrator's included.", o.rounds)
 	t.note("plan worker: get_plan_status, then update_plan_step in_progress and completed with last_known_revision = the last revision seen, taking next_step from each result. After an error result, the previous build's worker re-reads the plan (read_plan) and claims its first pending step; this build's worker uses the next_step and current_revision the error carries, else get_plan_status. plantask worker: TaskList, TaskUpdate in_progress + owner on the first pending task without owner, TaskUpdate completed, TaskList again.")
-	t.note("Conflicts: error results (and, for plantask, runs a tool's Go error ended; the worker starts again). Tokens: o200k of tool-call arguments (in) and tool results (out). Done twice: completions of a step by a second worker. Lost moves: for plan, acknowledged writes minus revisions advanced; for plantask, task writes that replaced another agent's claim (owner) or undid a completion the writer's model never saw (checked just before each write, so a lower bound). Steps left: steps not completed at the end.")
+	t.note("Conflicts: error results (and, for plantask, runs a tool's Go error ended; the worker starts again), split into those on the step the call tried to move (step_held, illegal_transition, or a revision_conflict after another agent moved that very step) and those caused by moves of other steps (every other one, plantask's ended runs included). Tokens: o200k of tool-call arguments (in) and tool results (out). Done twice: completions of a step by a second worker. Lost moves: for plan, acknowledged writes minus revisions advanced; for plantask, task writes that replaced another agent's claim (owner) or undid a completion the writer's model never saw (checked just before each write, so a lower bound). Steps left: steps not completed at the end.")
 	return t, nil
 }
 

@@ -42,8 +42,9 @@ func TestSessionPlan(t *testing.T) {
 			if rep.Status != "done" || f.left != 0 || len(completedSteps(rep)) != 12 {
 				t.Errorf("status %q, %d steps left, %d steps completed by a worker; want done, 0, 12", rep.Status, f.left, len(completedSteps(rep)))
 			}
-			if f.doneTwice != 0 || f.lost != 0 {
-				t.Errorf("%d steps done twice, %d lost moves; want 0 and 0", f.doneTwice, f.lost)
+			if f.doneTwice != 0 || f.lost != 0 || f.otherSteps != 0 {
+				t.Errorf("%d steps done twice, %d lost moves, %d conflicts caused by moves of other steps; want 0, 0, 0 (errors %v)",
+					f.doneTwice, f.lost, f.otherSteps, errorCodes([]*sessionReport{rep}))
 			}
 			// Every acknowledged write is one revision: the plan, 12 claims, 12 completions, done.
 			if rep.Revision != 26 {
@@ -85,13 +86,18 @@ func TestSessionFigures(t *testing.T) {
 		Revision: 7,
 		Agents: []agentLog{
 			{Name: "orchestrator", Turns: 5, TokensIn: 10, TokensOut: 20},
-			{Name: "w1", Turns: 4, Claims: []int{1, 2}, Completions: []int{1, 2}, Errors: map[string]int{"step_held": 1}},
-			{Name: "w2", Turns: 3, Claims: []int{2}, Completions: []int{2}, Errors: map[string]int{"revision_conflict": 2}},
+			{Name: "w1", Turns: 4, Claims: []int{1, 2}, Completions: []int{1, 2}, Errors: map[string]int{"step_held": 1},
+				Moves:     []stepMove{{1, 2}, {1, 3}, {2, 4}, {2, 5}},
+				Conflicts: []conflict{{Step: 1, Code: "step_held", Base: 1, Current: 2}}},
+			{Name: "w2", Turns: 3, Claims: []int{2}, Completions: []int{2}, Errors: map[string]int{"revision_conflict": 2},
+				Moves: []stepMove{{2, 6}, {2, 7}},
+				// step 2 moved at revision 4, within (3, 5]: same step; nothing moved step 3 within (1, 3].
+				Conflicts: []conflict{{Step: 2, Code: "revision_conflict", Base: 3, Current: 5}, {Step: 3, Code: "revision_conflict", Base: 1, Current: 3}}},
 		},
 	}
 	f := rep.figures()
 	// 1 write_plan + 6 moves + 1 set_plan_status acknowledged, 7 revisions: one lost.
-	want := sessionFigures{turns: 12, conflicts: 3, revConflicts: 2, tokensIn: 10, tokensOut: 20, doneTwice: 1, lost: 1}
+	want := sessionFigures{turns: 12, conflicts: 3, sameStep: 2, otherSteps: 1, tokensIn: 10, tokensOut: 20, doneTwice: 1, lost: 1}
 	if f != want {
 		t.Errorf("figures %+v, want %+v", f, want)
 	}
