@@ -5,12 +5,19 @@ import (
 	"testing"
 )
 
-// sessionTestModes are the two ways workers share a plan: goroutines of one process, and
-// worker processes (this test binary, re-executed) on one LocalBackend folder.
+// sessionTestModes are the two ways workers share a plan on one LocalBackend folder
+// (where the previous build's workers reliably get in each other's way): goroutines of
+// one process, and worker processes (this test binary, re-executed).
 var sessionTestModes = []struct {
 	name  string
 	procs int
 }{{"goroutines", 0}, {"processes", 2}}
+
+// Sessions in tests: small enough to stay fast, with enough workers to collide.
+const (
+	testSteps   = 16
+	testWorkers = 4
+)
 
 // completedSteps returns the steps any worker's completion of was acknowledged.
 func completedSteps(r *sessionReport) map[int]bool {
@@ -26,12 +33,12 @@ func completedSteps(r *sessionReport) map[int]bool {
 func TestSessionPlan(t *testing.T) {
 	for _, m := range sessionTestModes {
 		t.Run(m.name, func(t *testing.T) {
-			rep, err := runSession(context.Background(), sessionSpec{Kind: kindPlan, Procs: m.procs, Steps: 12, Workers: 2, Recover: recoverStatus})
+			rep, err := runSession(context.Background(), sessionSpec{Kind: kindPlan, Local: true, Procs: m.procs, Steps: testSteps, Workers: testWorkers, Recover: recoverStatus})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rep.Agents) != 3 {
-				t.Fatalf("%d agents reported, want the orchestrator and two workers", len(rep.Agents))
+			if len(rep.Agents) != 1+testWorkers {
+				t.Fatalf("%d agents reported, want the orchestrator and %d workers", len(rep.Agents), testWorkers)
 			}
 			for _, a := range rep.Agents {
 				if a.GaveUp {
@@ -39,16 +46,17 @@ func TestSessionPlan(t *testing.T) {
 				}
 			}
 			f := rep.figures()
-			if rep.Status != "done" || f.left != 0 || len(completedSteps(rep)) != 12 {
-				t.Errorf("status %q, %d steps left, %d steps completed by a worker; want done, 0, 12", rep.Status, f.left, len(completedSteps(rep)))
+			if rep.Status != "done" || f.left != 0 || len(completedSteps(rep)) != testSteps {
+				t.Errorf("status %q, %d steps left, %d steps completed by a worker; want done, 0, %d", rep.Status, f.left, len(completedSteps(rep)), testSteps)
 			}
 			if f.doneTwice != 0 || f.lost != 0 || f.otherSteps != 0 {
 				t.Errorf("%d steps done twice, %d lost moves, %d conflicts caused by moves of other steps; want 0, 0, 0 (errors %v)",
 					f.doneTwice, f.lost, f.otherSteps, errorCodes([]*sessionReport{rep}))
 			}
-			// Every acknowledged write is one revision: the plan, 12 claims, 12 completions, done.
-			if rep.Revision != 26 {
-				t.Errorf("final revision %d, want 26", rep.Revision)
+			// Every acknowledged write is one revision: the plan, a claim and a completion per
+			// step, done.
+			if want := int64(2 + 2*testSteps); rep.Revision != want {
+				t.Errorf("final revision %d, want %d", rep.Revision, want)
 			}
 		})
 	}
@@ -57,23 +65,23 @@ func TestSessionPlan(t *testing.T) {
 func TestSessionPlantask(t *testing.T) {
 	for _, m := range sessionTestModes {
 		t.Run(m.name, func(t *testing.T) {
-			rep, err := runSession(context.Background(), sessionSpec{Kind: kindPlantask, Procs: m.procs, Steps: 12, Workers: 2})
+			rep, err := runSession(context.Background(), sessionSpec{Kind: kindPlantask, Local: true, Procs: m.procs, Steps: testSteps, Workers: testWorkers})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rep.Agents) != 3 {
-				t.Fatalf("%d agents reported, want 3", len(rep.Agents))
+			if len(rep.Agents) != 1+testWorkers {
+				t.Fatalf("%d agents reported, want %d", len(rep.Agents), 1+testWorkers)
 			}
 			f := rep.figures()
-			if f.left != 0 || len(completedSteps(rep)) != 12 {
-				t.Errorf("%d tasks left open, %d completed by a worker; want 0 and 12", f.left, len(completedSteps(rep)))
+			if f.left != 0 || len(completedSteps(rep)) != testSteps {
+				t.Errorf("%d tasks left open, %d completed by a worker; want 0 and %d", f.left, len(completedSteps(rep)), testSteps)
 			}
 			claims := 0
 			for _, a := range rep.Agents {
 				claims += len(a.Claims)
 			}
-			if claims < 12+f.doneTwice {
-				t.Errorf("%d claims for 12 tasks, %d done twice: a task completed twice was claimed twice", claims, f.doneTwice)
+			if claims < testSteps+f.doneTwice {
+				t.Errorf("%d claims for %d tasks, %d done twice: a task completed twice was claimed twice", claims, testSteps, f.doneTwice)
 			}
 		})
 	}
