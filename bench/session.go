@@ -37,6 +37,7 @@ type sessionSpec struct {
 	Steps   int      `json:"steps"`
 	Workers int      `json:"workers"`
 	Recover string   `json:"recover"`         // recoverRead or recoverStatus (kind plan)
+	History int      `json:"history"`         // StoreConfig.HistoryLimit: 0 is the build's default
 	Dir     string   `json:"dir,omitempty"`   // the LocalBackend root (worker processes)
 	Names   []string `json:"names,omitempty"` // the workers a worker process runs
 }
@@ -108,8 +109,8 @@ type sessionEnv struct {
 	store   *plan.Store
 }
 
-func openEnv(b plan.Backend) (*sessionEnv, error) {
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: plansDir})
+func openEnv(b plan.Backend, history int) (*sessionEnv, error) {
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: plansDir, HistoryLimit: history})
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +243,7 @@ func runSession(ctx context.Context, spec sessionSpec) (*sessionReport, error) {
 		defer lb.Close()
 		backend, spec.Dir = lb, dir
 	}
-	e, err := openEnv(backend)
+	e, err := openEnv(backend, spec.History)
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +383,7 @@ func workerProcess(ctx context.Context, spec sessionSpec) ([]agentLog, error) {
 		return nil, err
 	}
 	defer lb.Close()
-	e, err := openEnv(lb)
+	e, err := openEnv(lb, spec.History)
 	if err != nil {
 		return nil, err
 	}
