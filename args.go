@@ -181,7 +181,7 @@ func (f *fields) path(env *toolEnv) string {
 }
 
 // update reads the optional fields shared by write_plan and update_plan_from_file.
-func (f *fields) update(name string, env *toolEnv) Update {
+func (f *fields) update(name string) Update {
 	return Update{Name: name, Title: f.str(pTitle), Author: f.str(pAuthor),
-		Status: f.str(pStatus), IfRevision: f.integer(pRevision), creator: env.agentName}
+		Status: f.str(pStatus), IfRevision: f.integer(pRevision)}
 }

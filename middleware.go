@@ -122,7 +122,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		template = texts["template"]
 	}
 	env := &toolEnv{store: m.store, workspace: cfg.Workspace, texts: texts, template: template,
-		agentName: cfg.AgentName, sink: m.changeSink(), listens: m.listening}
+		agent: m.agentIn, sink: m.changeSink(), listens: m.listening}
 	if cfg.Workspace != nil {
 		env.guardWorkspace(cfg.Workspace)
 	}
@@ -179,7 +179,9 @@ type runKey struct{}
 // *callToken per call, so every call is told apart even when a model sends no call IDs.
 type callKey struct{}
 
-type callToken struct{ _ byte }
+type callToken struct {
+	tool, args string // the call's tool and arguments, to name the agent it starts
+}
 
 // runMark says in which tool call a run was started (nil: outside any), and whether it is a
 // sub-agent's. A run started in another tool call than the marked one is a sub-agent's; one
@@ -192,12 +194,22 @@ type runMark struct {
 // runState is what one middleware keeps for one run: its role and the digest it showed.
 type runState struct {
 	role   Role
+	agent  string // who the run's changes are by, and who holds the steps it takes
 	digest runDigest
 }
 
 func inRun(ctx context.Context) bool {
 	_, ok := ctx.Value(runKey{}).(runMark)
 	return ok
+}
+
+// agentIn is the agent that a call in the run of ctx acts as: the sub-agent a nested run was
+// started as, else Config.AgentName.
+func (m *middleware[M]) agentIn(ctx context.Context) string {
+	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
+		return st.agent
+	}
+	return m.cfg.AgentName
 }
 
 // roleIn is this middleware's role in the run of ctx (RoleAuto outside a run).
@@ -210,10 +222,31 @@ func (m *middleware[M]) roleIn(ctx context.Context) Role {
 
 // WrapInvokableToolCall gives each tool call of the agent a context of its own, so a run
 // started inside it (a sub-agent) knows it is nested.
-func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	name := ""
+	if tc != nil {
+		name = tc.Name
+	}
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
-		return endpoint(context.WithValue(ctx, callKey{}, &callToken{}), args, opts...)
+		return endpoint(context.WithValue(ctx, callKey{}, &callToken{tool: name, args: args}), args, opts...)
 	}, nil
+}
+
+// delegatedAgent names the agent a tool call starts: the subagent_type of a deep agent's
+// task call, else the tool's own name (an agent used as a tool is named after the agent).
+func delegatedAgent(call *callToken) string {
+	if call == nil {
+		return ""
+	}
+	if strings.Contains(call.args, `"subagent_type"`) {
+		var a struct {
+			SubagentType string `json:"subagent_type"`
+		}
+		if resultAPI.UnmarshalFromString(call.args, &a) == nil && a.SubagentType != "" {
+			return a.SubagentType
+		}
+	}
+	return call.tool
 }
 
 // BeforeAgent adds the plan tools, the instruction and the digest, and marks the run's
@@ -233,7 +266,12 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 			role = RoleSubAgent
 		}
 	}
-	st := &runState{role: role}
+	st := &runState{role: role, agent: m.cfg.AgentName}
+	if nested {
+		if name := delegatedAgent(call); name != "" {
+			st.agent = name
+		}
+	}
 	ctx = context.WithValue(ctx, m.stateKey, st)
 
 	next := *runCtx

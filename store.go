@@ -88,9 +88,6 @@ type Update struct {
 	// IfRevision guards the write: nil writes whatever is stored, 0 only creates, and n > 0
 	// only updates revision n.
 	IfRevision *int64
-	// creator is the author of a created plan when Author is empty, before the Store's
-	// DefaultAuthor: the agent whose tool call creates it.
-	creator string
 }
 
 // Listing is the result of List: summaries sorted by name, and one warning per plan file

@@ -40,6 +40,8 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 	by := m.By
 	if by == "" {
 		by = actorOf(ctx)
+	} else {
+		ctx = withActor(ctx, by) // the history names who moved it
 	}
 	claim := stepClaim{by: HolderName(by), takeover: m.Takeover}
 	var step Step

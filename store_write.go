@@ -38,7 +38,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 				next.Status = defaultStatus
 			}
 			if next.Author == "" {
-				next.Author = u.creator
+				next.Author = actorOf(ctx) // the agent whose tool call creates it
 			}
 			if next.Author == "" {
 				next.Author = s.author

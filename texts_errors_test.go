@@ -174,6 +174,18 @@ func newErrorFixture(t *testing.T) *errorFixture {
 	body := "# Release\n- [ ] tag\n- [~] build\n- [x] test\n- [ ] ship\n"
 	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
 	require.NoError(t, err)
+	team := "# Team\n- [ ] build\n- [ ] test\n"
+	_, err = store.Put(ctx, plan.Update{Name: "team", Content: &team})
+	require.NoError(t, err)
+	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "team", Step: 1, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err)
+	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "team", Step: 2, State: plan.StepCompleted, By: "w2"})
+	require.NoError(t, err)
+	_, err = store.Put(ctx, plan.Update{Name: "reordered", Content: &team})
+	require.NoError(t, err)
+	swapped := "# Team\n- [ ] test\n- [ ] build\n"
+	_, err = store.Put(ctx, plan.Update{Name: "reordered", Content: &swapped})
+	require.NoError(t, err)
 	write := func(p, content string) {
 		require.NoError(t, f.local.Write(ctx, &plan.WriteRequest{FilePath: p, Content: content}))
 	}
@@ -326,6 +338,10 @@ func errorCases() []errorCase {
 		{"unknown step state", "update_plan_step", `{"name":"release","step":1,"status":"done"}`, plan.CodeInvalidArgument, "", false},
 		{"same state", "update_plan_step", `{"name":"release","step":1,"status":"pending"}`, plan.CodeIllegalTransition, "", false},
 		{"in progress to skipped", "update_plan_step", `{"name":"release","step":2,"status":"skipped"}`, plan.CodeIllegalTransition, "", false},
+		{"step held by another agent", "update_plan_step", `{"name":"team","step":1,"status":"completed"}`, plan.CodeStepHeld, "", false},
+		{"takeover not a boolean", "update_plan_step", `{"name":"team","step":1,"status":"completed","takeover":"yes"}`, plan.CodeInvalidArgument, "", false},
+		{"step moved since the revision", "update_plan_step", `{"name":"team","step":2,"status":"skipped","last_known_revision":1}`, plan.CodeRevisionConflict, "", false},
+		{"steps reordered since the revision", "update_plan_step", `{"name":"reordered","step":1,"status":"completed","last_known_revision":1}`, plan.CodeRevisionConflict, "", false},
 		{"completed to pending", "update_plan_step", `{"name":"release","step":3,"status":"pending"}`, plan.CodeIllegalTransition, "", false},
 		{"multi-line note", "update_plan_step", `{"name":"release","step":1,"status":"completed","note":"a\nb"}`, plan.CodeInvalidArgument, "", false},
 		{"note too long", "update_plan_step", `{"name":"release","step":1,"status":"completed","note":"` + long(600) + `"}`, plan.CodeInvalidArgument, "", false},

@@ -149,7 +149,7 @@ var textsZH = map[string]string{
 	"err.file_not_utf8":      "文件 {path} 不是有效的 UTF-8 文本；请用文件工具重写后再调用 update_plan_from_file",
 	"err.file_empty":         "文件 {path} 是空的；请先用文件工具把计划写进去",
 	"err.not_boolean":        "{field} 必须是 true 或 false，不能是{value}",
-	"err.step_held":          "步骤 {step} 由 {agent} 持有（是它设为 in_progress 的）；请改领 next_step，只有在 {agent} 已停止处理时才传 takeover true",
+	"err.step_held":          "步骤 {step} 由 {agent} 持有（是它设为 in_progress 的）；请改领 next_step，只有在 {agent} 已停止处理时才把 takeover 设为 true",
 	"err.step_moved":         "步骤 {step} 在 revision {rev} 之后已被 {agent} 修改，现在是 {from}，不能再变为 {to}；请改领 next_step（当前 revision {current}）",
 	"err.steps_changed":      "计划 {name} 的步骤在 revision {rev} 之后被增删、改写或重新排序，步骤编号可能已变；请用 read_plan since_revision {rev} 追上变更，再用 last_known_revision {current} 重试",
 }

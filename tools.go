@@ -28,7 +28,7 @@ type toolEnv struct {
 	workspace Workspace
 	texts     map[string]string
 	template  string
-	agentName string                        // author of the plans this agent creates
+	agent     func(context.Context) string  // the agent a call acts as: author, and holder of steps
 	role      func(context.Context) Role    // the middleware's role in a call's run
 	sink      func(context.Context, Change) // hears the changes made through these tools
 	listens   func(context.Context) bool    // whether sink has anyone to tell, during this call
@@ -71,7 +71,7 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	if t.env.listens != nil && t.env.listens(ctx) {
 		ctx = withChangeSink(ctx, t.env.sink) // otherwise no Change is computed at all
 	}
-	ctx = withActor(ctx, t.env.agentName)
+	ctx = withActor(ctx, t.env.agent(ctx))
 	out, err := t.spec.run(ctx, t.env, a)
 	if err != nil {
 		return t.env.errorResult(err), nil

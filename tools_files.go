@@ -41,7 +41,7 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
 	name, path := f.str(pName), f.path(env)
-	u := f.update(name, env)
+	u := f.update(name)
 	if f.err != nil {
 		return nil, f.err
 	}

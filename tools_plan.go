@@ -7,7 +7,7 @@ import (
 func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
 	name, content := f.str(pName), f.str(pContent)
-	u := f.update(name, env)
+	u := f.update(name)
 	if f.err != nil {
 		return nil, f.err
 	}
