@@ -111,10 +111,12 @@ func (w *planWorker) next(results []string) []call {
 		if w.last == "read" {
 			return w.claimOrStop(firstPending(r.Content))
 		}
-		if r.NextStep != nil {
-			return w.claimOrStop(r.NextStep)
+		if r.NextStep == nil && w.recover == recoverRead {
+			// The previous build's get_plan_status names only the current step (the
+			// first in progress, else the first pending).
+			return w.claimOrStop(r.CurrentStep)
 		}
-		return w.claimOrStop(r.CurrentStep)
+		return w.claimOrStop(r.NextStep)
 	case "claim":
 		w.rev = r.Revision
 		w.held = w.step
