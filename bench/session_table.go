@@ -219,7 +219,7 @@ func sessionTable(ctx context.Context, o sessionOptions) (*table, error) {
 			t.add(m.label, im.label, fmtInt(medianInt(turns)), fmtInt(medianInt(conf)), fmtInt(medianInt(same)), fmtInt(medianInt(other)),
 				fmtInt(medianInt(in)), fmtInt(medianInt(out)), fmtInt(medianInt(twice)), fmtInt(medianInt(lost)),
 				fmtInt(medianInt(left)), fmtNs(float64(medianInt(wall))))
-			t.note("%s, %s: %s.", m.label, im.label, errorCodes(reps))
+			t.note("%s, %s: %s; per round, other steps %v, done twice %v, lost moves %v.", m.label, im.label, errorCodes(reps), other, twice, lost)
 		}
 	}
 	t.note("Medians of %d rounds; in each round every side runs once per mode, in a rotating order, each session in a fresh process (and folder). Every agent is an adk.ChatModelAgent run by an adk.Runner, driven by a model that chooses its next tool call from the last result; turns count model calls of all agents, the orchestrator's included.", o.rounds)
