@@ -128,8 +128,8 @@ const workerInstruction = `You carry out steps of a plan you are given. You have
 each step's work in your head and keep it brief.
 Read the plan with read_plan. For each step you were given, in order, call update_plan_step with
 status "in_progress", then again with status "completed" and a one-line note of what you did, each
-time passing the revision from the previous result as last_known_revision. If a call returns
-revision_conflict, read the plan again and retry. Finish with a one-paragraph summary.`
+time passing the latest revision you have as last_known_revision. If a call returns
+revision_conflict, catch up with read_plan since_revision and retry. Finish with a one-paragraph summary.`
 
 // run plans and carries out goal with two agents on models made by newModel, printing
 // progress to w, then prints every plan as stored.

@@ -57,8 +57,6 @@ func fakeEndpoint(t *testing.T) *httptest.Server {
 			{"update_plan_step", `{"name":"release","step":1,"status":"completed","note":"README written","last_known_revision":2}`},
 			{"update_plan_step", `{"name":"release","step":2,"status":"in_progress","last_known_revision":3}`},
 			{"update_plan_step", `{"name":"release","step":2,"status":"completed","note":"tagged","last_known_revision":3}`},
-			{"read_plan", `{"name":"release"}`},
-			{"update_plan_step", `{"name":"release","step":2,"status":"completed","note":"tagged","last_known_revision":4}`},
 			{"", "Both steps are completed."},
 		},
 	}
@@ -124,15 +122,15 @@ func TestSessionAgainstLocalEndpoint(t *testing.T) {
 		"  [----------] 0/2 release r1 write\n",
 		"worker → update_plan_step",
 		"  [#####-----] 1/2 release r3 step\n",
-		`worker ← {"error":{"code":"revision_conflict"`,
 		"  [##########] 2/2 release r5 step\n",
 		"worker: Both steps are completed.\n",
 		"  [##########] 2/2 release r6 status\n",
 		"orchestrator: Release 1.0 is planned and done.\n",
 		"Plan release: \"Release 1.0\", status done, revision 6, [##########] 2/2\n",
-		"- [x] Tag v1.0.0 — tagged\n",
+		"- [x] Tag v1.0.0 (@worker) — tagged\n",
 	} {
 		require.Contains(t, text, want)
 	}
 	require.Equal(t, 6, strings.Count(text, " release r"), "one progress line per change")
+	require.NotContains(t, text, `"error"`, "the worker's move from revision 3 applies: only its own step changed since")
 }
