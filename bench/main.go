@@ -5,6 +5,7 @@
 //
 //	go run .          # full run, under 3 minutes on 2 cores
 //	go run . -quick   # smaller sizes and shorter timings, under 20 seconds
+//	go run . -session # only the session benchmark (scripts/bench-session.sh adds the previous build)
 package main
 
 import (
@@ -58,7 +59,25 @@ func quickConfig() config {
 
 func main() {
 	quick := flag.Bool("quick", false, "smaller sizes and shorter timings (10,000 entries skipped)")
+	session := flag.Bool("session", false, "run only the session benchmark: an orchestrator and workers complete a plan")
+	sessionOld := flag.String("session-old", "", "with -session: also run this bench binary, built from an earlier commit")
+	sessionOldLabel := flag.String("session-old-label", "previous", "with -session-old: its name in the table")
+	sessionRounds := flag.Int("session-rounds", 5, "with -session: rounds (1 with -quick)")
+	sessionSteps := flag.Int("session-steps", 60, "with -session: steps of the plan")
+	sessionWorkers := flag.Int("session-workers", 4, "with -session: workers")
 	flag.Parse()
+	if *session {
+		o := sessionOptions{old: *sessionOld, oldLabel: *sessionOldLabel, rounds: *sessionRounds, steps: *sessionSteps,
+			workers: *sessionWorkers, newRecover: recoverStatus, progress: os.Stderr, modes: sessionModes}
+		if *quick {
+			o.rounds = 1
+		}
+		if err := sessionCommand(context.Background(), os.Stdout, o); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	cfg := fullConfig()
 	if *quick {
 		cfg = quickConfig()
