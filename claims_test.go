@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestClaimedStepIsHeldUntilItsHolderFinishesIt(t *testing.T) {
 		assert.Equal(t, plan.CodeStepHeld, err.Code)
 		assert.Equal(t, "worker-2", err.Agent)
 		require.NotNil(t, err.Next)
-		assert.Equal(t, 1, err.Next.Number, "the error points at a free step")
+		assert.Equal(t, 3, err.Next.Number, "the error points at the next free step after the refused one")
 	}
 	p, err2 := s.Get(ctx, "team")
 	require.NoError(t, err2)
@@ -129,7 +130,7 @@ func TestStaleMoveOfAStepSomeoneMovedNamesThem(t *testing.T) {
 	assert.Equal(t, "w1", err.Agent, "names who moved it, not the latest writer")
 	assert.Equal(t, plan.StepCompleted, err.From)
 	require.NotNil(t, err.Next)
-	assert.Equal(t, 1, err.Next.Number)
+	assert.Equal(t, 4, err.Next.Number, "the first pending step after the refused one")
 
 	// Both claim step 1 from revision 1: exactly one wins.
 	_, _, err = move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w1", IfRevision: rev(1)})
@@ -192,6 +193,22 @@ func TestStaleStatusChangeAppliesWhileTheStatusIsUnchanged(t *testing.T) {
 	assert.EqualValues(t, 3, p.Revision)
 	_, err = s.SetStatus(ctx, "team", "blocked", rev(2))
 	assert.Equal(t, plan.CodeRevisionConflict, plan.CodeOf(err), "the status changed since revision 2")
+}
+
+// A holder finishes its step from a revision so old that history no longer has it.
+func TestHolderFinishesItsStepFromARevisionNoLongerKept(t *testing.T) {
+	s, _ := newTeamStore(t, plan.StoreConfig{HistoryLimit: 2})
+	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w1", IfRevision: rev(1)})
+	require.Nil(t, perr)
+	for i := range 3 {
+		_, err := s.SetStatus(context.Background(), "team", fmt.Sprint("s", i), nil)
+		require.NoError(t, err)
+	}
+	_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(2)})
+	require.NotNil(t, perr, "a step it does not hold, from a revision no longer kept")
+	assert.Equal(t, plan.ReasonStale, perr.Reason)
+	_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "w1", IfRevision: rev(2)})
+	require.Nil(t, perr, "its own step")
 }
 
 func TestWithoutHistoryEveryStaleChangeConflicts(t *testing.T) {

@@ -17,8 +17,9 @@ type StepMove struct {
 	// older than the plan's that is still kept in history moves the step anyway when the
 	// changes since cannot have made the move wrong, because the list of steps (their text
 	// and order) is unchanged and the step itself is unchanged or still allows the move (with
-	// a Note: unchanged, or held by the mover). So agents moving different steps never
-	// conflict; a move after the steps were reordered, added or reworded is refused.
+	// a Note: unchanged, or held by the mover). A revision no longer kept still moves a step
+	// the mover holds. So agents moving different steps never conflict; a move after the
+	// steps were reordered, added or reworded is refused.
 	IfRevision *int64
 	// By is the agent moving the step: a step it moves to in_progress ends with its tag
 	// " (@By)" and is held by it. "" means the agent of the context (a tool call's); with
@@ -54,7 +55,7 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 			var e *Error
 			if errors.As(err, &e) && e.Code == CodeStepHeld {
 				e.Name, e.CurrentRevision = cur.Name, cur.Revision
-				e.Next = nextOf(ParseSteps(cur.Content))
+				e.Next = nextAfter(ParseSteps(cur.Content), m.Step)
 			}
 			return nil, err
 		}
@@ -87,6 +88,18 @@ func nextOf(steps []Step) *Step {
 	return nil
 }
 
+// nextAfter is the step to point an agent at after it was refused step number: the first
+// pending step after it, else the first pending one. Agents refused together (they all went
+// for the same step) so spread out instead of all trying the same step again.
+func nextAfter(steps []Step, number int) *Step {
+	for _, s := range steps {
+		if s.Number > number && s.State == StepPending {
+			return &s
+		}
+	}
+	return nextOf(steps)
+}
+
 // rebase decides a change whose ifRevision want is older than cur: commutes judges it
 // against revision want when that revision is kept; otherwise the stale error stands.
 func (s *Store) rebase(ctx context.Context, cur *Plan, curRaw string, want int64, commutes commuteFunc, stale error) error {
@@ -96,17 +109,25 @@ func (s *Store) rebase(ctx context.Context, cur *Plan, curRaw string, want int64
 	}
 	base, err := s.revisionAt(ctx, cur, curRaw, want)
 	if CodeOf(err) == CodeNotFound {
-		return stale
-	}
-	if err != nil {
+		base = nil
+	} else if err != nil {
 		return err
 	}
-	return commutes(ctx, base, cur, curRaw)
+	if err := commutes(ctx, base, cur, curRaw); err != errUnknownBase {
+		return err
+	}
+	return stale
 }
+
+// errUnknownBase: a commuteFunc cannot judge a change whose base revision is no longer kept.
+var errUnknownBase = errString("the revision a change was based on is no longer kept")
 
 // statusUnchanged lets a status change made on an older revision through while nobody has
 // changed the status since.
 func statusUnchanged(_ context.Context, base, cur *Plan, _ string) error {
+	if base == nil {
+		return errUnknownBase
+	}
 	if base.Status == cur.Status {
 		return nil
 	}
@@ -116,7 +137,15 @@ func statusUnchanged(_ context.Context, base, cur *Plan, _ string) error {
 // stepCommutes judges a step move made on revision base against the plan now (StepMove).
 func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 	return func(ctx context.Context, base, cur *Plan, curRaw string) error {
-		was, now := ParseSteps(base.Content), ParseSteps(cur.Content)
+		now := ParseSteps(cur.Content)
+		if base == nil {
+			// Long ago: only a step the mover holds is surely the one it means.
+			if c.by != "" && m.Step >= 1 && m.Step <= len(now) && now[m.Step-1].Holder == c.by {
+				return nil
+			}
+			return errUnknownBase
+		}
+		was := ParseSteps(base.Content)
 		if !sameStepList(was, now) {
 			return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: base.Revision})
 		}
@@ -134,7 +163,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 			return nil
 		}
 		return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
-			Revision: base.Revision, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, curRaw, base.Revision, m.Step), Next: nextOf(now)})
+			Revision: base.Revision, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, curRaw, base.Revision, m.Step), Next: nextAfter(now, m.Step)})
 	}
 }
 

@@ -156,8 +156,9 @@ func (s *Store) mutate(ctx context.Context, action Action, name string, ifRevisi
 	return s.mutateCommuting(ctx, action, name, ifRevision, nil, change)
 }
 
-// commuteFunc decides whether a change based on revision base (kept in history) may still
-// be applied to cur: nil applies it, an error refuses it.
+// commuteFunc decides whether a change based on revision base (kept in history; nil when no
+// longer kept) may still be applied to cur: nil applies it, an error refuses it, and
+// errUnknownBase leaves the revision check's refusal standing.
 type commuteFunc func(ctx context.Context, base, cur *Plan, curRaw string) error
 
 // mutateCommuting is mutate for a change that commutes with some others: when ifRevision is
