@@ -2,8 +2,9 @@ package plan_test
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -235,4 +236,32 @@ func TestHolderTagsReadBack(t *testing.T) {
 		assert.Equal(t, tc.holder, steps[0].Holder, tc.body)
 	}
 	assert.Equal(t, "Research-Agent--x-", plan.HolderName("Research Agent (x)"))
+}
+
+// Agents that take "the next free step" (no step number) never collide: each call takes a
+// different step, atomically, whatever revision it names.
+func TestTakingTheNextFreeStepNeverCollides(t *testing.T) {
+	s, _ := newTeamStore(t, plan.StoreConfig{Backend: newLocal(t, t.TempDir())})
+	var mu sync.Mutex
+	taken := map[int]string{}
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			who := fmt.Sprint("w", i)
+			_, step, err := s.MoveStep(context.Background(), plan.StepMove{Name: "team", State: plan.StepInProgress, By: who, IfRevision: rev(1)})
+			assert.NoError(t, err)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Empty(t, taken[step.Number], "step %d taken twice", step.Number)
+			taken[step.Number] = who
+			assert.Equal(t, who, step.Holder)
+		}()
+	}
+	wg.Wait()
+	assert.Len(t, taken, 4)
+	_, _, perr := move(t, s, plan.StepMove{State: plan.StepInProgress, By: "w9"})
+	require.NotNil(t, perr)
+	assert.Equal(t, plan.ReasonNoPendingStep, perr.Reason)
 }

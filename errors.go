@@ -210,6 +210,7 @@ var factTexts = map[Reason]string{
 	ReasonListLimit:         "the limit is out of range (1 to {limit})",
 	ReasonNotBoolean:        "{field} is not a boolean",
 	ReasonStepHeld:          "step {step} is held by {agent}",
+	ReasonNoPendingStep:     "no step of plan {name} is pending",
 	ReasonStepMoved:         "step {step} changed since revision {rev}: it is {from} now (by {agent})",
 	ReasonStepsChanged:      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
 	ReasonFileNotUTF8:       "file {path} is not valid UTF-8 text",
@@ -231,4 +232,6 @@ const (
 	ReasonStepHeld     Reason = "step_held"
 	ReasonStepMoved    Reason = "step_moved"
 	ReasonStepsChanged Reason = "steps_changed"
+	// No step is pending, so there is no next step to take.
+	ReasonNoPendingStep Reason = "no_pending_step"
 )

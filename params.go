@@ -19,7 +19,7 @@ var (
 	pStatus    = param{"status", schema.String, false} // a plan's status, kept when omitted
 	pNewStatus = param{"status", schema.String, true}  // set_plan_status
 	pStepState = param{"status", schema.String, true}  // update_plan_step: the step's state
-	pStep      = param{"step", schema.Integer, true}
+	pStep      = param{"step", schema.Integer, false}  // update_plan_step: omitted with in_progress, the next free step
 	pNote      = param{"note", schema.String, false}
 	pRevision  = param{"last_known_revision", schema.Integer, false}
 	pSince     = param{"since_revision", schema.Integer, false} // read_plan: only the changes since

@@ -8,8 +8,10 @@ import (
 
 // StepMove asks to move one checklist step of an existing plan.
 type StepMove struct {
-	Name  string
-	Step  int // 1-based
+	Name string
+	// Step is the step's number, from 1; 0 with State in_progress takes the first pending
+	// step, whatever changed since IfRevision, so agents taking work never collide.
+	Step  int
 	State StepState
 	// Note is appended to the step's line (after " — ") when not empty.
 	Note string
@@ -50,12 +52,20 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 		if cur == nil {
 			return nil, notFound(m.Name)
 		}
-		body, updated, err := setStep(cur.Content, m.Step, m.State, m.Note, claim)
+		number := m.Step
+		if number == 0 && m.State == StepInProgress {
+			next, ok := NextStep(ParseSteps(cur.Content))
+			if !ok {
+				return nil, fail(Error{Code: CodeIllegalTransition, Reason: ReasonNoPendingStep, Name: cur.Name, CurrentRevision: cur.Revision})
+			}
+			number = next.Number
+		}
+		body, updated, err := setStep(cur.Content, number, m.State, m.Note, claim)
 		if err != nil {
 			var e *Error
 			if errors.As(err, &e) && e.Code == CodeStepHeld {
 				e.Name, e.CurrentRevision = cur.Name, cur.Revision
-				e.Next = nextAfter(ParseSteps(cur.Content), m.Step)
+				e.Next = nextAfter(ParseSteps(cur.Content), number)
 			}
 			return nil, err
 		}
@@ -137,6 +147,9 @@ func statusUnchanged(_ context.Context, base, cur *Plan, _ string) error {
 // stepCommutes judges a step move made on revision base against the plan now (StepMove).
 func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 	return func(ctx context.Context, base, cur *Plan, curRaw string) error {
+		if m.Step == 0 {
+			return nil // the next free step, chosen from the plan as it is
+		}
 		now := ParseSteps(cur.Content)
 		if base == nil {
 			// Long ago: only a step the mover holds is surely the one it means.

@@ -9,7 +9,7 @@ var textsEN = map[string]string{
 Shared Markdown plans, by name, seen by every agent on this task. Use one for multi-step work or hand-over; checklist items (- [ ] step) are its steps.
 - list_plans first; read_plan before rewriting a plan.
 - Changes return a revision: pass the latest you have as last_known_revision (0 = create only). On revision_conflict catch up with read_plan since_revision, then retry.
-- update_plan_step marks progress, no read needed: others' moves of other steps never conflict. in_progress makes a step yours; take next_step. set_plan_status sets the status. Don't rewrite the plan for these.
+- update_plan_step marks progress, no read needed: others' moves of other steps never conflict. in_progress makes a step yours; without step it takes the next free one. set_plan_status sets the status. Don't rewrite the plan for these.
 - Errors are {"error":{"code","message"}}: do what the message says.
 `,
 	"instruction.files":    "- Big edits: export_plan_to_file, edit the file with your file tools, then update_plan_from_file.\n",
@@ -43,7 +43,7 @@ Shared Markdown plans, by name, seen by every agent on this task. Use one for mu
 
 	"update_plan_step":                     "Set one checklist step's state. Legal: pending→in_progress|completed|failed|skipped, in_progress→completed|failed.",
 	"update_plan_step.name":                "",
-	"update_plan_step.step":                "Step number, from 1.",
+	"update_plan_step.step":                "Step number, from 1. Omit it with in_progress to take the next free step.",
 	"update_plan_step.status":              "pending, in_progress, completed, failed or skipped.",
 	"update_plan_step.note":                "Short note added to the step's line.",
 	"update_plan_step.last_known_revision": "",
@@ -168,4 +168,5 @@ How to check the result (tests to run, outputs to inspect).
 	"err.approval_stale":             "plan {name} changed from revision {rev} to {current} while a person reviewed it; nothing was approved. Read it with read_plan, then call request_plan_approval again",
 	"err.no_decision":                "no decision was given on plan {name}; it is not approved. Call request_plan_approval again later, or wait for a person",
 	"err.approval_orchestrator_only": "request_plan_approval is for the orchestrator only; wait until a person approves the plan, or tell the orchestrator it needs approval",
+	"err.no_pending_step":            "no step of plan {name} is pending: every step is taken or finished. Check get_plan_status, then finish your own steps or stop",
 }

@@ -183,6 +183,9 @@ func newErrorFixture(t *testing.T) *errorFixture {
 	require.NoError(t, err)
 	_, err = store.Put(ctx, plan.Update{Name: "reordered", Content: &team})
 	require.NoError(t, err)
+	finished := "# Done\n- [x] build\n"
+	_, err = store.Put(ctx, plan.Update{Name: "finished", Content: &finished})
+	require.NoError(t, err)
 	swapped := "# Team\n- [ ] test\n- [ ] build\n"
 	_, err = store.Put(ctx, plan.Update{Name: "reordered", Content: &swapped})
 	require.NoError(t, err)
@@ -333,13 +336,14 @@ func errorCases() []errorCase {
 		{"storage down", "get_plan_status", `{"name":"release"}`, plan.CodeBackendError, "broken", false},
 
 		// update_plan_step
-		{"missing step", "update_plan_step", `{"name":"release","status":"completed"}`, plan.CodeInvalidArgument, "", false},
 		{"step not an integer", "update_plan_step", `{"name":"release","step":"1","status":"completed"}`, plan.CodeInvalidArgument, "", false},
 		{"step 0", "update_plan_step", `{"name":"release","step":0,"status":"completed"}`, plan.CodeInvalidArgument, "", false},
 		{"step out of range", "update_plan_step", `{"name":"release","step":99,"status":"completed"}`, plan.CodeInvalidArgument, "", false},
 		{"unknown step state", "update_plan_step", `{"name":"release","step":1,"status":"done"}`, plan.CodeInvalidArgument, "", false},
 		{"same state", "update_plan_step", `{"name":"release","step":1,"status":"pending"}`, plan.CodeIllegalTransition, "", false},
 		{"in progress to skipped", "update_plan_step", `{"name":"release","step":2,"status":"skipped"}`, plan.CodeIllegalTransition, "", false},
+		{"no step, not taking one", "update_plan_step", `{"name":"team","status":"completed"}`, plan.CodeInvalidArgument, "", false},
+		{"no free step to take", "update_plan_step", `{"name":"finished","status":"in_progress"}`, plan.CodeIllegalTransition, "", false},
 		{"step held by another agent", "update_plan_step", `{"name":"team","step":1,"status":"completed"}`, plan.CodeStepHeld, "", false},
 		{"takeover not a boolean", "update_plan_step", `{"name":"team","step":1,"status":"completed","takeover":"yes"}`, plan.CodeInvalidArgument, "", false},
 		{"step moved since the revision", "update_plan_step", `{"name":"team","step":2,"status":"skipped","last_known_revision":1}`, plan.CodeRevisionConflict, "", false},

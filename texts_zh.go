@@ -7,7 +7,7 @@ var textsZH = map[string]string{
 按名称共享的 Markdown 计划，本任务的所有智能体都能看到。多步骤工作或交接时使用；清单项（- [ ] 步骤）就是计划的步骤。
 - 先调用 list_plans；重写计划前先 read_plan。
 - 每次修改都返回 revision：把你最新的 revision 作为 last_known_revision 传回（0 表示仅创建）。遇到 revision_conflict 时用 read_plan since_revision 追上变更后重试。
-- 用 update_plan_step 标记进度，无需先读取：他人移动其他步骤不会冲突。设为 in_progress 即由你负责该步骤；领取 next_step。用 set_plan_status 设置状态，不要为此重写计划。
+- 用 update_plan_step 标记进度，无需先读取：他人移动其他步骤不会冲突。设为 in_progress 即由你负责该步骤；不给 step 则领取下一个空闲步骤。用 set_plan_status 设置状态，不要为此重写计划。
 - 错误格式为 {"error":{"code","message"}}：按 message 的提示操作。
 `,
 	"instruction.files":    "- 大改动：export_plan_to_file，用文件工具编辑该文件，再 update_plan_from_file。\n",
@@ -41,7 +41,7 @@ var textsZH = map[string]string{
 
 	"update_plan_step":                     "设置某个清单步骤的状态。合法转换：pending→in_progress|completed|failed|skipped，in_progress→completed|failed。",
 	"update_plan_step.name":                "",
-	"update_plan_step.step":                "步骤编号，从 1 开始。",
+	"update_plan_step.step":                "步骤编号，从 1 开始。状态为 in_progress 时省略它，即领取下一个空闲步骤。",
 	"update_plan_step.status":              "pending、in_progress、completed、failed 或 skipped。",
 	"update_plan_step.note":                "附加在该步骤行尾的简短备注。",
 	"update_plan_step.last_known_revision": "",
@@ -166,4 +166,5 @@ var textsZH = map[string]string{
 	"err.approval_stale":             "计划 {name} 在审批期间从 revision {rev} 变为 {current}；未批准任何内容。请用 read_plan 重新读取，再调用 request_plan_approval",
 	"err.no_decision":                "计划 {name} 没有得到审批决定，仍未获批。请稍后再调用 request_plan_approval，或等待有人处理",
 	"err.approval_orchestrator_only": "request_plan_approval 仅供编排者使用；请等待计划获批，或告知编排者该计划需要审批",
+	"err.no_pending_step":            "计划 {name} 已没有待处理的步骤：所有步骤都已被领取或完成。请查看 get_plan_status，然后完成你自己的步骤或停止",
 }

@@ -108,13 +108,19 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if *number < 1 || *number > 1<<20 {
+	at := 0 // the next free step
+	switch {
+	case number == nil && state != StepInProgress:
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonRequired, Field: pStep.name})
+	case number != nil && (*number < 1 || *number > 1<<20):
 		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
+	case number != nil:
+		at = int(*number)
 	}
 	if env.requireApproval {
 		ctx = withStepGate(ctx)
 	}
-	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: int(*number), State: state, Note: note, IfRevision: rev, Takeover: takeover})
+	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: at, State: state, Note: note, IfRevision: rev, Takeover: takeover})
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,8 @@ type planResult struct {
 
 // Recovery after an error result: recoverRead re-reads the whole plan (read_plan) and takes
 // the first pending step from its body; recoverStatus uses the next_step and
-// current_revision the error carries, else asks get_plan_status.
+// current_revision the error carries, else asks get_plan_status, and claims by asking for the
+// next free step.
 const (
 	recoverRead   = "read"
 	recoverStatus = "status"
@@ -81,10 +82,15 @@ func (w *planWorker) move(step int, status string) []call {
 	return []call{{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", step, "status", status, "last_known_revision", w.rev)}}
 }
 
-// claimOrStop claims step s, or ends the run when there is none.
+// claimOrStop claims step s, or ends the run when there is none. This build's worker asks
+// for the next free step (no step number), which the Store picks atomically.
 func (w *planWorker) claimOrStop(s *stepRef) []call {
 	if s == nil || s.Number < 1 {
 		return nil
+	}
+	if w.recover == recoverStatus {
+		w.step, w.last = 0, "claim"
+		return []call{{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "status", "in_progress", "last_known_revision", w.rev)}}
 	}
 	return w.move(s.Number, "in_progress")
 }
@@ -119,6 +125,9 @@ func (w *planWorker) next(results []string) []call {
 		return w.claimOrStop(r.NextStep)
 	case "claim":
 		w.rev = r.Revision
+		if r.Step > 0 {
+			w.step = r.Step
+		}
 		w.held = w.step
 		w.log.Claims = append(w.log.Claims, w.step)
 		w.log.Moves = append(w.log.Moves, stepMove{w.step, r.Revision})
@@ -136,6 +145,9 @@ func (w *planWorker) next(results []string) []call {
 // onError counts the error and recovers: a completion is retried on the same step, a
 // claim on the step the fresh state names.
 func (w *planWorker) onError(r *planResult) []call {
+	if w.last == "claim" && w.step == 0 && r.Error.Code == "illegal_transition" {
+		return nil // asked for the next free step, and none is left: the work is done
+	}
 	w.log.Errors[r.Error.Code]++
 	step := 0
 	if w.last == "claim" || w.last == "complete" {
@@ -158,7 +170,7 @@ func (w *planWorker) onError(r *planResult) []call {
 			return w.move(w.held, "completed")
 		case w.last == "claim" && r.Error.NextStep != nil:
 			w.rev = r.Error.CurrentRevision
-			return w.move(r.Error.NextStep.Number, "in_progress")
+			return w.claimOrStop(r.Error.NextStep)
 		}
 	}
 	return w.statusCall()
