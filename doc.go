@@ -23,6 +23,21 @@
 // creates. Revisions never repeat for a name, even across a delete, so agents, processes
 // and machines can share one plan without losing updates.
 //
+// Each plan keeps its last revisions ([Store.History], [Store.Diff]), so a step move or a
+// status change that names an older revision is judged against it: it applies when the
+// changes since cannot have made it wrong (other steps moved), and is a revision_conflict
+// otherwise (the steps were reordered, the step itself moved). A step moved to in progress
+// is held by the agent that moved it, "- [~] Build (@worker-2)", and only that agent
+// finishes it unless another takes it over ([Store.MoveStep]), so parallel workers on one
+// plan neither collide nor do a step twice.
+//
+// # Approval
+//
+// With Config.RequireApproval, no step of a plan moves until a person approved the plan at
+// a revision: request_plan_approval pauses the run with an Eino interrupt carrying an
+// [ApprovalRequest], and the host resumes it with an [ApprovalDecision]; hosts also call
+// [Store.Approve] and [Store.Revoke]. Step moves keep an approval, other edits revoke it.
+//
 // # Roles
 //
 // plan_template, the plan writing guide, is for the agent that plans. With [RoleAuto], the
