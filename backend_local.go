@@ -354,18 +354,11 @@ func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, err
 // is replaced, not written through; anything else but a regular file is refused.
 func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
 	const op = "write"
-	rel, dir, base, err := b.fileTarget(ctx, op, req.FilePath)
+	folder, dir, base, err := b.writeTarget(ctx, req.FilePath)
 	if err != nil {
 		return err
 	}
-	folder, err := b.openFolder(dir, true)
-	if err != nil {
-		return b.wrap(op, req.FilePath, err)
-	}
 	defer folder.Close()
-	if err := b.checkTarget(folder, rel, base); err != nil {
-		return b.wrap(op, req.FilePath, err)
-	}
 	b.sweep(folder, dir)
 
 	f, tmp, err := b.createTemp(folder, base)
@@ -390,18 +383,11 @@ func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
 // and the two syncs of Write: a crash may leave it missing or cut short (OnceWriter).
 func (b *LocalBackend) WriteOnce(ctx context.Context, req *WriteRequest) error {
 	const op = "write"
-	rel, dir, base, err := b.fileTarget(ctx, op, req.FilePath)
+	folder, _, base, err := b.writeTarget(ctx, req.FilePath)
 	if err != nil {
 		return err
 	}
-	folder, err := b.openFolder(dir, true)
-	if err != nil {
-		return b.wrap(op, req.FilePath, err)
-	}
 	defer folder.Close()
-	if err := b.checkTarget(folder, rel, base); err != nil {
-		return b.wrap(op, req.FilePath, err)
-	}
 	f, err := folder.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|localOpenNonblock, b.cfg.filePerm)
 	if err != nil {
 		return b.wrap(op, req.FilePath, err)
@@ -414,6 +400,24 @@ func (b *LocalBackend) WriteOnce(ctx context.Context, req *WriteRequest) error {
 		return b.wrap(op, req.FilePath, err)
 	}
 	return nil
+}
+
+// writeTarget opens the folder of a file to write (created when missing) and checks that
+// what is at the file's path may be replaced; the caller closes the folder.
+func (b *LocalBackend) writeTarget(ctx context.Context, virtual string) (folder *os.Root, dir, base string, err error) {
+	const op = "write"
+	rel, dir, base, err := b.fileTarget(ctx, op, virtual)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if folder, err = b.openFolder(dir, true); err != nil {
+		return nil, "", "", b.wrap(op, virtual, err)
+	}
+	if err := b.checkTarget(folder, rel, base); err != nil {
+		folder.Close()
+		return nil, "", "", b.wrap(op, virtual, err)
+	}
+	return folder, dir, base, nil
 }
 
 // fileTarget checks ctx and maps the virtual path of a file to write or delete to its
