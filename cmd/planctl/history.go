@@ -59,7 +59,7 @@ func (c *cli) diff(args []string) error {
 		n, err := strconv.ParseInt(a, 10, 64)
 		if err != nil || n < 1 {
 			return &cliError{exit: exitUsage, msg: fmt.Sprintf(
-				"%s is not a revision: give a number such as `planctl log %s` lists", a, name)}
+				"%s is not a revision: give a revision number, as `planctl log %s` lists them", a, name)}
 		}
 		bounds[i] = n
 	}
