@@ -32,8 +32,12 @@ func (c *cli) approve(args []string) error {
 	if err != nil {
 		return err
 	}
+	approved := plan.Approval{Revision: *c.rev, By: by}
+	if p.Approval != nil {
+		approved = *p.Approval
+	}
 	fmt.Fprintf(c.stdout, "%s: revision %d approved by %s; the plan is now at revision %d\n",
-		p.Name, p.Approval.Revision, oneLine(p.Approval.By), p.Revision)
+		p.Name, approved.Revision, oneLine(approved.By), p.Revision)
 	return nil
 }
 
