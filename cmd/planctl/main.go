@@ -30,13 +30,13 @@
 // plans folder inside Redis (default /plans) and -prefix the backend's key prefix.
 //
 // -rev N makes a change conditional: it happens only if the plan is still at revision N,
-// as shown by list or show (for import, -rev 0 means create only). approve needs it: a person
-// approves the revision they reviewed, and the approval is refused if the plan moved on. Flags may stand before or
-// after the command, with one dash or two.
+// as shown by list or show (for import, -rev 0 means create only). approve needs it: a
+// person approves the revision they reviewed, and the approval is refused if the plan moved
+// on. Flags may stand before or after the command, with one dash or two.
 //
 // Exit status: 0 done; 1 failed; 2 usage error; 3 revision conflict, the plan is no longer
-// at revision N and nothing was changed; 4 no such plan, or no such kept revision. Errors go to standard error as
-// "planctl: CODE: what happened and what to do", CODE being the plan error code
+// at revision N and nothing was changed; 4 no such plan, or no such kept revision. Errors go
+// to standard error as "planctl: CODE: what happened and what to do", CODE being the plan error code
 // (revision_conflict, not_found, corrupt, ...). list reports plan files it cannot read as
 // warnings on standard error and lists the others.
 package main
