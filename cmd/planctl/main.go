@@ -36,9 +36,9 @@
 //
 // Exit status: 0 done; 1 failed; 2 usage error; 3 revision conflict, the plan is no longer
 // at revision N and nothing was changed; 4 no such plan, or no such kept revision. Errors go
-// to standard error as "planctl: CODE: what happened and what to do", CODE being the plan error code
-// (revision_conflict, not_found, corrupt, ...). list reports plan files it cannot read as
-// warnings on standard error and lists the others.
+// to standard error as "planctl: CODE: what happened and what to do", CODE being the plan
+// error code (revision_conflict, not_found, corrupt, ...). list reports plan files it
+// cannot read as warnings on standard error and lists the others.
 package main
 
 import (
