@@ -9,6 +9,11 @@
 //	planctl [-dir DIR | -redis URL] list [-json] [-limit N] [-after NAME] [-status S]
 //	planctl [-dir DIR | -redis URL] show NAME [-json]
 //	planctl [-dir DIR | -redis URL] watch          a live view, redrawn on every change
+//	planctl [-dir DIR | -redis URL] log NAME [-json]   the kept revisions, newest first
+//	planctl [-dir DIR | -redis URL] diff NAME [FROM [TO]]  what changed between two kept revisions
+//	planctl [-dir DIR | -redis URL] approve NAME -rev N [-by WHO]  approve exactly revision N
+//	planctl [-dir DIR | -redis URL] revoke NAME
+//	planctl [-dir DIR | -redis URL] take NAME STEP [-to WHO]  hand a step to WHO, or release it
 //	planctl [-dir DIR | -redis URL] status NAME STATUS [-rev N]
 //	planctl [-dir DIR | -redis URL] export NAME FILE   the body, ready to edit ("-": standard output)
 //	planctl [-dir DIR | -redis URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
@@ -25,14 +30,15 @@
 // plans folder inside Redis (default /plans) and -prefix the backend's key prefix.
 //
 // -rev N makes a change conditional: it happens only if the plan is still at revision N,
-// as shown by list or show (for import, -rev 0 means create only). Flags may stand before or
-// after the command, with one dash or two.
+// as shown by list or show (for import, -rev 0 means create only). approve needs it: a
+// person approves the revision they reviewed, and the approval is refused if the plan moved
+// on. Flags may stand before or after the command, with one dash or two.
 //
 // Exit status: 0 done; 1 failed; 2 usage error; 3 revision conflict, the plan is no longer
-// at revision N and nothing was changed; 4 no such plan. Errors go to standard error as
-// "planctl: CODE: what happened and what to do", CODE being the plan error code
-// (revision_conflict, not_found, corrupt, ...). list reports plan files it cannot read as
-// warnings on standard error and lists the others.
+// at revision N and nothing was changed; 4 no such plan, or no such kept revision. Errors go
+// to standard error as "planctl: CODE: what happened and what to do", CODE being the plan
+// error code (revision_conflict, not_found, corrupt, ...). list reports plan files it
+// cannot read as warnings on standard error and lists the others.
 package main
 
 import (
@@ -44,6 +50,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -64,13 +71,19 @@ const (
 const usage = `Usage: planctl [-dir DIR | -redis URL] COMMAND [ARGS]
 
 Commands:
-  list                    list plans: name, title, status, progress, revision, last update
-  show NAME               print a plan's header and body
-  watch                   a live view of every plan, redrawn on every change (Ctrl-C quits)
-  status NAME STATUS      set a plan's status
-  export NAME FILE        write a plan's body to FILE ("-" for standard output)
-  import NAME FILE        create a plan, or replace its body, from FILE ("-" for standard input)
-  rm NAME                 delete a plan
+  list                      list plans: name, title, status, progress, revision, approval, last update
+  show NAME                 print a plan's header (approval, who holds which step) and body
+  watch                     a live view of every plan, redrawn on every change (Ctrl-C quits)
+  log NAME                  the kept revisions, newest first: revision, time, action, who, status
+  diff NAME [FROM [TO]]     what changed from revision FROM (default: the one before TO)
+                            to TO (default: the current revision)
+  approve NAME -rev N       approve revision N, the one you reviewed, if the plan is still at N
+  revoke NAME               withdraw a plan's approval
+  take NAME STEP [-to WHO]  hand a step in progress to WHO, or release it (no -to)
+  status NAME STATUS        set a plan's status
+  export NAME FILE          write a plan's body to FILE ("-" for standard output)
+  import NAME FILE          create a plan, or replace its body, from FILE ("-" for standard input)
+  rm NAME                   delete a plan
 
 Flags, before or after the command:
   -dir DIR     folder of plan files (default $PLAN_DIR, else ./.plans);
@@ -78,14 +91,16 @@ Flags, before or after the command:
   -redis URL   plans kept in Redis, e.g. redis://localhost:6379/0 (default $PLAN_REDIS)
   -prefix P    key prefix of the Redis backend (default its own)
   -rev N       change the plan only if it is still at revision N (status, import, rm);
-               with import, -rev 0 only creates
-  -json        print JSON (list, show)
+               with import, -rev 0 only creates; approve needs it
+  -by WHO      who approves (approve; default $USER)
+  -to WHO      who takes the step over (take; without it the step is released)
+  -json        print JSON (list, show, log)
   -limit N     list at most N plans, then say how to see the next page (list)
   -after NAME  list the plans after NAME, as that hint says (list)
   -status S    list only plans whose status is exactly S (list)
 
 Exit status: 0 done, 1 failed, 2 usage error, 3 revision conflict (nothing changed),
-4 no such plan.
+4 no such plan or revision.
 `
 
 func main() {
@@ -111,12 +126,16 @@ type cli struct {
 	rev      *int64
 	jsonOut  bool
 	page     plan.ListOptions // -limit, -after, -status
+	by       string           // -by
+	to       string           // -to
+	set      map[string]bool  // the flags given
 	color    bool
 	store    *plan.Store
 	loc      location
 	command  string
 	args     []string
 	created  bool // the last change created its plan
+	changed  bool // a change was written
 }
 
 // revFlag is -rev: an optional non-negative revision.
@@ -150,6 +169,8 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.IntVar(&c.page.Limit, "limit", 0, "")
 	fs.StringVar(&c.page.Cursor, "after", "", "")
 	fs.StringVar(&c.page.Status, "status", "", "")
+	fs.StringVar(&c.by, "by", "", "")
+	fs.StringVar(&c.to, "to", "", "")
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -157,6 +178,8 @@ func (c *cli) parse(args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
+			c.set = map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
 			return rest, nil
 		}
 		rest = append(rest, args[0])
@@ -166,20 +189,52 @@ func (c *cli) parse(args []string) ([]string, error) {
 
 type command struct {
 	args     []string // names of the positional arguments
-	json     bool     // accepts -json
-	rev      bool     // accepts -rev
+	optional int      // how many of the last args may be left out
+	flags    []string // the command flags it accepts (json, rev, by, to, limit, after, status)
 	readOnly bool     // never writes, so a missing DIR is simply empty
 	run      func(c *cli, args []string) error
 }
 
 var commands = map[string]command{
-	"list":   {nil, true, false, true, (*cli).list},
-	"show":   {[]string{"NAME"}, true, false, true, (*cli).show},
-	"watch":  {nil, false, false, true, (*cli).watch},
-	"status": {[]string{"NAME", "STATUS"}, false, true, false, (*cli).setStatus},
-	"export": {[]string{"NAME", "FILE"}, false, false, true, (*cli).export},
-	"import": {[]string{"NAME", "FILE"}, false, true, false, (*cli).importFile},
-	"rm":     {[]string{"NAME"}, false, true, false, (*cli).remove},
+	"list":    {flags: []string{"json", "limit", "after", "status"}, readOnly: true, run: (*cli).list},
+	"show":    {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).show},
+	"watch":   {readOnly: true, run: (*cli).watch},
+	"log":     {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).log},
+	"diff":    {args: []string{"NAME", "FROM", "TO"}, optional: 2, readOnly: true, run: (*cli).diff},
+	"approve": {args: []string{"NAME"}, flags: []string{"rev", "by"}, run: (*cli).approve},
+	"revoke":  {args: []string{"NAME"}, run: (*cli).revoke},
+	"take":    {args: []string{"NAME", "STEP"}, flags: []string{"to"}, run: (*cli).take},
+	"status":  {args: []string{"NAME", "STATUS"}, flags: []string{"rev"}, run: (*cli).setStatus},
+	"export":  {args: []string{"NAME", "FILE"}, readOnly: true, run: (*cli).export},
+	"import":  {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
+	"rm":      {args: []string{"NAME"}, flags: []string{"rev"}, run: (*cli).remove},
+}
+
+// commandFlags are the flags that only some commands accept, in the order usage errors
+// name them.
+var commandFlags = []string{"json", "rev", "by", "to", "limit", "after", "status"}
+
+// flagMisuse names a command flag given to a command that does not accept it, and the
+// commands that do; "" when every flag given applies.
+func flagMisuse(name string, cmd command, set map[string]bool) string {
+	for _, f := range commandFlags {
+		if !set[f] || slices.Contains(cmd.flags, f) {
+			continue
+		}
+		var users []string
+		for n, other := range commands {
+			if slices.Contains(other.flags, f) {
+				users = append(users, n)
+			}
+		}
+		slices.Sort(users)
+		list := users[len(users)-1]
+		if len(users) > 1 {
+			list = strings.Join(users[:len(users)-1], ", ") + " and " + list
+		}
+		return fmt.Sprintf("-%s applies to %s only, not to %s", f, list, name)
+	}
+	return ""
 }
 
 func (c *cli) run(args []string) int {
@@ -202,18 +257,10 @@ func (c *cli) run(args []string) int {
 	switch {
 	case !ok:
 		return c.usageError(fmt.Sprintf("unknown command %q", name))
-	case len(rest) != len(cmd.args):
-		want := name
-		for _, a := range cmd.args {
-			want += " " + a
-		}
-		return c.usageError(fmt.Sprintf("%s takes %d argument(s): planctl %s", name, len(cmd.args), want))
-	case c.jsonOut && !cmd.json:
-		return c.usageError("-json applies to list and show only")
-	case c.rev != nil && !cmd.rev:
-		return c.usageError("-rev applies to status, import and rm only")
-	case c.page != (plan.ListOptions{}) && name != "list":
-		return c.usageError("-limit, -after and -status apply to list only")
+	case len(rest) > len(cmd.args) || len(rest) < len(cmd.args)-cmd.optional:
+		return c.usageError(fmt.Sprintf("%s takes %s: planctl %s", name, argCount(cmd), synopsis(name, cmd)))
+	case flagMisuse(name, cmd, c.set) != "":
+		return c.usageError(flagMisuse(name, cmd, c.set))
 	case c.page.Limit < 0:
 		return c.usageError("-limit must be a positive number")
 	case c.prefix != "" && c.redisURL == "":
@@ -233,6 +280,32 @@ func (c *cli) run(args []string) int {
 		return c.fail(err)
 	}
 	return exitOK
+}
+
+// argCount says how many arguments cmd takes.
+func argCount(cmd command) string {
+	n := len(cmd.args)
+	switch {
+	case cmd.optional > 0:
+		return fmt.Sprintf("%d to %d arguments", n-cmd.optional, n)
+	case n == 1:
+		return "1 argument"
+	}
+	return fmt.Sprintf("%d arguments", n)
+}
+
+// synopsis is the command line of cmd, its optional arguments in brackets.
+func synopsis(name string, cmd command) string {
+	out := name
+	required := len(cmd.args) - cmd.optional
+	for i, a := range cmd.args {
+		if i >= required {
+			out += " [" + a
+		} else {
+			out += " " + a
+		}
+	}
+	return out + strings.Repeat("]", cmd.optional)
 }
 
 func (c *cli) usageError(msg string) int {
@@ -268,10 +341,10 @@ func (c *cli) list([]string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTITLE\tSTATUS\tPROGRESS\tREV\tUPDATED")
+	fmt.Fprintln(tw, "NAME\tTITLE\tSTATUS\tPROGRESS\tREV\tAPPROVED\tUPDATED")
 	for _, p := range listing.Plans {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", p.Name, clip(oneLine(p.Title), 40), clip(oneLine(p.Status), 20),
-			progressText(p.Progress), p.Revision, p.UpdatedAt.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, clip(oneLine(p.Title), 40), clip(oneLine(p.Status), 20),
+			progressText(p.Progress), p.Revision, approvalCell(p.Approval), p.UpdatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -307,6 +380,7 @@ func (c *cli) show(args []string) error {
 	fmt.Fprintf(c.stdout, "%s: %s\n", p.Name, oneLine(p.Title))
 	fmt.Fprintf(c.stdout, "status:   %s\n", oneLine(p.Status))
 	fmt.Fprintf(c.stdout, "revision: %d\n", p.Revision)
+	fmt.Fprintf(c.stdout, "approval: %s\n", approvalText(p.Approval))
 	if p.Author != "" {
 		fmt.Fprintf(c.stdout, "author:   %s\n", oneLine(p.Author))
 	}
@@ -317,6 +391,9 @@ func (c *cli) show(args []string) error {
 			fmt.Fprintf(c.stdout, ", next: step %d, %s", sum.CurrentStep.Number, oneLine(sum.CurrentStep.Text))
 		}
 		fmt.Fprintln(c.stdout)
+	}
+	if held := holdersText(steps); held != "" {
+		fmt.Fprintf(c.stdout, "held:     %s\n", held)
 	}
 	fmt.Fprintln(c.stdout)
 	_, err = io.WriteString(c.stdout, renderBody(p.Content, steps, c.color))

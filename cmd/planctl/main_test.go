@@ -72,8 +72,8 @@ func TestList(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	require.Len(t, lines, 2)
-	assert.Regexp(t, `^NAME\s+TITLE\s+STATUS\s+PROGRESS\s+REV\s+UPDATED$`, lines[0])
-	assert.Regexp(t, `^ship\s+Ship 2\.0\s+draft\s+\[#####-----\] 2/4\s+1\s+\d{4}-\d\d-\d\d \d\d:\d\d$`, lines[1])
+	assert.Regexp(t, `^NAME\s+TITLE\s+STATUS\s+PROGRESS\s+REV\s+APPROVED\s+UPDATED$`, lines[0])
+	assert.Regexp(t, `^ship\s+Ship 2\.0\s+draft\s+\[#####-----\] 2/4\s+1\s+no\s+\d{4}-\d\d-\d\d \d\d:\d\d$`, lines[1])
 	assert.Empty(t, r.stderr)
 }
 

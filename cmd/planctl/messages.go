@@ -35,6 +35,9 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 	name := c.planName()
 	switch pe.Code {
 	case plan.CodeRevisionConflict:
+		if c.command == "approve" {
+			return c.approveConflict(pe), exitConflict
+		}
 		if c.rev != nil && *c.rev == 0 {
 			return fmt.Sprintf("%s already exists, at revision %d; nothing was changed. See it with `planctl show %s`, or replace it with -rev %d",
 				name, pe.CurrentRevision, name, pe.CurrentRevision), exitConflict
@@ -46,6 +49,13 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 		return fmt.Sprintf("%s is at revision %d%s; nothing was changed. Check it with `planctl show %s` and retry with -rev %d",
 			name, pe.CurrentRevision, given, name, pe.CurrentRevision), exitConflict
 	case plan.CodeNotFound:
+		if pe.Reason == plan.ReasonNoRevision {
+			if pe.Revision > pe.CurrentRevision {
+				return fmt.Sprintf("%s has no revision %d yet: it is at revision %d", name, pe.Revision, pe.CurrentRevision), exitNotFound
+			}
+			return fmt.Sprintf("revision %d of %s is no longer kept (it is at revision %d); `planctl log %s` lists the kept revisions",
+				pe.Revision, name, pe.CurrentRevision, name), exitNotFound
+		}
 		msg := fmt.Sprintf("no plan named %s in %s; `planctl list` shows the plans there", name, c.loc.shown)
 		if listing, ok := c.nestedPlans(); ok && hasPlan(listing, name) {
 			msg = fmt.Sprintf("no plan named %s in %s, but its plans folder has one: use -dir %s", name, c.loc.shown, c.loc.nested)
@@ -62,7 +72,27 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 		return fmt.Sprintf("%s cannot be read: its file is larger than a plan may be. Remove it with `planctl rm %s` (without -rev)",
 			name, name), exitFailed
 	case plan.CodeInvalidArgument:
+		switch {
+		case pe.Reason == plan.ReasonStepMissing:
+			return fmt.Sprintf("%s has no step %d: its checklist has %d steps, as `planctl show %s` lists them",
+				name, pe.Step, pe.Steps, name), exitFailed
+		case pe.Field == "by":
+			return fmt.Sprintf("-by must name who approves: not empty, at most 1024 bytes of UTF-8 (%s)", pe.Reason), exitUsage
+		case c.command == "take":
+			return fmt.Sprintf("take refused the change to %s (%s)", name, pe.Reason), exitFailed
+		}
 		return fmt.Sprintf("%s refused the change to %s: a title, status or author over 1024 bytes or not UTF-8", c.command, name), exitFailed
+	case plan.CodeIllegalTransition:
+		if c.command == "take" {
+			return fmt.Sprintf("step %d of %s is %s: only a step in progress can change hands, or a pending one be started; `planctl show %s` shows the steps",
+				pe.Step, name, pe.From, name), exitFailed
+		}
+		return fmt.Sprintf("step %d of %s cannot move from %s to %s", pe.Step, name, pe.From, pe.To), exitFailed
+	case plan.CodeStepHeld:
+		return fmt.Sprintf("step %d of %s is held by %s; `planctl take %s %d -to WHO` hands it over, `planctl take %s %d` releases it",
+			pe.Step, name, oneLine(pe.Agent), name, pe.Step, name, pe.Step), exitFailed
+	case plan.CodeNotApproved:
+		return fmt.Sprintf("%s is not approved; review it with `planctl show %s`, then `planctl approve %s -rev N`", name, name, name), exitFailed
 	case plan.CodeBackendError:
 		return fmt.Sprintf("the plan storage at %s failed: %v; nothing may have changed, try again", c.loc.shown, cause(pe)), exitFailed
 	case plan.CodeUnknownOutcome:
@@ -72,6 +102,26 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 		return "interrupted before anything was changed", exitFailed
 	}
 	return fmt.Sprintf("%s failed on %s", c.command, name), exitFailed
+}
+
+// approveConflict explains an approval refused because the plan is no longer at the
+// revision given: what to look at before approving the current one, or that the revision
+// given is approved already.
+func (c *cli) approveConflict(pe *plan.Error) string {
+	name, rev, cur := c.planName(), *c.rev, pe.CurrentRevision
+	if p, err := c.store.Get(c.ctx, name); err == nil {
+		cur = p.Revision
+		if a := p.Approval; a != nil && a.Revision == rev {
+			return fmt.Sprintf("revision %d of %s is approved already, by %s; nothing was changed (the plan is at revision %d)",
+				rev, name, oneLine(a.By), cur)
+		}
+	}
+	if rev > cur {
+		return fmt.Sprintf("%s is at revision %d, not %d; nothing was approved. Review it with `planctl show %s` and approve with -rev %d",
+			name, cur, rev, name, cur)
+	}
+	return fmt.Sprintf("%s changed since revision %d: it is at revision %d now, and nothing was approved. "+
+		"See what changed with `planctl diff %s %d %d`, then approve with -rev %d", name, rev, cur, name, rev, cur, cur)
 }
 
 // warn reports a plan file that list or watch cannot read.

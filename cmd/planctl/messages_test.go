@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
 )
 
 // planctl speaks to people in its own vocabulary: flags and commands they can type, never
@@ -32,12 +34,19 @@ func TestMessagesSpeakPlanctl(t *testing.T) {
 		{[]string{"status", "ship", strings.Repeat("x", 2000)}, exitFailed, "over 1024 bytes"},
 		{[]string{"import", "ship", empty}, exitFailed, empty + " is empty"},
 		{[]string{"import", "Ship", empty}, exitFailed, `"Ship" is not a plan name`},
+		{[]string{"approve", "ship", "-rev", "5", "-by", "a"}, exitConflict, "`planctl show ship` and approve with -rev 1"},
+		{[]string{"approve", "nope", "-rev", "1", "-by", "a"}, exitNotFound, "no plan named nope"},
+		{[]string{"diff", "ship", "1", "4"}, exitNotFound, "ship has no revision 4 yet"},
+		{[]string{"log", "bad"}, exitFailed, "`planctl rm bad` (without -rev)"},
+		{[]string{"take", "ship", "7", "-to", "w"}, exitFailed, "ship has no step 7"},
+		{[]string{"take", "ship", "1", "-to", "w"}, exitFailed, "step 1 of ship is completed"},
+		{[]string{"revoke", "nope"}, exitNotFound, "no plan named nope"},
 	}
 	for _, c := range cases {
 		r := planctl(t, append([]string{"-dir", dir}, c.args...)...)
 		assert.Equal(t, c.code, r.code, "%v: %s", c.args, r.stderr)
 		assert.Contains(t, r.stderr, c.want, "%v", c.args)
-		for _, word := range []string{"list_plans", "read_plan", "write_plan", "delete_plan", "last_known_revision", "call "} {
+		for _, word := range []string{"list_plans", "read_plan", "write_plan", "delete_plan", "update_plan_step", "last_known_revision", "call ", "since_revision"} {
 			assert.NotContains(t, r.stderr, word, "%v", c.args)
 		}
 	}
@@ -56,4 +65,15 @@ func TestWrongDirSuggestsPlansFolder(t *testing.T) {
 	assert.Equal(t, "planctl: not_found: no plan named ship in "+root+", but its plans folder has one: use -dir "+dir+"\n", r.stderr)
 	r = planctl(t, "-dir", t.TempDir(), "list")
 	assert.Equal(t, exitOK, r.code, "an empty folder with no plans folder is just empty")
+}
+
+// Refusals that no planctl command meets today still read in planctl's words, should one do.
+func TestDescribeStepHeldAndNotApproved(t *testing.T) {
+	c := &cli{command: "status", args: []string{"ship", "done"}}
+	msg, exit := c.describe(&plan.Error{Code: plan.CodeStepHeld, Reason: plan.ReasonStepHeld, Name: "ship", Step: 3, Agent: "worker-1"})
+	assert.Equal(t, exitFailed, exit)
+	assert.Equal(t, "step 3 of ship is held by worker-1; `planctl take ship 3 -to WHO` hands it over, `planctl take ship 3` releases it", msg)
+	msg, exit = c.describe(&plan.Error{Code: plan.CodeNotApproved, Reason: plan.ReasonNotApproved, Name: "ship"})
+	assert.Equal(t, exitFailed, exit)
+	assert.Equal(t, "ship is not approved; review it with `planctl show ship`, then `planctl approve ship -rev N`", msg)
 }

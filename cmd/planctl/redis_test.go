@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -86,4 +87,39 @@ func TestRedisUnreachable(t *testing.T) {
 	r = planctl(t, "-prefix", "p:", "list")
 	assert.Equal(t, exitUsage, r.code)
 	assert.Contains(t, r.stderr, "-prefix applies with -redis only")
+}
+
+// approve, log, diff, take and revoke work on plans kept in Redis as on a folder.
+func TestRedisApproveLogDiffTake(t *testing.T) {
+	args := redisArgs(t)
+	with := func(more ...string) []string { return append(append([]string{}, args...), more...) }
+	r := planctlWithInput(t, shipBody, with("import", "ship", "-")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+
+	r = planctl(t, with("take", "ship", "3", "-to", "worker-1")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "ship: step 3 (Tag) is now held by worker-1; revision 2\n", r.stdout)
+	r = planctl(t, with("approve", "ship", "-rev", "1", "-by", "alice")...)
+	assert.Equal(t, exitConflict, r.code)
+	assert.Contains(t, r.stderr, "See what changed with `planctl diff ship 1 2`, then approve with -rev 2\n")
+	r = planctl(t, with("diff", "ship", "1", "2")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "\n-- [ ] Tag\n+- [~] Tag (@worker-1)\n")
+	r = planctl(t, with("approve", "ship", "-rev", "2", "-by", "alice")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "ship: revision 2 approved by alice; the plan is now at revision 3\n", r.stdout)
+	r = planctl(t, with("show", "ship")...)
+	assert.Contains(t, r.stdout, "\napproval: approved at r2 by alice, ")
+	assert.Contains(t, r.stdout, "\nheld:     step 2 by nobody; step 3 by worker-1\n")
+
+	r = planctl(t, with("revoke", "ship")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctl(t, with("log", "ship")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	got := lines(r.stdout)
+	require.Len(t, got, 5, r.stdout)
+	for i, action := range []string{"revoke", "approve r2", "step", "write"} {
+		assert.Regexp(t, `^`+strconv.Itoa(4-i)+`\s+\S+ \S+\s+`+action+`\s`, got[i+1])
+	}
+	assert.Contains(t, got[2], " alice ")
 }

@@ -80,7 +80,7 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 		}
 	}
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl",
-		OnChange: func(_ context.Context, ch plan.Change) { c.created = ch.Created }})
+		OnChange: func(_ context.Context, ch plan.Change) { c.created, c.changed = ch.Created, true }})
 	if err != nil {
 		closeBackend()
 		return nil, &cliError{msg: fmt.Sprintf("-dir %s cannot be a plans folder: %v", c.dir, err), exit: exitUsage}

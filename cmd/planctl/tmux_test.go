@@ -129,4 +129,15 @@ func TestWatchInTmux(t *testing.T) {
 	tm.run("send-keys", "-t", "w", "C-c")
 	tm.typeLine("echo exit=$?") // may be echoed before the prompt is back: only its output counts
 	waitFor(t, "screen", tm.screen, `(?m)exit=0$`)
+
+	// The person approves what they saw, as $USER, and reads it back in the log.
+	tm.typeLine("clear; USER=alice planctl -dir " + dir + " approve ship -rev 4; planctl -dir " + dir + " log ship")
+	screen = waitFor(t, "screen", tm.screen, `(?m)^1 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +write +planctl +draft *$`)
+	assert.Regexp(t, `(?m)^ship: revision 4 approved by alice; the plan is now at revision 5 *$`, screen)
+	assert.Regexp(t, `(?m)^REV +TIME +ACTION +BY +STATUS *\n5 +\S+ \S+ +approve r4 +alice +in-progress *\n4 +\S+ \S+ +write +worker +in-progress *$`, screen)
+	p, err := agent.Get(ctx, "ship")
+	require.NoError(t, err)
+	require.NotNil(t, p.Approval)
+	assert.Equal(t, "alice", p.Approval.By)
+	assert.EqualValues(t, 4, p.Approval.Revision)
 }

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/einoplan/plan"
+)
+
+// log prints the kept revisions of a plan, newest first, one line each. An approval is
+// shown with its approver and the revision approved, read from that revision itself.
+func (c *cli) log(args []string) error {
+	name := args[0]
+	revs, err := c.store.History(c.ctx, name)
+	if err != nil {
+		return err
+	}
+	if c.jsonOut {
+		return c.writeJSON(revs)
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REV\tTIME\tACTION\tBY\tSTATUS")
+	for _, r := range revs {
+		action, by := string(r.Action), r.Author
+		if action == "" {
+			action = "?"
+		}
+		if r.Action == plan.ActionApprove {
+			if p, err := c.store.GetRevision(c.ctx, name, r.Revision); err == nil && p.Approval != nil {
+				action = fmt.Sprintf("approve r%d", p.Approval.Revision)
+				by = p.Approval.By
+			}
+		}
+		if by == "" {
+			by = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Revision, r.UpdatedAt.Local().Format(time.DateTime),
+			action, clip(oneLine(by), 30), clip(oneLine(r.Status), 30))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if oldest := revs[len(revs)-1].Revision; oldest > 1 {
+		fmt.Fprintf(c.stdout, "revisions before %d are no longer kept\n", oldest)
+	}
+	return nil
+}
+
+// diff prints what changed between two kept revisions: FROM defaults to the revision
+// before TO, TO to the current revision.
+func (c *cli) diff(args []string) error {
+	name := args[0]
+	var bounds [2]int64
+	for i, a := range args[1:] {
+		n, err := strconv.ParseInt(a, 10, 64)
+		if err != nil || n < 1 {
+			return &cliError{exit: exitUsage, msg: fmt.Sprintf(
+				"%s is not a revision: give a revision number, as `planctl log %s` lists them", a, name)}
+		}
+		bounds[i] = n
+	}
+	from, to := bounds[0], bounds[1]
+	if to == 0 {
+		cur, err := c.store.Get(c.ctx, name)
+		if err != nil {
+			return err
+		}
+		to = cur.Revision
+	}
+	if from == 0 {
+		if to == 1 {
+			return &cliError{exit: exitFailed, msg: fmt.Sprintf(
+				"%s has no revision before revision 1 to compare with; `planctl show %s` prints it", name, name)}
+		}
+		from = to - 1
+	}
+	out, err := c.store.Diff(c.ctx, name, from, to)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		fmt.Fprintf(c.stdout, "%s: revisions %d and %d have the same title, status, author and body\n", name, from, to)
+		return nil
+	}
+	_, err = io.WriteString(c.stdout, renderDiff(out, c.color))
+	return err
+}
+
+// ANSI colours of diff lines.
+const (
+	colorAdded   = "\x1b[32m"
+	colorRemoved = "\x1b[31m"
+	colorHunk    = "\x1b[36m"
+	colorBold    = "\x1b[1m"
+)
+
+// renderDiff makes diff safe for a terminal, as renderBody does, and with color colours
+// its lines as diff(1) users expect.
+func renderDiff(diff string, color bool) string {
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	inHunks := false // past the first @@ line, where every +/- line is a body line
+	for i, line := range lines {
+		line = printable(line, '?')
+		inHunks = inHunks || strings.HasPrefix(line, "@@ ")
+		if color {
+			code := ""
+			switch {
+			case !inHunks && (strings.HasPrefix(line, "+++ ") || strings.HasPrefix(line, "--- ")):
+				code = colorBold
+			case strings.HasPrefix(line, "+"):
+				code = colorAdded
+			case strings.HasPrefix(line, "-"):
+				code = colorRemoved
+			case strings.HasPrefix(line, "@@ "):
+				code = colorHunk
+			}
+			if code != "" {
+				line = code + line + colorReset
+			}
+		}
+		lines[i] = line
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

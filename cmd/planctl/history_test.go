@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+// agentStore is the Store of an agent's process on the plans folder dir, as a program using
+// plan.NewLocalBackend(ROOT) with the default BaseDir has it.
+func agentStore(t *testing.T, dir, author string) *plan.Store {
+	t.Helper()
+	backend, err := plan.NewLocalBackend(filepath.Dir(dir))
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend, DefaultAuthor: author})
+	require.NoError(t, err)
+	return s
+}
+
+// lines splits output into its lines.
+func lines(out string) []string { return strings.Split(strings.TrimSuffix(out, "\n"), "\n") }
+
+// shipAtRev3 is newDir's plan after a person set its status (revision 2) and worker-1
+// completed step 2 (revision 3).
+func shipAtRev3(t *testing.T) (string, *plan.Store) {
+	t.Helper()
+	dir := newDir(t)
+	require.Equal(t, exitOK, planctl(t, "-dir", dir, "status", "ship", "in-progress").code)
+	agent := agentStore(t, dir, "worker")
+	_, _, err := agent.MoveStep(context.Background(), plan.StepMove{Name: "ship", Step: 2, State: plan.StepCompleted, By: "worker-1"})
+	require.NoError(t, err)
+	return dir, agent
+}
+
+func TestLog(t *testing.T) {
+	dir, _ := shipAtRev3(t)
+	r := planctl(t, "-dir", dir, "log", "ship")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Empty(t, r.stderr)
+	got := lines(r.stdout)
+	require.Len(t, got, 4, r.stdout)
+	assert.Regexp(t, `^REV\s+TIME\s+ACTION\s+BY\s+STATUS$`, got[0])
+	const when = `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`
+	assert.Regexp(t, `^3\s+`+when+`\s+step\s+worker-1\s+in-progress$`, got[1])
+	assert.Regexp(t, `^2\s+`+when+`\s+status\s+planctl\s+in-progress$`, got[2])
+	assert.Regexp(t, `^1\s+`+when+`\s+write\s+planctl\s+draft$`, got[3])
+
+	r = planctl(t, "-dir", dir, "log", "ship", "-json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	var revs []plan.Revision
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &revs))
+	require.Len(t, revs, 3)
+	for i, want := range []plan.Action{plan.ActionStep, plan.ActionStatus, plan.ActionWrite} {
+		assert.EqualValues(t, 3-i, revs[i].Revision)
+		assert.Equal(t, want, revs[i].Action)
+	}
+
+	r = planctl(t, "-dir", dir, "log", "nope")
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Contains(t, r.stderr, "planctl: not_found: no plan named nope")
+}
+
+// A revision the history no longer holds is left out of log, said so, and refused by diff.
+func TestLogAndDiffOfARevisionNoLongerKept(t *testing.T) {
+	dir, _ := shipAtRev3(t)
+	entries, err := filepath.Glob(filepath.Join(dir, ".history", "ship", "1-*"))
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	require.NoError(t, os.Remove(entries[0]))
+
+	r := planctl(t, "-dir", dir, "log", "ship")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	got := lines(r.stdout)
+	require.Len(t, got, 4, r.stdout)
+	assert.Regexp(t, `^2\s`, got[2])
+	assert.Equal(t, "revisions before 2 are no longer kept", got[3])
+
+	r = planctl(t, "-dir", dir, "diff", "ship", "1", "3")
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Equal(t, "planctl: not_found: revision 1 of ship is no longer kept (it is at revision 3); "+
+		"`planctl log ship` lists the kept revisions\n", r.stderr)
+}
+
+func TestDiff(t *testing.T) {
+	dir, _ := shipAtRev3(t)
+	// Defaults: the revision before the current one, to the current one.
+	r := planctl(t, "-dir", dir, "diff", "ship")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "--- ship@2\n+++ ship@3\n@@ -1,5 +1,5 @@\n # Ship 2.0\n - [x] Freeze\n-- [~] Test\n+- [x] Test\n - [ ] Tag\n - [-] Blog post\n", r.stdout)
+	assert.NotContains(t, r.stdout, "\x1b[", "no colours when stdout is not a terminal")
+
+	r = planctl(t, "-dir", dir, "diff", "ship", "1")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "status: \"draft\" -> \"in-progress\"\n--- ship@1\n+++ ship@3\n"), r.stdout)
+
+	r = planctl(t, "-dir", dir, "diff", "ship", "1", "2")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "status: \"draft\" -> \"in-progress\"\n", r.stdout)
+
+	r = planctl(t, "-dir", dir, "diff", "ship", "3", "1")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "status: \"in-progress\" -> \"draft\"\n--- ship@3\n+++ ship@1\n")
+
+	r = planctl(t, "-dir", dir, "diff", "ship", "2", "2")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "ship: revisions 2 and 2 have the same title, status, author and body\n", r.stdout)
+
+	r = planctl(t, "-dir", dir, "diff", "ship", "9")
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Equal(t, "planctl: not_found: ship has no revision 9 yet: it is at revision 3\n", r.stderr)
+
+	for _, bad := range []string{"0", "x", "1.5"} {
+		r = planctl(t, "-dir", dir, "diff", "ship", "1", bad)
+		assert.Equal(t, exitUsage, r.code, bad)
+		assert.Contains(t, r.stderr, "is not a revision: give a revision number, as `planctl log ship` lists them", bad)
+	}
+	r = planctl(t, "-dir", dir, "diff", "ship", "1", "2", "3")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "diff takes 1 to 3 arguments: planctl diff NAME [FROM [TO]]")
+}
+
+func TestDiffOfAFirstRevision(t *testing.T) {
+	dir := newDir(t)
+	r := planctl(t, "-dir", dir, "diff", "ship")
+	assert.Equal(t, exitFailed, r.code)
+	assert.Equal(t, "planctl: ship has no revision before revision 1 to compare with; `planctl show ship` prints it\n", r.stderr)
+	assert.Equal(t, exitNotFound, planctl(t, "-dir", dir, "diff", "nope").code)
+}
+
+func TestRenderDiff(t *testing.T) {
+	diff := "status: \"a\" -> \"b\"\n--- p@1\n+++ p@2\n@@ -1,2 +1,2 @@\n keep\n--- gone \x1b[2J\n+++ new\n"
+	assert.Equal(t, "status: \"a\" -> \"b\"\n--- p@1\n+++ p@2\n@@ -1,2 +1,2 @@\n keep\n--- gone ?[2J\n+++ new\n", renderDiff(diff, false))
+	colored := renderDiff(diff, true)
+	assert.Contains(t, colored, "status: \"a\" -> \"b\"\n\x1b[1m--- p@1\x1b[0m\n\x1b[1m+++ p@2\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@\x1b[0m\n keep\n")
+	assert.Contains(t, colored, "\n\x1b[31m--- gone ?[2J\x1b[0m\n\x1b[32m+++ new\x1b[0m\n", "body lines after the first hunk are body lines")
+}
