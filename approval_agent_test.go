@@ -175,7 +175,7 @@ func TestApprovalApproved(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, hist, 3)
 	assert.Equal(t, plan.ActionApprove, hist[1].Action)
-	assert.Equal(t, "planner", hist[1].Author, "the approval is written by the agent's tool call")
+	assert.Equal(t, "ana", hist[1].Author, "the history names the person who approved, not the agent that asked")
 }
 
 func TestApprovalRejectedThenRevisedAndApproved(t *testing.T) {

@@ -261,3 +261,28 @@ func TestApprovalGateIsAtomic(t *testing.T) {
 	assert.Equal(t, steps, moves)
 	t.Logf("%d revoke/approve pairs during %d step moves", toggles, moves)
 }
+
+// The history names who approved, who revoked (WithActor) and who handed a step over.
+func TestHistoryNamesApproverRevokerAndTakeover(t *testing.T) {
+	ctx := context.Background()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), DefaultAuthor: "planner"})
+	require.NoError(t, err)
+	body := "# Ship\n- [ ] build\n"
+	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: &body})
+	require.NoError(t, err)
+	_, err = s.Approve(ctx, "ship", 1, "ana")
+	require.NoError(t, err)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 1, State: plan.StepInProgress, By: "worker-1"})
+	require.NoError(t, err)
+	_, _, err = s.TakeOverStep(plan.WithActor(ctx, "bob"), "ship", 1, "worker-2")
+	require.NoError(t, err)
+	_, err = s.Revoke(plan.WithActor(ctx, "carl"), "ship")
+	require.NoError(t, err)
+	h, err := s.History(ctx, "ship")
+	require.NoError(t, err)
+	var who []string
+	for _, r := range h {
+		who = append(who, string(r.Action)+":"+r.Author)
+	}
+	assert.Equal(t, []string{"revoke:carl", "step:bob", "step:worker-1", "approve:ana", "write:planner"}, who)
+}

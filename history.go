@@ -453,10 +453,14 @@ func (s *Store) changesSince(ctx context.Context, name string, since int64) (cur
 	return cur, old, err
 }
 
-// actorKey marks a context with the agent that makes the changes it carries.
+// actorKey marks a context with who makes the changes it carries.
 type actorKey struct{}
 
-func withActor(ctx context.Context, name string) context.Context {
+// WithActor returns ctx marked with who makes the Store changes made with it: a person
+// using a host program, say. The history records name as who made each change (but an
+// approval, which names its approver), MoveStep holds steps under it when given no name of
+// its own, and a plan created without an author gets it. Tool calls carry the agent that makes them; "" leaves ctx unchanged.
+func WithActor(ctx context.Context, name string) context.Context {
 	if name == "" {
 		return ctx
 	}

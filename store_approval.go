@@ -26,6 +26,7 @@ func (s *Store) Approve(ctx context.Context, name string, rev int64, by string) 
 	if rev < 1 {
 		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonRevisionNegative, Field: pRevision.name, Revision: rev})
 	}
+	ctx = WithActor(ctx, by) // the history names the approver
 	p, err := s.mutate(ctx, ActionApprove, name, &rev, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
@@ -51,6 +52,7 @@ func (s *Store) approveContent(ctx context.Context, name string, rev int64, cont
 	if err := s.checkContent(content); err != nil {
 		return nil, err
 	}
+	ctx = WithActor(ctx, by)
 	p, err := s.mutate(ctx, ActionApprove, name, &rev, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
@@ -67,8 +69,8 @@ func (s *Store) approveContent(ctx context.Context, name string, rev int64, cont
 	return p, nil
 }
 
-// Revoke withdraws a plan's approval. A plan that is not approved is returned as it is,
-// without a write.
+// Revoke withdraws a plan's approval; the history names the context's actor (WithActor) as
+// who did. A plan that is not approved is returned as it is, without a write.
 func (s *Store) Revoke(ctx context.Context, name string) (*Plan, error) {
 	var unchanged *Plan
 	p, err := s.mutate(ctx, ActionRevoke, name, nil, func(cur *Plan) (*Plan, error) {

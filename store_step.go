@@ -43,8 +43,8 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 	by := m.By
 	if by == "" {
 		by = actorOf(ctx)
-	} else {
-		ctx = withActor(ctx, by) // the history names who moved it
+	} else if actorOf(ctx) == "" {
+		ctx = WithActor(ctx, by) // the history names who moved it
 	}
 	claim := stepClaim{by: HolderName(by), takeover: m.Takeover}
 	var step Step
@@ -85,7 +85,7 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 }
 
 // TakeOverStep hands step number of a plan to holder, for hosts whose agent stopped working
-// on it: a step in progress changes holder ("" releases it, leaving it in progress and held
+// on it (the history names the context's actor, see WithActor, else holder): a step in progress changes holder ("" releases it, leaving it in progress and held
 // by nobody), a pending step is moved to in_progress and held by holder.
 func (s *Store) TakeOverStep(ctx context.Context, name string, number int, holder string) (*Plan, Step, error) {
 	return s.MoveStep(ctx, StepMove{Name: name, Step: number, State: StepInProgress, By: holder, Takeover: true})

@@ -73,7 +73,7 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	if t.env.listens != nil && t.env.listens(ctx) {
 		ctx = withChangeSink(ctx, t.env.sink) // otherwise no Change is computed at all
 	}
-	ctx = withActor(ctx, t.env.agent(ctx))
+	ctx = WithActor(ctx, t.env.agent(ctx))
 	out, err := t.spec.run(ctx, t.env, a)
 	if ie, ok := asInterrupt(err); ok {
 		return "", ie // Eino pauses the run here; the call is run again on resume
