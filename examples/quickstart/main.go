@@ -54,21 +54,31 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 	if err != nil {
 		return err
 	}
-	teammateEdit := func([]*schema.Message) *schema.Message {
-		// Runs on the agent's goroutine: it writes to the store, never to w.
-		if _, err := store.Put(ctx, plan.Update{Name: "release", Title: "Release 2.0 (final)"}); err != nil {
-			panic(err)
+	// The teammate's edits run on the agent's goroutine, between two model turns: they write
+	// to the store, never to w.
+	teammate := func(edit plan.Update, next plantest.Turn) plantest.Turn {
+		return func(in []*schema.Message) *schema.Message {
+			if _, err := store.Put(ctx, edit); err != nil {
+				panic(err)
+			}
+			return next(in)
 		}
-		return plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md","last_known_revision":2}`)(nil)
 	}
+	withDocs := strings.Replace(releasePlan, "- [ ] Run the preflight checks", "- [ ] Update the docs\n- [ ] Run the preflight checks", 1)
+	withDocs = strings.Replace(withDocs, "- [ ] Write the changelog", "- [x] Write the changelog — see CHANGES.md", 1)
 	model := plantest.NewScriptedModel(
 		plantest.CallTool("list_plans", `{}`),
 		plantest.CallTool("write_plan", `{"name":"release","content":`+jsonString(releasePlan)+`,"last_known_revision":0}`),
 		plantest.CallTool("set_plan_status", `{"name":"release","status":"in-progress","last_known_revision":1}`),
-		teammateEdit,
-		plantest.CallTool("read_plan", `{"name":"release"}`),
-		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md","last_known_revision":3}`),
-		plantest.Answer("Changelog done; preflight checks are next."),
+		// A teammate renames the plan (revision 3); the step move names revision 2 and applies.
+		teammate(plan.Update{Name: "release", Title: "Release 2.0 (final)"},
+			plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md","last_known_revision":2}`)),
+		// A teammate adds a step before step 2 (revision 5): step 2 is no longer what the model means.
+		teammate(plan.Update{Name: "release", Content: &withDocs},
+			plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress","last_known_revision":4}`)),
+		plantest.CallTool("read_plan", `{"name":"release","since_revision":4}`),
+		plantest.CallTool("update_plan_step", `{"name":"release","step":3,"status":"in_progress","last_known_revision":5}`),
+		plantest.Answer("Changelog done; the preflight checks are mine now."),
 	)
 
 	mw, err := plan.New(ctx, &plan.Config{
@@ -120,11 +130,16 @@ func printEvent(w io.Writer, ev *adk.AgentEvent) {
 			fmt.Fprintf(w, "\n→ %s %s\n", tc.Function.Name, eventlog.Shorten(tc.Function.Arguments, 160))
 		}
 	case msg.Role == schema.Tool:
-		if strings.Contains(msg.Content, `"revision_conflict"`) {
+		switch {
+		case strings.Contains(msg.Content, `"revision_conflict"`):
 			fmt.Fprintf(w, "← %s\n", msg.Content)
-			fmt.Fprintln(w, "  Meanwhile a teammate renamed the plan through the Store (revision 3).")
-			fmt.Fprintln(w, "  The write was rejected, nothing changed: the model re-reads and retries.")
-		} else {
+			fmt.Fprintln(w, "  Meanwhile a teammate added a step through the Store (revision 5), so step 2 is")
+			fmt.Fprintln(w, "  another step now: the move was refused and nothing changed. The model catches up.")
+		case strings.Contains(msg.Content, `"revision":4,"step":1`):
+			fmt.Fprintf(w, "← %s\n", eventlog.Shorten(msg.Content, 160))
+			fmt.Fprintln(w, "  Meanwhile a teammate renamed the plan (revision 3): the move named revision 2,")
+			fmt.Fprintln(w, "  and only the title changed since, so it applied.")
+		default:
 			fmt.Fprintf(w, "← %s\n", eventlog.Shorten(msg.Content, 160))
 		}
 	case msg.Role == schema.Assistant:

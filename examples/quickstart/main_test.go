@@ -25,12 +25,16 @@ func checkOutput(t *testing.T, backend plan.Backend) {
 	for _, want := range []string{
 		`→ write_plan`,
 		`"revision":1`,
-		`← {"error":{"code":"revision_conflict"`,
-		"The write was rejected",
-		`"current_revision":3`,
 		"● change: release step → revision 4, 1/3 steps done",
-		"The plan as stored (revision 4, status \"in-progress\", author \"release-bot\")",
+		"only the title changed since, so it applied",
+		`← {"error":{"code":"revision_conflict"`,
+		`"current_revision":5`,
+		"the move was refused and nothing changed",
+		`"changes":"@@`,
+		"● change: release step → revision 6, 1/4 steps done",
+		"The plan as stored (revision 6, status \"in-progress\", author \"release-bot\")",
 		"- [x] Write the changelog — see CHANGES.md",
+		"- [~] Run the preflight checks (@release-bot)",
 	} {
 		require.Contains(t, text, want)
 	}
