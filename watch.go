@@ -55,7 +55,8 @@ func (s *Store) Watch(ctx context.Context) (<-chan Change, error) {
 // last Change, a full buffer, a feed that lost events) first sends one ActionResync and
 // then goes on. A delete carries the last revision the watcher saw. A Change seen from
 // the outside cannot tell a write from a status or step change, so its Action is
-// ActionWrite for every change but a delete; Created means the plan was not listed
+// ActionWrite for every change but a delete and an approval (ActionApprove; a revoked
+// approval is a write, since edits of the body revoke too); Created means the plan was not listed
 // before. A plan whose file stops decoding is neither changed nor deleted until it
 // decodes again or is removed.
 //
@@ -274,6 +275,9 @@ func (w *watcher) observe(e *cachedSummary) (c Change, changed, gap bool) {
 	w.known[name] = e
 	c = Change{Name: name, Action: ActionWrite, Revision: e.summary.Revision, Created: !ok,
 		Title: e.summary.Title, Status: e.summary.Status, Author: e.summary.Author, Progress: e.summary.Progress}
+	if ok && k.summary.Approval == nil && e.summary.Approval != nil && e.summary.Revision == k.summary.Revision+1 {
+		c.Action = ActionApprove // only an approval gives a plan one
+	}
 	return c, true, ok && e.summary.Revision != k.summary.Revision && e.summary.Revision != k.summary.Revision+1
 }
 

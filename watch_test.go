@@ -423,3 +423,26 @@ func TestWatchRefusesBadOptionsAndFailedFeed(t *testing.T) {
 	assert.Equal(t, CodeBackendError, CodeOf(err))
 	assert.True(t, strings.Contains(err.Error(), "feed unavailable"))
 }
+
+// An approval made through another Store is seen as one, a revoke as a write.
+func TestWatchSeesApprovals(t *testing.T) {
+	b := NewMemoryBackend()
+	mine, other := newWatchStore(t, b), newWatchStore(t, b)
+	ctx := context.Background()
+	_, err := mine.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := mine.WatchWith(wctx, WatchOptions{Interval: 5 * time.Millisecond})
+	require.NoError(t, err)
+	_, err = other.Approve(ctx, "ship", 1, "ana")
+	require.NoError(t, err)
+	c := next(t, ch)
+	assert.Equal(t, ActionApprove, c.Action)
+	assert.EqualValues(t, 2, c.Revision)
+	_, err = other.Revoke(ctx, "ship")
+	require.NoError(t, err)
+	c = next(t, ch)
+	assert.Equal(t, ActionWrite, c.Action)
+	assert.EqualValues(t, 3, c.Revision)
+}
