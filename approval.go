@@ -108,8 +108,8 @@ func (h *approvalHeader) approval(body string, planRevision int64) *Approval {
 
 // settleApproval decides what approval next carries after a change of kind action to cur.
 // Approve and revoke set it themselves. A step move keeps the approval of cur: the Store
-// made that change, marker and note, itself. Any other change keeps it only while the body,
-// markers aside, is what was approved. A new plan is never approved.
+// made that change, marker, note and holder, itself. Any other change keeps it only when it
+// leaves the body as it was (a status, a title). A new plan is never approved.
 func settleApproval(action Action, cur, next *Plan) {
 	if action == ActionApprove || action == ActionRevoke {
 		return
@@ -120,15 +120,13 @@ func settleApproval(action Action, cur, next *Plan) {
 	}
 	keep := *cur.Approval
 	next.Approval = &keep
-	if action == ActionStep || next.Content == cur.Content {
-		return
-	}
-	if approvalHash(next.Content) != approvalHash(cur.Content) {
+	if action != ActionStep && next.Content != cur.Content {
 		next.Approval = nil
 	}
 }
 
-// stepGateKey marks a context whose step moves need an approved plan (Config.RequireApproval).
+// stepGateKey marks a context whose step moves, and writes that move steps, need an
+// approved plan (Config.RequireApproval).
 type stepGateKey struct{}
 
 func withStepGate(ctx context.Context) context.Context {
@@ -157,6 +155,36 @@ func changeWithApproval(ctx context.Context, action Action, name string, cur *Pl
 	if err != nil {
 		return nil, err
 	}
+	if gated, _ := ctx.Value(stepGateKey{}).(bool); gated && action == ActionWrite && (cur == nil || cur.Approval == nil) && startsSteps(cur, next) {
+		revision := int64(0)
+		if cur != nil {
+			revision = cur.Revision
+		}
+		return nil, fail(Error{Code: CodeNotApproved, Reason: ReasonNotApproved, Name: name, CurrentRevision: revision})
+	}
 	settleApproval(action, cur, next)
 	return next, nil
+}
+
+// startsSteps reports whether a write of next over cur (nil: a create) moves a step on: a
+// step of next in a state other than pending that cur has not in that state, so a plan
+// that is not approved cannot get its steps moved by rewriting it either.
+func startsSteps(cur, next *Plan) bool {
+	had := map[string]int{}
+	key := func(s Step) string { return string(s.State) + "\x00" + stepKey(s) }
+	if cur != nil {
+		for _, s := range ParseSteps(cur.Content) {
+			had[key(s)]++
+		}
+	}
+	for _, s := range ParseSteps(next.Content) {
+		if s.State == StepPending {
+			continue
+		}
+		if had[key(s)] == 0 {
+			return true
+		}
+		had[key(s)]--
+	}
+	return false
 }

@@ -95,9 +95,11 @@ func TestApprovalKeptAndRevoked(t *testing.T) {
 			return err
 		}, true},
 		{"rewrite with markers only changed", func(s *plan.Store) error {
+			// A rewrite is not a step move: marking "drop the database" pending again by
+			// hand, say, must not keep an approval of it as skipped.
 			_, err := s.Put(ctx, plan.Update{Name: "release", Content: str(strings.Replace(approvalPlan, "- [ ]", "- [X]", 1))})
 			return err
-		}, true},
+		}, false},
 		{"the same body again", func(s *plan.Store) error {
 			_, err := s.Put(ctx, plan.Update{Name: "release", Content: str(approvalPlan)})
 			return err

@@ -388,7 +388,11 @@ func (b *LocalBackend) WriteOnce(ctx context.Context, req *WriteRequest) error {
 		return err
 	}
 	defer folder.Close()
-	f, err := folder.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|localOpenNonblock, b.cfg.filePerm)
+	// A fresh name only: anything already there (a link above all) is replaced by Write.
+	f, err := folder.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL|localOpenNonblock, b.cfg.filePerm)
+	if errors.Is(err, fs.ErrExist) {
+		return b.Write(ctx, req)
+	}
 	if err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -146,7 +147,7 @@ func TestStaleMoveOfAStepSomeoneMovedNamesThem(t *testing.T) {
 	require.Nil(t, err)
 	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepCompleted, Note: "shipped", By: "w2", IfRevision: rev(1)})
 	require.NotNil(t, err)
-	assert.Equal(t, plan.ReasonStepMoved, err.Reason)
+	assert.Equal(t, plan.ReasonStepChanged, err.Reason, "moved by a host that named nobody")
 	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepCompleted, By: "w2", IfRevision: rev(1)})
 	require.Nil(t, err, "without a note the move still fits the step's state")
 }
@@ -196,29 +197,41 @@ func TestStaleStatusChangeAppliesWhileTheStatusIsUnchanged(t *testing.T) {
 	assert.Equal(t, plan.CodeRevisionConflict, plan.CodeOf(err), "the status changed since revision 2")
 }
 
-// A holder finishes its step from a revision so old that history no longer has it.
-func TestHolderFinishesItsStepFromARevisionNoLongerKept(t *testing.T) {
-	s, _ := newTeamStore(t, plan.StoreConfig{HistoryLimit: 2})
-	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w1", IfRevision: rev(1)})
-	require.Nil(t, perr)
-	for i := range 3 {
-		_, err := s.SetStatus(context.Background(), "team", fmt.Sprint("s", i), nil)
-		require.NoError(t, err)
-	}
-	_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(2)})
-	require.NotNil(t, perr, "a step it does not hold, from a revision no longer kept")
-	assert.Equal(t, plan.ReasonStale, perr.Reason)
-	_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "w1", IfRevision: rev(2)})
-	require.Nil(t, perr, "its own step")
-}
+// The plan records when its steps last changed, so a stale move needs no history to apply,
+// even from a revision history no longer keeps; after the steps changed it is refused.
+func TestStaleMovesPastTheKeptHistory(t *testing.T) {
+	for _, limit := range []int{2, -1} {
+		t.Run(fmt.Sprint("history ", limit), func(t *testing.T) {
+			ctx := context.Background()
+			s, _ := newTeamStore(t, plan.StoreConfig{HistoryLimit: limit})
+			_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w1", IfRevision: rev(1)})
+			require.Nil(t, perr)
+			for i := range 3 {
+				_, err := s.SetStatus(ctx, "team", fmt.Sprint("s", i), nil)
+				require.NoError(t, err)
+			}
+			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w2", IfRevision: rev(1)})
+			require.Nil(t, perr, "only other steps and the status changed since revision 1")
+			_, _, perr = move(t, s, plan.StepMove{State: plan.StepInProgress, By: "w3", IfRevision: rev(1)})
+			require.Nil(t, perr, "the next free step")
 
-func TestWithoutHistoryEveryStaleChangeConflicts(t *testing.T) {
-	s, _ := newTeamStore(t, plan.StoreConfig{HistoryLimit: -1})
-	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "w1", IfRevision: rev(1)})
-	require.Nil(t, perr)
-	_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w2", IfRevision: rev(1)})
-	require.NotNil(t, perr)
-	assert.Equal(t, plan.ReasonStale, perr.Reason)
+			// A step added on top: every number after it moved.
+			p, err := s.Get(ctx, "team")
+			require.NoError(t, err)
+			body := strings.Replace(p.Content, "# Team\n", "# Team\n- [ ] plan\n", 1)
+			_, err = s.Put(ctx, plan.Update{Name: "team", Content: &body})
+			require.NoError(t, err)
+			for i := range 3 {
+				_, err := s.SetStatus(ctx, "team", fmt.Sprint("t", i), nil)
+				require.NoError(t, err)
+			}
+			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(p.Revision)})
+			require.NotNil(t, perr, "step 2 is w1's step now, but not the step 2 it saw")
+			assert.Equal(t, plan.ReasonStale, perr.Reason)
+			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(p.Revision + 4)})
+			require.Nil(t, perr, "after catching up")
+		})
+	}
 }
 
 func TestHolderTagsReadBack(t *testing.T) {

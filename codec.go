@@ -24,6 +24,11 @@ func EncodePlan(p *Plan) string {
 	b.WriteString(strconv.FormatInt(p.Revision, 10))
 	b.WriteByte('\n')
 	writeHeaderString(&b, "updated_at", p.UpdatedAt.UTC().Format(time.RFC3339Nano))
+	if p.stepsRev > 0 && p.stepsRev < p.Revision { // absent: the steps changed at this revision
+		b.WriteString("steps_revision: ")
+		b.WriteString(strconv.FormatInt(p.stepsRev, 10))
+		b.WriteByte('\n')
+	}
 	writeApproval(&b, p)
 	b.WriteString(headerFence)
 	b.WriteString(p.Content)
@@ -114,6 +119,9 @@ func DecodePlan(name, raw string) (*Plan, error) {
 	}
 	p.Content = rest
 	p.Approval = approval.approval(rest, p.Revision)
+	if p.stepsRev == 0 || p.stepsRev > p.Revision {
+		p.stepsRev = p.Revision
+	}
 	return p, nil
 }
 
@@ -131,6 +139,11 @@ func (p *Plan) setHeader(key, value string) error {
 			return errString("revision is not a non-negative integer")
 		}
 		p.Revision = n
+	case "steps_revision":
+		// Only a hint for judging stale step moves: a bad value is no value.
+		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n > 0 {
+			p.stepsRev = n
+		}
 	case "updated_at":
 		var s string
 		if err := decodeJSONString(value, &s); err != nil {

@@ -92,7 +92,10 @@ func FuzzPlanCodec(f *testing.F) {
 			return
 		}
 		p := &Plan{Name: "fuzz", Title: title, Status: status, Author: author, Revision: revision,
-			UpdatedAt: codecTime(sec, nsec), Content: body}
+			UpdatedAt: codecTime(sec, nsec), Content: body, stepsRev: max(1, revision-nsec%3)}
+		if p.stepsRev > revision {
+			p.stepsRev = revision // a plan at revision 0 records none
+		}
 		enc := EncodePlan(p)
 		got, err := DecodePlan("fuzz", enc)
 		if err != nil {

@@ -209,9 +209,11 @@ var factTexts = map[Reason]string{
 	ReasonUnknownOutcome:    "the plan storage failed during a write to {path}, and whether it was done is unknown",
 	ReasonListLimit:         "the limit is out of range (1 to {limit})",
 	ReasonNotBoolean:        "{field} is not a boolean",
+	ReasonNoteTag:           "the note {value} ends like a holder's tag (@name)",
 	ReasonStepHeld:          "step {step} is held by {agent}",
 	ReasonNoPendingStep:     "no step of plan {name} is pending",
 	ReasonStepMoved:         "step {step} changed since revision {rev}: it is {from} now (by {agent})",
+	ReasonStepChanged:       "step {step} changed since revision {rev}: it is {from} now",
 	ReasonStepsChanged:      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
 	ReasonFileNotUTF8:       "file {path} is not valid UTF-8 text",
 	ReasonFileEmpty:         "file {path} is empty",
@@ -224,6 +226,7 @@ const (
 	ReasonFileNotUTF8 Reason = "file_not_utf8"
 	ReasonFileEmpty   Reason = "file_empty"
 	ReasonNotBoolean  Reason = "not_boolean"
+	ReasonNoteTag     Reason = "note_tag" // a note ending like a holder's tag, "(@name)"
 )
 
 // Reasons of moves on a plan that several agents work on: a step another agent holds; a
@@ -231,6 +234,7 @@ const (
 const (
 	ReasonStepHeld     Reason = "step_held"
 	ReasonStepMoved    Reason = "step_moved"
+	ReasonStepChanged  Reason = "step_changed" // step_moved when the history does not say by whom
 	ReasonStepsChanged Reason = "steps_changed"
 	// No step is pending, so there is no next step to take.
 	ReasonNoPendingStep Reason = "no_pending_step"

@@ -23,7 +23,8 @@ type Revision struct {
 	// Action is the kind of change that made this revision; "" when it is not known (the
 	// entry that recorded it was lost to a race or edited by hand).
 	Action Action `json:"action,omitempty"`
-	// Author is who made the change: the agent whose tool call made it, else the plan's author.
+	// Author is who made the change: the agent whose tool call made it or the actor a host
+	// named (WithActor), else for the first revision the plan's author; "" when unknown.
 	Author    string    `json:"author,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Title     string    `json:"title"`
@@ -121,15 +122,19 @@ func (s *Store) historyOn() bool { return s.historyLimit > 0 }
 // the entry cannot be written. It returns the entry's path.
 func (s *Store) recordBefore(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file string) (string, error) {
 	p := s.historyDir(next.Name) + "/" + entryName(next.Revision, file)
-	return p, s.writeEntry(ctx, p, encodeEntry(file, action, actorOrAuthor(ctx, next), parentOf(cur, raw)))
+	return p, s.writeEntry(ctx, p, encodeEntry(file, action, changedBy(ctx, cur, next), parentOf(cur, raw)))
 }
 
-// actorOrAuthor is who makes a change: the agent of the tool call, else the plan's author.
-func actorOrAuthor(ctx context.Context, next *Plan) string {
+// changedBy is who makes a change: the context's actor (a tool call's agent, WithActor),
+// else for a create the plan's author; "" when nobody says.
+func changedBy(ctx context.Context, cur, next *Plan) string {
 	if by := actorOf(ctx); by != "" {
 		return by
 	}
-	return next.Author
+	if cur == nil {
+		return next.Author
+	}
+	return ""
 }
 
 // parentOf is the hash of the plan file a change builds on; "" for a create.
@@ -464,6 +469,7 @@ func WithActor(ctx context.Context, name string) context.Context {
 	if name == "" {
 		return ctx
 	}
+	name = truncateUTF8(strings.ToValidUTF8(name, "\uFFFD"), maxHeaderField) // it may become an author
 	return context.WithValue(ctx, actorKey{}, name)
 }
 

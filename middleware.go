@@ -57,7 +57,11 @@ type Config struct {
 	Language adk.Language
 	// Role decides who gets plan_template and request_plan_approval; default RoleAuto.
 	Role Role
-	// AgentName is the author recorded on plans this agent creates without an author.
+	// AgentName is who this agent's tool calls act as: the author of plans it creates without
+	// one, who the history says made its changes, and the holder of the steps it moves to
+	// in_progress. A sub-agent's run acts as the agent it was started as (a deep agent's
+	// subagent_type, or the agent tool's name) instead. With no name, steps it takes are
+	// held by nobody.
 	AgentName string
 	// MaxContentBytes caps a plan's body; default 1 MiB (a given Store's own cap otherwise).
 	MaxContentBytes int
@@ -240,13 +244,18 @@ func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.In
 	}, nil
 }
 
+// deepTaskTool is the tool through which a deep agent (adk/prebuilt/deep) starts its
+// sub-agents, naming the one to start in subagent_type.
+const deepTaskTool = "task"
+
 // delegatedAgent names the agent a tool call starts: the subagent_type of a deep agent's
 // task call, else the tool's own name (an agent used as a tool is named after the agent).
+// Only the task tool's argument is read, so a model cannot name itself in another call.
 func delegatedAgent(call *callToken) string {
 	if call == nil {
 		return ""
 	}
-	if strings.Contains(call.args, `"subagent_type"`) {
+	if call.tool == deepTaskTool && strings.Contains(call.args, `"subagent_type"`) {
 		var a struct {
 			SubagentType string `json:"subagent_type"`
 		}

@@ -16,6 +16,9 @@ type Plan struct {
 	Content   string    `json:"content"`
 	// Approval is the approval the current body carries; nil when not approved.
 	Approval *Approval `json:"approval,omitempty"`
+	// stepsRev is the revision at which the list of steps (their text and order) last
+	// changed; 0 when the file does not say.
+	stepsRev int64
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
 	Repaired bool `json:"repaired,omitempty"`

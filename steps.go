@@ -243,7 +243,7 @@ func SetStepState(body string, number int, to StepState, note string) (newBody s
 }
 
 // stepClaim is who moves a step: by holds the steps it moves to in_progress ("" holds
-// nothing and may move any step); takeover lets by move a step someone else holds.
+// nothing); takeover lets by move a step someone else holds.
 type stepClaim struct {
 	by       string
 	takeover bool
@@ -275,6 +275,10 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	})
 	if !found {
 		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepMissing, Field: "step", Step: number, Steps: n})
+	}
+	if _, tag := splitHolder(note); to == StepInProgress && c.by == "" && tag != "" {
+		// The note would end the line and name a holder nobody is.
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNoteTag, Field: "note", Value: note})
 	}
 	holder := holderOf(it.step)
 	if holder != "" && holder != c.by && !c.takeover {

@@ -34,11 +34,14 @@ func splitHolder(text string) (rest, holder string) {
 	if !strings.HasSuffix(text, ")") {
 		return text, ""
 	}
-	i := strings.LastIndex(text, " (@")
+	i, skip := strings.LastIndex(text, " (@"), 3
+	if i < 0 && strings.HasPrefix(text, "(@") {
+		i, skip = 0, 2 // a step with no text of its own
+	}
 	if i < 0 {
 		return text, ""
 	}
-	name := text[i+3 : len(text)-1]
+	name := text[i+skip : len(text)-1]
 	if name == "" || name != HolderName(name) {
 		return text, ""
 	}

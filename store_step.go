@@ -19,13 +19,15 @@ type StepMove struct {
 	// older than the plan's that is still kept in history moves the step anyway when the
 	// changes since cannot have made the move wrong, because the list of steps (their text
 	// and order) is unchanged and the step itself is unchanged or still allows the move (with
-	// a Note: unchanged, or held by the mover). A revision no longer kept still moves a step
-	// the mover holds. So agents moving different steps never conflict; a move after the
-	// steps were reordered, added or reworded is refused.
+	// a Note: unchanged, or held by the mover). Every plan records the revision at which
+	// its steps last changed, so this needs history only to look at the step itself. So
+	// agents moving different steps never conflict; a move after the steps were reordered,
+	// added or reworded is refused.
 	IfRevision *int64
 	// By is the agent moving the step: a step it moves to in_progress ends with its tag
-	// " (@By)" and is held by it. "" means the agent of the context (a tool call's); with
-	// none, the move holds nothing and may move any step.
+	// " (@By)" and is held by it. "" means the actor of the context (a tool call's agent, or
+	// WithActor); with none, the move holds nothing, and moves a step someone holds only
+	// with Takeover.
 	By string
 	// Takeover moves a step that another agent holds; with State in_progress it hands the
 	// step to By (to nobody when By is "").
@@ -37,16 +39,28 @@ type StepMove struct {
 // CodeRevisionConflict unless the move commutes with the changes since (see StepMove). It
 // returns the plan and the updated step.
 func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
-	if err := checkHeaderField(pNote.name, m.Note); err != nil {
-		return nil, Step{}, err
-	}
 	by := m.By
 	if by == "" {
 		by = actorOf(ctx)
 	} else if actorOf(ctx) == "" {
 		ctx = WithActor(ctx, by) // the history names who moved it
 	}
-	claim := stepClaim{by: HolderName(by), takeover: m.Takeover}
+	return s.moveStep(ctx, m, stepClaim{by: HolderName(by), takeover: m.Takeover})
+}
+
+// TakeOverStep hands step number of a plan to holder, for hosts whose agent stopped working
+// on it: a step in progress changes holder ("" releases it, leaving it in progress and held
+// by nobody), a pending step is moved to in_progress and held by holder. The history names
+// the context's actor (WithActor) as who did it.
+func (s *Store) TakeOverStep(ctx context.Context, name string, number int, holder string) (*Plan, Step, error) {
+	m := StepMove{Name: name, Step: number, State: StepInProgress, By: holder, Takeover: true}
+	return s.moveStep(ctx, m, stepClaim{by: HolderName(holder), takeover: true})
+}
+
+func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Plan, Step, error) {
+	if err := checkHeaderField(pNote.name, m.Note); err != nil {
+		return nil, Step{}, err
+	}
 	var step Step
 	p, err := s.mutateCommuting(ctx, ActionStep, m.Name, m.IfRevision, s.stepCommutes(m, claim), func(cur *Plan) (*Plan, error) {
 		if cur == nil {
@@ -84,13 +98,6 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 	return p, step, nil
 }
 
-// TakeOverStep hands step number of a plan to holder, for hosts whose agent stopped working
-// on it (the history names the context's actor, see WithActor, else holder): a step in progress changes holder ("" releases it, leaving it in progress and held
-// by nobody), a pending step is moved to in_progress and held by holder.
-func (s *Store) TakeOverStep(ctx context.Context, name string, number int, holder string) (*Plan, Step, error) {
-	return s.MoveStep(ctx, StepMove{Name: name, Step: number, State: StepInProgress, By: holder, Takeover: true})
-}
-
 func nextOf(steps []Step) *Step {
 	if n, ok := NextStep(steps); ok {
 		return &n
@@ -110,80 +117,107 @@ func nextAfter(steps []Step, number int) *Step {
 	return nextOf(steps)
 }
 
-// rebase decides a change whose ifRevision want is older than cur: commutes judges it
-// against revision want when that revision is kept; otherwise the stale error stands.
+// rebase decides a change whose ifRevision want is older than cur: commutes judges it, and
+// when it cannot (errUnknownBase) the stale error stands.
 func (s *Store) rebase(ctx context.Context, cur *Plan, curRaw string, want int64, commutes commuteFunc, stale error) error {
 	var e *Error
-	if commutes == nil || cur == nil || !s.historyOn() || !errors.As(stale, &e) || e.Reason != ReasonStale {
+	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != ReasonStale {
 		return stale
 	}
-	base, err := s.revisionAt(ctx, cur, curRaw, want)
-	if CodeOf(err) == CodeNotFound {
-		base = nil
-	} else if err != nil {
-		return err
-	}
-	if err := commutes(ctx, base, cur, curRaw); err != errUnknownBase {
+	if err := commutes(ctx, want, cur, curRaw); err != errUnknownBase {
 		return err
 	}
 	return stale
 }
 
-// errUnknownBase: a commuteFunc cannot judge a change whose base revision is no longer kept.
+// errUnknownBase: a commuteFunc cannot judge a change against the revision it was based on.
 var errUnknownBase = errString("the revision a change was based on is no longer kept")
+
+// keptRevisionOf is revision want of the plan at cur while history keeps it, else nil.
+func (s *Store) keptRevisionOf(ctx context.Context, cur *Plan, curRaw string, want int64) (*Plan, error) {
+	base, err := s.revisionAt(ctx, cur, curRaw, want)
+	if CodeOf(err) == CodeNotFound {
+		return nil, nil
+	}
+	return base, err
+}
 
 // statusUnchanged lets a status change made on an older revision through while nobody has
 // changed the status since.
-func statusUnchanged(_ context.Context, base, cur *Plan, _ string) error {
-	if base == nil {
+func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *Plan, curRaw string) error {
+	base, err := s.keptRevisionOf(ctx, cur, curRaw, want)
+	if err != nil {
+		return err
+	}
+	if base == nil || base.Status != cur.Status {
 		return errUnknownBase
 	}
-	if base.Status == cur.Status {
-		return nil
-	}
-	return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStale, Name: cur.Name, CurrentRevision: cur.Revision, Revision: base.Revision})
+	return nil
 }
 
-// stepCommutes judges a step move made on revision base against the plan now (StepMove).
+// stepCommutes judges a step move made on revision want against the plan now (StepMove).
+// The list of steps is known unchanged since want when the plan's steps revision is not
+// newer, without reading history; history is read only to compare the step itself (a
+// note, a move its state no longer allows) or when the steps revision is unknown.
 func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
-	return func(ctx context.Context, base, cur *Plan, curRaw string) error {
+	return func(ctx context.Context, want int64, cur *Plan, curRaw string) error {
 		if m.Step == 0 {
 			return nil // the next free step, chosen from the plan as it is
 		}
 		now := ParseSteps(cur.Content)
-		if base == nil {
-			// Long ago: only a step the mover holds is surely the one it means.
-			if c.by != "" && m.Step >= 1 && m.Step <= len(now) && now[m.Step-1].Holder == c.by {
-				return nil
+		var base *Plan
+		loadBase := func() error {
+			var err error
+			if base == nil {
+				base, err = s.keptRevisionOf(ctx, cur, curRaw, want)
 			}
-			return errUnknownBase
+			return err
 		}
-		was := ParseSteps(base.Content)
-		if !sameStepList(was, now) {
-			return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: base.Revision})
+		if cur.stepsRev == 0 || cur.stepsRev > want {
+			if err := loadBase(); err != nil {
+				return err
+			}
+			if base == nil {
+				return errUnknownBase
+			}
+			if !sameStepList(ParseSteps(base.Content), now) {
+				return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: want})
+			}
 		}
-		if m.Step < 1 || m.Step > len(now) {
+		if m.Step > len(now) {
 			return nil // setStep names the missing step
 		}
-		b, n := was[m.Step-1], now[m.Step-1]
-		mine := c.by != "" && n.Holder == c.by
+		n := now[m.Step-1]
 		switch {
-		case b.State == n.State && b.Text == n.Text, mine:
-			return nil
+		case c.by != "" && n.Holder == c.by:
+			return nil // its own step
 		case n.Holder != "" && !c.takeover:
 			return nil // setStep refuses it as held
 		case m.Note == "" && (CheckTransition(n.State, m.State) == nil || c.takeover && n.State == StepInProgress && m.State == StepInProgress):
 			return nil
 		}
-		return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
-			Revision: base.Revision, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, curRaw, base.Revision, m.Step), Next: nextAfter(now, m.Step)})
+		if err := loadBase(); err != nil {
+			return err
+		}
+		if base == nil {
+			return errUnknownBase
+		}
+		if was := ParseSteps(base.Content); m.Step <= len(was) && was[m.Step-1].State == n.State && was[m.Step-1].Text == n.Text {
+			return nil // the step itself is unchanged: setStep judges the move
+		}
+		e := Error{Code: CodeRevisionConflict, Reason: ReasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
+			Revision: want, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, curRaw, want, m.Step), Next: nextAfter(now, m.Step)}
+		if e.Agent == "" {
+			e.Reason = ReasonStepChanged
+		}
+		return fail(e)
 	}
 }
 
 // sameStepList reports whether the steps now are those of was, in the same order and
 // nesting: each with the same text, or, for a step whose state changed, with the text the
-// Store's moves give it (a note appended after " — ", a holder's tag); a takeover changes
-// only the tag of a step in progress.
+// Store's moves give it (a note appended after " — ", a holder's tag), as for a step whose
+// holder changed (a takeover).
 func sameStepList(was, now []Step) bool {
 	if len(was) != len(now) {
 		return false
@@ -197,7 +231,8 @@ func sameStepList(was, now []Step) bool {
 			continue
 		}
 		rest, ok := strings.CutPrefix(n.Text, stepKey(b))
-		if n.State == b.State || !ok || !(strings.HasPrefix(rest, stepNoteSep) || strings.HasPrefix(rest, " (@")) {
+		moved := n.State != b.State || n.Holder != b.Holder
+		if !moved || !ok || !(strings.HasPrefix(rest, stepNoteSep) || strings.HasPrefix(rest, " (@")) {
 			return false
 		}
 	}
@@ -214,11 +249,11 @@ func stepKey(s Step) string {
 }
 
 // whoMoved names the agent whose change first altered step number after revision since,
-// from the kept history; else the agent of the latest change.
+// from the kept history; "" when the history does not say.
 func (s *Store) whoMoved(ctx context.Context, cur *Plan, curRaw string, since int64, number int) string {
 	kept, err := s.verifiedHistory(ctx, cur, curRaw, since)
-	if err != nil || len(kept) == 0 {
-		return cur.Author
+	if err != nil {
+		return ""
 	}
 	var prev *Step
 	for i := len(kept) - 1; i >= 0; i-- {
@@ -236,5 +271,5 @@ func (s *Store) whoMoved(ctx context.Context, cur *Plan, curRaw string, since in
 		}
 		prev = &st
 	}
-	return kept[0].entry.by
+	return ""
 }

@@ -61,6 +61,19 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 	return p, nil
 }
 
+// stepsRevision is the revision at which next's list of steps (their text and order) last
+// changed: a step move never changes it; any other change keeps cur's unless its body's
+// steps differ. A plan that does not record it counts as changed now.
+func stepsRevision(action Action, cur, next *Plan) int64 {
+	if cur == nil || cur.stepsRev == 0 {
+		return next.Revision
+	}
+	if action == ActionStep || next.Content == cur.Content || sameStepList(ParseSteps(cur.Content), ParseSteps(next.Content)) {
+		return cur.stepsRev
+	}
+	return next.Revision
+}
+
 func keepUnlessEmpty(field *string, value string) {
 	if value != "" {
 		*field = value
@@ -76,7 +89,7 @@ func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *
 	if err := checkHeaderField("status", status); err != nil {
 		return nil, err
 	}
-	p, err := s.mutateCommuting(ctx, ActionStatus, name, ifRevision, statusUnchanged, func(cur *Plan) (*Plan, error) {
+	p, err := s.mutateCommuting(ctx, ActionStatus, name, ifRevision, s.statusUnchanged, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
 		}
@@ -156,10 +169,10 @@ func (s *Store) mutate(ctx context.Context, action Action, name string, ifRevisi
 	return s.mutateCommuting(ctx, action, name, ifRevision, nil, change)
 }
 
-// commuteFunc decides whether a change based on revision base (kept in history; nil when no
-// longer kept) may still be applied to cur: nil applies it, an error refuses it, and
-// errUnknownBase leaves the revision check's refusal standing.
-type commuteFunc func(ctx context.Context, base, cur *Plan, curRaw string) error
+// commuteFunc decides whether a change based on the older revision want may still be
+// applied to cur: nil applies it, an error refuses it, and errUnknownBase leaves the
+// revision check's refusal standing.
+type commuteFunc func(ctx context.Context, want int64, cur *Plan, curRaw string) error
 
 // mutateCommuting is mutate for a change that commutes with some others: when ifRevision is
 // older than the plan and still kept, commutes decides instead of the revision check.
@@ -208,6 +221,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	}
 	next.Revision = last + 1
 	next.Name = name
+	next.stepsRev = stepsRevision(action, cur, next)
 	next.UpdatedAt = s.now().UTC()
 	var old *string
 	if cur != nil {

@@ -169,4 +169,6 @@ How to check the result (tests to run, outputs to inspect).
 	"err.no_decision":                "no decision was given on plan {name}; it is not approved. Call request_plan_approval again later, or wait for a person",
 	"err.approval_orchestrator_only": "request_plan_approval is for the orchestrator only; wait until a person approves the plan, or tell the orchestrator it needs approval",
 	"err.no_pending_step":            "no step of plan {name} is pending: every step is taken or finished. Check get_plan_status, then finish your own steps or stop",
+	"err.step_changed":               "step {step} changed since revision {rev} and is {from} now, so it cannot become {to}; take next_step instead (current revision {current})",
+	"err.note_tag":                   "the note {value} ends like a holder's tag (@name), which would name a holder; reword its end",
 }

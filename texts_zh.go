@@ -167,4 +167,6 @@ var textsZH = map[string]string{
 	"err.no_decision":                "计划 {name} 没有得到审批决定，仍未获批。请稍后再调用 request_plan_approval，或等待有人处理",
 	"err.approval_orchestrator_only": "request_plan_approval 仅供编排者使用；请等待计划获批，或告知编排者该计划需要审批",
 	"err.no_pending_step":            "计划 {name} 已没有待处理的步骤：所有步骤都已被领取或完成。请查看 get_plan_status，然后完成你自己的步骤或停止",
+	"err.step_changed":               "步骤 {step} 在 revision {rev} 之后已被修改，现在是 {from}，不能再变为 {to}；请改领 next_step（当前 revision {current}）",
+	"err.note_tag":                   "备注 {value} 的结尾像持有者标记 (@名字)，会被当作持有者；请改写结尾",
 }

@@ -74,6 +74,9 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 		ctx = withChangeSink(ctx, t.env.sink) // otherwise no Change is computed at all
 	}
 	ctx = WithActor(ctx, t.env.agent(ctx))
+	if t.env.requireApproval {
+		ctx = withStepGate(ctx) // no step moves on a plan not approved, by any tool
+	}
 	out, err := t.spec.run(ctx, t.env, a)
 	if ie, ok := asInterrupt(err); ok {
 		return "", ie // Eino pauses the run here; the call is run again on resume

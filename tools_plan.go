@@ -117,9 +117,6 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	case number != nil:
 		at = int(*number)
 	}
-	if env.requireApproval {
-		ctx = withStepGate(ctx)
-	}
 	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: at, State: state, Note: note, IfRevision: rev, Takeover: takeover})
 	if err != nil {
 		return nil, err

@@ -34,6 +34,7 @@ func lines(out string) []string { return strings.Split(strings.TrimSuffix(out, "
 func shipAtRev3(t *testing.T) (string, *plan.Store) {
 	t.Helper()
 	dir := newDir(t)
+	t.Setenv("USER", "ana") // planctl acts as the person at the terminal
 	require.Equal(t, exitOK, planctl(t, "-dir", dir, "status", "ship", "in-progress").code)
 	agent := agentStore(t, dir, "worker")
 	_, _, err := agent.MoveStep(context.Background(), plan.StepMove{Name: "ship", Step: 2, State: plan.StepCompleted, By: "worker-1"})
@@ -51,7 +52,7 @@ func TestLog(t *testing.T) {
 	assert.Regexp(t, `^REV\s+TIME\s+ACTION\s+BY\s+STATUS$`, got[0])
 	const when = `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`
 	assert.Regexp(t, `^3\s+`+when+`\s+step\s+worker-1\s+in-progress$`, got[1])
-	assert.Regexp(t, `^2\s+`+when+`\s+status\s+planctl\s+in-progress$`, got[2])
+	assert.Regexp(t, `^2\s+`+when+`\s+status\s+ana\s+in-progress$`, got[2])
 	assert.Regexp(t, `^1\s+`+when+`\s+write\s+planctl\s+draft$`, got[3])
 
 	r = planctl(t, "-dir", dir, "log", "ship", "-json")

@@ -238,6 +238,8 @@ func flagMisuse(name string, cmd command, set map[string]bool) string {
 }
 
 func (c *cli) run(args []string) int {
+	// The history names the person at the terminal as who made each change.
+	c.ctx = plan.WithActor(c.ctx, os.Getenv("USER"))
 	rest, err := c.parse(args)
 	if errors.Is(err, flag.ErrHelp) || (err == nil && len(rest) > 0 && rest[0] == "help") {
 		fmt.Fprint(c.stdout, usage)
@@ -380,15 +382,17 @@ func (c *cli) show(args []string) error {
 	fmt.Fprintf(c.stdout, "%s: %s\n", p.Name, oneLine(p.Title))
 	fmt.Fprintf(c.stdout, "status:   %s\n", oneLine(p.Status))
 	fmt.Fprintf(c.stdout, "revision: %d\n", p.Revision)
-	fmt.Fprintf(c.stdout, "approval: %s\n", approvalText(p.Approval))
+	if p.Approval != nil {
+		fmt.Fprintf(c.stdout, "approval: %s\n", approvalText(p.Approval))
+	}
 	if p.Author != "" {
 		fmt.Fprintf(c.stdout, "author:   %s\n", oneLine(p.Author))
 	}
 	fmt.Fprintf(c.stdout, "updated:  %s\n", p.UpdatedAt.Local().Format(time.DateTime+" MST"))
 	if sum.Progress.Total > 0 {
 		fmt.Fprintf(c.stdout, "progress: %s (%d%%)", progressText(sum.Progress), sum.Progress.Percent)
-		if sum.CurrentStep != nil {
-			fmt.Fprintf(c.stdout, ", next: step %d, %s", sum.CurrentStep.Number, oneLine(sum.CurrentStep.Text))
+		if next, ok := plan.NextStep(steps); ok {
+			fmt.Fprintf(c.stdout, ", next: step %d, %s", next.Number, oneLine(next.Text))
 		}
 		fmt.Fprintln(c.stdout)
 	}

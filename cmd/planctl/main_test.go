@@ -83,7 +83,7 @@ func TestShow(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	for _, want := range []string{
 		"ship: Ship 2.0\n", "status:   draft\n", "revision: 1\n", "author:   planctl\n", "updated:  ",
-		"progress: [#####-----] 2/4 (50%), next: step 2, Test\n",
+		"progress: [#####-----] 2/4 (50%), next: step 3, Tag\n",
 		"\n\n" + shipBody,
 	} {
 		assert.Contains(t, r.stdout, want)

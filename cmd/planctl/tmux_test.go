@@ -108,7 +108,7 @@ func TestWatchInTmux(t *testing.T) {
 	defer backend.Close()
 	agent, err := plan.NewStore(&plan.StoreConfig{Backend: backend, DefaultAuthor: "worker"})
 	require.NoError(t, err)
-	ctx := context.Background()
+	ctx := plan.WithActor(context.Background(), "worker") // the agent is who the history names
 	_, err = agent.Put(ctx, plan.Update{Name: "docs", Content: ptr("# Docs\n- [~] Draft\n- [ ] Review\n"), Status: "writing"})
 	require.NoError(t, err)
 	_, _, err = agent.UpdateStep(ctx, "ship", 2, plan.StepCompleted, "", nil)

@@ -181,7 +181,7 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend, decide person) 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "  ✋ %s by %s\n", verdict(d), d.By)
+		fmt.Fprintf(w, "  ✋ %s decides: %s\n", d.By, verdict(d)) // what the tool then does is the run's to say
 		// The decision goes to the interrupt by its ID; the tool applies it to the revision
 		// shown, so a plan that changed meanwhile is never approved unseen.
 		iter, err = runner.ResumeWithParams(ctx, checkPointID, &adk.ResumeParams{
@@ -229,11 +229,11 @@ func showRequest(w io.Writer, req plan.ApprovalRequest) {
 func verdict(d plan.ApprovalDecision) string {
 	switch {
 	case d.Approved && d.Content != nil:
-		return "edited and approved"
+		return "approve an edited plan"
 	case d.Approved:
-		return "approved"
+		return "approve"
 	}
-	return fmt.Sprintf("rejected (%s)", d.Feedback)
+	return fmt.Sprintf("reject (%s)", d.Feedback)
 }
 
 func showPlan(ctx context.Context, w io.Writer, store *plan.Store) error {

@@ -31,7 +31,7 @@ func TestApprove(t *testing.T) {
 	for _, want := range []string{
 		"planner → request_plan_approval",
 		"=== Approval requested: plan release, revision 1: \"Release 2.0\" ===",
-		"✋ approved by release-manager",
+		"✋ release-manager decides: approve",
 		"release r2 approve",
 		"worker → update_plan_step {\"name\":\"release\",\"step\":3,\"status\":\"completed\",\"last_known_revision\":4}",
 		"The plan as stored (revision 5, approved at revision 1 by release-manager)",
@@ -47,7 +47,7 @@ func TestRejectThenApprove(t *testing.T) {
 	require.NoError(t, err)
 	text := runWith(t, plan.NewMemoryBackend(), p)
 	for _, want := range []string{
-		"✋ rejected (Add a rollback step before publishing.) by release-manager",
+		"✋ release-manager decides: reject (Add a rollback step before publishing.)",
 		"=== Approval requested: plan release, revision 2: \"Release 2.0\" ===",
 		"The planner says: Added a rollback step.",
 		"- [x] Prepare a rollback",
@@ -66,7 +66,7 @@ func TestTerminalEdit(t *testing.T) {
 	var prompts bytes.Buffer
 	text := runWith(t, plan.NewMemoryBackend(), terminal(bufio.NewReader(strings.NewReader(in)), &prompts))
 	assert.Contains(t, prompts.String(), "[a]pprove, [r]eject, [e]dit: [a]pprove", "an unknown choice asks again")
-	assert.Contains(t, text, "✋ edited and approved by ana")
+	assert.Contains(t, text, "✋ ana decides: approve an edited plan")
 	assert.Contains(t, text, "The plan as stored (revision 3, approved at revision 2 by ana):\n# Release 2.0\n- [x] Tag and publish\n")
 }
 
