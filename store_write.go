@@ -179,7 +179,7 @@ func (s *Store) mutate(ctx context.Context, action Action, name string, ifRevisi
 	if err := checkIfRevision(ifRevision); err != nil {
 		return nil, err
 	}
-	unlock, err := s.lock(ctx)
+	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		return nil, err
 	}
