@@ -269,3 +269,17 @@ func (s *Store) lock(ctx context.Context, name string) (func(), error) {
 	}
 	return func() { unlock(); release() }, nil
 }
+
+// tombstonesLock names the lock of the tombstones' folder, which a delete of any plan may
+// have to clear of a stray entry; no plan name starts with ".", so it is no plan's lock.
+const tombstonesLock = ".deleted"
+
+// lockFolderEntry takes the lock of an entry that every plan of the folder shares, for a
+// caller that holds a plan's lock. Locks are always taken plan first, entry second, so they
+// cannot deadlock. Under a Locker that covers the folder, the caller holds it already.
+func (s *Store) lockFolderEntry(ctx context.Context, entry string) (func(), error) {
+	if _, perPlan := s.locker.(PlanLocker); s.locker != nil && !perPlan {
+		return func() {}, nil
+	}
+	return s.lock(ctx, entry)
+}
