@@ -5,6 +5,7 @@
 //
 //	go run .          # full run, under 3 minutes on 2 cores
 //	go run . -quick   # smaller sizes and shorter timings, under 20 seconds
+//	go run . -contention  # table 4 only, tab-separated (scripts/bench-contention.sh)
 package main
 
 import (
@@ -58,10 +59,18 @@ func quickConfig() config {
 
 func main() {
 	quick := flag.Bool("quick", false, "smaller sizes and shorter timings (10,000 entries skipped)")
+	contention := flag.Bool("contention", false, "only table 4, as tab-separated lines, Redis included (for scripts/bench-contention.sh)")
 	flag.Parse()
 	cfg := fullConfig()
 	if *quick {
 		cfg = quickConfig()
+	}
+	if *contention {
+		if err := contentionRows(context.Background(), os.Stdout, cfg, true); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	start := time.Now()
 	if err := run(context.Background(), os.Stdout, cfg); err != nil {
