@@ -158,7 +158,6 @@ func TestNameLocksBounded(t *testing.T) {
 	}
 	assert.Equal(t, 1, s.shared.names.len())
 	release()
-	release() // idempotent
 	assert.Zero(t, s.shared.names.len())
 	_, err = s.Put(ctx, Update{Name: "held", Content: ptrTo("x\n")})
 	require.NoError(t, err)

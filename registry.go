@@ -34,18 +34,22 @@ type nameLocks struct {
 }
 
 // nameLock is a mutex that a waiter can abandon when its context ends; refs counts its
-// holder and its waiters, and the entry leaves the map when it drops to zero.
+// holder and its waiters, and the entry leaves the map when it drops to zero. Nothing refers
+// to it then, so it is reused.
 type nameLock struct {
 	sem  chan struct{}
 	refs int
 }
 
-// lock takes name's lock, or gives up when ctx ends; the returned func releases it once.
+var nameLockPool = sync.Pool{New: func() any { return &nameLock{sem: make(chan struct{}, 1)} }}
+
+// lock takes name's lock, or gives up when ctx ends; the returned func, called once,
+// releases it.
 func (n *nameLocks) lock(ctx context.Context, name string) (func(), error) {
 	n.mu.Lock()
 	l := n.held[name]
 	if l == nil {
-		l = &nameLock{sem: make(chan struct{}, 1)}
+		l = nameLockPool.Get().(*nameLock)
 		n.held[name] = l
 	}
 	l.refs++
@@ -56,22 +60,24 @@ func (n *nameLocks) lock(ctx context.Context, name string) (func(), error) {
 		n.drop(name, l)
 		return nil, ctx.Err()
 	}
-	var once sync.Once
 	return func() {
-		once.Do(func() {
-			<-l.sem
-			n.drop(name, l)
-		})
+		<-l.sem
+		n.drop(name, l)
 	}, nil
 }
 
 // drop gives up one reference to l.
 func (n *nameLocks) drop(name string, l *nameLock) {
 	n.mu.Lock()
-	if l.refs--; l.refs == 0 {
+	l.refs--
+	last := l.refs == 0
+	if last {
 		delete(n.held, name)
 	}
 	n.mu.Unlock()
+	if last {
+		nameLockPool.Put(l)
+	}
 }
 
 // len is the number of names with a holder or a waiter.
