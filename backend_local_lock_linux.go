@@ -17,7 +17,8 @@ var rangeLocks = func() *atomic.Bool {
 }()
 
 // tryRangeLock tries an exclusive open file description lock on the byte at off of fd's
-// file without waiting; false means another open file holds it. The kernel releases it when
+// file without waiting; false means another open file holds it, errNoRangeLocks that the
+// kernel or the file system has no such locks. The kernel releases it when
 // the last descriptor of the open file is closed, so closing fd is the unlock.
 func tryRangeLock(fd int, off int64) (bool, error) {
 	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart, Start: off, Len: 1}
@@ -30,7 +31,7 @@ func tryRangeLock(fd int, off int64) (bool, error) {
 			continue
 		case syscall.EAGAIN, syscall.EACCES:
 			return false, nil
-		case syscall.EINVAL:
+		case syscall.EINVAL, syscall.EOPNOTSUPP:
 			return false, errNoRangeLocks
 		}
 		return false, err
