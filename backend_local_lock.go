@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -84,11 +85,17 @@ func (b *LocalBackend) LockPlan(ctx context.Context, dir, name string) (unlock f
 var errNoRangeLocks = errors.New("open file description locks not supported")
 
 // planLockOffset is the byte of the sentinel file that stands for name: a 62-bit hash, so
-// the range stays far from any offset limit.
+// the range stays far from any offset limit, odd for plan names and even for the names of
+// folder entries (which start with "."), so a Store that holds a plan's lock and then takes
+// an entry's can never wait for itself, whatever the plan's name.
 func planLockOffset(name string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte(name))
-	return int64(h.Sum64() >> 2)
+	off := int64(h.Sum64()>>2) &^ 1
+	if !strings.HasPrefix(name, ".") {
+		off |= 1
+	}
+	return off
 }
 
 // openLockFile opens dir's sentinel file, creating it and dir when missing.

@@ -171,3 +171,15 @@ func TestStrayTombstoneFolderClearedOnce(t *testing.T) {
 		assert.EqualValues(t, 4, p.Revision, "%s: revisions go on after delete", name)
 	}
 }
+
+// Plan names and folder entry names never share a lock byte, so a plan's lock holder can
+// always take an entry's lock.
+func TestPlanLockOffsetsApart(t *testing.T) {
+	entry := planLockOffset(tombstonesLock)
+	assert.Zero(t, entry&1)
+	for i := range 1000 {
+		off := planLockOffset(fmt.Sprintf("plan-%d", i))
+		assert.EqualValues(t, 1, off&1)
+		assert.Positive(t, off)
+	}
+}
