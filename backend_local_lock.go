@@ -43,10 +43,10 @@ func (b *LocalBackend) Lock(ctx context.Context, dir string) (unlock func(), err
 // LockPlan locks the plan name of dir against every other LockPlan of that name and every
 // Lock(dir), in any process. It holds a shared flock on the same sentinel file as Lock (so
 // Lock(dir), including that of earlier versions of this package, excludes it) and, on Linux,
-// an exclusive open file description lock (F_OFD_SETLK) on the one byte of that file at a
-// 62-bit FNV-1a hash of name. Plans of other names take other bytes, so they never wait for
-// each other (two names of one hash would, which is harmless and, at 10,000 names, a one in
-// 10^11 chance). Every plan shares the one sentinel file: locking leaves no file per plan
+// an exclusive open file description lock (F_OFD_SETLK) on the one byte of that file that a
+// 61-bit FNV-1a hash of name picks (planLockOffset). Plans of other names take other bytes,
+// so they never wait for each other (two names of one hash would, which is harmless and, at
+// 10,000 names, a chance under one in 10^10). Every plan shares the one sentinel file: locking leaves no file per plan
 // behind, and nothing is ever unlinked that another process could hold. Where open file
 // description locks are missing (other systems, Linux before 3.15), LockPlan is Lock(dir).
 // Like Lock's, the lock dies with its process.
