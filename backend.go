@@ -82,9 +82,24 @@ type Unwrapper interface {
 // Locker is an optional Backend capability the Store discovers: an exclusive lock on dir that
 // also excludes other processes (and other Backend values on the same storage). The Store
 // holds it around every read-check-write, so guarded writes are atomic beyond one process.
+// Since the lock covers the whole folder, the Store calls Lock once at a time per process and
+// folder, and writes to distinct plans wait for each other; a PlanLocker lifts that.
 // A lock must not outlive a crashed holder.
 type Locker interface {
 	Lock(ctx context.Context, dir string) (unlock func(), err error)
+}
+
+// PlanLocker is a Locker that can also lock one plan of a folder. LockPlan(dir, name)
+// excludes every other LockPlan of the same dir and name and every Lock(dir), in this and any
+// other process. It is meant not to wait for a LockPlan of another name; where it must (the
+// platform offers no finer lock, so it takes Lock(dir)), it is slower but as safe. The Store
+// holds it around every read-check-write of that plan, its history and its tombstone, so
+// guarded writes stay atomic beyond one process while distinct plans never wait for each
+// other. A lock must not outlive a crashed holder, nor leave more than a bounded number of
+// files behind.
+type PlanLocker interface {
+	Locker
+	LockPlan(ctx context.Context, dir, name string) (unlock func(), err error)
 }
 
 // Swapper is an optional Backend capability the Store discovers: conditional writes that

@@ -38,7 +38,7 @@ const (
 	// localTempMark is part of every temp file name and never of a plan name, which is
 	// [a-z0-9_-] only; temp names also start with ".", as the lock sentinel does.
 	localTempMark = ".tmp-"
-	// localLockName is the sentinel file that Lock takes an flock on.
+	// localLockName is the sentinel file that Lock and LockPlan lock.
 	localLockName = ".plan.lock"
 	// localStaleTemp is the age after which a temp file is an orphan of a crashed writer.
 	localStaleTemp = 10 * time.Minute
@@ -77,9 +77,9 @@ func WithPermissions(dir, file fs.FileMode) LocalOption {
 // other process, sees the old file or the new one, never a mix, and a process killed at any
 // instant leaves only whole files behind. Reads are bounded and open only regular files.
 //
-// On Linux, macOS, the BSDs and illumos it is also a Locker (flock on <dir>/.plan.lock), so
-// guarded writes through a Store are atomic across processes on one machine; elsewhere that
-// guarantee ends at the process.
+// On Linux, macOS, the BSDs and illumos it is also a PlanLocker (locks on <dir>/.plan.lock),
+// so guarded writes through a Store are atomic across processes on one machine; elsewhere
+// that guarantee ends at the process.
 type LocalBackend struct {
 	root    *os.Root
 	name    string // the root's absolute path with links resolved: the storage's identity

@@ -8,10 +8,12 @@ import (
 	"weak"
 )
 
-// sharedState is what every Store on one storage folder shares in a process: the lock and
+// sharedState is what every Store on one storage folder shares in a process: the locks and
 // the list cache. The registry holds it weakly, so a dropped backend leaves nothing behind.
 type sharedState struct {
-	sem     chan struct{} // a mutex that a waiter can abandon when its context ends
+	// sem serialises calls to a Locker that is not a PlanLocker, whose lock covers the folder.
+	sem     chan struct{}
+	names   nameLocks
 	cacheMu sync.Mutex
 	cache   map[string]*cachedSummary
 	listGen uint64
@@ -21,7 +23,68 @@ type sharedState struct {
 }
 
 func newSharedState() *sharedState {
-	return &sharedState{sem: make(chan struct{}, 1), cache: map[string]*cachedSummary{}}
+	return &sharedState{sem: make(chan struct{}, 1), names: nameLocks{held: map[string]*nameLock{}}, cache: map[string]*cachedSummary{}}
+}
+
+// nameLocks are the process locks of a folder's plan names. A name has an entry only while
+// someone holds or waits for its lock, so the map never outgrows the writers in flight.
+type nameLocks struct {
+	mu   sync.Mutex
+	held map[string]*nameLock
+}
+
+// nameLock is a mutex that a waiter can abandon when its context ends; refs counts its
+// holder and its waiters, and the entry leaves the map when it drops to zero. Nothing refers
+// to it then, so it is reused.
+type nameLock struct {
+	sem  chan struct{}
+	refs int
+}
+
+var nameLockPool = sync.Pool{New: func() any { return &nameLock{sem: make(chan struct{}, 1)} }}
+
+// lock takes name's lock, or gives up when ctx ends; the returned func, called once,
+// releases it.
+func (n *nameLocks) lock(ctx context.Context, name string) (func(), error) {
+	n.mu.Lock()
+	l := n.held[name]
+	if l == nil {
+		l = nameLockPool.Get().(*nameLock)
+		n.held[name] = l
+	}
+	l.refs++
+	n.mu.Unlock()
+	select {
+	case l.sem <- struct{}{}:
+	case <-ctx.Done():
+		n.drop(name, l)
+		return nil, ctx.Err()
+	}
+	return func() {
+		<-l.sem
+		n.drop(name, l)
+	}, nil
+}
+
+// drop gives up one reference to l.
+func (n *nameLocks) drop(name string, l *nameLock) {
+	n.mu.Lock()
+	l.refs--
+	last := l.refs == 0
+	if last {
+		delete(n.held, name)
+	}
+	n.mu.Unlock()
+	if last {
+		nameLockPool.Put(l)
+	}
+}
+
+// len is the number of names with a holder or a waiter.
+func (n *nameLocks) len() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.held)
 }
 
 // storageKey identifies a folder of one storage, whatever Go value reaches it.
@@ -174,23 +237,55 @@ func lockerOf(b Backend) (Locker, bool) {
 	return nil, false
 }
 
-// lock takes the process lock, then the Backend's own lock when it offers one.
-func (s *Store) lock(ctx context.Context) (func(), error) {
-	select {
-	case s.shared.sem <- struct{}{}:
-	case <-ctx.Done():
+// lock takes the locks of one plan: the process lock of its name, then the Backend's own
+// lock when it offers one. Plans of one folder never wait for each other, unless the
+// Backend's Locker is not a PlanLocker: its lock covers the whole folder, and calls to it
+// are serialised in the process too, as that Locker may expect.
+func (s *Store) lock(ctx context.Context, name string) (func(), error) {
+	release, err := s.shared.names.lock(ctx, name)
+	if err != nil {
 		return nil, canceled(ctx)
 	}
 	if s.locker == nil {
-		return func() { <-s.shared.sem }, nil
+		return release, nil
 	}
-	unlock, err := s.locker.Lock(ctx, s.dir)
+	var unlock func()
+	if pl, ok := s.locker.(PlanLocker); ok {
+		unlock, err = pl.LockPlan(ctx, s.dir, name)
+	} else {
+		select {
+		case s.shared.sem <- struct{}{}:
+		case <-ctx.Done():
+			release()
+			return nil, canceled(ctx)
+		}
+		if unlock, err = s.locker.Lock(ctx, s.dir); err != nil {
+			<-s.shared.sem
+		} else {
+			folderUnlock := unlock
+			unlock = func() { folderUnlock(); <-s.shared.sem }
+		}
+	}
 	if err != nil {
-		<-s.shared.sem
+		release()
 		if ctx.Err() != nil {
 			return nil, canceled(ctx)
 		}
-		return nil, backendError("lock the plans folder", err)
+		return nil, backendError("lock plan "+name, err)
 	}
-	return func() { unlock(); <-s.shared.sem }, nil
+	return func() { unlock(); release() }, nil
+}
+
+// tombstonesLock names the lock of the tombstones' folder, which a delete of any plan may
+// have to clear of a stray entry; no plan name starts with ".", so it is no plan's lock.
+const tombstonesLock = ".deleted"
+
+// lockFolderEntry takes the lock of an entry that every plan of the folder shares, for a
+// caller that holds a plan's lock. Locks are always taken plan first, entry second, so they
+// cannot deadlock. Under a Locker that covers the folder, the caller holds it already.
+func (s *Store) lockFolderEntry(ctx context.Context, entry string) (func(), error) {
+	if _, perPlan := s.locker.(PlanLocker); s.locker != nil && !perPlan {
+		return func() {}, nil
+	}
+	return s.lock(ctx, entry)
 }

@@ -51,6 +51,15 @@ func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) erro
 	p := s.tombstonePath(name)
 	return retryLostSwaps(name, "record the deletion of "+name, func() error {
 		raw, exists, err := s.readRaw(ctx, p)
+		if strayTombstoneFolder(err) {
+			// Every plan's delete may find it: one clears it, the others then find its folder.
+			unlock, lerr := s.lockFolderEntry(ctx, tombstonesLock)
+			if lerr != nil {
+				return lerr
+			}
+			defer unlock()
+			raw, exists, err = s.readRaw(ctx, p)
+		}
 		stray := p // a stray entry where the tombstone goes
 		if strayTombstoneFolder(err) {
 			stray = path.Dir(p) // a file or a link where the tombstones' folder goes

@@ -183,7 +183,7 @@ func (s *Store) mutateCommuting(ctx context.Context, action Action, name string,
 	if err := checkIfRevision(ifRevision); err != nil {
 		return nil, err
 	}
-	unlock, err := s.lock(ctx)
+	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		return nil, err
 	}

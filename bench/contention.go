@@ -2,11 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/einoplan/plan"
+	redisbackend "github.com/einoplan/plan/backends/redis"
+	"github.com/einoplan/plan/backends/redis/redistest"
 )
 
 // contentionRun is one contention measurement.
@@ -125,6 +133,72 @@ func contentionTable(ctx context.Context, cfg config) (*table, error) {
 		}
 	}
 	t.note("Each goroutine repeats for %v: Store.Get, then Store.Put of a changed body with IfRevision (last_known_revision) set to the revision read; a revision_conflict counts as a conflict and the loop retries from the read. Writes/s counts successful writes only.", cfg.contention)
-	t.note("Lost updates = successful writes minus the revisions the plans advanced; it must be 0. All mutations on one (Backend, BaseDir) share one process lock (and LocalBackend's file lock), so writes to distinct plans are serialized too; distinct plans never conflict.")
+	t.note("Lost updates = successful writes minus the revisions the plans advanced; it must be 0. Each plan has its own lock, in the process and (LocalBackend on Linux) across processes, so writes to distinct plans never wait for each other and never conflict.")
 	return t, nil
+}
+
+// contentionRows measures table 4 alone for scripts/bench-contention.sh, which runs it on two
+// builds of the library in turn: one tab-separated line per cell (backend, target,
+// goroutines, writes per second, conflicts per attempt in percent, lost updates). With
+// withRedis, a redis-server from PATH on a loopback port is measured too, when installed.
+func contentionRows(ctx context.Context, w io.Writer, cfg config, withRedis bool) error {
+	kinds := cfg.kinds
+	if withRedis {
+		if _, err := exec.LookPath("redis-server"); err == nil {
+			kind, stop, err := redisKind()
+			if err != nil {
+				return err
+			}
+			defer stop()
+			kinds = append(kinds, kind)
+		}
+	}
+	for _, kind := range kinds {
+		for _, shared := range []bool{true, false} {
+			target := "distinct plans"
+			if shared {
+				target = "one plan"
+			}
+			for _, g := range cfg.goroutines {
+				run, err := contend(ctx, kind, g, shared, cfg.contention)
+				if err != nil {
+					return fmt.Errorf("contention %s %s %d: %w", kind.name, target, g, err)
+				}
+				rate := 0.0
+				if run.writes+run.conflicts > 0 {
+					rate = 100 * float64(run.conflicts) / float64(run.writes+run.conflicts)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%.0f\t%.1f\t%d\n", kind.name, target, g, float64(run.writes)/run.elapsed.Seconds(), rate, run.lost)
+			}
+		}
+	}
+	return nil
+}
+
+// redisKind is a RedisBackend on one redis-server started on a free loopback port; every
+// open gets a client of its own and a fresh key prefix. stop ends the server by its PID.
+func redisKind() (backendKind, func(), error) {
+	dir, err := os.MkdirTemp("", "plan-bench-redis-")
+	if err != nil {
+		return backendKind{}, nil, err
+	}
+	srv, err := redistest.Start(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return backendKind{}, nil, err
+	}
+	stop := func() { srv.Stop(); os.RemoveAll(dir) }
+	kind := backendKind{name: "RedisBackend", open: func() (*opened, error) {
+		client := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true})
+		b, err := redisbackend.New(context.Background(), client, redisbackend.WithPrefix("bench:"+rand.Text()[:8]+":"))
+		if err != nil {
+			client.Close()
+			return nil, err
+		}
+		return &opened{backend: b, close: func() { client.Close() },
+			seed: func(p, content string) error {
+				return b.Write(context.Background(), &plan.WriteRequest{FilePath: p, Content: content})
+			}}, nil
+	}}
+	return kind, stop, nil
 }

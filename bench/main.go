@@ -6,6 +6,7 @@
 //	go run .          # full run, under 3 minutes on 2 cores
 //	go run . -quick   # smaller sizes and shorter timings, under 20 seconds
 //	go run . -session # only the session benchmark (scripts/bench-session.sh adds the previous build)
+//	go run . -contention  # table 4 only, tab-separated (scripts/bench-contention.sh)
 package main
 
 import (
@@ -65,6 +66,7 @@ func main() {
 	sessionRounds := flag.Int("session-rounds", 5, "with -session: rounds (1 with -quick)")
 	sessionSteps := flag.Int("session-steps", 60, "with -session: steps of the plan")
 	sessionWorkers := flag.Int("session-workers", 4, "with -session: workers")
+	contention := flag.Bool("contention", false, "only table 4, as tab-separated lines, Redis included (for scripts/bench-contention.sh)")
 	flag.Parse()
 	if *session {
 		o := sessionOptions{old: *sessionOld, oldLabel: *sessionOldLabel, rounds: *sessionRounds, steps: *sessionSteps,
@@ -81,6 +83,13 @@ func main() {
 	cfg := fullConfig()
 	if *quick {
 		cfg = quickConfig()
+	}
+	if *contention {
+		if err := contentionRows(context.Background(), os.Stdout, cfg, true); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	start := time.Now()
 	if err := run(context.Background(), os.Stdout, cfg); err != nil {
