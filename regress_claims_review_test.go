@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,4 +92,27 @@ func TestRegressHistoryCreditsOnlyWhoActed(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h, 3)
 	assert.Equal(t, []string{"ana", "", "planner"}, []string{h[0].Author, h[1].Author, h[2].Author})
+}
+
+// OnChange runs outside the Store's locks after a delete too: it may write the same plan.
+func TestRegressOnChangeAfterDeleteRunsUnlocked(t *testing.T) {
+	ctx := context.Background()
+	var s *plan.Store
+	var written error
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), OnChange: func(ctx context.Context, c plan.Change) {
+		if c.Action != plan.ActionDelete {
+			return
+		}
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		body := "# Again\n- [ ] a\n"
+		_, written = s.Put(wctx, plan.Update{Name: c.Name, Content: &body})
+	}})
+	require.NoError(t, err)
+	body := teamBody
+	_, err = s.Put(ctx, plan.Update{Name: "team", Content: &body})
+	require.NoError(t, err)
+	_, err = s.Delete(ctx, "team", nil)
+	require.NoError(t, err)
+	assert.NoError(t, written, "the delete's OnChange re-created the plan")
 }

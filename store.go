@@ -123,8 +123,9 @@ type Warning struct {
 
 // Store owns plan semantics on a Backend: names, revisions, compare-and-set, size caps and
 // the list cache. Every Store on the same (Backend, BaseDir) pair in a process shares one
-// lock and one cache, so tools of any agent run and host code never interleave a
-// read-check-write. Beyond the process the guarantee is what the Backend offers: a Locker
+// lock per plan name and one cache, so tools of any agent run and host code never
+// interleave a read-check-write of one plan, and writes to different plans never wait for
+// each other. Beyond the process the guarantee is what the Backend offers: a Locker
 // or a Swapper makes guarded writes atomic across processes; without either it ends at
 // the process. Reads take no lock: a reader sees a whole old or a whole new revision as
 // long as the Backend's writes are atomic.

@@ -26,7 +26,12 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 	if err != nil {
 		return 0, err
 	}
-	defer unlock()
+	locked := true
+	defer func() {
+		if locked {
+			unlock()
+		}
+	}()
 	var f deleteTarget
 	err = retryLostSwaps(name, "delete "+s.planPath(name), func() (err error) {
 		if f, err = s.loadForDelete(ctx, name, ifRevision); err != nil {
@@ -53,6 +58,8 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 	}
 	s.forget(name)
 	s.dropHistory(ctx, name, f.revision)
+	unlock() // OnChange runs outside the Store's locks
+	locked = false
 	if f.plan != nil {
 		s.notify(ctx, ActionDelete, f.plan, false)
 		return f.plan.Revision, nil
