@@ -113,7 +113,21 @@ func contend(ctx context.Context, kind backendKind, g int, shared bool, d time.D
 func contentionTable(ctx context.Context, cfg config) (*table, error) {
 	t := newTable("4. Contention: guarded writes through Store",
 		"Backend", "Target", "Goroutines", "Writes/s", "Conflicts per attempt", "Lost updates")
-	for _, kind := range cfg.kinds {
+	err := eachContention(ctx, cfg, cfg.kinds, func(kind, target string, g int, perSecond, conflictPct float64, lost int) {
+		t.add(kind, target, fmt.Sprint(g), fmtInt(int(perSecond)), fmtPct(conflictPct), fmt.Sprint(lost))
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.note("Each goroutine repeats for %v: Store.Get, then Store.Put of a changed body with IfRevision (last_known_revision) set to the revision read; a revision_conflict counts as a conflict and the loop retries from the read. Writes/s counts successful writes only.", cfg.contention)
+	t.note("Lost updates = successful writes minus the revisions the plans advanced; it must be 0. Each plan has its own lock, in the process and (LocalBackend on Linux) across processes, so writes to distinct plans never wait for each other and never conflict.")
+	return t, nil
+}
+
+// eachContention measures every cell of table 4 for kinds, one plan and distinct plans at
+// each goroutine count, and hands each to cell.
+func eachContention(ctx context.Context, cfg config, kinds []backendKind, cell func(kind, target string, g int, perSecond, conflictPct float64, lost int)) error {
+	for _, kind := range kinds {
 		for _, shared := range []bool{true, false} {
 			target := "distinct plans"
 			if shared {
@@ -122,19 +136,17 @@ func contentionTable(ctx context.Context, cfg config) (*table, error) {
 			for _, g := range cfg.goroutines {
 				run, err := contend(ctx, kind, g, shared, cfg.contention)
 				if err != nil {
-					return nil, fmt.Errorf("contention %s %s %d: %w", kind.name, target, g, err)
+					return fmt.Errorf("contention %s %s %d: %w", kind.name, target, g, err)
 				}
 				rate := 0.0
 				if run.writes+run.conflicts > 0 {
 					rate = 100 * float64(run.conflicts) / float64(run.writes+run.conflicts)
 				}
-				t.add(kind.name, target, fmt.Sprint(g), fmtInt(int(float64(run.writes)/run.elapsed.Seconds())), fmtPct(rate), fmt.Sprint(run.lost))
+				cell(kind.name, target, g, float64(run.writes)/run.elapsed.Seconds(), rate, run.lost)
 			}
 		}
 	}
-	t.note("Each goroutine repeats for %v: Store.Get, then Store.Put of a changed body with IfRevision (last_known_revision) set to the revision read; a revision_conflict counts as a conflict and the loop retries from the read. Writes/s counts successful writes only.", cfg.contention)
-	t.note("Lost updates = successful writes minus the revisions the plans advanced; it must be 0. Each plan has its own lock, in the process and (LocalBackend on Linux) across processes, so writes to distinct plans never wait for each other and never conflict.")
-	return t, nil
+	return nil
 }
 
 // contentionRows measures table 4 alone for scripts/bench-contention.sh, which runs it on two
@@ -153,26 +165,9 @@ func contentionRows(ctx context.Context, w io.Writer, cfg config, withRedis bool
 			kinds = append(kinds, kind)
 		}
 	}
-	for _, kind := range kinds {
-		for _, shared := range []bool{true, false} {
-			target := "distinct plans"
-			if shared {
-				target = "one plan"
-			}
-			for _, g := range cfg.goroutines {
-				run, err := contend(ctx, kind, g, shared, cfg.contention)
-				if err != nil {
-					return fmt.Errorf("contention %s %s %d: %w", kind.name, target, g, err)
-				}
-				rate := 0.0
-				if run.writes+run.conflicts > 0 {
-					rate = 100 * float64(run.conflicts) / float64(run.writes+run.conflicts)
-				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%.0f\t%.1f\t%d\n", kind.name, target, g, float64(run.writes)/run.elapsed.Seconds(), rate, run.lost)
-			}
-		}
-	}
-	return nil
+	return eachContention(ctx, cfg, kinds, func(kind, target string, g int, perSecond, conflictPct float64, lost int) {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.0f\t%.1f\t%d\n", kind, target, g, perSecond, conflictPct, lost)
+	})
 }
 
 // redisKind is a RedisBackend on one redis-server started on a free loopback port; every
