@@ -183,6 +183,10 @@ func newErrorFixture(t *testing.T) *errorFixture {
 	require.NoError(t, err)
 	_, err = store.Put(ctx, plan.Update{Name: "reordered", Content: &team})
 	require.NoError(t, err)
+	_, err = store.Put(ctx, plan.Update{Name: "hosted", Content: &team})
+	require.NoError(t, err)
+	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "hosted", Step: 1, State: plan.StepCompleted}) // by nobody named
+	require.NoError(t, err)
 	finished := "# Done\n- [x] build\n"
 	_, err = store.Put(ctx, plan.Update{Name: "finished", Content: &finished})
 	require.NoError(t, err)
@@ -342,6 +346,7 @@ func errorCases() []errorCase {
 		{"unknown step state", "update_plan_step", `{"name":"release","step":1,"status":"done"}`, plan.CodeInvalidArgument, "", false},
 		{"same state", "update_plan_step", `{"name":"release","step":1,"status":"pending"}`, plan.CodeIllegalTransition, "", false},
 		{"in progress to skipped", "update_plan_step", `{"name":"release","step":2,"status":"skipped"}`, plan.CodeIllegalTransition, "", false},
+		{"step changed by someone unnamed", "update_plan_step", `{"name":"hosted","step":1,"status":"skipped","last_known_revision":1}`, plan.CodeRevisionConflict, "", false},
 		{"no step, not taking one", "update_plan_step", `{"name":"team","status":"completed"}`, plan.CodeInvalidArgument, "", false},
 		{"no free step to take", "update_plan_step", `{"name":"finished","status":"in_progress"}`, plan.CodeIllegalTransition, "", false},
 		{"step held by another agent", "update_plan_step", `{"name":"team","step":1,"status":"completed"}`, plan.CodeStepHeld, "", false},
