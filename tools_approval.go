@@ -156,14 +156,37 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 	}
 	var pe *Error
 	if errors.As(err, &pe) && pe.Code == CodeRevisionConflict {
-		return nil, fail(Error{Code: CodeRevisionConflict, Reason: ReasonApprovalStale, Name: asked.Name,
-			Revision: asked.Revision, CurrentRevision: pe.CurrentRevision})
+		if done := alreadyDecided(ctx, env, asked, d, by); done != nil {
+			p, err = done, nil // the same decision, applied by an earlier resume of this checkpoint
+		} else {
+			return nil, fail(Error{Code: CodeRevisionConflict, Reason: ReasonApprovalStale, Name: asked.Name,
+				Revision: asked.Revision, CurrentRevision: pe.CurrentRevision})
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	return approvalResult{Name: p.Name, Revision: p.Revision, Approved: true, Approval: p.Approval,
 		Feedback: truncateUTF8(d.Feedback, maxApprovalFeedback), Next: env.texts["approval.approved"]}, nil
+}
+
+// alreadyDecided returns the plan when it carries exactly the approval d asks for: the
+// revision shown (or, with an edited body, that body as the next one) approved by by. A
+// resume that is replayed (a host retrying after a crash) then reports what happened.
+func alreadyDecided(ctx context.Context, env *toolEnv, asked ApprovalRequest, d ApprovalDecision, by string) *Plan {
+	p, err := env.store.Get(ctx, asked.Name)
+	if err != nil || p.Approval == nil || p.Approval.By != by {
+		return nil
+	}
+	if d.Content == nil && p.Approval.Revision == asked.Revision {
+		return p
+	}
+	if d.Content != nil && p.Approval.Revision == asked.Revision+1 {
+		if edited, err := env.store.GetRevision(ctx, asked.Name, asked.Revision+1); err == nil && edited.Content == *d.Content {
+			return p
+		}
+	}
+	return nil
 }
 
 // ReasonApprovalOrchestratorOnly: a sub-agent called request_plan_approval.
