@@ -112,7 +112,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		return nil, fmt.Errorf("plan: unknown Role %d", cfg.Role)
 	}
 	m := &middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
-		cfg: *cfg, texts: texts}
+		cfg: *cfg, texts: texts, running: &agentNames{}}
 	if m.store, err = storeFor(cfg); err != nil {
 		return nil, err
 	}
@@ -181,6 +181,8 @@ type middleware[M adk.MessageType] struct {
 	approvalName string
 	// stateKey keys this middleware's runState in a run's context.
 	stateKey *runState
+	// running are the names of the sub-agents this agent's tool calls are running.
+	running *agentNames
 }
 
 // runKey marks a context as being inside a run of an agent that uses this package; its
@@ -190,10 +192,6 @@ type runKey struct{}
 // callKey marks the context of one tool call of such an agent; its value is a fresh
 // *callToken per call, so every call is told apart even when a model sends no call IDs.
 type callKey struct{}
-
-type callToken struct {
-	tool, args string // the call's tool and arguments, to name the agent it starts
-}
 
 // runMark says in which tool call a run was started (nil: outside any), and whether it is a
 // sub-agent's. A run started in another tool call than the marked one is a sub-agent's; one
@@ -240,30 +238,10 @@ func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.In
 		name = tc.Name
 	}
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
-		return endpoint(context.WithValue(ctx, callKey{}, &callToken{tool: name, args: args}), args, opts...)
+		call := &callToken{tool: name, args: args, names: m.running}
+		defer call.release()
+		return endpoint(context.WithValue(ctx, callKey{}, call), args, opts...)
 	}, nil
-}
-
-// deepTaskTool is the tool through which a deep agent (adk/prebuilt/deep) starts its
-// sub-agents, naming the one to start in subagent_type.
-const deepTaskTool = "task"
-
-// delegatedAgent names the agent a tool call starts: the subagent_type of a deep agent's
-// task call, else the tool's own name (an agent used as a tool is named after the agent).
-// Only the task tool's argument is read, so a model cannot name itself in another call.
-func delegatedAgent(call *callToken) string {
-	if call == nil {
-		return ""
-	}
-	if call.tool == deepTaskTool && strings.Contains(call.args, `"subagent_type"`) {
-		var a struct {
-			SubagentType string `json:"subagent_type"`
-		}
-		if resultAPI.UnmarshalFromString(call.args, &a) == nil && a.SubagentType != "" {
-			return a.SubagentType
-		}
-	}
-	return call.tool
 }
 
 // BeforeAgent adds the plan tools, the instruction and the digest, and marks the run's
@@ -285,7 +263,7 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	}
 	st := &runState{role: role, agent: m.cfg.AgentName}
 	if nested {
-		if name := delegatedAgent(call); name != "" {
+		if name := call.agentName(); name != "" {
 			st.agent = name
 		}
 	}

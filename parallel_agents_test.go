@@ -125,3 +125,45 @@ func TestParallelWorkersOnOnePlanThroughADeepAgent(t *testing.T) {
 	assert.Equal(t, 5, by["worker-a"], "history names each worker: %v", by)
 	assert.Equal(t, 4, by["worker-b"], "history names each worker: %v", by)
 }
+
+// Two runs of one sub-agent at once, started by two task calls in one turn, hold steps
+// under names of their own, so neither can finish the other's step.
+func TestTwoRunsOfOneSubAgentHoldStepsApart(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
+	require.NoError(t, err)
+	// Each run takes the next free step, then stops.
+	take := func(in []*schema.Message) *schema.Message {
+		if last := in[len(in)-1]; last.Role == schema.Tool {
+			return schema.AssistantMessage("took one", nil)
+		}
+		return plantest.CallTool("update_plan_step", `{"name":"release","status":"in_progress"}`)(in)
+	}
+	worker := plantest.NewScriptedModel(take, take, take, take)
+	sub, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "executes plan steps",
+		Instruction: "You execute steps.", Model: worker, Handlers: []adk.ChatModelAgentMiddleware{mw}})
+	require.NoError(t, err)
+	task := plantest.ToolCall{Name: "task", Arguments: `{"subagent_type":"worker","description":"take a step of plan release"}`}
+	main := plantest.NewScriptedModel(
+		plantest.CallTool("write_plan", `{"name":"release","content":`+quote(sixSteps)+`,"last_known_revision":0}`),
+		plantest.CallTools(task, task),
+		plantest.Answer("two workers busy"),
+	)
+	agent, err := deep.New(ctx, &deep.Config{Name: "lead", Description: "orchestrator", ChatModel: main,
+		SubAgents: []adk.Agent{sub}, Handlers: []adk.ChatModelAgentMiddleware{mw}, WithoutWriteTodos: true, MaxIteration: 10})
+	require.NoError(t, err)
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "release it"))
+
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	var holders []string
+	for _, s := range plan.ParseSteps(p.Content) {
+		if s.Holder != "" {
+			holders = append(holders, s.Holder)
+		}
+	}
+	assert.ElementsMatch(t, []string{"worker", "worker-2"}, holders, p.Content)
+}

@@ -6,16 +6,41 @@ import "testing"
 // are the model's and name nobody.
 func TestRegressDelegatedAgentOnlyFromTheTaskTool(t *testing.T) {
 	for _, tc := range []struct {
-		call callToken
-		want string
+		tool, args, want string
 	}{
-		{callToken{tool: "task", args: `{"subagent_type":"worker-a","description":"x"}`}, "worker-a"},
-		{callToken{tool: "worker", args: `{"request":"x","subagent_type":"worker-a"}`}, "worker"},
-		{callToken{tool: "task", args: `{"description":"x"}`}, "task"},
+		{"task", `{"subagent_type":"worker-a","description":"x"}`, "worker-a"},
+		{"worker", `{"request":"x","subagent_type":"worker-a"}`, "worker"},
+		{"task", `{"description":"x"}`, "task"},
 	} {
-		if got := delegatedAgent(&tc.call); got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.call, got, tc.want)
+		if got := delegatedAgent(&callToken{tool: tc.tool, args: tc.args}); got != tc.want {
+			t.Errorf("%s %s: %q, want %q", tc.tool, tc.args, got, tc.want)
 		}
+	}
+}
+
+// Runs of one sub-agent at once get names of their own while their calls last.
+func TestRunsOfOneSubAgentAtOnceGetTheirOwnNames(t *testing.T) {
+	names := &agentNames{}
+	call := func() *callToken {
+		return &callToken{tool: "task", args: `{"subagent_type":"general purpose"}`, names: names}
+	}
+	a, b, c := call(), call(), call()
+	if got := []string{a.agentName(), b.agentName(), c.agentName(), a.agentName()}; got[0] != "general-purpose" ||
+		got[1] != "general-purpose-2" || got[2] != "general-purpose-3" || got[3] != got[0] {
+		t.Fatalf("names %q", got)
+	}
+	b.release()
+	if d := call(); d.agentName() != "general-purpose-2" {
+		t.Fatalf("a released name is taken again: %q", d.agentName())
+	}
+	a.release()
+	c.release()
+	if len(names.inUse) != 1 {
+		t.Fatalf("names left in use: %v", names.inUse)
+	}
+	var none *callToken
+	if none.agentName() != "" {
+		t.Fatal("no call, no name")
 	}
 }
 
