@@ -155,7 +155,7 @@ func changeWithApproval(ctx context.Context, action Action, name string, cur *Pl
 	if err != nil {
 		return nil, err
 	}
-	if gated, _ := ctx.Value(stepGateKey{}).(bool); gated && action == ActionWrite && (cur == nil || cur.Approval == nil) && startsSteps(cur, next) {
+	if gated, _ := ctx.Value(stepGateKey{}).(bool); gated && action == ActionWrite && !keepsApproval(cur, next) && startsSteps(cur, next) {
 		revision := int64(0)
 		if cur != nil {
 			revision = cur.Revision
@@ -166,25 +166,32 @@ func changeWithApproval(ctx context.Context, action Action, name string, cur *Pl
 	return next, nil
 }
 
-// startsSteps reports whether a write of next over cur (nil: a create) moves a step on: a
-// step of next in a state other than pending that cur has not in that state, so a plan
-// that is not approved cannot get its steps moved by rewriting it either.
+// keepsApproval reports whether a write of next keeps the approval cur has.
+func keepsApproval(cur, next *Plan) bool {
+	return cur != nil && cur.Approval != nil && next.Content == cur.Content
+}
+
+// startsSteps reports whether a write of next over cur (nil: a create) moves steps on: it
+// has more steps in some state other than pending than cur has. So a plan that is not
+// approved, or a write that drops the approval, cannot get steps moved by a rewrite, while
+// a rewrite that rewords a finished step or adds a note to it still goes through.
 func startsSteps(cur, next *Plan) bool {
-	had := map[string]int{}
-	key := func(s Step) string { return string(s.State) + "\x00" + stepKey(s) }
-	if cur != nil {
-		for _, s := range ParseSteps(cur.Content) {
-			had[key(s)]++
+	count := func(p *Plan) map[StepState]int {
+		n := map[StepState]int{}
+		if p != nil {
+			for _, s := range ParseSteps(p.Content) {
+				if s.State != StepPending {
+					n[s.State]++
+				}
+			}
 		}
+		return n
 	}
-	for _, s := range ParseSteps(next.Content) {
-		if s.State == StepPending {
-			continue
-		}
-		if had[key(s)] == 0 {
+	had := count(cur)
+	for state, n := range count(next) {
+		if n > had[state] {
 			return true
 		}
-		had[key(s)]--
 	}
 	return false
 }

@@ -50,6 +50,9 @@ func (b *LocalBackend) Lock(ctx context.Context, dir string) (unlock func(), err
 // behind, and nothing is ever unlinked that another process could hold. Where open file
 // description locks are missing (other systems, Linux before 3.15), LockPlan is Lock(dir).
 // Like Lock's, the lock dies with its process.
+// planLocksFolderWide reports that LockPlan is Lock here: no open file description locks.
+func (b *LocalBackend) planLocksFolderWide() bool { return !rangeLocks.Load() }
+
 func (b *LocalBackend) LockPlan(ctx context.Context, dir, name string) (unlock func(), err error) {
 	if !rangeLocks.Load() {
 		return b.Lock(ctx, dir)

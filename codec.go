@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -28,6 +30,7 @@ func EncodePlan(p *Plan) string {
 		b.WriteString("steps_revision: ")
 		b.WriteString(strconv.FormatInt(p.stepsRev, 10))
 		b.WriteByte('\n')
+		writeHeaderString(&b, hdrStepsBody, stepsBodyHash(p.Content))
 	}
 	writeApproval(&b, p)
 	b.WriteString(headerFence)
@@ -94,6 +97,7 @@ func DecodePlan(name, raw string) (*Plan, error) {
 		return nil, corrupt(name, "missing the opening --- line")
 	}
 	p := &Plan{Name: name}
+	stepsBody := "" // the raw steps_body value
 	var approval approvalHeader
 	rest := raw[len(headerFence):]
 	for {
@@ -113,16 +117,31 @@ func DecodePlan(name, raw string) (*Plan, error) {
 		if approval.take(key, value) {
 			continue
 		}
+		if key == hdrStepsBody {
+			stepsBody = value
+			continue
+		}
 		if err := p.setHeader(key, value); err != nil {
 			return nil, corrupt(name, err.Error())
 		}
 	}
 	p.Content = rest
 	p.Approval = approval.approval(rest, p.Revision)
-	if p.stepsRev == 0 || p.stepsRev > p.Revision {
+	// steps_revision holds only for the body the Store wrote with it: after an edit by hand
+	// the steps count as changed at the current revision.
+	if p.stepsRev == 0 || p.stepsRev >= p.Revision || stepsBody != `"`+stepsBodyHash(rest)+`"` {
 		p.stepsRev = p.Revision
 	}
 	return p, nil
+}
+
+// hdrStepsBody is the header key of the hash of the body steps_revision was written with.
+const hdrStepsBody = "steps_body"
+
+// stepsBodyHash is the first 16 hex digits of the SHA-256 of a plan's body.
+func stepsBodyHash(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:8])
 }
 
 func (p *Plan) setHeader(key, value string) error {

@@ -183,3 +183,24 @@ func TestPlanLockOffsetsApart(t *testing.T) {
 		assert.Positive(t, off)
 	}
 }
+
+// Where LockPlan is the folder lock, a delete that finds a stray entry where the tombstones'
+// folder goes does not wait for the lock it already holds.
+func TestDeleteWithFolderWidePlanLocksAndAStrayEntry(t *testing.T) {
+	was := rangeLocks.Load()
+	rangeLocks.Store(false)
+	defer rangeLocks.Store(was)
+	root := t.TempDir()
+	b, err := NewLocalBackend(root)
+	require.NoError(t, err)
+	defer b.Close()
+	s, err := NewStore(&StoreConfig{Backend: b})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] a\n")})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "plans", ".deleted"), nil, 0o600))
+	_, err = s.Delete(ctx, "p", nil)
+	require.NoError(t, err)
+}

@@ -287,5 +287,14 @@ func (s *Store) lockFolderEntry(ctx context.Context, entry string) (func(), erro
 	if _, perPlan := s.locker.(PlanLocker); s.locker != nil && !perPlan {
 		return func() {}, nil
 	}
+	if wide, ok := s.locker.(folderWidePlanLocker); ok && wide.planLocksFolderWide() {
+		return func() {}, nil // the plan's lock is the folder's: taking it again would wait forever
+	}
 	return s.lock(ctx, entry)
+}
+
+// folderWidePlanLocker is a PlanLocker whose plan locks may be locks of the whole folder
+// (LocalBackend where the kernel offers no open file description locks).
+type folderWidePlanLocker interface {
+	planLocksFolderWide() bool
 }

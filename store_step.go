@@ -184,7 +184,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 				return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: want})
 			}
 		}
-		if m.Step > len(now) {
+		if m.Step < 1 || m.Step > len(now) {
 			return nil // setStep names the missing step
 		}
 		n := now[m.Step-1]
