@@ -55,3 +55,13 @@ func TestRegressTakeoverWithANoteKeepsTheSteps(t *testing.T) {
 		t.Fatal("a reworded step counted as a takeover")
 	}
 }
+
+// A step with no text of its own, moved with a note or taken, keeps the list as it was.
+func TestRegressEmptyStepMovedKeepsTheSteps(t *testing.T) {
+	was := ParseSteps("- [ ]\n- [ ] build\n")
+	for _, now := range []string{"- [x] — done\n- [ ] build\n", "- [~] (@w1)\n- [ ] build\n"} {
+		if !sameStepList(was, ParseSteps(now)) {
+			t.Errorf("%q counted as a changed list", now)
+		}
+	}
+}

@@ -231,6 +231,9 @@ func sameStepList(was, now []Step) bool {
 			continue
 		}
 		rest, ok := strings.CutPrefix(n.Text, stepKey(b))
+		if stepKey(b) == "" {
+			rest = " " + rest // a step with no text: the note or tag starts the text
+		}
 		moved := n.State != b.State || n.Holder != b.Holder
 		if !moved || !ok || !(strings.HasPrefix(rest, stepNoteSep) || strings.HasPrefix(rest, " (@")) {
 			return false
