@@ -9,7 +9,8 @@ import (
 // A sub-agent's run acts as the agent it was started as, so the steps it takes are held
 // under that name. Two runs of one sub-agent at once (a deep agent's task tool called twice
 // in one turn) must not share a name, or each could finish the other's steps: the second
-// is "name-2", and so on, for as long as its tool call lasts.
+// is "name-2", and so on, for as long as its tool call lasts. A later run under the same
+// name is the same agent coming back, so it can finish the steps an earlier run took.
 
 // callToken is one tool call of an agent using this package: a run started inside it is a
 // sub-agent's, named after what the call started.

@@ -3,7 +3,9 @@ package plan_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/prebuilt/deep"
@@ -133,9 +135,19 @@ func TestTwoRunsOfOneSubAgentHoldStepsApart(t *testing.T) {
 	backend := plan.NewMemoryBackend()
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
 	require.NoError(t, err)
-	// Each run takes the next free step, then stops.
+	// Each run takes the next free step, then waits until the other has taken one too, so
+	// the two runs overlap, then stops.
+	var took sync.WaitGroup
+	took.Add(2)
 	take := func(in []*schema.Message) *schema.Message {
 		if last := in[len(in)-1]; last.Role == schema.Tool {
+			took.Done()
+			done := make(chan struct{})
+			go func() { took.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+			}
 			return schema.AssistantMessage("took one", nil)
 		}
 		return plantest.CallTool("update_plan_step", `{"name":"release","status":"in_progress"}`)(in)
