@@ -50,9 +50,6 @@ const deepTaskTool = "task"
 // task call, else the tool's own name (an agent used as a tool is named after the agent).
 // Only the task tool's argument is read, so a model cannot name itself in another call.
 func delegatedAgent(call *callToken) string {
-	if call == nil {
-		return ""
-	}
 	if call.tool == deepTaskTool && strings.Contains(call.args, `"subagent_type"`) {
 		var a struct {
 			SubagentType string `json:"subagent_type"`

@@ -112,7 +112,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		return nil, fmt.Errorf("plan: unknown Role %d", cfg.Role)
 	}
 	m := &middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
-		cfg: *cfg, texts: texts, running: &agentNames{}}
+		cfg: *cfg, running: &agentNames{}}
 	if m.store, err = storeFor(cfg); err != nil {
 		return nil, err
 	}

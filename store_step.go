@@ -165,22 +165,30 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 			return nil // the next free step, chosen from the plan as it is
 		}
 		now := ParseSteps(cur.Content)
-		var base *Plan
-		loadBase := func() error {
-			var err error
-			if base == nil {
-				base, err = s.keptRevisionOf(ctx, cur, curRaw, want)
+		// was are the steps of revision want, read from history once, when needed.
+		var was []Step
+		kept, looked := false, false
+		baseSteps := func() error {
+			if !looked {
+				looked = true
+				base, err := s.keptRevisionOf(ctx, cur, curRaw, want)
+				if err != nil {
+					return err
+				}
+				if kept = base != nil; kept {
+					was = ParseSteps(base.Content)
+				}
 			}
-			return err
-		}
-		if cur.stepsRev == 0 || cur.stepsRev > want {
-			if err := loadBase(); err != nil {
-				return err
-			}
-			if base == nil {
+			if !kept {
 				return errUnknownBase
 			}
-			if !sameStepList(ParseSteps(base.Content), now) {
+			return nil
+		}
+		if cur.stepsRev == 0 || cur.stepsRev > want {
+			if err := baseSteps(); err != nil {
+				return err
+			}
+			if !sameStepList(was, now) {
 				return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: want})
 			}
 		}
@@ -196,13 +204,10 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		case m.Note == "" && (CheckTransition(n.State, m.State) == nil || c.takeover && n.State == StepInProgress && m.State == StepInProgress):
 			return nil
 		}
-		if err := loadBase(); err != nil {
+		if err := baseSteps(); err != nil {
 			return err
 		}
-		if base == nil {
-			return errUnknownBase
-		}
-		if was := ParseSteps(base.Content); m.Step <= len(was) && was[m.Step-1].State == n.State && was[m.Step-1].Text == n.Text {
+		if m.Step <= len(was) && was[m.Step-1].State == n.State && was[m.Step-1].Text == n.Text {
 			return nil // the step itself is unchanged: setStep judges the move
 		}
 		e := Error{Code: CodeRevisionConflict, Reason: ReasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,

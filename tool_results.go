@@ -1,5 +1,7 @@
 package plan
 
+// The results of the tools. Field names are part of the tool contract.
+
 type writeResult struct {
 	Name     string   `json:"name"`
 	Revision int64    `json:"revision"`

@@ -120,8 +120,7 @@ func newPlanTool(spec toolSpec, env *toolEnv, name string) *planTool {
 	return &planTool{spec: spec, env: env, info: info}
 }
 
-// Results. Field names are part of the tool contract.
-
+// toolSpecs lists every tool: its default name, its arguments and what runs it.
 func toolSpecs() []toolSpec {
 	return []toolSpec{
 		{ToolWritePlan, []param{pName, pContent, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},

@@ -31,18 +31,18 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, f.err
 	}
 	// A since_revision that is not kept (pruned, never existed, negative) gets the whole plan.
+	var p, old *Plan
+	var err error
 	if since != nil {
-		cur, old, err := env.store.changesSince(ctx, name, *since)
-		if err != nil {
-			return nil, err
-		}
-		if old != nil {
-			return newChangesResult(cur, old), nil
-		}
+		p, old, err = env.store.changesSince(ctx, name, *since)
+	} else {
+		p, err = env.store.Get(ctx, name)
 	}
-	p, err := env.store.Get(ctx, name)
 	if err != nil {
 		return nil, err
+	}
+	if old != nil {
+		return newChangesResult(p, old), nil
 	}
 	sum := p.Summarize()
 	return readResult{Summary: sum, Approved: env.unapproved(p), Content: p.Content}, nil

@@ -90,9 +90,9 @@ func (s *Store) WatchWith(ctx context.Context, opts WatchOptions) (<-chan Change
 		opts.fullScan = defaultFullScan
 	}
 	w := &watcher{s: s, opts: opts, out: make(chan Change, opts.Buffer), known: map[string]*cachedSummary{}}
-	w.stamper, _ = findCapability[folderStamper](s.backend)
+	w.stamper, _ = capability[folderStamper](s.backend)
 	var events <-chan FileEvent
-	if feed, ok := findCapability[Watcher](s.backend); ok {
+	if feed, ok := capability[Watcher](s.backend); ok {
 		var err error
 		if events, err = feed.WatchFiles(ctx, s.dir); err != nil {
 			if ctx.Err() != nil {
@@ -117,24 +117,6 @@ func (s *Store) WatchWith(ctx context.Context, opts WatchOptions) (<-chan Change
 	}
 	go w.run(ctx, events)
 	return w.out, nil
-}
-
-// findCapability returns the first Backend along the Unwrap chain of b that implements T.
-func findCapability[T any](b Backend) (T, bool) {
-	for range 16 {
-		if c, ok := any(b).(T); ok {
-			return c, true
-		}
-		u, ok := b.(interface{ Unwrap() Backend })
-		if !ok {
-			break
-		}
-		if b = u.Unwrap(); b == nil {
-			break
-		}
-	}
-	var zero T
-	return zero, false
 }
 
 // folderStamper is a cheap change detector for a folder: its stamp changes whenever a file
