@@ -73,8 +73,15 @@ func TestSessionPlantask(t *testing.T) {
 				t.Fatalf("%d agents reported, want %d", len(rep.Agents), 1+testWorkers)
 			}
 			f := rep.figures()
-			if f.left != 0 || len(completedSteps(rep)) != testSteps {
-				t.Errorf("%d tasks left open, %d completed by a worker; want 0 and %d", f.left, len(completedSteps(rep)), testSteps)
+			// plantask checks nothing: a completion can be overwritten, or fail once every
+			// task was completed and deleted (the worker's run ends), so some completions
+			// may go unacknowledged; every task still ends completed.
+			aborted := 0
+			for _, a := range rep.Agents {
+				aborted += a.Aborted
+			}
+			if f.left != 0 || len(completedSteps(rep))+f.lost+aborted < testSteps {
+				t.Errorf("%d tasks left open, %d completed by a worker (%d lost, %d runs ended); want 0 and %d", f.left, len(completedSteps(rep)), f.lost, aborted, testSteps)
 			}
 			claims := 0
 			for _, a := range rep.Agents {
