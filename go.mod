@@ -4,7 +4,7 @@ go 1.25
 
 require (
 	github.com/bytedance/sonic v1.15.5
-	github.com/cloudwego/eino v0.9.13
+	github.com/cloudwego/eino v0.9.21
 	github.com/stretchr/testify v1.10.0
 )
 

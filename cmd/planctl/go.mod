@@ -11,7 +11,7 @@ go 1.25
 require (
 	github.com/einoplan/plan v0.0.0-00010101000000-000000000000
 	github.com/einoplan/plan/backends/redis v0.0.0-00010101000000-000000000000
-	github.com/redis/go-redis/v9 v9.22.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.10.0
 	golang.org/x/sys v0.30.0
 )
@@ -25,7 +25,7 @@ require (
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
-	github.com/cloudwego/eino v0.9.13 // indirect
+	github.com/cloudwego/eino v0.9.21 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/eino-contrib/jsonschema v1.0.3 // indirect

@@ -4,7 +4,7 @@ go 1.25.0
 
 require (
 	github.com/bytedance/sonic v1.15.5
-	github.com/cloudwego/eino v0.9.13
+	github.com/cloudwego/eino v0.9.21
 	github.com/cloudwego/eino-ext/adk/backend/local v0.2.6
 	github.com/einoplan/plan v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.11.1

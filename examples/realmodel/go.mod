@@ -3,7 +3,7 @@ module github.com/einoplan/plan/examples/realmodel
 go 1.25
 
 require (
-	github.com/cloudwego/eino v0.9.13
+	github.com/cloudwego/eino v0.9.21
 	github.com/cloudwego/eino-ext/components/model/openai v0.1.7
 	github.com/einoplan/plan v0.0.0
 	github.com/stretchr/testify v1.11.1
