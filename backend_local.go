@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk/filesystem"
 )
 
@@ -77,7 +79,7 @@ func WithPermissions(dir, file fs.FileMode) LocalOption {
 // other process, sees the old file or the new one, never a mix, and a process killed at any
 // instant leaves only whole files behind. Reads are bounded and open only regular files.
 //
-// On Linux, macOS, the BSDs and illumos it is also a PlanLocker (locks on <dir>/.plan.lock),
+// On Linux, macOS, the BSDs and illumos it is also a driver.PlanLocker (locks on <dir>/.plan.lock),
 // so guarded writes through a Store are atomic across processes on one machine; elsewhere
 // that guarantee ends at the process.
 type LocalBackend struct {
@@ -91,10 +93,10 @@ type LocalBackend struct {
 }
 
 var (
-	_ Backend       = (*LocalBackend)(nil)
-	_ Workspace     = (*LocalBackend)(nil)
-	_ LimitedReader = (*LocalBackend)(nil)
-	_ Renamer       = (*LocalBackend)(nil)
+	_ Backend              = (*LocalBackend)(nil)
+	_ Workspace            = (*LocalBackend)(nil)
+	_ driver.LimitedReader = (*LocalBackend)(nil)
+	_ driver.Renamer       = (*LocalBackend)(nil)
 )
 
 // NewLocalBackend returns a backend rooted at root, creating the folder (mode 0700 by
@@ -216,7 +218,7 @@ func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileIn
 }
 
 // Read returns the whole file, honouring Offset and Limit as 1-based line numbers. Only a
-// regular file of at most the maximum size is read (ErrNotRegularFile, ErrFileTooLarge); a
+// regular file of at most the maximum size is read (driver.ErrNotRegularFile, ErrFileTooLarge); a
 // missing file is an error wrapping fs.ErrNotExist.
 func (b *LocalBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error) {
 	if err := ctx.Err(); err != nil {
@@ -230,7 +232,7 @@ func (b *LocalBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.
 	if int64(len(data)) > limit {
 		return nil, b.wrap("read", req.FilePath, fmt.Errorf("grew past %d bytes while read: %w", limit, ErrFileTooLarge))
 	}
-	return &filesystem.FileContent{Content: LineWindow(string(data), req.Offset, req.Limit)}, nil
+	return &filesystem.FileContent{Content: driver.LineWindow(string(data), req.Offset, req.Limit)}, nil
 }
 
 // ReadAtMost returns at most the first max bytes of the regular file at filePath, whatever
@@ -318,11 +320,11 @@ func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, err
 		}
 		if lfi.Mode()&fs.ModeSymlink != 0 {
 			if _, err := b.root.Stat(rel); errors.Is(err, b.escapes) {
-				return nil, nil, fmt.Errorf("%w: %w", b.wrap(op, vpath, err), ErrNotRegularFile)
+				return nil, nil, fmt.Errorf("%w: %w", b.wrap(op, vpath, err), driver.ErrNotRegularFile)
 			}
 		}
 		if !lfi.Mode().IsRegular() {
-			return nil, nil, b.wrap(op, vpath, fmt.Errorf("%s: %w", describeMode(lfi.Mode()), ErrNotRegularFile))
+			return nil, nil, b.wrap(op, vpath, fmt.Errorf("%s: %w", describeMode(lfi.Mode()), driver.ErrNotRegularFile))
 		}
 		f, err := b.root.OpenFile(rel, os.O_RDONLY|localOpenNonblock, 0)
 		if err != nil {
@@ -338,10 +340,10 @@ func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, err
 			continue
 		case !os.SameFile(fi, lfi) || !fi.Mode().IsRegular():
 			f.Close()
-			return nil, nil, b.wrap(op, vpath, fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile))
+			return nil, nil, b.wrap(op, vpath, fmt.Errorf("%s: %w", describeMode(fi.Mode()), driver.ErrNotRegularFile))
 		case hardLinked(fi):
 			f.Close()
-			return nil, nil, b.wrap(op, vpath, fmt.Errorf("a file with several hard links: %w", ErrNotRegularFile))
+			return nil, nil, b.wrap(op, vpath, fmt.Errorf("a file with several hard links: %w", driver.ErrNotRegularFile))
 		}
 		return f, fi, nil
 	}
@@ -380,7 +382,7 @@ func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
 }
 
 // WriteOnce writes a file that is written once and never rewritten, without the temp file
-// and the two syncs of Write: a crash may leave it missing or cut short (OnceWriter).
+// and the two syncs of Write: a crash may leave it missing or cut short (driver.OnceWriter).
 func (b *LocalBackend) WriteOnce(ctx context.Context, req *WriteRequest) error {
 	const op = "write"
 	folder, _, base, err := b.writeTarget(ctx, req.FilePath)
@@ -488,7 +490,7 @@ func (b *LocalBackend) checkTarget(folder *os.Root, rel, base string) error {
 		return nil
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile)
+		return fmt.Errorf("%s: %w", describeMode(fi.Mode()), driver.ErrNotRegularFile)
 	}
 	return nil
 }
@@ -567,7 +569,7 @@ func (b *LocalBackend) Rename(ctx context.Context, from, to string, keep int64) 
 	if fi, err := b.root.Lstat(fromRel); err != nil {
 		return b.wrap(op, from, err)
 	} else if !fi.Mode().IsRegular() {
-		return b.wrap(op, from, fmt.Errorf("%s: %w", describeMode(fi.Mode()), ErrNotRegularFile))
+		return b.wrap(op, from, fmt.Errorf("%s: %w", describeMode(fi.Mode()), driver.ErrNotRegularFile))
 	}
 	if toDir != "." {
 		if err := b.root.MkdirAll(toDir, b.cfg.dirPerm); err != nil {

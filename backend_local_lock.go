@@ -13,11 +13,13 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/einoplan/plan/driver"
 )
 
 var (
-	_ Locker     = (*LocalBackend)(nil)
-	_ PlanLocker = (*LocalBackend)(nil)
+	_ driver.Locker     = (*LocalBackend)(nil)
+	_ driver.PlanLocker = (*LocalBackend)(nil)
 )
 
 // Lock takes an exclusive flock on the sentinel file <dir>/.plan.lock (created with the file

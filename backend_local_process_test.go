@@ -17,11 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver/drivertest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/plantest"
 )
 
 // A test binary re-executed with these variables set runs TestLocalBackendChildProcess as a
@@ -67,7 +68,7 @@ func TestLocalBackendChildProcess(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := plantest.GuardedIncrements(ctx, s, "counter", childIncrements); err != nil {
+				if err := drivertest.GuardedIncrements(ctx, s, "counter", childIncrements); err != nil {
 					errs <- err
 				}
 			}()

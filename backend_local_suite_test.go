@@ -3,10 +3,11 @@ package plan_test
 import (
 	"testing"
 
+	"github.com/einoplan/plan/driver/drivertest"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/plantest"
 )
 
 func newLocal(t testing.TB, root string) *plan.LocalBackend {
@@ -18,5 +19,5 @@ func newLocal(t testing.TB, root string) *plan.LocalBackend {
 }
 
 func TestLocalBackendConformance(t *testing.T) {
-	plantest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return newLocal(t, t.TempDir()) })
+	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return newLocal(t, t.TempDir()) })
 }

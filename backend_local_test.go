@@ -17,6 +17,8 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -117,7 +119,7 @@ func TestLocalBackendRootIsNotAFile(t *testing.T) {
 	b, _ := newTestLocal(t)
 	for _, p := range []string{"/", "", ".", "plans/.."} {
 		_, err := b.Read(ctx, &ReadRequest{FilePath: p})
-		assert.ErrorIs(t, err, ErrNotRegularFile, p)
+		assert.ErrorIs(t, err, driver.ErrNotRegularFile, p)
 		assert.Error(t, b.Write(ctx, &WriteRequest{FilePath: p, Content: "x"}), p)
 		assert.Error(t, b.Delete(ctx, &DeleteRequest{FilePath: p}), p)
 	}
@@ -199,10 +201,10 @@ func TestLocalBackendFolderInPlaceOfFile(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans", "a.md", "inner"), 0o700))
 
 	_, err := b.Read(ctx, &ReadRequest{FilePath: "/plans/a.md"})
-	assert.ErrorIs(t, err, ErrNotRegularFile)
+	assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 	assert.Contains(t, err.Error(), "folder")
 	_, err = b.ReadAtMost(ctx, "/plans/a.md", 10)
-	assert.ErrorIs(t, err, ErrNotRegularFile)
+	assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 	assert.Error(t, b.Write(ctx, &WriteRequest{FilePath: "/plans/a.md", Content: "x"}))
 	assert.DirExists(t, filepath.Join(root, "plans", "a.md", "inner"))
 	assert.Equal(t, []string{"a.md"}, dirNames(t, filepath.Join(root, "plans")), "no temp file left behind")
@@ -375,7 +377,7 @@ func TestLocalBackendSymlinksInsideRoot(t *testing.T) {
 
 	assert.Equal(t, "inside", mustRead(t, b, "/plans/a.md"), "a linked folder on the way is followed")
 	_, err := b.Read(ctx, &ReadRequest{FilePath: "/real/b.md"})
-	assert.ErrorIs(t, err, ErrNotRegularFile, "a file that is itself a link is never read through")
+	assert.ErrorIs(t, err, driver.ErrNotRegularFile, "a file that is itself a link is never read through")
 	infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
 	require.NoError(t, err)
 	require.Len(t, infos, 2)

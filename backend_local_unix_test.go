@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,12 +42,12 @@ func TestLocalBackendNamedPipe(t *testing.T) {
 
 	within(t, 5*time.Second, "Read of a named pipe", func() {
 		_, err := b.Read(ctx, &ReadRequest{FilePath: "/plans/a.md"})
-		assert.ErrorIs(t, err, ErrNotRegularFile)
+		assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 		assert.Contains(t, err.Error(), "named pipe")
 	})
 	within(t, 5*time.Second, "ReadAtMost of a named pipe", func() {
 		_, err := b.ReadAtMost(ctx, "/plans/a.md", 10)
-		assert.ErrorIs(t, err, ErrNotRegularFile)
+		assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 	})
 	within(t, 5*time.Second, "LsInfo next to a named pipe", func() {
 		infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
@@ -55,7 +57,7 @@ func TestLocalBackendNamedPipe(t *testing.T) {
 	})
 	within(t, 5*time.Second, "Write over a named pipe", func() {
 		err := b.Write(ctx, &WriteRequest{FilePath: "/plans/a.md", Content: "x"})
-		assert.ErrorIs(t, err, ErrNotRegularFile)
+		assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 	})
 	within(t, 5*time.Second, "LsInfo of a named pipe", func() {
 		_, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans/a.md"})
@@ -86,7 +88,7 @@ func TestLocalBackendSocketAndDevice(t *testing.T) {
 	defer l.Close()
 	within(t, 5*time.Second, "Read of a socket", func() {
 		_, err := b.Read(ctx, &ReadRequest{FilePath: "/s.md"})
-		assert.ErrorIs(t, err, ErrNotRegularFile)
+		assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 		assert.Contains(t, err.Error(), "socket")
 	})
 

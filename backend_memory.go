@@ -9,10 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk/filesystem"
 )
 
-var _ Swapper = (*MemoryBackend)(nil)
+var _ driver.Swapper = (*MemoryBackend)(nil)
 
 // MemoryBackend keeps files in a map. It is safe for concurrent use and its guarantees end
 // at the process: use it for tests, one-process apps and caches of something durable.
@@ -143,7 +145,7 @@ func (b *MemoryBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem
 	if !ok {
 		return nil, fmt.Errorf("read %s: %w", p, fs.ErrNotExist)
 	}
-	return &filesystem.FileContent{Content: LineWindow(f.content, req.Offset, req.Limit)}, nil
+	return &filesystem.FileContent{Content: driver.LineWindow(f.content, req.Offset, req.Limit)}, nil
 }
 
 // ReadAtMost returns at most the first max bytes of the file.
@@ -221,28 +223,6 @@ func (b *MemoryBackend) tick() time.Time {
 	}
 	b.clock = now
 	return time.Unix(0, now).UTC()
-}
-
-// LineWindow applies the 1-based line Offset and the line Limit of an Eino ReadRequest to a
-// whole file's content, as a Backend's Read must; zero values mean everything. Lines keep
-// their line endings, so a window that reaches the end is the file's exact tail.
-func LineWindow(content string, offset, limit int) string {
-	if offset <= 1 && (limit <= 0 || strings.Count(content, "\n") < limit) {
-		return content
-	}
-	lines := strings.SplitAfter(content, "\n")
-	start := offset - 1
-	if start < 0 {
-		start = 0
-	}
-	if start >= len(lines) {
-		return ""
-	}
-	end := len(lines)
-	if limit > 0 && start+limit < end {
-		end = start + limit
-	}
-	return strings.Join(lines[start:end], "")
 }
 
 // StrictModTimes reports that every write gives a file a ModifiedAt no earlier write had,

@@ -59,7 +59,7 @@
 // keeps plans in the process, [LocalBackend] keeps them as files in a folder with atomic
 // writes and, on Unix-like systems, a folder lock that other processes honour, and the module
 // github.com/einoplan/plan/backends/redis shares them between machines. A Backend that is
-// also a [Locker] or a [Swapper] makes guarded writes atomic beyond one process.
+// also a [driver.Locker] or a [driver.Swapper] makes guarded writes atomic beyond one process.
 //
 // # Errors
 //

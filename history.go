@@ -258,7 +258,7 @@ func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) 
 }
 
 // dropHistory removes the history of a plan deleted at revision last (0: unknown), with the
-// Store's locks still held. Under a Locker no other process can write meanwhile, so the
+// Store's locks still held. Under a driver.Locker no other process can write meanwhile, so the
 // folder goes at once (one step on a LocalBackend); otherwise entries go one by one up to
 // last, so a plan created meanwhile by another process keeps its entries. Failures are ignored: a plan created later under the name never shows
 // entries older than itself, and its writes prune them.

@@ -15,11 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver/drivertest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/plantest"
 )
 
 // A test binary re-executed with these variables set runs TestPlanLockChildProcess as a
@@ -106,7 +107,7 @@ func TestPlanLockChildProcess(t *testing.T) {
 							return
 						}
 					}
-					if err := plantest.GuardedIncrements(ctx, s, name, mixedIncrements); err != nil {
+					if err := drivertest.GuardedIncrements(ctx, s, name, mixedIncrements); err != nil {
 						errs <- err
 					}
 				}()

@@ -164,7 +164,7 @@ func TestNameLocksBounded(t *testing.T) {
 	assert.Zero(t, s.shared.names.len())
 }
 
-// folderLocker is a Locker whose lock covers the folder and which counts its holders.
+// folderLocker is a driver.Locker whose lock covers the folder and which counts its holders.
 type folderLocker struct {
 	*MemoryBackend
 	mu            sync.Mutex
@@ -185,7 +185,7 @@ func (f *folderLocker) Lock(ctx context.Context, dir string) (func(), error) {
 	}, nil
 }
 
-// A Locker that is not a PlanLocker still sees one Lock call at a time per folder, as before.
+// A driver.Locker that is not a driver.PlanLocker still sees one Lock call at a time per folder, as before.
 func TestFolderLockerCalledOneAtATime(t *testing.T) {
 	ctx := context.Background()
 	fl := &folderLocker{MemoryBackend: NewMemoryBackend()}
@@ -203,7 +203,7 @@ func TestFolderLockerCalledOneAtATime(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	assert.Equal(t, 1, fl.most, "a folder-wide Locker is never held twice in one process")
+	assert.Equal(t, 1, fl.most, "a folder-wide driver.Locker is never held twice in one process")
 	assert.Equal(t, 400, fl.lockCalls)
 	assert.Zero(t, s.shared.names.len())
 }

@@ -270,7 +270,7 @@ func runRace(t *testing.T, sc raceScenario) {
 	})
 	t.Run("processes", func(t *testing.T) {
 		if raceProcesses == nil {
-			t.Skip("processes share locks only where LocalBackend is a Locker")
+			t.Skip("processes share locks only where LocalBackend is a driver.Locker")
 		}
 		if testing.Short() {
 			t.Skip("spawns processes")

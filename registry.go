@@ -6,12 +6,14 @@ import (
 	"runtime"
 	"sync"
 	"weak"
+
+	"github.com/einoplan/plan/driver"
 )
 
 // sharedState is what every Store on one storage folder shares in a process: the locks and
 // the list cache. The registry holds it weakly, so a dropped backend leaves nothing behind.
 type sharedState struct {
-	// sem serialises calls to a Locker that is not a PlanLocker, whose lock covers the folder.
+	// sem serialises calls to a driver.Locker that is not a driver.PlanLocker, whose lock covers the folder.
 	sem     chan struct{}
 	names   nameLocks
 	cacheMu sync.Mutex
@@ -223,11 +225,11 @@ func capability[T any](b Backend) (T, bool) {
 	return zero, false
 }
 
-// lockerOf is the Locker of b's storage, found through embedded Backends too: taking the
+// lockerOf is the driver.Locker of b's storage, found through embedded Backends too: taking the
 // lock of what a wrapper stores in can only exclude more writers, never bypass the wrapper.
-func lockerOf(b Backend) (Locker, bool) {
+func lockerOf(b Backend) (driver.Locker, bool) {
 	for range maxUnwrap + 1 {
-		if l, ok := b.(Locker); ok {
+		if l, ok := b.(driver.Locker); ok {
 			return l, true
 		}
 		if b = unwrapOnce(b); b == nil {
@@ -239,8 +241,8 @@ func lockerOf(b Backend) (Locker, bool) {
 
 // lock takes the locks of one plan: the process lock of its name, then the Backend's own
 // lock when it offers one. Plans of one folder never wait for each other, unless the
-// Backend's Locker is not a PlanLocker: its lock covers the whole folder, and calls to it
-// are serialised in the process too, as that Locker may expect.
+// Backend's driver.Locker is not a driver.PlanLocker: its lock covers the whole folder, and calls to it
+// are serialised in the process too, as that driver.Locker may expect.
 func (s *Store) lock(ctx context.Context, name string) (func(), error) {
 	release, err := s.shared.names.lock(ctx, name)
 	if err != nil {
@@ -250,7 +252,7 @@ func (s *Store) lock(ctx context.Context, name string) (func(), error) {
 		return release, nil
 	}
 	var unlock func()
-	if pl, ok := s.locker.(PlanLocker); ok {
+	if pl, ok := s.locker.(driver.PlanLocker); ok {
 		unlock, err = pl.LockPlan(ctx, s.dir, name)
 	} else {
 		select {
@@ -282,9 +284,9 @@ const tombstonesLock = ".deleted"
 
 // lockFolderEntry takes the lock of an entry that every plan of the folder shares, for a
 // caller that holds a plan's lock. Locks are always taken plan first, entry second, so they
-// cannot deadlock. Under a Locker that covers the folder, the caller holds it already.
+// cannot deadlock. Under a driver.Locker that covers the folder, the caller holds it already.
 func (s *Store) lockFolderEntry(ctx context.Context, entry string) (func(), error) {
-	if _, perPlan := s.locker.(PlanLocker); s.locker != nil && !perPlan {
+	if _, perPlan := s.locker.(driver.PlanLocker); s.locker != nil && !perPlan {
 		return func() {}, nil
 	}
 	if wide, ok := s.locker.(folderWidePlanLocker); ok && wide.planLocksFolderWide() {
@@ -293,7 +295,7 @@ func (s *Store) lockFolderEntry(ctx context.Context, entry string) (func(), erro
 	return s.lock(ctx, entry)
 }
 
-// folderWidePlanLocker is a PlanLocker whose plan locks may be locks of the whole folder
+// folderWidePlanLocker is a driver.PlanLocker whose plan locks may be locks of the whole folder
 // (LocalBackend where the kernel offers no open file description locks).
 type folderWidePlanLocker interface {
 	planLocksFolderWide() bool

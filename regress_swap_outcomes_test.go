@@ -14,7 +14,7 @@ import (
 	"github.com/einoplan/plan/plantest"
 )
 
-// alwaysLoses is a Swapper whose compare-and-swap never wins (another machine always
+// alwaysLoses is a driver.Swapper whose compare-and-swap never wins (another machine always
 // writes first).
 type alwaysLoses struct{ *plan.MemoryBackend }
 

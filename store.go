@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/driver"
 )
 
 // Defaults of StoreConfig.
@@ -125,8 +127,8 @@ type Warning struct {
 // the list cache. Every Store on the same (Backend, BaseDir) pair in a process shares one
 // lock per plan name and one cache, so tools of any agent run and host code never
 // interleave a read-check-write of one plan, and writes to different plans never wait for
-// each other. Beyond the process the guarantee is what the Backend offers: a Locker
-// or a Swapper makes guarded writes atomic across processes; without either it ends at
+// each other. Beyond the process the guarantee is what the Backend offers: a driver.Locker
+// or a driver.Swapper makes guarded writes atomic across processes; without either it ends at
 // the process. Reads take no lock: a reader sees a whole old or a whole new revision as
 // long as the Backend's writes are atomic.
 type Store struct {
@@ -136,11 +138,11 @@ type Store struct {
 	author     string
 	onChange   func(ctx context.Context, c Change)
 	shared     *sharedState
-	locker     Locker
-	swapper    Swapper
-	limited    LimitedReader
-	renamer    Renamer
-	once       OnceWriter
+	locker     driver.Locker
+	swapper    driver.Swapper
+	limited    driver.LimitedReader
+	renamer    driver.Renamer
+	once       driver.OnceWriter
 	strict     bool
 	now        func() time.Time
 	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
@@ -186,11 +188,11 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		s.historyMaxBytes = DefaultHistoryMaxBytes
 	}
 	s.locker, _ = lockerOf(cfg.Backend)
-	s.swapper, _ = capability[Swapper](cfg.Backend)
-	s.limited, _ = capability[LimitedReader](cfg.Backend)
-	s.renamer, _ = capability[Renamer](cfg.Backend)
-	s.once, _ = capability[OnceWriter](cfg.Backend)
-	if st, ok := capability[StrictModTimer](cfg.Backend); ok {
+	s.swapper, _ = capability[driver.Swapper](cfg.Backend)
+	s.limited, _ = capability[driver.LimitedReader](cfg.Backend)
+	s.renamer, _ = capability[driver.Renamer](cfg.Backend)
+	s.once, _ = capability[driver.OnceWriter](cfg.Backend)
+	if st, ok := capability[driver.StrictModTimer](cfg.Backend); ok {
 		s.strict = st.StrictModTimes()
 	}
 	return s, nil

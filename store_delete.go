@@ -5,11 +5,13 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/einoplan/plan/driver"
 )
 
 // Delete removes a plan. An unguarded delete also removes an entry that does not decode or
 // can never be a plan (a link, a folder, a special file), which is how such a name is
-// recovered. On a Backend that is a Renamer (and not a Swapper) the plan file itself is moved
+// recovered. On a Backend that is a driver.Renamer (and not a driver.Swapper) the plan file itself is moved
 // to its tombstone, so deleting needs no new data blocks and works on a full disk; when a
 // delete cannot complete, the plan is left as it was.
 func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int64, error) {
@@ -72,14 +74,14 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 type deleteTarget struct {
 	exists bool
 	plan   *Plan // nil when the file does not decode or is over the size limit
-	// raw is the whole file when the Backend is a Swapper (its conditional delete compares
+	// raw is the whole file when the Backend is a driver.Swapper (its conditional delete compares
 	// it), and otherwise as far as it was read.
 	raw string
 	// revision is the revision the file reached: the plan's, or for a file that does not
 	// decode the one its header still names, so the tombstone keeps revisions from
 	// repeating after a corrupt plan is deleted and written again. 0 when unknown.
 	revision int64
-	// special: the entry can never be a plan (ErrNotRegularFile); it is removed as it is.
+	// special: the entry can never be a plan (driver.ErrNotRegularFile); it is removed as it is.
 	special bool
 }
 
@@ -89,7 +91,7 @@ func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int6
 	p := s.planPath(name)
 	raw, exists, err := s.readRaw(ctx, p)
 	tooLarge := CodeOf(err) == CodeTooLarge
-	special := errors.Is(err, ErrNotRegularFile)
+	special := errors.Is(err, driver.ErrNotRegularFile)
 	if err != nil && (ifRevision != nil || !(tooLarge || special)) {
 		return deleteTarget{}, err
 	}
@@ -110,7 +112,7 @@ func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int6
 		return deleteTarget{exists: true, raw: raw, revision: rev}, nil
 	}
 	// Over the size limit: read the header for its revision, and the whole file where the
-	// conditional delete of a Swapper compares it or no bounded read is offered. This
+	// conditional delete of a driver.Swapper compares it or no bounded read is offered. This
 	// explicit recovery is the one operation that reads an oversized file whole.
 	if s.limited != nil && s.swapper == nil {
 		if raw, err = s.limited.ReadAtMost(ctx, p, headerAllowance); err != nil {

@@ -7,11 +7,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// swapMemory is a MemoryBackend with conditional writes, as a Swapper backend offers them.
+// swapMemory is a MemoryBackend with conditional writes, as a driver.Swapper backend offers them.
 type swapMemory struct {
 	*MemoryBackend
 	mu         sync.Mutex
@@ -38,7 +40,7 @@ func (b *swapMemory) CompareAndDelete(ctx context.Context, req *DeleteRequest, o
 	return true, b.Delete(ctx, req)
 }
 
-var _ Swapper = (*swapMemory)(nil)
+var _ driver.Swapper = (*swapMemory)(nil)
 
 // storeBackends are the kinds of Backend the Store treats differently on delete.
 func storeBackends() map[string]func() Backend {
@@ -67,7 +69,7 @@ func (b plainBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 // then broken (a bad header line, or grown past the size limit) is deleted unguarded, the
 // recovery its corrupt and too_large errors advise; the plan written again under that name
 // starts at revision 6, so a writer still holding revision 1..5 of the old plan cannot
-// overwrite the new one when it gets there. On a Swapper backend the oversized file is
+// overwrite the new one when it gets there. On a driver.Swapper backend the oversized file is
 // deleted at all (its conditional delete needs the whole file).
 func TestDeleteUndecodablePlanKeepsRevisionsFromRepeating(t *testing.T) {
 	const maxContent = 64
@@ -156,7 +158,7 @@ func TestRevisionNeverWrapsAround(t *testing.T) {
 	require.True(t, isNotExist(err))
 }
 
-// TestDeleteLosingEveryRaceIsABackendError: a Swapper whose conditional deletes keep failing
+// TestDeleteLosingEveryRaceIsABackendError: a driver.Swapper whose conditional deletes keep failing
 // ends the delete with an *Error (backend_error), like a write that keeps losing.
 func TestDeleteLosingEveryRaceIsABackendError(t *testing.T) {
 	ctx := context.Background()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/driver"
 )
 
 // fileReader is what a bounded read needs: a Backend or a Workspace.
@@ -13,11 +15,11 @@ type fileReader interface {
 }
 
 // readBounded reads the whole file p, but never more than limit+1 bytes when r is a
-// LimitedReader, and asks any other reader for every line explicitly (Limit 0 means "the
+// driver.LimitedReader, and asks any other reader for every line explicitly (Limit 0 means "the
 // first 2,000 lines" to some backends). A result over limit bytes means the file is too
 // large. Errors are the reader's own.
 func readBounded(ctx context.Context, r fileReader, p string, limit int64) (string, error) {
-	if lr, ok := r.(LimitedReader); ok {
+	if lr, ok := r.(driver.LimitedReader); ok {
 		return lr.ReadAtMost(ctx, p, limit+1)
 	}
 	fc, err := r.Read(ctx, &ReadRequest{FilePath: p, Offset: 1, Limit: wholeFileLines(limit)})
@@ -48,7 +50,7 @@ func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool,
 		return "", false, nil
 	case ctx.Err() != nil:
 		return "", false, canceled(ctx)
-	case errors.Is(err, ErrNotRegularFile):
+	case errors.Is(err, driver.ErrNotRegularFile):
 		e := fail(Error{Code: CodeCorrupt, Reason: ReasonNotPlanFile, Path: p})
 		e.Err = err
 		return "", true, e

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"syscall"
 	"time"
+
+	"github.com/einoplan/plan/driver"
 )
 
 // errLostSwap: a conditional write found other bytes than those it was based on.
@@ -44,7 +46,7 @@ func retryLostSwaps(name, what string, attempt func() error) error {
 // a transport failure left unknown.
 var uncertainRetries = [...]time.Duration{10 * time.Millisecond, 50 * time.Millisecond, 200 * time.Millisecond}
 
-// commit writes content at p; with a Swapper only if p still holds old (absent when nil).
+// commit writes content at p; with a driver.Swapper only if p still holds old (absent when nil).
 func (s *Store) commit(ctx context.Context, p string, old *string, content string) error {
 	if ctx.Err() != nil {
 		return canceled(ctx)
@@ -60,7 +62,7 @@ func (s *Store) commit(ctx context.Context, p string, old *string, content strin
 	}, func(raw string, exists bool) bool { return exists && raw == content }, p, old)
 }
 
-// remove deletes p; with a Swapper only if p still holds old.
+// remove deletes p; with a driver.Swapper only if p still holds old.
 func (s *Store) remove(ctx context.Context, p, old string, special bool) error {
 	if ctx.Err() != nil {
 		return canceled(ctx)
@@ -116,7 +118,7 @@ func (s *Store) settle(ctx context.Context, what string, swap func() (bool, erro
 
 // notSent reports an error after which the request surely never reached the storage.
 func notSent(err error) bool {
-	return errors.Is(err, ErrNotWritten) || errors.Is(err, syscall.ECONNREFUSED)
+	return errors.Is(err, driver.ErrNotWritten) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 func unknownOutcome(what string, err error) *Error {

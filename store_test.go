@@ -4,14 +4,15 @@ import (
 	"context"
 	"testing"
 
+	"github.com/einoplan/plan/driver/drivertest"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/plantest"
 )
 
 func TestMemoryBackendConformance(t *testing.T) {
-	plantest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return plan.NewMemoryBackend() })
+	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return plan.NewMemoryBackend() })
 }
 
 func TestListStaysSortedAcrossCachedListings(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/einoplan/plan/driver"
 )
 
 // A tombstone, <BaseDir>/.deleted/NAME, records the last revision a deleted plan reached, so
@@ -64,7 +66,7 @@ func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) erro
 		if strayTombstoneFolder(err) {
 			stray = path.Dir(p) // a file or a link where the tombstones' folder goes
 		}
-		if errors.Is(err, ErrNotRegularFile) || CodeOf(err) == CodeTooLarge || strayTombstoneFolder(err) {
+		if errors.Is(err, driver.ErrNotRegularFile) || CodeOf(err) == CodeTooLarge || strayTombstoneFolder(err) {
 			if err := s.remove(ctx, stray, "", true); err != nil {
 				return err
 			}
@@ -87,7 +89,7 @@ func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) erro
 // buryByRename moves a decoded plan file onto its tombstone, keeping only its header (which
 // names the revision), so the plan is deleted and its revision recorded in one step that
 // needs no new data blocks. It reports false, and leaves everything as it was, where that
-// cannot be done: no Renamer, a Swapper (a rename is not conditional), a tombstone already at
+// cannot be done: no driver.Renamer, a driver.Swapper (a rename is not conditional), a tombstone already at
 // a higher revision, or a failed rename.
 func (s *Store) buryByRename(ctx context.Context, name string, f deleteTarget) (bool, error) {
 	if s.renamer == nil || s.swapper != nil || f.plan == nil || f.revision <= 0 {

@@ -162,7 +162,7 @@ func checkRevision(name string, cur *Plan, ifRevision *int64) error {
 
 // mutate runs one read-check-write under the locks: it loads the plan, checks ifRevision,
 // lets change build the next version (cur is nil when the plan does not exist), and writes
-// it with the next revision. On a Swapper backend a lost race is retried from the read, so
+// it with the next revision. On a driver.Swapper backend a lost race is retried from the read, so
 // a guarded write then fails on the revision check and an unguarded one lands on top.
 // The history entry of the new revision is written just before the plan file (history.go).
 func (s *Store) mutate(ctx context.Context, action Action, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {

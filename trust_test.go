@@ -12,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver/drivertest"
+
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/plantest"
 )
 
 // A backend written for Eino's plantask is a plan.Backend as it is.
@@ -63,7 +64,7 @@ func counterWorkers(t *testing.T, stores []*plan.Store, n int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- plantest.GuardedIncrements(ctx, s, "counter", n)
+			errs <- drivertest.GuardedIncrements(ctx, s, "counter", n)
 		}()
 	}
 	wg.Wait()
@@ -91,7 +92,7 @@ func storeOn(t testing.TB, b plan.Backend, dir string) *plan.Store {
 
 func TestTrustPointerWrappersShareStorage(t *testing.T) {
 	mem := plan.NewMemoryBackend()
-	// A wrapper that hides the Swapper too: only identity through Unwrap protects it.
+	// A wrapper that hides the driver.Swapper too: only identity through Unwrap protects it.
 	hidden := func() plan.Backend { return &logged{Backend: embedded{mem}} }
 	counterWorkers(t, []*plan.Store{storeOn(t, hidden(), ""), storeOn(t, hidden(), "")}, 1000)
 }
@@ -130,7 +131,7 @@ func TestTrustChildWriter(t *testing.T) {
 		t.Skip("runs only as a child of TestTrustEmbeddingWrapperAroundLocal")
 	}
 	s := storeOn(t, embedded{newLocal(t, root)}, "")
-	require.NoError(t, plantest.GuardedIncrements(context.Background(), s, "counter", 100))
+	require.NoError(t, drivertest.GuardedIncrements(context.Background(), s, "counter", 100))
 }
 
 func TestTrustEmbeddingWrapperAroundLocal(t *testing.T) {
@@ -150,7 +151,7 @@ func TestTrustEmbeddingWrapperAroundLocal(t *testing.T) {
 		require.NoError(t, child.Start())
 		out := make(chan error, 1)
 		go func() { out <- child.Wait() }()
-		require.NoError(t, plantest.GuardedIncrements(context.Background(), s, "counter", 100))
+		require.NoError(t, drivertest.GuardedIncrements(context.Background(), s, "counter", 100))
 		require.NoError(t, <-out)
 		assertCounter(t, s, 200)
 	})

@@ -6,6 +6,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/einoplan/plan/driver"
 )
 
 // ActionResync is the Action of a Change that tells a watcher it may have missed changes:
@@ -25,7 +27,7 @@ const (
 // WatchOptions tunes Store.WatchWith. The zero value gives the defaults.
 type WatchOptions struct {
 	// Interval is the time between two polls of the polling fallback; default
-	// DefaultWatchInterval. Unused when the Backend is a Watcher.
+	// DefaultWatchInterval. Unused when the Backend is a driver.Watcher.
 	Interval time.Duration
 	// Buffer is how many Changes may wait for the receiver; default DefaultWatchBuffer.
 	// When they do not fit, the watcher drops changes and delivers one ActionResync as
@@ -61,7 +63,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan Change, error) {
 // decodes again or is removed.
 //
 // How changes are found:
-//   - A Backend that is a Watcher (found through Unwrap too) pushes them: no polling at all.
+//   - A Backend that is a driver.Watcher (found through Unwrap too) pushes them: no polling at all.
 //   - LocalBackend is polled every Interval, but an idle poll is one stat of the plans
 //     folder: a plan write or delete renames or removes a file there, which changes the
 //     folder's modification time. The folder is listed when that stamp moved, while it is
@@ -91,8 +93,8 @@ func (s *Store) WatchWith(ctx context.Context, opts WatchOptions) (<-chan Change
 	}
 	w := &watcher{s: s, opts: opts, out: make(chan Change, opts.Buffer), known: map[string]*cachedSummary{}}
 	w.stamper, _ = capability[folderStamper](s.backend)
-	var events <-chan FileEvent
-	if feed, ok := capability[Watcher](s.backend); ok {
+	var events <-chan driver.FileEvent
+	if feed, ok := capability[driver.Watcher](s.backend); ok {
 		var err error
 		if events, err = feed.WatchFiles(ctx, s.dir); err != nil {
 			if ctx.Err() != nil {
@@ -140,7 +142,7 @@ type watcher struct {
 
 // run feeds w.out until ctx ends, from events when the Backend pushes them, else by
 // polling; a feed that ends early gives way to polling after a resync.
-func (w *watcher) run(ctx context.Context, events <-chan FileEvent) {
+func (w *watcher) run(ctx context.Context, events <-chan driver.FileEvent) {
 	defer close(w.out)
 	for events != nil {
 		select {
@@ -276,9 +278,9 @@ func deleteChange(name string, k *cachedSummary) Change {
 	return c
 }
 
-// event turns one pushed FileEvent into a Change. Files that are not plans directly in
+// event turns one pushed driver.FileEvent into a Change. Files that are not plans directly in
 // BaseDir (tombstones, lock and temp files) and contents that do not decode are ignored.
-func (w *watcher) event(ev FileEvent) {
+func (w *watcher) event(ev driver.FileEvent) {
 	p := path.Clean("/" + strings.TrimPrefix(ev.Path, "/"))
 	if path.Dir(p) != w.s.dir {
 		return

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -144,7 +146,7 @@ func TestWatchSeesOtherProcess(t *testing.T) {
 	quiet(t, ch, 100*time.Millisecond)
 }
 
-// Any Backend without a Watcher is polled; the Store's own writes are seen like others'.
+// Any Backend without a driver.Watcher is polled; the Store's own writes are seen like others'.
 func TestWatchPollsOtherBackends(t *testing.T) {
 	b := NewMemoryBackend()
 	mine, other := newWatchStore(t, b), newWatchStore(t, b)
@@ -289,12 +291,12 @@ func TestWatchLocalIdlePollDoesNotList(t *testing.T) {
 	assert.Equal(t, int64(2), c.Revision)
 }
 
-// feedBackend is a MemoryBackend that is also a Watcher: every write and delete is pushed
+// feedBackend is a MemoryBackend that is also a driver.Watcher: every write and delete is pushed
 // to the subscribers, as the Redis backend publishes them from its write script.
 type feedBackend struct {
 	*MemoryBackend
 	mu     sync.Mutex
-	subs   []chan FileEvent
+	subs   []chan driver.FileEvent
 	lists  atomic.Int64
 	failed bool
 }
@@ -306,18 +308,18 @@ func (f *feedBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInf
 	return f.MemoryBackend.LsInfo(ctx, req)
 }
 
-func (f *feedBackend) WatchFiles(ctx context.Context, dir string) (<-chan FileEvent, error) {
+func (f *feedBackend) WatchFiles(ctx context.Context, dir string) (<-chan driver.FileEvent, error) {
 	if f.failed {
 		return nil, errors.New("feed unavailable")
 	}
-	ch := make(chan FileEvent, 64)
+	ch := make(chan driver.FileEvent, 64)
 	f.mu.Lock()
 	f.subs = append(f.subs, ch)
 	f.mu.Unlock()
 	return ch, nil
 }
 
-func (f *feedBackend) push(ev FileEvent) {
+func (f *feedBackend) push(ev driver.FileEvent) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, ch := range f.subs {
@@ -338,16 +340,16 @@ func (f *feedBackend) Write(ctx context.Context, req *WriteRequest) error {
 	if err := f.MemoryBackend.Write(ctx, req); err != nil {
 		return err
 	}
-	f.push(FileEvent{Path: req.FilePath, Content: req.Content})
+	f.push(driver.FileEvent{Path: req.FilePath, Content: req.Content})
 	return nil
 }
 
-// CompareAndSwap and CompareAndDelete push too: a MemoryBackend is a Swapper, so the Store
+// CompareAndSwap and CompareAndDelete push too: a MemoryBackend is a driver.Swapper, so the Store
 // writes through them.
 func (f *feedBackend) CompareAndSwap(ctx context.Context, req *WriteRequest, old *string) (bool, error) {
 	ok, err := f.MemoryBackend.CompareAndSwap(ctx, req, old)
 	if ok {
-		f.push(FileEvent{Path: req.FilePath, Content: req.Content})
+		f.push(driver.FileEvent{Path: req.FilePath, Content: req.Content})
 	}
 	return ok, err
 }
@@ -355,7 +357,7 @@ func (f *feedBackend) CompareAndSwap(ctx context.Context, req *WriteRequest, old
 func (f *feedBackend) CompareAndDelete(ctx context.Context, req *DeleteRequest, old string) (bool, error) {
 	ok, err := f.MemoryBackend.CompareAndDelete(ctx, req, old)
 	if ok {
-		f.push(FileEvent{Path: req.FilePath, Deleted: true})
+		f.push(driver.FileEvent{Path: req.FilePath, Deleted: true})
 	}
 	return ok, err
 }
@@ -364,7 +366,7 @@ func (f *feedBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 	if err := f.MemoryBackend.Delete(ctx, req); err != nil {
 		return err
 	}
-	f.push(FileEvent{Path: req.FilePath, Deleted: true})
+	f.push(driver.FileEvent{Path: req.FilePath, Deleted: true})
 	return nil
 }
 
@@ -391,14 +393,14 @@ func TestWatchUsesPushFeed(t *testing.T) {
 	c = next(t, ch)
 	assert.True(t, c.Created)
 	assert.Equal(t, int64(2), c.Revision, "revisions continue after a delete")
-	feed.push(FileEvent{Path: "/plans/.ship.md.tmp-1", Content: "x"})
-	feed.push(FileEvent{Path: "/plans/notes.txt", Content: "x"})
-	feed.push(FileEvent{Path: "/elsewhere/ship.md", Content: EncodePlan(&Plan{Title: "other", Revision: 9})})
-	feed.push(FileEvent{Path: "/plans/ship.md", Content: "not a plan"})
+	feed.push(driver.FileEvent{Path: "/plans/.ship.md.tmp-1", Content: "x"})
+	feed.push(driver.FileEvent{Path: "/plans/notes.txt", Content: "x"})
+	feed.push(driver.FileEvent{Path: "/elsewhere/ship.md", Content: EncodePlan(&Plan{Title: "other", Revision: 9})})
+	feed.push(driver.FileEvent{Path: "/plans/ship.md", Content: "not a plan"})
 	quiet(t, ch, 50*time.Millisecond)
 	assert.Equal(t, int64(1), feed.lists.Load(), "only the starting snapshot listed")
 
-	feed.push(FileEvent{Resync: true})
+	feed.push(driver.FileEvent{Resync: true})
 	assert.Equal(t, Change{Action: ActionResync}, next(t, ch))
 
 	feed.closeFeeds()

@@ -1,6 +1,6 @@
 // Package redisbackend stores plans in Redis, so agents on many machines share one plan
-// store. A Backend implements plan.Backend, plan.Swapper, plan.LimitedReader and
-// plan.Watcher: the Store discovers the Swapper and makes every guarded write a
+// store. A Backend implements plan.Backend, driver.Swapper, driver.LimitedReader and
+// driver.Watcher: the Store discovers the Swapper and makes every guarded write a
 // compare-and-swap run inside Redis, atomic across processes and machines with no lock or
 // lease that could expire, and Store.Watch follows changes through the Watcher.
 //
@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/redis/go-redis/v9"
 
@@ -46,10 +48,10 @@ type Backend struct {
 }
 
 var (
-	_ plan.Backend       = (*Backend)(nil)
-	_ plan.Swapper       = (*Backend)(nil)
-	_ plan.LimitedReader = (*Backend)(nil)
-	_ plan.Watcher       = (*Backend)(nil)
+	_ plan.Backend         = (*Backend)(nil)
+	_ driver.Swapper       = (*Backend)(nil)
+	_ driver.LimitedReader = (*Backend)(nil)
+	_ driver.Watcher       = (*Backend)(nil)
 )
 
 // LsInfo lists the files and folders directly inside req.Path, sorted by path, from one
@@ -140,7 +142,7 @@ func (b *Backend) Read(ctx context.Context, req *plan.ReadRequest) (*filesystem.
 	if err != nil {
 		return nil, fmt.Errorf("redis backend: read %s: %w", p, err)
 	}
-	return &filesystem.FileContent{Content: plan.LineWindow(content, req.Offset, req.Limit)}, nil
+	return &filesystem.FileContent{Content: driver.LineWindow(content, req.Offset, req.Limit)}, nil
 }
 
 // ReadAtMost returns at most the first limit bytes of the file; Redis sends no more than that.
@@ -215,11 +217,11 @@ func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
 // the index fields. It reports whether the script applied the change.
 func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePath, mode, content, old string) (bool, error) {
 	if err := ctx.Err(); err != nil {
-		return false, fmt.Errorf("%w: %w", plan.ErrNotWritten, err)
+		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 	}
 	p, err := toFilePath(filePath)
 	if err != nil {
-		return false, fmt.Errorf("%w: %w", plan.ErrNotWritten, err)
+		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 	}
 	idx, fields := b.chain(p)
 	dir := parentDir(p)
@@ -233,7 +235,7 @@ func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePa
 	n, err := b.run(ctx, script, keys, args)
 	if err != nil {
 		if refusedBeforeRunning(err) {
-			err = fmt.Errorf("%w: %w", plan.ErrNotWritten, err)
+			err = fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 		}
 		return false, fmt.Errorf("redis backend: %s %s: %w", verb, p, err)
 	}

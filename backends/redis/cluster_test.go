@@ -6,13 +6,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan/driver/drivertest"
+
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/plantest"
 )
 
 // TestClusterConformance runs the Store conformance suite on a 3-master Cluster.
 func TestClusterConformance(t *testing.T) {
-	plantest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
+	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
 		b, _ := newClusterBackend(t)
 		return b
 	})
@@ -122,7 +123,7 @@ func clusterIncrements(t *testing.T, prefix string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := plantest.GuardedIncrements(ctx, ws, "counter", each); err != nil {
+			if err := drivertest.GuardedIncrements(ctx, ws, "counter", each); err != nil {
 				errs <- err
 			}
 		}()

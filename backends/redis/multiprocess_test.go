@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver/drivertest"
+
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/plantest"
 )
 
 const (
@@ -87,7 +88,7 @@ func TestGuardedIncrementsChild(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := plantest.GuardedIncrements(ctx, s, "counter", incrementsEach); err != nil {
+			if err := drivertest.GuardedIncrements(ctx, s, "counter", incrementsEach); err != nil {
 				errs <- err
 			}
 		}()

@@ -6,16 +6,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver/drivertest"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/plantest"
 )
 
 // TestConformance runs the Store conformance suite every Backend must pass, unchanged.
 func TestConformance(t *testing.T) {
 	requireServer(t)
-	plantest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
+	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
 		b, _ := newBackend(t)
 		return b
 	})

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/einoplan/plan/driver"
 
-	"github.com/einoplan/plan"
+	"github.com/redis/go-redis/v9"
 )
 
 // watchBuffer is how many events a feed holds for a receiver that is not reading; past that
@@ -32,15 +32,15 @@ const watchPing = 5 * time.Second
 // FileEvent with Resync set, after which the receiver must re-read dir. Every change that
 // lands after WatchFiles returns is delivered or covered by a Resync. The channel is closed
 // when ctx ends.
-func (b *Backend) WatchFiles(ctx context.Context, dir string) (<-chan plan.FileEvent, error) {
+func (b *Backend) WatchFiles(ctx context.Context, dir string) (<-chan driver.FileEvent, error) {
 	d := cleanPath(dir)
 	ch := b.channel(d)
 	ps, err := b.subscribe(ctx, ch)
 	if err != nil {
 		return nil, fmt.Errorf("redis backend: watch %s: %w", d, err)
 	}
-	in := make(chan plan.FileEvent)
-	out := make(chan plan.FileEvent, watchBuffer)
+	in := make(chan driver.FileEvent)
+	out := make(chan driver.FileEvent, watchBuffer)
 	go b.receive(ctx, ps, ch, in)
 	go forward(ctx, in, out)
 	return out, nil
@@ -131,7 +131,7 @@ func ownsSlotOf(ctx context.Context, node *redis.Client, ch string) error {
 
 // receive turns messages into events on in until ctx ends. A lost subscription is replaced
 // by a new one, then reported as a Resync.
-func (b *Backend) receive(ctx context.Context, ps *redis.PubSub, ch string, in chan<- plan.FileEvent) {
+func (b *Backend) receive(ctx context.Context, ps *redis.PubSub, ch string, in chan<- driver.FileEvent) {
 	defer close(in)
 	var mu sync.Mutex
 	cur := ps
@@ -182,7 +182,7 @@ func (b *Backend) receive(ctx context.Context, ps *redis.PubSub, ch string, in c
 			return
 		}
 		pinged = false
-		if !send(ctx, in, plan.FileEvent{Resync: true}) {
+		if !send(ctx, in, driver.FileEvent{Resync: true}) {
 			return
 		}
 	}
@@ -207,7 +207,7 @@ func (b *Backend) resubscribe(ctx context.Context, ch string) *redis.PubSub {
 	}
 }
 
-func send(ctx context.Context, in chan<- plan.FileEvent, ev plan.FileEvent) bool {
+func send(ctx context.Context, in chan<- driver.FileEvent, ev driver.FileEvent) bool {
 	select {
 	case in <- ev:
 		return true
@@ -218,13 +218,13 @@ func send(ctx context.Context, in chan<- plan.FileEvent, ev plan.FileEvent) bool
 
 // forward passes events from in to out without ever blocking on out: an event that finds
 // out full is dropped, and one Resync follows as soon as out has room.
-func forward(ctx context.Context, in <-chan plan.FileEvent, out chan<- plan.FileEvent) {
+func forward(ctx context.Context, in <-chan driver.FileEvent, out chan<- driver.FileEvent) {
 	defer close(out)
 	pending := false
 	for {
 		if pending {
 			select {
-			case out <- plan.FileEvent{Resync: true}:
+			case out <- driver.FileEvent{Resync: true}:
 				pending = false
 			case _, ok := <-in:
 				if !ok {
@@ -252,16 +252,16 @@ func forward(ctx context.Context, in <-chan plan.FileEvent, out chan<- plan.File
 }
 
 // parseEvent decodes "w <len> <path><content>" or "d <len> <path>".
-func parseEvent(payload string) (plan.FileEvent, bool) {
+func parseEvent(payload string) (driver.FileEvent, bool) {
 	if len(payload) < 2 || payload[1] != ' ' || (payload[0] != 'w' && payload[0] != 'd') {
-		return plan.FileEvent{}, false
+		return driver.FileEvent{}, false
 	}
 	n, rest, ok := strings.Cut(payload[2:], " ")
 	size, err := strconv.Atoi(n)
 	if !ok || err != nil || size < 0 || size > len(rest) {
-		return plan.FileEvent{}, false
+		return driver.FileEvent{}, false
 	}
-	ev := plan.FileEvent{Path: rest[:size]}
+	ev := driver.FileEvent{Path: rest[:size]}
 	if payload[0] == 'd' {
 		ev.Deleted = true
 	} else {

@@ -6,11 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/einoplan/plan"
 )
 
 // next returns the next event of w, failing the test after 10 s.
-func next(t *testing.T, w <-chan plan.FileEvent) plan.FileEvent {
+func next(t *testing.T, w <-chan driver.FileEvent) driver.FileEvent {
 	t.Helper()
 	select {
 	case ev, ok := <-w:
@@ -21,10 +23,10 @@ func next(t *testing.T, w <-chan plan.FileEvent) plan.FileEvent {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event within 10 s")
 	}
-	return plan.FileEvent{}
+	return driver.FileEvent{}
 }
 
-func wantEvent(t *testing.T, w <-chan plan.FileEvent, want plan.FileEvent) {
+func wantEvent(t *testing.T, w <-chan driver.FileEvent, want driver.FileEvent) {
 	t.Helper()
 	if got := next(t, w); got != want {
 		t.Fatalf("event %+v, want %+v", got, want)
@@ -40,7 +42,7 @@ func watchOrder(t *testing.T, watcher, writer *Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []plan.FileEvent
+	var want []driver.FileEvent
 	for i := range 40 {
 		content := fmt.Sprintf("v%d\n- [ ] step é\x00", i)
 		if i%2 == 0 {
@@ -51,7 +53,7 @@ func watchOrder(t *testing.T, watcher, writer *Backend) {
 				t.Fatalf("CompareAndSwap = %v, %v", ok, err)
 			}
 		}
-		want = append(want, plan.FileEvent{Path: "/plans/a.md", Content: content})
+		want = append(want, driver.FileEvent{Path: "/plans/a.md", Content: content})
 		mustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
 		mustWrite(t, writer, "/other/a.md", "elsewhere")
 	}
@@ -62,9 +64,9 @@ func watchOrder(t *testing.T, watcher, writer *Backend) {
 	if ok, err := writer.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}, old); !ok || err != nil {
 		t.Fatalf("CompareAndDelete = %v, %v", ok, err)
 	}
-	want = append(want, plan.FileEvent{Path: "/plans/a.md", Deleted: true})
+	want = append(want, driver.FileEvent{Path: "/plans/a.md", Deleted: true})
 	mustWrite(t, writer, "/plans/b.md", "")
-	want = append(want, plan.FileEvent{Path: "/plans/b.md"})
+	want = append(want, driver.FileEvent{Path: "/plans/b.md"})
 	for _, ev := range want {
 		wantEvent(t, w, ev)
 	}
@@ -100,13 +102,13 @@ func TestWatchFilesResyncAfterDroppedConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustWrite(t, b, "/plans/a.md", "before")
-	wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: "before"})
+	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "before"})
 	if n, err := c.ClientKillByFilter(bg, "TYPE", "pubsub").Result(); err != nil || n == 0 {
 		t.Fatalf("CLIENT KILL TYPE pubsub = %d, %v", n, err)
 	}
-	wantEvent(t, w, plan.FileEvent{Resync: true})
+	wantEvent(t, w, driver.FileEvent{Resync: true})
 	mustWrite(t, b, "/plans/a.md", "after")
-	wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: "after"})
+	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after"})
 }
 
 // TestWatchFilesOverflowResync: a receiver that stops reading gets the first watchBuffer
@@ -127,11 +129,11 @@ func TestWatchFilesOverflowResync(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	for i := range watchBuffer {
-		wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: fmt.Sprint(i)})
+		wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: fmt.Sprint(i)})
 	}
-	wantEvent(t, w, plan.FileEvent{Resync: true})
+	wantEvent(t, w, driver.FileEvent{Resync: true})
 	mustWrite(t, b, "/plans/a.md", "later")
-	wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: "later"})
+	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "later"})
 }
 
 // TestClusterWatchFiles: on a Cluster the events travel by sharded pub/sub in the folder's
@@ -158,12 +160,12 @@ func TestClusterWatchFiles(t *testing.T) {
 	if _, err := c.Do(bg, replica, "CLUSTER", "FAILOVER", "TAKEOVER"); err != nil {
 		t.Fatal(err)
 	}
-	wantEvent(t, w, plan.FileEvent{Resync: true})
+	wantEvent(t, w, driver.FileEvent{Resync: true})
 	ctx, cancel := context.WithTimeout(bg, 20*time.Second)
 	defer cancel()
 	if err := c.WaitHealthy(ctx); err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, other, "/plans/a.md", "after the takeover")
-	wantEvent(t, w, plan.FileEvent{Path: "/plans/a.md", Content: "after the takeover"})
+	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after the takeover"})
 }

@@ -3,8 +3,9 @@ package einoext_test
 import (
 	"testing"
 
+	"github.com/einoplan/plan/driver/drivertest"
+
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/plantest"
 )
 
 // Limitations of eino-ext local v0.2.6 that some suite cases meet.
@@ -18,25 +19,25 @@ const (
 // cases meet one of two limitations of eino-ext's backend; every other case passes as it is.
 func TestAdapterConformance(t *testing.T) {
 	l := newLocal(t)
-	plantest.RunBackendSuite(t, func(*testing.T) plan.Backend { return backend{l} },
-		plantest.InFolder(t.TempDir()),
-		plantest.Skip("final_newline", dropsNewline),
-		plantest.Skip("body_round_trip", dropsNewline),
-		plantest.Skip("create_update_revisions", dropsNewline),
-		plantest.Skip("status", dropsNewline),
-		plantest.Skip("concurrent_guarded_increments", writesInPlace),
-		plantest.Skip("wrappers_share_lock", writesInPlace),
-		plantest.Skip("non_comparable_wrapper", writesInPlace),
-		plantest.Skip("base_dir_spellings", writesInPlace))
+	drivertest.RunBackendSuite(t, func(*testing.T) plan.Backend { return backend{l} },
+		drivertest.InFolder(t.TempDir()),
+		drivertest.Skip("final_newline", dropsNewline),
+		drivertest.Skip("body_round_trip", dropsNewline),
+		drivertest.Skip("create_update_revisions", dropsNewline),
+		drivertest.Skip("status", dropsNewline),
+		drivertest.Skip("concurrent_guarded_increments", writesInPlace),
+		drivertest.Skip("wrappers_share_lock", writesInPlace),
+		drivertest.Skip("non_comparable_wrapper", writesInPlace),
+		drivertest.Skip("base_dir_spellings", writesInPlace))
 }
 
 // TestAtomicAdapterConformance: with an atomic Write added, only the final newline remains.
 func TestAtomicAdapterConformance(t *testing.T) {
 	l := newLocal(t)
-	plantest.RunBackendSuite(t, func(*testing.T) plan.Backend { return atomicBackend{backend{l}} },
-		plantest.InFolder(t.TempDir()),
-		plantest.Skip("final_newline", dropsNewline),
-		plantest.Skip("body_round_trip", dropsNewline),
-		plantest.Skip("create_update_revisions", dropsNewline),
-		plantest.Skip("status", dropsNewline))
+	drivertest.RunBackendSuite(t, func(*testing.T) plan.Backend { return atomicBackend{backend{l}} },
+		drivertest.InFolder(t.TempDir()),
+		drivertest.Skip("final_newline", dropsNewline),
+		drivertest.Skip("body_round_trip", dropsNewline),
+		drivertest.Skip("create_update_revisions", dropsNewline),
+		drivertest.Skip("status", dropsNewline))
 }

@@ -1,4 +1,4 @@
-package plantest
+package drivertest
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/einoplan/plan/driver"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,7 +41,7 @@ func RunBackendSuite(t *testing.T, newBackend NewBackend, opts ...SuiteOption) {
 	}
 	for name := range cfg.skip {
 		if !known[name] {
-			t.Fatalf("plantest.Skip(%q): no such case", name)
+			t.Fatalf("drivertest.Skip(%q): no such case", name)
 		}
 	}
 	for _, tc := range suiteCases {
@@ -191,7 +193,7 @@ func testFinalNewline(t *testing.T, b plan.Backend, dir string) {
 func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
 	var offered []string
-	if lr, ok := findCapability[plan.LimitedReader](b); ok {
+	if lr, ok := findCapability[driver.LimitedReader](b); ok {
 		offered = append(offered, "LimitedReader")
 		p := dir + "/limited.md"
 		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: "abcdef\n"}))
@@ -206,7 +208,7 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 		_, err = newStore(t, b, dir).Get(ctx, "missing")
 		requireCode(t, plan.CodeNotFound, err)
 	}
-	if r, ok := findCapability[plan.Renamer](b); ok {
+	if r, ok := findCapability[driver.Renamer](b); ok {
 		offered = append(offered, "Renamer")
 		from, to := dir+"/from.md", dir+"/sub/to"
 		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: from, Content: "moved\n"}))
@@ -222,7 +224,7 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 		require.NoError(t, err)
 		require.Equal(t, "mov", got, "Rename keeps only the first keep bytes")
 	}
-	if sw, ok := findCapability[plan.Swapper](b); ok {
+	if sw, ok := findCapability[driver.Swapper](b); ok {
 		offered = append(offered, "Swapper")
 		p := dir + "/cas.md"
 		ok, err := sw.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: p, Content: "one"}, nil)
