@@ -75,7 +75,7 @@ func (a *agentNames) take(name string) string {
 	if a.inUse == nil {
 		a.inUse = map[string]bool{}
 	}
-	base := HolderName(name)
+	base := holderName(name)
 	taken := base
 	for n := 2; a.inUse[taken]; n++ {
 		suffix := "-" + strconv.Itoa(n)

@@ -142,7 +142,7 @@ func checkStepGate(ctx context.Context, action Action, name string, cur *Plan) e
 	if gated, _ := ctx.Value(stepGateKey{}).(bool); !gated {
 		return nil
 	}
-	return fail(Error{Code: CodeNotApproved, Reason: ReasonNotApproved, Name: name, CurrentRevision: cur.Revision})
+	return fail(Error{Code: CodeNotApproved, Reason: reasonNotApproved, Name: name, CurrentRevision: cur.Revision})
 }
 
 // changeWithApproval runs change on cur under the approval rules: the step gate first, then
@@ -160,7 +160,7 @@ func changeWithApproval(ctx context.Context, action Action, name string, cur *Pl
 		if cur != nil {
 			revision = cur.Revision
 		}
-		return nil, fail(Error{Code: CodeNotApproved, Reason: ReasonNotApproved, Name: name, CurrentRevision: revision})
+		return nil, fail(Error{Code: CodeNotApproved, Reason: reasonNotApproved, Name: name, CurrentRevision: revision})
 	}
 	settleApproval(action, cur, next)
 	return next, nil

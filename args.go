@@ -22,11 +22,11 @@ func decodeArgs(raw string) (args, error) {
 		return args{}, nil
 	}
 	if trimmed[0] != '{' {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonArgsNotObject})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotObject})
 	}
 	var a args
 	if err := argsAPI.UnmarshalFromString(trimmed, &a); err != nil || a == nil {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonArgsNotJSON})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotJSON})
 	}
 	return a, nil
 }
@@ -54,16 +54,16 @@ func (a args) str(p param) (string, error) {
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
-			return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonRequired, Field: key})
+			return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonRequired, Field: key})
 		}
 		return "", nil
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotString, Field: key, Value: typeName(v)})
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonNotString, Field: key, Value: typeName(v)})
 	}
 	if required && s == "" {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: key})
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: key})
 	}
 	return s, nil
 }
@@ -74,17 +74,17 @@ func (a args) integer(p param) (*int64, error) {
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
-			return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonRequired, Field: key})
+			return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRequired, Field: key})
 		}
 		return nil, nil
 	}
 	num, ok := v.(json.Number)
 	if !ok {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotInteger, Field: key, Value: typeName(v)})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotInteger, Field: key, Value: typeName(v)})
 	}
 	n, err := strconv.ParseInt(num.String(), 10, 64)
 	if err != nil {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotInteger, Field: key, Value: num.String()})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotInteger, Field: key, Value: num.String()})
 	}
 	return &n, nil
 }
@@ -97,7 +97,7 @@ func (a args) boolean(p param) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotBoolean, Field: p.name, Value: typeName(v)})
+		return false, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotBoolean, Field: p.name, Value: typeName(v)})
 	}
 	return b, nil
 }
@@ -119,18 +119,18 @@ func workspacePath(a args, env *toolEnv) (string, error) {
 		return "", err
 	}
 	if len(p) > 4096 || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathUnusable, Field: given.name})
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathUnusable, Field: given.name})
 	}
 	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if part == ".." {
-			return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathEscapes, Field: given.name, Path: p})
+			return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathEscapes, Field: given.name, Path: p})
 		}
 	}
 	if !strings.HasPrefix(p, "/") {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathRelative, Field: given.name, Path: p})
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathRelative, Field: given.name, Path: p})
 	}
 	if env.inPlansFolder(p) {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonPathInPlans, Field: given.name, Path: p, Value: env.store.BaseDir()})
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathInPlans, Field: given.name, Path: p, Value: env.store.BaseDir()})
 	}
 	return p, nil
 }

@@ -205,7 +205,7 @@ func decodeJSONString(value string, out *string) error {
 }
 
 func corrupt(name, why string) *Error {
-	e := fail(Error{Code: CodeCorrupt, Reason: ReasonUndecodable, Name: name})
+	e := fail(Error{Code: CodeCorrupt, Reason: reasonUndecodable, Name: name})
 	e.Message += " (" + why + ")"
 	return e
 }

@@ -12,12 +12,12 @@ var nameOracle = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 func FuzzValidateName(f *testing.F) {
 	for _, s := range []string{"release-2", "a", "0_x", "-a", "_a", "A", "a/b", "../x", "a.md", "",
-		strings.Repeat("a", MaxNameLen), strings.Repeat("a", MaxNameLen+1), "a\n", "é", "a\x00"} {
+		strings.Repeat("a", maxNameLen), strings.Repeat("a", maxNameLen+1), "a\n", "é", "a\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
 		err := ValidateName(name)
-		want := len(name) <= MaxNameLen && nameOracle.MatchString(name)
+		want := len(name) <= maxNameLen && nameOracle.MatchString(name)
 		if want != (err == nil) {
 			t.Fatalf("ValidateName(%q) = %v, want accepted=%v", name, err, want)
 		}

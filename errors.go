@@ -114,128 +114,128 @@ func (e *Error) render(text string) string {
 
 // The reasons, grouped by code.
 const (
-	ReasonArgsNotObject     Reason = "args_not_object"
-	ReasonArgsNotJSON       Reason = "args_not_json"
-	ReasonArgsTooLarge      Reason = "args_too_large"
-	ReasonRequired          Reason = "required"
-	ReasonNotString         Reason = "not_string"
-	ReasonNotInteger        Reason = "not_integer"
-	ReasonEmpty             Reason = "empty"
+	reasonArgsNotObject     Reason = "args_not_object"
+	reasonArgsNotJSON       Reason = "args_not_json"
+	reasonArgsTooLarge      Reason = "args_too_large"
+	reasonRequired          Reason = "required"
+	reasonNotString         Reason = "not_string"
+	reasonNotInteger        Reason = "not_integer"
+	reasonEmpty             Reason = "empty"
 	ReasonNotUTF8           Reason = "not_utf8"
-	ReasonTooLong           Reason = "too_long"
-	ReasonNameInvalid       Reason = "name_invalid"
-	ReasonPathUnusable      Reason = "path_unusable"
-	ReasonPathEscapes       Reason = "path_escapes"
-	ReasonPathRelative      Reason = "path_relative"
-	ReasonPathInPlans       Reason = "path_in_plans"
-	ReasonWorkspaceWrite    Reason = "workspace_write"
-	ReasonWorkspaceRead     Reason = "workspace_read"
-	ReasonNeedsContent      Reason = "needs_content"
-	ReasonRevisionNegative  Reason = "revision_negative"
-	ReasonDeleteCreateOnly  Reason = "delete_create_only"
-	ReasonStepNumber        Reason = "step_number"
-	ReasonStepMissing       Reason = "step_missing"
-	ReasonStepStateUnknown  Reason = "step_state_unknown"
-	ReasonNoteMultiline     Reason = "note_multiline"
-	ReasonGoalInvalid       Reason = "goal_invalid"
-	ReasonNoPlan            Reason = "no_plan"
-	ReasonNoPlanGuarded     Reason = "no_plan_guarded"
-	ReasonNoRevision        Reason = "no_revision"
-	ReasonNoFile            Reason = "no_file"
-	ReasonExists            Reason = "exists"
-	ReasonStale             Reason = "stale"
-	ReasonContentTooLarge   Reason = "content_too_large"
-	ReasonStoredTooLarge    Reason = "stored_too_large"
-	ReasonFileTooLarge      Reason = "file_too_large"
-	ReasonUndecodable       Reason = "undecodable"
-	ReasonNotPlanFile       Reason = "not_plan_file"
-	ReasonRevisionExhausted Reason = "revision_exhausted"
-	ReasonSameState         Reason = "same_state"
-	ReasonInProgressOnly    Reason = "in_progress_only"
-	ReasonFinalState        Reason = "final_state"
-	ReasonOrchestratorOnly  Reason = "orchestrator_only"
-	ReasonStorage           Reason = "storage"
-	ReasonContention        Reason = "contention"
-	ReasonCanceled          Reason = "canceled"
-	ReasonUnknownOutcome    Reason = "unknown_outcome"
+	reasonTooLong           Reason = "too_long"
+	reasonNameInvalid       Reason = "name_invalid"
+	reasonPathUnusable      Reason = "path_unusable"
+	reasonPathEscapes       Reason = "path_escapes"
+	reasonPathRelative      Reason = "path_relative"
+	reasonPathInPlans       Reason = "path_in_plans"
+	reasonWorkspaceWrite    Reason = "workspace_write"
+	reasonWorkspaceRead     Reason = "workspace_read"
+	reasonNeedsContent      Reason = "needs_content"
+	reasonRevisionNegative  Reason = "revision_negative"
+	reasonDeleteCreateOnly  Reason = "delete_create_only"
+	reasonStepNumber        Reason = "step_number"
+	reasonStepMissing       Reason = "step_missing"
+	reasonStepStateUnknown  Reason = "step_state_unknown"
+	reasonNoteMultiline     Reason = "note_multiline"
+	reasonGoalInvalid       Reason = "goal_invalid"
+	reasonNoPlan            Reason = "no_plan"
+	reasonNoPlanGuarded     Reason = "no_plan_guarded"
+	reasonNoRevision        Reason = "no_revision"
+	reasonNoFile            Reason = "no_file"
+	reasonExists            Reason = "exists"
+	reasonStale             Reason = "stale"
+	reasonContentTooLarge   Reason = "content_too_large"
+	reasonStoredTooLarge    Reason = "stored_too_large"
+	reasonFileTooLarge      Reason = "file_too_large"
+	reasonUndecodable       Reason = "undecodable"
+	reasonNotPlanFile       Reason = "not_plan_file"
+	reasonRevisionExhausted Reason = "revision_exhausted"
+	reasonSameState         Reason = "same_state"
+	reasonInProgressOnly    Reason = "in_progress_only"
+	reasonFinalState        Reason = "final_state"
+	reasonOrchestratorOnly  Reason = "orchestrator_only"
+	reasonStorage           Reason = "storage"
+	reasonContention        Reason = "contention"
+	reasonCanceled          Reason = "canceled"
+	reasonUnknownOutcome    Reason = "unknown_outcome"
 )
 
 // factTexts states each failure in English with its facts and without advice: what
 // Error.Message says to logs and host programs.
 var factTexts = map[Reason]string{
-	ReasonArgsNotObject:     "the arguments are not a JSON object",
-	ReasonArgsNotJSON:       "the arguments are not valid JSON",
-	ReasonArgsTooLarge:      "the arguments are {size} bytes, over the {limit}-byte limit",
-	ReasonRequired:          "{field} is missing",
-	ReasonNotString:         "{field} is not a string",
-	ReasonNotInteger:        "{field} is not an integer",
-	ReasonEmpty:             "{field} is empty",
+	reasonArgsNotObject:     "the arguments are not a JSON object",
+	reasonArgsNotJSON:       "the arguments are not valid JSON",
+	reasonArgsTooLarge:      "the arguments are {size} bytes, over the {limit}-byte limit",
+	reasonRequired:          "{field} is missing",
+	reasonNotString:         "{field} is not a string",
+	reasonNotInteger:        "{field} is not an integer",
+	reasonEmpty:             "{field} is empty",
 	ReasonNotUTF8:           "{field} is not valid UTF-8",
-	ReasonTooLong:           "{field} is {size} bytes, over the {limit}-byte limit",
-	ReasonNameInvalid:       "name {value} is not a plan name (lowercase a-z, 0-9, '-' and '_', starting with a letter or digit)",
-	ReasonPathUnusable:      "{field} is not a usable file path",
-	ReasonPathEscapes:       "path {path} leaves the workspace",
-	ReasonPathRelative:      "path {path} is relative",
-	ReasonPathInPlans:       "path {path} is inside the plans folder {value}",
-	ReasonWorkspaceWrite:    "cannot write {path} in the workspace",
-	ReasonWorkspaceRead:     "cannot read {path} from the workspace",
-	ReasonNeedsContent:      "plan {name} does not exist and no content was given",
-	ReasonRevisionNegative:  "revision {rev} is negative",
-	ReasonDeleteCreateOnly:  "revision 0 (create only) cannot guard a delete",
-	ReasonStepNumber:        "step {step} is not a step number",
-	ReasonStepMissing:       "there is no step {step}; the plan has {steps} checklist steps",
-	ReasonStepStateUnknown:  "{value} is not a step state (pending, in_progress, completed, failed, skipped)",
-	ReasonNoteMultiline:     "the note has line breaks",
-	ReasonGoalInvalid:       "the goal is empty, not UTF-8 or over {limit} bytes",
-	ReasonNoPlan:            "no plan named {name}",
-	ReasonNoPlanGuarded:     "no plan named {name} at revision {rev}",
-	ReasonNoRevision:        "revision {rev} of plan {name} is not kept; it is at revision {current}",
-	ReasonNoFile:            "no file at {path}",
-	ReasonExists:            "plan {name} already exists, at revision {current}",
-	ReasonStale:             "plan {name} is at revision {current}, not {rev}",
-	ReasonContentTooLarge:   "the content is {size} bytes, over the {limit}-byte limit",
-	ReasonStoredTooLarge:    "the stored file {path} is over the {limit}-byte limit",
-	ReasonFileTooLarge:      "file {path} is over the {limit}-byte limit",
-	ReasonUndecodable:       "plan {name} cannot be decoded",
-	ReasonNotPlanFile:       "the entry {path} is not a plan file (a link, a folder or a special file)",
-	ReasonRevisionExhausted: "plan {name} cannot get a revision past {current}",
-	ReasonSameState:         "step {step} is already {from}",
-	ReasonInProgressOnly:    "step {step} is in_progress and can only become completed or failed, not {to}",
-	ReasonFinalState:        "step {step} is {from}, a final state, and cannot become {to}",
-	ReasonOrchestratorOnly:  "this tool is for the orchestrator only",
-	ReasonStorage:           "the plan storage failed",
-	ReasonContention:        "too many concurrent writers on {name}",
-	ReasonCanceled:          "the request was canceled before anything was written",
-	ReasonUnknownOutcome:    "the plan storage failed during a write to {path}, and whether it was done is unknown",
-	ReasonListLimit:         "the limit is out of range (1 to {limit})",
-	ReasonNotBoolean:        "{field} is not a boolean",
-	ReasonNoteTag:           "the note {value} ends like a holder's tag (@name)",
-	ReasonStepHeld:          "step {step} is held by {agent}",
-	ReasonNoPendingStep:     "no step of plan {name} is pending",
-	ReasonStepMoved:         "step {step} changed since revision {rev}: it is {from} now (by {agent})",
-	ReasonStepChanged:       "step {step} changed since revision {rev}: it is {from} now",
-	ReasonStepsChanged:      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
+	reasonTooLong:           "{field} is {size} bytes, over the {limit}-byte limit",
+	reasonNameInvalid:       "name {value} is not a plan name (lowercase a-z, 0-9, '-' and '_', starting with a letter or digit)",
+	reasonPathUnusable:      "{field} is not a usable file path",
+	reasonPathEscapes:       "path {path} leaves the workspace",
+	reasonPathRelative:      "path {path} is relative",
+	reasonPathInPlans:       "path {path} is inside the plans folder {value}",
+	reasonWorkspaceWrite:    "cannot write {path} in the workspace",
+	reasonWorkspaceRead:     "cannot read {path} from the workspace",
+	reasonNeedsContent:      "plan {name} does not exist and no content was given",
+	reasonRevisionNegative:  "revision {rev} is negative",
+	reasonDeleteCreateOnly:  "revision 0 (create only) cannot guard a delete",
+	reasonStepNumber:        "step {step} is not a step number",
+	reasonStepMissing:       "there is no step {step}; the plan has {steps} checklist steps",
+	reasonStepStateUnknown:  "{value} is not a step state (pending, in_progress, completed, failed, skipped)",
+	reasonNoteMultiline:     "the note has line breaks",
+	reasonGoalInvalid:       "the goal is empty, not UTF-8 or over {limit} bytes",
+	reasonNoPlan:            "no plan named {name}",
+	reasonNoPlanGuarded:     "no plan named {name} at revision {rev}",
+	reasonNoRevision:        "revision {rev} of plan {name} is not kept; it is at revision {current}",
+	reasonNoFile:            "no file at {path}",
+	reasonExists:            "plan {name} already exists, at revision {current}",
+	reasonStale:             "plan {name} is at revision {current}, not {rev}",
+	reasonContentTooLarge:   "the content is {size} bytes, over the {limit}-byte limit",
+	reasonStoredTooLarge:    "the stored file {path} is over the {limit}-byte limit",
+	reasonFileTooLarge:      "file {path} is over the {limit}-byte limit",
+	reasonUndecodable:       "plan {name} cannot be decoded",
+	reasonNotPlanFile:       "the entry {path} is not a plan file (a link, a folder or a special file)",
+	reasonRevisionExhausted: "plan {name} cannot get a revision past {current}",
+	reasonSameState:         "step {step} is already {from}",
+	reasonInProgressOnly:    "step {step} is in_progress and can only become completed or failed, not {to}",
+	reasonFinalState:        "step {step} is {from}, a final state, and cannot become {to}",
+	reasonOrchestratorOnly:  "this tool is for the orchestrator only",
+	reasonStorage:           "the plan storage failed",
+	reasonContention:        "too many concurrent writers on {name}",
+	reasonCanceled:          "the request was canceled before anything was written",
+	reasonUnknownOutcome:    "the plan storage failed during a write to {path}, and whether it was done is unknown",
+	reasonListLimit:         "the limit is out of range (1 to {limit})",
+	reasonNotBoolean:        "{field} is not a boolean",
+	reasonNoteTag:           "the note {value} ends like a holder's tag (@name)",
+	reasonStepHeld:          "step {step} is held by {agent}",
+	reasonNoPendingStep:     "no step of plan {name} is pending",
+	reasonStepMoved:         "step {step} changed since revision {rev}: it is {from} now (by {agent})",
+	reasonStepChanged:       "step {step} changed since revision {rev}: it is {from} now",
+	reasonStepsChanged:      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
 	ReasonFileNotUTF8:       "file {path} is not valid UTF-8 text",
-	ReasonFileEmpty:         "file {path} is empty",
+	reasonFileEmpty:         "file {path} is empty",
 }
 
 // More reasons: a list_plans limit out of range; a workspace file that is not UTF-8 text, or
 // holds nothing but white space.
 const (
-	ReasonListLimit   Reason = "list_limit"
+	reasonListLimit   Reason = "list_limit"
 	ReasonFileNotUTF8 Reason = "file_not_utf8"
-	ReasonFileEmpty   Reason = "file_empty"
-	ReasonNotBoolean  Reason = "not_boolean"
-	ReasonNoteTag     Reason = "note_tag" // a note ending like a holder's tag, "(@name)"
+	reasonFileEmpty   Reason = "file_empty"
+	reasonNotBoolean  Reason = "not_boolean"
+	reasonNoteTag     Reason = "note_tag" // a note ending like a holder's tag, "(@name)"
 )
 
 // Reasons of moves on a plan that several agents work on: a step another agent holds; a
 // stale move of a step that changed meanwhile; a stale move after the list of steps changed.
 const (
-	ReasonStepHeld     Reason = "step_held"
-	ReasonStepMoved    Reason = "step_moved"
-	ReasonStepChanged  Reason = "step_changed" // step_moved when the history does not say by whom
-	ReasonStepsChanged Reason = "steps_changed"
+	reasonStepHeld     Reason = "step_held"
+	reasonStepMoved    Reason = "step_moved"
+	reasonStepChanged  Reason = "step_changed" // step_moved when the history does not say by whom
+	reasonStepsChanged Reason = "steps_changed"
 	// No step is pending, so there is no next step to take.
-	ReasonNoPendingStep Reason = "no_pending_step"
+	reasonNoPendingStep Reason = "no_pending_step"
 )

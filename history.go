@@ -14,7 +14,7 @@ import (
 // Defaults of the kept history.
 const (
 	DefaultHistoryLimit    = 50
-	DefaultHistoryMaxBytes = 8 << 20
+	defaultHistoryMaxBytes = 8 << 20
 )
 
 // Revision describes one kept revision of a plan, without its body.
@@ -391,7 +391,7 @@ func (s *Store) revisionAt(ctx context.Context, cur *Plan, curRaw string, rev in
 	if rev == cur.Revision {
 		return cur, nil
 	}
-	missing := fail(Error{Code: CodeNotFound, Reason: ReasonNoRevision, Name: cur.Name, Revision: rev, CurrentRevision: cur.Revision})
+	missing := fail(Error{Code: CodeNotFound, Reason: reasonNoRevision, Name: cur.Name, Revision: rev, CurrentRevision: cur.Revision})
 	if rev < s.oldestShown(cur.Revision) || rev > cur.Revision || !s.historyOn() {
 		return nil, missing
 	}

@@ -2,24 +2,24 @@ package plan
 
 import "fmt"
 
-// MaxNameLen is the longest plan name accepted.
-const MaxNameLen = 64
+// maxNameLen is the longest plan name accepted.
+const maxNameLen = 64
 
 // ValidateName accepts exactly the names matching ^[a-z0-9][a-z0-9_-]*$ of at most
-// MaxNameLen bytes. Names are rejected, never rewritten: rewriting would let two different
+// maxNameLen bytes. Names are rejected, never rewritten: rewriting would let two different
 // inputs land on one file, and a name that is only ever [a-z0-9_-] cannot leave BaseDir.
 func ValidateName(name string) error {
 	if name == "" {
-		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: "name"})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: "name"})
 	}
-	if len(name) > MaxNameLen {
-		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: "name", Size: int64(len(name)), Limit: MaxNameLen})
+	if len(name) > maxNameLen {
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: "name", Size: int64(len(name)), Limit: maxNameLen})
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (i > 0 && (c == '-' || c == '_'))
 		if !ok {
-			return fail(Error{Code: CodeInvalidArgument, Reason: ReasonNameInvalid, Field: "name", Value: name})
+			return fail(Error{Code: CodeInvalidArgument, Reason: reasonNameInvalid, Field: "name", Value: name})
 		}
 	}
 	return nil

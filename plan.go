@@ -46,12 +46,12 @@ func (p *Plan) Summarize() Summary {
 	steps := ParseSteps(p.Content)
 	sum := Summary{
 		Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author,
-		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: ComputeProgress(steps), Repaired: p.Repaired,
+		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: computeProgress(steps), Repaired: p.Repaired,
 		Approval: p.Approval,
 	}
-	if cur, ok := CurrentStep(steps); ok {
+	if cur, ok := currentStep(steps); ok {
 		sum.CurrentStep = &cur
-		if next, ok := NextStep(steps); ok && next.Number != cur.Number {
+		if next, ok := nextFreeStep(steps); ok && next.Number != cur.Number {
 			sum.NextStep = &next
 		}
 	}

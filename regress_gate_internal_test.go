@@ -24,7 +24,7 @@ func TestRegressGateOnRewrites(t *testing.T) {
 	_, err = s.Put(gated, Update{Name: "p", Content: ptrTo("- [x] never approved\n")})
 	assert.Equal(t, CodeNotApproved, CodeOf(err), "replacing an approved plan's steps with done ones")
 
-	_, _, err = s.UpdateStep(gated, "p", 1, StepCompleted, "", nil)
+	_, _, err = s.updateStep(gated, "p", 1, StepCompleted, "", nil)
 	require.NoError(t, err)
 	_, err = s.Put(gated, Update{Name: "p", Content: ptrTo("Intro.\n- [x] A\n- [ ] B\n")})
 	require.NoError(t, err, "a rewrite that starts nothing")
@@ -44,7 +44,7 @@ func TestRegressStaleMoveOfANegativeStep(t *testing.T) {
 	_, err = s.SetStatus(ctx, "p", "go", nil)
 	require.NoError(t, err)
 	one := int64(1)
-	_, _, err = s.UpdateStep(ctx, "p", -1, StepCompleted, "", &one)
+	_, _, err = s.updateStep(ctx, "p", -1, StepCompleted, "", &one)
 	assert.Equal(t, CodeInvalidArgument, CodeOf(err))
 }
 
@@ -67,7 +67,7 @@ func TestRegressHandEditVoidsStepsRevision(t *testing.T) {
 	require.Contains(t, edited, "steps_revision: 1")
 	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.planPath("p"), Content: edited}))
 	two := int64(2)
-	_, _, err = s.UpdateStep(ctx, "p", 1, StepCompleted, "", &two)
+	_, _, err = s.updateStep(ctx, "p", 1, StepCompleted, "", &two)
 	assert.Equal(t, CodeRevisionConflict, CodeOf(err))
 	q, err := s.Get(ctx, "p")
 	require.NoError(t, err)

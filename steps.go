@@ -18,8 +18,8 @@ const (
 	StepSkipped    StepState = "skipped"     // "[-]"
 )
 
-// MaxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
-const MaxStepNoteLen = 500
+// maxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
+const maxStepNoteLen = 500
 
 // stepNoteSep separates a step's text from a note appended by SetStepState.
 const stepNoteSep = " — "
@@ -52,10 +52,10 @@ type Progress struct {
 
 // ParseStepState accepts exactly the five state names and rejects anything else with
 // CodeInvalidArgument, listing the valid names.
-func ParseStepState(s string) (StepState, error) {
+func parseStepState(s string) (StepState, error) {
 	st := StepState(s)
 	if markerOf(st) == 0 {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepStateUnknown, Field: "status", Value: s})
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonStepStateUnknown, Field: "status", Value: s})
 	}
 	return st, nil
 }
@@ -128,7 +128,7 @@ func ParseSteps(body string) []Step {
 // spaces per Depth level. For steps as ParseSteps returns them, ParseSteps of the result
 // reproduces Number, State, Text and Depth, with Line equal to the index. Number and Line
 // are not read; an unknown State is written as pending; Text must not contain "\n".
-func RenderSteps(steps []Step) string {
+func renderSteps(steps []Step) string {
 	var b strings.Builder
 	size := 0
 	for _, s := range steps {
@@ -161,7 +161,7 @@ func RenderSteps(steps []Step) string {
 
 // ComputeProgress counts steps by state and computes Percent as (Completed+Skipped) over
 // Total, rounded down. Steps in unknown states are not counted at all.
-func ComputeProgress(steps []Step) Progress {
+func computeProgress(steps []Step) Progress {
 	var p Progress
 	for _, s := range steps {
 		switch s.State {
@@ -188,7 +188,7 @@ func ComputeProgress(steps []Step) Progress {
 
 // CurrentStep returns the first in_progress step, else the first pending step; ok is false
 // when there is neither.
-func CurrentStep(steps []Step) (step Step, ok bool) {
+func currentStep(steps []Step) (step Step, ok bool) {
 	pending := -1
 	for i, s := range steps {
 		switch s.State {
@@ -210,23 +210,23 @@ func CurrentStep(steps []Step) (step Step, ok bool) {
 // skipped and for in_progress → completed or failed. Every other pair of valid states,
 // including a state to itself, is a CodeIllegalTransition naming both states; an unknown
 // state is CodeInvalidArgument.
-func CheckTransition(from, to StepState) error {
+func checkTransition(from, to StepState) error {
 	for _, st := range [...]StepState{from, to} {
-		if _, err := ParseStepState(string(st)); err != nil {
+		if _, err := parseStepState(string(st)); err != nil {
 			return err
 		}
 	}
 	switch {
 	case from == to:
-		return fail(Error{Code: CodeIllegalTransition, Reason: ReasonSameState, From: from, To: to})
+		return fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, From: from, To: to})
 	case from == StepPending:
 		return nil
 	case from == StepInProgress && (to == StepCompleted || to == StepFailed):
 		return nil
 	case from == StepInProgress:
-		return fail(Error{Code: CodeIllegalTransition, Reason: ReasonInProgressOnly, From: from, To: to})
+		return fail(Error{Code: CodeIllegalTransition, Reason: reasonInProgressOnly, From: from, To: to})
 	default:
-		return fail(Error{Code: CodeIllegalTransition, Reason: ReasonFinalState, From: from, To: to})
+		return fail(Error{Code: CodeIllegalTransition, Reason: reasonFinalState, From: from, To: to})
 	}
 }
 
@@ -235,10 +235,10 @@ func CheckTransition(from, to StepState) error {
 // the end of the step's line, before its line ending. Every other byte of body is kept.
 // It returns the new body and the step as ParseSteps reads it from the new body.
 // A number out of range, an unknown state, or a note containing a line break or longer than
-// MaxStepNoteLen bytes is CodeInvalidArgument; a move CheckTransition refuses is
+// maxStepNoteLen bytes is CodeInvalidArgument; a move CheckTransition refuses is
 // CodeIllegalTransition. On error newBody is "". Holders are neither checked nor written:
 // the Store does that (see Step.Holder).
-func SetStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
+func setStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
 	return setStep(body, number, to, note, stepClaim{})
 }
 
@@ -253,15 +253,15 @@ type stepClaim struct {
 // is CodeStepHeld unless taken over; a step moved to in_progress ends with by's tag; taking
 // over a step in progress with to in_progress only changes its holder.
 func setStep(body string, number int, to StepState, note string, c stepClaim) (newBody string, updated Step, err error) {
-	if _, err := ParseStepState(string(to)); err != nil {
+	if _, err := parseStepState(string(to)); err != nil {
 		return "", Step{}, err
 	}
 	note = strings.TrimSpace(note)
 	if strings.ContainsAny(note, "\r\n") {
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNoteMultiline, Field: "note"})
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: "note"})
 	}
-	if len(note) > MaxStepNoteLen {
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: "note", Size: int64(len(note)), Limit: MaxStepNoteLen})
+	if len(note) > maxStepNoteLen {
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: "note", Size: int64(len(note)), Limit: maxStepNoteLen})
 	}
 
 	var it scannedStep
@@ -274,20 +274,20 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 		return true
 	})
 	if !found {
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepMissing, Field: "step", Step: number, Steps: n})
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonStepMissing, Field: "step", Step: number, Steps: n})
 	}
 	if _, tag := splitHolder(note); to == StepInProgress && c.by == "" && tag != "" {
 		// The note would end the line and name a holder nobody is.
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNoteTag, Field: "note", Value: note})
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: "note", Value: note})
 	}
 	holder := holderOf(it.step)
 	if holder != "" && holder != c.by && !c.takeover {
-		return "", Step{}, fail(Error{Code: CodeStepHeld, Reason: ReasonStepHeld, Step: number, Agent: holder, From: it.step.State, To: to})
+		return "", Step{}, fail(Error{Code: CodeStepHeld, Reason: reasonStepHeld, Step: number, Agent: holder, From: it.step.State, To: to})
 	}
 	// Taking over a step in progress hands it to by; anything else must be a legal move.
 	reassign := c.takeover && it.step.State == StepInProgress && to == StepInProgress
 	if !reassign {
-		if err := CheckTransition(it.step.State, to); err != nil {
+		if err := checkTransition(it.step.State, to); err != nil {
 			var e *Error
 			if errors.As(err, &e) {
 				withStep := *e

@@ -18,7 +18,7 @@ func holderTag(holder string) string { return " (@" + holder + ")" }
 // HolderName is the name an agent holds steps under: its name with white space, parentheses
 // and control characters replaced by "-", cut to 64 bytes, so the tag reads back as written.
 // "" stays "" (nobody: the step is in progress but not held).
-func HolderName(agent string) string {
+func holderName(agent string) string {
 	agent = strings.Map(func(r rune) rune {
 		if r <= ' ' || r == '(' || r == ')' || r == 0x7f || r == utf8.RuneError {
 			return '-'
@@ -42,7 +42,7 @@ func splitHolder(text string) (rest, holder string) {
 		return text, ""
 	}
 	name := text[i+skip : len(text)-1]
-	if name == "" || name != HolderName(name) {
+	if name == "" || name != holderName(name) {
 		return text, ""
 	}
 	return text[:i], name
@@ -59,7 +59,7 @@ func holderOf(s Step) string {
 
 // NextStep returns the first pending step: the one an agent looking for work takes (steps in
 // progress belong to whoever moved them); ok is false when no step is pending.
-func NextStep(steps []Step) (step Step, ok bool) {
+func nextFreeStep(steps []Step) (step Step, ok bool) {
 	for _, s := range steps {
 		if s.State == StepPending {
 			return s, true

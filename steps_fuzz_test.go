@@ -23,7 +23,7 @@ func FuzzParseSteps(f *testing.F) {
 				t.Fatalf("step %d on line %d, not after line %d", s.Number, s.Line, steps[i-1].Line)
 			}
 		}
-		again := ParseSteps(RenderSteps(steps))
+		again := ParseSteps(renderSteps(steps))
 		if len(again) != len(steps) {
 			t.Fatalf("re-parse found %d steps, want %d", len(again), len(steps))
 		}
@@ -33,7 +33,7 @@ func FuzzParseSteps(f *testing.F) {
 				t.Fatalf("step %d re-parsed as %+v, want %+v", i+1, again[i], s)
 			}
 		}
-		p := ComputeProgress(steps)
+		p := computeProgress(steps)
 		if p.Total != len(steps) || p.Percent < 0 || p.Percent > 100 {
 			t.Fatalf("progress %+v for %d steps", p, len(steps))
 		}
@@ -44,7 +44,7 @@ func FuzzSetStepState(f *testing.F) {
 	f.Add("- [ ] a\r\n- [~] b\n", 2, uint8(2), "done")
 	f.Fuzz(func(t *testing.T, body string, number int, state uint8, note string) {
 		to := allStates[int(state)%len(allStates)]
-		newBody, updated, err := SetStepState(body, number, to, note)
+		newBody, updated, err := setStepState(body, number, to, note)
 		if err != nil {
 			if CodeOf(err) == "" {
 				t.Fatalf("error without code: %v", err)

@@ -14,12 +14,12 @@ var allStates = []StepState{StepPending, StepInProgress, StepCompleted, StepFail
 
 func TestParseStepState(t *testing.T) {
 	for _, st := range allStates {
-		got, err := ParseStepState(string(st))
+		got, err := parseStepState(string(st))
 		require.NoError(t, err)
 		assert.Equal(t, st, got)
 	}
 	for _, bad := range []string{"", "done", "Pending", "in-progress", " pending", "completed "} {
-		_, err := ParseStepState(bad)
+		_, err := parseStepState(bad)
 		require.Error(t, err, bad)
 		assert.Equal(t, CodeInvalidArgument, CodeOf(err))
 		assert.Contains(t, err.Error(), "pending, in_progress, completed, failed, skipped")
@@ -221,8 +221,8 @@ func TestRenderSteps(t *testing.T) {
 		{State: StepSkipped, Text: "c"},
 		{State: "bogus", Text: "d", Depth: -3},
 	}
-	assert.Equal(t, "- [ ] a\n  - [~] a1\n    - [x]\n- [!] b\n- [-] c\n- [ ] d\n", RenderSteps(steps))
-	assert.Equal(t, "", RenderSteps(nil))
+	assert.Equal(t, "- [ ] a\n  - [~] a1\n    - [x]\n- [!] b\n- [-] c\n- [ ] d\n", renderSteps(steps))
+	assert.Equal(t, "", renderSteps(nil))
 }
 
 func TestRenderStepsRoundTrip(t *testing.T) {
@@ -236,7 +236,7 @@ func TestRenderStepsRoundTrip(t *testing.T) {
 	}
 	for _, body := range bodies {
 		steps := ParseSteps(body)
-		got := ParseSteps(RenderSteps(steps))
+		got := ParseSteps(renderSteps(steps))
 		want := make([]Step, len(steps))
 		for i, s := range steps {
 			s.Line = i
@@ -272,7 +272,7 @@ func TestComputeProgress(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, ComputeProgress(tt.steps))
+			assert.Equal(t, tt.want, computeProgress(tt.steps))
 		})
 	}
 }
@@ -291,7 +291,7 @@ func TestCurrentStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := CurrentStep(ParseSteps(tt.body))
+			got, ok := currentStep(ParseSteps(tt.body))
 			assert.Equal(t, tt.wantOK, ok)
 			assert.Equal(t, tt.want, got.Number)
 		})
@@ -310,7 +310,7 @@ func TestCheckTransitionMatrix(t *testing.T) {
 	for _, from := range allStates {
 		for _, to := range allStates {
 			t.Run(string(from)+"->"+string(to), func(t *testing.T) {
-				err := CheckTransition(from, to)
+				err := checkTransition(from, to)
 				if legal[[2]StepState{from, to}] {
 					assert.NoError(t, err)
 					return
@@ -331,8 +331,8 @@ func TestCheckTransitionMatrix(t *testing.T) {
 }
 
 func TestCheckTransitionUnknownState(t *testing.T) {
-	assert.Equal(t, CodeInvalidArgument, CodeOf(CheckTransition("done", StepCompleted)))
-	assert.Equal(t, CodeInvalidArgument, CodeOf(CheckTransition(StepPending, "done")))
+	assert.Equal(t, CodeInvalidArgument, CodeOf(checkTransition("done", StepCompleted)))
+	assert.Equal(t, CodeInvalidArgument, CodeOf(checkTransition(StepPending, "done")))
 }
 
 const setBody = "# Plan\r\n\r\nIntro [x] text.\r\n\r\n- [ ] first\r\n  - [~] nested\r\n```\r\n- [ ] code\r\n```\r\n1. [X] done\r\n* [ ]\r\n- [ ] last"
@@ -364,7 +364,7 @@ func TestSetStepState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, updated, err := SetStepState(tt.body, tt.number, tt.to, tt.note)
+			got, updated, err := setStepState(tt.body, tt.number, tt.to, tt.note)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantBody, got)
 			assert.Equal(t, tt.to, updated.State)
@@ -402,7 +402,7 @@ func TestSetStepStateErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, updated, err := SetStepState(tt.body, tt.number, tt.to, tt.note)
+			got, updated, err := setStepState(tt.body, tt.number, tt.to, tt.note)
 			require.Error(t, err)
 			assert.Equal(t, tt.code, CodeOf(err))
 			for _, s := range tt.contains {
@@ -415,8 +415,8 @@ func TestSetStepStateErrors(t *testing.T) {
 }
 
 func TestSetStepStateNoteLimits(t *testing.T) {
-	note := strings.Repeat("é", MaxStepNoteLen/2) // exactly MaxStepNoteLen bytes
-	got, _, err := SetStepState("- [ ] a\n", 1, StepCompleted, "\n "+note+" \n")
+	note := strings.Repeat("é", maxStepNoteLen/2) // exactly maxStepNoteLen bytes
+	got, _, err := setStepState("- [ ] a\n", 1, StepCompleted, "\n "+note+" \n")
 	require.NoError(t, err)
 	assert.Equal(t, "- [x] a — "+note+"\n", got)
 }
@@ -425,8 +425,8 @@ func TestSetStepStateEveryTransition(t *testing.T) {
 	for _, from := range allStates {
 		for _, to := range allStates {
 			body := "intro\n- [ ] keep\n- [" + string(markerOf(from)) + "] target\n"
-			got, _, err := SetStepState(body, 2, to, "")
-			want := CheckTransition(from, to)
+			got, _, err := setStepState(body, 2, to, "")
+			want := checkTransition(from, to)
 			if want != nil {
 				assert.Equal(t, CodeOf(want), CodeOf(err), "%s -> %s", from, to)
 				continue
@@ -477,7 +477,7 @@ func BenchmarkSetStepState(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, _, err := SetStepState(body, 45, StepCompleted, "verified"); err != nil {
+		if _, _, err := setStepState(body, 45, StepCompleted, "verified"); err != nil {
 			b.Fatal(err)
 		}
 	}

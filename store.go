@@ -51,7 +51,7 @@ type StoreConfig struct {
 	// file but makes every stale change a revision_conflict.
 	HistoryLimit int
 	// HistoryMaxBytes caps the bytes kept per plan; the newest revision is kept whatever
-	// its size. 0 means DefaultHistoryMaxBytes. History is pruned every 8 revisions (every
+	// its size. 0 means defaultHistoryMaxBytes. History is pruned every 8 revisions (every
 	// write for a plan over HistoryMaxBytes/(HistoryLimit+8) bytes), so up to 7 newer
 	// entries may be stored beyond both bounds; History never shows more than HistoryLimit.
 	HistoryMaxBytes int64
@@ -185,7 +185,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		s.historyLimit = -1 // off
 	}
 	if s.historyMaxBytes <= 0 {
-		s.historyMaxBytes = DefaultHistoryMaxBytes
+		s.historyMaxBytes = defaultHistoryMaxBytes
 	}
 	s.locker, _ = lockerOf(cfg.Backend)
 	s.swapper, _ = capability[driver.Swapper](cfg.Backend)
@@ -201,8 +201,8 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 // BaseDir returns the folder the Store keeps plans in.
 func (s *Store) BaseDir() string { return s.dir }
 
-// MaxContentBytes returns the cap on a plan's body.
-func (s *Store) MaxContentBytes() int { return s.maxContent }
+// contentCap returns the cap on a plan's body.
+func (s *Store) contentCap() int { return s.maxContent }
 
 // cleanBaseDir turns BaseDir into one canonical folder, so "plans", "/plans" and "/plans/"
 // are one folder (and so share one lock). "" is DefaultBaseDir; a path with a ".." element, a
@@ -232,13 +232,13 @@ func (s *Store) planPath(name string) string {
 func (s *Store) tombstonePath(name string) string { return path.Join(s.dir, ".deleted", name) }
 
 func canceled(ctx context.Context) *Error {
-	e := fail(Error{Code: CodeCanceled, Reason: ReasonCanceled})
+	e := fail(Error{Code: CodeCanceled, Reason: reasonCanceled})
 	e.Err = ctx.Err()
 	return e
 }
 
 func backendError(what string, err error) *Error {
-	e := fail(Error{Code: CodeBackendError, Reason: ReasonStorage})
+	e := fail(Error{Code: CodeBackendError, Reason: reasonStorage})
 	e.Message = "the plan storage failed to " + what
 	e.Err = err
 	return e
@@ -262,7 +262,7 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 	c := Change{Name: p.Name, Action: action, Revision: p.Revision, Created: created,
 		Title: p.Title, Status: p.Status, Author: p.Author}
 	if action != ActionDelete {
-		c.Progress = ComputeProgress(ParseSteps(p.Content))
+		c.Progress = computeProgress(ParseSteps(p.Content))
 	}
 	if s.onChange != nil {
 		s.onChange(ctx, c)

@@ -24,7 +24,7 @@ func (s *Store) Approve(ctx context.Context, name string, rev int64, by string) 
 		return nil, err
 	}
 	if rev < 1 {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonRevisionNegative, Field: pRevision.name, Revision: rev})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: pRevision.name, Revision: rev})
 	}
 	ctx = WithActor(ctx, by) // the history names the approver
 	p, err := s.mutate(ctx, ActionApprove, name, &rev, func(cur *Plan) (*Plan, error) {
@@ -96,11 +96,11 @@ func (s *Store) Revoke(ctx context.Context, name string) (*Plan, error) {
 }
 
 // errNothingToRevoke ends a revoke of a plan that is not approved before anything is written.
-var errNothingToRevoke = &Error{Code: CodeNotApproved, Reason: ReasonNotApproved}
+var errNothingToRevoke = &Error{Code: CodeNotApproved, Reason: reasonNotApproved}
 
 func checkApprover(by string) error {
 	if strings.TrimSpace(by) == "" {
-		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: "by"})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: "by"})
 	}
 	return checkHeaderField("by", by)
 }
@@ -151,13 +151,13 @@ const CodeNotApproved Code = "not_approved"
 
 // Reasons of approvals.
 const (
-	ReasonNotApproved   Reason = "not_approved"
-	ReasonApprovalStale Reason = "approval_stale"
-	ReasonNoDecision    Reason = "no_decision"
+	reasonNotApproved   Reason = "not_approved"
+	reasonApprovalStale Reason = "approval_stale"
+	reasonNoDecision    Reason = "no_decision"
 )
 
 func init() {
-	factTexts[ReasonNotApproved] = "plan {name} is not approved"
-	factTexts[ReasonApprovalStale] = "plan {name} changed from revision {rev} to {current} while it was reviewed; nothing was approved"
-	factTexts[ReasonNoDecision] = "the approval of plan {name} was resumed without a decision; nothing was approved"
+	factTexts[reasonNotApproved] = "plan {name} is not approved"
+	factTexts[reasonApprovalStale] = "plan {name} changed from revision {rev} to {current} while it was reviewed; nothing was approved"
+	factTexts[reasonNoDecision] = "the approval of plan {name} was resumed without a decision; nothing was approved"
 }

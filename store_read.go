@@ -51,14 +51,14 @@ func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool,
 	case ctx.Err() != nil:
 		return "", false, canceled(ctx)
 	case errors.Is(err, driver.ErrNotRegularFile):
-		e := fail(Error{Code: CodeCorrupt, Reason: ReasonNotPlanFile, Path: p})
+		e := fail(Error{Code: CodeCorrupt, Reason: reasonNotPlanFile, Path: p})
 		e.Err = err
 		return "", true, e
 	default:
 		return "", false, backendError("read "+p, err)
 	}
 	if int64(len(raw)) > limit {
-		return "", true, fail(Error{Code: CodeTooLarge, Reason: ReasonStoredTooLarge, Path: p, Limit: limit})
+		return "", true, fail(Error{Code: CodeTooLarge, Reason: reasonStoredTooLarge, Path: p, Limit: limit})
 	}
 	return raw, true, nil
 }
@@ -98,5 +98,5 @@ func (s *Store) Get(ctx context.Context, name string) (*Plan, error) {
 }
 
 func notFound(name string) *Error {
-	return fail(Error{Code: CodeNotFound, Reason: ReasonNoPlan, Name: name})
+	return fail(Error{Code: CodeNotFound, Reason: reasonNoPlan, Name: name})
 }

@@ -45,7 +45,7 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 	} else if actorOf(ctx) == "" {
 		ctx = WithActor(ctx, by) // the history names who moved it
 	}
-	return s.moveStep(ctx, m, stepClaim{by: HolderName(by), takeover: m.Takeover})
+	return s.moveStep(ctx, m, stepClaim{by: holderName(by), takeover: m.Takeover})
 }
 
 // TakeOverStep hands step number of a plan to holder, for hosts whose agent stopped working
@@ -54,7 +54,7 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 // the context's actor (WithActor) as who did it.
 func (s *Store) TakeOverStep(ctx context.Context, name string, number int, holder string) (*Plan, Step, error) {
 	m := StepMove{Name: name, Step: number, State: StepInProgress, By: holder, Takeover: true}
-	return s.moveStep(ctx, m, stepClaim{by: HolderName(holder), takeover: true})
+	return s.moveStep(ctx, m, stepClaim{by: holderName(holder), takeover: true})
 }
 
 func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Plan, Step, error) {
@@ -68,9 +68,9 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		}
 		number := m.Step
 		if number == 0 && m.State == StepInProgress {
-			next, ok := NextStep(ParseSteps(cur.Content))
+			next, ok := nextFreeStep(ParseSteps(cur.Content))
 			if !ok {
-				return nil, fail(Error{Code: CodeIllegalTransition, Reason: ReasonNoPendingStep, Name: cur.Name, CurrentRevision: cur.Revision})
+				return nil, fail(Error{Code: CodeIllegalTransition, Reason: reasonNoPendingStep, Name: cur.Name, CurrentRevision: cur.Revision})
 			}
 			number = next.Number
 		}
@@ -99,7 +99,7 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 }
 
 func nextOf(steps []Step) *Step {
-	if n, ok := NextStep(steps); ok {
+	if n, ok := nextFreeStep(steps); ok {
 		return &n
 	}
 	return nil
@@ -121,7 +121,7 @@ func nextAfter(steps []Step, number int) *Step {
 // when it cannot (errUnknownBase) the stale error stands.
 func (s *Store) rebase(ctx context.Context, cur *Plan, curRaw string, want int64, commutes commuteFunc, stale error) error {
 	var e *Error
-	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != ReasonStale {
+	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != reasonStale {
 		return stale
 	}
 	if err := commutes(ctx, want, cur, curRaw); err != errUnknownBase {
@@ -189,7 +189,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 				return err
 			}
 			if !sameStepList(was, now) {
-				return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: want})
+				return fail(Error{Code: CodeRevisionConflict, Reason: reasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: want})
 			}
 		}
 		if m.Step < 1 || m.Step > len(now) {
@@ -201,7 +201,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 			return nil // its own step
 		case n.Holder != "" && !c.takeover:
 			return nil // setStep refuses it as held
-		case m.Note == "" && (CheckTransition(n.State, m.State) == nil || c.takeover && n.State == StepInProgress && m.State == StepInProgress):
+		case m.Note == "" && (checkTransition(n.State, m.State) == nil || c.takeover && n.State == StepInProgress && m.State == StepInProgress):
 			return nil
 		}
 		if err := baseSteps(); err != nil {
@@ -210,10 +210,10 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		if m.Step <= len(was) && was[m.Step-1].State == n.State && was[m.Step-1].Text == n.Text {
 			return nil // the step itself is unchanged: setStep judges the move
 		}
-		e := Error{Code: CodeRevisionConflict, Reason: ReasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
+		e := Error{Code: CodeRevisionConflict, Reason: reasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
 			Revision: want, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, curRaw, want, m.Step), Next: nextAfter(now, m.Step)}
 		if e.Agent == "" {
-			e.Reason = ReasonStepChanged
+			e.Reason = reasonStepChanged
 		}
 		return fail(e)
 	}

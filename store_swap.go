@@ -38,7 +38,7 @@ func retryLostSwaps(name, what string, attempt func() error) error {
 		}
 	}
 	e := backendError(what+" (too many concurrent writers)", errLostSwap)
-	e.Reason, e.Name = ReasonContention, name
+	e.Reason, e.Name = reasonContention, name
 	return e
 }
 
@@ -122,7 +122,7 @@ func notSent(err error) bool {
 }
 
 func unknownOutcome(what string, err error) *Error {
-	e := fail(Error{Code: CodeUnknownOutcome, Reason: ReasonUnknownOutcome})
+	e := fail(Error{Code: CodeUnknownOutcome, Reason: reasonUnknownOutcome})
 	e.Message = "the plan storage failed to " + what + ", and whether it was done is unknown"
 	e.Err = err
 	return e

@@ -24,7 +24,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 	p, err := s.mutate(ctx, ActionWrite, u.Name, u.IfRevision, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			if u.Content == nil {
-				return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNeedsContent, Name: u.Name, Field: pContent.name})
+				return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNeedsContent, Name: u.Name, Field: pContent.name})
 			}
 			created = true
 			next := &Plan{Title: u.Title, Status: u.Status, Author: u.Author, Content: *u.Content}
@@ -84,7 +84,7 @@ func keepUnlessEmpty(field *string, value string) {
 // older than the plan still sets it when the status has not changed since that revision.
 func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *int64) (*Plan, error) {
 	if strings.TrimSpace(status) == "" {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Name: name, Field: "status"})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Name: name, Field: "status"})
 	}
 	if err := checkHeaderField("status", status); err != nil {
 		return nil, err
@@ -104,12 +104,12 @@ func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *
 	return p, nil
 }
 
-// UpdateStep moves checklist step number (1-based) of an existing plan to state, appending
+// updateStep moves checklist step number (1-based) of an existing plan to state, appending
 // note to the step's line when given. It returns the plan and the updated step. The agent
 // the context carries (a tool call's) holds the steps it moves to in_progress, and a step
 // another agent holds is CodeStepHeld. An ifRevision older than the plan still moves the step
 // when the changes since cannot have made the move wrong (see StepMove).
-func (s *Store) UpdateStep(ctx context.Context, name string, number int, state StepState, note string, ifRevision *int64) (*Plan, Step, error) {
+func (s *Store) updateStep(ctx context.Context, name string, number int, state StepState, note string, ifRevision *int64) (*Plan, Step, error) {
 	return s.MoveStep(ctx, StepMove{Name: name, Step: number, State: state, Note: note, IfRevision: ifRevision})
 }
 
@@ -118,17 +118,17 @@ func (s *Store) checkContent(content string) error {
 		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: pContent.name})
 	}
 	if strings.TrimSpace(content) == "" {
-		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: pContent.name})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: pContent.name})
 	}
 	if len(content) > s.maxContent {
-		return fail(Error{Code: CodeTooLarge, Reason: ReasonContentTooLarge, Field: pContent.name, Size: int64(len(content)), Limit: int64(s.maxContent)})
+		return fail(Error{Code: CodeTooLarge, Reason: reasonContentTooLarge, Field: pContent.name, Size: int64(len(content)), Limit: int64(s.maxContent)})
 	}
 	return nil
 }
 
 func checkHeaderField(key, value string) error {
 	if len(value) > maxHeaderField {
-		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: key, Size: int64(len(value)), Limit: maxHeaderField})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: key, Size: int64(len(value)), Limit: maxHeaderField})
 	}
 	if !utf8.ValidString(value) {
 		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: key})
@@ -138,7 +138,7 @@ func checkHeaderField(key, value string) error {
 
 func checkIfRevision(ifRevision *int64) error {
 	if ifRevision != nil && *ifRevision < 0 {
-		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonRevisionNegative, Field: pRevision.name, Revision: *ifRevision})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: pRevision.name, Revision: *ifRevision})
 	}
 	return nil
 }
@@ -151,11 +151,11 @@ func checkRevision(name string, cur *Plan, ifRevision *int64) error {
 	want := *ifRevision
 	switch {
 	case cur == nil && want > 0:
-		return fail(Error{Code: CodeNotFound, Reason: ReasonNoPlanGuarded, Name: name, Revision: want})
+		return fail(Error{Code: CodeNotFound, Reason: reasonNoPlanGuarded, Name: name, Revision: want})
 	case cur != nil && want == 0:
-		return fail(Error{Code: CodeRevisionConflict, Reason: ReasonExists, Name: name, CurrentRevision: cur.Revision})
+		return fail(Error{Code: CodeRevisionConflict, Reason: reasonExists, Name: name, CurrentRevision: cur.Revision})
 	case cur != nil && want != cur.Revision:
-		return fail(Error{Code: CodeRevisionConflict, Reason: ReasonStale, Name: name, CurrentRevision: cur.Revision, Revision: want})
+		return fail(Error{Code: CodeRevisionConflict, Reason: reasonStale, Name: name, CurrentRevision: cur.Revision, Revision: want})
 	}
 	return nil
 }
@@ -217,7 +217,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		return nil, err
 	}
 	if last == math.MaxInt64 {
-		return nil, fail(Error{Code: CodeCorrupt, Reason: ReasonRevisionExhausted, Name: name, CurrentRevision: last})
+		return nil, fail(Error{Code: CodeCorrupt, Reason: reasonRevisionExhausted, Name: name, CurrentRevision: last})
 	}
 	next.Revision = last + 1
 	next.Name = name

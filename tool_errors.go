@@ -32,7 +32,7 @@ func (env *toolEnv) errorMessage(e *Error) string {
 	if !ok || e.Reason == "" {
 		return e.Message
 	}
-	if kind, ok := env.texts["kind."+e.Value]; ok && (e.Reason == ReasonNotString || e.Reason == ReasonNotInteger || e.Reason == ReasonNotBoolean) {
+	if kind, ok := env.texts["kind."+e.Value]; ok && (e.Reason == reasonNotString || e.Reason == reasonNotInteger || e.Reason == reasonNotBoolean) {
 		text = strings.ReplaceAll(text, "{value}", kind)
 	}
 	return e.render(text)

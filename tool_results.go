@@ -12,7 +12,7 @@ type writeResult struct {
 
 func newWriteResult(p *Plan) writeResult {
 	return writeResult{Name: p.Name, Revision: p.Revision, Title: p.Title, Status: p.Status,
-		Progress: ComputeProgress(ParseSteps(p.Content))}
+		Progress: computeProgress(ParseSteps(p.Content))}
 }
 
 // readResult is read_plan's answer: the plan's summary and its body.
@@ -81,5 +81,5 @@ type changesResult struct {
 
 func newChangesResult(cur, old *Plan) changesResult {
 	return changesResult{Name: cur.Name, Revision: cur.Revision, SinceRevision: old.Revision,
-		Changes: diffPlans(old, cur, "", "", 0), Progress: ComputeProgress(ParseSteps(cur.Content))}
+		Changes: diffPlans(old, cur, "", "", 0), Progress: computeProgress(ParseSteps(cur.Content))}
 }

@@ -62,9 +62,9 @@ var _ tool.InvokableTool = (*planTool)(nil)
 func (t *planTool) Info(context.Context) (*schema.ToolInfo, error) { return t.info, nil }
 
 func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
-	if limit := maxArgumentBytes(t.env.store.MaxContentBytes()); len(argumentsInJSON) > limit {
-		return t.env.errorResult(fail(Error{Code: CodeTooLarge, Reason: ReasonArgsTooLarge,
-			Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.MaxContentBytes())})), nil
+	if limit := maxArgumentBytes(t.env.store.contentCap()); len(argumentsInJSON) > limit {
+		return t.env.errorResult(fail(Error{Code: CodeTooLarge, Reason: reasonArgsTooLarge,
+			Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.contentCap())})), nil
 	}
 	a, err := decodeArgs(argumentsInJSON)
 	if err != nil {

@@ -89,7 +89,7 @@ type approvalResult struct {
 // they saw. Resumed for another interrupt, it interrupts again with the same request.
 func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if env.role != nil && env.role(ctx) == RoleSubAgent {
-		return nil, fail(Error{Code: CodeToolNotAvailable, Reason: ReasonApprovalOrchestratorOnly})
+		return nil, fail(Error{Code: CodeToolNotAvailable, Reason: reasonApprovalOrchestratorOnly})
 	}
 	f := a.fields()
 	name, message := f.str(pName), f.str(pMessage)
@@ -97,7 +97,7 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 		return nil, f.err
 	}
 	if len(message) > maxApprovalMessage {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: pMessage.name, Size: int64(len(message)), Limit: maxApprovalMessage})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: pMessage.name, Size: int64(len(message)), Limit: maxApprovalMessage})
 	}
 	if !utf8.ValidString(message) {
 		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: pMessage.name})
@@ -119,7 +119,7 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 	}
 	d, ok := decisionOf(data)
 	if !hasData || !ok {
-		return nil, fail(Error{Code: CodeNotApproved, Reason: ReasonNoDecision, Name: asked.Name, Revision: asked.Revision})
+		return nil, fail(Error{Code: CodeNotApproved, Reason: reasonNoDecision, Name: asked.Name, Revision: asked.Revision})
 	}
 	return decide(ctx, env, asked, d)
 }
@@ -159,7 +159,7 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 		if done := alreadyDecided(ctx, env, asked, d, by); done != nil {
 			p, err = done, nil // the same decision, applied by an earlier resume of this checkpoint
 		} else {
-			return nil, fail(Error{Code: CodeRevisionConflict, Reason: ReasonApprovalStale, Name: asked.Name,
+			return nil, fail(Error{Code: CodeRevisionConflict, Reason: reasonApprovalStale, Name: asked.Name,
 				Revision: asked.Revision, CurrentRevision: pe.CurrentRevision})
 		}
 	}
@@ -189,11 +189,11 @@ func alreadyDecided(ctx context.Context, env *toolEnv, asked ApprovalRequest, d 
 	return nil
 }
 
-// ReasonApprovalOrchestratorOnly: a sub-agent called request_plan_approval.
-const ReasonApprovalOrchestratorOnly Reason = "approval_orchestrator_only"
+// reasonApprovalOrchestratorOnly: a sub-agent called request_plan_approval.
+const reasonApprovalOrchestratorOnly Reason = "approval_orchestrator_only"
 
 func init() {
-	factTexts[ReasonApprovalOrchestratorOnly] = "request_plan_approval is for the orchestrator only"
+	factTexts[reasonApprovalOrchestratorOnly] = "request_plan_approval is for the orchestrator only"
 }
 
 // unapproved is the "approved": false that read_plan and get_plan_status show for a plan

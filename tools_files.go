@@ -31,7 +31,7 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 		return nil, canceled(ctx)
 	}
 	if err != nil {
-		e := fail(Error{Code: CodeInvalidArgument, Reason: ReasonWorkspaceWrite, Path: path})
+		e := fail(Error{Code: CodeInvalidArgument, Reason: reasonWorkspaceWrite, Path: path})
 		e.Err = err
 		return nil, e
 	}
@@ -48,7 +48,7 @@ func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, erro
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	content, err := readWorkspaceFile(ctx, env.workspace, path, env.store.MaxContentBytes())
+	content, err := readWorkspaceFile(ctx, env.workspace, path, env.store.contentCap())
 	if err != nil {
 		return nil, err
 	}
@@ -65,19 +65,19 @@ func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int
 	case ctx.Err() != nil:
 		return "", canceled(ctx)
 	case isNotExist(err):
-		return "", fail(Error{Code: CodeNotFound, Reason: ReasonNoFile, Path: path})
+		return "", fail(Error{Code: CodeNotFound, Reason: reasonNoFile, Path: path})
 	default:
-		e := fail(Error{Code: CodeInvalidArgument, Reason: ReasonWorkspaceRead, Path: path})
+		e := fail(Error{Code: CodeInvalidArgument, Reason: reasonWorkspaceRead, Path: path})
 		e.Err = err
 		return "", e
 	}
 	switch {
 	case len(content) > limit:
-		return "", fail(Error{Code: CodeTooLarge, Reason: ReasonFileTooLarge, Path: path, Size: int64(len(content)), Limit: int64(limit)})
+		return "", fail(Error{Code: CodeTooLarge, Reason: reasonFileTooLarge, Path: path, Size: int64(len(content)), Limit: int64(limit)})
 	case !utf8.ValidString(content):
 		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonFileNotUTF8, Path: path})
 	case strings.TrimSpace(content) == "":
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonFileEmpty, Path: path})
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonFileEmpty, Path: path})
 	}
 	return content, nil
 }

@@ -32,7 +32,7 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 	opts := ListOptions{Limit: defaultListLimit, Cursor: cursor, Status: status}
 	if limit != nil {
 		if *limit < 1 || *limit > maxListLimit {
-			return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonListLimit, Field: pLimit.name, Limit: maxListLimit})
+			return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonListLimit, Field: pLimit.name, Limit: maxListLimit})
 		}
 		opts.Limit = int(*limit)
 	}

@@ -104,16 +104,16 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	state, err := ParseStepState(stateText)
+	state, err := parseStepState(stateText)
 	if err != nil {
 		return nil, err
 	}
 	at := 0 // the next free step
 	switch {
 	case number == nil && state != StepInProgress:
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonRequired, Field: pStep.name})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRequired, Field: pStep.name})
 	case number != nil && (*number < 1 || *number > 1<<20):
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
 	case number != nil:
 		at = int(*number)
 	}
@@ -122,7 +122,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	steps := ParseSteps(p.Content)
-	out := stepResult{Revision: p.Revision, Step: step.Number, Status: step.State, Holder: step.Holder, Progress: ComputeProgress(steps)}
+	out := stepResult{Revision: p.Revision, Step: step.Number, Status: step.State, Holder: step.Holder, Progress: computeProgress(steps)}
 	out.NextStep = shortStep(nextOf(steps))
 	return out, nil
 }

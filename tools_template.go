@@ -16,14 +16,14 @@ const maxTemplateNames = 50
 
 func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if env.role != nil && env.role(ctx) == RoleSubAgent {
-		return nil, fail(Error{Code: CodeToolNotAvailable, Reason: ReasonOrchestratorOnly})
+		return nil, fail(Error{Code: CodeToolNotAvailable, Reason: reasonOrchestratorOnly})
 	}
 	goal, err := a.str(pGoal)
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(goal) == "" || len(goal) > maxGoalBytes || !utf8.ValidString(goal) {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonGoalInvalid, Field: pGoal.name, Limit: maxGoalBytes})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonGoalInvalid, Field: pGoal.name, Limit: maxGoalBytes})
 	}
 	listing, err := env.store.List(ctx)
 	if err != nil {

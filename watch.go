@@ -17,19 +17,19 @@ const ActionResync Action = "resync"
 
 // Defaults of WatchOptions.
 const (
-	DefaultWatchInterval = 100 * time.Millisecond
-	DefaultWatchBuffer   = 256
+	defaultWatchInterval = 100 * time.Millisecond
+	defaultWatchBuffer   = 256
 	// defaultFullScan bounds how long a plan file rewritten in place (which leaves its
 	// folder's stamp alone) can go unseen by a watcher that trusts the stamp.
 	defaultFullScan = 5 * time.Second
 )
 
-// WatchOptions tunes Store.WatchWith. The zero value gives the defaults.
+// WatchOptions tunes Store.Watch. The zero value gives the defaults.
 type WatchOptions struct {
 	// Interval is the time between two polls of the polling fallback; default
-	// DefaultWatchInterval. Unused when the Backend is a driver.Watcher.
+	// defaultWatchInterval. Unused when the Backend is a driver.Watcher.
 	Interval time.Duration
-	// Buffer is how many Changes may wait for the receiver; default DefaultWatchBuffer.
+	// Buffer is how many Changes may wait for the receiver; default defaultWatchBuffer.
 	// When they do not fit, the watcher drops changes and delivers one ActionResync as
 	// soon as the receiver makes room, so a slow receiver never blocks anything and never
 	// grows memory.
@@ -39,18 +39,11 @@ type WatchOptions struct {
 	fullScan time.Duration    // tests: replaces defaultFullScan
 }
 
-// Watch delivers a Change for every change that any process or machine makes to the plans
-// in BaseDir, the Store's own included, until ctx ends; then the channel is closed. It is
-// WatchWith with default options: see there.
-func (s *Store) Watch(ctx context.Context) (<-chan Change, error) {
-	return s.WatchWith(ctx, WatchOptions{})
-}
-
-// WatchWith delivers a Change for every change that any process or machine makes to the
+// Watch delivers a Change for every change that any process or machine makes to the
 // plans in BaseDir, the Store's own included, until ctx ends; then the channel is closed.
 //
-// The plans as they stand when WatchWith returns are the starting point: only later
-// changes are delivered, so call WatchWith first and then List, and nothing falls between
+// The plans as they stand when Watch returns are the starting point: only later
+// changes are delivered, so call Watch first and then List, and nothing falls between
 // the two. For each plan, Changes come in revision order with consecutive revisions (a
 // file edited by hand without a new revision is delivered with the same one); a watcher
 // that cannot vouch for that (a revision that moved by more than one since the
@@ -78,15 +71,19 @@ func (s *Store) Watch(ctx context.Context) (<-chan Change, error) {
 // Polling coalesces: several writes to one plan between two polls arrive as one Change,
 // preceded by an ActionResync. A delete and a re-create between two polls look like one
 // write. A Backend error during a poll is retried at the next one.
-func (s *Store) WatchWith(ctx context.Context, opts WatchOptions) (<-chan Change, error) {
+func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Change, error) {
+	var opts WatchOptions
+	if len(options) > 0 {
+		opts = options[0]
+	}
 	if opts.Interval < 0 || opts.Buffer < 0 {
 		return nil, errors.New("plan: WatchOptions.Interval and Buffer must not be negative")
 	}
 	if opts.Interval == 0 {
-		opts.Interval = DefaultWatchInterval
+		opts.Interval = defaultWatchInterval
 	}
 	if opts.Buffer == 0 {
-		opts.Buffer = DefaultWatchBuffer
+		opts.Buffer = defaultWatchBuffer
 	}
 	if opts.fullScan == 0 {
 		opts.fullScan = defaultFullScan

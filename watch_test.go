@@ -46,7 +46,7 @@ func TestWatchWriterProcess(t *testing.T) {
 		case "create":
 			_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 		case "step":
-			_, _, err = s.UpdateStep(ctx, "ship", 1, StepCompleted, "", nil)
+			_, _, err = s.updateStep(ctx, "ship", 1, StepCompleted, "", nil)
 		case "status":
 			_, err = s.SetStatus(ctx, "ship", "done", nil)
 		case "delete":
@@ -107,7 +107,7 @@ func TestWatchSeesOtherProcess(t *testing.T) {
 	s := newWatchStore(t, newLocalForWatch(t, root))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch, err := s.WatchWith(ctx, WatchOptions{Interval: 20 * time.Millisecond})
+	ch, err := s.Watch(ctx, WatchOptions{Interval: 20 * time.Millisecond})
 	require.NoError(t, err)
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWatchWriterProcess$")
@@ -154,7 +154,7 @@ func TestWatchPollsOtherBackends(t *testing.T) {
 	_, err := mine.Put(ctx, Update{Name: "before", Content: ptrTo(watchBody)})
 	require.NoError(t, err)
 	wctx, cancel := context.WithCancel(ctx)
-	ch, err := mine.WatchWith(wctx, WatchOptions{Interval: 5 * time.Millisecond})
+	ch, err := mine.Watch(wctx, WatchOptions{Interval: 5 * time.Millisecond})
 	require.NoError(t, err)
 	quiet(t, ch, 30*time.Millisecond) // the starting point is not delivered
 
@@ -190,7 +190,7 @@ func TestWatchGapSendsResync(t *testing.T) {
 	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 	require.NoError(t, err)
 	tick := make(chan time.Time)
-	ch, err := s.WatchWith(ctx, WatchOptions{tick: tick})
+	ch, err := s.Watch(ctx, WatchOptions{tick: tick})
 	require.NoError(t, err)
 
 	_, err = s.SetStatus(ctx, "ship", "a", nil)
@@ -218,7 +218,7 @@ func TestWatchSlowReceiverGetsOneResync(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tick := make(chan time.Time)
-	ch, err := s.WatchWith(ctx, WatchOptions{tick: tick, Buffer: 2})
+	ch, err := s.Watch(ctx, WatchOptions{tick: tick, Buffer: 2})
 	require.NoError(t, err)
 	for i := range 5 {
 		_, err := s.Put(ctx, Update{Name: fmt.Sprintf("p%d", i), Content: ptrTo(watchBody)})
@@ -273,7 +273,7 @@ func TestWatchLocalIdlePollDoesNotList(t *testing.T) {
 	require.NoError(t, os.Chtimes(filepath.Join(root, "plans"), past, past))
 
 	tick := make(chan time.Time)
-	ch, err := s.WatchWith(ctx, WatchOptions{tick: tick, fullScan: time.Hour})
+	ch, err := s.Watch(ctx, WatchOptions{tick: tick, fullScan: time.Hour})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), counting.lists.Load(), "the starting snapshot")
 	for range 6 {
@@ -377,7 +377,7 @@ func TestWatchUsesPushFeed(t *testing.T) {
 	s := newWatchStore(t, feed)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch, err := s.WatchWith(ctx, WatchOptions{Interval: 5 * time.Millisecond})
+	ch, err := s.Watch(ctx, WatchOptions{Interval: 5 * time.Millisecond})
 	require.NoError(t, err)
 
 	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
@@ -415,9 +415,9 @@ func TestWatchUsesPushFeed(t *testing.T) {
 func TestWatchRefusesBadOptionsAndFailedFeed(t *testing.T) {
 	ctx := context.Background()
 	s := newWatchStore(t, NewMemoryBackend())
-	_, err := s.WatchWith(ctx, WatchOptions{Interval: -1})
+	_, err := s.Watch(ctx, WatchOptions{Interval: -1})
 	assert.Error(t, err)
-	_, err = s.WatchWith(ctx, WatchOptions{Buffer: -1})
+	_, err = s.Watch(ctx, WatchOptions{Buffer: -1})
 	assert.Error(t, err)
 
 	failing := newWatchStore(t, &feedBackend{MemoryBackend: NewMemoryBackend(), failed: true})
@@ -435,7 +435,7 @@ func TestWatchSeesApprovals(t *testing.T) {
 	require.NoError(t, err)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch, err := mine.WatchWith(wctx, WatchOptions{Interval: 5 * time.Millisecond})
+	ch, err := mine.Watch(wctx, WatchOptions{Interval: 5 * time.Millisecond})
 	require.NoError(t, err)
 	_, err = other.Approve(ctx, "ship", 1, "ana")
 	require.NoError(t, err)

@@ -391,7 +391,7 @@ func (c *cli) show(args []string) error {
 	fmt.Fprintf(c.stdout, "updated:  %s\n", p.UpdatedAt.Local().Format(time.DateTime+" MST"))
 	if sum.Progress.Total > 0 {
 		fmt.Fprintf(c.stdout, "progress: %s (%d%%)", progressText(sum.Progress), sum.Progress.Percent)
-		if next, ok := plan.NextStep(steps); ok {
+		if next := nextStep(sum); next != nil {
 			fmt.Fprintf(c.stdout, ", next: step %d, %s", next.Number, oneLine(next.Text))
 		}
 		fmt.Fprintln(c.stdout)
@@ -464,7 +464,7 @@ func (c *cli) readInput(name string) (string, error) {
 		defer f.Close()
 		r = f
 	}
-	limit := int64(c.store.MaxContentBytes())
+	limit := int64(plan.DefaultMaxContentBytes)
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return "", err
@@ -484,6 +484,17 @@ func (c *cli) remove(args []string) error {
 		fmt.Fprintf(c.stdout, "%s: removed at revision %d\n", args[0], rev)
 	} else {
 		fmt.Fprintf(c.stdout, "%s: removed\n", args[0])
+	}
+	return nil
+}
+
+// nextStep is the step an agent looking for work takes: the first pending one.
+func nextStep(sum plan.Summary) *plan.Step {
+	if sum.NextStep != nil {
+		return sum.NextStep
+	}
+	if sum.CurrentStep != nil && sum.CurrentStep.State == plan.StepPending {
+		return sum.CurrentStep
 	}
 	return nil
 }

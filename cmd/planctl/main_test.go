@@ -128,7 +128,7 @@ func TestImportLosesRace(t *testing.T) {
 	agent, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	ctx := context.Background()
-	_, _, err = agent.UpdateStep(ctx, "ship", 2, plan.StepCompleted, "", nil)
+	_, _, err = agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 2, State: plan.StepCompleted})
 	require.NoError(t, err)
 
 	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(shipBody, "Tag", "Tag v2.0.0", 1)), 0o600))

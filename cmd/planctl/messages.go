@@ -49,7 +49,7 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 		return fmt.Sprintf("%s is at revision %d%s; nothing was changed. Check it with `planctl show %s` and retry with -rev %d",
 			name, pe.CurrentRevision, given, name, pe.CurrentRevision), exitConflict
 	case plan.CodeNotFound:
-		if pe.Reason == plan.ReasonNoRevision {
+		if pe.Reason == plan.Reason("no_revision") {
 			if pe.Revision > pe.CurrentRevision {
 				return fmt.Sprintf("%s has no revision %d yet: it is at revision %d", name, pe.Revision, pe.CurrentRevision), exitNotFound
 			}
@@ -67,13 +67,13 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 	case plan.CodeTooLarge:
 		if c.command == "import" {
 			return fmt.Sprintf("%s is larger than a plan may be (%d bytes); shorten it or split it into several plans",
-				c.args[1], c.store.MaxContentBytes()), exitFailed
+				c.args[1], plan.DefaultMaxContentBytes), exitFailed
 		}
 		return fmt.Sprintf("%s cannot be read: its file is larger than a plan may be. Remove it with `planctl rm %s` (without -rev)",
 			name, name), exitFailed
 	case plan.CodeInvalidArgument:
 		switch {
-		case pe.Reason == plan.ReasonStepMissing:
+		case pe.Reason == plan.Reason("step_missing"):
 			return fmt.Sprintf("%s has no step %d: its checklist has %d steps, as `planctl show %s` lists them",
 				name, pe.Step, pe.Steps, name), exitFailed
 		case pe.Field == "by":

@@ -36,7 +36,7 @@ func (c *cli) take(args []string) error {
 			return &cliError{exit: exitFailed, msg: fmt.Sprintf(
 				"step %d of %s is pending: nobody holds it, so there is nothing to release; `planctl take %s %d -to WHO` starts it for WHO",
 				number, name, name, number)}
-		case s.State == plan.StepInProgress && s.Holder == plan.HolderName(holder):
+		case s.State == plan.StepInProgress && s.Holder == holder:
 			who := "nobody"
 			if holder != "" {
 				who = s.Holder

@@ -111,7 +111,7 @@ func TestWatchInTmux(t *testing.T) {
 	ctx := plan.WithActor(context.Background(), "worker") // the agent is who the history names
 	_, err = agent.Put(ctx, plan.Update{Name: "docs", Content: ptr("# Docs\n- [~] Draft\n- [ ] Review\n"), Status: "writing"})
 	require.NoError(t, err)
-	_, _, err = agent.UpdateStep(ctx, "ship", 2, plan.StepCompleted, "", nil)
+	_, _, err = agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 2, State: plan.StepCompleted})
 	require.NoError(t, err)
 	_, err = agent.Put(ctx, plan.Update{Name: "ship", Author: "worker"})
 	require.NoError(t, err)

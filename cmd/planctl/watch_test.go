@@ -88,7 +88,7 @@ func TestWatchPlainLines(t *testing.T) {
 	agent, err := plan.NewStore(&plan.StoreConfig{Backend: backend, DefaultAuthor: "worker"})
 	require.NoError(t, err)
 	ctx := context.Background()
-	_, _, err = agent.UpdateStep(ctx, "ship", 2, plan.StepCompleted, "", nil)
+	_, _, err = agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 2, State: plan.StepCompleted})
 	require.NoError(t, err)
 	waitFor(t, "output", out.String, `\n\d\d:\d\d:\d\d ship: \[#######---\] 3/4  75%, draft, revision 2, next 3: Tag, by planctl\n$`)
 	_, err = agent.Put(ctx, plan.Update{Name: "docs", Content: ptr("- [ ] Write\n")})
