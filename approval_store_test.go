@@ -86,7 +86,7 @@ func TestApprovalKeptAndRevoked(t *testing.T) {
 		kept   bool
 	}{
 		{"step move with a note", func(s *plan.Store) error {
-			_, _, err := s.UpdateStep(ctx, "release", 1, plan.StepCompleted, "see CHANGES.md", nil)
+			_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted, Note: "see CHANGES.md"})
 			return err
 		}, true},
 		{"status", func(s *plan.Store) error { _, err := s.SetStatus(ctx, "release", "in-progress", nil); return err }, true},

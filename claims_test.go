@@ -128,7 +128,7 @@ func TestStaleMoveOfAStepSomeoneMovedNamesThem(t *testing.T) {
 	_, _, err = move(t, s, plan.StepMove{Step: 2, State: plan.StepSkipped, By: "w2", IfRevision: rev(1)})
 	require.NotNil(t, err)
 	assert.Equal(t, plan.CodeRevisionConflict, err.Code)
-	assert.Equal(t, plan.Reason("step_moved"), err.Reason)
+	assert.Equal(t, "step_moved", err.Reason)
 	assert.Equal(t, "w1", err.Agent, "names who moved it, not the latest writer")
 	assert.Equal(t, plan.StepCompleted, err.From)
 	require.NotNil(t, err.Next)
@@ -147,7 +147,7 @@ func TestStaleMoveOfAStepSomeoneMovedNamesThem(t *testing.T) {
 	require.Nil(t, err)
 	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepCompleted, Note: "shipped", By: "w2", IfRevision: rev(1)})
 	require.NotNil(t, err)
-	assert.Equal(t, plan.Reason("step_changed"), err.Reason, "moved by a host that named nobody")
+	assert.Equal(t, "step_changed", err.Reason, "moved by a host that named nobody")
 	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepCompleted, By: "w2", IfRevision: rev(1)})
 	require.Nil(t, err, "without a note the move still fits the step's state")
 }
@@ -168,7 +168,7 @@ func TestStaleMoveAfterTheStepsChangedIsRefused(t *testing.T) {
 			_, _, perr := move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(1)})
 			require.NotNil(t, perr)
 			assert.Equal(t, plan.CodeRevisionConflict, perr.Code)
-			assert.Equal(t, plan.Reason("steps_changed"), perr.Reason)
+			assert.Equal(t, "steps_changed", perr.Reason)
 			assert.EqualValues(t, 2, perr.CurrentRevision)
 			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(2)})
 			require.Nil(t, perr, "after catching up the move applies")
@@ -227,7 +227,7 @@ func TestStaleMovesPastTheKeptHistory(t *testing.T) {
 			}
 			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(p.Revision)})
 			require.NotNil(t, perr, "step 2 is w1's step now, but not the step 2 it saw")
-			assert.Equal(t, plan.Reason("stale"), perr.Reason)
+			assert.Equal(t, "stale", perr.Reason)
 			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(p.Revision + 4)})
 			require.Nil(t, perr, "after catching up")
 		})
@@ -276,5 +276,5 @@ func TestTakingTheNextFreeStepNeverCollides(t *testing.T) {
 	assert.Len(t, taken, 4)
 	_, _, perr := move(t, s, plan.StepMove{State: plan.StepInProgress, By: "w9"})
 	require.NotNil(t, perr)
-	assert.Equal(t, plan.Reason("no_pending_step"), perr.Reason)
+	assert.Equal(t, "no_pending_step", perr.Reason)
 }

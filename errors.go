@@ -26,18 +26,16 @@ const (
 	CodeStepHeld          Code = "step_held"          // another agent holds the step (it moved it to in_progress)
 )
 
-// Reason names the exact failure within a Code ("exists" for a create-only write of a plan
-// that exists, say). Reasons are stable: the tools render their message to the model from a
-// text per reason, in the model's language, and hosts may branch on them.
-type Reason string
-
 // Error is the one error type the Store and the tools return. It carries facts, never
 // advice: Message states them in English for logs and host programs, and each audience (the
 // model through the tools, a person through planctl) renders its own words from Code, Reason
 // and the fields. A field is set when the failure concerns it.
 type Error struct {
-	Code   Code
-	Reason Reason
+	Code Code
+	// Reason names the exact failure within Code ("exists" for a create-only write of a plan
+	// that exists, "step_moved" for a stale move of a step someone moved since). Reasons are
+	// stable snake_case words: the tools render the model's message from one text per reason.
+	Reason string
 	// Name is the plan concerned.
 	Name string
 	// Field is the argument or header field at fault; Value its offending value, shortened.
@@ -85,7 +83,7 @@ func CodeOf(err error) Code {
 func fail(e Error) *Error {
 	e.Message = e.render(factTexts[e.Reason])
 	if e.Message == "" {
-		e.Message = string(e.Reason)
+		e.Message = e.Reason
 	}
 	return &e
 }
@@ -114,55 +112,55 @@ func (e *Error) render(text string) string {
 
 // The reasons, grouped by code.
 const (
-	reasonArgsNotObject     Reason = "args_not_object"
-	reasonArgsNotJSON       Reason = "args_not_json"
-	reasonArgsTooLarge      Reason = "args_too_large"
-	reasonRequired          Reason = "required"
-	reasonNotString         Reason = "not_string"
-	reasonNotInteger        Reason = "not_integer"
-	reasonEmpty             Reason = "empty"
-	ReasonNotUTF8           Reason = "not_utf8"
-	reasonTooLong           Reason = "too_long"
-	reasonNameInvalid       Reason = "name_invalid"
-	reasonPathUnusable      Reason = "path_unusable"
-	reasonPathEscapes       Reason = "path_escapes"
-	reasonPathRelative      Reason = "path_relative"
-	reasonPathInPlans       Reason = "path_in_plans"
-	reasonWorkspaceWrite    Reason = "workspace_write"
-	reasonWorkspaceRead     Reason = "workspace_read"
-	reasonNeedsContent      Reason = "needs_content"
-	reasonRevisionNegative  Reason = "revision_negative"
-	reasonDeleteCreateOnly  Reason = "delete_create_only"
-	reasonStepNumber        Reason = "step_number"
-	reasonStepMissing       Reason = "step_missing"
-	reasonStepStateUnknown  Reason = "step_state_unknown"
-	reasonNoteMultiline     Reason = "note_multiline"
-	reasonGoalInvalid       Reason = "goal_invalid"
-	reasonNoPlan            Reason = "no_plan"
-	reasonNoPlanGuarded     Reason = "no_plan_guarded"
-	reasonNoRevision        Reason = "no_revision"
-	reasonNoFile            Reason = "no_file"
-	reasonExists            Reason = "exists"
-	reasonStale             Reason = "stale"
-	reasonContentTooLarge   Reason = "content_too_large"
-	reasonStoredTooLarge    Reason = "stored_too_large"
-	reasonFileTooLarge      Reason = "file_too_large"
-	reasonUndecodable       Reason = "undecodable"
-	reasonNotPlanFile       Reason = "not_plan_file"
-	reasonRevisionExhausted Reason = "revision_exhausted"
-	reasonSameState         Reason = "same_state"
-	reasonInProgressOnly    Reason = "in_progress_only"
-	reasonFinalState        Reason = "final_state"
-	reasonOrchestratorOnly  Reason = "orchestrator_only"
-	reasonStorage           Reason = "storage"
-	reasonContention        Reason = "contention"
-	reasonCanceled          Reason = "canceled"
-	reasonUnknownOutcome    Reason = "unknown_outcome"
+	reasonArgsNotObject     = "args_not_object"
+	reasonArgsNotJSON       = "args_not_json"
+	reasonArgsTooLarge      = "args_too_large"
+	reasonRequired          = "required"
+	reasonNotString         = "not_string"
+	reasonNotInteger        = "not_integer"
+	reasonEmpty             = "empty"
+	reasonNotUTF8           = "not_utf8"
+	reasonTooLong           = "too_long"
+	reasonNameInvalid       = "name_invalid"
+	reasonPathUnusable      = "path_unusable"
+	reasonPathEscapes       = "path_escapes"
+	reasonPathRelative      = "path_relative"
+	reasonPathInPlans       = "path_in_plans"
+	reasonWorkspaceWrite    = "workspace_write"
+	reasonWorkspaceRead     = "workspace_read"
+	reasonNeedsContent      = "needs_content"
+	reasonRevisionNegative  = "revision_negative"
+	reasonDeleteCreateOnly  = "delete_create_only"
+	reasonStepNumber        = "step_number"
+	reasonStepMissing       = "step_missing"
+	reasonStepStateUnknown  = "step_state_unknown"
+	reasonNoteMultiline     = "note_multiline"
+	reasonGoalInvalid       = "goal_invalid"
+	reasonNoPlan            = "no_plan"
+	reasonNoPlanGuarded     = "no_plan_guarded"
+	reasonNoRevision        = "no_revision"
+	reasonNoFile            = "no_file"
+	reasonExists            = "exists"
+	reasonStale             = "stale"
+	reasonContentTooLarge   = "content_too_large"
+	reasonStoredTooLarge    = "stored_too_large"
+	reasonFileTooLarge      = "file_too_large"
+	reasonUndecodable       = "undecodable"
+	reasonNotPlanFile       = "not_plan_file"
+	reasonRevisionExhausted = "revision_exhausted"
+	reasonSameState         = "same_state"
+	reasonInProgressOnly    = "in_progress_only"
+	reasonFinalState        = "final_state"
+	reasonOrchestratorOnly  = "orchestrator_only"
+	reasonStorage           = "storage"
+	reasonContention        = "contention"
+	reasonCanceled          = "canceled"
+	reasonUnknownOutcome    = "unknown_outcome"
 )
 
 // factTexts states each failure in English with its facts and without advice: what
 // Error.Message says to logs and host programs.
-var factTexts = map[Reason]string{
+var factTexts = map[string]string{
 	reasonArgsNotObject:     "the arguments are not a JSON object",
 	reasonArgsNotJSON:       "the arguments are not valid JSON",
 	reasonArgsTooLarge:      "the arguments are {size} bytes, over the {limit}-byte limit",
@@ -170,7 +168,7 @@ var factTexts = map[Reason]string{
 	reasonNotString:         "{field} is not a string",
 	reasonNotInteger:        "{field} is not an integer",
 	reasonEmpty:             "{field} is empty",
-	ReasonNotUTF8:           "{field} is not valid UTF-8",
+	reasonNotUTF8:           "{field} is not valid UTF-8",
 	reasonTooLong:           "{field} is {size} bytes, over the {limit}-byte limit",
 	reasonNameInvalid:       "name {value} is not a plan name (lowercase a-z, 0-9, '-' and '_', starting with a letter or digit)",
 	reasonPathUnusable:      "{field} is not a usable file path",
@@ -215,27 +213,27 @@ var factTexts = map[Reason]string{
 	reasonStepMoved:         "step {step} changed since revision {rev}: it is {from} now (by {agent})",
 	reasonStepChanged:       "step {step} changed since revision {rev}: it is {from} now",
 	reasonStepsChanged:      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
-	ReasonFileNotUTF8:       "file {path} is not valid UTF-8 text",
+	reasonFileNotUTF8:       "file {path} is not valid UTF-8 text",
 	reasonFileEmpty:         "file {path} is empty",
 }
 
 // More reasons: a list_plans limit out of range; a workspace file that is not UTF-8 text, or
 // holds nothing but white space.
 const (
-	reasonListLimit   Reason = "list_limit"
-	ReasonFileNotUTF8 Reason = "file_not_utf8"
-	reasonFileEmpty   Reason = "file_empty"
-	reasonNotBoolean  Reason = "not_boolean"
-	reasonNoteTag     Reason = "note_tag" // a note ending like a holder's tag, "(@name)"
+	reasonListLimit   = "list_limit"
+	reasonFileNotUTF8 = "file_not_utf8"
+	reasonFileEmpty   = "file_empty"
+	reasonNotBoolean  = "not_boolean"
+	reasonNoteTag     = "note_tag" // a note ending like a holder's tag, "(@name)"
 )
 
 // Reasons of moves on a plan that several agents work on: a step another agent holds; a
 // stale move of a step that changed meanwhile; a stale move after the list of steps changed.
 const (
-	reasonStepHeld     Reason = "step_held"
-	reasonStepMoved    Reason = "step_moved"
-	reasonStepChanged  Reason = "step_changed" // step_moved when the history does not say by whom
-	reasonStepsChanged Reason = "steps_changed"
+	reasonStepHeld     = "step_held"
+	reasonStepMoved    = "step_moved"
+	reasonStepChanged  = "step_changed" // step_moved when the history does not say by whom
+	reasonStepsChanged = "steps_changed"
 	// No step is pending, so there is no next step to take.
-	reasonNoPendingStep Reason = "no_pending_step"
+	reasonNoPendingStep = "no_pending_step"
 )

@@ -56,7 +56,7 @@ func TestHistoryIsBounded(t *testing.T) {
 			require.NoError(t, err)
 			_, err = s.SetStatus(ctx, "ship", "in-progress", nil)
 			require.NoError(t, err)
-			_, _, err = s.UpdateStep(ctx, "ship", 1, plan.StepCompleted, "", nil)
+			_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 1, State: plan.StepCompleted})
 			require.NoError(t, err)
 
 			h, err := s.History(ctx, "ship")
@@ -161,7 +161,7 @@ func TestStoreDiff(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Put(ctx, plan.Update{Name: "ship", Title: "Ship", Content: ptrTo("# Ship\n- [ ] build\n- [ ] test\n- [ ] tag\n")})
 	require.NoError(t, err)
-	_, _, err = s.UpdateStep(ctx, "ship", 2, plan.StepInProgress, "", nil)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 2, State: plan.StepInProgress})
 	require.NoError(t, err)
 	_, err = s.SetStatus(ctx, "ship", "in-progress", nil)
 	require.NoError(t, err)

@@ -77,7 +77,7 @@ func (w *stepWorker) act(ctx context.Context, t *testing.T, s *plan.Store, name 
 	var pe *plan.Error
 	require.True(t, errors.As(err, &pe), "%v", err)
 	// The only refusals: the step was taken by someone else since.
-	if pe.Reason != plan.Reason("step_held") && pe.Reason != plan.Reason("step_moved") {
+	if pe.Reason != "step_held" && pe.Reason != "step_moved" {
 		tl.refusals = append(tl.refusals, fmt.Sprintf("%s step %d: %v", w.name, m.Step, err))
 	}
 	require.NotEqual(t, w.holding, m.Step, "a holder is never refused its own step: %v", err)

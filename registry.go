@@ -101,7 +101,7 @@ type storageKey struct {
 // storageNamer is implemented by built-in backends whose storage outlives the Go value: two
 // LocalBackends on one root are one storage.
 type storageNamer interface {
-	storageName() string
+	StorageName() string
 }
 
 var registry = struct {
@@ -143,7 +143,7 @@ func sharedFor(backend Backend, dir string) *sharedState {
 // reused while the entry is in use.
 func keyOf(b any) (storageKey, bool) {
 	if n, ok := b.(storageNamer); ok {
-		return storageKey{typ: reflect.TypeOf(b), named: n.storageName()}, true
+		return storageKey{typ: reflect.TypeOf(b), named: n.StorageName()}, true
 	}
 	v := reflect.ValueOf(b)
 	switch v.Kind() {
@@ -289,7 +289,7 @@ func (s *Store) lockFolderEntry(ctx context.Context, entry string) (func(), erro
 	if _, perPlan := s.locker.(driver.PlanLocker); s.locker != nil && !perPlan {
 		return func() {}, nil
 	}
-	if wide, ok := s.locker.(folderWidePlanLocker); ok && wide.planLocksFolderWide() {
+	if wide, ok := s.locker.(folderWidePlanLocker); ok && wide.PlanLocksFolderWide() {
 		return func() {}, nil // the plan's lock is the folder's: taking it again would wait forever
 	}
 	return s.lock(ctx, entry)
@@ -298,5 +298,5 @@ func (s *Store) lockFolderEntry(ctx context.Context, entry string) (func(), erro
 // folderWidePlanLocker is a driver.PlanLocker whose plan locks may be locks of the whole folder
 // (LocalBackend where the kernel offers no open file description locks).
 type folderWidePlanLocker interface {
-	planLocksFolderWide() bool
+	PlanLocksFolderWide() bool
 }

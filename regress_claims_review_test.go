@@ -66,7 +66,7 @@ func TestRegressHolderTags(t *testing.T) {
 	s, _ := newTeamStore(t, plan.StoreConfig{})
 	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, Note: "ask (@boss)"})
 	require.NotNil(t, perr)
-	assert.Equal(t, plan.Reason("note_tag"), perr.Reason)
+	assert.Equal(t, "note_tag", perr.Reason)
 	_, step, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, Note: "ask (@boss)", By: "w1"})
 	require.Nil(t, perr, "with a holder the tag comes last")
 	assert.Equal(t, "w1", step.Holder)

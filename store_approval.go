@@ -151,9 +151,9 @@ const CodeNotApproved Code = "not_approved"
 
 // Reasons of approvals.
 const (
-	reasonNotApproved   Reason = "not_approved"
-	reasonApprovalStale Reason = "approval_stale"
-	reasonNoDecision    Reason = "no_decision"
+	reasonNotApproved   = "not_approved"
+	reasonApprovalStale = "approval_stale"
+	reasonNoDecision    = "no_decision"
 )
 
 func init() {

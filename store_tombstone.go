@@ -45,7 +45,7 @@ func (s *Store) lastDeletedRevision(ctx context.Context, name string) (int64, er
 // strayTombstoneFolder reports a read that failed because something other than a folder
 // inside the storage stands where the tombstones' folder goes (a file, a link leading out).
 func strayTombstoneFolder(err error) bool {
-	return errors.Is(err, syscall.ENOTDIR) || errors.Is(err, ErrOutsideRoot)
+	return errors.Is(err, syscall.ENOTDIR) || errors.Is(err, driver.ErrOutsideRoot)
 }
 
 // raiseTombstone records that name reached revision rev, never lowering what is recorded.

@@ -115,7 +115,7 @@ func (s *Store) updateStep(ctx context.Context, name string, number int, state S
 
 func (s *Store) checkContent(content string) error {
 	if !utf8.ValidString(content) {
-		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: pContent.name})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: pContent.name})
 	}
 	if strings.TrimSpace(content) == "" {
 		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: pContent.name})
@@ -131,7 +131,7 @@ func checkHeaderField(key, value string) error {
 		return fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: key, Size: int64(len(value)), Limit: maxHeaderField})
 	}
 	if !utf8.ValidString(value) {
-		return fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: key})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: key})
 	}
 	return nil
 }

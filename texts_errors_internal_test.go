@@ -34,7 +34,7 @@ func TestErrorTextsHaveTheSamePlaceholders(t *testing.T) {
 		}
 	}
 	assert.Greater(t, n, 40)
-	reasons := []Reason{reasonListLimit}
+	reasons := []string{reasonListLimit}
 	for r := range factTexts {
 		reasons = append(reasons, r)
 	}

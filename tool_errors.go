@@ -28,7 +28,7 @@ func (env *toolEnv) errorResult(err error) string {
 // a JSON type named in the model's language, or e's own English message for a failure no
 // text names.
 func (env *toolEnv) errorMessage(e *Error) string {
-	text, ok := env.texts["err."+string(e.Reason)]
+	text, ok := env.texts["err."+e.Reason]
 	if !ok || e.Reason == "" {
 		return e.Message
 	}

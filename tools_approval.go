@@ -100,7 +100,7 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: pMessage.name, Size: int64(len(message)), Limit: maxApprovalMessage})
 	}
 	if !utf8.ValidString(message) {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: pMessage.name})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: pMessage.name})
 	}
 	was, hasState, asked := tool.GetInterruptState[ApprovalRequest](ctx)
 	if !was || !hasState {
@@ -190,7 +190,7 @@ func alreadyDecided(ctx context.Context, env *toolEnv, asked ApprovalRequest, d 
 }
 
 // reasonApprovalOrchestratorOnly: a sub-agent called request_plan_approval.
-const reasonApprovalOrchestratorOnly Reason = "approval_orchestrator_only"
+const reasonApprovalOrchestratorOnly = "approval_orchestrator_only"
 
 func init() {
 	factTexts[reasonApprovalOrchestratorOnly] = "request_plan_approval is for the orchestrator only"

@@ -75,7 +75,7 @@ func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int
 	case len(content) > limit:
 		return "", fail(Error{Code: CodeTooLarge, Reason: reasonFileTooLarge, Path: path, Size: int64(len(content)), Limit: int64(limit)})
 	case !utf8.ValidString(content):
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: ReasonFileNotUTF8, Path: path})
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonFileNotUTF8, Path: path})
 	case strings.TrimSpace(content) == "":
 		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonFileEmpty, Path: path})
 	}
@@ -118,7 +118,7 @@ func (env *toolEnv) guardWorkspace(ws Workspace) {
 	wl, ok1 := inner.(*LocalBackend)
 	bl, ok2 := innermost(env.store.backend).(*LocalBackend)
 	if ok1 && ok2 {
-		env.wsRoot, env.planRoot = wl.name, bl.name
+		env.wsRoot, env.planRoot = wl.StorageName(), bl.StorageName()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/einoplan/plan/internal/memfs"
 )
 
 // toolFuzzCap is the content cap of the fuzzed tools, small enough for too_large to be
@@ -24,8 +25,8 @@ type toolFuzzFixture struct {
 	ctx       context.Context
 	backend   *MemoryBackend
 	workspace *MemoryBackend
-	baseline  map[string]memFile
-	wsBase    map[string]memFile
+	baseline  memfs.Snapshot
+	wsBase    memfs.Snapshot
 	names     []string
 	tools     map[string]tool.InvokableTool
 	template  string
@@ -71,8 +72,8 @@ func newToolFuzzFixture(t testing.TB) *toolFuzzFixture {
 	if err := fx.backend.Write(ctx, &WriteRequest{FilePath: "/plans/broken.md", Content: "not a plan"}); err != nil {
 		t.Fatal(err)
 	}
-	fx.baseline = maps.Clone(fx.backend.files)
-	fx.wsBase = maps.Clone(fx.workspace.files)
+	fx.baseline = fx.backend.Snapshot()
+	fx.wsBase = fx.workspace.Snapshot()
 
 	mw, err := New(ctx, &Config{Backend: fx.backend, Workspace: fx.workspace, AgentName: "fuzz", MaxContentBytes: toolFuzzCap})
 	if err != nil {
@@ -103,19 +104,8 @@ func newToolFuzzFixture(t testing.TB) *toolFuzzFixture {
 func ptrTo[T any](v T) *T { return &v }
 
 func (fx *toolFuzzFixture) reset() {
-	restoreFiles(fx.backend, fx.baseline)
-	restoreFiles(fx.workspace, fx.wsBase)
-}
-
-// restoreFiles replaces every file of b with a copy of files, folder index included.
-func restoreFiles(b *MemoryBackend, files map[string]memFile) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.files = maps.Clone(files)
-	b.folders = map[string]*memFolder{}
-	for p := range b.files {
-		b.index(p, true)
-	}
+	fx.backend.Restore(fx.baseline)
+	fx.workspace.Restore(fx.wsBase)
 }
 
 // snapshotFiles reads every file under dir through LsInfo and Read.

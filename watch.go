@@ -103,7 +103,7 @@ func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Chan
 	// The snapshot is taken after subscribing and after stamping the folder, so no change
 	// falls between them.
 	if w.stamper != nil {
-		if st, _, err := w.stamper.folderStamp(ctx, s.dir); err == nil {
+		if st, _, err := w.stamper.FolderStamp(ctx, s.dir); err == nil {
 			w.stamp = st
 		}
 	}
@@ -122,7 +122,7 @@ func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Chan
 // directly inside is created, renamed or removed. recent reports that the folder changed
 // so lately that another change could still leave the stamp as it is.
 type folderStamper interface {
-	folderStamp(ctx context.Context, dir string) (stamp string, recent bool, err error)
+	FolderStamp(ctx context.Context, dir string) (stamp string, recent bool, err error)
 }
 
 // watcher is the state of one Watch: what it last delivered per plan, and whether it owes
@@ -184,7 +184,7 @@ func (w *watcher) poll(ctx context.Context) {
 		case <-tick:
 		}
 		if w.stamper != nil {
-			st, recent, err := w.stamper.folderStamp(ctx, w.s.dir)
+			st, recent, err := w.stamper.FolderStamp(ctx, w.s.dir)
 			if err == nil && st == w.stamp && !recent && time.Since(lastFull) < w.opts.fullScan {
 				continue
 			}

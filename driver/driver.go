@@ -108,6 +108,12 @@ type FileEvent struct {
 	Resync bool
 }
 
+// ErrOutsideRoot is wrapped by a Backend error for a path that does not name a place inside
+// the storage: one that climbs out with "..", passes through a link that leads outside, or
+// cannot be a file name at all. Nothing is read or written for such a path, and the Store
+// treats what stands there as a stray entry.
+var ErrOutsideRoot = errors.New("path is outside the backend root")
+
 // ErrNotWritten is wrapped by a Swapper's error when it knows that nothing was written (the
 // request never left, or was refused before it ran). Any other error from a conditional
 // write leaves the outcome open, and the Store resolves it before reporting anything.

@@ -49,7 +49,7 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 		return fmt.Sprintf("%s is at revision %d%s; nothing was changed. Check it with `planctl show %s` and retry with -rev %d",
 			name, pe.CurrentRevision, given, name, pe.CurrentRevision), exitConflict
 	case plan.CodeNotFound:
-		if pe.Reason == plan.Reason("no_revision") {
+		if pe.Reason == "no_revision" {
 			if pe.Revision > pe.CurrentRevision {
 				return fmt.Sprintf("%s has no revision %d yet: it is at revision %d", name, pe.Revision, pe.CurrentRevision), exitNotFound
 			}
@@ -73,7 +73,7 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 			name, name), exitFailed
 	case plan.CodeInvalidArgument:
 		switch {
-		case pe.Reason == plan.Reason("step_missing"):
+		case pe.Reason == "step_missing":
 			return fmt.Sprintf("%s has no step %d: its checklist has %d steps, as `planctl show %s` lists them",
 				name, pe.Step, pe.Steps, name), exitFailed
 		case pe.Field == "by":

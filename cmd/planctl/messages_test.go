@@ -70,10 +70,10 @@ func TestWrongDirSuggestsPlansFolder(t *testing.T) {
 // Refusals that no planctl command meets today still read in planctl's words, should one do.
 func TestDescribeStepHeldAndNotApproved(t *testing.T) {
 	c := &cli{command: "status", args: []string{"ship", "done"}}
-	msg, exit := c.describe(&plan.Error{Code: plan.CodeStepHeld, Reason: plan.Reason("step_held"), Name: "ship", Step: 3, Agent: "worker-1"})
+	msg, exit := c.describe(&plan.Error{Code: plan.CodeStepHeld, Reason: "step_held", Name: "ship", Step: 3, Agent: "worker-1"})
 	assert.Equal(t, exitFailed, exit)
 	assert.Equal(t, "step 3 of ship is held by worker-1; `planctl take ship 3 -to WHO` hands it over, `planctl take ship 3` releases it", msg)
-	msg, exit = c.describe(&plan.Error{Code: plan.CodeNotApproved, Reason: plan.Reason("not_approved"), Name: "ship"})
+	msg, exit = c.describe(&plan.Error{Code: plan.CodeNotApproved, Reason: "not_approved", Name: "ship"})
 	assert.Equal(t, exitFailed, exit)
 	assert.Equal(t, "ship is not approved; review it with `planctl show ship`, then `planctl approve ship -rev N`", msg)
 }

@@ -1,4 +1,4 @@
-package plan
+package localfs
 
 import (
 	"context"
@@ -15,19 +15,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/einoplan/plan/driver"
 
 	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/cloudwego/eino/adk/middlewares/plantask"
 )
 
-// ErrOutsideRoot is wrapped by every LocalBackend error for a path that does not name a place
-// under the root: one that climbs out with "..", passes through a symbolic link that leads
-// outside (or is absolute), or cannot be a file name at all (a NUL byte, a backslash, more
-// than 4096 bytes). Nothing is read or written for such a path.
-var ErrOutsideRoot = errors.New("path is outside the backend root")
-
-// ErrFileTooLarge is wrapped by LocalBackend.Read errors for a file over the configured
+// ErrFileTooLarge is wrapped by Backend.Read errors for a file over the configured
 // maximum size. The file is refused from its size alone, without being read.
 var ErrFileTooLarge = errors.New("file is larger than the backend allows")
 
@@ -48,10 +44,10 @@ const (
 	localSweepEvery = time.Minute
 )
 
-// LocalOption configures NewLocalBackend.
-type LocalOption func(*localConfig)
+// Option configures New.
+type Option func(*config)
 
-type localConfig struct {
+type config struct {
 	maxFileSize int64
 	dirPerm     fs.FileMode
 	filePerm    fs.FileMode
@@ -59,51 +55,49 @@ type localConfig struct {
 
 // WithMaxFileSize sets the largest file Read returns (default 16 MiB). A bigger file is
 // refused from its size, never read whole; ReadAtMost still returns its first bytes.
-func WithMaxFileSize(n int64) LocalOption {
-	return func(c *localConfig) { c.maxFileSize = n }
+func WithMaxFileSize(n int64) Option {
+	return func(c *config) { c.maxFileSize = n }
 }
 
 // WithPermissions sets the mode of the folders and files the backend creates (default 0700
 // and 0600: plans are private to the user running the agent). Like os.MkdirAll and
 // os.WriteFile, the process umask still applies.
-func WithPermissions(dir, file fs.FileMode) LocalOption {
-	return func(c *localConfig) { c.dirPerm, c.filePerm = dir, file }
+func WithPermissions(dir, file fs.FileMode) Option {
+	return func(c *config) { c.dirPerm, c.filePerm = dir, file }
 }
 
-// LocalBackend stores files under one root folder on the local disk. It is safe for
+// Backend stores files under one root folder on the local disk. It is safe for
 // concurrent use by goroutines and by processes sharing the folder.
 //
 // Paths are virtual and rooted at the root: "/plans/a.md" and "plans/a.md" are both
 // <root>/plans/a.md. Every access goes through an os.Root, so no path, "..", or symbolic link
-// reaches outside the root (see ErrOutsideRoot). Writes are atomic: a reader, in this or any
+// reaches outside the root (see driver.ErrOutsideRoot). Writes are atomic: a reader, in this or any
 // other process, sees the old file or the new one, never a mix, and a process killed at any
 // instant leaves only whole files behind. Reads are bounded and open only regular files.
 //
 // On Linux, macOS, the BSDs and illumos it is also a driver.PlanLocker (locks on <dir>/.plan.lock),
 // so guarded writes through a Store are atomic across processes on one machine; elsewhere
 // that guarantee ends at the process.
-type LocalBackend struct {
+type Backend struct {
 	root    *os.Root
 	name    string // the root's absolute path with links resolved: the storage's identity
 	escapes error  // the os.Root error for a path that leaves the root
-	cfg     localConfig
+	cfg     config
 
 	mu        sync.Mutex
 	lastSweep map[string]time.Time // folder → last scan for orphaned temp files
 }
 
 var (
-	_ Backend              = (*LocalBackend)(nil)
-	_ Workspace            = (*LocalBackend)(nil)
-	_ driver.LimitedReader = (*LocalBackend)(nil)
-	_ driver.Renamer       = (*LocalBackend)(nil)
+	_ driver.LimitedReader = (*Backend)(nil)
+	_ driver.Renamer       = (*Backend)(nil)
 )
 
-// NewLocalBackend returns a backend rooted at root, creating the folder (mode 0700 by
+// New returns a backend rooted at root, creating the folder (mode 0700 by
 // default) if it is missing. The root itself may be reached through symbolic links; nothing
 // below it may lead back out.
-func NewLocalBackend(root string, opts ...LocalOption) (*LocalBackend, error) {
-	cfg := localConfig{maxFileSize: defaultLocalMaxFileSize, dirPerm: defaultLocalDirPerm, filePerm: defaultLocalFilePerm}
+func New(root string, opts ...Option) (*Backend, error) {
+	cfg := config{maxFileSize: defaultLocalMaxFileSize, dirPerm: defaultLocalDirPerm, filePerm: defaultLocalFilePerm}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -143,23 +137,23 @@ func NewLocalBackend(root string, opts ...LocalOption) (*LocalBackend, error) {
 			name = real
 		}
 	}
-	return &LocalBackend{root: r, name: name, escapes: escapes, cfg: cfg, lastSweep: map[string]time.Time{}}, nil
+	return &Backend{root: r, name: name, escapes: escapes, cfg: cfg, lastSweep: map[string]time.Time{}}, nil
 }
 
 // storageName makes two LocalBackends on one folder one storage for the Store's lock.
-func (b *LocalBackend) storageName() string { return b.name }
+func (b *Backend) StorageName() string { return b.name }
 
 // Close releases the handle on the root folder. The backend must not be used afterwards.
-func (b *LocalBackend) Close() error { return b.root.Close() }
+func (b *Backend) Close() error { return b.root.Close() }
 
-// Root returns the folder the backend was created on, as given to NewLocalBackend.
-func (b *LocalBackend) Root() string { return b.root.Name() }
+// Root returns the folder the backend was created on, as given to New.
+func (b *Backend) Root() string { return b.root.Name() }
 
 // LsInfo lists the entries directly inside the folder req.Path, sorted by path. Path is the
 // virtual path ("/plans/a.md"); ModifiedAt is the modification time in RFC 3339 with
 // nanoseconds. Temp files and the lock sentinel are never listed; temp files left for more
 // than 10 minutes by a crashed writer are removed. A missing folder is an empty list.
-func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]filesystem.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -186,7 +180,7 @@ func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileIn
 		return nil, b.wrap(op, req.Path, err)
 	}
 	b.noteSweep(rel)
-	out := make([]FileInfo, 0, len(names))
+	out := make([]filesystem.FileInfo, 0, len(names))
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -206,7 +200,7 @@ func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileIn
 			return nil, b.wrap(op, req.Path, err)
 		}
 		// A link is listed as itself, never as what it leads to: reading through it is refused.
-		out = append(out, FileInfo{
+		out = append(out, filesystem.FileInfo{
 			Path:       "/" + localJoin(rel, name),
 			IsDir:      fi.IsDir(),
 			Size:       fi.Size(),
@@ -220,7 +214,7 @@ func (b *LocalBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileIn
 // Read returns the whole file, honouring Offset and Limit as 1-based line numbers. Only a
 // regular file of at most the maximum size is read (driver.ErrNotRegularFile, ErrFileTooLarge); a
 // missing file is an error wrapping fs.ErrNotExist.
-func (b *LocalBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error) {
+func (b *Backend) Read(ctx context.Context, req *filesystem.ReadRequest) (*filesystem.FileContent, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -237,7 +231,7 @@ func (b *LocalBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.
 
 // ReadAtMost returns at most the first max bytes of the regular file at filePath, whatever
 // its size, reading nothing beyond them.
-func (b *LocalBackend) ReadAtMost(ctx context.Context, filePath string, limit int64) (string, error) {
+func (b *Backend) ReadAtMost(ctx context.Context, filePath string, limit int64) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -250,7 +244,7 @@ func (b *LocalBackend) ReadAtMost(ctx context.Context, filePath string, limit in
 // path still names the file it read: a file moved away while it was read (a plan deleted
 // onto its tombstone, which is then cut to its header) is read again, so a reader never
 // sees a file that changed under it.
-func (b *LocalBackend) readWhole(vpath string, n int64, refuseLarger bool) ([]byte, error) {
+func (b *Backend) readWhole(vpath string, n int64, refuseLarger bool) ([]byte, error) {
 	const op = "read"
 	rel, err := localRel(op, vpath)
 	if err != nil {
@@ -308,7 +302,7 @@ func readUpTo(r io.Reader, sizeHint, n int64) ([]byte, error) {
 // keeps it only if it is the regular file the entry names: not a symbolic link to one, and
 // not one of several hard links (another may sit outside the folder). A file renamed into
 // place between the check and the open is checked again.
-func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, error) {
+func (b *Backend) openRegular(op, vpath string) (*os.File, fs.FileInfo, error) {
 	rel, err := localRel(op, vpath)
 	if err != nil {
 		return nil, nil, err
@@ -354,7 +348,7 @@ func (b *LocalBackend) openRegular(op, vpath string) (*os.File, fs.FileInfo, err
 // synced. Readers see the old content or the new, never part of it, and a crash at any
 // instant leaves one of the two. A symbolic link at the path (one that stays under the root)
 // is replaced, not written through; anything else but a regular file is refused.
-func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
+func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error {
 	const op = "write"
 	folder, dir, base, err := b.writeTarget(ctx, req.FilePath)
 	if err != nil {
@@ -383,7 +377,7 @@ func (b *LocalBackend) Write(ctx context.Context, req *WriteRequest) error {
 
 // WriteOnce writes a file that is written once and never rewritten, without the temp file
 // and the two syncs of Write: a crash may leave it missing or cut short (driver.OnceWriter).
-func (b *LocalBackend) WriteOnce(ctx context.Context, req *WriteRequest) error {
+func (b *Backend) WriteOnce(ctx context.Context, req *filesystem.WriteRequest) error {
 	const op = "write"
 	folder, _, base, err := b.writeTarget(ctx, req.FilePath)
 	if err != nil {
@@ -410,7 +404,7 @@ func (b *LocalBackend) WriteOnce(ctx context.Context, req *WriteRequest) error {
 
 // writeTarget opens the folder of a file to write (created when missing) and checks that
 // what is at the file's path may be replaced; the caller closes the folder.
-func (b *LocalBackend) writeTarget(ctx context.Context, virtual string) (folder *os.Root, dir, base string, err error) {
+func (b *Backend) writeTarget(ctx context.Context, virtual string) (folder *os.Root, dir, base string, err error) {
 	const op = "write"
 	rel, dir, base, err := b.fileTarget(ctx, op, virtual)
 	if err != nil {
@@ -428,7 +422,7 @@ func (b *LocalBackend) writeTarget(ctx context.Context, virtual string) (folder 
 
 // fileTarget checks ctx and maps the virtual path of a file to write or delete to its
 // root-relative path, folder and base name; the root itself is not a file.
-func (b *LocalBackend) fileTarget(ctx context.Context, op, virtual string) (rel, dir, base string, err error) {
+func (b *Backend) fileTarget(ctx context.Context, op, virtual string) (rel, dir, base string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", "", "", err
 	}
@@ -446,7 +440,7 @@ func (b *LocalBackend) fileTarget(ctx context.Context, op, virtual string) (rel,
 // a write or delete happens in that one folder even if it is renamed meanwhile. With create,
 // a missing folder is created with its parents. The path is opened as "dir/.", which only a
 // folder can satisfy: a named pipe in its place is never opened.
-func (b *LocalBackend) openFolder(dir string, create bool) (*os.Root, error) {
+func (b *Backend) openFolder(dir string, create bool) (*os.Root, error) {
 	name := "."
 	if dir != "." {
 		name = dir + "/."
@@ -474,7 +468,7 @@ func writeAndClose(f *os.File, content string) error {
 
 // checkTarget accepts a missing file, a regular file, or a symbolic link that stays under
 // the root (which the rename replaces); anything else cannot be overwritten by a plan.
-func (b *LocalBackend) checkTarget(folder *os.Root, rel, base string) error {
+func (b *Backend) checkTarget(folder *os.Root, rel, base string) error {
 	fi, err := folder.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -497,7 +491,7 @@ func (b *LocalBackend) checkTarget(folder *os.Root, rel, base string) error {
 
 // createTemp creates a new, empty temp file next to base. Its name starts with "." and
 // contains ".tmp-", so it can never be a plan name, and LsInfo never lists it.
-func (b *LocalBackend) createTemp(folder *os.Root, base string) (*os.File, string, error) {
+func (b *Backend) createTemp(folder *os.Root, base string) (*os.File, string, error) {
 	if len(base) > 100 {
 		base = base[:100]
 	}
@@ -517,7 +511,7 @@ func (b *LocalBackend) createTemp(folder *os.Root, base string) (*os.File, strin
 // stuck: a file, a symbolic link (never what it leads to), a pipe, a socket, or a folder
 // with everything in it. A missing entry is not an error. The folder is synced, so the
 // removal survives a power failure.
-func (b *LocalBackend) Delete(ctx context.Context, req *DeleteRequest) error {
+func (b *Backend) Delete(ctx context.Context, req *plantask.DeleteRequest) error {
 	const op = "delete"
 	_, dir, base, err := b.fileTarget(ctx, op, req.FilePath)
 	if err != nil {
@@ -556,7 +550,7 @@ func (b *LocalBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 // folder when missing, and with keep >= 0 then truncates the moved file to keep bytes. It
 // allocates no data blocks, so it works on a full disk as long as the folder exists. Only
 // regular files are moved.
-func (b *LocalBackend) Rename(ctx context.Context, from, to string, keep int64) error {
+func (b *Backend) Rename(ctx context.Context, from, to string, keep int64) error {
 	const op = "rename"
 	fromRel, fromDir, _, err := b.fileTarget(ctx, op, from)
 	if err != nil {
@@ -628,7 +622,7 @@ func syncFolder(folder *os.Root) error {
 }
 
 // noteSweep records that dir was just scanned for orphaned temp files.
-func (b *LocalBackend) noteSweep(dir string) {
+func (b *Backend) noteSweep(dir string) {
 	b.mu.Lock()
 	b.lastSweep[dir] = time.Now()
 	b.mu.Unlock()
@@ -637,7 +631,7 @@ func (b *LocalBackend) noteSweep(dir string) {
 // sweep removes orphaned temp files from the folder dir, at most once a minute per folder,
 // so a writer that crashed between creating its temp file and renaming it leaves no lasting
 // litter.
-func (b *LocalBackend) sweep(folder *os.Root, dir string) {
+func (b *Backend) sweep(folder *os.Root, dir string) {
 	now := time.Now()
 	b.mu.Lock()
 	due := now.Sub(b.lastSweep[dir]) >= localSweepEvery
@@ -671,8 +665,8 @@ func removeIfStale(folder *os.Root, name string) {
 }
 
 // wrap turns an error about vpath into one that names the operation and the virtual path;
-// an escape from the root becomes ErrOutsideRoot, a missing file keeps fs.ErrNotExist.
-func (b *LocalBackend) wrap(op, vpath string, err error) error {
+// an escape from the root becomes driver.ErrOutsideRoot, a missing file keeps fs.ErrNotExist.
+func (b *Backend) wrap(op, vpath string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
@@ -684,11 +678,11 @@ func (b *LocalBackend) wrap(op, vpath string, err error) error {
 	if errors.Is(err, b.escapes) {
 		return outsideRoot(op, vpath, "a symbolic link on the way leads outside the root or is absolute")
 	}
-	return fmt.Errorf("local backend: %s %s: %w", op, quoteForMessage(vpath), err)
+	return fmt.Errorf("local backend: %s %s: %w", op, quote(vpath), err)
 }
 
 func outsideRoot(op, vpath, why string) error {
-	return fmt.Errorf("local backend: %s %s: %s: %w", op, quoteForMessage(vpath), why, ErrOutsideRoot)
+	return fmt.Errorf("local backend: %s %s: %s: %w", op, quote(vpath), why, driver.ErrOutsideRoot)
 }
 
 // localRel maps a virtual path to a clean, slash-separated path relative to the root ("."
@@ -757,4 +751,16 @@ func describeMode(m fs.FileMode) string {
 	default:
 		return "is a special file (" + m.Type().String() + ")"
 	}
+}
+
+// quote renders a path for an error message: quoted, and cut to 80 bytes.
+func quote(s string) string {
+	if len(s) > 80 {
+		cut := 80
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return strconv.Quote(s)
 }

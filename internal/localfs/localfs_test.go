@@ -1,4 +1,4 @@
-package plan
+package localfs
 
 import (
 	"context"
@@ -17,29 +17,31 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/cloudwego/eino/adk/middlewares/plantask"
 	"github.com/einoplan/plan/driver"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func newTestLocal(t *testing.T, opts ...LocalOption) (*LocalBackend, string) {
+func newTestLocal(t *testing.T, opts ...Option) (*Backend, string) {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "root")
-	b, err := NewLocalBackend(root, opts...)
+	b, err := New(root, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { b.Close() })
 	return b, root
 }
 
-func mustWrite(t *testing.T, b *LocalBackend, p, content string) {
+func mustWrite(t *testing.T, b *Backend, p, content string) {
 	t.Helper()
-	require.NoError(t, b.Write(context.Background(), &WriteRequest{FilePath: p, Content: content}))
+	require.NoError(t, b.Write(context.Background(), &filesystem.WriteRequest{FilePath: p, Content: content}))
 }
 
-func mustRead(t *testing.T, b *LocalBackend, p string) string {
+func mustRead(t *testing.T, b *Backend, p string) string {
 	t.Helper()
-	fc, err := b.Read(context.Background(), &ReadRequest{FilePath: p})
+	fc, err := b.Read(context.Background(), &filesystem.ReadRequest{FilePath: p})
 	require.NoError(t, err)
 	return fc.Content
 }
@@ -95,7 +97,7 @@ func TestLocalBackendVirtualPaths(t *testing.T) {
 	assert.Equal(t, "two", mustRead(t, b, "/plans/a.md"))
 
 	for _, dir := range []string{"/plans", "plans", "plans/", "/plans/"} {
-		infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: dir})
+		infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: dir})
 		require.NoError(t, err)
 		require.Len(t, infos, 1, dir)
 		assert.Equal(t, "/plans/a.md", infos[0].Path)
@@ -103,13 +105,13 @@ func TestLocalBackendVirtualPaths(t *testing.T) {
 		assert.EqualValues(t, 3, infos[0].Size)
 	}
 	for _, dir := range []string{"/", "", "."} {
-		infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: dir})
+		infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: dir})
 		require.NoError(t, err)
 		require.Len(t, infos, 1, dir)
-		assert.Equal(t, FileInfo{Path: "/plans", IsDir: true, Size: infos[0].Size, ModifiedAt: infos[0].ModifiedAt}, infos[0])
+		assert.Equal(t, filesystem.FileInfo{Path: "/plans", IsDir: true, Size: infos[0].Size, ModifiedAt: infos[0].ModifiedAt}, infos[0])
 	}
 
-	require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "plans/a.md"}))
+	require.NoError(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "plans/a.md"}))
 	_, err = os.Stat(filepath.Join(root, "plans", "a.md"))
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
@@ -118,10 +120,10 @@ func TestLocalBackendRootIsNotAFile(t *testing.T) {
 	ctx := context.Background()
 	b, _ := newTestLocal(t)
 	for _, p := range []string{"/", "", ".", "plans/.."} {
-		_, err := b.Read(ctx, &ReadRequest{FilePath: p})
+		_, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: p})
 		assert.ErrorIs(t, err, driver.ErrNotRegularFile, p)
-		assert.Error(t, b.Write(ctx, &WriteRequest{FilePath: p, Content: "x"}), p)
-		assert.Error(t, b.Delete(ctx, &DeleteRequest{FilePath: p}), p)
+		assert.Error(t, b.Write(ctx, &filesystem.WriteRequest{FilePath: p, Content: "x"}), p)
+		assert.Error(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: p}), p)
 	}
 }
 
@@ -129,18 +131,18 @@ func TestLocalBackendMissing(t *testing.T) {
 	ctx := context.Background()
 	b, _ := newTestLocal(t)
 
-	_, err := b.Read(ctx, &ReadRequest{FilePath: "/plans/none.md"})
+	_, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/none.md"})
 	assert.ErrorIs(t, err, fs.ErrNotExist)
-	assert.True(t, isNotExist(err))
+	assert.True(t, errors.Is(err, fs.ErrNotExist))
 	_, err = b.ReadAtMost(ctx, "/plans/none.md", 10)
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 
-	infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/no/such/folder"})
+	infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/no/such/folder"})
 	assert.NoError(t, err)
 	assert.Empty(t, infos)
 
-	assert.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/plans/none.md"}))
-	assert.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/no/such/folder/none.md"}))
+	assert.NoError(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "/plans/none.md"}))
+	assert.NoError(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "/no/such/folder/none.md"}))
 }
 
 func TestLocalBackendReadLinesAndAtMost(t *testing.T) {
@@ -148,10 +150,10 @@ func TestLocalBackendReadLinesAndAtMost(t *testing.T) {
 	b, _ := newTestLocal(t)
 	mustWrite(t, b, "/f.md", "l1\nl2\nl3\nl4\n")
 
-	fc, err := b.Read(ctx, &ReadRequest{FilePath: "/f.md", Offset: 2, Limit: 2})
+	fc, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/f.md", Offset: 2, Limit: 2})
 	require.NoError(t, err)
 	assert.Equal(t, "l2\nl3\n", fc.Content)
-	fc, err = b.Read(ctx, &ReadRequest{FilePath: "/f.md", Offset: 4})
+	fc, err = b.Read(ctx, &filesystem.ReadRequest{FilePath: "/f.md", Offset: 4})
 	require.NoError(t, err)
 	assert.Equal(t, "l4\n", fc.Content)
 
@@ -178,7 +180,7 @@ func TestLocalBackendOversizedFile(t *testing.T) {
 	require.NoError(t, f.Truncate(17<<20)) // sparse: refusing must not depend on reading it
 	require.NoError(t, f.Close())
 
-	_, err = b.Read(ctx, &ReadRequest{FilePath: "/plans/big.md"})
+	_, err = b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/big.md"})
 	assert.ErrorIs(t, err, ErrFileTooLarge)
 	assert.Contains(t, err.Error(), "/plans/big.md")
 
@@ -191,7 +193,7 @@ func TestLocalBackendOversizedFile(t *testing.T) {
 	mustWrite(t, small, "/a.md", "1234")
 	assert.Equal(t, "1234", mustRead(t, small, "/a.md"))
 	mustWrite(t, small, "/b.md", "12345")
-	_, err = small.Read(ctx, &ReadRequest{FilePath: "/b.md"})
+	_, err = small.Read(ctx, &filesystem.ReadRequest{FilePath: "/b.md"})
 	assert.ErrorIs(t, err, ErrFileTooLarge)
 }
 
@@ -200,22 +202,22 @@ func TestLocalBackendFolderInPlaceOfFile(t *testing.T) {
 	b, root := newTestLocal(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans", "a.md", "inner"), 0o700))
 
-	_, err := b.Read(ctx, &ReadRequest{FilePath: "/plans/a.md"})
+	_, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
 	assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 	assert.Contains(t, err.Error(), "folder")
 	_, err = b.ReadAtMost(ctx, "/plans/a.md", 10)
 	assert.ErrorIs(t, err, driver.ErrNotRegularFile)
-	assert.Error(t, b.Write(ctx, &WriteRequest{FilePath: "/plans/a.md", Content: "x"}))
+	assert.Error(t, b.Write(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "x"}))
 	assert.DirExists(t, filepath.Join(root, "plans", "a.md", "inner"))
 	assert.Equal(t, []string{"a.md"}, dirNames(t, filepath.Join(root, "plans")), "no temp file left behind")
-	require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/plans/a.md"}), "delete frees the name")
+	require.NoError(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "/plans/a.md"}), "delete frees the name")
 	assert.NoDirExists(t, filepath.Join(root, "plans", "a.md"))
 
 	// A file where a folder is expected.
 	mustWrite(t, b, "/notes.md", "x")
-	_, err = b.LsInfo(ctx, &LsInfoRequest{Path: "/notes.md"})
+	_, err = b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/notes.md"})
 	assert.Error(t, err)
-	assert.Error(t, b.Write(ctx, &WriteRequest{FilePath: "/notes.md/a.md", Content: "x"}))
+	assert.Error(t, b.Write(ctx, &filesystem.WriteRequest{FilePath: "/notes.md/a.md", Content: "x"}))
 }
 
 // umaskedMode returns the mode a file created with perm actually gets in this process.
@@ -255,20 +257,20 @@ func TestLocalBackendPermissions(t *testing.T) {
 
 func TestLocalBackendOptionsValidated(t *testing.T) {
 	dir := t.TempDir()
-	for _, opt := range []LocalOption{
+	for _, opt := range []Option{
 		WithMaxFileSize(0),
 		WithMaxFileSize(-1),
 		WithPermissions(0o500, 0o600),
 		WithPermissions(0o700, 0o400),
 		WithPermissions(0o700|fs.ModeSticky, 0o600),
 	} {
-		_, err := NewLocalBackend(dir, opt)
+		_, err := New(dir, opt)
 		assert.Error(t, err)
 	}
-	_, err := NewLocalBackend("")
+	_, err := New("")
 	assert.Error(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), nil, 0o600))
-	_, err = NewLocalBackend(filepath.Join(dir, "file"))
+	_, err = New(filepath.Join(dir, "file"))
 	assert.Error(t, err)
 }
 
@@ -280,7 +282,7 @@ func TestLocalBackendHidesTempAndLockFiles(t *testing.T) {
 	for _, name := range []string{".a.md.tmp-123", ".b.tmp-x", localLockName} {
 		require.NoError(t, os.WriteFile(filepath.Join(plans, name), []byte("junk"), 0o600))
 	}
-	infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
+	infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
 	require.NoError(t, err)
 	require.Len(t, infos, 1)
 	assert.Equal(t, "/plans/a.md", infos[0].Path)
@@ -314,7 +316,7 @@ func TestLocalBackendStaleTempCleanup(t *testing.T) {
 	t.Run("LsInfo", func(t *testing.T) {
 		b, root := newTestLocal(t)
 		stale, fresh := setup(t, root)
-		_, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
+		_, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
 		require.NoError(t, err)
 		assert.NoFileExists(t, stale)
 		assert.FileExists(t, fresh)
@@ -338,7 +340,7 @@ func TestLocalBackendModifiedAt(t *testing.T) {
 	ctx := context.Background()
 	b, root := newTestLocal(t)
 	mustWrite(t, b, "/plans/a.md", "x")
-	infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
+	infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
 	require.NoError(t, err)
 	require.Len(t, infos, 1)
 	fi, err := os.Stat(filepath.Join(root, "plans", "a.md"))
@@ -355,14 +357,14 @@ func TestLocalBackendCanceledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 
-	_, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
+	_, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
 	assert.ErrorIs(t, err, context.Canceled)
-	_, err = b.Read(ctx, &ReadRequest{FilePath: "/plans/a.md"})
+	_, err = b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
 	assert.ErrorIs(t, err, context.Canceled)
 	_, err = b.ReadAtMost(ctx, "/plans/a.md", 1)
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.ErrorIs(t, b.Write(ctx, &WriteRequest{FilePath: "/plans/b.md", Content: "x"}), context.Canceled)
-	assert.ErrorIs(t, b.Delete(ctx, &DeleteRequest{FilePath: "/plans/a.md"}), context.Canceled)
+	assert.ErrorIs(t, b.Write(ctx, &filesystem.WriteRequest{FilePath: "/plans/b.md", Content: "x"}), context.Canceled)
+	assert.ErrorIs(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "/plans/a.md"}), context.Canceled)
 	assert.Equal(t, []string{"a.md"}, dirNames(t, filepath.Join(root, "plans")))
 }
 
@@ -376,20 +378,20 @@ func TestLocalBackendSymlinksInsideRoot(t *testing.T) {
 	require.NoError(t, os.Symlink("../real/a.md", filepath.Join(root, "real", "b.md")))
 
 	assert.Equal(t, "inside", mustRead(t, b, "/plans/a.md"), "a linked folder on the way is followed")
-	_, err := b.Read(ctx, &ReadRequest{FilePath: "/real/b.md"})
+	_, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/real/b.md"})
 	assert.ErrorIs(t, err, driver.ErrNotRegularFile, "a file that is itself a link is never read through")
-	infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
+	infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
 	require.NoError(t, err)
 	require.Len(t, infos, 2)
 	assert.Equal(t, "/plans/b.md", infos[1].Path)
 	assert.NotEqualValues(t, len("inside"), infos[1].Size, "a link is listed as itself")
-	require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/real/b.md"}))
+	require.NoError(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "/real/b.md"}))
 	assert.Equal(t, "inside", mustRead(t, b, "/real/a.md"), "deleting a link leaves what it leads to")
 }
 
 type hostileCase struct {
 	path string
-	// outside is set when the refusal must wrap ErrOutsideRoot; other paths (an over-long
+	// outside is set when the refusal must wrap driver.ErrOutsideRoot; other paths (an over-long
 	// file name) are refused by the operating system.
 	outside bool
 }
@@ -401,7 +403,7 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 	outside := filepath.Join(base, "outside")
 	require.NoError(t, os.MkdirAll(outside, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "sentinel.txt"), []byte("untouched"), 0o600))
-	b, err := NewLocalBackend(root)
+	b, err := New(root)
 	require.NoError(t, err)
 	defer b.Close()
 	mustWrite(t, b, "/plans/good.md", "good")
@@ -485,22 +487,22 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 			return
 		}
 		if c.outside {
-			assert.ErrorIs(t, err, ErrOutsideRoot, "%s %q", op, c.path)
+			assert.ErrorIs(t, err, driver.ErrOutsideRoot, "%s %q", op, c.path)
 		}
 		assert.NotErrorIs(t, err, fs.ErrNotExist, "%s %q: refused, not missing", op, c.path)
 		assert.Less(t, len(err.Error()), 400, "error messages stay bounded")
 	}
 	for i, c := range cases {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
-			_, err := b.Read(ctx, &ReadRequest{FilePath: c.path})
+			_, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: c.path})
 			check(t, c, "Read", err)
 			_, err = b.ReadAtMost(ctx, c.path, 10)
 			check(t, c, "ReadAtMost", err)
-			check(t, c, "Write", b.Write(ctx, &WriteRequest{FilePath: c.path, Content: "pwned"}))
+			check(t, c, "Write", b.Write(ctx, &filesystem.WriteRequest{FilePath: c.path, Content: "pwned"}))
 			if !finalLinks[c.path] {
-				check(t, c, "Delete", b.Delete(ctx, &DeleteRequest{FilePath: c.path}))
+				check(t, c, "Delete", b.Delete(ctx, &plantask.DeleteRequest{FilePath: c.path}))
 			}
-			_, err = b.LsInfo(ctx, &LsInfoRequest{Path: c.path})
+			_, err = b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: c.path})
 			check(t, c, "LsInfo", err)
 		})
 	}
@@ -515,7 +517,7 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 	if symlinks {
 		// Listing a folder that holds links leading outside describes the links themselves
 		// and reveals nothing about their targets.
-		infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
+		infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
 		require.NoError(t, err)
 		for _, fi := range infos {
 			if fi.Path == "/plans/evil.md" {
@@ -523,7 +525,7 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 			}
 		}
 		for link := range finalLinks {
-			require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: link}), "delete %q", link)
+			require.NoError(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: link}), "delete %q", link)
 			_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(link)))
 			assert.ErrorIs(t, err, fs.ErrNotExist, "the link %q itself is removed", link)
 		}
@@ -538,7 +540,7 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 func TestLocalBackendReadersNeverSeePartialWrites(t *testing.T) {
 	ctx := context.Background()
 	b, root := newTestLocal(t)
-	other, err := NewLocalBackend(root)
+	other, err := New(root)
 	require.NoError(t, err)
 	defer other.Close()
 
@@ -572,7 +574,7 @@ func TestLocalBackendReadersNeverSeePartialWrites(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				fc, err := reader.Read(ctx, &ReadRequest{FilePath: "/plans/a.md"})
+				fc, err := reader.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
 				if err != nil {
 					errs <- err.Error()
 					return
@@ -581,7 +583,7 @@ func TestLocalBackendReadersNeverSeePartialWrites(t *testing.T) {
 					errs <- fmt.Sprintf("partial read: %.40q (%d bytes)", fc.Content, len(fc.Content))
 					return
 				}
-				if _, err := reader.LsInfo(ctx, &LsInfoRequest{Path: "/plans"}); err != nil {
+				if _, err := reader.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"}); err != nil {
 					errs <- err.Error()
 					return
 				}
@@ -609,21 +611,21 @@ func TestLocalBackendDelete(t *testing.T) {
 	ctx := context.Background()
 	b, root := newTestLocal(t)
 	mustWrite(t, b, "/plans/a.md", "x")
-	require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/plans/a.md"}))
-	require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/plans/a.md"}))
-	_, err := b.Read(ctx, &ReadRequest{FilePath: "/plans/a.md"})
+	require.NoError(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "/plans/a.md"}))
+	require.NoError(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "/plans/a.md"}))
+	_, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
 	assert.ErrorIs(t, err, fs.ErrNotExist)
-	assert.Error(t, b.Delete(ctx, &DeleteRequest{FilePath: "/"}), "the root is never deleted")
+	assert.Error(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "/"}), "the root is never deleted")
 	assert.DirExists(t, filepath.Join(root, "plans"))
 }
 
 func TestLocalBackendErrorNamesVirtualPath(t *testing.T) {
 	b, _ := newTestLocal(t)
-	_, err := b.Read(context.Background(), &ReadRequest{FilePath: "/plans/none.md"})
+	_, err := b.Read(context.Background(), &filesystem.ReadRequest{FilePath: "/plans/none.md"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"/plans/none.md"`)
-	_, err = b.Read(context.Background(), &ReadRequest{FilePath: "../x"})
-	assert.True(t, errors.Is(err, ErrOutsideRoot))
+	_, err = b.Read(context.Background(), &filesystem.ReadRequest{FilePath: "../x"})
+	assert.True(t, errors.Is(err, driver.ErrOutsideRoot))
 	assert.Contains(t, err.Error(), `".."`)
 }
 

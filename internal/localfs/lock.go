@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
 
-package plan
+package localfs
 
 import (
 	"context"
@@ -18,20 +18,20 @@ import (
 )
 
 var (
-	_ driver.Locker     = (*LocalBackend)(nil)
-	_ driver.PlanLocker = (*LocalBackend)(nil)
+	_ driver.Locker     = (*Backend)(nil)
+	_ driver.PlanLocker = (*Backend)(nil)
 )
 
 // Lock takes an exclusive flock on the sentinel file <dir>/.plan.lock (created with the file
 // mode, the folder with the folder mode, when missing) and returns the function that
 // releases it. It waits until the lock is free or ctx ends.
 //
-// The lock excludes every other holder: other processes, other LocalBackend values, other
+// The lock excludes every other holder: other processes, other Backend values, other
 // Lock calls of this one, since each holds its own open file, and every LockPlan on dir. The
 // kernel releases it when the holder's process dies, so a crash never leaves a folder
 // locked. Locks are advisory: only writers that lock are excluded, and network file systems
 // may not honour them.
-func (b *LocalBackend) Lock(ctx context.Context, dir string) (unlock func(), err error) {
+func (b *Backend) Lock(ctx context.Context, dir string) (unlock func(), err error) {
 	f, err := b.openLockFile(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -53,9 +53,9 @@ func (b *LocalBackend) Lock(ctx context.Context, dir string) (unlock func(), err
 // description locks are missing (other systems, Linux before 3.15), LockPlan is Lock(dir).
 // Like Lock's, the lock dies with its process.
 // planLocksFolderWide reports that LockPlan is Lock here: no open file description locks.
-func (b *LocalBackend) planLocksFolderWide() bool { return !rangeLocks.Load() }
+func (b *Backend) PlanLocksFolderWide() bool { return !rangeLocks.Load() }
 
-func (b *LocalBackend) LockPlan(ctx context.Context, dir, name string) (unlock func(), err error) {
+func (b *Backend) LockPlan(ctx context.Context, dir, name string) (unlock func(), err error) {
 	if !rangeLocks.Load() {
 		return b.Lock(ctx, dir)
 	}
@@ -104,7 +104,7 @@ func planLockOffset(name string) int64 {
 }
 
 // openLockFile opens dir's sentinel file, creating it and dir when missing.
-func (b *LocalBackend) openLockFile(ctx context.Context, dir string) (*os.File, error) {
+func (b *Backend) openLockFile(ctx context.Context, dir string) (*os.File, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (b *LocalBackend) openLockFile(ctx context.Context, dir string) (*os.File, 
 }
 
 // lockFailed closes f and says why a lock was not taken: ctx's error when it ended.
-func (b *LocalBackend) lockFailed(ctx context.Context, f *os.File, dir string, err error) error {
+func (b *Backend) lockFailed(ctx context.Context, f *os.File, dir string, err error) error {
 	f.Close()
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
@@ -186,4 +186,13 @@ func lockWait(ctx context.Context, f *os.File, try func(fd int) (bool, error)) e
 		}
 		pause = min(pause*2, 10*time.Millisecond)
 	}
+}
+
+// SetRangeLocks turns the per-plan byte-range locks on or off for the whole process, as a
+// file system that refuses them would, and returns what puts them back. For tests of the
+// folder-lock fallback.
+func SetRangeLocks(on bool) (restore func()) {
+	was := rangeLocks.Load()
+	rangeLocks.Store(on)
+	return func() { rangeLocks.Store(was) }
 }

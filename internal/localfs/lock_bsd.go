@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || illumos || netbsd || openbsd
 
-package plan
+package localfs
 
 import "sync/atomic"
 

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
 
-package plan
+package localfs
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/einoplan/plan/driver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +19,7 @@ import (
 func TestLocalBackendLockExcludes(t *testing.T) {
 	ctx := context.Background()
 	b, root := newTestLocal(t)
-	other, err := NewLocalBackend(root)
+	other, err := New(root)
 	require.NoError(t, err)
 	defer other.Close()
 
@@ -28,7 +30,7 @@ func TestLocalBackendLockExcludes(t *testing.T) {
 	assert.Equal(t, umaskedMode(t, 0o600), fi.Mode().Perm())
 
 	// Held: a second Lock, on this backend or another over the same root, waits.
-	for _, l := range []*LocalBackend{b, other} {
+	for _, l := range []*Backend{b, other} {
 		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		_, err = l.Lock(short, "plans")
 		cancel()
@@ -65,7 +67,7 @@ func TestLocalBackendLockExcludes(t *testing.T) {
 	u1()
 	u2()
 
-	infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
+	infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
 	require.NoError(t, err)
 	assert.Empty(t, infos, "the lock sentinel is never listed")
 }
@@ -74,7 +76,7 @@ func TestLocalBackendLockRefusesHostileDirs(t *testing.T) {
 	b, _ := newTestLocal(t)
 	for _, dir := range []string{"..", "../x", "a/../../b", "\x00"} {
 		_, err := b.Lock(context.Background(), dir)
-		assert.ErrorIs(t, err, ErrOutsideRoot, dir)
+		assert.ErrorIs(t, err, driver.ErrOutsideRoot, dir)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

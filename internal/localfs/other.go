@@ -1,6 +1,6 @@
 //go:build !unix
 
-package plan
+package localfs
 
 import "io/fs"
 

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
 
-package plan
+package localfs
 
 import (
 	"context"
@@ -8,12 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/einoplan/plan/driver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,10 +36,10 @@ func TestLocalLockPlanExcludes(t *testing.T) {
 	}
 	ctx := context.Background()
 	b, root := newTestLocal(t)
-	other, err := NewLocalBackend(root)
+	other, err := New(root)
 	require.NoError(t, err)
 	defer other.Close()
-	plan := func(l *LocalBackend, name string) func(context.Context) (func(), error) {
+	plan := func(l *Backend, name string) func(context.Context) (func(), error) {
 		return func(ctx context.Context) (func(), error) { return l.LockPlan(ctx, "/plans", name) }
 	}
 	folder := func(ctx context.Context) (func(), error) { return other.Lock(ctx, "/plans") }
@@ -83,7 +81,7 @@ func TestLocalLockPlanExcludes(t *testing.T) {
 	_, err = b.LockPlan(ctxDone, "/plans", "a")
 	assert.ErrorIs(t, err, context.Canceled)
 	_, err = b.LockPlan(ctx, "../x", "a")
-	assert.ErrorIs(t, err, ErrOutsideRoot)
+	assert.ErrorIs(t, err, driver.ErrOutsideRoot)
 }
 
 // Without open file description locks LockPlan is the folder lock: slower, as safe.
@@ -101,106 +99,14 @@ func TestLocalLockPlanFallsBackToFolder(t *testing.T) {
 	assert.False(t, waits(t, func(ctx context.Context) (func(), error) { return b.LockPlan(ctx, "/plans", "b") }))
 }
 
-// strayRace stalls the first read of b's tombstone, after it failed, until a's delete is
-// done, and a's clearing of the tombstones' folder until that read failed.
-type strayRace struct {
-	Backend
-	armed        atomic.Bool
-	bRead, aDone chan struct{}
-	readOnce     sync.Once
-	clearOnce    sync.Once
-}
-
-func (r *strayRace) Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error) {
-	fc, err := r.Backend.Read(ctx, req)
-	if req.FilePath == "/plans/.deleted/b" && r.armed.Load() {
-		r.readOnce.Do(func() {
-			close(r.bRead)
-			<-r.aDone
-		})
-	}
-	return fc, err
-}
-
-func (r *strayRace) Delete(ctx context.Context, req *DeleteRequest) error {
-	if req.FilePath == "/plans/.deleted" {
-		r.clearOnce.Do(func() {
-			select {
-			case <-r.bRead:
-			case <-time.After(5 * time.Second):
-			}
-		})
-	}
-	return r.Backend.Delete(ctx, req)
-}
-
-// Deletes of two plans that both find a stray file where the tombstones' folder goes clear
-// it once between them: b's delete never removes the folder a's delete has just made, so a
-// re-created a goes on from its last revision.
-func TestStrayTombstoneFolderClearedOnce(t *testing.T) {
-	ctx := context.Background()
-	b, root := newTestLocal(t)
-	race := &strayRace{Backend: b, bRead: make(chan struct{}), aDone: make(chan struct{})}
-	s, err := NewStore(&StoreConfig{Backend: race})
-	require.NoError(t, err)
-	for _, name := range []string{"a", "b"} {
-		for range 3 {
-			_, err := s.Put(ctx, Update{Name: name, Content: ptrTo("x")})
-			require.NoError(t, err)
-		}
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(root, "plans", ".deleted"), []byte("stray"), 0o600))
-	race.armed.Store(true)
-	bDone := make(chan error, 1)
-	go func() {
-		_, err := s.Delete(ctx, "b", nil)
-		bDone <- err
-	}()
-	select {
-	case <-race.bRead:
-	case <-time.After(10 * time.Second):
-		t.Fatal("b's delete never read its tombstone")
-	}
-	_, err = s.Delete(ctx, "a", nil)
-	close(race.aDone)
-	require.NoError(t, err)
-	require.NoError(t, <-bDone)
-	for _, name := range []string{"a", "b"} {
-		p, err := s.Put(ctx, Update{Name: name, Content: ptrTo("again")})
-		require.NoError(t, err)
-		assert.EqualValues(t, 4, p.Revision, "%s: revisions go on after delete", name)
-	}
-}
-
 // Plan names and folder entry names never share a lock byte, so a plan's lock holder can
 // always take an entry's lock.
 func TestPlanLockOffsetsApart(t *testing.T) {
-	entry := planLockOffset(tombstonesLock)
+	entry := planLockOffset(".deleted")
 	assert.Zero(t, entry&1)
 	for i := range 1000 {
 		off := planLockOffset(fmt.Sprintf("plan-%d", i))
 		assert.EqualValues(t, 1, off&1)
 		assert.Positive(t, off)
 	}
-}
-
-// Where LockPlan is the folder lock, a delete that finds a stray entry where the tombstones'
-// folder goes does not wait for the lock it already holds.
-func TestDeleteWithFolderWidePlanLocksAndAStrayEntry(t *testing.T) {
-	was := rangeLocks.Load()
-	rangeLocks.Store(false)
-	defer rangeLocks.Store(was)
-	root := t.TempDir()
-	b, err := NewLocalBackend(root)
-	require.NoError(t, err)
-	defer b.Close()
-	s, err := NewStore(&StoreConfig{Backend: b})
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] a\n")})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(root, "plans", ".deleted"), nil, 0o600))
-	_, err = s.Delete(ctx, "p", nil)
-	require.NoError(t, err)
 }

@@ -1,4 +1,4 @@
-package plan
+package localfs
 
 import (
 	"context"
@@ -8,15 +8,17 @@ import (
 	"time"
 )
 
-var _ folderStamper = (*LocalBackend)(nil)
+// RacyWindow is how long after a change a stamp proves nothing: within the file system's
+// clock granularity a second change can leave a folder's or file's time and size as they were.
+const RacyWindow = 2 * time.Second
 
-// folderStamp returns the modification time and size of the folder dir, which change
+// FolderStamp returns the modification time and size of the folder dir, which change
 // whenever Write renames a file into it or Delete removes one, so a watcher can skip
 // listing a folder whose stamp did not move. recent is true while the folder changed less
-// than racyWindow ago: within the file system's clock granularity a second change can
+// than RacyWindow ago: within the file system's clock granularity a second change can
 // leave the stamp as it was, so such a stamp proves nothing. A missing folder has a stamp
 // of its own.
-func (b *LocalBackend) folderStamp(ctx context.Context, dir string) (string, bool, error) {
+func (b *Backend) FolderStamp(ctx context.Context, dir string) (string, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return "", false, err
 	}
@@ -33,5 +35,5 @@ func (b *LocalBackend) folderStamp(ctx context.Context, dir string) (string, boo
 	}
 	mod := fi.ModTime()
 	stamp := strconv.FormatInt(mod.UnixNano(), 10) + "/" + strconv.FormatInt(fi.Size(), 10)
-	return stamp, time.Since(mod) < racyWindow, nil
+	return stamp, time.Since(mod) < RacyWindow, nil
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package plan
+package localfs
 
 import (
 	"io/fs"
@@ -16,7 +16,7 @@ const localOpenNonblock = syscall.O_NONBLOCK
 const localSyncDirs = true
 
 // hardLinked reports whether the file has more than one name. Files written by a
-// LocalBackend never do: each write renames a fresh file into place.
+// Backend never do: each write renames a fresh file into place.
 func hardLinked(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && st.Nlink > 1

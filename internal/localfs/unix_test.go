@@ -1,6 +1,6 @@
 //go:build unix
 
-package plan
+package localfs
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/cloudwego/eino/adk/middlewares/plantask"
 	"github.com/einoplan/plan/driver"
 
 	"github.com/stretchr/testify/assert"
@@ -41,7 +43,7 @@ func TestLocalBackendNamedPipe(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 
 	within(t, 5*time.Second, "Read of a named pipe", func() {
-		_, err := b.Read(ctx, &ReadRequest{FilePath: "/plans/a.md"})
+		_, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
 		assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 		assert.Contains(t, err.Error(), "named pipe")
 	})
@@ -50,17 +52,17 @@ func TestLocalBackendNamedPipe(t *testing.T) {
 		assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 	})
 	within(t, 5*time.Second, "LsInfo next to a named pipe", func() {
-		infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans"})
+		infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
 		require.NoError(t, err)
 		require.Len(t, infos, 1)
 		assert.False(t, infos[0].IsDir)
 	})
 	within(t, 5*time.Second, "Write over a named pipe", func() {
-		err := b.Write(ctx, &WriteRequest{FilePath: "/plans/a.md", Content: "x"})
+		err := b.Write(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "x"})
 		assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 	})
 	within(t, 5*time.Second, "LsInfo of a named pipe", func() {
-		_, err := b.LsInfo(ctx, &LsInfoRequest{Path: "/plans/a.md"})
+		_, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans/a.md"})
 		assert.Error(t, err)
 	})
 	fi, err := os.Lstat(fifo)
@@ -68,7 +70,7 @@ func TestLocalBackendNamedPipe(t *testing.T) {
 	assert.NotZero(t, fi.Mode()&os.ModeNamedPipe, "the pipe is left alone")
 
 	within(t, 5*time.Second, "Delete of a named pipe", func() {
-		require.NoError(t, b.Delete(ctx, &DeleteRequest{FilePath: "/plans/a.md"}))
+		require.NoError(t, b.Delete(ctx, &plantask.DeleteRequest{FilePath: "/plans/a.md"}))
 	})
 	assert.NoFileExists(t, fifo)
 }
@@ -87,7 +89,7 @@ func TestLocalBackendSocketAndDevice(t *testing.T) {
 	}
 	defer l.Close()
 	within(t, 5*time.Second, "Read of a socket", func() {
-		_, err := b.Read(ctx, &ReadRequest{FilePath: "/s.md"})
+		_, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/s.md"})
 		assert.ErrorIs(t, err, driver.ErrNotRegularFile)
 		assert.Contains(t, err.Error(), "socket")
 	})
@@ -97,8 +99,8 @@ func TestLocalBackendSocketAndDevice(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		require.NoError(t, os.Symlink("/dev/zero", filepath.Join(root, "zero.md")))
 		within(t, 5*time.Second, "Read through a link to a device", func() {
-			_, err := b.Read(ctx, &ReadRequest{FilePath: "/zero.md"})
-			assert.ErrorIs(t, err, ErrOutsideRoot)
+			_, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/zero.md"})
+			assert.ErrorIs(t, err, driver.ErrOutsideRoot)
 		})
 	}
 }

@@ -1,9 +1,10 @@
-package plan
+package memfs
 
 import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"strings"
 	"sync"
@@ -12,16 +13,17 @@ import (
 	"github.com/einoplan/plan/driver"
 
 	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/cloudwego/eino/adk/middlewares/plantask"
 )
 
-var _ driver.Swapper = (*MemoryBackend)(nil)
+var _ driver.Swapper = (*Backend)(nil)
 
-// MemoryBackend keeps files in a map. It is safe for concurrent use and its guarantees end
+// Backend keeps files in a map. It is safe for concurrent use and its guarantees end
 // at the process: use it for tests, one-process apps and caches of something durable.
 // Paths are cleaned with path.Clean, so "/plans/a.md" and "/plans//a.md" are one file.
 // Every write stamps a strictly increasing ModifiedAt, so the Store's list cache never
 // mistakes a rewrite of the same size for an unchanged file.
-type MemoryBackend struct {
+type Backend struct {
 	mu    sync.RWMutex
 	files map[string]memFile
 	// folders indexes files by folder, so LsInfo reads one folder, not every file.
@@ -41,16 +43,16 @@ type memFile struct {
 	modified string // RFC 3339 with nanoseconds, formatted once per write
 }
 
-// NewMemoryBackend returns an empty MemoryBackend.
-func NewMemoryBackend() *MemoryBackend {
-	return &MemoryBackend{files: map[string]memFile{}, folders: map[string]*memFolder{}}
+// New returns an empty Backend.
+func New() *Backend {
+	return &Backend{files: map[string]memFile{}, folders: map[string]*memFolder{}}
 }
 
 func cleanMemPath(p string) string { return path.Clean("/" + p) }
 
 // LsInfo lists the files and implied folders directly inside req.Path, in no particular
 // order (like Eino's backends).
-func (b *MemoryBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]filesystem.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -62,20 +64,20 @@ func (b *MemoryBackend) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileI
 	if f == nil {
 		return nil, nil
 	}
-	out := make([]FileInfo, 0, len(f.files)+len(f.subs))
+	out := make([]filesystem.FileInfo, 0, len(f.files)+len(f.subs))
 	for name := range f.files {
 		p := prefix + name
 		c := b.files[p]
-		out = append(out, FileInfo{Path: p, Size: int64(len(c.content)), ModifiedAt: c.modified})
+		out = append(out, filesystem.FileInfo{Path: p, Size: int64(len(c.content)), ModifiedAt: c.modified})
 	}
 	for name := range f.subs {
-		out = append(out, FileInfo{Path: prefix + name, IsDir: true})
+		out = append(out, filesystem.FileInfo{Path: prefix + name, IsDir: true})
 	}
 	return out, nil
 }
 
 // put stores f at p and indexes it; called with mu held.
-func (b *MemoryBackend) put(p string, f memFile) {
+func (b *Backend) put(p string, f memFile) {
 	if _, ok := b.files[p]; !ok {
 		b.index(p, true)
 	}
@@ -83,7 +85,7 @@ func (b *MemoryBackend) put(p string, f memFile) {
 }
 
 // remove deletes p and its index entries; called with mu held.
-func (b *MemoryBackend) remove(p string) {
+func (b *Backend) remove(p string) {
 	if _, ok := b.files[p]; ok {
 		delete(b.files, p)
 		b.index(p, false)
@@ -91,7 +93,7 @@ func (b *MemoryBackend) remove(p string) {
 }
 
 // index adds (or removes) file p in its folder and counts it in every folder above.
-func (b *MemoryBackend) index(p string, add bool) {
+func (b *Backend) index(p string, add bool) {
 	dir, name := path.Split(p)
 	dir = cleanMemPath(dir)
 	b.folder(dir, add, func(f *memFolder) {
@@ -117,7 +119,7 @@ func (b *MemoryBackend) index(p string, add bool) {
 
 // folder applies change to the index of dir, creating it when adding and dropping it once
 // empty.
-func (b *MemoryBackend) folder(dir string, add bool, change func(*memFolder)) {
+func (b *Backend) folder(dir string, add bool, change func(*memFolder)) {
 	f := b.folders[dir]
 	if f == nil {
 		if !add {
@@ -134,7 +136,7 @@ func (b *MemoryBackend) folder(dir string, add bool, change func(*memFolder)) {
 
 // Read returns the whole file, honouring Offset and Limit as line numbers like Eino's
 // backends do. A missing file is an error wrapping fs.ErrNotExist.
-func (b *MemoryBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error) {
+func (b *Backend) Read(ctx context.Context, req *filesystem.ReadRequest) (*filesystem.FileContent, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -149,8 +151,8 @@ func (b *MemoryBackend) Read(ctx context.Context, req *ReadRequest) (*filesystem
 }
 
 // ReadAtMost returns at most the first max bytes of the file.
-func (b *MemoryBackend) ReadAtMost(ctx context.Context, filePath string, max int64) (string, error) {
-	fc, err := b.Read(ctx, &ReadRequest{FilePath: filePath})
+func (b *Backend) ReadAtMost(ctx context.Context, filePath string, max int64) (string, error) {
+	fc, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: filePath})
 	if err != nil {
 		return "", err
 	}
@@ -161,7 +163,7 @@ func (b *MemoryBackend) ReadAtMost(ctx context.Context, filePath string, max int
 }
 
 // Write replaces the whole file.
-func (b *MemoryBackend) Write(ctx context.Context, req *WriteRequest) error {
+func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -174,7 +176,7 @@ func (b *MemoryBackend) Write(ctx context.Context, req *WriteRequest) error {
 
 // CompareAndSwap writes only if the file still holds *old (is absent when old is nil), so a
 // guarded write is atomic whatever Store or Go value reaches this backend.
-func (b *MemoryBackend) CompareAndSwap(ctx context.Context, req *WriteRequest, old *string) (bool, error) {
+func (b *Backend) CompareAndSwap(ctx context.Context, req *filesystem.WriteRequest, old *string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -190,7 +192,7 @@ func (b *MemoryBackend) CompareAndSwap(ctx context.Context, req *WriteRequest, o
 }
 
 // CompareAndDelete deletes only if the file still holds old.
-func (b *MemoryBackend) CompareAndDelete(ctx context.Context, req *DeleteRequest, old string) (bool, error) {
+func (b *Backend) CompareAndDelete(ctx context.Context, req *plantask.DeleteRequest, old string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -205,7 +207,7 @@ func (b *MemoryBackend) CompareAndDelete(ctx context.Context, req *DeleteRequest
 }
 
 // Delete removes the file; a missing file is not an error.
-func (b *MemoryBackend) Delete(ctx context.Context, req *DeleteRequest) error {
+func (b *Backend) Delete(ctx context.Context, req *plantask.DeleteRequest) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -216,7 +218,7 @@ func (b *MemoryBackend) Delete(ctx context.Context, req *DeleteRequest) error {
 }
 
 // tick returns a time strictly after every earlier one, even when the wall clock stalls.
-func (b *MemoryBackend) tick() time.Time {
+func (b *Backend) tick() time.Time {
 	now := time.Now().UnixNano()
 	if now <= b.clock {
 		now = b.clock + 1
@@ -227,4 +229,25 @@ func (b *MemoryBackend) tick() time.Time {
 
 // StrictModTimes reports that every write gives a file a ModifiedAt no earlier write had,
 // so the Store may cache a summary the moment it reads it.
-func (b *MemoryBackend) StrictModTimes() bool { return true }
+func (b *Backend) StrictModTimes() bool { return true }
+
+// Snapshot is every file of a Backend at one instant, for Restore.
+type Snapshot struct{ files map[string]memFile }
+
+// Snapshot returns the Backend's files as they are now.
+func (b *Backend) Snapshot() Snapshot {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return Snapshot{files: maps.Clone(b.files)}
+}
+
+// Restore puts back the files of s, modification times included, replacing every file.
+func (b *Backend) Restore(s Snapshot) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.files = maps.Clone(s.files)
+	b.folders = map[string]*memFolder{}
+	for p := range b.files {
+		b.index(p, true)
+	}
+}
