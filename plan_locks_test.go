@@ -112,7 +112,7 @@ func TestDistinctPlansDoNotWait(t *testing.T) {
 			hist, err := other.History(ctx, "a")
 			require.NoError(t, err)
 			assert.Len(t, hist, 1)
-			assert.Zero(t, s.shared.names.len(), "no name lock outlives its holders")
+			assert.Zero(t, s.shared.names.Len(), "no name lock outlives its holders")
 		})
 	}
 }
@@ -145,10 +145,10 @@ func TestNameLocksBounded(t *testing.T) {
 	listing, err := s.List(ctx)
 	require.NoError(t, err)
 	assert.Len(t, listing.Plans, names)
-	assert.Zero(t, s.shared.names.len(), "idle names keep no lock entry")
+	assert.Zero(t, s.shared.names.Len(), "idle names keep no lock entry")
 
 	// Waiters that give up drop their reference too.
-	release, err := s.shared.names.lock(ctx, "held")
+	release, err := s.shared.names.Lock(ctx, "held")
 	require.NoError(t, err)
 	for range 3 {
 		short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
@@ -156,12 +156,12 @@ func TestNameLocksBounded(t *testing.T) {
 		cancel()
 		assert.Equal(t, CodeCanceled, CodeOf(err))
 	}
-	assert.Equal(t, 1, s.shared.names.len())
+	assert.Equal(t, 1, s.shared.names.Len())
 	release()
-	assert.Zero(t, s.shared.names.len())
+	assert.Zero(t, s.shared.names.Len())
 	_, err = s.Put(ctx, Update{Name: "held", Content: ptrTo("x\n")})
 	require.NoError(t, err)
-	assert.Zero(t, s.shared.names.len())
+	assert.Zero(t, s.shared.names.Len())
 }
 
 // folderLocker is a driver.Locker whose lock covers the folder and which counts its holders.
@@ -205,5 +205,5 @@ func TestFolderLockerCalledOneAtATime(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 1, fl.most, "a folder-wide driver.Locker is never held twice in one process")
 	assert.Equal(t, 400, fl.lockCalls)
-	assert.Zero(t, s.shared.names.len())
+	assert.Zero(t, s.shared.names.Len())
 }

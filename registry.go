@@ -8,6 +8,7 @@ import (
 	"weak"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/keyedmutex"
 )
 
 // sharedState is what every Store on one storage folder shares in a process: the locks and
@@ -15,7 +16,7 @@ import (
 type sharedState struct {
 	// sem serialises calls to a driver.Locker that is not a driver.PlanLocker, whose lock covers the folder.
 	sem     chan struct{}
-	names   nameLocks
+	names   keyedmutex.Map
 	cacheMu sync.Mutex
 	cache   map[string]*cachedSummary
 	listGen uint64
@@ -25,68 +26,7 @@ type sharedState struct {
 }
 
 func newSharedState() *sharedState {
-	return &sharedState{sem: make(chan struct{}, 1), names: nameLocks{held: map[string]*nameLock{}}, cache: map[string]*cachedSummary{}}
-}
-
-// nameLocks are the process locks of a folder's plan names. A name has an entry only while
-// someone holds or waits for its lock, so the map never outgrows the writers in flight.
-type nameLocks struct {
-	mu   sync.Mutex
-	held map[string]*nameLock
-}
-
-// nameLock is a mutex that a waiter can abandon when its context ends; refs counts its
-// holder and its waiters, and the entry leaves the map when it drops to zero. Nothing refers
-// to it then, so it is reused.
-type nameLock struct {
-	sem  chan struct{}
-	refs int
-}
-
-var nameLockPool = sync.Pool{New: func() any { return &nameLock{sem: make(chan struct{}, 1)} }}
-
-// lock takes name's lock, or gives up when ctx ends; the returned func, called once,
-// releases it.
-func (n *nameLocks) lock(ctx context.Context, name string) (func(), error) {
-	n.mu.Lock()
-	l := n.held[name]
-	if l == nil {
-		l = nameLockPool.Get().(*nameLock)
-		n.held[name] = l
-	}
-	l.refs++
-	n.mu.Unlock()
-	select {
-	case l.sem <- struct{}{}:
-	case <-ctx.Done():
-		n.drop(name, l)
-		return nil, ctx.Err()
-	}
-	return func() {
-		<-l.sem
-		n.drop(name, l)
-	}, nil
-}
-
-// drop gives up one reference to l.
-func (n *nameLocks) drop(name string, l *nameLock) {
-	n.mu.Lock()
-	l.refs--
-	last := l.refs == 0
-	if last {
-		delete(n.held, name)
-	}
-	n.mu.Unlock()
-	if last {
-		nameLockPool.Put(l)
-	}
-}
-
-// len is the number of names with a holder or a waiter.
-func (n *nameLocks) len() int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return len(n.held)
+	return &sharedState{sem: make(chan struct{}, 1), cache: map[string]*cachedSummary{}}
 }
 
 // storageKey identifies a folder of one storage, whatever Go value reaches it.
@@ -244,7 +184,7 @@ func lockerOf(b Backend) (driver.Locker, bool) {
 // Backend's driver.Locker is not a driver.PlanLocker: its lock covers the whole folder, and calls to it
 // are serialised in the process too, as that driver.Locker may expect.
 func (s *Store) lock(ctx context.Context, name string) (func(), error) {
-	release, err := s.shared.names.lock(ctx, name)
+	release, err := s.shared.names.Lock(ctx, name)
 	if err != nil {
 		return nil, canceled(ctx)
 	}

@@ -3,6 +3,8 @@ package plan
 import (
 	"errors"
 	"strings"
+
+	"github.com/einoplan/plan/internal/markdown"
 )
 
 // StepState is the state of one checklist step. Each state has exactly one marker character
@@ -335,11 +337,27 @@ type scannedStep struct {
 	end    int
 }
 
+// stepMarkers are the characters stateOf knows.
+const stepMarkers = " ~xX!-"
+
 // scanSteps calls yield with each step of body in document order until yield returns
 // false, and returns the number of steps it passed to yield. Steps are found by reading the
-// body's CommonMark block structure (markdown.go).
+// body's CommonMark block structure (internal/markdown).
 func scanSteps(body string, yield func(scannedStep) bool) (count int) {
-	s := mdScanner{body: body, onStep: yield}
-	s.run()
-	return s.steps
+	return markdown.Items(body, stepMarkers, func(it markdown.Item) bool {
+		return yield(scannedStep{
+			step:   Step{Number: it.Number, State: stateOf(it.Marker), Text: it.Text, Depth: it.Depth, Line: it.Line},
+			marker: it.MarkerOffset,
+			end:    it.End,
+		})
+	})
+}
+
+// titleFromContent returns the body's first heading cut to maxHeaderField bytes, or "".
+func titleFromContent(content string) string {
+	t, _ := markdown.FirstHeading(content)
+	if len(t) > maxHeaderField {
+		t = truncateUTF8(t, maxHeaderField)
+	}
+	return t
 }

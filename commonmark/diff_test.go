@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/internal/markdown"
+
 	"github.com/einoplan/plan"
 )
 
@@ -19,7 +21,7 @@ func disagreement(body string) string {
 	if !reflect.DeepEqual(got, want) {
 		return fmt.Sprintf("steps:\n got %+v\nwant %+v", got, want)
 	}
-	title, has := plan.FirstHeading(body)
+	title, has := markdown.FirstHeading(body)
 	if title != wantTitle || has != wantHas {
 		return fmt.Sprintf("first heading: got %q (%v), want %q (%v)", title, has, wantTitle, wantHas)
 	}
@@ -53,7 +55,7 @@ func TestRegressions(t *testing.T) {
 			if n := len(plan.ParseSteps(tt.body)); n != tt.wantSteps {
 				t.Fatalf("%q: %d steps, want %d", tt.body, n, tt.wantSteps)
 			}
-			if title, _ := plan.FirstHeading(tt.body); title != tt.wantTitle {
+			if title, _ := markdown.FirstHeading(tt.body); title != tt.wantTitle {
 				t.Fatalf("%q: title %q, want %q", tt.body, title, tt.wantTitle)
 			}
 		})
@@ -79,7 +81,7 @@ func TestGeneratedCorpus(t *testing.T) {
 					nested++
 				}
 			}
-			if _, ok := plan.FirstHeading(body); ok {
+			if _, ok := markdown.FirstHeading(body); ok {
 				titles++
 			}
 			if strings.Contains(body, "\r\n") {

@@ -1,4 +1,7 @@
-package plan
+// Package diff computes line diffs (Myers' algorithm, bounded) and renders them as unified
+// diff hunks, the form History, Diff and since_revision show. Applying the hunks to the old
+// text always gives the new one, even where the edit bound cuts the search short.
+package diff
 
 import (
 	"strconv"
@@ -8,33 +11,6 @@ import (
 // maxDiffEdits bounds the work of the line diff: past this many inserted plus deleted lines
 // the changed middle is reported as one replaced block, which is still a correct diff.
 const maxDiffEdits = 1000
-
-// diffPlans renders what changed from a to b: one `field: "old" -> "new"` line per changed
-// header field (title, status, author), then a unified diff of the bodies with context
-// lines of context, headed by ---/+++ lines naming fromLabel and toLabel when those are not
-// empty. Equal plans give "".
-func diffPlans(a, b *Plan, fromLabel, toLabel string, context int) string {
-	var out strings.Builder
-	for _, f := range [...]struct{ key, old, new string }{
-		{"title", a.Title, b.Title}, {"status", a.Status, b.Status}, {"author", a.Author, b.Author},
-	} {
-		if f.old != f.new {
-			out.WriteString(f.key)
-			out.WriteString(": ")
-			writeJSONString(&out, f.old)
-			out.WriteString(" -> ")
-			writeJSONString(&out, f.new)
-			out.WriteByte('\n')
-		}
-	}
-	if a.Content != b.Content {
-		if fromLabel != "" || toLabel != "" {
-			out.WriteString("--- " + fromLabel + "\n+++ " + toLabel + "\n")
-		}
-		out.WriteString(unifiedDiff(a.Content, b.Content, context))
-	}
-	return out.String()
-}
 
 // splitLines cuts s into lines that keep their "\n"; a last line without one is marked, as
 // in diff(1), by "\n\\ No newline at end of file" when it is printed.
@@ -55,8 +31,8 @@ type edit struct {
 	line string
 }
 
-// unifiedDiff returns the hunks (@@ -a,b +c,d @@ and their lines) that turn a into b.
-func unifiedDiff(a, b string, context int) string {
+// Unified returns the hunks (@@ -a,b +c,d @@ and their lines) that turn a into b.
+func Unified(a, b string, context int) string {
 	script := diffLines(splitLines(a), splitLines(b))
 	var out strings.Builder
 	for i := 0; i < len(script); {

@@ -1,4 +1,4 @@
-package plan
+package diff
 
 import (
 	"strings"
@@ -35,7 +35,7 @@ func TestUnifiedDiffFixedCases(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, unifiedDiff(c.a, c.b, c.context))
+			assert.Equal(t, c.want, Unified(c.a, c.b, c.context))
 		})
 	}
 }
@@ -61,13 +61,4 @@ func TestDiffLinesRebuildsBothSides(t *testing.T) {
 		assert.Equal(t, strings.Join(pair[0], ""), strings.Join(gotA, ""))
 		assert.Equal(t, strings.Join(pair[1], ""), strings.Join(gotB, ""))
 	}
-}
-
-func TestDiffPlansHeaderAndBody(t *testing.T) {
-	a := &Plan{Title: "Ship", Status: "draft", Author: "planner", Content: "# Ship\n- [ ] build\n- [ ] test\n"}
-	b := &Plan{Title: "Ship \"it\"", Status: "in-progress", Author: "planner", Content: "# Ship\n- [x] build\n- [ ] test\n"}
-	assert.Equal(t, "title: \"Ship\" -> \"Ship \\\"it\\\"\"\nstatus: \"draft\" -> \"in-progress\"\n"+
-		"--- ship@1\n+++ ship@2\n@@ -1,3 +1,3 @@\n # Ship\n-- [ ] build\n+- [x] build\n - [ ] test\n",
-		diffPlans(a, b, "ship@1", "ship@2", 3))
-	assert.Equal(t, "", diffPlans(a, a, "x", "y", 3))
 }

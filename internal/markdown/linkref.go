@@ -1,4 +1,4 @@
-package plan
+package markdown
 
 // Link reference definitions at the start of a paragraph. They matter to block structure in
 // one place only: a paragraph made of nothing else cannot become a setext heading.

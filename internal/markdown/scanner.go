@@ -1,13 +1,13 @@
-package plan
-
-import "strings"
-
-// This file reads the block structure of a Markdown body the way CommonMark does, as far as
-// two questions need it: which list items open with a task marker, and which heading comes
+// Package markdown reads the block structure of a Markdown body the way CommonMark does, as
+// far as two questions need it: which list items open with a task marker, and which heading comes
 // first. Code blocks, HTML blocks and comments hide everything inside them; blockquotes,
 // nested lists, lazy continuation lines and tab stops of 4 columns are followed. Where
 // CommonMark leaves room, it behaves as github.com/yuin/goldmark does, which the commonmark
-// module's differential test checks on generated and fuzzed documents.
+// module's differential test checks on generated and fuzzed documents. Its time grows
+// linearly with the body, and no input makes it fail.
+package markdown
+
+import "strings"
 
 // mdKind is the kind of an open block.
 type mdKind uint8
@@ -56,9 +56,9 @@ type mdBlock struct {
 	line int  // line index of the paragraph's first line
 }
 
-// mdScanner reads a body line by line. Each line is seen as a view: pad virtual spaces (what
+// scanner reads a body line by line. Each line is seen as a view: pad virtual spaces (what
 // is left of a tab partly used by a container) followed by ln[pos:].
-type mdScanner struct {
+type scanner struct {
 	body  string
 	stack []mdBlock
 
@@ -74,7 +74,8 @@ type mdScanner struct {
 	skipList   bool // a list item just closed for a sibling: the sibling joins its list
 	tbLine     int  // line whose thematic-break test a list has done, or -1
 
-	onStep    func(scannedStep) bool // nil when steps are not wanted
+	onStep    func(Item) bool        // nil when steps are not wanted
+	markers   string                 // the characters a task marker may hold
 	onHeading func(text string) bool // nil when headings are not wanted
 	steps     int
 	stop      bool
@@ -82,7 +83,7 @@ type mdScanner struct {
 	inline    [16]mdBlock
 }
 
-func (s *mdScanner) run() {
+func (s *scanner) run() {
 	s.stack = s.inline[:0]
 	s.tbLine = -1
 	body := s.body
@@ -106,7 +107,7 @@ func (s *mdScanner) run() {
 
 // readLine matches the open blocks against the line, opens new ones, and closes those the
 // line ends.
-func (s *mdScanner) readLine() {
+func (s *scanner) readLine() {
 	n := len(s.stack)
 	if n == 0 {
 		s.open(-1)
@@ -156,7 +157,7 @@ const (
 
 // open opens the blocks the rest of the line starts inside block parent (-1: the document),
 // or continues the open paragraph with it.
-func (s *mdScanner) open(parent int) int {
+func (s *scanner) open(parent int) int {
 	result := mdNothing
 	continuable := len(s.stack) > 0 && s.stack[len(s.stack)-1].kind == mdPara
 retry:
@@ -294,7 +295,7 @@ func mdParsers(c byte) []int {
 // skipForBlank returns the index of the first open block a blank line needs to look at:
 // lists and items below it all go on with a blank line, so a blank line costs the same at
 // any depth of nesting.
-func (s *mdScanner) skipForBlank() int {
+func (s *scanner) skipForBlank() int {
 	n := len(s.stack)
 	top := &s.stack[n-1]
 	j := top.firstOther
@@ -312,7 +313,7 @@ func (s *mdScanner) skipForBlank() int {
 }
 
 // push adds b as a child of block parent and returns its index.
-func (s *mdScanner) push(b mdBlock, parent int) int {
+func (s *scanner) push(b mdBlock, parent int) int {
 	b.parent = parent
 	b.firstOther = -1
 	if parent >= 0 {
@@ -326,7 +327,7 @@ func (s *mdScanner) push(b mdBlock, parent int) int {
 	return len(s.stack) - 1
 }
 
-func (s *mdScanner) markChild(parent int) {
+func (s *scanner) markChild(parent int) {
 	if parent >= 0 && s.stack[parent].kind == mdItem {
 		s.stack[parent].hasChild = true
 		s.stack[s.stack[parent].parent].lastHasChild = true
@@ -335,7 +336,7 @@ func (s *mdScanner) markChild(parent int) {
 
 // cont reports whether block i goes on with the line, consuming its prefix, and whether
 // the line may open children in it.
-func (s *mdScanner) cont(i int, blank bool) (ok, children bool) {
+func (s *scanner) cont(i int, blank bool) (ok, children bool) {
 	b := &s.stack[i]
 	switch b.kind {
 	case mdQuote:
@@ -381,7 +382,7 @@ func (s *mdScanner) cont(i int, blank bool) (ok, children bool) {
 	return false, false
 }
 
-func (s *mdScanner) contList(l *mdBlock, blank bool) bool {
+func (s *scanner) contList(l *mdBlock, blank bool) bool {
 	if blank {
 		if !l.lastHasChild {
 			s.emptyBlank = true
@@ -415,7 +416,7 @@ func (s *mdScanner) contList(l *mdBlock, blank bool) bool {
 	return !s.emptyBlank
 }
 
-func (s *mdScanner) contItem(it, l *mdBlock, blank bool) bool {
+func (s *scanner) contItem(it, l *mdBlock, blank bool) bool {
 	if blank {
 		s.toEOL()
 		return true
@@ -437,7 +438,7 @@ func (s *mdScanner) contItem(it, l *mdBlock, blank bool) bool {
 }
 
 // quote consumes a blockquote marker and the space or tab column after it.
-func (s *mdScanner) quote() bool {
+func (s *scanner) quote() bool {
 	w, k := s.indent()
 	if w > 3 || k >= s.viewLen() || s.viewAt(k) != '>' {
 		return false
@@ -467,7 +468,7 @@ type listMarker struct {
 	empty   bool
 }
 
-func (s *mdScanner) listMarker() (m listMarker, ok bool) {
+func (s *scanner) listMarker() (m listMarker, ok bool) {
 	n := s.viewLen()
 	i := 0
 	for i < n && s.viewAt(i) == ' ' {
@@ -501,7 +502,7 @@ func (s *mdScanner) listMarker() (m listMarker, ok bool) {
 	return m, true
 }
 
-func (s *mdScanner) openList(parent int) (int, bool) {
+func (s *scanner) openList(parent int) (int, bool) {
 	var top mdBlock
 	if len(s.stack) > 0 {
 		top = s.stack[len(s.stack)-1]
@@ -521,7 +522,7 @@ func (s *mdScanner) openList(parent int) (int, bool) {
 	return s.push(mdBlock{kind: mdList, marker: m.marker, ordered: m.ordered}, parent), true
 }
 
-func (s *mdScanner) openItem(parent int) (next int, ok, children bool) {
+func (s *scanner) openItem(parent int) (next int, ok, children bool) {
 	if parent < 0 || s.stack[parent].kind != mdList {
 		return 0, false, false
 	}
@@ -568,7 +569,7 @@ func (s *mdScanner) openItem(parent int) (next int, ok, children bool) {
 	return next, true, true
 }
 
-func (s *mdScanner) openATX(parent, k int) bool {
+func (s *scanner) openATX(parent, k int) bool {
 	n := s.viewLen()
 	i := k
 	for i < n && s.viewAt(i) == '#' {
@@ -601,7 +602,7 @@ func (s *mdScanner) openATX(parent, k int) bool {
 	return true
 }
 
-func (s *mdScanner) openFence(parent, k int) bool {
+func (s *scanner) openFence(parent, k int) bool {
 	c := s.viewAt(k)
 	n := k
 	for n < s.viewLen() && s.viewAt(n) == c {
@@ -618,7 +619,7 @@ func (s *mdScanner) openFence(parent, k int) bool {
 	return true
 }
 
-func (s *mdScanner) openHTML(parent, k int) bool {
+func (s *scanner) openHTML(parent, k int) bool {
 	for i := 0; i < k; i++ {
 		if s.viewAt(i) != ' ' {
 			return false // a tab before "<" never starts an HTML block
@@ -638,7 +639,7 @@ func (s *mdScanner) openHTML(parent, k int) bool {
 // openSetext turns the open paragraph into a heading when the line underlines it, and
 // returns mdOpened. A paragraph made only of link reference definitions is no heading: it is
 // dropped, and openSetext returns mdParaContinued for the line to be read again.
-func (s *mdScanner) openSetext(parent int) int {
+func (s *scanner) openSetext(parent int) int {
 	if len(s.stack) == 0 {
 		return mdNothing
 	}
@@ -681,7 +682,7 @@ func (s *mdScanner) openSetext(parent int) int {
 
 // setextAfterPara reports whether the view from index from is a setext underline (of c, or
 // either kind when c is 0) under the open paragraph.
-func (s *mdScanner) setextAfterPara(from int, c byte) bool {
+func (s *scanner) setextAfterPara(from int, c byte) bool {
 	if len(s.stack) == 0 || s.stack[len(s.stack)-1].kind != mdPara {
 		return false
 	}
@@ -705,7 +706,7 @@ func (s *mdScanner) setextAfterPara(from int, c byte) bool {
 
 // isBreakFrom reports whether the view from index k is a thematic break: three or more of
 // "*", "-" or "_", all the same, between white space.
-func (s *mdScanner) isBreakFrom(k int) bool {
+func (s *scanner) isBreakFrom(k int) bool {
 	var mark byte
 	count := 0
 	for i := k; i < s.viewLen(); i++ {
@@ -726,7 +727,7 @@ func (s *mdScanner) isBreakFrom(k int) bool {
 	return count > 2
 }
 
-func (s *mdScanner) openPara(parent int) {
+func (s *scanner) openPara(parent int) {
 	b := mdBlock{kind: mdPara, line: s.lineNo}
 	if s.onStep != nil && parent >= 0 && s.stack[parent].kind == mdItem && !s.stack[parent].hasChild {
 		j := s.pos
@@ -737,7 +738,7 @@ func (s *mdScanner) openPara(parent int) {
 		if end > 0 && s.ln[end-1] == '\r' {
 			end--
 		}
-		if end-j >= 3 && s.ln[j] == '[' && s.ln[j+2] == ']' && stateOf(s.ln[j+1]) != "" && (end == j+3 || s.ln[j+3] == ' ') {
+		if end-j >= 3 && s.ln[j] == '[' && s.ln[j+2] == ']' && strings.IndexByte(s.markers, s.ln[j+1]) >= 0 && (end == j+3 || s.ln[j+3] == ' ') {
 			b.cand, b.mark, b.end = true, s.lnStart+j+1, s.lnStart+end
 		}
 	}
@@ -746,13 +747,13 @@ func (s *mdScanner) openPara(parent int) {
 	s.addParaLine()
 }
 
-func (s *mdScanner) addParaLine() {
+func (s *scanner) addParaLine() {
 	s.lines = append(s.lines, s.lnStart+s.pos, s.lnStart+len(s.ln))
 	s.toEOL()
 }
 
 // close closes block i: a paragraph that opens an item with a marker is a step.
-func (s *mdScanner) close(i int) {
+func (s *scanner) close(i int) {
 	b := &s.stack[i]
 	if b.kind != mdPara || !b.cand || s.onStep == nil {
 		return
@@ -771,17 +772,13 @@ func (s *mdScanner) close(i int) {
 	if b.mark+3 <= b.end {
 		text = s.body[b.mark+3 : b.end]
 	}
-	st := scannedStep{
-		step:   Step{Number: s.steps, State: stateOf(s.body[b.mark]), Text: text, Depth: depth, Line: b.line},
-		marker: b.mark,
-		end:    b.end,
-	}
+	st := Item{Number: s.steps, Marker: s.body[b.mark], Text: text, Depth: depth, Line: b.line, MarkerOffset: b.mark, End: b.end}
 	if !s.onStep(st) {
 		s.stop = true
 	}
 }
 
-func (s *mdScanner) heading(text string) {
+func (s *scanner) heading(text string) {
 	if s.onHeading != nil && !s.onHeading(text) {
 		s.stop = true
 	}
@@ -789,9 +786,9 @@ func (s *mdScanner) heading(text string) {
 
 // The view.
 
-func (s *mdScanner) viewLen() int { return s.pad + len(s.ln) - s.pos }
+func (s *scanner) viewLen() int { return s.pad + len(s.ln) - s.pos }
 
-func (s *mdScanner) viewAt(i int) byte {
+func (s *scanner) viewAt(i int) byte {
 	if i < s.pad {
 		return ' '
 	}
@@ -800,7 +797,7 @@ func (s *mdScanner) viewAt(i int) byte {
 
 // indent returns the width in columns of the view's leading spaces and tabs and the view
 // index of the first other character.
-func (s *mdScanner) indent() (w, k int) {
+func (s *scanner) indent() (w, k int) {
 	w = s.pad
 	col := s.bcol
 	for k = s.pos; k < len(s.ln); k++ {
@@ -819,7 +816,7 @@ func (s *mdScanner) indent() (w, k int) {
 // offsetValid reports whether headings and fences may start after an indentation of w
 // columns: goldmark starts neither when w reaches the length in bytes of the rest of the line
 // (its line ending included), as after a tab that follows a container's marker.
-func (s *mdScanner) offsetValid(w int) bool {
+func (s *scanner) offsetValid(w int) bool {
 	n := s.viewLen()
 	if s.hasNL {
 		n++
@@ -828,7 +825,7 @@ func (s *mdScanner) offsetValid(w int) bool {
 }
 
 // advance consumes n view characters: virtual spaces first, then bytes.
-func (s *mdScanner) advance(n int) {
+func (s *scanner) advance(n int) {
 	for ; n > 0 && s.pad > 0; n-- {
 		s.pad--
 	}
@@ -842,7 +839,7 @@ func (s *mdScanner) advance(n int) {
 	}
 }
 
-func (s *mdScanner) setPad(p int) {
+func (s *scanner) setPad(p int) {
 	if p > s.pad {
 		s.pad = p
 	}
@@ -850,7 +847,7 @@ func (s *mdScanner) setPad(p int) {
 
 // advanceCols consumes n columns of leading white space, leaving what is left of a tab as
 // virtual spaces.
-func (s *mdScanner) advanceCols(n int) {
+func (s *scanner) advanceCols(n int) {
 	w, i := 0, 0
 	col := s.bcol - s.pad
 	for ; i < s.viewLen() && w < n; i++ {
@@ -868,9 +865,9 @@ func (s *mdScanner) advanceCols(n int) {
 	s.setPad(w - n)
 }
 
-func (s *mdScanner) toEOL() { s.pos, s.pad = len(s.ln), 0 }
+func (s *scanner) toEOL() { s.pos, s.pad = len(s.ln), 0 }
 
-func (s *mdScanner) blank() bool { return isBlankStr(s.ln[s.pos:]) }
+func (s *scanner) blank() bool { return isBlankStr(s.ln[s.pos:]) }
 
 // isSpaceByte reports the white space of block structure: space, tab and carriage return.
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
@@ -901,7 +898,7 @@ func trimSpaceBytes(s string) string {
 // comment. Each line is trimmed of spaces, tabs and line endings. ok is false when the body
 // has no heading; an empty heading returns "" and true.
 func FirstHeading(body string) (text string, ok bool) {
-	s := mdScanner{body: body, onHeading: func(t string) bool {
+	s := scanner{body: body, onHeading: func(t string) bool {
 		text, ok = t, true
 		return false
 	}}
@@ -909,11 +906,25 @@ func FirstHeading(body string) (text string, ok bool) {
 	return text, ok
 }
 
-// titleFromContent returns the body's first heading cut to maxHeaderField bytes, or "".
-func titleFromContent(content string) string {
-	t, _ := FirstHeading(content)
-	if len(t) > maxHeaderField {
-		t = truncateUTF8(t, maxHeaderField)
-	}
-	return t
+// Item is a task-list item: a list item whose first block is a paragraph opening with
+// "[c]", c one of the markers asked for, followed by a space or the end of the line.
+type Item struct {
+	Number int    // 1-based, in document order
+	Marker byte   // the character between the brackets
+	Text   string // the rest of the marker's line after "[c] "
+	Depth  int    // how many task-list items enclose this one
+	Line   int    // 0-based line of the marker
+	// MarkerOffset is the body offset of the marker character; End the offset where the
+	// marker's line content ends (before "\r\n" or "\n").
+	MarkerOffset, End int
+}
+
+// Items calls yield with each task-list item of body whose marker is one of markers, in
+// document order, until yield returns false, and returns how many it passed to yield. Nothing
+// inside a code block (fenced, even unclosed, or indented) or an HTML block or comment is an
+// item, nor is a paragraph that a setext underline turns into a heading.
+func Items(body, markers string, yield func(Item) bool) (count int) {
+	s := scanner{body: body, markers: markers, onStep: yield}
+	s.run()
+	return s.steps
 }
