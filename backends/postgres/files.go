@@ -1,0 +1,173 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"time"
+
+	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver"
+)
+
+// LsInfo lists the files and folders directly inside req.Path, sorted by path, from one
+// statement (one snapshot). Size is the byte length; ModifiedAt differs for every write of
+// a file (see StrictModTimes). A missing folder, or a file's path, lists as empty.
+func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dir := cleanPath(req.Path)
+	if !validText(dir) {
+		return []plan.FileInfo{}, nil
+	}
+	rows, err := b.pool.Query(ctx, b.sql.list, dir, childPrefix(dir), childBound(dir))
+	if err != nil {
+		return nil, wrapErr("list", dir, err)
+	}
+	out := []plan.FileInfo{}
+	var name string
+	var size, mtime, version int64
+	var isDir bool
+	_, err = pgx.ForEachRow(rows, []any{&name, &size, &mtime, &version, &isDir}, func() error {
+		fi := plan.FileInfo{Path: joinPath(dir, name), IsDir: isDir}
+		if !isDir {
+			fi.Size = size
+			fi.ModifiedAt = modifiedAt(mtime, version)
+		}
+		out = append(out, fi)
+		return nil
+	})
+	if err != nil {
+		return nil, wrapErr("list", dir, err)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return !out[i].IsDir && out[j].IsDir // a file sorts before a folder of the same name
+	})
+	return out, nil
+}
+
+// modifiedAt formats a row's time (microseconds) with its version's last three digits as
+// nanoseconds (see StrictModTimes).
+func modifiedAt(mtime, version int64) string {
+	return time.UnixMicro(mtime).Add(time.Duration(version % 1000)).UTC().Format(time.RFC3339Nano)
+}
+
+// Read returns the file, honouring Offset and Limit as 1-based line numbers like Eino's
+// backends. A missing file is an error wrapping fs.ErrNotExist. Bytes come back exactly as
+// written: NUL bytes and invalid UTF-8 included.
+func (b *Backend) Read(ctx context.Context, req *plan.ReadRequest) (*filesystem.FileContent, error) {
+	content, err := b.readRow(ctx, "read", req.FilePath, b.sql.read)
+	if err != nil {
+		return nil, err
+	}
+	return &filesystem.FileContent{Content: driver.LineWindow(content, req.Offset, req.Limit)}, nil
+}
+
+// ReadAtMost returns at most the first limit bytes of the file; the server sends no more.
+// A missing file is an error wrapping fs.ErrNotExist.
+func (b *Backend) ReadAtMost(ctx context.Context, filePath string, limit int64) (string, error) {
+	return b.readRow(ctx, "read", filePath, b.sql.readAtMost, max(limit, 0))
+}
+
+// readRow runs one of the read statements on the file p, with extra parameters after
+// dir and name.
+func (b *Backend) readRow(ctx context.Context, verb, p, query string, extra ...any) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	dir, name, err := splitFile(p)
+	if err != nil {
+		return "", err
+	}
+	var content []byte
+	err = b.pool.QueryRow(ctx, query, append([]any{dir, name}, extra...)...).Scan(&content)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", wrapErr(verb, cleanPath(p), fs.ErrNotExist)
+	}
+	if err != nil {
+		return "", wrapErr(verb, cleanPath(p), err)
+	}
+	return string(content), nil
+}
+
+// Write replaces the whole file, creating it (and so its folders) as needed, in one
+// statement: a reader sees the old bytes or the new ones.
+func (b *Backend) Write(ctx context.Context, req *plan.WriteRequest) error {
+	_, err := b.mutate(ctx, "write", req.FilePath, b.sql.write, []byte(req.Content))
+	return err
+}
+
+// WriteOnce writes a file that is written once and never rewritten (a history entry) like
+// Write, but without waiting for the commit to reach disk (synchronous_commit off for that
+// one statement): a server crash right after may lose the file, never tear it.
+func (b *Backend) WriteOnce(ctx context.Context, req *plan.WriteRequest) error {
+	_, err := b.mutate(ctx, "write", req.FilePath, b.sql.writeOnce, []byte(req.Content))
+	return err
+}
+
+// Delete removes the file; a missing file is not an error. A folder is gone with its last
+// file.
+func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
+	_, err := b.mutate(ctx, "delete", req.FilePath, b.sql.remove, nil)
+	return err
+}
+
+// CompareAndSwap writes req.Content only if the stored bytes equal *old (compared by their
+// SHA-256, which the row keeps), or, when old is nil, only if the file does not exist. The
+// comparison and the write are one statement, so of any number of callers expecting the
+// same bytes exactly one succeeds, however long any of them paused. (false, nil) means the
+// precondition failed and nothing was written. An error wraps driver.ErrNotWritten only when
+// nothing was written for sure (the statement never left, or the server refused it);
+// otherwise (a connection lost after sending) the outcome is open and the Store resolves it.
+func (b *Backend) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+	content := []byte(req.Content)
+	if old == nil {
+		return b.mutate(ctx, "write", req.FilePath, b.sql.create, content)
+	}
+	want := sha256.Sum256([]byte(*old))
+	return b.mutate(ctx, "write", req.FilePath, b.sql.swap, content, want[:])
+}
+
+// CompareAndDelete deletes the file only if its stored bytes equal old, checked and done in
+// one statement. (false, nil) means the file changed or is gone; errors are as for
+// CompareAndSwap.
+func (b *Backend) CompareAndDelete(ctx context.Context, req *plan.DeleteRequest, old string) (bool, error) {
+	want := sha256.Sum256([]byte(old))
+	return b.mutate(ctx, "delete", req.FilePath, b.sql.compareDelete, nil, want[:])
+}
+
+// mutate runs one mutating statement on filePath and reports whether it changed a row.
+// content, when not nil, is sent with its size and hash as $3..$5; expect follows.
+func (b *Backend) mutate(ctx context.Context, verb, filePath, query string, content []byte, expect ...any) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
+	}
+	dir, name, err := splitFile(filePath)
+	if err != nil {
+		return false, err
+	}
+	args := []any{dir, name}
+	if content != nil || verb == "write" {
+		if content == nil {
+			content = []byte{}
+		}
+		sum := sha256.Sum256(content)
+		args = append(args, content, int64(len(content)), sum[:])
+	}
+	args = append(args, expect...)
+	tag, err := b.pool.Exec(ctx, query, args...)
+	if err != nil {
+		return false, wrapErr(verb, cleanPath(filePath), classify(err))
+	}
+	return tag.RowsAffected() > 0, nil
+}

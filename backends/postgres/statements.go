@@ -1,0 +1,64 @@
+package postgres
+
+import (
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// statements are the SQL texts of one schema, built once by New. pgx prepares each on a
+// connection the first time it runs there and reuses it after, so each call is one round
+// trip. Parameters: $1 dir, $2 name; for writes $3 content, $4 size, $5 SHA-256 of content;
+// for conditional ones $6 (or $3 for deletes) the SHA-256 of the bytes expected.
+type statements struct {
+	read, readAtMost, readVersion, list string
+	write, writeOnce, create, swap      string
+	remove, compareDelete               string
+}
+
+// nowMicros is the server's clock in microseconds since the Unix epoch.
+const nowMicros = `(extract(epoch FROM clock_timestamp()) * 1000000)::bigint`
+
+func newStatements(schema string) statements {
+	q := pgx.Identifier{schema}.Sanitize()
+	r := strings.NewReplacer("{S}", q, "{NOW}", nowMicros)
+	sub := func(s string) string { return r.Replace(s) }
+	insert := `INSERT INTO {S}.files AS f (dir, name, content, size, hash, mtime, version)
+	VALUES ($1, $2, $3, $4, $5, {NOW}, nextval('{S}.file_version'))`
+	upsert := ` ON CONFLICT (dir, name) DO UPDATE SET content = EXCLUDED.content, size = EXCLUDED.size,
+	hash = EXCLUDED.hash, mtime = greatest(EXCLUDED.mtime, f.mtime + 1), version = EXCLUDED.version`
+	return statements{
+		read:        sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2`),
+		readVersion: sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2 AND version = $3`),
+		readAtMost:  sub(`SELECT substring(content FROM 1 FOR $3) FROM {S}.files WHERE dir = $1 AND name = $2`),
+		// The files of $1, then its subfolders: a loose index scan that finds the least
+		// folder below $2 (the child prefix) and then skips each child's whole subtree, so
+		// it costs one probe per subfolder however many files those hold. $3 is the bound
+		// above every path starting with $2.
+		list: sub(`WITH RECURSIVE kids(child) AS (
+	SELECT split_part(substr(d, char_length($2) + 1), '/', 1)
+	FROM (SELECT min(dir) AS d FROM {S}.files WHERE dir > $2 AND dir < $3) first
+	WHERE d IS NOT NULL
+	UNION ALL
+	SELECT split_part(substr(n.d, char_length($2) + 1), '/', 1)
+	FROM kids k, LATERAL (SELECT least(
+		(SELECT min(dir) FROM {S}.files WHERE dir > $2 || k.child AND dir < $2 || k.child || '/'),
+		(SELECT min(dir) FROM {S}.files WHERE dir >= $2 || k.child || '0' AND dir < $3)) AS d) n
+	WHERE n.d IS NOT NULL
+)
+SELECT name, size, mtime, version, false FROM {S}.files WHERE dir = $1
+UNION ALL
+SELECT child COLLATE "C", 0, 0, 0, true FROM kids`),
+		write: sub(insert + upsert),
+		// synchronous_commit is off for this statement's implicit transaction only: the
+		// row may be lost if the server crashes within a moment of the write, never torn.
+		writeOnce: sub(`INSERT INTO {S}.files AS f (dir, name, content, size, hash, mtime, version)
+	SELECT $1, $2, $3, $4, $5, {NOW}, nextval('{S}.file_version')
+	FROM (SELECT set_config('synchronous_commit', 'off', true)) AS once WHERE true` + upsert),
+		create: sub(insert + ` ON CONFLICT (dir, name) DO NOTHING`),
+		swap: sub(`UPDATE {S}.files SET content = $3, size = $4, hash = $5, mtime = greatest({NOW}, mtime + 1),
+	version = nextval('{S}.file_version') WHERE dir = $1 AND name = $2 AND hash = $6`),
+		remove:        sub(`DELETE FROM {S}.files WHERE dir = $1 AND name = $2`),
+		compareDelete: sub(`DELETE FROM {S}.files WHERE dir = $1 AND name = $2 AND hash = $3`),
+	}
+}

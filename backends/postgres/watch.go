@@ -1,0 +1,260 @@
+package postgres
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+
+	"github.com/einoplan/plan/driver"
+)
+
+// watchBuffer is how many events a feed holds for a receiver that is not reading; past that
+// it drops them and sends one Resync once there is room again.
+const watchBuffer = 256
+
+// watchPing is how long a feed waits for a notification before it checks its connection,
+// and how long that check or a content fetch may take.
+const watchPing = 5 * time.Second
+
+// WatchFiles returns a feed of every write and delete of a file directly inside dir, made by
+// any process on the same database and schema, through LISTEN/NOTIFY on a connection of the
+// feed's own (made from the pool's connection settings, outside the pool). A trigger on the
+// files table queues the notification in the same transaction as the change, and
+// PostgreSQL delivers notifications in commit order, so a change is announced exactly when
+// it commits and events for one file arrive in the order the writes landed. The event
+// carries the whole new content: small files travel in the notification, larger ones are
+// read back by the version the notification names; when that version has already been
+// replaced, the event is skipped, as the change that replaced it is announced next.
+// When the connection is lost (a terminated session, a server restart, no answer to a
+// check within watchPing) the feed connects and listens again, backing off while the server
+// is away, then sends one FileEvent with Resync set. When the receiver falls watchBuffer
+// events behind, it also gets a Resync instead of the dropped events. Every change that
+// commits after WatchFiles returns is delivered or covered by a Resync. The channel is
+// closed when ctx ends.
+func (b *Backend) WatchFiles(ctx context.Context, dir string) (<-chan driver.FileEvent, error) {
+	d := cleanPath(dir)
+	if !validText(d) {
+		return nil, wrapErr("watch", d, errors.New("the folder name cannot be stored"))
+	}
+	ch := channelFor(b.schema, d)
+	conn, err := b.listen(ctx, ch)
+	if err != nil {
+		return nil, wrapErr("watch", d, err)
+	}
+	in := make(chan driver.FileEvent)
+	out := make(chan driver.FileEvent, watchBuffer)
+	f := &feed{b: b, dir: d, channel: ch, conn: conn}
+	go f.receive(ctx, in)
+	go forward(ctx, in, out)
+	return out, nil
+}
+
+// listen opens a connection that listens on ch. Its context handling only sets socket
+// deadlines (never sends a cancel request), so a wait that times out leaves it usable.
+func (b *Backend) listen(ctx context.Context, ch string) (*pgx.Conn, error) {
+	cfg := b.pool.Config().ConnConfig.Copy()
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+		closeConn(conn)
+		return nil, err
+	}
+	return conn, nil
+}
+
+// feed is the state of one WatchFiles: the folder, its channel and the listening connection.
+type feed struct {
+	b       *Backend
+	dir     string
+	channel string
+	conn    *pgx.Conn
+}
+
+// receive turns notifications into events on in until ctx ends; a lost connection is
+// replaced, then reported as a Resync.
+func (f *feed) receive(ctx context.Context, in chan<- driver.FileEvent) {
+	defer close(in)
+	defer func() { closeConn(f.conn) }()
+	for {
+		wait, cancel := context.WithTimeout(ctx, watchPing)
+		n, err := f.conn.WaitForNotification(wait)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		lost := false
+		switch {
+		case err == nil:
+			ev, ok, ferr := f.event(ctx, n.Payload)
+			if ferr != nil {
+				lost = true
+			} else if ok && !send(ctx, in, ev) {
+				return
+			}
+		case pgconn.Timeout(err):
+			check, cancel := context.WithTimeout(ctx, watchPing)
+			lost = f.conn.Ping(check) != nil
+			cancel()
+		default:
+			lost = true
+		}
+		if !lost {
+			continue
+		}
+		closeConn(f.conn)
+		if f.conn = f.relisten(ctx); f.conn == nil {
+			return
+		}
+		if !send(ctx, in, driver.FileEvent{Resync: true}) {
+			return
+		}
+	}
+}
+
+// relisten connects and listens again, backing off while the server is unreachable; nil
+// when ctx ended first.
+func (f *feed) relisten(ctx context.Context) *pgx.Conn {
+	for attempt := 1; ; attempt++ {
+		conn, err := f.b.listen(ctx, f.channel)
+		if err == nil {
+			return conn
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(min(time.Duration(attempt)*50*time.Millisecond, time.Second)):
+		}
+	}
+}
+
+// event decodes a notification; ok is false for one to skip (malformed, or naming a version
+// already replaced). An error means the content could not be fetched: the connection is
+// to be replaced.
+func (f *feed) event(ctx context.Context, payload string) (ev driver.FileEvent, ok bool, err error) {
+	n, ok := parseNotification(payload)
+	if !ok {
+		return ev, false, nil
+	}
+	ev = driver.FileEvent{Path: joinPath(f.dir, n.name), Deleted: n.deleted, Content: n.content}
+	if !n.fetch {
+		return ev, true, nil
+	}
+	fetch, cancel := context.WithTimeout(ctx, watchPing)
+	defer cancel()
+	var content []byte
+	err = f.conn.QueryRow(fetch, f.b.sql.readVersion, f.dir, n.name, n.version).Scan(&content)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ev, false, nil
+	}
+	if err != nil {
+		return ev, false, err
+	}
+	ev.Content = string(content)
+	return ev, true, nil
+}
+
+// notification is a decoded payload of the files trigger:
+// "w <version> <len(name)> <name><base64 content>" for a write whose content fits,
+// "W <version> <len(name)> <name>" for a write whose content is to be read back, and
+// "d <version> <len(name)> <name>" for a delete.
+type notification struct {
+	name    string
+	version int64
+	content string
+	deleted bool
+	fetch   bool
+}
+
+func parseNotification(payload string) (notification, bool) {
+	var n notification
+	if len(payload) < 2 || payload[1] != ' ' {
+		return n, false
+	}
+	op := payload[0]
+	rest := payload[2:]
+	ver, rest, ok1 := strings.Cut(rest, " ")
+	size, rest, ok2 := strings.Cut(rest, " ")
+	v, err1 := strconv.ParseInt(ver, 10, 64)
+	l, err2 := strconv.Atoi(size)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || l <= 0 || l > len(rest) {
+		return n, false
+	}
+	n.name, n.version = rest[:l], v
+	switch op {
+	case 'd':
+		n.deleted = true
+	case 'W':
+		n.fetch = true
+	case 'w':
+		content, err := base64.StdEncoding.DecodeString(rest[l:])
+		if err != nil {
+			return n, false
+		}
+		n.content = string(content)
+	default:
+		return n, false
+	}
+	return n, true
+}
+
+func send(ctx context.Context, in chan<- driver.FileEvent, ev driver.FileEvent) bool {
+	select {
+	case in <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// forward passes events from in to out without ever blocking on out: an event that finds
+// out full is dropped, and one Resync follows as soon as out has room.
+func forward(ctx context.Context, in <-chan driver.FileEvent, out chan<- driver.FileEvent) {
+	defer close(out)
+	behind := false
+	for {
+		var owed chan<- driver.FileEvent
+		if behind {
+			owed = out
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case owed <- driver.FileEvent{Resync: true}:
+			behind = false
+		case ev, ok := <-in:
+			if !ok {
+				return
+			}
+			if behind {
+				continue
+			}
+			select {
+			case out <- ev:
+			default:
+				behind = true
+			}
+		}
+	}
+}
+
+// closeConn closes a connection, giving the server a moment to hear it.
+func closeConn(c *pgx.Conn) {
+	if c == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c.Close(ctx)
+}
