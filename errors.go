@@ -24,6 +24,7 @@ const (
 	CodeCanceled          Code = "canceled"           // the context ended before anything was written
 	CodeUnknownOutcome    Code = "unknown_outcome"    // storage failed mid-write and whether it landed is unknown: re-read
 	CodeStepHeld          Code = "step_held"          // another agent holds the step (it moved it to in_progress)
+	CodeNotApproved       Code = "not_approved"       // the plan must be approved at its current revision first
 )
 
 // Error is the one error type the Store and the tools return. It carries facts, never
@@ -78,6 +79,14 @@ func CodeOf(err error) Code {
 	}
 	return ""
 }
+
+// The Store's names for the fields its errors concern: those of Update and StepMove. The
+// tools show the model the names of their own parameters instead (storeFieldParams).
+const (
+	fieldIfRevision = "IfRevision"
+	fieldContent    = "Content"
+	fieldNote       = "Note"
+)
 
 // fail returns e with its Message rendered from the facts.
 func fail(e Error) *Error {
@@ -161,61 +170,74 @@ const (
 // factTexts states each failure in English with its facts and without advice: what
 // Error.Message says to logs and host programs.
 var factTexts = map[string]string{
-	reasonArgsNotObject:     "the arguments are not a JSON object",
-	reasonArgsNotJSON:       "the arguments are not valid JSON",
-	reasonArgsTooLarge:      "the arguments are {size} bytes, over the {limit}-byte limit",
-	reasonRequired:          "{field} is missing",
-	reasonNotString:         "{field} is not a string",
-	reasonNotInteger:        "{field} is not an integer",
-	reasonEmpty:             "{field} is empty",
-	reasonNotUTF8:           "{field} is not valid UTF-8",
-	reasonTooLong:           "{field} is {size} bytes, over the {limit}-byte limit",
-	reasonNameInvalid:       "name {value} is not a plan name (lowercase a-z, 0-9, '-' and '_', starting with a letter or digit)",
-	reasonPathUnusable:      "{field} is not a usable file path",
-	reasonPathEscapes:       "path {path} leaves the workspace",
-	reasonPathRelative:      "path {path} is relative",
-	reasonPathInPlans:       "path {path} is inside the plans folder {value}",
-	reasonWorkspaceWrite:    "cannot write {path} in the workspace",
-	reasonWorkspaceRead:     "cannot read {path} from the workspace",
-	reasonNeedsContent:      "plan {name} does not exist and no content was given",
-	reasonRevisionNegative:  "revision {rev} is negative",
-	reasonDeleteCreateOnly:  "revision 0 (create only) cannot guard a delete",
-	reasonStepNumber:        "step {step} is not a step number",
-	reasonStepMissing:       "there is no step {step}; the plan has {steps} checklist steps",
-	reasonStepStateUnknown:  "{value} is not a step state (pending, in_progress, completed, failed, skipped)",
-	reasonNoteMultiline:     "the note has line breaks",
-	reasonGoalInvalid:       "the goal is empty, not UTF-8 or over {limit} bytes",
-	reasonNoPlan:            "no plan named {name}",
-	reasonNoPlanGuarded:     "no plan named {name} at revision {rev}",
-	reasonNoRevision:        "revision {rev} of plan {name} is not kept; it is at revision {current}",
-	reasonNoFile:            "no file at {path}",
-	reasonExists:            "plan {name} already exists, at revision {current}",
-	reasonStale:             "plan {name} is at revision {current}, not {rev}",
-	reasonContentTooLarge:   "the content is {size} bytes, over the {limit}-byte limit",
-	reasonStoredTooLarge:    "the stored file {path} is over the {limit}-byte limit",
-	reasonFileTooLarge:      "file {path} is over the {limit}-byte limit",
-	reasonUndecodable:       "plan {name} cannot be decoded",
-	reasonNotPlanFile:       "the entry {path} is not a plan file (a link, a folder or a special file)",
-	reasonRevisionExhausted: "plan {name} cannot get a revision past {current}",
-	reasonSameState:         "step {step} is already {from}",
-	reasonInProgressOnly:    "step {step} is in_progress and can only become completed or failed, not {to}",
-	reasonFinalState:        "step {step} is {from}, a final state, and cannot become {to}",
-	reasonOrchestratorOnly:  "this tool is for the orchestrator only",
-	reasonStorage:           "the plan storage failed",
-	reasonContention:        "too many concurrent writers on {name}",
-	reasonCanceled:          "the request was canceled before anything was written",
-	reasonUnknownOutcome:    "the plan storage failed during a write to {path}, and whether it was done is unknown",
-	reasonListLimit:         "the limit is out of range (1 to {limit})",
-	reasonNotBoolean:        "{field} is not a boolean",
-	reasonNoteTag:           "the note {value} ends like a holder's tag (@name)",
-	reasonStepHeld:          "step {step} is held by {agent}",
-	reasonNoPendingStep:     "no step of plan {name} is pending",
-	reasonStepMoved:         "step {step} changed since revision {rev}: it is {from} now (by {agent})",
-	reasonStepChanged:       "step {step} changed since revision {rev}: it is {from} now",
-	reasonStepsChanged:      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
-	reasonFileNotUTF8:       "file {path} is not valid UTF-8 text",
-	reasonFileEmpty:         "file {path} is empty",
+	reasonArgsNotObject:            "the arguments are not a JSON object",
+	reasonArgsNotJSON:              "the arguments are not valid JSON",
+	reasonArgsTooLarge:             "the arguments are {size} bytes, over the {limit}-byte limit",
+	reasonRequired:                 "{field} is missing",
+	reasonNotString:                "{field} is not a string",
+	reasonNotInteger:               "{field} is not an integer",
+	reasonEmpty:                    "{field} is empty",
+	reasonNotUTF8:                  "{field} is not valid UTF-8",
+	reasonTooLong:                  "{field} is {size} bytes, over the {limit}-byte limit",
+	reasonNameInvalid:              "name {value} is not a plan name (lowercase a-z, 0-9, '-' and '_', starting with a letter or digit)",
+	reasonPathUnusable:             "{field} is not a usable file path",
+	reasonPathEscapes:              "path {path} leaves the workspace",
+	reasonPathRelative:             "path {path} is relative",
+	reasonPathInPlans:              "path {path} is inside the plans folder {value}",
+	reasonWorkspaceWrite:           "cannot write {path} in the workspace",
+	reasonWorkspaceRead:            "cannot read {path} from the workspace",
+	reasonNeedsContent:             "plan {name} does not exist and no content was given",
+	reasonRevisionNegative:         "revision {rev} is negative",
+	reasonDeleteCreateOnly:         "revision 0 (create only) cannot guard a delete",
+	reasonStepNumber:               "step {step} is not a step number",
+	reasonStepMissing:              "there is no step {step}; the plan has {steps} checklist steps",
+	reasonStepStateUnknown:         "{value} is not a step state (pending, in_progress, completed, failed, skipped)",
+	reasonNoteMultiline:            "the note has line breaks",
+	reasonGoalInvalid:              "the goal is empty, not UTF-8 or over {limit} bytes",
+	reasonNoPlan:                   "no plan named {name}",
+	reasonNoPlanGuarded:            "no plan named {name} at revision {rev}",
+	reasonNoRevision:               "revision {rev} of plan {name} is not kept; it is at revision {current}",
+	reasonNoFile:                   "no file at {path}",
+	reasonExists:                   "plan {name} already exists, at revision {current}",
+	reasonStale:                    "plan {name} is at revision {current}, not {rev}",
+	reasonContentTooLarge:          "the content is {size} bytes, over the {limit}-byte limit",
+	reasonStoredTooLarge:           "the stored file {path} is over the {limit}-byte limit",
+	reasonFileTooLarge:             "file {path} is over the {limit}-byte limit",
+	reasonUndecodable:              "plan {name} cannot be decoded",
+	reasonNotPlanFile:              "the entry {path} is not a plan file (a link, a folder or a special file)",
+	reasonRevisionExhausted:        "plan {name} cannot get a revision past {current}",
+	reasonSameState:                "step {step} is already {from}",
+	reasonInProgressOnly:           "step {step} is in_progress and can only become completed or failed, not {to}",
+	reasonFinalState:               "step {step} is {from}, a final state, and cannot become {to}",
+	reasonOrchestratorOnly:         "this tool is for the orchestrator only",
+	reasonStorage:                  "the plan storage failed",
+	reasonContention:               "too many concurrent writers on {name}",
+	reasonCanceled:                 "the request was canceled before anything was written",
+	reasonUnknownOutcome:           "the plan storage failed during a write to {path}, and whether it was done is unknown",
+	reasonListLimit:                "the limit is out of range (1 to {limit})",
+	reasonNotBoolean:               "{field} is not a boolean",
+	reasonNoteTag:                  "the note {value} ends like a holder's tag (@name)",
+	reasonStepHeld:                 "step {step} is held by {agent}",
+	reasonNoPendingStep:            "no step of plan {name} is pending",
+	reasonStepMoved:                "step {step} changed since revision {rev}: it is {from} now (by {agent})",
+	reasonStepChanged:              "step {step} changed since revision {rev}: it is {from} now",
+	reasonStepsChanged:             "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
+	reasonFileNotUTF8:              "file {path} is not valid UTF-8 text",
+	reasonFileEmpty:                "file {path} is empty",
+	reasonNotApproved:              "plan {name} is not approved",
+	reasonApprovalStale:            "plan {name} changed from revision {rev} to {current} while it was reviewed; nothing was approved",
+	reasonNoDecision:               "the approval of plan {name} was resumed without a decision; nothing was approved",
+	reasonApprovalOrchestratorOnly: "request_plan_approval is for the orchestrator only",
 }
+
+// Reasons of approvals: a move of a plan that is not approved; a decision on a revision
+// that is no longer current; a resume that carried no decision; a sub-agent asking.
+const (
+	reasonNotApproved              = "not_approved"
+	reasonApprovalStale            = "approval_stale"
+	reasonNoDecision               = "no_decision"
+	reasonApprovalOrchestratorOnly = "approval_orchestrator_only"
+)
 
 // More reasons: a list_plans limit out of range; a workspace file that is not UTF-8 text, or
 // holds nothing but white space.

@@ -20,7 +20,7 @@ func TestListJSONMatchesList(t *testing.T) {
 		l, err := s.List(ctx)
 		require.NoError(t, err)
 		for i := range l.Warnings {
-			l.Warnings[i].Message = (&toolEnv{texts: textsEN}).errorMessage(l.Warnings[i].cause)
+			l.Warnings[i].Message = (&toolEnv{texts: textsEN}).errorMessage(l.Warnings[i].Err)
 		}
 		want, err := sonic.MarshalString(l)
 		require.NoError(t, err)

@@ -120,7 +120,8 @@ type Warning struct {
 	Name    string `json:"name"`
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
-	cause   *Error // the failure, for tools to render in the model's language
+	// Err is the failure with its facts, for callers that render their own words.
+	Err *Error `json:"-"`
 }
 
 // Store owns plan semantics on a Backend: names, revisions, compare-and-set, size caps and

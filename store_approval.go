@@ -24,7 +24,7 @@ func (s *Store) Approve(ctx context.Context, name string, rev int64, by string) 
 		return nil, err
 	}
 	if rev < 1 {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: pRevision.name, Revision: rev})
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: fieldIfRevision, Revision: rev})
 	}
 	ctx = WithActor(ctx, by) // the history names the approver
 	p, err := s.mutate(ctx, ActionApprove, name, &rev, func(cur *Plan) (*Plan, error) {
@@ -145,19 +145,4 @@ func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Pla
 	return cur, req, nil
 }
 
-// CodeNotApproved: update_plan_step refused to move a step of a plan that is not approved
-// (Config.RequireApproval), or a person gave no decision on an approval request.
-const CodeNotApproved Code = "not_approved"
 
-// Reasons of approvals.
-const (
-	reasonNotApproved   = "not_approved"
-	reasonApprovalStale = "approval_stale"
-	reasonNoDecision    = "no_decision"
-)
-
-func init() {
-	factTexts[reasonNotApproved] = "plan {name} is not approved"
-	factTexts[reasonApprovalStale] = "plan {name} changed from revision {rev} to {current} while it was reviewed; nothing was approved"
-	factTexts[reasonNoDecision] = "the approval of plan {name} was resumed without a decision; nothing was approved"
-}

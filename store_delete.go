@@ -22,7 +22,7 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		return 0, err
 	}
 	if ifRevision != nil && *ifRevision == 0 {
-		return 0, fail(Error{Code: CodeInvalidArgument, Reason: reasonDeleteCreateOnly, Name: name, Field: pRevision.name})
+		return 0, fail(Error{Code: CodeInvalidArgument, Reason: reasonDeleteCreateOnly, Name: name, Field: fieldIfRevision})
 	}
 	unlock, err := s.lock(ctx, name)
 	if err != nil {

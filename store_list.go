@@ -16,7 +16,6 @@ type cachedSummary struct {
 	size     int64
 	modified string
 	summary  Summary
-	json     string // summary encoded, set before the entry is shared
 	seen     uint64
 }
 
@@ -80,33 +79,10 @@ func pageOf(entries []*cachedSummary, opts ListOptions) listPage {
 	return page
 }
 
-// encodeListEntry is a summary as list_plans shows it: its title and current step cut short,
-// so a page's size depends on how many plans it holds, not on what they say.
-func encodeListEntry(sum *Summary) string {
-	short := *sum
-	short.Title = truncateUTF8(short.Title, maxListTitle)
-	short.Status = truncateUTF8(short.Status, maxListStatus)
-	short.Author = truncateUTF8(short.Author, maxListStatus)
-	for _, at := range [...]**Step{&short.CurrentStep, &short.NextStep} {
-		if *at != nil {
-			step := **at
-			step.Text = truncateUTF8(step.Text, maxListStepText)
-			*at = &step
-		}
-	}
-	js, err := resultAPI.MarshalToString(&short)
-	if err != nil {
-		return "{}" // a Summary holds only strings, numbers and times: unreachable
-	}
-	return js
+type listedPlan struct {
+	name string
+	info FileInfo
 }
-
-// Bounds of a list_plans entry's texts.
-const (
-	maxListTitle    = 100
-	maxListStatus   = 40
-	maxListStepText = 80
-)
 
 // list returns every plan's summary sorted by name, and warnings sorted by name. Entries
 // that came from the cache are shared: callers must not change them.
@@ -158,8 +134,8 @@ func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
 				return nil, nil, canceled(ctx)
 			}
 			w := Warning{Name: e.name, Code: CodeOf(err), Message: err.Error()}
-			if errors.As(err, &w.cause) {
-				w.Message = w.cause.Message
+			if errors.As(err, &w.Err) {
+				w.Message = w.Err.Message
 			}
 			warnings = append(warnings, w)
 			continue
@@ -202,15 +178,10 @@ func (s *Store) sameAsSorted(hits []*cachedSummary, gen uint64) bool {
 	return true
 }
 
-type listedPlan struct {
-	name string
-	info FileInfo
-}
-
 // remember caches a summary under the Size and ModifiedAt that LsInfo reported before the
 // read, unless the file changed so recently that a same-size rewrite within the file
 // system's clock granularity could go unnoticed.
-// It returns the entry, cached or not; a cached entry carries its JSON encoding.
+// It returns the entry, cached or not.
 func (s *Store) remember(name string, info FileInfo, sum Summary, now time.Time) *cachedSummary {
 	c := &cachedSummary{size: info.Size, modified: info.ModifiedAt, summary: sum}
 	if info.ModifiedAt == "" {
@@ -222,7 +193,6 @@ func (s *Store) remember(name string, info FileInfo, sum Summary, now time.Time)
 			return c
 		}
 	}
-	c.json = encodeListEntry(&c.summary)
 	s.shared.cacheMu.Lock()
 	s.shared.cache[name] = c
 	s.shared.cacheMu.Unlock()

@@ -24,7 +24,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 	p, err := s.mutate(ctx, ActionWrite, u.Name, u.IfRevision, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			if u.Content == nil {
-				return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNeedsContent, Name: u.Name, Field: pContent.name})
+				return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNeedsContent, Name: u.Name, Field: fieldContent})
 			}
 			created = true
 			next := &Plan{Title: u.Title, Status: u.Status, Author: u.Author, Content: *u.Content}
@@ -115,13 +115,13 @@ func (s *Store) updateStep(ctx context.Context, name string, number int, state S
 
 func (s *Store) checkContent(content string) error {
 	if !utf8.ValidString(content) {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: pContent.name})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: fieldContent})
 	}
 	if strings.TrimSpace(content) == "" {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: pContent.name})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: fieldContent})
 	}
 	if len(content) > s.maxContent {
-		return fail(Error{Code: CodeTooLarge, Reason: reasonContentTooLarge, Field: pContent.name, Size: int64(len(content)), Limit: int64(s.maxContent)})
+		return fail(Error{Code: CodeTooLarge, Reason: reasonContentTooLarge, Field: fieldContent, Size: int64(len(content)), Limit: int64(s.maxContent)})
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ func checkHeaderField(key, value string) error {
 
 func checkIfRevision(ifRevision *int64) error {
 	if ifRevision != nil && *ifRevision < 0 {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: pRevision.name, Revision: *ifRevision})
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: fieldIfRevision, Revision: *ifRevision})
 	}
 	return nil
 }

@@ -32,8 +32,16 @@ func (env *toolEnv) errorMessage(e *Error) string {
 	if !ok || e.Reason == "" {
 		return e.Message
 	}
+	if param, ok := storeFieldParams[e.Field]; ok {
+		shown := *e
+		shown.Field = param.name
+		e = &shown
+	}
 	if kind, ok := env.texts["kind."+e.Value]; ok && (e.Reason == reasonNotString || e.Reason == reasonNotInteger || e.Reason == reasonNotBoolean) {
 		text = strings.ReplaceAll(text, "{value}", kind)
 	}
 	return e.render(text)
 }
+
+// storeFieldParams names the tool parameter that carries each field a Store error names.
+var storeFieldParams = map[string]param{fieldIfRevision: pRevision, fieldContent: pContent, fieldNote: pNote}

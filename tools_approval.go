@@ -189,12 +189,6 @@ func alreadyDecided(ctx context.Context, env *toolEnv, asked ApprovalRequest, d 
 	return nil
 }
 
-// reasonApprovalOrchestratorOnly: a sub-agent called request_plan_approval.
-const reasonApprovalOrchestratorOnly = "approval_orchestrator_only"
-
-func init() {
-	factTexts[reasonApprovalOrchestratorOnly] = "request_plan_approval is for the orchestrator only"
-}
 
 // unapproved is the "approved": false that read_plan and get_plan_status show for a plan
 // that needs an approval and has none; nil (not shown) otherwise.

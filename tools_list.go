@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"strings"
+	"sync"
 )
 
 // Bounds of one list_plans page.
@@ -21,8 +22,8 @@ type listWarning struct {
 
 // runListPlans answers one page: at most limit plans (50 by default) after cursor, and never
 // more than 16 KiB, so a folder of any size fits a model's context. Each cached summary is
-// encoded once, when it is cached, so a page of unchanged plans costs little more than
-// copying bytes.
+// encoded once while it stays the same (listCache), so a page of unchanged plans costs little
+// more than copying bytes.
 func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
 	limit, cursor, status := f.integer(pLimit), f.str(pCursor), f.str(pStatusFilter)
@@ -36,19 +37,19 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 		}
 		opts.Limit = int(*limit)
 	}
-	entries, warnings, err := env.store.list(ctx)
+	listing, err := env.store.ListPage(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	page := pageOf(entries, opts)
+	warnings, next := listing.Warnings, listing.NextCursor
 	// Warnings are encoded first, so the plans get the rest of the page's bytes.
 	var tail strings.Builder
 	if cursor == "" && len(warnings) > 0 {
 		shown := make([]listWarning, 0, min(len(warnings), maxListWarnings))
 		for _, w := range warnings[:min(len(warnings), maxListWarnings)] {
 			msg := w.Message
-			if w.cause != nil {
-				msg = env.errorMessage(w.cause)
+			if w.Err != nil {
+				msg = env.errorMessage(w.Err)
 			}
 			shown = append(shown, listWarning{Name: w.Name, Code: w.Code, Message: truncateUTF8(msg, 300)})
 		}
@@ -65,13 +66,10 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 	}
 	var b strings.Builder
 	b.WriteString(`{"plans":[`)
-	for i, c := range page.entries {
-		js := c.json
-		if js == "" {
-			js = encodeListEntry(&c.summary)
-		}
+	for i := range listing.Plans {
+		js := env.listEntries.encode(&listing.Plans[i])
 		if i > 0 && b.Len()+len(js)+tail.Len()+128 > maxListBytes {
-			page.next = page.entries[i-1].summary.Name
+			next = listing.Plans[i-1].Name
 			break
 		}
 		if i > 0 {
@@ -80,12 +78,74 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 		b.WriteString(js)
 	}
 	b.WriteString(`],"total":`)
-	b.WriteString(itoa(page.total))
-	if page.next != "" {
+	b.WriteString(itoa(listing.Total))
+	if next != "" {
 		b.WriteString(`,"next_cursor":`)
-		b.WriteString(jsonString(page.next))
+		b.WriteString(jsonString(next))
 	}
 	b.WriteString(tail.String())
 	b.WriteByte('}')
 	return b.String(), nil
+}
+
+// encodeListEntry is a summary as list_plans shows it: its title and current step cut short,
+// so a page's size depends on how many plans it holds, not on what they say.
+func encodeListEntry(sum *Summary) string {
+	short := *sum
+	short.Title = truncateUTF8(short.Title, maxListTitle)
+	short.Status = truncateUTF8(short.Status, maxListStatus)
+	short.Author = truncateUTF8(short.Author, maxListStatus)
+	for _, at := range [...]**Step{&short.CurrentStep, &short.NextStep} {
+		if *at != nil {
+			step := **at
+			step.Text = truncateUTF8(step.Text, maxListStepText)
+			*at = &step
+		}
+	}
+	js, err := resultAPI.MarshalToString(&short)
+	if err != nil {
+		return "{}" // a Summary holds only strings, numbers and times: unreachable
+	}
+	return js
+}
+
+// Bounds of a list_plans entry's texts.
+const (
+	maxListTitle    = 100
+	maxListStatus   = 40
+	maxListStepText = 80
+)
+
+// listCache keeps each plan's list_plans entry while its summary stays the same, so only
+// changed plans are encoded again. The Store's list cache hands out the same step and
+// approval values while a plan is unchanged, so comparing them by pointer is exact: a
+// re-read plan gets new ones, and is at worst encoded once more.
+type listCache struct {
+	mu      sync.Mutex
+	entries map[string]listEntry
+}
+
+type listEntry struct {
+	sum  Summary
+	json string
+}
+
+// maxListCache bounds the entries kept; past it the cache starts again.
+const maxListCache = 4096
+
+func (c *listCache) encode(sum *Summary) string {
+	c.mu.Lock()
+	e, ok := c.entries[sum.Name]
+	c.mu.Unlock()
+	if ok && e.sum == *sum {
+		return e.json
+	}
+	js := encodeListEntry(sum)
+	c.mu.Lock()
+	if c.entries == nil || len(c.entries) >= maxListCache {
+		c.entries = map[string]listEntry{}
+	}
+	c.entries[sum.Name] = listEntry{sum: *sum, json: js}
+	c.mu.Unlock()
+	return js
 }
