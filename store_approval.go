@@ -144,5 +144,3 @@ func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Pla
 	}
 	return cur, req, nil
 }
-
-

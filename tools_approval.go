@@ -189,7 +189,6 @@ func alreadyDecided(ctx context.Context, env *toolEnv, asked ApprovalRequest, d 
 	return nil
 }
 
-
 // unapproved is the "approved": false that read_plan and get_plan_status show for a plan
 // that needs an approval and has none; nil (not shown) otherwise.
 func (env *toolEnv) unapproved(p *Plan) *bool {
