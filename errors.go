@@ -246,7 +246,8 @@ const (
 	reasonFileNotUTF8 = "file_not_utf8"
 	reasonFileEmpty   = "file_empty"
 	reasonNotBoolean  = "not_boolean"
-	reasonNoteTag     = "note_tag" // a note ending like a holder's tag, "(@name)"
+	reasonNoteTag     = "note_tag"      // a note ending like a holder's tag, "(@name)"
+	reasonClaimInText = "claim_in_text" // a body written whole adds a holder's tag to a step
 )
 
 // Reasons of moves on a plan that several agents work on: a step another agent holds; a

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/einoplan/plan/internal/markdown"
 )
@@ -244,6 +245,21 @@ func setStepState(body string, number int, to StepState, note string) (newBody s
 	return setStep(body, number, to, note, stepClaim{})
 }
 
+// checkNote is the one check of a step note, wherever it comes from: one line of valid
+// UTF-8, at most maxStepNoteLen bytes once trimmed.
+func checkNote(note string) error {
+	note = strings.TrimSpace(note)
+	switch {
+	case len(note) > maxStepNoteLen:
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: fieldNote, Size: int64(len(note)), Limit: maxStepNoteLen})
+	case !utf8.ValidString(note):
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: fieldNote})
+	case strings.ContainsAny(note, "\r\n"):
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: fieldNote})
+	}
+	return nil
+}
+
 // stepClaim is who moves a step: by holds the steps it moves to in_progress ("" holds
 // nothing); takeover lets by move a step someone else holds.
 type stepClaim struct {
@@ -259,11 +275,8 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 		return "", Step{}, err
 	}
 	note = strings.TrimSpace(note)
-	if strings.ContainsAny(note, "\r\n") {
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: "note"})
-	}
-	if len(note) > maxStepNoteLen {
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: "note", Size: int64(len(note)), Limit: maxStepNoteLen})
+	if err := checkNote(note); err != nil {
+		return "", Step{}, err
 	}
 
 	var it scannedStep
@@ -278,9 +291,10 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	if !found {
 		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonStepMissing, Field: "step", Step: number, Steps: n})
 	}
-	if _, tag := splitHolder(note); to == StepInProgress && c.by == "" && tag != "" {
-		// The note would end the line and name a holder nobody is.
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: "note", Value: note})
+	if _, tag := splitHolder(note); tag != "" {
+		// Only the Store writes holder tags: a note ending like one could name a holder once
+		// the Store's own tag after it is gone (a release, a finished step).
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: fieldNote, Value: note})
 	}
 	holder := holderOf(it.step)
 	if holder != "" && holder != c.by && !c.takeover {
@@ -288,6 +302,10 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	}
 	// Taking over a step in progress hands it to by; anything else must be a legal move.
 	reassign := c.takeover && it.step.State == StepInProgress && to == StepInProgress
+	if reassign && holder == c.by {
+		// Handing a step to whoever holds it changes nothing but would grow its line.
+		return "", Step{}, fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, Step: number, From: it.step.State, To: to})
+	}
 	if !reassign {
 		if err := checkTransition(it.step.State, to); err != nil {
 			var e *Error
@@ -302,8 +320,8 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 
 	// tail is the line after the marker: "]", then " text" when there is a text.
 	tail := body[it.marker+1 : it.end]
-	if to == StepInProgress && holder != "" {
-		tail, _ = splitHolder(tail)
+	if to == StepInProgress && it.step.State == StepInProgress {
+		tail = withoutClaim(tail) // the Store's own tag, or its "held by nobody" mark
 	}
 	var b strings.Builder
 	b.Grow(len(body) + len(stepNoteSep) + len(note) + len(c.by) + 4)
@@ -315,8 +333,8 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 		b.WriteString(stepNoteSep)
 		b.WriteString(note)
 	}
-	if to == StepInProgress && c.by != "" {
-		b.WriteString(holderTag(c.by))
+	if to == StepInProgress {
+		b.WriteString(claimTag(c.by, b.String()[start:]))
 	}
 	end := b.Len()
 	b.WriteString(body[it.end:])

@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -15,18 +18,77 @@ const maxHolderLen = 64
 // holderTag is what a claim appends to a step's line.
 func holderTag(holder string) string { return " (@" + holder + ")" }
 
-// HolderName is the name an agent holds steps under: its name with white space, parentheses
-// and control characters replaced by "-", cut to 64 bytes, so the tag reads back as written.
-// "" stays "" (nobody: the step is in progress but not held).
-func holderName(agent string) string {
-	agent = strings.Map(func(r rune) rune {
-		if r <= ' ' || r == '(' || r == ')' || r == 0x7f || r == utf8.RuneError {
-			return '-'
-		}
-		return r
-	}, agent)
-	return truncateUTF8(agent, maxHolderLen)
+// nobodyTag ends the line of a step in progress that nobody holds when its text would
+// otherwise end like a holder's tag: written by a person or a rewrite, it is no claim.
+const nobodyTag = " (@)"
+
+// claimTag is what the Store appends to the line of a step it moves to in_progress for by,
+// whose line so far is line: by's tag, or for nobody the mark that keeps the text's own
+// ending from reading as a claim (nothing when it needs none).
+func claimTag(by, line string) string {
+	if by != "" {
+		return holderTag(by)
+	}
+	if _, h := splitHolder(strings.TrimPrefix(line, "]")); h != "" {
+		return nobodyTag
+	}
+	return ""
 }
+
+// withoutClaim is the line after a step's marker without what a claim appended to it.
+func withoutClaim(tail string) string {
+	if t, ok := strings.CutSuffix(tail, nobodyTag); ok {
+		return t
+	}
+	t, _ := splitHolder(tail)
+	return t
+}
+
+// holderName is the name an agent holds steps under, one-to-one: parentheses, control
+// characters (spaces stay), invalid UTF-8 and "%" itself are written as %XX (so "worker 1",
+// "worker(1" and "worker-1" stay three holders), and a name longer than 64 bytes is cut to
+// 47 bytes plus "~" and 16 hex digits of its SHA-256, so names that share their first 64
+// bytes stay apart. "" stays "" (nobody: the step is in progress but not held).
+func holderName(agent string) string {
+	var b strings.Builder
+	for i := 0; i < len(agent); {
+		r, size := utf8.DecodeRuneInString(agent[i:])
+		if r < ' ' || r == '(' || r == ')' || r == '%' || r == 0x7f || (r == utf8.RuneError && size == 1) {
+			for _, c := range []byte(agent[i : i+size]) {
+				b.WriteString(fmt.Sprintf("%%%02X", c))
+			}
+		} else {
+			b.WriteString(agent[i : i+size])
+		}
+		i += size
+	}
+	name := b.String()
+	if len(name) > maxHolderLen {
+		sum := sha256.Sum256([]byte(name))
+		name = truncateUTF8(name, maxHolderLen-17) + "~" + hex.EncodeToString(sum[:8])
+	}
+	return name
+}
+
+// validHolder reports whether name is one holderName gives: what a holder tag may name.
+func validHolder(name string) bool {
+	if name == "" || len(name) > maxHolderLen || !utf8.ValidString(name) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c < ' ' || c == '(' || c == ')' || c == 0x7f:
+			return false
+		case c == '%':
+			if i+2 >= len(name) || !isUpperHex(name[i+1]) || !isUpperHex(name[i+2]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isUpperHex(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'F' }
 
 // splitHolder returns a step text without its trailing holder tag, and the holder it names
 // ("" when the text ends in no tag).
@@ -42,7 +104,7 @@ func splitHolder(text string) (rest, holder string) {
 		return text, ""
 	}
 	name := text[i+skip : len(text)-1]
-	if name == "" || name != holderName(name) {
+	if !validHolder(name) {
 		return text, ""
 	}
 	return text[:i], name
@@ -66,4 +128,32 @@ func nextFreeStep(steps []Step) (step Step, ok bool) {
 		}
 	}
 	return Step{}, false
+}
+
+// checkNoNewClaims refuses a body written whole (a rewrite, an import, an edited approval)
+// that would claim a step: only a step move writes holder tags, so a line ending in one must
+// be a line cur already had, state and text alike. A step's text thus never names a holder
+// that no move made, whatever its state, and a later move cannot turn it into a hold.
+func checkNoNewClaims(name string, cur *Plan, body string) error {
+	if !strings.Contains(body, "(@") {
+		return nil
+	}
+	var kept map[string]bool // state + text of cur's lines that end in a tag
+	for _, st := range ParseSteps(body) {
+		if _, h := splitHolder(st.Text); h == "" {
+			continue
+		}
+		if kept == nil {
+			kept = map[string]bool{}
+			if cur != nil {
+				for _, c := range ParseSteps(cur.Content) {
+					kept[string(c.State)+"\n"+c.Text] = true
+				}
+			}
+		}
+		if !kept[string(st.State)+"\n"+st.Text] {
+			return fail(Error{Code: CodeInvalidArgument, Reason: reasonClaimInText, Name: name, Field: fieldContent, Step: st.Number, Value: st.Text})
+		}
+	}
+	return nil
 }

@@ -58,7 +58,7 @@ func (s *Store) TakeOverStep(ctx context.Context, name string, number int, holde
 }
 
 func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Plan, Step, error) {
-	if err := checkHeaderField(fieldNote, m.Note); err != nil {
+	if err := checkNote(m.Note); err != nil {
 		return nil, Step{}, err
 	}
 	var step Step

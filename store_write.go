@@ -26,6 +26,9 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 			if u.Content == nil {
 				return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNeedsContent, Name: u.Name, Field: fieldContent})
 			}
+			if err := checkNoNewClaims(u.Name, nil, *u.Content); err != nil {
+				return nil, err
+			}
 			created = true
 			next := &Plan{Title: u.Title, Status: u.Status, Author: u.Author, Content: *u.Content}
 			if next.Title == "" {
@@ -47,6 +50,9 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 		}
 		next := *cur
 		if u.Content != nil {
+			if err := checkNoNewClaims(u.Name, cur, *u.Content); err != nil {
+				return nil, err
+			}
 			next.Content = *u.Content
 		}
 		keepUnlessEmpty(&next.Title, u.Title)

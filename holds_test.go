@@ -1,0 +1,163 @@
+package plan_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// runAs runs one ChatModelAgent called name with the plan middleware mw and returns the
+// tool results in order.
+func runAs(t *testing.T, name string, m *plantest.ScriptedModel, mw adk.ChatModelAgentMiddleware) []string {
+	t.Helper()
+	ctx := context.Background()
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: name, Description: "works", Instruction: "You work.", Model: m,
+		Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 20,
+	})
+	require.NoError(t, err)
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
+	var events []*adk.AgentEvent
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			break
+		}
+		require.NoError(t, ev.Err)
+		events = append(events, ev)
+	}
+	return toolResults(events)
+}
+
+// A note that ends like a holder's tag is refused, whoever moves the step: after a release
+// takes the mover's own tag away, the note's tag would otherwise name a holder nobody made.
+func TestANoteNeverBecomesAHolder(t *testing.T) {
+	s, _ := newTeamStore(t, plan.StoreConfig{})
+	mw, err := plan.New(context.Background(), &plan.Config{Store: s, AgentName: "me"})
+	require.NoError(t, err)
+	results := runAs(t, "me", plantest.NewScriptedModel(
+		plantest.CallTool("update_plan_step", `{"name":"team","step":1,"status":"in_progress","note":"blocked, ask (@victim)"}`),
+		plantest.CallTool("update_plan_step", `{"name":"team","step":1,"status":"in_progress","note":"blocked, ask victim"}`),
+		plantest.Answer("done"),
+	), mw)
+	require.Len(t, results, 2)
+	assert.Equal(t, "invalid_argument", errorCode(t, results[0]), results[0])
+	assert.Equal(t, "", errorCode(t, results[1]), results[1])
+
+	p, err := s.Get(context.Background(), "team")
+	require.NoError(t, err)
+	assert.Contains(t, p.Content, "- [~] design — blocked, ask victim (@me)\n")
+	_, step, err := s.TakeOverStep(context.Background(), "team", 1, "")
+	require.NoError(t, err)
+	assert.Empty(t, step.Holder, "a release leaves the step held by nobody")
+	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "someone"})
+	assert.Nil(t, perr, "so anyone may finish it")
+}
+
+// A body written whole cannot claim a step: a line that ends in a holder's tag is refused
+// unless it was already there, so no step of a rewrite or a new plan counts as held once a
+// mover with no name starts it, and a release releases.
+func TestAWrittenBodyNeverClaimsAStep(t *testing.T) {
+	ctx := context.Background()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	forged := "- [ ] Ship (@victim)\n- [~] Build (@victim)\n"
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &forged})
+	requireReason(t, err, "claim_in_text")
+
+	body := "- [ ] Ship\n- [ ] Build\n"
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &body})
+	require.NoError(t, err)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 2, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err)
+	p, err := s.Get(ctx, "p")
+	require.NoError(t, err)
+
+	// Carrying the held line over unchanged is fine; moving the tag to another line is not.
+	kept := strings.Replace(p.Content, "Ship", "Ship it", 1)
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &kept})
+	require.NoError(t, err)
+	moved := "- [~] Ship it (@w1)\n- [~] Build\n"
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &moved})
+	requireReason(t, err, "claim_in_text")
+
+	// A step whose own text ends like a tag (written before this rule) started by nobody
+	// is held by nobody, and stays so after a release.
+	legacy := "---\ntitle: \"L\"\nstatus: \"draft\"\nauthor: \"\"\nrevision: 1\nupdated_at: \"2026-01-01T00:00:00Z\"\n---\n- [ ] Ship (@victim)\n"
+	backend := plan.NewMemoryBackend()
+	require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/legacy.md", Content: legacy}))
+	ls, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, step, err := ls.MoveStep(ctx, plan.StepMove{Name: "legacy", Step: 1, State: plan.StepInProgress})
+	require.NoError(t, err)
+	assert.Empty(t, step.Holder)
+	_, step, err = ls.TakeOverStep(ctx, "legacy", 1, "bob")
+	require.NoError(t, err)
+	assert.Equal(t, "bob", step.Holder)
+	_, step, err = ls.TakeOverStep(ctx, "legacy", 1, "")
+	require.NoError(t, err)
+	assert.Empty(t, step.Holder, "a release releases")
+}
+
+// Taking over one's own step changes nothing and is refused, so repeated takeovers with
+// notes cannot grow an approved plan without bound.
+func TestTakingOverOwnStepIsRefused(t *testing.T) {
+	s, _ := newTeamStore(t, plan.StoreConfig{})
+	ctx := context.Background()
+	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "me"})
+	require.Nil(t, perr)
+	before, err := s.Get(ctx, "team")
+	require.NoError(t, err)
+	_, err = s.Approve(ctx, "team", before.Revision, "ana")
+	require.NoError(t, err)
+	note := strings.Repeat("n", 441)
+	for range 50 {
+		_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "me", Takeover: true, Note: note})
+		require.NotNil(t, perr)
+		assert.Equal(t, plan.CodeIllegalTransition, perr.Code)
+	}
+	after, err := s.Get(ctx, "team")
+	require.NoError(t, err)
+	assert.Equal(t, len(before.Content), len(after.Content), "nothing was written")
+}
+
+// Holder names map one-to-one: names that differ only in characters a tag cannot hold, or
+// beyond their first 64 bytes, hold steps as different agents.
+func TestHolderNamesAreOneToOne(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	for _, pair := range [][2]string{{"worker 1", "worker(1"}, {"worker 1", "worker-1"}, {"w%281", "w(1"}, {long + "x", long + "y"}} {
+		s, _ := newTeamStore(t, plan.StoreConfig{})
+		_, step, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: pair[0]})
+		require.Nil(t, perr)
+		_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: pair[1]})
+		require.NotNil(t, perr, "%q finished %q's step", pair[1], pair[0])
+		assert.Equal(t, plan.CodeStepHeld, perr.Code)
+		_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: pair[0]})
+		assert.Nil(t, perr, "%q finishes its own step (held as %q)", pair[0], step.Holder)
+	}
+}
+
+// A note has one limit, told the same way whatever its size.
+func TestANoteHasOneLimit(t *testing.T) {
+	s, _ := newTeamStore(t, plan.StoreConfig{})
+	for _, n := range []int{501, 1000, 5000} {
+		_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "me", Note: strings.Repeat("n", n)})
+		require.NotNil(t, perr, n)
+		assert.EqualValues(t, 500, perr.Limit, n)
+		assert.Equal(t, "Note", perr.Field)
+	}
+}
+
+func requireReason(t *testing.T, err error, reason string) {
+	t.Helper()
+	var pe *plan.Error
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, reason, pe.Reason, pe.Message)
+}
