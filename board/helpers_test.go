@@ -1,0 +1,167 @@
+package board_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/board"
+)
+
+// rig is a board over a real Store on a LocalBackend, served on loopback.
+type rig struct {
+	t     *testing.T
+	store *plan.Store
+	srv   *httptest.Server
+}
+
+func newRig(t *testing.T, opts ...board.Option) *rig {
+	t.Helper()
+	backend, err := plan.NewLocalBackend(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { backend.Close() })
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(board.New(store, opts...))
+	t.Cleanup(srv.Close)
+	return &rig{t: t, store: store, srv: srv}
+}
+
+// asPerson signs every request in as who.
+func asPerson(who string) board.Option {
+	return board.WithPerson(func(*http.Request) (string, error) { return who, nil })
+}
+
+func (r *rig) put(name, body string) *plan.Plan {
+	r.t.Helper()
+	p, err := r.store.Put(plan.WithActor(context.Background(), "planner"), plan.Update{Name: name, Content: &body})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+// start moves step number of plan name to in progress, held by who, as an agent does.
+func (r *rig) start(name string, number int, who string) *plan.Plan {
+	r.t.Helper()
+	p, _, err := r.store.MoveStep(context.Background(), plan.StepMove{Name: name, Step: number, State: plan.StepInProgress, By: who})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+// get sends a GET and decodes the JSON answer into out; it returns the status.
+func (r *rig) get(path string, out any) int {
+	r.t.Helper()
+	resp, err := http.Get(r.srv.URL + path)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return decode(r.t, resp, out)
+}
+
+// post sends an action as the board's page does: JSON, the action header, same origin.
+func (r *rig) post(path string, body any, out any) int {
+	r.t.Helper()
+	return r.postWith(path, body, out, map[string]string{
+		"Content-Type": "application/json", board.ActionHeader: "1", "Origin": r.srv.URL, "Sec-Fetch-Site": "same-origin"})
+}
+
+func (r *rig) postWith(path string, body any, out any, headers map[string]string) int {
+	r.t.Helper()
+	data, err := json.Marshal(body)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, r.srv.URL+path, bytes.NewReader(data))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return decode(r.t, resp, out)
+}
+
+func decode(t *testing.T, resp *http.Response, out any) int {
+	t.Helper()
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s: %v\n%s", resp.Request.URL, err, data)
+		}
+	}
+	return resp.StatusCode
+}
+
+// errorBody is the board's refusal.
+type errorBody struct {
+	Error struct {
+		Code            string `json:"code"`
+		Message         string `json:"message"`
+		Revision        int64  `json:"revision"`
+		CurrentRevision int64  `json:"current_revision"`
+	} `json:"error"`
+}
+
+type stepJSON struct {
+	Number int    `json:"number"`
+	State  string `json:"state"`
+	Text   string `json:"text"`
+	Holder string `json:"holder"`
+}
+
+type planJSON struct {
+	Name      string `json:"name"`
+	Title     string `json:"title"`
+	Revision  int64  `json:"revision"`
+	ChangedBy string `json:"changed_by"`
+	Progress  struct {
+		Total   int `json:"total"`
+		Percent int `json:"percent"`
+	} `json:"progress"`
+	Steps    []stepJSON `json:"steps"`
+	Approval *struct {
+		Revision int64  `json:"revision"`
+		By       string `json:"by"`
+	} `json:"approval"`
+	Content string `json:"content"`
+	History []struct {
+		Revision int64  `json:"revision"`
+		Author   string `json:"author"`
+		Action   string `json:"action"`
+	} `json:"history"`
+}
+
+type actionJSON struct {
+	Plan    planJSON `json:"plan"`
+	Changed bool     `json:"changed"`
+}
+
+func mustNot(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+var errNoSession = errors.New("no session")

@@ -1,0 +1,189 @@
+package board_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/einoplan/plan"
+)
+
+const releasePlan = "# Release 2.0\n- [x] Write the changelog\n- [ ] Run the checks\n- [ ] Tag and publish\n- [ ] Announce\n"
+
+func TestListShowsEveryPlanWithProgressStepsAndWhoChangedIt(t *testing.T) {
+	r := newRig(t)
+	r.put("release", releasePlan)
+	r.start("release", 2, "worker-1")
+	r.put("docs", "# Docs\n- [ ] Outline\n")
+	var out struct {
+		Plans []planJSON `json:"plans"`
+		Total int        `json:"total"`
+	}
+	if st := r.get("/api/plans", &out); st != http.StatusOK {
+		t.Fatalf("status %d", st)
+	}
+	if out.Total != 2 || len(out.Plans) != 2 || out.Plans[0].Name != "docs" || out.Plans[1].Name != "release" {
+		t.Fatalf("plans %+v", out)
+	}
+	rel := out.Plans[1]
+	if rel.Title != "Release 2.0" || rel.Revision != 2 || rel.ChangedBy != "worker-1" || rel.Progress.Total != 4 || rel.Progress.Percent != 25 {
+		t.Fatalf("release %+v", rel)
+	}
+	if len(rel.Steps) != 4 || rel.Steps[1] != (stepJSON{2, "in_progress", "Run the checks", "worker-1"}) {
+		t.Fatalf("steps %+v", rel.Steps)
+	}
+}
+
+func TestListRefusesABadLimit(t *testing.T) {
+	r := newRig(t)
+	var e errorBody
+	if st := r.get("/api/plans?limit=-3", &e); st != http.StatusBadRequest || e.Error.Code != "bad_request" {
+		t.Fatalf("status %d %+v", st, e)
+	}
+}
+
+func TestOnePlanHasStepsHoldersApprovalBodyAndHistory(t *testing.T) {
+	r := newRig(t)
+	r.put("release", releasePlan)
+	_, err := r.store.Approve(context.Background(), "release", 1, "alice")
+	mustNot(t, err)
+	var p planJSON
+	if st := r.get("/api/plans/release", &p); st != http.StatusOK {
+		t.Fatalf("status %d", st)
+	}
+	if p.Revision != 2 || p.Approval == nil || p.Approval.Revision != 1 || p.Approval.By != "alice" || p.Content != releasePlan {
+		t.Fatalf("plan %+v", p)
+	}
+	if p.ChangedBy != "alice" || len(p.History) != 2 || p.History[0].Action != "approve" || p.History[1].Author != "planner" {
+		t.Fatalf("history %+v", p.History)
+	}
+}
+
+func TestUnknownPlanIsNotFound(t *testing.T) {
+	r := newRig(t)
+	var e errorBody
+	if st := r.get("/api/plans/nope", &e); st != http.StatusNotFound || e.Error.Code != "not_found" {
+		t.Fatalf("status %d %+v", st, e)
+	}
+	if st := r.get("/api/plans/..%2Fetc", &e); st != http.StatusBadRequest || e.Error.Code != "invalid_argument" {
+		t.Fatalf("status %d %+v", st, e)
+	}
+}
+
+func TestDiffShowsWhatChangedBetweenTwoRevisions(t *testing.T) {
+	r := newRig(t)
+	r.put("release", releasePlan)
+	r.put("release", strings.Replace(releasePlan, "Announce", "Announce on the blog", 1))
+	var out struct {
+		From, To int64
+		Diff     string
+	}
+	if st := r.get("/api/plans/release/diff?from=1&to=2", &out); st != http.StatusOK {
+		t.Fatalf("status %d", st)
+	}
+	if out.From != 1 || out.To != 2 || !strings.Contains(out.Diff, "-- [ ] Announce\n") || !strings.Contains(out.Diff, "+- [ ] Announce on the blog") {
+		t.Fatalf("diff %+v", out)
+	}
+	if st := r.get("/api/plans/release/diff", &out); st != http.StatusOK || out.From != 1 || out.To != 2 {
+		t.Fatalf("default diff %d %+v", st, out)
+	}
+	var e errorBody
+	if st := r.get("/api/plans/release/diff?from=x", &e); st != http.StatusBadRequest {
+		t.Fatalf("status %d", st)
+	}
+	if st := r.get("/api/plans/release/diff?from=1&to=9", &e); st != http.StatusNotFound {
+		t.Fatalf("status %d", st)
+	}
+}
+
+func TestPageFollowsTheBrowsersLanguageAndKeepsToItsOwnFiles(t *testing.T) {
+	r := newRig(t)
+	for accept, want := range map[string]string{
+		"zh-CN,zh;q=0.9,en;q=0.8": `<html lang="zh">`,
+		"en-US,en;q=0.9":          `<html lang="en">`,
+		"fr-FR, zh;q=0.5":         `<html lang="zh">`,
+		"":                        `<html lang="en">`,
+		"de;q=x, ;;;,":            `<html lang="en">`,
+	} {
+		req, _ := http.NewRequest(http.MethodGet, r.srv.URL+"/", nil)
+		req.Header.Set("Accept-Language", accept)
+		resp, err := http.DefaultClient.Do(req)
+		mustNot(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), want) {
+			t.Errorf("Accept-Language %q: want %s", accept, want)
+		}
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("CSP %q", csp)
+		}
+	}
+	for _, f := range []string{"/static/board.js", "/static/board.css"} {
+		resp, err := http.Get(r.srv.URL + f)
+		mustNot(t, err)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d", f, resp.StatusCode)
+		}
+	}
+	resp, err := http.Get(r.srv.URL + "/static/..%2fboard.go")
+	mustNot(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a file outside the page: %d", resp.StatusCode)
+	}
+}
+
+func TestPageTextsExistInEnglishAndChinese(t *testing.T) {
+	r := newRig(t)
+	resp, err := http.Get(r.srv.URL + "/static/board.js")
+	mustNot(t, err)
+	js, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	src := string(js)
+	en, zh := src[strings.Index(src, "en: {"):strings.Index(src, "zh: {")], src[strings.Index(src, "zh: {"):]
+	keys := func(block string) map[string]bool {
+		out := map[string]bool{}
+		for _, line := range strings.Split(block, "\n") {
+			for _, part := range strings.Split(line, "', ") {
+				part = strings.TrimSpace(part)
+				if k, _, ok := strings.Cut(part, ": '"); ok && !strings.ContainsAny(k, " {(") {
+					out[strings.Trim(k, "'")] = true
+				}
+			}
+		}
+		return out
+	}
+	ke, kz := keys(en), keys(zh[:strings.Index(zh, "\n    }\n")])
+	if len(ke) < 50 {
+		t.Fatalf("only %d English texts found", len(ke))
+	}
+	for k := range ke {
+		if !kz[k] {
+			t.Errorf("text %q has no Chinese", k)
+		}
+	}
+	for k := range kz {
+		if !ke[k] {
+			t.Errorf("text %q has no English", k)
+		}
+	}
+}
+
+func TestMountedUnderAFolder(t *testing.T) {
+	r := newRig(t)
+	mux := http.NewServeMux()
+	mux.Handle("/board/", http.StripPrefix("/board", r.srv.Config.Handler))
+	r.put("docs", "# Docs\n- [ ] Outline\n")
+	req := httptestRequest(t, mux, "/board/api/plans/docs")
+	if req.Code != http.StatusOK || !strings.Contains(req.Body.String(), `"name":"docs"`) {
+		t.Fatalf("%d %s", req.Code, req.Body)
+	}
+	page := httptestRequest(t, mux, "/board/")
+	if page.Code != http.StatusOK || !strings.Contains(page.Body.String(), "static/board.js") {
+		t.Fatalf("page %d", page.Code)
+	}
+	var _ = plan.CodeNotFound
+}

@@ -1,0 +1,442 @@
+'use strict';
+// The plan board page: reads the board's JSON API, follows its event stream, and sends a
+// person's actions with the revision the page showed. Every text is in TEXTS, in English
+// and Chinese; the language follows the browser.
+(function () {
+  const TEXTS = {
+    en: {
+      title: 'Plan board',
+      plans: '{n} plans', plan1: '1 plan',
+      live: 'Live', connecting: 'Connecting…', reconnecting: 'Reconnecting…',
+      signedIn: 'Signed in as {who}', readOnly: 'Read-only', notSignedIn: 'Not signed in: read-only',
+      empty: 'No plans yet. A plan shows here as soon as an agent writes one.',
+      revision: 'Revision {rev}', changedBy: '{who} {what}', updated: 'updated {when}',
+      act_write: 'edited the plan', act_step: 'moved a step', act_status: 'set the status',
+      act_approve: 'approved it', act_revoke: 'withdrew the approval', act_delete: 'deleted it',
+      approved: 'Approved at revision {rev} by {by}', unapproved: 'Not approved',
+      progress: '{done}/{total} · {pct}%', noSteps: 'No steps',
+      st_pending: 'To do', st_in_progress: 'In progress', st_completed: 'Done', st_failed: 'Failed', st_skipped: 'Skipped',
+      nobody: 'held by nobody',
+      review: 'Review…', history: 'History', hideHistory: 'Hide history', diff: 'Changes', noHistory: 'No kept revisions.',
+      handOverBtn: 'Hand over…', assignBtn: 'Assign…',
+      reviewTitle: 'Review {title}', reviewMeta: 'Revision {rev} · status {status}',
+      approveRev: 'Approve revision {rev}', reject: 'Reject', cancel: 'Cancel',
+      feedback: 'Feedback (required to reject)',
+      staleReview: 'This plan has changed since you opened it: it is now at revision {cur}.',
+      reviewCurrent: 'Review the current revision',
+      handTitle: 'Hand over step {n}', newHolder: 'New holder', handOver: 'Hand over', release: 'Release',
+      handStep: '{text} · {holder}',
+      approvedOk: 'You approved revision {rev} of {name}.',
+      rejectedOk: 'You rejected revision {rev} of {name}.', rejectedRevoked: 'You rejected revision {rev} of {name}; its approval was withdrawn.',
+      handedOk: 'Step {n} of {name} is now held by {holder}.', releasedOk: 'Step {n} of {name} was released: in progress, held by nobody.',
+      unchangedOk: 'Nothing to change: step {n} is already held that way.',
+      warning: 'Cannot read plan {name}: {msg}',
+      status_draft: 'draft', 'status_in-progress': 'in progress', status_done: 'done', status_blocked: 'blocked', status_failed: 'failed', status_cancelled: 'cancelled',
+      err_revision_conflict: 'The plan changed after you opened it: you saw revision {rev}, it is now at revision {cur}. Nothing was changed. Look at the current revision, then try again.',
+      err_read_only: 'This board is read-only: the server lets nobody act on it.',
+      err_unauthenticated: 'Sign in to act on the board.',
+      err_cross_site: 'The request was refused because it did not come from this page.',
+      err_not_json: 'The request was refused because it did not come from this page.',
+      err_not_found: 'This plan no longer exists.',
+      err_no_such_step: 'This step no longer exists.',
+      err_nothing_to_release: 'The step is not started: nobody holds it, so there is nothing to release.',
+      err_step_held: 'Someone else holds this step ({holder}).',
+      err_illegal_transition: 'This step is over and cannot be handed over.',
+      err_not_approved: 'The plan must be approved first.',
+      err_bad_holder: 'A holder is a name of at most 64 characters, without spaces or parentheses.',
+      err_feedback_required: 'Say why you reject the plan: write feedback first.',
+      err_bad_request: 'The board did not understand the request.',
+      err_invalid_argument: 'The board did not accept the request.',
+      err_network: 'The board cannot be reached. Check your connection and try again.',
+      err_other: 'The action failed ({code}). Nothing may have changed: look at the plan, then try again.'
+    },
+    zh: {
+      title: '计划看板',
+      plans: '{n} 个计划', plan1: '1 个计划',
+      live: '实时', connecting: '连接中…', reconnecting: '重新连接中…',
+      signedIn: '当前用户：{who}', readOnly: '只读', notSignedIn: '未登录：只读',
+      empty: '还没有计划。智能体一写下计划，就会显示在这里。',
+      revision: '第 {rev} 版', changedBy: '{who}{what}', updated: '更新于 {when}',
+      act_write: '编辑了计划', act_step: '移动了步骤', act_status: '设置了状态',
+      act_approve: '批准了计划', act_revoke: '撤销了批准', act_delete: '删除了计划',
+      approved: '已由 {by} 批准（第 {rev} 版）', unapproved: '未批准',
+      progress: '{done}/{total} · {pct}%', noSteps: '没有步骤',
+      st_pending: '待办', st_in_progress: '进行中', st_completed: '已完成', st_failed: '失败', st_skipped: '已跳过',
+      nobody: '无人负责',
+      review: '审阅…', history: '历史', hideHistory: '收起历史', diff: '改动', noHistory: '没有保留的版本。',
+      handOverBtn: '移交…', assignBtn: '指派…',
+      reviewTitle: '审阅 {title}', reviewMeta: '第 {rev} 版 · 状态 {status}',
+      approveRev: '批准第 {rev} 版', reject: '驳回', cancel: '取消',
+      feedback: '意见（驳回时必填）',
+      staleReview: '你打开后此计划已被修改：现在是第 {cur} 版。',
+      reviewCurrent: '审阅当前版本',
+      handTitle: '移交第 {n} 步', newHolder: '新的负责人', handOver: '移交', release: '释放',
+      handStep: '{text} · {holder}',
+      approvedOk: '你已批准 {name} 的第 {rev} 版。',
+      rejectedOk: '你已驳回 {name} 的第 {rev} 版。', rejectedRevoked: '你已驳回 {name} 的第 {rev} 版，并撤销了它的批准。',
+      handedOk: '{name} 的第 {n} 步现由 {holder} 负责。', releasedOk: '{name} 的第 {n} 步已释放：仍在进行中，无人负责。',
+      unchangedOk: '无需更改：第 {n} 步已经是这样分配的。',
+      warning: '无法读取计划 {name}：{msg}',
+      status_draft: '草稿', 'status_in-progress': '进行中', status_done: '已完成', status_blocked: '受阻', status_failed: '失败', status_cancelled: '已取消',
+      err_revision_conflict: '你打开后此计划已被修改：你看到的是第 {rev} 版，现在是第 {cur} 版。没有做任何更改。请先查看当前版本，再重试。',
+      err_read_only: '此看板为只读：服务器不允许任何人在此操作。',
+      err_unauthenticated: '请先登录再操作。',
+      err_cross_site: '请求被拒绝：它不是从本页面发出的。',
+      err_not_json: '请求被拒绝：它不是从本页面发出的。',
+      err_not_found: '此计划已不存在。',
+      err_no_such_step: '此步骤已不存在。',
+      err_nothing_to_release: '此步骤尚未开始，无人负责，无需释放。',
+      err_step_held: '此步骤由其他人负责（{holder}）。',
+      err_illegal_transition: '此步骤已结束，不能移交。',
+      err_not_approved: '计划必须先获批准。',
+      err_bad_holder: '负责人是不超过 64 个字符的名字，不能包含空格或括号。',
+      err_feedback_required: '请写下驳回的理由。',
+      err_bad_request: '看板无法理解此请求。',
+      err_invalid_argument: '看板不接受此请求。',
+      err_network: '无法连接看板。请检查网络后重试。',
+      err_other: '操作失败（{code}）。可能没有任何更改：请查看计划后重试。'
+    }
+  };
+
+  function pickLanguage() {
+    const langs = (navigator.languages && navigator.languages.length) ? navigator.languages : [navigator.language];
+    for (const l of langs) {
+      const s = String(l || '').toLowerCase();
+      if (s === 'zh' || s.startsWith('zh-')) return 'zh';
+      if (s === 'en' || s.startsWith('en-')) return 'en';
+    }
+    return document.documentElement.lang === 'zh' ? 'zh' : 'en';
+  }
+  const lang = pickLanguage();
+  document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+  const dict = TEXTS[lang];
+
+  function t(key, vars) {
+    let s = Object.prototype.hasOwnProperty.call(dict, key) ? dict[key] : TEXTS.en[key];
+    if (s === undefined) return key;
+    return s.replace(/\{(\w+)\}/g, (m, k) => (vars && vars[k] !== undefined && vars[k] !== null) ? String(vars[k]) : m);
+  }
+  const $ = (id) => document.getElementById(id);
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  const timeFmt = new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const dateFmt = new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en-GB', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  function when(iso) {
+    const d = new Date(iso);
+    if (isNaN(d.getTime())) return '';
+    return (new Date().toDateString() === d.toDateString() ? timeFmt : dateFmt).format(d);
+  }
+  function statusText(s) {
+    const key = 'status_' + s;
+    return Object.prototype.hasOwnProperty.call(dict, key) ? dict[key] : s;
+  }
+
+  document.title = t('title');
+  for (const e of document.querySelectorAll('[data-t]')) e.textContent = t(e.dataset.t);
+
+  const state = { me: { can_act: false, read_only: true }, plans: new Map(), warnings: [], total: 0, history: new Set(), seq: new Map() };
+
+  // --- talking to the board ---
+  class BoardError extends Error {
+    constructor(status, body) {
+      const e = (body && body.error) || {};
+      super(e.message || ('HTTP ' + status));
+      this.status = status; this.code = e.code || (status === 0 ? 'network' : 'other');
+      this.revision = e.revision; this.current = e.current_revision; this.holder = e.holder;
+    }
+  }
+  async function call(url, init) {
+    let r;
+    try { r = await fetch(url, Object.assign({ cache: 'no-store', credentials: 'same-origin' }, init)); } catch (e) { throw new BoardError(0, null); }
+    let body = null;
+    try { body = await r.json(); } catch (e) { body = null; }
+    if (!r.ok) throw new BoardError(r.status, body);
+    return body;
+  }
+  const planURL = (name) => 'api/plans/' + encodeURIComponent(name);
+  function act(path, payload) {
+    return call(path, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Plan-Board': '1' }, body: JSON.stringify(payload) });
+  }
+  function errorText(err) {
+    const key = 'err_' + err.code;
+    const vars = { rev: err.revision, cur: err.current, holder: err.holder ? '@' + err.holder : '', code: err.code };
+    return Object.prototype.hasOwnProperty.call(dict, key) ? t(key, vars) : t('err_other', vars);
+  }
+
+  // --- notices ---
+  let noticeTimer = 0;
+  function notice(text, kind) {
+    const n = $('notice');
+    n.textContent = text; n.dataset.kind = kind || 'info'; n.hidden = false;
+    clearTimeout(noticeTimer);
+    if (kind !== 'error') noticeTimer = setTimeout(() => { n.hidden = true; }, 8000);
+  }
+
+  // --- rendering ---
+  function renderHeader() {
+    const n = state.plans.size;
+    $('count').textContent = n === 1 ? t('plan1') : t('plans', { n: state.total > n ? n + '/' + state.total : n });
+    const who = $('who');
+    if (state.me.can_act) who.textContent = t('signedIn', { who: state.me.person });
+    else who.textContent = state.me.read_only ? t('readOnly') : t('notSignedIn');
+    $('empty').hidden = n > 0;
+  }
+  const MARKS = { pending: '○', in_progress: '◐', completed: '✓', failed: '✕', skipped: '–' };
+
+  function renderPlan(p) {
+    const card = el('article', 'plan');
+    card.dataset.plan = p.name; card.dataset.revision = String(p.revision);
+    const head = el('header');
+    head.append(el('h2', 'title', p.title || p.name), el('span', 'name', p.name), el('span', 'badge status', statusText(p.status)));
+    const appr = p.approval
+      ? el('span', 'badge approval approved', t('approved', { rev: p.approval.revision, by: p.approval.by }))
+      : el('span', 'badge approval unapproved', t('unapproved'));
+    head.append(appr);
+    card.append(head);
+
+    const prog = el('div', 'progress');
+    const bar = el('div', 'bar'); const fill = el('div', 'fill');
+    const pg = p.progress || { total: 0, percent: 0 };
+    fill.style.width = Math.max(0, Math.min(100, pg.percent || 0)) + '%';
+    bar.append(fill);
+    const done = (pg.completed || 0) + (pg.skipped || 0);
+    prog.append(bar, el('span', 'pct', pg.total ? t('progress', { done: done, total: pg.total, pct: pg.percent || 0 }) : t('noSteps')));
+    card.append(prog);
+
+    const meta = el('p', 'meta');
+    const parts = [t('revision', { rev: p.revision })];
+    if (p.changed_by) parts.push(t('changedBy', { who: p.changed_by, what: t('act_' + (p.change_action || 'write')) }));
+    const w = when(p.updated_at);
+    if (w) parts.push(t('updated', { when: w }));
+    meta.textContent = parts.join(' · ');
+    meta.dataset.changedBy = p.changed_by || '';
+    card.append(meta);
+
+    const list = el('ol', 'steps');
+    for (const s of p.steps || []) {
+      const li = el('li', 'step');
+      li.dataset.step = String(s.number); li.dataset.state = s.state;
+      if (s.depth) li.style.paddingLeft = (s.depth * 1.2) + 'rem';
+      li.append(el('span', 'mark', MARKS[s.state] || '?'), el('span', 'state', t('st_' + s.state)), el('span', 'text', s.text));
+      if (s.state === 'in_progress') {
+        li.append(s.holder ? el('span', 'holder', '@' + s.holder) : el('span', 'holder nobody', t('nobody')));
+      }
+      if (state.me.can_act && (s.state === 'in_progress' || s.state === 'pending')) {
+        const b = el('button', 'small hand', s.state === 'pending' ? t('assignBtn') : t('handOverBtn'));
+        b.type = 'button';
+        b.addEventListener('click', () => openHand(p, s));
+        li.append(b);
+      }
+      list.append(li);
+    }
+    card.append(list);
+
+    const actions = el('div', 'actions');
+    if (state.me.can_act) {
+      const rb = el('button', 'primary review', t('review'));
+      rb.type = 'button';
+      rb.addEventListener('click', () => openReview(p.name));
+      actions.append(rb);
+    }
+    const open = state.history.has(p.name);
+    const hb = el('button', 'history-toggle', open ? t('hideHistory') : t('history'));
+    hb.type = 'button';
+    hb.addEventListener('click', () => {
+      if (state.history.has(p.name)) state.history.delete(p.name); else state.history.add(p.name);
+      refresh(p.name, true);
+    });
+    actions.append(hb);
+    card.append(actions);
+    if (open) card.append(renderHistory(p));
+    return card;
+  }
+
+  function renderHistory(p) {
+    const box = el('div', 'history');
+    const hist = p.history || [];
+    if (!hist.length) { box.append(el('p', '', t('noHistory'))); return box; }
+    const ol = el('ol');
+    const pre = el('pre', 'diff'); pre.hidden = true;
+    for (const r of hist) {
+      const li = el('li');
+      li.dataset.revision = String(r.revision);
+      const what = r.action ? t('act_' + r.action) : '';
+      li.append(el('span', '', t('revision', { rev: r.revision })), el('span', '', when(r.updated_at)),
+        el('span', '', [r.author, what].filter(Boolean).join(' ')), el('span', '', statusText(r.status)));
+      if (r.revision > 1) {
+        const d = el('button', 'small', t('diff'));
+        d.type = 'button';
+        d.addEventListener('click', async () => {
+          try {
+            const res = await call(planURL(p.name) + '/diff?from=' + (r.revision - 1) + '&to=' + r.revision);
+            pre.textContent = res.diff; pre.hidden = false;
+          } catch (e) { notice(errorText(e), 'error'); }
+        });
+        li.append(d);
+      }
+      ol.append(li);
+    }
+    box.append(ol, pre);
+    return box;
+  }
+
+  function place(p, flash) {
+    const main = $('plans');
+    const card = renderPlan(p);
+    const old = main.querySelector('article[data-plan="' + CSS.escape(p.name) + '"]');
+    if (old) old.replaceWith(card);
+    else {
+      let before = null;
+      for (const c of main.children) { if (c.dataset.plan > p.name) { before = c; break; } }
+      main.insertBefore(card, before);
+    }
+    if (flash) { card.classList.add('updated'); setTimeout(() => card.classList.remove('updated'), 900); }
+  }
+  function removePlan(name) {
+    state.plans.delete(name);
+    const old = $('plans').querySelector('article[data-plan="' + CSS.escape(name) + '"]');
+    if (old) old.remove();
+    renderHeader();
+  }
+
+  // --- loading ---
+  async function loadAll() {
+    try {
+      const res = await call('api/plans');
+      state.plans = new Map();
+      state.total = res.total;
+      $('plans').replaceChildren();
+      for (const p of res.plans) { state.plans.set(p.name, p); place(p, false); }
+      for (const name of state.history) if (state.plans.has(name)) refresh(name, false);
+      if (res.warnings && res.warnings.length) notice(res.warnings.map((w) => t('warning', { name: w.name, msg: w.message })).join(' '), 'error');
+      renderHeader();
+      document.body.dataset.loaded = '1';
+    } catch (e) { notice(errorText(e), 'error'); }
+  }
+  // refresh reads one plan again; an answer older than what is shown is dropped.
+  async function refresh(name, force) {
+    const n = (state.seq.get(name) || 0) + 1;
+    state.seq.set(name, n);
+    try {
+      const p = await call(planURL(name));
+      if (state.seq.get(name) !== n) return;
+      const shown = state.plans.get(name);
+      if (shown && shown.revision > p.revision) return;
+      const changed = !shown || shown.revision !== p.revision;
+      state.plans.set(name, p);
+      if (!shown) state.total++;
+      place(p, changed && !force);
+      renderHeader();
+    } catch (e) {
+      if (state.seq.get(name) === n && e.code === 'not_found') removePlan(name);
+    }
+  }
+
+  function connect() {
+    const live = $('live');
+    const setLive = (s) => { live.dataset.state = s; live.textContent = t(s); };
+    setLive('connecting');
+    const es = new EventSource('api/events');
+    es.addEventListener('ready', () => { setLive('live'); loadAll(); });
+    es.addEventListener('resync', () => loadAll());
+    es.addEventListener('change', (ev) => {
+      let c;
+      try { c = JSON.parse(ev.data); } catch (e) { return; }
+      if (!c || typeof c.name !== 'string' || !c.name) return;
+      if (c.action === 'delete') { removePlan(c.name); state.total = Math.max(0, state.total - 1); renderHeader(); return; }
+      refresh(c.name, false);
+    });
+    es.addEventListener('error', () => setLive('reconnecting'));
+  }
+
+  // --- review: approve or reject the revision shown ---
+  const review = { name: '', revision: 0, title: '' };
+  async function openReview(name) {
+    let p;
+    try { p = await call(planURL(name)); } catch (e) { notice(errorText(e), 'error'); return; }
+    review.name = p.name; review.revision = p.revision; review.title = p.title || p.name;
+    $('review-title').textContent = t('reviewTitle', { title: review.title });
+    $('review-meta').textContent = t('reviewMeta', { rev: p.revision, status: statusText(p.status) }) +
+      ' · ' + (p.approval ? t('approved', { rev: p.approval.revision, by: p.approval.by }) : t('unapproved'));
+    $('review-content').textContent = p.content;
+    $('review-approve').textContent = t('approveRev', { rev: p.revision });
+    $('review-feedback').value = '';
+    $('review-error').hidden = true;
+    $('review-stale').hidden = true;
+    $('review').dataset.revision = String(p.revision);
+    if (!$('review').open) $('review').showModal();
+  }
+  function reviewStale() {
+    const d = $('review');
+    if (!d.open) return;
+    const p = state.plans.get(review.name);
+    if (p && p.revision !== review.revision) {
+      $('review-stale-text').textContent = t('staleReview', { cur: p.revision });
+      $('review-stale').hidden = false;
+    }
+  }
+  async function decide(kind) {
+    const feedback = $('review-feedback').value;
+    const box = $('review-error');
+    if (kind === 'reject' && !feedback.trim()) { box.textContent = t('err_feedback_required'); box.hidden = false; return; }
+    for (const b of $('review').querySelectorAll('.buttons button')) b.disabled = true;
+    try {
+      const res = await act(planURL(review.name) + '/' + kind, { revision: review.revision, feedback: feedback });
+      $('review').close();
+      if (kind === 'approve') notice(t('approvedOk', { rev: review.revision, name: review.name }));
+      else notice(t(res.changed ? 'rejectedRevoked' : 'rejectedOk', { rev: review.revision, name: review.name }));
+      if (res.plan) { state.plans.set(res.plan.name, res.plan); place(res.plan, false); }
+    } catch (e) {
+      box.textContent = errorText(e); box.hidden = false; box.dataset.code = e.code;
+      if (e.code === 'revision_conflict') reviewStale();
+    } finally {
+      for (const b of $('review').querySelectorAll('.buttons button')) b.disabled = false;
+    }
+  }
+  $('review-approve').addEventListener('click', () => decide('approve'));
+  $('review-reject').addEventListener('click', () => decide('reject'));
+  $('review-cancel').addEventListener('click', () => $('review').close());
+  $('review-reload').addEventListener('click', () => openReview(review.name));
+
+  // --- hand a step over, or release it ---
+  const hand = { name: '', revision: 0, step: 0 };
+  function openHand(p, s) {
+    hand.name = p.name; hand.revision = p.revision; hand.step = s.number;
+    $('hand-title').textContent = t('handTitle', { n: s.number });
+    $('hand-step').textContent = t('handStep', { text: s.text, holder: s.state === 'in_progress' ? (s.holder ? '@' + s.holder : t('nobody')) : t('st_' + s.state) });
+    $('hand-holder').value = '';
+    $('hand-error').hidden = true;
+    $('hand-release').hidden = !(s.state === 'in_progress' && s.holder);
+    $('hand').dataset.step = String(s.number);
+    $('hand').showModal();
+    $('hand-holder').focus();
+  }
+  async function giveTo(holder) {
+    const box = $('hand-error');
+    if (holder !== '' && !/^[^\s()]{1,64}$/u.test(holder)) { box.textContent = t('err_bad_holder'); box.hidden = false; return; }
+    try {
+      const res = await act(planURL(hand.name) + '/steps/' + hand.step + '/holder', { revision: hand.revision, holder: holder });
+      $('hand').close();
+      if (!res.changed) notice(t('unchangedOk', { n: hand.step }));
+      else if (holder) notice(t('handedOk', { n: hand.step, name: hand.name, holder: '@' + holder }));
+      else notice(t('releasedOk', { n: hand.step, name: hand.name }));
+      if (res.plan) { state.plans.set(res.plan.name, res.plan); place(res.plan, false); }
+    } catch (e) { box.textContent = errorText(e); box.hidden = false; box.dataset.code = e.code; }
+  }
+  $('hand-give').addEventListener('click', () => giveTo($('hand-holder').value.trim()));
+  $('hand-release').addEventListener('click', () => giveTo(''));
+  $('hand-cancel').addEventListener('click', () => $('hand').close());
+
+  // Keep the review's staleness notice current while it is open.
+  setInterval(reviewStale, 500);
+
+  (async function start() {
+    try { state.me = await call('api/me'); } catch (e) { /* read-only until known */ }
+    renderHeader();
+    connect();
+  })();
+})();

@@ -1,0 +1,66 @@
+package board
+
+import (
+	"context"
+	"time"
+
+	"github.com/einoplan/plan"
+)
+
+// planView is one plan as the board shows it: the header, the progress, every step, and
+// who made the current revision.
+type planView struct {
+	Name      string         `json:"name"`
+	Title     string         `json:"title"`
+	Status    string         `json:"status"`
+	Author    string         `json:"author,omitempty"`
+	Revision  int64          `json:"revision"`
+	UpdatedAt time.Time      `json:"updated_at"`
+	Approval  *plan.Approval `json:"approval,omitempty"`
+	Progress  plan.Progress  `json:"progress"`
+	Steps     []stepView     `json:"steps"`
+	// ChangedBy is who made the current revision, as the history records it; "" when
+	// unknown. ChangeAction is what kind of change made it.
+	ChangedBy    string      `json:"changed_by,omitempty"`
+	ChangeAction plan.Action `json:"change_action,omitempty"`
+	Repaired     bool        `json:"repaired,omitempty"`
+}
+
+// planDetail is planView with the body and the kept revisions, newest first.
+type planDetail struct {
+	planView
+	Content string          `json:"content"`
+	History []plan.Revision `json:"history"`
+}
+
+// viewOf builds the view of p; history is the plan's kept revisions, newest first, or nil.
+func viewOf(p *plan.Plan, history []plan.Revision) planView {
+	v := planView{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
+		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Progress: p.Summarize().Progress, Steps: stepsOf(p.Content),
+		Repaired: p.Repaired}
+	if len(history) > 0 && history[0].Revision == p.Revision {
+		v.ChangedBy, v.ChangeAction = history[0].Author, history[0].Action
+	}
+	return v
+}
+
+// detailOf reads plan name and its history. A history that cannot be read leaves History
+// empty rather than failing the plan.
+func (b *board) detailOf(ctx context.Context, name string) (*planDetail, error) {
+	p, err := b.store.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	history, err := b.store.History(ctx, name)
+	if err != nil {
+		history = nil
+	}
+	return b.detail(p, history), nil
+}
+
+func (b *board) detail(p *plan.Plan, history []plan.Revision) *planDetail {
+	if history == nil {
+		history = []plan.Revision{}
+	}
+	return &planDetail{planView: viewOf(p, history), Content: p.Content, History: history}
+}
