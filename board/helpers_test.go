@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 
 	"github.com/einoplan/plan"
@@ -106,6 +107,7 @@ func decode(t *testing.T, resp *http.Response, out any) int {
 		t.Fatal(err)
 	}
 	if out != nil {
+		reflect.ValueOf(out).Elem().SetZero() // no field of an earlier answer survives
 		if err := json.Unmarshal(data, out); err != nil {
 			t.Fatalf("%s: %v\n%s", resp.Request.URL, err, data)
 		}
