@@ -31,24 +31,24 @@ func newStatements(schema string) statements {
 		read:        sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2`),
 		readVersion: sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2 AND version = $3`),
 		readAtMost:  sub(`SELECT substring(content FROM 1 FOR $3) FROM {S}.files WHERE dir = $1 AND name = $2`),
-		// The files of $1, then its subfolders: a loose index scan that finds the least
-		// folder below $2 (the child prefix) and then skips each child's whole subtree, so
-		// it costs one probe per subfolder however many files those hold. $3 is the bound
-		// above every path starting with $2.
-		list: sub(`WITH RECURSIVE kids(child) AS (
-	SELECT split_part(substr(d, char_length($2) + 1), '/', 1)
-	FROM (SELECT min(dir) AS d FROM {S}.files WHERE dir > $2 AND dir < $3) first
-	WHERE d IS NOT NULL
+		// The files of $1, then its subfolders by a loose index scan over the folders below
+		// $2 (the child prefix; $3 is the bound above every path that starts with it). Each
+		// step moves to the least folder past the current one, skipping the whole subtree of
+		// the current child at once, so the walk costs about two index probes per subfolder
+		// however many files they hold. A child can be met twice (its own folder, then its
+		// subtree, when siblings such as "a-b" sort between them), hence DISTINCT.
+		list: sub(`WITH RECURSIVE walk(d) AS (
+	SELECT min(dir) FROM {S}.files WHERE dir > $2 AND dir < $3
 	UNION ALL
-	SELECT split_part(substr(n.d, char_length($2) + 1), '/', 1)
-	FROM kids k, LATERAL (SELECT least(
-		(SELECT min(dir) FROM {S}.files WHERE dir > $2 || k.child AND dir < $2 || k.child || '/'),
-		(SELECT min(dir) FROM {S}.files WHERE dir >= $2 || k.child || '0' AND dir < $3)) AS d) n
-	WHERE n.d IS NOT NULL
+	SELECT least(
+		(SELECT min(dir) FROM {S}.files WHERE dir > w.d AND dir < $2 || w.child || '/'),
+		(SELECT min(dir) FROM {S}.files WHERE dir >= $2 || w.child || '0' AND dir < $3))
+	FROM (SELECT d, split_part(substr(d, char_length($2) + 1), '/', 1) AS child FROM walk WHERE d IS NOT NULL) w
 )
 SELECT name, size, mtime, version, false FROM {S}.files WHERE dir = $1
 UNION ALL
-SELECT child COLLATE "C", 0, 0, 0, true FROM kids`),
+SELECT DISTINCT split_part(substr(d, char_length($2) + 1), '/', 1) COLLATE "C", 0, 0, 0, true
+FROM walk WHERE d IS NOT NULL`),
 		write: sub(insert + upsert),
 		// synchronous_commit is off for this statement's implicit transaction only: the
 		// row may be lost if the server crashes within a moment of the write, never torn.

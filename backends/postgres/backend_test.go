@@ -1,0 +1,263 @@
+package postgres
+
+import (
+	"errors"
+	"io/fs"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver"
+)
+
+func mustWrite(t *testing.T, b *Backend, p, content string) {
+	t.Helper()
+	if err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: content}); err != nil {
+		t.Fatalf("Write(%s): %v", p, err)
+	}
+}
+
+func mustRead(t *testing.T, b *Backend, p string) string {
+	t.Helper()
+	fc, err := b.Read(bg, &plan.ReadRequest{FilePath: p})
+	if err != nil {
+		t.Fatalf("Read(%s): %v", p, err)
+	}
+	return fc.Content
+}
+
+func mustDelete(t *testing.T, b *Backend, p string) {
+	t.Helper()
+	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: p}); err != nil {
+		t.Fatalf("Delete(%s): %v", p, err)
+	}
+}
+
+func wantMissing(t *testing.T, b *Backend, p string) {
+	t.Helper()
+	_, err := b.Read(bg, &plan.ReadRequest{FilePath: p})
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Read(%s) = %v, want fs.ErrNotExist", p, err)
+	}
+}
+
+// wantLs checks LsInfo(dir), files as "path" and folders as "path/".
+func wantLs(t *testing.T, b *Backend, dir string, want ...string) {
+	t.Helper()
+	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+	if err != nil {
+		t.Fatalf("LsInfo(%s): %v", dir, err)
+	}
+	got := []string{}
+	for _, fi := range infos {
+		if fi.IsDir {
+			got = append(got, fi.Path+"/")
+		} else {
+			got = append(got, fi.Path)
+		}
+	}
+	if want == nil {
+		want = []string{}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("LsInfo(%s) = %q, want %q", dir, got, want)
+	}
+}
+
+func TestBytesComeBackExactly(t *testing.T) {
+	b := newBackend(t)
+	wantMissing(t, b, "/plans/a.md")
+	mustWrite(t, b, "/plans/a.md", "one\ntwo\nthree\n")
+	if got := mustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
+		t.Fatalf("Read of an uncleaned path = %q", got)
+	}
+	fc, err := b.Read(bg, &plan.ReadRequest{FilePath: "/plans/a.md", Offset: 2, Limit: 1})
+	if err != nil || fc.Content != "two\n" {
+		t.Fatalf("Read of line 2 = %v, %v", fc, err)
+	}
+	binary := strings.Repeat("\x00\xff\r\n--- é ", 95_000) // ~1 MiB, NUL bytes, not UTF-8
+	mustWrite(t, b, "/plans/bin.md", binary)
+	if got := mustRead(t, b, "/plans/bin.md"); got != binary {
+		t.Fatalf("binary content changed on the way: %d bytes back, %d written", len(got), len(binary))
+	}
+	mustWrite(t, b, "/plans/empty.md", "")
+	if got := mustRead(t, b, "/plans/empty.md"); got != "" {
+		t.Fatalf("empty file read back as %q", got)
+	}
+	mustDelete(t, b, "/plans/a.md")
+	wantMissing(t, b, "/plans/a.md")
+	mustDelete(t, b, "/plans/a.md") // a missing file is no error
+	wantLs(t, b, "/plans", "/plans/bin.md", "/plans/empty.md")
+}
+
+func TestReadAtMostSendsOnlyThePrefix(t *testing.T) {
+	b := newBackend(t)
+	mustWrite(t, b, "/p/big.md", strings.Repeat("x", 100_000))
+	for _, n := range []int64{0, 1, 4097, 100_000, 200_000} {
+		got, err := b.ReadAtMost(bg, "/p/big.md", n)
+		if err != nil || int64(len(got)) != min(n, 100_000) {
+			t.Fatalf("ReadAtMost(%d) = %d bytes, %v", n, len(got), err)
+		}
+	}
+	if _, err := b.ReadAtMost(bg, "/p/none.md", 10); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("ReadAtMost of a missing file = %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestPathsThatCannotBeStoredAreRefusedUnsent(t *testing.T) {
+	b := newBackend(t)
+	for _, p := range []string{"/", "", "/plans/..", "/plans/a\x00b.md", "/plans/\xff.md"} {
+		err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: "x"})
+		if !errors.Is(err, fs.ErrInvalid) || !errors.Is(err, driver.ErrNotWritten) {
+			t.Fatalf("Write(%q) = %v, want fs.ErrInvalid and driver.ErrNotWritten", p, err)
+		}
+	}
+	wantLs(t, b, "/")
+}
+
+// TestLsInfoListsFoldersOnceEach: subfolders are listed once however many files they hold,
+// and folders whose names sort between a folder and its subtree ("a-b", "a.x" next to "a")
+// are not skipped by the index scan.
+func TestLsInfoListsFoldersOnceEach(t *testing.T) {
+	b := newBackend(t)
+	wantLs(t, b, "/plans")
+	for _, p := range []string{"/plans/x.md", "/plans/a/1.md", "/plans/a/2.md", "/plans/a/deep/3.md",
+		"/plans/a-b/4.md", "/plans/a.x/5.md", "/plans/a0/6.md", "/plans/b/c/d/7.md", "/other/8.md", "/root.md"} {
+		mustWrite(t, b, p, "x")
+	}
+	wantLs(t, b, "/", "/other/", "/plans/", "/root.md")
+	wantLs(t, b, "", "/other/", "/plans/", "/root.md")
+	wantLs(t, b, "/plans/", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
+	wantLs(t, b, "/plans/a", "/plans/a/1.md", "/plans/a/2.md", "/plans/a/deep/")
+	wantLs(t, b, "/plans/b", "/plans/b/c/")
+	wantLs(t, b, "/plans/x.md") // a file lists as an empty folder
+	wantLs(t, b, "/nowhere")
+
+	// A file and a folder may share a name.
+	mustWrite(t, b, "/plans/a", "file named like a folder")
+	wantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
+
+	// A folder is gone with its last file.
+	mustDelete(t, b, "/plans/b/c/d/7.md")
+	wantLs(t, b, "/plans/b")
+	wantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/x.md")
+}
+
+// TestModifiedAtDiffersForEveryWrite: writes of the same bytes in a tight loop, and a delete
+// followed by the same write, each give the file a ModifiedAt it never had, in RFC 3339.
+func TestModifiedAtDiffersForEveryWrite(t *testing.T) {
+	b := newBackend(t)
+	seen := map[string]bool{}
+	stamp := func() string {
+		t.Helper()
+		infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/p"})
+		if err != nil || len(infos) != 1 || infos[0].Size != 3 {
+			t.Fatalf("LsInfo = %+v, %v", infos, err)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, infos[0].ModifiedAt); err != nil {
+			t.Fatal(err)
+		}
+		return infos[0].ModifiedAt
+	}
+	for i := range 200 {
+		if i%50 == 49 {
+			mustDelete(t, b, "/p/f.md")
+		}
+		mustWrite(t, b, "/p/f.md", "abc")
+		m := stamp()
+		if seen[m] {
+			t.Fatalf("write %d repeated ModifiedAt %s", i, m)
+		}
+		seen[m] = true
+	}
+	if !b.StrictModTimes() {
+		t.Fatal("StrictModTimes = false")
+	}
+}
+
+// TestCompareAndSwapComparesWholeBytes: a swap from bytes that differ only past the first
+// megabyte, or only in a NUL, does not write.
+func TestCompareAndSwapComparesWholeBytes(t *testing.T) {
+	b := newBackend(t)
+	base := strings.Repeat("y", 1<<20)
+	mustWrite(t, b, "/p/f.md", base+"a")
+	for _, old := range []string{base + "b", base, base + "a\x00", ""} {
+		ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: "lost"}, &old)
+		if ok || err != nil {
+			t.Fatalf("swap from %d other bytes = %v, %v", len(old), ok, err)
+		}
+	}
+	ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: ""}, ptr(base+"a"))
+	if !ok || err != nil {
+		t.Fatalf("swap from the stored bytes = %v, %v", ok, err)
+	}
+	ok, err = b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: "x"}, ptr(""))
+	if !ok || err != nil {
+		t.Fatalf("swap from an empty file = %v, %v", ok, err)
+	}
+	if ok, err := b.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: "/p/f.md"}, "y"); ok || err != nil {
+		t.Fatalf("delete from other bytes = %v, %v", ok, err)
+	}
+	if got := mustRead(t, b, "/p/f.md"); got != "x" {
+		t.Fatalf("after the swaps: %q", got)
+	}
+}
+
+// TestWriteOnceWritesHistoryEntries: WriteOnce stores bytes like Write, and a Store writes
+// its history entries through it.
+func TestWriteOnceWritesHistoryEntries(t *testing.T) {
+	b := newBackend(t)
+	if err := b.WriteOnce(bg, &plan.WriteRequest{FilePath: "/p/.history/x/1-abc", Content: "entry\x00"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, b, "/p/.history/x/1-abc"); got != "entry\x00" {
+		t.Fatalf("WriteOnce stored %q", got)
+	}
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: "/plans", HistoryLimit: plan.DefaultHistoryLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := s.Put(bg, plan.Update{Name: "h", Content: ptr(strings.Repeat("- [ ] s\n", i+1))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hist, err := s.History(bg, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) != 3 {
+		t.Fatalf("history holds %d entries, want 3", len(hist))
+	}
+}
+
+// TestRevisionsNeverRepeatAcrossDeletes: a plan deleted and created again, many times,
+// continues its revisions, so a writer holding an old revision never hits the new plan.
+func TestRevisionsNeverRepeatAcrossDeletes(t *testing.T) {
+	b := newBackend(t)
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	for i := range 10 {
+		p, err := s.Put(bg, plan.Update{Name: "again", Content: ptr("x"), IfRevision: ptr(int64(0))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Revision <= last {
+			t.Fatalf("cycle %d: revision %d after %d", i, p.Revision, last)
+		}
+		if last > 0 {
+			if _, err := s.Put(bg, plan.Update{Name: "again", Content: ptr("stale"), IfRevision: ptr(last)}); plan.CodeOf(err) != plan.CodeRevisionConflict {
+				t.Fatalf("cycle %d: a write from revision %d = %v, want revision_conflict", i, last, err)
+			}
+		}
+		if _, err := s.Delete(bg, "again", ptr(p.Revision)); err != nil {
+			t.Fatal(err)
+		}
+		last = p.Revision
+	}
+}
