@@ -133,13 +133,18 @@ func withStepGate(ctx context.Context) context.Context {
 	return context.WithValue(ctx, stepGateKey{}, true)
 }
 
-// checkStepGate refuses a step move on a plan that is not approved, when ctx asks for it.
+// gated reports whether changes to cur need its approval: the context asks for it
+// (Config.RequireApproval), or the plan does, having been written under that requirement.
+func gated(ctx context.Context, cur *Plan) bool {
+	g, _ := ctx.Value(stepGateKey{}).(bool)
+	return g || cur != nil && cur.RequiresApproval
+}
+
+// checkStepGate refuses a step move on a plan that is not approved, when ctx or the plan asks
+// for it.
 // It runs inside the read-check-write, so the approval it sees is the one the move lands on.
 func checkStepGate(ctx context.Context, action Action, name string, cur *Plan) error {
-	if action != ActionStep || cur == nil || cur.Approval != nil {
-		return nil
-	}
-	if gated, _ := ctx.Value(stepGateKey{}).(bool); !gated {
+	if action != ActionStep || cur == nil || cur.Approval != nil || !gated(ctx, cur) {
 		return nil
 	}
 	return fail(Error{Code: CodeNotApproved, Reason: reasonNotApproved, Name: name, CurrentRevision: cur.Revision})
@@ -155,7 +160,10 @@ func changeWithApproval(ctx context.Context, action Action, name string, cur *Pl
 	if err != nil {
 		return nil, err
 	}
-	if gated, _ := ctx.Value(stepGateKey{}).(bool); gated && action == ActionWrite && !keepsApproval(cur, next) && startsSteps(cur, next) {
+	if gated(ctx, cur) {
+		next.RequiresApproval = true // the requirement belongs to the plan from now on
+	}
+	if next.RequiresApproval && action == ActionWrite && !keepsApproval(cur, next) && movesSteps(cur, next) {
 		revision := int64(0)
 		if cur != nil {
 			revision = cur.Revision
@@ -171,27 +179,37 @@ func keepsApproval(cur, next *Plan) bool {
 	return cur != nil && cur.Approval != nil && next.Content == cur.Content
 }
 
-// startsSteps reports whether a write of next over cur (nil: a create) moves steps on: it
-// has more steps in some state other than pending than cur has. So a plan that is not
-// approved, or a write that drops the approval, cannot get steps moved by a rewrite, while
-// a rewrite that rewords a finished step or adds a note to it still goes through.
-func startsSteps(cur, next *Plan) bool {
-	count := func(p *Plan) map[StepState]int {
-		n := map[StepState]int{}
-		if p != nil {
-			for _, s := range ParseSteps(p.Content) {
-				if s.State != StepPending {
-					n[s.State]++
-				}
+// movesSteps reports whether a write of next over cur (nil: a create) moves steps on: some
+// step of next that is not pending has no step of cur in the same state with the same text
+// (notes and holder tags aside). So a plan that is not approved, or a write that drops the
+// approval, cannot start, finish, skip or fail a step by a rewrite, nor reword a finished
+// one, while a rewrite that reorders finished steps, edits their notes, adds pending steps or
+// leaves them as they were goes through.
+func movesSteps(cur, next *Plan) bool {
+	had := map[string]int{}
+	if cur != nil {
+		for _, s := range ParseSteps(cur.Content) {
+			if s.State != StepPending {
+				had[gateKey(s)]++
 			}
 		}
-		return n
 	}
-	had := count(cur)
-	for state, n := range count(next) {
-		if n > had[state] {
+	for _, s := range ParseSteps(next.Content) {
+		if s.State == StepPending {
+			continue
+		}
+		key := gateKey(s)
+		if had[key] == 0 {
 			return true
 		}
+		had[key]--
 	}
 	return false
+}
+
+// gateKey is what movesSteps compares of a step: its state and its text before any note.
+func gateKey(s Step) string {
+	text, _ := splitHolder(s.Text)
+	text, _, _ = strings.Cut(text, stepNoteSep)
+	return string(s.State) + "\n" + strings.TrimSpace(text)
 }

@@ -32,6 +32,9 @@ func EncodePlan(p *Plan) string {
 		b.WriteByte('\n')
 		writeHeaderString(&b, hdrStepsBody, stepsBodyHash(p.Content))
 	}
+	if p.RequiresApproval {
+		b.WriteString(hdrRequiresApproval + ": true\n")
+	}
 	writeApproval(&b, p)
 	b.WriteString(headerFence)
 	b.WriteString(p.Content)
@@ -135,6 +138,9 @@ func DecodePlan(name, raw string) (*Plan, error) {
 	return p, nil
 }
 
+// hdrRequiresApproval is the header key of Plan.RequiresApproval.
+const hdrRequiresApproval = "requires_approval"
+
 // hdrStepsBody is the header key of the hash of the body steps_revision was written with.
 const hdrStepsBody = "steps_body"
 
@@ -162,6 +168,8 @@ func (p *Plan) setHeader(key, value string) error {
 			return errString("revision is not a non-negative integer")
 		}
 		p.Revision = n
+	case hdrRequiresApproval:
+		p.RequiresApproval = value == "true"
 	case "steps_revision":
 		// Only a hint for judging stale step moves: a bad value is no value.
 		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n > 0 {

@@ -248,6 +248,7 @@ const (
 	reasonNotBoolean  = "not_boolean"
 	reasonNoteTag     = "note_tag"      // a note ending like a holder's tag, "(@name)"
 	reasonClaimInText = "claim_in_text" // a body written whole adds a holder's tag to a step
+	reasonSetAside    = "set_aside"     // something the Store did not write stood where its history goes
 )
 
 // Reasons of moves on a plan that several agents work on: a step another agent holds; a

@@ -52,6 +52,46 @@ type Revision struct {
 // (tombstones keep them from repeating), so parents are truthful even in the entries of
 // writes that lost.
 
+// strayDir is where the Store sets aside what stood where its history folders go.
+func (s *Store) strayDir() string { return path.Join(s.dir, ".stray") }
+
+// setAsideStrays moves whatever stands at <BaseDir>/.history or .history/<name> and is not a
+// folder (a file, a link, a pipe) out of the way, so history, and with it every write, goes
+// on. A regular file's bytes are kept in <BaseDir>/.stray, which List reports. It reports
+// whether anything was moved.
+func (s *Store) setAsideStrays(ctx context.Context, name string) bool {
+	moved := false
+	for _, p := range [...]string{path.Join(s.dir, ".history"), s.historyDir(name)} {
+		if s.setAside(ctx, p) {
+			moved = true
+		}
+	}
+	return moved
+}
+
+func (s *Store) setAside(ctx context.Context, p string) bool {
+	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: path.Dir(p)})
+	if err != nil {
+		return false
+	}
+	stray := false
+	for _, info := range infos {
+		if path.Base(info.Path) == path.Base(p) && !info.IsDir {
+			stray = true
+		}
+	}
+	if !stray {
+		return false
+	}
+	if raw, exists, err := s.readRaw(ctx, p); err == nil && exists {
+		kept := path.Join(s.strayDir(), strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(p, s.dir), "/", "_"), "_")+"-"+strconv.FormatInt(s.now().UnixNano(), 10))
+		if s.backend.Write(ctx, &WriteRequest{FilePath: kept, Content: raw}) != nil {
+			return false
+		}
+	}
+	return s.backend.Delete(ctx, &DeleteRequest{FilePath: p}) == nil
+}
+
 // historyDir is the folder of a plan's kept revisions.
 func (s *Store) historyDir(name string) string { return path.Join(s.dir, ".history", name) }
 
@@ -122,7 +162,12 @@ func (s *Store) historyOn() bool { return s.historyLimit > 0 }
 // the entry cannot be written. It returns the entry's path.
 func (s *Store) recordBefore(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file string) (string, error) {
 	p := s.historyDir(next.Name) + "/" + entryName(next.Revision, file)
-	return p, s.writeEntry(ctx, p, encodeEntry(file, action, changedBy(ctx, cur, next), parentOf(cur, raw)))
+	entry := encodeEntry(file, action, changedBy(ctx, cur, next), parentOf(cur, raw))
+	err := s.writeEntry(ctx, p, entry)
+	if err != nil && ctx.Err() == nil && s.setAsideStrays(ctx, next.Name) {
+		err = s.writeEntry(ctx, p, entry)
+	}
+	return p, err
 }
 
 // changedBy is who makes a change: the context's actor (a tool call's agent, WithActor),
@@ -174,7 +219,7 @@ type listedEntry struct {
 func (s *Store) listHistory(ctx context.Context, name string) ([]listedEntry, error) {
 	dir := s.historyDir(name)
 	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: dir})
-	if err != nil && !isNotExist(err) {
+	if err != nil && !isNotExist(err) && !strayTombstoneFolder(err) {
 		if ctx.Err() != nil {
 			return nil, canceled(ctx)
 		}
@@ -298,8 +343,8 @@ type keptRevision struct {
 
 // verifiedHistory reads a plan's entries from the newest at or below cur down to oldest,
 // and returns the verified entry of each revision that has one, newest first. The entry of
-// cur is verified by the plan file curRaw; any older one by the parent of a decoded entry
-// of the next revision (any such entry, since parents are truthful).
+// cur is verified by the plan file curRaw; any older one by the parent named in the verified
+// entry of the next revision, so the chain stops where an entry is missing.
 func (s *Store) verifiedHistory(ctx context.Context, cur *Plan, curRaw string, oldest int64) ([]keptRevision, error) {
 	entries, err := s.listHistory(ctx, cur.Name)
 	if err != nil {
@@ -330,15 +375,15 @@ func (s *Store) verifiedHistory(ctx context.Context, cur *Plan, curRaw string, o
 		if !ok {
 			continue
 		}
-		if entry.parent != "" {
-			if next == nil {
-				next = map[string]bool{}
-			}
-			next[entry.parent] = true
-		}
 		if !found && want[fileHash(entry.file)] {
+			// Only a verified entry vouches for its parent: the chain runs from the plan
+			// file down, and an entry nothing verified (junk, a stray) names no parent.
 			found = true
 			out = append(out, keptRevision{rev: e.rev, entry: entry})
+			next = nil
+			if entry.parent != "" {
+				next = map[string]bool{entry.parent: true}
+			}
 		}
 	}
 	return out, nil

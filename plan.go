@@ -16,6 +16,10 @@ type Plan struct {
 	Content   string    `json:"content"`
 	// Approval is the approval the current body carries; nil when not approved.
 	Approval *Approval `json:"approval,omitempty"`
+	// RequiresApproval records that the plan was written under Config.RequireApproval: every
+	// Store and middleware on its storage then refuses step moves, and rewrites that move
+	// steps, until it is approved at its current revision. Once set, it stays.
+	RequiresApproval bool `json:"requires_approval,omitempty"`
 	// stepsRev is the revision at which the list of steps (their text and order) last
 	// changed; 0 when the file does not say.
 	stepsRev int64

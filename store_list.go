@@ -102,9 +102,13 @@ func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
 	s.shared.cacheMu.Lock()
 	s.shared.listGen++
 	gen := s.shared.listGen
+	var strays []Warning
 	for _, info := range infos {
 		name, ok := planFileName(info)
 		if !ok {
+			if path.Base(info.Path) == ".stray" {
+				strays = append(strays, strayWarning(s.strayDir()))
+			}
 			continue
 		}
 		listed++
@@ -122,11 +126,11 @@ func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
 		}
 		sorted := s.shared.sorted
 		s.shared.cacheMu.Unlock()
-		return sorted, nil, nil
+		return sorted, strays, nil
 	}
 	s.shared.cacheMu.Unlock()
 	entries := hits
-	var warnings []Warning
+	warnings := strays
 	for _, e := range stale {
 		p, _, err := s.load(ctx, e.name)
 		if err != nil {
@@ -219,4 +223,10 @@ func (s *Store) evictExcept(infos []FileInfo, listed int) {
 			delete(s.shared.cache, name)
 		}
 	}
+}
+
+// strayWarning reports what the Store set aside from where its history goes.
+func strayWarning(dir string) Warning {
+	e := fail(Error{Code: CodeCorrupt, Reason: reasonSetAside, Path: dir})
+	return Warning{Name: path.Base(dir), Code: e.Code, Message: e.Message, Err: e}
 }

@@ -39,8 +39,8 @@ type toolEnv struct {
 	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
 	// the Store's folder and plans change only through the Store.
 	sameStorage bool
-	// wsRoot and planRoot are the folders of a Workspace and a Backend that are both LocalBackends,
-	// compared as real locations on disk (nested roots, links); "" otherwise.
+	// planRoot is the root of the Store's LocalBackend, if it is on one; wsRoot that of a
+	// LocalBackend Workspace. The file tools keep out of the plans folder under them.
 	wsRoot, planRoot string
 }
 

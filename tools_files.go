@@ -115,27 +115,37 @@ func (env *toolEnv) guardWorkspace(ws Workspace) {
 	wk, ok1 := keyOf(inner)
 	sk, ok2 := keyOf(innermost(env.store.backend))
 	env.sameStorage = ok1 && ok2 && wk == sk
-	wl, ok1 := inner.(*LocalBackend)
-	bl, ok2 := innermost(env.store.backend).(*LocalBackend)
-	if ok1 && ok2 {
-		env.wsRoot, env.planRoot = wl.StorageName(), bl.StorageName()
+	if bl, ok := innermost(env.store.backend).(*LocalBackend); ok {
+		env.planRoot = bl.StorageName()
+		if wl, ok := inner.(*LocalBackend); ok {
+			env.wsRoot = wl.StorageName()
+		}
 	}
 }
 
 // inPlansFolder reports whether the workspace path p (absolute, without "..") names the
 // Store's folder or something inside it: as a path when the Workspace is the same storage,
-// and, for two LocalBackends, as the place on disk it reaches through any links.
+// and, when the Store is on a LocalBackend, as the place on disk it reaches through any
+// links, read both as a host path and, for a LocalBackend Workspace, under its root.
 func (env *toolEnv) inPlansFolder(p string) bool {
 	dir := env.store.BaseDir()
 	if clean := path.Clean(p); env.sameStorage && (clean == dir || strings.HasPrefix(clean, strings.TrimSuffix(dir, "/")+"/")) {
 		return true
 	}
-	if env.wsRoot == "" {
+	if env.planRoot == "" {
 		return false
 	}
 	plans := realLocation(filepath.Join(env.planRoot, filepath.FromSlash(dir)))
-	target := realLocation(filepath.Join(env.wsRoot, filepath.FromSlash(p)))
-	return target == plans || strings.HasPrefix(target, plans+string(filepath.Separator))
+	inside := func(target string) bool {
+		target = realLocation(target)
+		return target == plans || strings.HasPrefix(target, plans+string(filepath.Separator))
+	}
+	// Whatever the Workspace is, a path that names the plans folder on this machine's disk
+	// is refused: many Workspaces (eino-ext's local backend) take host paths.
+	if inside(filepath.FromSlash(p)) {
+		return true
+	}
+	return env.wsRoot != "" && inside(filepath.Join(env.wsRoot, filepath.FromSlash(p)))
 }
 
 // realLocation resolves the links of the longest existing prefix of p and keeps the rest.

@@ -48,3 +48,40 @@ func TestWorkspaceRoundTripOfLargePlan(t *testing.T) {
 	require.EqualValues(t, 2, got.Revision)
 	require.Equal(t, strings.TrimSuffix(body, "\n"), got.Content)
 }
+
+// The plans folder belongs to the Store whatever the Workspace is: with a LocalBackend as the
+// Backend and eino-ext's local backend (which takes host paths) as the Workspace, the file
+// tools refuse the plan files' host paths, so a plan is never overwritten from the side and
+// its revisions never start again.
+func TestFileToolsKeepOutOfThePlansFolderOnDisk(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	backend, err := plan.NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	planFile := filepath.Join(root, "plans", "release.md")
+	outside := filepath.Join(t.TempDir(), "release.md")
+	body := "# Release\n- [ ] Build\n"
+
+	results := runAgent(t, &plan.Config{Store: store, Workspace: newLocal(t)},
+		plantest.CallTool("write_plan", jsonArgs(t, map[string]any{"name": "release", "content": body})),
+		plantest.CallTool("export_plan_to_file", jsonArgs(t, map[string]any{"name": "release", "path": planFile})),
+		plantest.CallTool("export_plan_to_file", jsonArgs(t, map[string]any{"name": "release", "path": filepath.Join(root, "plans", "copy.md")})),
+		plantest.CallTool("update_plan_from_file", jsonArgs(t, map[string]any{"name": "release", "file_path": planFile, "last_known_revision": 1})),
+		plantest.CallTool("export_plan_to_file", jsonArgs(t, map[string]any{"name": "release", "path": outside})),
+	)
+	require.Equal(t, "", errorCode(t, results[0]), results[0])
+	for _, i := range []int{1, 2, 3} {
+		require.Equal(t, "invalid_argument", errorCode(t, results[i]), results[i])
+	}
+	require.Equal(t, "", errorCode(t, results[4]), results[4])
+
+	got, err := store.Get(ctx, "release")
+	require.NoError(t, err, "the plan file is the Store's and reads back whole")
+	require.EqualValues(t, 1, got.Revision)
+	require.Equal(t, body, got.Content)
+	_, err = os.Stat(filepath.Join(root, "plans", "copy.md"))
+	require.True(t, os.IsNotExist(err), "nothing was written into the plans folder")
+}

@@ -1,0 +1,118 @@
+package plan_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+// Whatever stands where the history goes and is not what the Store wrote (a file, a link
+// leading out) is set aside and reported: writes, history and deletes go on, and a stray
+// file's bytes are kept for a person.
+func TestStrayHistoryEntriesNeverBlock(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	backend, err := plan.NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, plan.Update{Name: "a", Content: ptr("- [ ] one\n")})
+	require.NoError(t, err)
+
+	history := filepath.Join(root, "plans", ".history")
+	require.NoError(t, os.RemoveAll(history))
+	require.NoError(t, os.WriteFile(history, []byte("a note someone left"), 0o600))
+	p, err := s.Put(ctx, plan.Update{Name: "a", Content: ptr("- [ ] one\n- [ ] two\n")})
+	require.NoError(t, err, "a file at .history does not stop writes")
+	assert.EqualValues(t, 2, p.Revision)
+	_, err = s.Put(ctx, plan.Update{Name: "b", Content: ptr("- [ ] b\n")})
+	require.NoError(t, err)
+	h, err := s.History(ctx, "a")
+	require.NoError(t, err)
+	assert.NotEmpty(t, h)
+
+	listing, err := s.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, listing.Warnings, 1, "what was set aside is reported")
+	assert.Equal(t, ".stray", listing.Warnings[0].Name)
+	kept, err := os.ReadDir(filepath.Join(root, "plans", ".stray"))
+	require.NoError(t, err)
+	require.Len(t, kept, 1)
+	got, err := os.ReadFile(filepath.Join(root, "plans", ".stray", kept[0].Name()))
+	require.NoError(t, err)
+	assert.Equal(t, "a note someone left", string(got), "a stray file's bytes are kept")
+
+	// A link leading out, and a file where one plan's history folder goes.
+	require.NoError(t, os.RemoveAll(history))
+	require.NoError(t, os.Symlink(t.TempDir(), history))
+	_, err = s.Put(ctx, plan.Update{Name: "a", Content: ptr("- [ ] one\n")})
+	require.NoError(t, err, "a link at .history does not stop writes")
+	require.NoError(t, os.MkdirAll(history, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(history, "c"), []byte("stray"), 0o600))
+	_, err = s.Put(ctx, plan.Update{Name: "c", Content: ptr("- [ ] c\n")})
+	require.NoError(t, err, "a file at .history/c does not block plan c")
+	_, err = s.Delete(ctx, "c", nil)
+	require.NoError(t, err)
+	p, err = s.Put(ctx, plan.Update{Name: "c", Content: ptr("- [ ] c again\n")})
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, p.Revision, "revisions go on after the delete")
+}
+
+// History is verified from the plan file down: an entry that no verified entry names as its
+// parent is never served, even when a junk entry of a later revision names it.
+func TestHistoryServesOnlyEntriesChainedToThePlan(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	for _, body := range []string{"one\n", "two\n", "three\n"} {
+		_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr(body)})
+		require.NoError(t, err)
+	}
+	dir := "/plans/.history/p"
+	entries, err := backend.LsInfo(ctx, &plan.LsInfoRequest{Path: dir})
+	require.NoError(t, err)
+	for _, e := range entries {
+		if strings.HasPrefix(path.Base(e.Path), "2-") {
+			require.NoError(t, backend.Delete(ctx, &plan.DeleteRequest{FilePath: e.Path}), "the real entry of revision 2 is lost")
+		}
+	}
+	forged := plan.EncodePlan(&plan.Plan{Name: "p", Title: "p", Status: "draft", Revision: 2, UpdatedAt: time.Now(), Content: "forged\n"})
+	junkParent := plantEntry(t, backend, dir, 2, forged, "")
+	plantEntry(t, backend, dir, 3, plan.EncodePlan(&plan.Plan{Name: "p", Title: "p", Status: "draft", Revision: 3, UpdatedAt: time.Now(), Content: "junk\n"}), junkParent)
+
+	_, err = s.GetRevision(ctx, "p", 2)
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err), "revision 2 is not served from a junk entry")
+	_, err = s.Diff(ctx, "p", 2, 3)
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+	h, err := s.History(ctx, "p")
+	require.NoError(t, err)
+	for _, r := range h {
+		assert.NotEqual(t, int64(2), r.Revision, "history lists no unverified revision")
+	}
+}
+
+// plantEntry writes a history entry the way the Store names and encodes them, and returns
+// the hash of its plan file.
+func plantEntry(t *testing.T, b plan.Backend, dir string, rev int64, file, parent string) string {
+	t.Helper()
+	sum := sha256.Sum256([]byte(file))
+	hash := hex.EncodeToString(sum[:])
+	entry := "---\naction: \"write\"\nby: \"x\"\nparent: \"" + parent + "\"\n" + strings.TrimPrefix(file, "---\n")
+	name := dir + "/" + strconv.FormatInt(rev, 10) + "-" + hash[:12]
+	require.NoError(t, b.Write(context.Background(), &plan.WriteRequest{FilePath: name, Content: entry}))
+	return hash
+}
