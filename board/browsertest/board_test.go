@@ -1,0 +1,167 @@
+package browsertest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/einoplan/plan"
+)
+
+const releasePlan = "# Release 2.0\n- [x] Write the changelog\n- [ ] Run the checks\n- [ ] Tag and publish\n- [ ] Announce\n"
+
+func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
+	r := newRig(t, asPerson("alice"))
+	r.put("release", releasePlan)
+	r.put("docs", "# Docs site\n- [ ] Outline\n- [ ] Write\n")
+	ctx := browser(t, "en-US")
+	r.open(ctx)
+
+	if got := text(t, ctx, `article[data-plan="release"] h2`); got != "Release 2.0" {
+		t.Fatalf("title %q", got)
+	}
+	if got := text(t, ctx, `article[data-plan="release"] .pct`); got != "1/4 · 25%" {
+		t.Fatalf("progress %q", got)
+	}
+	if got := text(t, ctx, `article[data-plan="release"] .meta`); !strings.Contains(got, "Revision 1") || !strings.Contains(got, "planner") {
+		t.Fatalf("meta %q", got)
+	}
+	if got := text(t, ctx, `#who`); got != "Signed in as alice" {
+		t.Fatalf("who %q", got)
+	}
+
+	results := runAgent(t, r.store, "worker-1", false, moveStep("release", 2, "in_progress"))
+	if len(results) != 1 || errorCode(t, results[0]) != "" {
+		t.Fatalf("the agent's move: %v", results)
+	}
+	took := waitFor(t, ctx, `(() => {
+		const li = document.querySelector('article[data-plan="release"] li[data-step="2"]');
+		return !!li && li.dataset.state === 'in_progress' && li.querySelector('.holder').textContent === '@worker-1';
+	})()`, time.Second)
+	t.Logf("the page showed the agent's move %v after the run", took)
+	notReloaded(t, ctx)
+	if got := text(t, ctx, `article[data-plan="release"] .meta`); !strings.Contains(got, "Revision 2") || !strings.Contains(got, "worker-1 moved a step") {
+		t.Fatalf("meta %q", got)
+	}
+
+	// A person hands the step to another worker from the page.
+	err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`article[data-plan="release"] li[data-step="2"] button.hand`)),
+		chromedp.WaitVisible(chromedp.CSS(`#hand`)),
+		chromedp.SendKeys(chromedp.CSS(`#hand-holder`), "worker-2"),
+		chromedp.Click(chromedp.CSS(`#hand-give`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] li[data-step="2"] .holder').textContent === '@worker-2'`, 2*time.Second)
+	p, err := r.store.Get(context.Background(), "release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Content, "Run the checks (@worker-2)") || p.Revision != 3 {
+		t.Fatalf("stored %q at revision %d", p.Content, p.Revision)
+	}
+	hist, err := r.store.History(context.Background(), "release")
+	if err != nil || hist[0].Author != "alice" {
+		t.Fatalf("history %+v %v", hist, err)
+	}
+	notReloaded(t, ctx)
+}
+
+func TestApprovingInThePageLetsTheAgentMoveSteps(t *testing.T) {
+	r := newRig(t, asPerson("alice"))
+	r.put("release", releasePlan)
+	ctx := browser(t, "en-US")
+	r.open(ctx)
+
+	results := runAgent(t, r.store, "worker-1", true, moveStep("release", 2, "in_progress"))
+	if len(results) != 1 || errorCode(t, results[0]) != string(plan.CodeNotApproved) {
+		t.Fatalf("before the approval: %v", results)
+	}
+	if got := text(t, ctx, `article[data-plan="release"] .approval`); got != "Not approved" {
+		t.Fatalf("approval badge %q", got)
+	}
+
+	err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`article[data-plan="release"] button.review`)),
+		chromedp.WaitVisible(chromedp.CSS(`#review[data-revision="1"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, `#review-approve`); got != "Approve revision 1" {
+		t.Fatalf("button %q", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#review-approve`))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] .approval').textContent === 'Approved at revision 1 by alice'`, 2*time.Second)
+	p, err := r.store.Get(context.Background(), "release")
+	if err != nil || p.Approval == nil || p.Approval.By != "alice" || p.Approval.Revision != 1 {
+		t.Fatalf("stored %+v %v", p, err)
+	}
+
+	results = runAgent(t, r.store, "worker-1", true, moveStep("release", 2, "in_progress"))
+	if len(results) != 1 || errorCode(t, results[0]) != "" {
+		t.Fatalf("after the approval: %v", results)
+	}
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] li[data-step="2"]').dataset.state === 'in_progress'`, time.Second)
+	notReloaded(t, ctx)
+}
+
+func TestStaleApprovalShowsTheConflictAndChangesNothing(t *testing.T) {
+	r := newRig(t, asPerson("alice"))
+	r.put("release", releasePlan)
+	ctx := browser(t, "en-US")
+	r.open(ctx)
+	err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`article[data-plan="release"] button.review`)),
+		chromedp.WaitVisible(chromedp.CSS(`#review[data-revision="1"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While the person reads revision 1, the planner rewrites the plan.
+	r.put("release", releasePlan+"- [ ] Roll back if the smoke test fails\n")
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"]').dataset.revision === '2'`, 2*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#review-approve`))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.querySelector('#review-error').dataset.code === 'revision_conflict' && !document.querySelector('#review-error').hidden`, 2*time.Second)
+	msg := text(t, ctx, `#review-error`)
+	if !strings.Contains(msg, "you saw revision 1, it is now at revision 2") || !strings.Contains(msg, "Nothing was changed") {
+		t.Fatalf("conflict message %q", msg)
+	}
+	p, err := r.store.Get(context.Background(), "release")
+	if err != nil || p.Approval != nil || p.Revision != 2 {
+		t.Fatalf("stored %+v %v", p, err)
+	}
+	// The person reviews the current revision and approves it.
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#review-reload`)),
+		chromedp.WaitVisible(chromedp.CSS(`#review[data-revision="2"]`)),
+		chromedp.Click(chromedp.CSS(`#review-approve`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] .approval').textContent === 'Approved at revision 2 by alice'`, 2*time.Second)
+}
+
+func TestAReadOnlyBoardOffersNoAction(t *testing.T) {
+	r := newRig(t)
+	r.put("release", releasePlan)
+	ctx := browser(t, "en-US")
+	r.open(ctx)
+	buttons, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('button.review, button.hand').length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if buttons != 0 || text(t, ctx, `#who`) != "Read-only" {
+		t.Fatalf("%d action buttons on a read-only board", buttons)
+	}
+}

@@ -1,0 +1,160 @@
+package browsertest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/board"
+)
+
+// chromiumPath finds a Chromium to drive; without one the test is skipped, or fails under
+// CI=true, where a missing browser is a broken machine rather than a choice.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	candidates := []string{os.Getenv("PLAN_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	const why = "no Chromium found ($PLAN_CHROMIUM, /usr/bin/chromium, chromium, chromium-browser, google-chrome); install Debian's chromium package to run the browser tests"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile and no network beyond loopback,
+// speaking lang (e.g. "en-US", "zh-CN"), and returns a tab context.
+func browser(t *testing.T, lang string) context.Context {
+	t.Helper()
+	path := chromiumPath(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("lang", lang),
+		chromedp.Flag("accept-lang", lang),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1360, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	return ctx
+}
+
+// rig is a Store on a LocalBackend in a temporary folder, and its board served on loopback.
+type rig struct {
+	t     *testing.T
+	store *plan.Store
+	srv   *httptest.Server
+}
+
+func newRig(t *testing.T, opts ...board.Option) *rig {
+	t.Helper()
+	backend, err := plan.NewLocalBackend(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { backend.Close() })
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(board.New(store, opts...))
+	t.Cleanup(srv.Close)
+	return &rig{t: t, store: store, srv: srv}
+}
+
+func asPerson(who string) board.Option {
+	return board.WithPerson(func(*http.Request) (string, error) { return who, nil })
+}
+
+func (r *rig) put(name, body string) *plan.Plan {
+	r.t.Helper()
+	p, err := r.store.Put(plan.WithActor(context.Background(), "planner"), plan.Update{Name: name, Content: &body})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+// open loads the board and waits until it has shown the plans and follows the stream.
+func (r *rig) open(ctx context.Context) {
+	r.t.Helper()
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(r.srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-loaded="1"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#live[data-state="live"]`)),
+	)
+	if err == nil {
+		// A mark that a reload would wipe out.
+		_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`window.loadedOnce = true`))
+	}
+	if err != nil {
+		r.t.Fatalf("opening the board: %v", err)
+	}
+}
+
+// text returns the text of the first element sel matches.
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("reading %s: %v", sel, err)
+	}
+	return s
+}
+
+// waitFor waits until the JavaScript expression cond is true, at most within.
+func waitFor(t *testing.T, ctx context.Context, cond string, within time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
+		if err != nil {
+			t.Fatalf("evaluating %s: %v", cond, err)
+		}
+		if ok {
+			return time.Since(start)
+		}
+		if time.Since(start) > within {
+			t.Fatalf("not true within %v: %s", within, cond)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// notReloaded fails the test if the page was loaded again since open.
+func notReloaded(t *testing.T, ctx context.Context) {
+	t.Helper()
+	still, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.loadedOnce === true`))
+	if err != nil || !still {
+		t.Fatalf("the page was reloaded (%v)", err)
+	}
+}
