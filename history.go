@@ -47,7 +47,8 @@ type Revision struct {
 // the losers of the revision it made. Since an entry's name carries its content's hash,
 // two writers of one revision never overwrite each other's entry. Whatever is left over is
 // never shown: an entry counts only when it is the current plan file byte for byte, or when
-// its hash is the parent named by an entry of the next revision. A parent is always the
+// its hash is the parent named by the counted entry of the next revision (or, where a person
+// edited the plan file in place, by an entry of the current revision). A parent is always the
 // hash of a plan file that was read, and a revision number is written to a plan file once
 // (tombstones keep them from repeating), so parents are truthful even in the entries of
 // writes that lost.
@@ -344,7 +345,9 @@ type keptRevision struct {
 // verifiedHistory reads a plan's entries from the newest at or below cur down to oldest,
 // and returns the verified entry of each revision that has one, newest first. The entry of
 // cur is verified by the plan file curRaw; any older one by the parent named in the verified
-// entry of the next revision, so the chain stops where an entry is missing.
+// entry of the next revision, so the chain stops where an entry is missing. Only where the
+// plan file was edited in place (no entry of its revision is it) do the entries of that
+// revision name the parent.
 func (s *Store) verifiedHistory(ctx context.Context, cur *Plan, curRaw string, oldest int64) ([]keptRevision, error) {
 	entries, err := s.listHistory(ctx, cur.Name)
 	if err != nil {
@@ -352,7 +355,11 @@ func (s *Store) verifiedHistory(ctx context.Context, cur *Plan, curRaw string, o
 	}
 	want := map[string]bool{fileHash(curRaw): true} // hashes the revision being read may have
 	wantRev := cur.Revision
-	var next map[string]bool // parents named by the entries of the revision being read
+	var next map[string]bool // the parent named by the verified entry of the revision being read
+	// handEdited collects the parents of every entry of the current revision, for when none
+	// of them is the plan file: a person edited it in place, and the Store's own entry of
+	// that revision still says what came before.
+	var handEdited map[string]bool
 	var out []keptRevision
 	found := false
 	for _, e := range entries {
@@ -360,7 +367,10 @@ func (s *Store) verifiedHistory(ctx context.Context, cur *Plan, curRaw string, o
 			continue
 		}
 		if e.rev != wantRev {
-			// A revision was passed (or has no entry): its parents become the wanted hashes.
+			// A revision was passed (or has no entry): its parent becomes the wanted hash.
+			if !found && wantRev == cur.Revision {
+				next = handEdited
+			}
 			if e.rev != wantRev-1 || next == nil {
 				want = map[string]bool{}
 			} else {
@@ -374,6 +384,12 @@ func (s *Store) verifiedHistory(ctx context.Context, cur *Plan, curRaw string, o
 		}
 		if !ok {
 			continue
+		}
+		if e.rev == cur.Revision && entry.parent != "" {
+			if handEdited == nil {
+				handEdited = map[string]bool{}
+			}
+			handEdited[entry.parent] = true
 		}
 		if !found && want[fileHash(entry.file)] {
 			// Only a verified entry vouches for its parent: the chain runs from the plan
