@@ -9,16 +9,42 @@ import (
 // A sub-agent's run acts as the agent it was started as, so the steps it takes are held
 // under that name. Two runs of one sub-agent at once (a deep agent's task tool called twice
 // in one turn) must not share a name, or each could finish the other's steps: the second
-// is "name-2", and so on, for as long as its tool call lasts. A later run under the same
-// name is the same agent coming back, so it can finish the steps an earlier run took.
+// is "name·2", and so on, for as long as its run lasts. A later run under the same name is
+// the same agent coming back, so it can finish the steps an earlier run took.
+//
+// runSep, the "·" (U+00B7) of those run names, is a character no agent name has here:
+// agentActor writes a real agent's "·" (and "%", to stay one-to-one) as %XX, so "worker·2"
+// is always a run of "worker" and never an agent of that name, and holderName keeps the
+// two apart in every step tag.
+
+// runSep separates an agent's name from the number of a parallel run of it.
+const runSep = "·"
+
+// actorEscaper writes the characters agentActor reserves.
+var actorEscaper = strings.NewReplacer("%", "%25", runSep, "%C2%B7")
+
+// agentActor is who a real agent named name acts as: name itself unless it holds "%" or
+// runSep, which are escaped. Distinct names stay distinct, and no result contains runSep.
+func agentActor(name string) string {
+	if !strings.ContainsAny(name, "%"+runSep) {
+		return name
+	}
+	return actorEscaper.Replace(name)
+}
 
 // callToken is one tool call of an agent using this package: a run started inside it is a
 // sub-agent's, named after what the call started.
 type callToken struct {
 	tool, args string      // the call's tool and arguments, to name the agent it starts
 	names      *agentNames // the names in use among the calling agent's running sub-agents
-	once       sync.Once
-	agent      string // the name taken, once a run started inside the call asked for it
+	// starters are the tools of the calling run that declare a subagent_type parameter:
+	// their calls start the sub-agent that argument names.
+	starters map[string]bool
+	once     sync.Once
+	agent    string // the name taken, once a run started inside the call asked for it
+
+	mu    sync.Mutex
+	holds int // the call itself while it lasts, plus every run started in it until it ends
 }
 
 // agentName is the name the runs started inside the call act as; "" outside any call.
@@ -34,23 +60,53 @@ func (c *callToken) agentName() string {
 	return c.agent
 }
 
-// release frees the call's name when the call ends.
+// begin counts the call as in progress; release ends it.
+func (c *callToken) begin() {
+	c.mu.Lock()
+	c.holds++
+	c.mu.Unlock()
+}
+
+// runStarted keeps the call's name taken while a run started in it lasts, even after the
+// call returned (a sub-agent run in the background); runEnded lets it go.
+func (c *callToken) runStarted() {
+	if c != nil {
+		c.begin()
+	}
+}
+
+func (c *callToken) runEnded() {
+	if c != nil {
+		c.release()
+	}
+}
+
+// release drops one hold on the call's name: the name is free again once the call and every
+// run started in it are over.
 func (c *callToken) release() {
 	c.once.Do(func() {}) // no name can be taken once the call is over
-	if c.agent != "" {
+	c.mu.Lock()
+	if c.holds > 0 {
+		c.holds--
+	}
+	last := c.holds == 0
+	c.mu.Unlock()
+	if last && c.agent != "" {
 		c.names.release(c.agent)
 	}
 }
 
-// deepTaskTool is the tool through which a deep agent (adk/prebuilt/deep) starts its
-// sub-agents, naming the one to start in subagent_type.
+// deepTaskTool is the tool through which a deep agent of Eino v0.9 (adk/prebuilt/deep)
+// starts its sub-agents, naming the one to start in subagent_type.
 const deepTaskTool = "task"
 
-// delegatedAgent names the agent a tool call starts: the subagent_type of a deep agent's
-// task call, else the tool's own name (an agent used as a tool is named after the agent).
-// Only the task tool's argument is read, so a model cannot name itself in another call.
+// delegatedAgent names the agent a tool call starts: the subagent_type argument of a tool
+// that declares that parameter (a deep agent's task tool, or whichever tool a later Eino
+// starts sub-agents with), else the tool's own name (an agent used as a tool is named after
+// the agent). Only a tool that declares subagent_type is read, so a model cannot name
+// itself by adding the argument to another call.
 func delegatedAgent(call *callToken) string {
-	if call.tool == deepTaskTool && strings.Contains(call.args, `"subagent_type"`) {
+	if (call.tool == deepTaskTool || call.starters[call.tool]) && strings.Contains(call.args, `"subagent_type"`) {
 		var a struct {
 			SubagentType string `json:"subagent_type"`
 		}
@@ -67,18 +123,18 @@ type agentNames struct {
 	inUse map[string]bool
 }
 
-// take returns name, or name-2, name-3, ... when name is in use, and marks it in use. The
-// result is a holder name (HolderName), so it reads back from a step's tag as it is.
+// take returns the actor of name, or that actor with "·2", "·3", ... when it is in use, and
+// marks the result in use.
 func (a *agentNames) take(name string) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.inUse == nil {
 		a.inUse = map[string]bool{}
 	}
-	base := holderName(name)
+	base := agentActor(name)
 	taken := base
 	for n := 2; a.inUse[taken]; n++ {
-		suffix := "-" + strconv.Itoa(n)
+		suffix := runSep + strconv.Itoa(n)
 		taken = truncateUTF8(base, maxHolderLen-len(suffix)) + suffix
 	}
 	a.inUse[taken] = true

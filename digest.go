@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 )
 
@@ -16,13 +17,13 @@ import (
 // status, progress, current step), at most Digest.MaxPlans lines and Digest.MaxBytes
 // bytes, most recently updated first. It is empty when disabled, when there are no plans,
 // or when the plans cannot be listed: a digest must never stop a run.
-func (m *middleware[M]) digest(ctx context.Context) string {
-	d, _ := m.digestOrErr(ctx)
+func (m *middleware[M]) digest(ctx context.Context, texts map[string]string) string {
+	d, _ := m.digestOrErr(ctx, texts)
 	return d
 }
 
 // digestOrErr is digest that tells a failed listing from an empty one.
-func (m *middleware[M]) digestOrErr(ctx context.Context) (string, error) {
+func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string) (string, error) {
 	if m.cfg.Digest.Disabled {
 		return "", nil
 	}
@@ -30,7 +31,8 @@ func (m *middleware[M]) digestOrErr(ctx context.Context) (string, error) {
 	if err != nil || len(listing.Plans)+len(listing.Warnings) == 0 {
 		return "", err
 	}
-	return renderDigest(listing, m.texts, m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes), nil
+	texts = withSetHeader(texts, m.cfg.PlanSet)
+	return renderDigest(listing, texts, m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes), nil
 }
 
 func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes int) string {
@@ -133,57 +135,103 @@ func nextPending(p Summary) *Step {
 	return nil
 }
 
-// runDigest is the digest a run's instruction carries, after anchor (the plan instruction
-// it follows), and the last message the model saw, to notice a rewritten history.
-type runDigest struct {
-	mu     sync.Mutex
-	anchor string
-	text   string
-	last   any
-	count  int
+// withSetHeader returns texts whose digest header names the plan set, if any.
+func withSetHeader(texts map[string]string, set string) map[string]string {
+	if strings.TrimSpace(set) == "" {
+		return texts
+	}
+	header := withPlanSet(texts["digest.header"], texts, set)
+	return map[string]string{"digest.header": header, "digest.more": texts["digest.more"],
+		"digest.unreadable": texts["digest.unreadable"], "digest.title": texts["digest.title"],
+		"digest.status": texts["digest.status"], "digest.done": texts["digest.done"],
+		"digest.next": texts["digest.next"], "digest.approved": texts["digest.approved"]}
 }
 
-// renewDigest replaces the digest in the system messages with a fresh one when the history
-// was rewritten since the previous model call (the last message seen then is gone, as when
-// a summarization middleware compacts it). Other calls leave the state as it is, so the
-// instruction stays the same between model calls and prompt caching keeps working. A
-// listing that fails keeps the digest shown.
-func (m *middleware[M]) renewDigest(ctx context.Context, state *adk.TypedChatModelAgentState[M]) *adk.TypedChatModelAgentState[M] {
+// runDigest is the digest a run's instruction carries, after anchor (the plan instruction
+// it follows): initial is the one the run started with, which stays in the run's history;
+// text is the one the model saw last. last and count describe the input of the last model
+// call, to notice a rewritten history.
+type runDigest struct {
+	mu      sync.Mutex
+	anchor  string
+	initial string
+	text    string
+	last    any
+	count   int
+}
+
+// The digest a model reads is true at every model call, whatever the order of the agent's
+// handlers: the run's instruction carries the digest of the run's start, and while the
+// history keeps every tool result since, the model reads the plans' changes there. When
+// the history was rewritten (a summarization handler, before or after this one, compacted
+// it), those results are gone, so the model call that first sees the rewritten history
+// reads a fresh digest instead, and every later call of the run reads that one, unchanged
+// (so prompt caching keeps working) until the next rewrite. The renewal happens in
+// WrapModel, which sees the messages exactly as the model gets them, after every handler's
+// BeforeModelRewriteState; the run's stored history keeps the instruction as it started.
+
+// WrapModel renews the digest at the model call (see above).
+func (m *middleware[M]) WrapModel(_ context.Context, inner model.BaseModel[M], _ *adk.TypedModelContext[M]) (model.BaseModel[M], error) {
+	if m.cfg.Digest.Disabled {
+		return inner, nil
+	}
+	return &digestModel[M]{inner: inner, renew: m.renewDigest}, nil
+}
+
+// digestModel is a model whose input gets the run's current digest.
+type digestModel[M adk.MessageType] struct {
+	inner model.BaseModel[M]
+	renew func(ctx context.Context, input []M) []M
+}
+
+func (d *digestModel[M]) Generate(ctx context.Context, input []M, opts ...model.Option) (M, error) {
+	return d.inner.Generate(ctx, d.renew(ctx, input), opts...)
+}
+
+func (d *digestModel[M]) Stream(ctx context.Context, input []M, opts ...model.Option) (*schema.StreamReader[M], error) {
+	return d.inner.Stream(ctx, d.renew(ctx, input), opts...)
+}
+
+// renewDigest returns input with the digest the model is to read in the system messages. It
+// takes a fresh digest when the history was rewritten since the previous model call, and
+// otherwise shows
+// the one shown last. A listing that fails keeps the digest shown.
+func (m *middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 	st, _ := ctx.Value(m.stateKey).(*runState)
-	if st == nil || m.cfg.Digest.Disabled {
-		return state
+	if st == nil {
+		return input
 	}
 	shown := &st.digest
 	shown.mu.Lock()
 	defer shown.mu.Unlock()
-	// Every model call adds its answer to the history, so a history that lost the last
-	// message seen, or did not grow, was rewritten.
-	rewritten := shown.last != nil && (len(state.Messages) <= shown.count ||
-		!slices.ContainsFunc(state.Messages, func(msg M) bool { return any(msg) == shown.last }))
-	shown.count = len(state.Messages)
+	rewritten := false
+	if shown.last != nil {
+		at := slices.IndexFunc(input, func(msg M) bool { return any(msg) == shown.last })
+		// Every model call adds its answer to the history, so a history that lost the last
+		// message seen, lost messages before it, or did not grow, was rewritten. (A retry of
+		// the same call reads as one too, and only renews the digest early.)
+		rewritten = at < 0 || at != shown.count-1 || len(input) <= shown.count
+	}
+	shown.count = len(input)
 	if shown.count > 0 {
-		shown.last = any(state.Messages[shown.count-1])
+		shown.last = any(input[shown.count-1])
 	}
-	if !rewritten {
-		return state
-	}
-	fresh, err := m.digestOrErr(ctx)
-	if err != nil || fresh == shown.text {
-		return state
-	}
-	next := *state
-	next.Messages = slices.Clone(state.Messages)
-	replaced := false
-	for i, msg := range next.Messages {
-		if renewed, ok := replaceInSystem(msg, shown.anchor+shown.text, shown.anchor+fresh); ok {
-			next.Messages[i], replaced = renewed, true
+	if rewritten {
+		if fresh, err := m.digestOrErr(ctx, st.set.texts); err == nil {
+			shown.text = fresh
 		}
 	}
-	if !replaced {
-		return state
+	if shown.text == shown.initial {
+		return input
 	}
-	shown.text = fresh
-	return &next
+	out := slices.Clone(input)
+	for i, msg := range out {
+		if renewed, ok := replaceInSystem(msg, shown.anchor+shown.initial, shown.anchor+shown.text); ok {
+			out[i] = renewed
+			return out
+		}
+	}
+	return input
 }
 
 // replaceInSystem returns a copy of msg, a system message holding old, with old replaced.

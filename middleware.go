@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -52,16 +53,19 @@ type Config struct {
 	// Workspace is the agent's own file system. When set, export_plan_to_file and
 	// update_plan_from_file are offered; they never reach outside it.
 	Workspace Workspace
-	// Language picks the texts the model sees: adk.LanguageEnglish (default) or
-	// adk.LanguageChinese.
+	// Language picks the texts the model sees. adk.LanguageChinese is always Chinese; the
+	// zero value, adk.LanguageEnglish, follows adk.SetLanguage as Eino's own middlewares do:
+	// English unless the program chose Chinese, read at the start of each run.
 	Language adk.Language
-	// Role decides who gets plan_template and request_plan_approval; default RoleAuto.
+	// Role decides who gets plan_template and request_plan_approval; default RoleAuto. An
+	// explicit RoleOrchestrator or RoleSubAgent holds in every call, inside a run or not.
 	Role Role
 	// AgentName is who this agent's tool calls act as: the author of plans it creates without
 	// one, who the history says made its changes, and the holder of the steps it moves to
-	// in_progress. A sub-agent's run acts as the agent it was started as (a deep agent's
-	// subagent_type, or the agent tool's name) instead. With no name, steps it takes are
-	// held by nobody.
+	// in_progress. A sub-agent's run acts as the agent it was started as (the subagent_type
+	// argument of the tool that started it, or the agent tool's name) instead; a second run of
+	// one sub-agent at once acts as "name·2" (see GatedCall). With no name, steps it takes are
+	// held by nobody, so a gated tool never runs.
 	AgentName string
 	// MaxContentBytes caps a plan's body; default 1 MiB (a given Store's own cap otherwise).
 	MaxContentBytes int
@@ -76,13 +80,35 @@ type Config struct {
 	// ToolNames renames plan tools: default name (ToolWritePlan, ...) → the name this agent's
 	// model sees. Every text the model reads uses the new names. Needed when one agent has two
 	// plan middlewares (say team plans and personal plans): BeforeAgent refuses an agent that
-	// would end up with two tools of one name.
+	// would end up with two tools of one name, naming every clash at once.
 	ToolNames map[string]string
+	// ToolPrefix is put before the name of every plan tool that ToolNames does not rename:
+	// "my_" offers my_write_plan, my_read_plan, ... .
+	ToolPrefix string
+	// PlanSet names the plans this middleware serves in the instruction and the digest
+	// ("team plans", "my plans"), so two plan middlewares on one agent give two sections
+	// the model tells apart. One line, at most 64 bytes.
+	PlanSet string
 	// RequireApproval makes update_plan_step refuse (not_approved) to move any step of a plan
 	// that a person has not approved, and offers the orchestrator request_plan_approval,
 	// which pauses the run with an Eino interrupt until a person decides (the Runner needs a
-	// CheckPointStore to resume it; see ApprovalRequest and ApprovalDecision). Off by default.
+	// CheckPointStore to resume it; see ApprovalRequest and ApprovalDecision). Off by default;
+	// GatedTools turns it on.
 	RequireApproval bool
+	// GatedTools names tools of the agent, other than plan tools, that have side effects: a
+	// call of one runs only while the calling agent holds an in_progress step of a plan that
+	// is approved at its current revision. Otherwise the tool does not run, the model gets
+	// {"error":{"code":"not_approved","message":...}} saying what to do next, and the run goes
+	// on. "*" gates every tool except plan tools and the tools that start sub-agents (agent
+	// tools, and tools with a subagent_type parameter such as a deep agent's task). Setting it
+	// implies RequireApproval. Sub-agents act under their own holds, so each sub-agent that
+	// calls gated tools needs a plan middleware with GatedTools too; an orchestrator that acts
+	// itself takes a step like anyone else.
+	GatedTools []string
+	// OnGatedCall hears every call of a gated tool, run or refused, before it runs; during
+	// a run the same GatedCall is also emitted as an Eino event whose
+	// Output.CustomizedOutput is the GatedCall.
+	OnGatedCall func(ctx context.Context, call GatedCall)
 	// OnChange is called after every successful mutation made through this middleware's
 	// tools, never after a failed one, and never with a plan's body. During a run the same
 	// Change is also emitted as an Eino event whose Output.CustomizedOutput is the Change.
@@ -104,48 +130,71 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if cfg == nil {
 		return nil, errors.New("plan: Config is nil")
 	}
-	texts, err := textsFor(cfg.Language)
-	if err != nil {
-		return nil, err
+	if cfg.Language != adk.LanguageEnglish && cfg.Language != adk.LanguageChinese {
+		return nil, fmt.Errorf("plan: unsupported Language %v", cfg.Language)
 	}
 	if cfg.Role < RoleAuto || cfg.Role > RoleSubAgent {
 		return nil, fmt.Errorf("plan: unknown Role %d", cfg.Role)
 	}
 	m := &middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
 		cfg: *cfg, running: &agentNames{}}
+	var err error
 	if m.store, err = storeFor(cfg); err != nil {
 		return nil, err
 	}
+	if m.gated, err = newGate(cfg.GatedTools); err != nil {
+		return nil, err
+	}
+	if m.gated != nil {
+		m.cfg.RequireApproval = true
+	}
+	if err := checkPlanSet(cfg.PlanSet); err != nil {
+		return nil, err
+	}
+	m.actor = agentActor(cfg.AgentName)
 	if m.cfg.Digest.MaxPlans <= 0 {
 		m.cfg.Digest.MaxPlans = 12
 	}
 	if m.cfg.Digest.MaxBytes <= 0 {
 		m.cfg.Digest.MaxBytes = 1500
 	}
-	if texts, err = renameTools(texts, cfg.ToolNames); err != nil {
+	if m.names, err = planToolNames(cfg.ToolNames, cfg.ToolPrefix); err != nil {
 		return nil, err
 	}
-	m.texts = texts
-	template := cfg.Template
+	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
+		if m.langs[lang], err = m.toolSet(lang); err != nil {
+			return nil, err
+		}
+	}
+	m.templateName = m.names[ToolPlanTemplate]
+	m.approvalName = m.names[ToolRequestPlanApproval]
+	m.stateKey = &runState{}
+	return m, nil
+}
+
+// toolSet builds the texts and tools of one language.
+func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
+	texts, err := renameTools(textsIn(lang), m.names)
+	if err != nil {
+		return nil, err
+	}
+	template := m.cfg.Template
 	if strings.TrimSpace(template) == "" {
 		template = texts["template"]
 	}
-	env := &toolEnv{store: m.store, workspace: cfg.Workspace, texts: texts, template: template,
-		agent: m.agentIn, sink: m.changeSink(), listens: m.listening, requireApproval: cfg.RequireApproval}
-	if cfg.Workspace != nil {
-		env.guardWorkspace(cfg.Workspace)
+	env := &toolEnv{store: m.store, workspace: m.cfg.Workspace, texts: texts, template: template,
+		agent: m.agentIn, role: m.roleIn, sink: m.changeSink(), listens: m.listening, requireApproval: m.cfg.RequireApproval}
+	if m.cfg.Workspace != nil {
+		env.guardWorkspace(m.cfg.Workspace)
 	}
+	set := &toolSet{texts: texts, env: env}
 	for _, spec := range toolSpecs() {
-		if fileTools[spec.name] && cfg.Workspace == nil || spec.name == ToolRequestPlanApproval && !cfg.RequireApproval {
+		if fileTools[spec.name] && m.cfg.Workspace == nil || spec.name == ToolRequestPlanApproval && !m.cfg.RequireApproval {
 			continue
 		}
-		m.tools = append(m.tools, newPlanTool(spec, env, toolName(cfg.ToolNames, spec.name)))
+		set.tools = append(set.tools, newPlanTool(spec, env, m.names[spec.name]))
 	}
-	m.templateName = toolName(cfg.ToolNames, ToolPlanTemplate)
-	m.approvalName = toolName(cfg.ToolNames, ToolRequestPlanApproval)
-	m.stateKey = &runState{}
-	env.role = m.roleIn
-	return m, nil
+	return set, nil
 }
 
 // storeFor returns the Store a middleware works on: the given one, or one made from cfg.
@@ -159,22 +208,32 @@ func storeFor(cfg *Config) (*Store, error) {
 	return cfg.Store, nil
 }
 
-func textsFor(lang adk.Language) (map[string]string, error) {
-	switch lang {
-	case adk.LanguageEnglish:
-		return textsEN, nil
-	case adk.LanguageChinese:
-		return textsZH, nil
+func textsIn(lang adk.Language) map[string]string {
+	if lang == adk.LanguageChinese {
+		return textsZH
 	}
-	return nil, fmt.Errorf("plan: unsupported Language %v", lang)
+	return textsEN
+}
+
+// toolSet is what a model of one language gets: the texts and the plan tools.
+type toolSet struct {
+	texts map[string]string
+	env   *toolEnv
+	tools []*planTool
 }
 
 type middleware[M adk.MessageType] struct {
 	*adk.TypedBaseChatModelAgentMiddleware[M]
 	cfg   Config
-	texts map[string]string
 	store *Store
-	tools []*planTool
+	// names are the plan tools' names as this agent's model sees them, by default name.
+	names map[string]string
+	// langs are the texts and tools of each language; language picks one per run.
+	langs [2]*toolSet
+	// actor is who Config.AgentName acts as (agentActor).
+	actor string
+	// gated are the tools that run only under an approved step; nil gates none.
+	gated *gate
 	// templateName is plan_template's name as this agent's model sees it.
 	templateName string
 	// approvalName is request_plan_approval's, offered with RequireApproval.
@@ -183,6 +242,23 @@ type middleware[M adk.MessageType] struct {
 	stateKey *runState
 	// running are the names of the sub-agents this agent's tool calls are running.
 	running *agentNames
+}
+
+// language is the language of a run that starts now: Config.Language when it is Chinese,
+// else the one adk.SetLanguage chose (see einoLanguage).
+func (m *middleware[M]) language() adk.Language {
+	if m.cfg.Language == adk.LanguageChinese {
+		return adk.LanguageChinese
+	}
+	return einoLanguage()
+}
+
+// set is the tool set of the run of ctx; outside a run, the one of the language now.
+func (m *middleware[M]) set(ctx context.Context) *toolSet {
+	if st, ok := ctx.Value(m.stateKey).(*runState); ok && st.set != nil {
+		return st.set
+	}
+	return m.langs[m.language()]
 }
 
 // runKey marks a context as being inside a run of an agent that uses this package; its
@@ -201,10 +277,22 @@ type runMark struct {
 	nested bool
 }
 
-// runState is what one middleware keeps for one run: its role and the digest it showed.
+// runState is what one middleware keeps for one run: its role, who it acts as, its
+// language, and the digest it showed.
 type runState struct {
-	role   Role
-	agent  string // who the run's changes are by, and who holds the steps it takes
+	role  Role
+	agent string // who the run's changes are by, and who holds the steps it takes
+	set   *toolSet
+	// call is the tool call the run was started in, when it is a sub-agent's run.
+	call *callToken
+	// renamed: the run acts under a name of its own (a parallel run of one sub-agent).
+	renamed bool
+
+	mu sync.Mutex
+	// starters are the tools of the run that start sub-agents by subagent_type; exempt the
+	// tools of the run that "*" does not gate.
+	starters, exempt map[string]bool
+
 	digest runDigest
 }
 
@@ -219,11 +307,15 @@ func (m *middleware[M]) agentIn(ctx context.Context) string {
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		return st.agent
 	}
-	return m.cfg.AgentName
+	return m.actor
 }
 
-// roleIn is this middleware's role in the run of ctx (RoleAuto outside a run).
+// roleIn is this middleware's role in the run of ctx. An explicit Config.Role is the role
+// everywhere; RoleAuto is decided per run (and stays RoleAuto outside a run).
 func (m *middleware[M]) roleIn(ctx context.Context) Role {
+	if m.cfg.Role != RoleAuto {
+		return m.cfg.Role
+	}
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		return st.role
 	}
@@ -231,17 +323,89 @@ func (m *middleware[M]) roleIn(ctx context.Context) Role {
 }
 
 // WrapInvokableToolCall gives each tool call of the agent a context of its own, so a run
-// started inside it (a sub-agent) knows it is nested.
+// started inside it (a sub-agent) knows it is nested, and runs a gated tool only under an
+// approved step (Config.GatedTools).
 func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
-	name := ""
-	if tc != nil {
-		name = tc.Name
-	}
+	name := toolNameOf(tc)
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
-		call := &callToken{tool: name, args: args, names: m.running}
-		defer call.release()
-		return endpoint(context.WithValue(ctx, callKey{}, call), args, opts...)
+		ctx, done := m.startCall(ctx, name, args)
+		defer done()
+		if refused, ok := m.check(ctx, name); !ok {
+			return refused, nil
+		}
+		return endpoint(ctx, args, opts...)
 	}, nil
+}
+
+// WrapStreamableToolCall is WrapInvokableToolCall for tools that stream their result.
+func (m *middleware[M]) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, tc *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+	name := toolNameOf(tc)
+	return func(ctx context.Context, args string, opts ...tool.Option) (*schema.StreamReader[string], error) {
+		ctx, done := m.startCall(ctx, name, args)
+		defer done()
+		if refused, ok := m.check(ctx, name); !ok {
+			return schema.StreamReaderFromArray([]string{refused}), nil
+		}
+		return endpoint(ctx, args, opts...)
+	}, nil
+}
+
+// WrapEnhancedInvokableToolCall is WrapInvokableToolCall for tools with multimodal results.
+func (m *middleware[M]) WrapEnhancedInvokableToolCall(_ context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
+	name := toolNameOf(tc)
+	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.ToolResult, error) {
+		ctx, done := m.startCall(ctx, name, argumentText(arg))
+		defer done()
+		if refused, ok := m.check(ctx, name); !ok {
+			return textResult(refused), nil
+		}
+		return endpoint(ctx, arg, opts...)
+	}, nil
+}
+
+// WrapEnhancedStreamableToolCall is WrapInvokableToolCall for tools that stream multimodal
+// results.
+func (m *middleware[M]) WrapEnhancedStreamableToolCall(_ context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
+	name := toolNameOf(tc)
+	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
+		ctx, done := m.startCall(ctx, name, argumentText(arg))
+		defer done()
+		if refused, ok := m.check(ctx, name); !ok {
+			return schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)}), nil
+		}
+		return endpoint(ctx, arg, opts...)
+	}, nil
+}
+
+// startCall marks ctx as one tool call of this agent; done ends the call. The name a
+// sub-agent started in the call takes stays taken until its run ends too.
+func (m *middleware[M]) startCall(ctx context.Context, name, args string) (context.Context, func()) {
+	call := &callToken{tool: name, args: args, names: m.running}
+	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
+		st.mu.Lock()
+		call.starters = st.starters
+		st.mu.Unlock()
+	}
+	call.begin()
+	return context.WithValue(ctx, callKey{}, call), call.release
+}
+
+func toolNameOf(tc *adk.ToolContext) string {
+	if tc == nil {
+		return ""
+	}
+	return tc.Name
+}
+
+func argumentText(arg *schema.ToolArgument) string {
+	if arg == nil {
+		return ""
+	}
+	return arg.Text
+}
+
+func textResult(text string) *schema.ToolResult {
+	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: text}}}
 }
 
 // BeforeAgent adds the plan tools, the instruction and the digest, and marks the run's
@@ -261,41 +425,60 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 			role = RoleSubAgent
 		}
 	}
-	st := &runState{role: role, agent: m.cfg.AgentName}
+	set := m.langs[m.language()]
+	st := &runState{role: role, agent: m.actor, set: set}
 	if nested {
 		if name := call.agentName(); name != "" {
 			st.agent = name
+			st.renamed = name != agentActor(delegatedAgent(call))
+			st.call = call
+			call.runStarted()
 		}
 	}
+	st.exempt = exemptTools(ctx, runCtx.Tools)
 	ctx = context.WithValue(ctx, m.stateKey, st)
 
 	next := *runCtx
-	next.Tools = make([]tool.BaseTool, 0, len(runCtx.Tools)+len(m.tools))
+	next.Tools = make([]tool.BaseTool, 0, len(runCtx.Tools)+len(set.tools))
 	next.Tools = append(next.Tools, runCtx.Tools...)
-	for _, t := range m.tools {
+	for _, t := range set.tools {
 		next.Tools = append(next.Tools, t)
 	}
-	if err := checkUniqueToolNames(ctx, next.Tools); err != nil {
+	if err := m.checkUniqueToolNames(ctx, next.Tools); err != nil {
+		st.call.runEnded()
 		return ctx, runCtx, err
 	}
-	st.digest.anchor = m.instruction(role)
-	st.digest.text = m.digest(ctx)
+	st.digest.anchor = m.instruction(set.texts, role)
+	st.digest.text = m.digest(ctx, set.texts)
+	st.digest.initial = st.digest.text
 	next.Instruction = runCtx.Instruction + st.digest.anchor + st.digest.text
 	return ctx, &next, nil
 }
 
+// AfterAgent ends a sub-agent's run: the name it acted as is free again once the tool call
+// that started it is over too.
+func (m *middleware[M]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAgentState[M]) (context.Context, error) {
+	if st, ok := ctx.Value(m.stateKey).(*runState); ok && st.call != nil {
+		st.mu.Lock()
+		call := st.call
+		st.call = nil
+		st.mu.Unlock()
+		call.runEnded()
+	}
+	return ctx, nil
+}
+
 // BeforeModelRewriteState hides plan_template and request_plan_approval from a sub-agent's
 // model. The tools stay registered, so a call to one anyway gets tool_not_available instead
-// of failing the run.
-//
-// It also renews the digest when the run's history shrank since the previous model call (a
-// summarization middleware compacted it): the model, which no longer sees the tool results
-// that moved the plans on, then reads the plans as they are now.
+// of failing the run. It also notes which of the run's tools start sub-agents by a
+// subagent_type argument, to name the runs they start.
 func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
 	if state == nil {
 		return ctx, state, nil
 	}
-	state = m.renewDigest(ctx, state)
+	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
+		st.noteStarters(state.ToolInfos)
+	}
 	if m.roleIn(ctx) != RoleSubAgent {
 		return ctx, state, nil
 	}
@@ -313,19 +496,22 @@ func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 	return ctx, &next, nil
 }
 
-func (m *middleware[M]) instruction(role Role) string {
+func (m *middleware[M]) instruction(texts map[string]string, role Role) string {
 	var b strings.Builder
-	b.WriteString(m.texts["instruction"])
+	b.WriteString(withPlanSet(texts["instruction"], texts, m.cfg.PlanSet))
 	if m.cfg.Workspace != nil {
-		b.WriteString(m.texts["instruction.files"])
+		b.WriteString(texts["instruction.files"])
 	}
 	if role == RoleOrchestrator {
-		b.WriteString(m.texts["instruction.template"])
+		b.WriteString(texts["instruction.template"])
 	}
 	if m.cfg.RequireApproval && role == RoleOrchestrator {
-		b.WriteString(m.texts["instruction.approval"])
+		b.WriteString(texts["instruction.approval"])
 	} else if m.cfg.RequireApproval {
-		b.WriteString(m.texts["instruction.approval.sub"])
+		b.WriteString(texts["instruction.approval.sub"])
+	}
+	if m.gated != nil {
+		b.WriteString(texts["instruction.gated"])
 	}
 	return b.String()
 }
@@ -344,8 +530,20 @@ func (m *middleware[M]) changeSink() func(context.Context, Change) {
 		if m.cfg.OnChange != nil {
 			m.cfg.OnChange(ctx, c)
 		}
-		if inRun(ctx) {
-			_ = adk.TypedSendEvent[M](ctx, &adk.TypedAgentEvent[M]{Output: &adk.TypedAgentOutput[M]{CustomizedOutput: c}})
-		}
+		m.emit(ctx, c)
 	}
+}
+
+// emit sends out as an event of the run of ctx, if any. A parallel run of a sub-agent
+// names itself in the event's AgentName ("worker·2"), so hosts tell its events from the
+// other run's.
+func (m *middleware[M]) emit(ctx context.Context, out any) {
+	if !inRun(ctx) {
+		return
+	}
+	ev := &adk.TypedAgentEvent[M]{Output: &adk.TypedAgentOutput[M]{CustomizedOutput: out}}
+	if st, ok := ctx.Value(m.stateKey).(*runState); ok && st.renamed {
+		ev.AgentName, ev.RunPath = st.agent, runPathOf(st.agent)
+	}
+	_ = adk.TypedSendEvent[M](ctx, ev)
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"unicode/utf8"
@@ -124,7 +125,12 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 	return decide(ctx, env, asked, d)
 }
 
+// decisionOf reads resume data as a decision: an ApprovalDecision, a non-nil pointer to one,
+// a map[string]any, or JSON ([]byte, string, json.RawMessage) with the same fields (Approved,
+// By, Feedback, Content; matched as encoding/json matches them, so "approved" works too).
+// Anything else, or a map or JSON that does not decode, is no decision.
 func decisionOf(data any) (ApprovalDecision, bool) {
+	var raw []byte
 	switch d := data.(type) {
 	case ApprovalDecision:
 		return d, true
@@ -132,9 +138,38 @@ func decisionOf(data any) (ApprovalDecision, bool) {
 		if d != nil {
 			return *d, true
 		}
+		return ApprovalDecision{}, false
+	case map[string]any:
+		if d == nil {
+			return ApprovalDecision{}, false
+		}
+		b, err := json.Marshal(d)
+		if err != nil {
+			return ApprovalDecision{}, false
+		}
+		raw = b
+	case json.RawMessage:
+		raw = d
+	case []byte:
+		raw = d
+	case string:
+		raw = []byte(d)
+	default:
+		return ApprovalDecision{}, false
 	}
-	return ApprovalDecision{}, false
+	var dec ApprovalDecision
+	if len(raw) > maxApprovalFeedback+maxContentDecision || json.Unmarshal(raw, &dec) != nil {
+		return ApprovalDecision{}, false
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(raw, &probe) != nil || len(probe) == 0 {
+		return ApprovalDecision{}, false
+	}
+	return dec, true
 }
+
+// maxContentDecision bounds the JSON of a decision beyond its feedback: an edited plan body.
+const maxContentDecision = 64 << 20
 
 // decide applies a person's decision on the revision they were shown.
 func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d ApprovalDecision) (any, error) {

@@ -1,0 +1,449 @@
+package plan_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/filesystem"
+	fsmw "github.com/cloudwego/eino/adk/middlewares/filesystem"
+	"github.com/cloudwego/eino/adk/middlewares/patchtoolcalls"
+	"github.com/cloudwego/eino/adk/prebuilt/deep"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// gateLog collects what a host hears of gated calls: through OnGatedCall and in the
+// events of the run.
+type gateLog struct {
+	mu    sync.Mutex
+	heard []plan.GatedCall
+}
+
+func (g *gateLog) hear(_ context.Context, c plan.GatedCall) {
+	g.mu.Lock()
+	g.heard = append(g.heard, c)
+	g.mu.Unlock()
+}
+
+func (g *gateLog) calls() []plan.GatedCall {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]plan.GatedCall(nil), g.heard...)
+}
+
+// gateCheckPoints keeps checkpoints in memory.
+type gateCheckPoints struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (c *gateCheckPoints) Get(_ context.Context, id string) ([]byte, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[id]
+	return b, ok, nil
+}
+
+func (c *gateCheckPoints) Set(_ context.Context, id string, b []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string][]byte{}
+	}
+	c.m[id] = b
+	return nil
+}
+
+// gateEvents drains a run: its events, and the ID of the approval it paused on ("" when it
+// ended).
+func gateEvents(t *testing.T, iter *adk.AsyncIterator[*adk.AgentEvent]) (events []*adk.AgentEvent, pausedOn string) {
+	t.Helper()
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			return events, pausedOn
+		}
+		require.NoError(t, ev.Err)
+		events = append(events, ev)
+		if ev.Action != nil && ev.Action.Interrupted != nil {
+			for _, ic := range ev.Action.Interrupted.InterruptContexts {
+				if _, ok := ic.Info.(plan.ApprovalRequest); ok && ic.IsRootCause {
+					pausedOn = ic.ID
+				}
+			}
+		}
+	}
+}
+
+// gatedInEvents returns the GatedCalls of a run's events, with the AgentName of each event.
+func gatedInEvents(events []*adk.AgentEvent) (calls []plan.GatedCall, agents []string) {
+	for _, ev := range events {
+		if ev.Output == nil {
+			continue
+		}
+		if c, ok := ev.Output.CustomizedOutput.(plan.GatedCall); ok {
+			calls = append(calls, c)
+			agents = append(agents, ev.AgentName)
+		}
+	}
+	return calls, agents
+}
+
+// gateCode is the error code of a tool result, "" for a result that is no error.
+func gateCode(t *testing.T, result string) (code, message string) {
+	t.Helper()
+	var r struct {
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(result), &r) != nil || r.Error == nil {
+		return "", ""
+	}
+	return r.Error.Code, r.Error.Message
+}
+
+// gateResult is the last tool result the model had read when it made call i.
+func gateResult(t *testing.T, m *plantest.ScriptedModel, i int) string {
+	t.Helper()
+	calls := m.Calls()
+	require.Greater(t, len(calls), i, "model call %d was made", i)
+	in := calls[i].Input
+	for j := len(in) - 1; j >= 0; j-- {
+		if in[j].Role == schema.Tool {
+			return in[j].Content
+		}
+	}
+	return ""
+}
+
+func gateQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func gatePtr[T any](v T) *T { return &v }
+
+func gateHan(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func fileOn(ctx context.Context, fs *filesystem.InMemoryBackend, path string) (string, bool) {
+	fc, err := fs.Read(ctx, &filesystem.ReadRequest{FilePath: path})
+	if err != nil || fc == nil {
+		return "", false
+	}
+	return fc.Content, true
+}
+
+const gatePlan = "# Release\n- [ ] Write the changelog\n- [ ] Tag the release\n"
+
+// An agent whose file tools are gated writes nothing until a person approved its plan and it
+// took a step; then the write runs and the host hears under which step; a rewrite of the
+// plan, which revokes the approval, gates the tools again. The person's decision arrives as
+// a map, as a host decoding JSON has it.
+func TestGatedFileToolsRunOnlyUnderAnApprovedStep(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	files := filesystem.NewInMemoryBackend()
+	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
+	require.NoError(t, err)
+	var log gateLog
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "planner",
+		GatedTools: []string{"write_file", "edit_file"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+
+	write := plantest.CallTool("write_file", `{"file_path":"/CHANGELOG.md","content":"v2: faster"}`)
+	rewrite := func(in []*schema.Message) *schema.Message {
+		p, err := store.Get(ctx, "release")
+		if err != nil {
+			return schema.AssistantMessage(err.Error(), nil)
+		}
+		body := p.Content + "- [ ] Announce it\n"
+		return plantest.CallTool("write_plan", fmt.Sprintf(`{"name":"release","content":%s}`, gateQuote(body)))(in)
+	}
+	model := plantest.NewScriptedModel(
+		write, // 0: no plan yet
+		plantest.CallTool("write_plan", `{"name":"release","content":`+gateQuote(gatePlan)+`,"last_known_revision":0}`),
+		write, // 2: not approved
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+		write, // 4: approved, but no step taken
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`),
+		write,   // 6: runs
+		rewrite, // 7: revokes the approval
+		plantest.CallTool("edit_file", `{"file_path":"/CHANGELOG.md","old_string":"faster","new_string":"slower"}`),
+		plantest.Answer("waiting for approval"),
+	)
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
+		Instruction: "You plan and act.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{fs, mw}, MaxIterations: 30})
+	require.NoError(t, err)
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &gateCheckPoints{}})
+
+	first, id := gateEvents(t, runner.Query(ctx, "write the changelog", adk.WithCheckPointID("gated")))
+	require.NotEmpty(t, id, "the run paused for approval")
+	for _, i := range []int{1, 3} {
+		code, msg := gateCode(t, gateResult(t, model, i))
+		assert.Equal(t, "not_approved", code, "call %d", i)
+		assert.Contains(t, msg, "write_file did not run", "call %d", i)
+	}
+	_, msg := gateCode(t, gateResult(t, model, 1))
+	assert.Contains(t, msg, "write_plan", "with no plan the model is told to write one")
+	_, msg = gateCode(t, gateResult(t, model, 3))
+	assert.Contains(t, msg, "request_plan_approval", "with no approval the model is told to ask")
+	_, onDisk := fileOn(ctx, files, "/CHANGELOG.md")
+	assert.False(t, onDisk, "a refused write wrote nothing")
+
+	iter, err := runner.ResumeWithParams(ctx, "gated", &adk.ResumeParams{
+		Targets: map[string]any{id: map[string]any{"approved": true, "by": "ana"}}})
+	require.NoError(t, err)
+	second, again := gateEvents(t, iter)
+	require.Empty(t, again)
+	assert.Contains(t, gateResult(t, model, 4), `"approved":true`, "a map is a decision")
+
+	code, msg := gateCode(t, gateResult(t, model, 5))
+	assert.Equal(t, "not_approved", code)
+	assert.Contains(t, msg, "update_plan_step", "approved but holding nothing: take a step")
+	code, _ = gateCode(t, gateResult(t, model, 6))
+	assert.Empty(t, code, "the step is taken")
+	code, _ = gateCode(t, gateResult(t, model, 7))
+	assert.Empty(t, code, "the write ran under the held step: %s", gateResult(t, model, 7))
+	content, onDisk := fileOn(ctx, files, "/CHANGELOG.md")
+	require.True(t, onDisk)
+	assert.Contains(t, content, "v2: faster")
+	code, _ = gateCode(t, gateResult(t, model, 8))
+	assert.Empty(t, code, "the rewrite went through")
+	code, msg = gateCode(t, gateResult(t, model, 9))
+	assert.Equal(t, "not_approved", code, "the rewrite revoked the approval")
+	assert.Contains(t, msg, "step 1 of plan release")
+	content, _ = fileOn(ctx, files, "/CHANGELOG.md")
+	assert.Contains(t, content, "faster", "the refused edit changed nothing")
+
+	heard := log.calls()
+	require.Len(t, heard, 5)
+	reasons := make([]string, len(heard))
+	for i, c := range heard {
+		reasons[i] = c.Reason
+		assert.Equal(t, "planner", c.Agent)
+	}
+	assert.Equal(t, []string{"no_plan", "not_approved", "no_step", "", "hold_not_approved"}, reasons)
+	ran := heard[3]
+	assert.True(t, ran.Allowed)
+	assert.Equal(t, plan.GatedCall{Tool: "write_file", Agent: "planner", Allowed: true, Plan: "release", Step: 1,
+		StepText: "Write the changelog", Revision: 3}, ran, "the write ran under step 1 at revision 3")
+	assert.Equal(t, "edit_file", heard[4].Tool)
+	assert.False(t, heard[4].Allowed)
+
+	streamed, _ := gatedInEvents(append(first, second...))
+	assert.Equal(t, heard, streamed, "every gated call is in the run's events too")
+}
+
+// A deep agent's workers write files only under the steps they hold themselves: one worker's
+// step lets no other worker act.
+func TestDeepAgentWorkersWriteOnlyUnderTheirOwnSteps(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(gatePlan)})
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+
+	files := filesystem.NewInMemoryBackend()
+	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
+	require.NoError(t, err)
+	var log gateLog
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "lead",
+		GatedTools: []string{"write_file", "edit_file"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+	worker := func(name string, turns ...plantest.Turn) adk.Agent {
+		a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: name, Description: "does plan steps",
+			Instruction: "You do plan steps.", Model: plantest.NewScriptedModel(turns...),
+			Handlers: []adk.ChatModelAgentMiddleware{fs, mw}, MaxIterations: 10})
+		require.NoError(t, err)
+		return a
+	}
+	a := worker("writer-a",
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`),
+		plantest.CallTool("write_file", `{"file_path":"/a.txt","content":"by a"}`),
+		plantest.Answer("a done"))
+	b := worker("writer-b",
+		plantest.CallTool("write_file", `{"file_path":"/b.txt","content":"by b, early"}`),
+		plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`),
+		plantest.CallTool("write_file", `{"file_path":"/b.txt","content":"by b"}`),
+		plantest.Answer("b done"))
+	lead, err := deep.New(ctx, &deep.Config{Name: "lead", Description: "orchestrator",
+		ChatModel: plantest.NewScriptedModel(
+			plantest.CallTool("task", `{"subagent_type":"writer-a","description":"do step 1 of plan release"}`),
+			plantest.CallTool("task", `{"subagent_type":"writer-b","description":"do step 2 of plan release"}`),
+			plantest.Answer("released")),
+		SubAgents: []adk.Agent{a, b}, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		WithoutWriteTodos: true, WithoutGeneralSubAgent: true, MaxIteration: 10})
+	require.NoError(t, err)
+	gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "release"))
+
+	heard := log.calls()
+	require.Len(t, heard, 3, "%+v", heard)
+	assert.Equal(t, plan.GatedCall{Tool: "write_file", Agent: "writer-a", Allowed: true, Plan: "release", Step: 1,
+		StepText: "Write the changelog", Revision: 3}, heard[0])
+	assert.Equal(t, "writer-b", heard[1].Agent)
+	assert.Equal(t, "no_step", heard[1].Reason, "writer-a's step does not let writer-b write")
+	assert.Equal(t, "writer-b", heard[2].Agent)
+	assert.True(t, heard[2].Allowed)
+	assert.Equal(t, 2, heard[2].Step)
+	got, ok := fileOn(ctx, files, "/a.txt")
+	assert.True(t, ok)
+	assert.Contains(t, got, "by a")
+	got, _ = fileOn(ctx, files, "/b.txt")
+	assert.Equal(t, "by b", strings.TrimSpace(got), "the early write of b never ran")
+}
+
+// Two runs of one sub-agent at once act under their own names: each writes under the step
+// it holds, and the events of the second carry its run name.
+func TestParallelRunsOfOneSubAgentWriteUnderTheirOwnHolds(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(gatePlan)})
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+
+	files := filesystem.NewInMemoryBackend()
+	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
+	require.NoError(t, err)
+	var log gateLog
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "lead", GatedTools: []string{"*"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+
+	// Each run takes the next free step, waits until the other took one too (so the runs
+	// overlap), then writes a file named after its step.
+	var took sync.WaitGroup
+	took.Add(2)
+	turn := func(in []*schema.Message) *schema.Message {
+		last := in[len(in)-1]
+		switch {
+		case last.Role != schema.Tool:
+			return plantest.CallTool("update_plan_step", `{"name":"release","status":"in_progress"}`)(in)
+		case strings.Contains(last.Content, `"step"`) && !strings.Contains(last.Content, "error"):
+			var r struct {
+				Step int `json:"step"`
+			}
+			_ = json.Unmarshal([]byte(last.Content), &r)
+			took.Done()
+			done := make(chan struct{})
+			go func() { took.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+			}
+			return plantest.CallTool("write_file", fmt.Sprintf(`{"file_path":"/step-%d.txt","content":"x"}`, r.Step))(in)
+		}
+		return schema.AssistantMessage("wrote it", nil)
+	}
+	sub, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "does plan steps",
+		Instruction: "You do plan steps.", Model: plantest.NewScriptedModel(turn, turn, turn, turn, turn, turn),
+		Handlers: []adk.ChatModelAgentMiddleware{fs, mw}, MaxIterations: 10})
+	require.NoError(t, err)
+	task := plantest.ToolCall{Name: "task", Arguments: `{"subagent_type":"worker","description":"take a step of plan release"}`}
+	lead, err := deep.New(ctx, &deep.Config{Name: "lead", Description: "orchestrator",
+		ChatModel: plantest.NewScriptedModel(plantest.CallTools(task, task), plantest.Answer("both busy")),
+		SubAgents: []adk.Agent{sub}, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		ToolsConfig:       adk.ToolsConfig{EmitInternalEvents: true},
+		WithoutWriteTodos: true, WithoutGeneralSubAgent: true, MaxIteration: 10})
+	require.NoError(t, err)
+	events, _ := gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "release"))
+
+	heard := log.calls()
+	require.Len(t, heard, 2, "only the two writes are gated; task is not: %+v", heard)
+	byAgent := map[string]plan.GatedCall{}
+	for _, c := range heard {
+		assert.True(t, c.Allowed, "%+v", c)
+		byAgent[c.Agent] = c
+	}
+	require.Contains(t, byAgent, "worker")
+	require.Contains(t, byAgent, "worker·2", "the second run acts under its own name")
+	assert.NotEqual(t, byAgent["worker"].Step, byAgent["worker·2"].Step)
+	for _, c := range heard {
+		_, ok := fileOn(ctx, files, fmt.Sprintf("/step-%d.txt", c.Step))
+		assert.True(t, ok, "step %d's file", c.Step)
+	}
+	streamed, agents := gatedInEvents(events)
+	require.Len(t, streamed, 2)
+	for i, c := range streamed {
+		assert.Equal(t, c.Agent, agents[i], "an event names the run it came from")
+	}
+	cur, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	var holders []string
+	for _, s := range plan.ParseSteps(cur.Content) {
+		if s.Holder != "" {
+			holders = append(holders, s.Holder)
+		}
+	}
+	assert.ElementsMatch(t, []string{"worker", "worker·2"}, holders, cur.Content)
+}
+
+// A run paused by request_plan_approval and then abandoned leaves a tool call without a
+// result; Eino's patchtoolcalls middleware with Config.PatchedToolResultGenerator answers it
+// with not_approved in the model's language, so the next run's model knows no decision came.
+func TestAbandonedApprovalIsPatchedAsNotApproved(t *testing.T) {
+	ctx := context.Background()
+	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
+		cfg := &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "planner", RequireApproval: true, Language: lang}
+		mw, err := plan.New(ctx, cfg)
+		require.NoError(t, err)
+		patch, err := patchtoolcalls.New(ctx, &patchtoolcalls.Config{PatchedToolResultGenerator: cfg.PatchedToolResultGenerator})
+		require.NoError(t, err)
+		model := plantest.NewScriptedModel(plantest.Answer("I will ask again"))
+		agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
+			Instruction: "You plan.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{patch, mw}})
+		require.NoError(t, err)
+		abandoned := []adk.Message{
+			schema.UserMessage("ship it"),
+			{Role: schema.Assistant, ToolCalls: []schema.ToolCall{
+				{ID: "a1", Type: "function", Function: schema.FunctionCall{Name: "request_plan_approval", Arguments: `{"name":"release"}`}},
+				{ID: "w1", Type: "function", Function: schema.FunctionCall{Name: "write_file", Arguments: `{}`}},
+			}},
+			schema.UserMessage("still there?"),
+		}
+		gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Run(ctx, abandoned))
+		calls := model.Calls()
+		require.Len(t, calls, 1)
+		var approval, other string
+		for _, m := range calls[0].Input {
+			if m.Role == schema.Tool && m.ToolCallID == "a1" {
+				approval = m.Content
+			}
+			if m.Role == schema.Tool && m.ToolCallID == "w1" {
+				other = m.Content
+			}
+		}
+		code, msg := gateCode(t, approval)
+		assert.Equal(t, "not_approved", code, approval)
+		assert.Contains(t, msg, "release")
+		assert.Contains(t, msg, "request_plan_approval")
+		assert.Contains(t, other, "write_file")
+		assert.Equal(t, lang == adk.LanguageChinese, gateHan(msg), msg)
+	}
+}

@@ -1,0 +1,36 @@
+package plan
+
+import (
+	"context"
+	"unicode"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/middlewares/patchtoolcalls"
+	"github.com/cloudwego/eino/schema"
+)
+
+// einoLanguage is the language adk.SetLanguage chose. Eino keeps it in a variable with no
+// public getter, so it is read through a public Eino component whose texts follow it: the
+// patchtoolcalls middleware, which answers a tool call that has no result with a default
+// text in Eino's language. The probe is a pure function call (no model, no I/O); a text with
+// Han characters is Chinese. TestEinoLanguageProbe pins it, so an Eino release that
+// changes that text fails loudly.
+func einoLanguage() adk.Language {
+	mw, err := patchtoolcalls.New(context.Background(), nil)
+	if err != nil {
+		return adk.LanguageEnglish
+	}
+	state := &adk.ChatModelAgentState{Messages: []*schema.Message{
+		schema.AssistantMessage("", []schema.ToolCall{{ID: "probe", Function: schema.FunctionCall{Name: "probe", Arguments: "{}"}}}),
+	}}
+	_, out, err := mw.BeforeModelRewriteState(context.Background(), state, &adk.ModelContext{})
+	if err != nil || out == nil || len(out.Messages) < 2 || out.Messages[1] == nil {
+		return adk.LanguageEnglish
+	}
+	for _, r := range out.Messages[1].Content {
+		if unicode.Is(unicode.Han, r) {
+			return adk.LanguageChinese
+		}
+	}
+	return adk.LanguageEnglish
+}
