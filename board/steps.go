@@ -13,7 +13,10 @@ type stepView struct {
 	State  plan.StepState `json:"state"`
 	Text   string         `json:"text"`
 	Holder string         `json:"holder,omitempty"`
-	Depth  int            `json:"depth,omitempty"`
+	// By is who held the step before it ended (completed, failed, skipped), as the tag
+	// its line kept says; "" when none does.
+	By    string `json:"by,omitempty"`
+	Depth int    `json:"depth,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -21,13 +24,41 @@ func stepsOf(body string) []stepView {
 	steps := plan.ParseSteps(body)
 	out := make([]stepView, 0, len(steps))
 	for _, s := range steps {
-		text := s.Text
-		if s.Holder != "" {
-			text = strings.TrimSuffix(text, " (@"+s.Holder+")")
+		v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth}
+		text, tag, ok := cutTag(s.Text)
+		switch {
+		case ok && s.State == plan.StepInProgress && tag == s.Holder:
+			v.Text = text // the holder's tag, or the mark of a step nobody holds
+		case ok && s.State != plan.StepInProgress && s.State != plan.StepPending && tag != "":
+			v.Text, v.By = text, tag
 		}
-		out = append(out, stepView{Number: s.Number, State: s.State, Text: text, Holder: s.Holder, Depth: s.Depth})
+		out = append(out, v)
 	}
 	return out
+}
+
+// cutTag splits the " (@name)" tag that ends a step's line from its text; name may be ""
+// (the mark of a step in progress that nobody holds). ok is false when the text ends in no
+// tag. The page shows the text and the name apart.
+func cutTag(text string) (rest, name string, ok bool) {
+	before, tagged, found := cutLast(text, " (@")
+	if !found || !strings.HasSuffix(tagged, ")") {
+		return text, "", false
+	}
+	name = strings.TrimSuffix(tagged, ")")
+	if strings.ContainsAny(name, " \t()") {
+		return text, "", false
+	}
+	return before, name, true
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
 }
 
 // stepAt returns step number of steps; false when there is none.

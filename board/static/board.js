@@ -56,7 +56,7 @@
       live: '实时', connecting: '连接中…', reconnecting: '重新连接中…',
       signedIn: '当前用户：{who}', readOnly: '只读', notSignedIn: '未登录：只读',
       empty: '还没有计划。智能体一写下计划，就会显示在这里。',
-      revision: '第 {rev} 版', changedBy: '{who}{what}', updated: '更新于 {when}',
+      revision: '第 {rev} 版', changedBy: '{who} {what}', updated: '更新于 {when}',
       act_write: '编辑了计划', act_step: '移动了步骤', act_status: '设置了状态',
       act_approve: '批准了计划', act_revoke: '撤销了批准', act_delete: '删除了计划',
       approved: '已由 {by} 批准（第 {rev} 版）', unapproved: '未批准',
@@ -222,6 +222,7 @@
       li.dataset.step = String(s.number); li.dataset.state = s.state;
       if (s.depth) li.style.paddingLeft = (s.depth * 1.2) + 'rem';
       li.append(el('span', 'mark', MARKS[s.state] || '?'), el('span', 'state', t('st_' + s.state)), el('span', 'text', s.text));
+      if (s.by) li.append(el('span', 'by', '@' + s.by));
       if (s.state === 'in_progress') {
         li.append(s.holder ? el('span', 'holder', '@' + s.holder) : el('span', 'holder nobody', t('nobody')));
       }
