@@ -357,3 +357,37 @@ func TestApprovalWithEmptyEdit(t *testing.T) {
 	assert.Nil(t, p.Approval)
 	assert.EqualValues(t, 1, p.Revision)
 }
+
+// A resume replayed from the same checkpoint (a host retrying after a crash) reports the
+// approval the first one recorded, instead of telling the model nothing was approved.
+func TestReplayedApprovalResumeReportsTheRecordedApproval(t *testing.T) {
+	for _, edited := range []bool{false, true} {
+		dir := t.TempDir()
+		r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{dir})
+		model := plantest.NewScriptedModel(
+			writePlanCall("release", approvalPlan, 0),
+			plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+			plantest.Answer("approved"),
+		)
+		runner := r.runner(model)
+		paused := r.start(runner)
+		require.Len(t, paused, 1)
+		saved, err := os.ReadFile(filepath.Join(dir, checkPointID))
+		require.NoError(t, err)
+		d := plan.ApprovalDecision{Approved: true, By: "ana"}
+		if edited {
+			body := approvalRevised
+			d.Content = &body
+		}
+		assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: d}))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, checkPointID), saved, 0o600))
+
+		again := plantest.NewScriptedModel(plantest.Answer("approved")) // the run goes on after the tool
+		replay := r.runner(again)
+		assert.Empty(t, r.resume(replay, map[string]any{paused[0].id: d}))
+		require.Len(t, again.Calls(), 1)
+		res := lastToolResult(again.Calls()[0])
+		assert.Empty(t, errorCode(t, res), "edited %v: %s", edited, res)
+		assert.Contains(t, res, `"approved":true`)
+	}
+}

@@ -146,3 +146,20 @@ func TestRequestApprovalOfApprovedPlan(t *testing.T) {
 	assert.Contains(t, out, `"approved":true`)
 	assert.Contains(t, out, `"approval":{"revision":1,"by":"ana"`)
 }
+
+// A plan not approved under RequireApproval cannot get its steps moved by a rewrite either;
+// a rewrite that keeps them pending is still allowed.
+func TestApprovalGateCoversRewrites(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		writePlanCall("release", strings.ReplaceAll(approvalPlan, "- [ ]", "- [x]"), 1),
+		writePlanCall("release", approvalPlan+"\nRisks: none.\n", 1),
+		plantest.Answer("waiting"),
+	)
+	assert.Empty(t, r.start(r.runner(model)))
+	assert.Equal(t, "not_approved", errorCode(t, resultAt(t, model, 2)), "marking steps done by rewriting")
+	assert.Empty(t, errorCode(t, resultAt(t, model, 3)), "rewriting with steps pending")
+	p := r.get("release")
+	assert.Equal(t, 0, p.Summarize().Progress.Completed)
+}

@@ -3,13 +3,10 @@
 package plan_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +15,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/internal/childtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,8 +23,8 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// A test binary re-executed with these variables set runs TestLocalBackendChildProcess as a
-// worker on the given root instead of skipping it.
+// The variables that tell TestLocalBackendChildProcess, run as a child process, what to do
+// and on which root.
 const (
 	childModeEnv = "PLAN_LOCAL_CHILD_MODE"
 	childRootEnv = "PLAN_LOCAL_CHILD_ROOT"
@@ -39,24 +37,15 @@ const (
 	crashes         = 30
 )
 
-func startChild(t *testing.T, mode, root string) (*exec.Cmd, *bytes.Buffer, *bufio.Reader) {
+func startChild(t *testing.T, mode, root string) *childtest.Child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLocalBackendChildProcess$", "-test.count=1", "-test.timeout=5m")
-	cmd.Env = append(os.Environ(), childModeEnv+"="+mode, childRootEnv+"="+root)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	return cmd, &stderr, bufio.NewReader(stdout)
+	return childtest.Start(t, "TestLocalBackendChildProcess", map[string]string{childModeEnv: mode, childRootEnv: root})
 }
 
 // TestLocalBackendChildProcess is the worker side of the multi-process tests.
 func TestLocalBackendChildProcess(t *testing.T) {
+	childtest.SkipUnlessChild(t)
 	mode, root := os.Getenv(childModeEnv), os.Getenv(childRootEnv)
-	if mode == "" {
-		t.Skip("runs only as a child of the multi-process tests")
-	}
 	ctx := context.Background()
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
 	require.NoError(t, err)
@@ -117,14 +106,9 @@ func TestLocalBackendProcessesIncrement(t *testing.T) {
 	_, err = s.Put(ctx, plan.Update{Name: "counter", Content: &zero})
 	require.NoError(t, err)
 
-	type child struct {
-		cmd    *exec.Cmd
-		stderr *bytes.Buffer
-	}
-	var children []child
+	var children []*childtest.Child
 	for range processes {
-		cmd, stderr, _ := startChild(t, "increment", root)
-		children = append(children, child{cmd, stderr})
+		children = append(children, startChild(t, "increment", root))
 	}
 
 	// Read while the children write: every revision decodes and none goes backwards.
@@ -155,8 +139,8 @@ func TestLocalBackendProcessesIncrement(t *testing.T) {
 	}()
 
 	for i, c := range children {
-		err := c.cmd.Wait()
-		assert.NoError(t, err, "child %d:\n%s", i, c.stderr)
+		err := c.Wait()
+		assert.NoError(t, err, "child %d", i)
 	}
 	stop.Store(true)
 	require.NoError(t, <-readerDone)
@@ -180,13 +164,13 @@ func TestLocalBackendSurvivesKill(t *testing.T) {
 	require.NoError(t, err)
 
 	for i := range crashes {
-		cmd, stderr, stdout := startChild(t, "crash", root)
-		line, err := stdout.ReadString('\n')
-		require.NoError(t, err, "child %d never started writing:\n%s", i, stderr)
+		child := startChild(t, "crash", root)
+		line, err := child.Stdout.ReadString('\n')
+		require.NoError(t, err, "child %d never started writing:\n%s", i, child.Stderr())
 		require.Equal(t, "writing\n", line)
 		time.Sleep(time.Duration(rand.Int64N(int64(100 * time.Millisecond))))
-		require.NoError(t, cmd.Process.Kill())
-		_ = cmd.Wait()
+		require.NoError(t, child.Cmd.Process.Kill())
+		_ = child.Wait()
 
 		listing, err := s.List(ctx)
 		require.NoError(t, err)

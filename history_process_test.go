@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/internal/childtest"
 )
 
 const historyChildEnv = "PLAN_HISTORY_CHILD"
@@ -25,10 +25,8 @@ const historyChildEnv = "PLAN_HISTORY_CHILD"
 // "ROOT WORKER N", it prints "ready", waits for a line, then sets the status of plan "ship"
 // N times, to WORKER-1 ... WORKER-N.
 func TestHistoryChildProcess(t *testing.T) {
+	childtest.SkipUnlessChild(t)
 	spec := os.Getenv(historyChildEnv)
-	if spec == "" {
-		t.Skip("runs only as a child of TestHistoryAcrossProcesses")
-	}
 	var root, worker string
 	var n int
 	_, err := fmt.Sscan(spec, &root, &worker, &n)
@@ -55,35 +53,20 @@ func TestHistoryAcrossProcesses(t *testing.T) {
 	require.NoError(t, err)
 
 	const writes = 30
-	type child struct {
-		cmd   *exec.Cmd
-		stdin io.WriteCloser
-		out   *bufio.Reader
-	}
-	var children []child
+	var children []*childtest.Child
 	for _, w := range []string{"a", "b"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHistoryChildProcess$", "-test.count=1", "-test.timeout=2m")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %s %d", historyChildEnv, root, w, writes))
-		cmd.Stderr = os.Stderr
-		stdin, err := cmd.StdinPipe()
-		require.NoError(t, err)
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		c := child{cmd, stdin, bufio.NewReader(out)}
-		line, err := c.out.ReadString('\n')
+		c := childtest.Start(t, "TestHistoryChildProcess", map[string]string{historyChildEnv: fmt.Sprintf("%s %s %d", root, w, writes)})
+		line, err := c.Stdout.ReadString('\n')
 		require.NoError(t, err)
 		require.Equal(t, "ready\n", line)
 		children = append(children, c)
 	}
 	for _, c := range children {
-		_, err := io.WriteString(c.stdin, "go\n")
+		_, err := io.WriteString(c.Stdin, "go\n")
 		require.NoError(t, err)
 	}
 	for _, c := range children {
-		_, _ = io.Copy(io.Discard, c.out)
-		require.NoError(t, c.cmd.Wait())
+		require.NoError(t, c.Wait())
 	}
 
 	h, err := s.History(ctx, "ship")

@@ -231,3 +231,21 @@ func TestHistoryEntryCutShortIsNotShown(t *testing.T) {
 	assert.NotContains(t, revisionNumbers(h), int64(2))
 	assert.Equal(t, int64(3), h[0].Revision)
 }
+
+// The history names nobody for a change nobody named, and the right person otherwise.
+func TestHistoryCreditsOnlyWhoActed(t *testing.T) {
+	ctx := context.Background()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	body := teamBody
+	_, err = s.Put(ctx, plan.Update{Name: "team", Content: &body, Author: "planner"})
+	require.NoError(t, err)
+	_, err = s.SetStatus(ctx, "team", "in-progress", nil)
+	require.NoError(t, err)
+	_, err = s.SetStatus(plan.WithActor(ctx, "ana"), "team", "blocked", nil)
+	require.NoError(t, err)
+	h, err := s.History(ctx, "team")
+	require.NoError(t, err)
+	require.Len(t, h, 3)
+	assert.Equal(t, []string{"ana", "", "planner"}, []string{h[0].Author, h[1].Author, h[2].Author})
+}

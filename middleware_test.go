@@ -251,3 +251,28 @@ func TestConcurrentGuardedIncrementsThroughTwoMiddlewares(t *testing.T) {
 	require.EqualValues(t, 1+workers*each, p.Revision)
 	require.Equal(t, fmt.Sprint(workers*each), p.Content)
 }
+
+// Two plan middlewares on one agent with different explicit roles each keep their own:
+// RoleOrchestrator's plan_template is shown and works, RoleSubAgent's is hidden, and the
+// instruction matches the tools shown.
+func TestTwoMiddlewaresKeepTheirOwnRoles(t *testing.T) {
+	ctx := context.Background()
+	teamMW, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Role: plan.RoleOrchestrator})
+	require.NoError(t, err)
+	mineMW, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), ToolNames: personalNames(), Role: plan.RoleSubAgent})
+	require.NoError(t, err)
+	model := plantest.NewScriptedModel(
+		plantest.CallTool("plan_template", `{"goal":"ship"}`),
+		plantest.Answer("done"),
+	)
+	results := toolResults(runAgent(t, model, teamMW, mineMW))
+	require.Len(t, results, 1)
+	assert.NotContains(t, results[0], `"error"`, results[0])
+	names := map[string]bool{}
+	for _, info := range model.Calls()[0].Tools {
+		names[info.Name] = true
+	}
+	assert.True(t, names["plan_template"], "RoleOrchestrator's plan_template is shown")
+	assert.False(t, names["my_plan_template"], "RoleSubAgent's is hidden")
+	assert.Contains(t, model.Calls()[0].Input[0].Content, "call plan_template first")
+}

@@ -3,19 +3,17 @@
 package plan_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/internal/childtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,12 +21,11 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// A test binary re-executed with these variables set runs TestPlanLockChildProcess as a
-// worker on the given root instead of skipping it.
+// The variables that tell TestPlanLockChildProcess, run as a child process, what to do and
+// on which root.
 const (
 	planLockModeEnv = "PLAN_LOCK_CHILD_MODE"
 	planLockRootEnv = "PLAN_LOCK_CHILD_ROOT"
-	planLockProcEnv = "PLAN_LOCK_CHILD_PROC"
 )
 
 const (
@@ -54,35 +51,14 @@ func (s *stallingLocal) Write(ctx context.Context, req *plan.WriteRequest) error
 	return s.LocalBackend.Write(ctx, req)
 }
 
-type lockChild struct {
-	cmd    *exec.Cmd
-	stderr *bytes.Buffer
-	stdin  io.WriteCloser
-	stdout *bufio.Reader
-}
-
-func startLockChild(t *testing.T, mode, root string, proc int) *lockChild {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPlanLockChildProcess$", "-test.count=1", "-test.timeout=2m")
-	cmd.Env = append(os.Environ(), planLockModeEnv+"="+mode, planLockRootEnv+"="+root, fmt.Sprint(planLockProcEnv, "=", proc))
-	c := &lockChild{cmd: cmd, stderr: &bytes.Buffer{}}
-	cmd.Stderr = c.stderr
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	c.stdin, c.stdout = stdin, bufio.NewReader(stdout)
-	return c
+func lockChildEnv(mode, root string) map[string]string {
+	return map[string]string{planLockModeEnv: mode, planLockRootEnv: root}
 }
 
 // TestPlanLockChildProcess is the worker side of the per-plan lock tests.
 func TestPlanLockChildProcess(t *testing.T) {
+	childtest.SkipUnlessChild(t)
 	mode, root := os.Getenv(planLockModeEnv), os.Getenv(planLockRootEnv)
-	if mode == "" {
-		t.Skip("runs only as a child of the per-plan lock tests")
-	}
 	ctx := context.Background()
 	switch mode {
 	case "stall":
@@ -96,7 +72,7 @@ func TestPlanLockChildProcess(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, 2*mixedWorkers)
 		for w := range mixedWorkers {
-			own := fmt.Sprintf("own-%s-%d", os.Getenv(planLockProcEnv), w)
+			own := fmt.Sprintf("own-%d-%d", childtest.Index(), w)
 			for _, name := range []string{"counter", own} {
 				wg.Add(1)
 				go func() {
@@ -136,9 +112,9 @@ func TestPlanLockAcrossProcesses(t *testing.T) {
 			lb := newLocal(t, root)
 			s, err := plan.NewStore(&plan.StoreConfig{Backend: lb, HistoryLimit: 5})
 			require.NoError(t, err)
-			child := startLockChild(t, "stall", root, 0)
-			line, err := child.stdout.ReadString('\n')
-			require.NoError(t, err, "child:\n%s", child.stderr)
+			child := childtest.Start(t, "TestPlanLockChildProcess", lockChildEnv("stall", root))
+			line, err := child.Stdout.ReadString('\n')
+			require.NoError(t, err, "child:\n%s", child.Stderr())
 			require.Equal(t, "held\n", line)
 
 			bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -159,14 +135,14 @@ func TestPlanLockAcrossProcesses(t *testing.T) {
 
 			want := "from the child\n"
 			if kill {
-				require.NoError(t, child.cmd.Process.Kill())
+				require.NoError(t, child.Cmd.Process.Kill())
 				want = "from the parent\n"
 			} else {
-				require.NoError(t, child.stdin.Close())
+				require.NoError(t, child.Stdin.Close())
 			}
-			err = child.cmd.Wait()
+			err = child.Wait()
 			if !kill {
-				require.NoError(t, err, "child:\n%s", child.stderr)
+				require.NoError(t, err, "child")
 			}
 			_, err = s.Put(bctx, plan.Update{Name: "a", Content: ptr("from the parent\n"), IfRevision: ptr(int64(0))})
 			if kill {
@@ -194,12 +170,9 @@ func TestPlanLocksMixedProcesses(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Put(ctx, plan.Update{Name: "counter", Content: ptr("0")})
 	require.NoError(t, err)
-	var children []*lockChild
-	for i := range mixedProcesses {
-		children = append(children, startLockChild(t, "mixed", root, i))
-	}
+	children := childtest.Run(t, "TestPlanLockChildProcess", lockChildEnv("mixed", root), mixedProcesses)
 	for i, c := range children {
-		assert.NoError(t, c.cmd.Wait(), "child %d:\n%s", i, c.stderr)
+		assert.NoError(t, c.Wait(), "child %d", i)
 	}
 	total := mixedProcesses * mixedWorkers * mixedIncrements
 	got, err := s.Get(ctx, "counter")

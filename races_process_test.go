@@ -4,14 +4,12 @@ package plan_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,9 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/internal/childtest"
 )
 
-// raceChildEnv holds the raceChild of a test binary re-executed as one worker.
+// raceChildEnv holds the raceChild that TestRaceChildProcess, run as a child process, plays.
 const raceChildEnv = "PLAN_RACE_CHILD"
 
 type raceChild struct {
@@ -38,10 +37,8 @@ func init() { raceProcesses = runRaceProcesses }
 // TestRaceChildProcess is the worker side of the multi-process race tests: it prints
 // "ready", waits for a line on stdin, plays its role and prints every call as a JSON line.
 func TestRaceChildProcess(t *testing.T) {
+	childtest.SkipUnlessChild(t)
 	spec := os.Getenv(raceChildEnv)
-	if spec == "" {
-		t.Skip("runs only as a child of the mixed-race tests")
-	}
 	var c raceChild
 	require.NoError(t, json.Unmarshal([]byte(spec), &c))
 	backend, ws := newLocal(t, c.Store), newLocal(t, c.Workspace)
@@ -71,37 +68,24 @@ func runRaceProcesses(t *testing.T, sc raceScenario) {
 	}
 
 	type child struct {
-		cmd    *exec.Cmd
-		stdin  io.WriteCloser
-		stdout *bufio.Reader
-		stderr bytes.Buffer
-		ops    []raceOp
-		err    error
+		*childtest.Child
+		ops []raceOp
+		err error
 	}
 	children := make([]*child, len(sc.roles))
 	for i, role := range sc.roles {
 		spec, err := json.Marshal(raceChild{Role: role, Worker: fmt.Sprintf("%s-%d", role, i),
 			Store: storeRoot, Workspace: wsRoot, Duration: 2 * raceDuration})
 		require.NoError(t, err)
-		c := &child{cmd: exec.Command(os.Args[0], "-test.run=^TestRaceChildProcess$", "-test.count=1", "-test.timeout=2m")}
-		c.cmd.Env = append(os.Environ(), raceChildEnv+"="+string(spec))
-		c.cmd.Stderr = &c.stderr
-		c.stdin, err = c.cmd.StdinPipe()
-		require.NoError(t, err)
-		out, err := c.cmd.StdoutPipe()
-		require.NoError(t, err)
-		c.stdout = bufio.NewReader(out)
-		require.NoError(t, c.cmd.Start())
-		t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
-		children[i] = c
+		children[i] = &child{Child: childtest.Start(t, "TestRaceChildProcess", map[string]string{raceChildEnv: string(spec)})}
 	}
 	for i, c := range children {
-		line, err := c.stdout.ReadString('\n')
-		require.NoError(t, err, "child %d never got ready:\n%s", i, &c.stderr)
-		require.Equal(t, "ready\n", line, "child %d:\n%s", i, &c.stderr)
+		line, err := c.Stdout.ReadString('\n')
+		require.NoError(t, err, "child %d never got ready:\n%s", i, c.Stderr())
+		require.Equal(t, "ready\n", line, "child %d:\n%s", i, c.Stderr())
 	}
 	for _, c := range children {
-		_, err := io.WriteString(c.stdin, "go\n")
+		_, err := io.WriteString(c.Stdin, "go\n")
 		require.NoError(t, err)
 	}
 	var wg sync.WaitGroup
@@ -110,7 +94,7 @@ func runRaceProcesses(t *testing.T, sc raceScenario) {
 		go func() {
 			defer wg.Done()
 			for {
-				line, err := c.stdout.ReadString('\n')
+				line, err := c.Stdout.ReadString('\n')
 				if rest, ok := strings.CutPrefix(line, raceOpPrefix); ok {
 					var op raceOp
 					if c.err = json.Unmarshal([]byte(rest), &op); c.err != nil {
@@ -122,13 +106,13 @@ func runRaceProcesses(t *testing.T, sc raceScenario) {
 					break
 				}
 			}
-			c.err = c.cmd.Wait()
+			c.err = c.Wait()
 		}()
 	}
 	wg.Wait()
 	var ops []raceOp
 	for i, c := range children {
-		require.NoError(t, c.err, "child %d (%s):\n%s", i, sc.roles[i], &c.stderr)
+		require.NoError(t, c.err, "child %d (%s)", i, sc.roles[i])
 		require.NotEmpty(t, c.ops, "child %d (%s) made no calls", i, sc.roles[i])
 		ops = append(ops, c.ops...)
 	}

@@ -183,3 +183,24 @@ func ptrTo[T any](v T) *T { return &v }
 func toolsNode(tools ...tool.BaseTool) compose.ToolsNodeConfig {
 	return compose.ToolsNodeConfig{Tools: tools}
 }
+
+// A sub-agent started by a tool call that has no ID (as some OpenAI-compatible providers send)
+// still runs as a sub-agent: it gets no plan_template.
+func TestSubAgentCalledWithoutAToolCallIDIsASubAgent(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
+	require.NoError(t, err)
+	noID := func([]*schema.Message) *schema.Message {
+		return &schema.Message{Role: schema.Assistant, ToolCalls: []schema.ToolCall{{ID: "", Type: "function",
+			Function: schema.FunctionCall{Name: "worker", Arguments: `{"request":"Do step 1 of plan ship"}`}}}}
+	}
+	m := orchestratorThenWorker(plantest.Turn(noID))
+	workerTool := adk.NewAgentTool(ctx, newWorker(t, ctx, m, mw))
+	main, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "main", Description: "orchestrator",
+		Instruction: "You plan.", Model: m, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsNode(workerTool)}})
+	require.NoError(t, err)
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: main}).Query(ctx, "ship it"))
+	assertRoles(t, m, backend)
+}

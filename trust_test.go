@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/internal/childtest"
 
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 	"github.com/stretchr/testify/assert"
@@ -122,14 +122,14 @@ func TestTrustUnhashableBackendValueDoesNotPanic(t *testing.T) {
 	require.ErrorContains(t, err, "leave Backend")
 }
 
-// trustChildEnv runs the test binary as a writer on an embedded-wrapper LocalBackend.
+// trustChildEnv names the root TestTrustChildWriter, run as a child process, writes on.
 const trustChildEnv = "PLAN_TRUST_CHILD"
 
+// TestTrustChildWriter is the child side of TestTrustEmbeddingWrapperAroundLocal: guarded
+// increments through an embedded-wrapper LocalBackend.
 func TestTrustChildWriter(t *testing.T) {
+	childtest.SkipUnlessChild(t)
 	root := os.Getenv(trustChildEnv)
-	if root == "" {
-		t.Skip("runs only as a child of TestTrustEmbeddingWrapperAroundLocal")
-	}
 	s := storeOn(t, embedded{newLocal(t, root)}, "")
 	require.NoError(t, drivertest.GuardedIncrements(context.Background(), s, "counter", 100))
 }
@@ -144,11 +144,7 @@ func TestTrustEmbeddingWrapperAroundLocal(t *testing.T) {
 		s := storeOn(t, newLocal(t, root), "")
 		_, err := s.Put(context.Background(), plan.Update{Name: "counter", Content: ptrTo("0")})
 		require.NoError(t, err)
-		exe, err := os.Executable()
-		require.NoError(t, err)
-		child := exec.Command(exe, "-test.run", "^TestTrustChildWriter$")
-		child.Env = append(os.Environ(), trustChildEnv+"="+root)
-		require.NoError(t, child.Start())
+		child := childtest.Start(t, "TestTrustChildWriter", map[string]string{trustChildEnv: root})
 		out := make(chan error, 1)
 		go func() { out <- child.Wait() }()
 		require.NoError(t, drivertest.GuardedIncrements(context.Background(), s, "counter", 100))

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/childtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,16 +23,14 @@ import (
 
 const watchBody = "# Ship\n- [ ] Build\n- [ ] Test\n"
 
-// watchChildEnv names the plans root of a test binary re-executed as a writer process.
+// watchChildEnv names the plans root of TestWatchWriterProcess, run as a child process.
 const watchChildEnv = "PLAN_WATCH_CHILD"
 
 // TestWatchWriterProcess is the writer side of TestWatchSeesOtherProcess: it reads one
 // command a line from stdin, runs it on its own Store and prints "ok" or the error.
 func TestWatchWriterProcess(t *testing.T) {
+	childtest.SkipUnlessChild(t)
 	root := os.Getenv(watchChildEnv)
-	if root == "" {
-		t.Skip("runs only as a child of TestWatchSeesOtherProcess")
-	}
 	b, err := NewLocalBackend(root)
 	require.NoError(t, err)
 	defer b.Close()
@@ -110,15 +108,9 @@ func TestWatchSeesOtherProcess(t *testing.T) {
 	ch, err := s.Watch(ctx, WatchOptions{Interval: 20 * time.Millisecond})
 	require.NoError(t, err)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWatchWriterProcess$")
-	cmd.Env = append(os.Environ(), watchChildEnv+"="+root)
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	defer func() { stdin.Close(); cmd.Wait() }()
-	out := bufio.NewReader(stdout)
+	child := childtest.Start(t, "TestWatchWriterProcess", map[string]string{watchChildEnv: root})
+	defer child.Wait()
+	stdin, out := child.Stdin, child.Stdout
 	do := func(command string) {
 		t.Helper()
 		_, err := io.WriteString(stdin, command+"\n")
@@ -131,7 +123,7 @@ func TestWatchSeesOtherProcess(t *testing.T) {
 	do("create")
 	c := next(t, ch)
 	assert.Equal(t, Change{Name: "ship", Action: ActionWrite, Revision: 1, Created: true, Title: "Ship", Status: "draft",
-		Author: "child", Progress: Progress{Total: 2, Pending: 2}}, c)
+		Author: "child", Actor: "child", Progress: Progress{Total: 2, Pending: 2}}, c)
 	do("step")
 	c = next(t, ch)
 	assert.Equal(t, int64(2), c.Revision)
@@ -180,14 +172,15 @@ func TestWatchPollsOtherBackends(t *testing.T) {
 	}
 }
 
-// Two writes between polls skip a revision: the watcher says so with a resync, then
-// delivers the latest state.
+// Without history, two writes between polls skip a revision: the watcher says so with a
+// resync, then delivers the latest state.
 func TestWatchGapSendsResync(t *testing.T) {
 	b := NewMemoryBackend()
-	s := newWatchStore(t, b)
+	s, err := NewStore(&StoreConfig{Backend: b, HistoryLimit: -1})
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 	require.NoError(t, err)
 	tick := make(chan time.Time)
 	ch, err := s.Watch(ctx, WatchOptions{tick: tick})
@@ -445,6 +438,6 @@ func TestWatchSeesApprovals(t *testing.T) {
 	_, err = other.Revoke(ctx, "ship")
 	require.NoError(t, err)
 	c = next(t, ch)
-	assert.Equal(t, ActionWrite, c.Action)
+	assert.Equal(t, ActionRevoke, c.Action, "history tells a revoke from a write")
 	assert.EqualValues(t, 3, c.Revision)
 }

@@ -4,22 +4,21 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/internal/childtest"
 
 	"github.com/einoplan/plan"
 )
 
 const (
-	childPrefixEnv  = "PLAN_REDIS_CHILD_PREFIX"
-	processes       = 4
-	goroutinesEach  = 8
-	incrementsEach  = 25
-	childTestFilter = "^TestGuardedIncrementsChild$"
+	childPrefixEnv = "PLAN_REDIS_CHILD_PREFIX"
+	processes      = 4
+	goroutinesEach = 8
+	incrementsEach = 25
 )
 
 // TestGuardedIncrementsAcrossProcesses runs 4 processes × 8 goroutines × 25 guarded
@@ -28,7 +27,7 @@ const (
 // counter exactly 800, so no update was lost and none was applied twice.
 func TestGuardedIncrementsAcrossProcesses(t *testing.T) {
 	requireServer(t)
-	if os.Getenv(childPrefixEnv) != "" {
+	if childtest.IsChild() {
 		t.Skip("running as a child")
 	}
 	b, _ := newBackend(t)
@@ -41,23 +40,10 @@ func TestGuardedIncrementsAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var wg sync.WaitGroup
-	outputs := make([][]byte, processes)
-	errs := make([]error, processes)
-	for i := range processes {
-		cmd := exec.Command(os.Args[0], "-test.run="+childTestFilter, "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "PLAN_REDIS_ADDR="+redisAddr, childPrefixEnv+"="+b.prefix)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outputs[i], errs[i] = cmd.CombinedOutput()
-		}()
-	}
-	wg.Wait()
-	for i := range processes {
-		if errs[i] != nil {
-			t.Fatalf("child %d: %v\n%s", i, errs[i], outputs[i])
-		}
+	children := childtest.Run(t, "TestGuardedIncrementsChild",
+		map[string]string{"PLAN_REDIS_ADDR": redisAddr, childPrefixEnv: b.prefix}, processes)
+	if err := childtest.WaitAll(children); err != nil {
+		t.Fatal(err)
 	}
 	got, err := s.Get(ctx, "counter")
 	if err != nil {
@@ -74,10 +60,8 @@ func TestGuardedIncrementsAcrossProcesses(t *testing.T) {
 // goroutine has a connection and Backend value of its own, so nothing in this process
 // orders the goroutines' writes: only Redis's compare-and-swap does.
 func TestGuardedIncrementsChild(t *testing.T) {
+	childtest.SkipUnlessChild(t)
 	prefix := os.Getenv(childPrefixEnv)
-	if prefix == "" {
-		t.Skip("only runs as a child of TestGuardedIncrementsAcrossProcesses")
-	}
 	requireServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

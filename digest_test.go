@@ -28,10 +28,9 @@ func (compactor) BeforeModelRewriteState(ctx context.Context, st *adk.ChatModelA
 	return ctx, st, nil
 }
 
-// a run that starts with no plans has an empty digest, and renewDigest never renews
-// an empty one: after the history is compacted, the model no longer sees the plan it
-// created in this run anywhere.
-func TestRegressionDigestNotRenewedWhenItStartedEmpty(t *testing.T) {
+// After the history is compacted the digest names the plans as they are now, including a plan
+// created in this run, whether or not any plan existed when the run started.
+func TestDigestRenewedAfterCompactionWhenTheRunStartedWithNoPlans(t *testing.T) {
 	ctx := context.Background()
 	for _, startWith := range []bool{true, false} {
 		mem := plan.NewMemoryBackend()
@@ -68,9 +67,9 @@ func (eager) BeforeModelRewriteState(ctx context.Context, st *adk.ChatModelAgent
 	return ctx, st, nil
 }
 
-// the shrink is detected by message count only, so a compaction that leaves as many
-// messages as the previous call had is missed and the model reads a stale digest.
-func TestRegressionDigestMissesCompactionOfEqualLength(t *testing.T) {
+// A compaction that leaves as many messages as the previous model call had still renews the
+// digest: the model reads the plan as it is now.
+func TestDigestRenewedAfterCompactionToTheSameLength(t *testing.T) {
 	ctx := context.Background()
 	mem := plan.NewMemoryBackend()
 	_, err := storeOn(t, mem, "").Put(ctx, plan.Update{Name: "release", Content: ptrTo("- [ ] a\n- [ ] b\n")})

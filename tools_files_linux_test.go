@@ -15,10 +15,9 @@ import (
 	"github.com/einoplan/plan/plantest"
 )
 
-// with Backend and Workspace one LocalBackend, the guard is lexical: a symbolic link
-// inside the root that leads to the plans folder (allowed, it stays under the root) takes
-// export_plan_to_file straight onto a plan file.
-func TestRegressionGuardFollowsNoLinks(t *testing.T) {
+// With Backend and Workspace one LocalBackend, export_plan_to_file through a symbolic link
+// that leads into the plans folder never overwrites a plan behind the Store's back.
+func TestExportThroughALinkNeverOverwritesAPlan(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	b := newLocal(t, root)

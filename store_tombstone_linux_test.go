@@ -14,8 +14,9 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// other stray entries on the tombstone's path block a name (or every name) as well.
-func TestRegressionStrayTombstoneEntriesBlockNames(t *testing.T) {
+// Stray entries on a tombstone's path (a file or a link where the tombstone folder belongs, a
+// link where a tombstone belongs) never block the creation of a plan.
+func TestStrayEntriesOnTheTombstonePathBlockNoName(t *testing.T) {
 	ctx := context.Background()
 	cases := map[string]func(root string) error{
 		"deleted is a file":       func(r string) error { return os.WriteFile(filepath.Join(r, "plans", ".deleted"), nil, 0o600) },
@@ -35,4 +36,15 @@ func TestRegressionStrayTombstoneEntriesBlockNames(t *testing.T) {
 			assert.NoError(t, err, "a stray entry never blocks a name")
 		})
 	}
+}
+
+// A stray regular file at <BaseDir>/.deleted never blocks the creation of a new plan.
+func TestStrayDeletedFileBlocksNoCreate(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "plans", ".deleted"), []byte("oops"), 0o600))
+	s := storeOn(t, newLocal(t, root), "")
+	_, err := s.Put(ctx, plan.Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
+	assert.NoError(t, err, "a stray entry never blocks a name")
 }

@@ -13,9 +13,8 @@ import (
 	"github.com/einoplan/plan/plantest"
 )
 
-// list_plans promises a page "never over 16 KiB", but the warnings are appended after
-// the byte budget was spent on plans.
-func TestRegressionListPageOver16KiBWithWarnings(t *testing.T) {
+// A list_plans page is never over 16 KiB, warnings included.
+func TestListPageWithWarningsStaysWithin16KiB(t *testing.T) {
 	ctx := context.Background()
 	mem := plan.NewMemoryBackend()
 	s := storeOn(t, mem, "")

@@ -13,9 +13,9 @@ import (
 	"github.com/einoplan/plan/plantest"
 )
 
-// quoteForMessage cuts a long path at byte 80, mid-rune, and %q then shows the cut
-// rune as \x escapes: a Chinese path in a Chinese message ends in "\xe8\xae".
-func TestRegressionQuotedPathCutMidRune(t *testing.T) {
+// A long path quoted in a message is shortened at a rune boundary: a Chinese path in a Chinese
+// message shows no byte escapes.
+func TestQuotedPathIsNeverCutMidRune(t *testing.T) {
 	ctx := context.Background()
 	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Workspace: plan.NewMemoryBackend(), Language: adk.LanguageChinese})
 	require.NoError(t, err)

@@ -2,7 +2,6 @@ package plan_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,11 +14,10 @@ import (
 	"github.com/einoplan/plan/plantest"
 )
 
-// the Workspace is the project folder and the plans live in a folder inside it (two
-// LocalBackends, the Backend's root under the Workspace's root). The file tools are not
-// guarded, so export_plan_to_file overwrites another plan's file directly, bypassing
-// revisions: here a body that forges a header at revision 99.
-func TestRegressionNestedRootsBypassThePlansGuard(t *testing.T) {
+// With the plans folder inside the Workspace (two LocalBackends, the Backend's root under the
+// Workspace's root), the file tools refuse paths inside the plans folder: export_plan_to_file
+// cannot overwrite another plan's file behind its revisions.
+func TestFileToolsRefuseThePlansFolderInsideTheWorkspace(t *testing.T) {
 	ctx := context.Background()
 	project := t.TempDir()
 	plans := newLocal(t, filepath.Join(project, ".plans"))
@@ -42,7 +40,6 @@ func TestRegressionNestedRootsBypassThePlansGuard(t *testing.T) {
 	p, err := s.Get(ctx, "victim")
 	require.NoError(t, err)
 	assert.Equal(t, "- [ ] real work\n", p.Content)
-	_ = os.Remove
 }
 
 // stuckWriter is a Workspace whose Write ignores the context, as eino-ext local's does on
@@ -54,9 +51,9 @@ type stuckWriter struct {
 
 func (w stuckWriter) Write(context.Context, *plan.WriteRequest) error { <-w.release; return nil }
 
-// reads from the Workspace honour the context, writes do not: export_plan_to_file
-// never returns after the run's context ends.
-func TestRegressionExportIgnoresTheContext(t *testing.T) {
+// export_plan_to_file returns when the run's context ends, even if the Workspace's Write
+// ignores the context.
+func TestExportReturnsWhenTheContextEnds(t *testing.T) {
 	ctx := context.Background()
 	mem := plan.NewMemoryBackend()
 	s := storeOn(t, mem, "")
@@ -86,9 +83,8 @@ func TestRegressionExportIgnoresTheContext(t *testing.T) {
 	}
 }
 
-// update_plan_from_file on a file with invalid UTF-8 tells the model that "content"
-// (an argument it never sent) is not UTF-8 and to "send it again as text".
-func TestRegressionFileNotUTF8AdviceNamesTheFile(t *testing.T) {
+// update_plan_from_file on a file that is not UTF-8 text says which file is at fault.
+func TestFileNotUTF8MessageNamesTheFile(t *testing.T) {
 	ctx := context.Background()
 	ws := plan.NewMemoryBackend()
 	require.NoError(t, ws.Write(ctx, &plan.WriteRequest{FilePath: "/work/p.md", Content: "- [ ] caf\xe9\n"}))

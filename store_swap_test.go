@@ -22,8 +22,9 @@ func (alwaysLoses) CompareAndSwap(context.Context, *plan.WriteRequest, *string) 
 	return false, nil
 }
 
-// the contention error names no plan, so the model reads `plan ""`.
-func TestRegressionContentionMessageNamesNoPlan(t *testing.T) {
+// A write that keeps losing its compare-and-swap fails with a message that names the plan, in
+// English and in Chinese.
+func TestContentionErrorNamesThePlan(t *testing.T) {
 	ctx := context.Background()
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		mw, err := plan.New(ctx, &plan.Config{Backend: alwaysLoses{plan.NewMemoryBackend()}, Language: lang})
@@ -55,11 +56,10 @@ func (b *landsThenFails) CompareAndSwap(ctx context.Context, req *plan.WriteRequ
 	return ok, err
 }
 
-// settle re-runs an uncertain create (old == nil). When the first try landed and the
-// plan was deleted meanwhile, the retry creates it again at the revision the tombstone
-// already holds: revisions repeat, and a writer holding revision 1 of the deleted plan
-// overwrites the new one.
-func TestRegressionUncertainCreateRetryRepeatsARevision(t *testing.T) {
+// A create whose outcome is uncertain (the swap landed, the transport reported an error) and
+// whose plan another machine deleted meanwhile is never retried at a revision the tombstone
+// already holds: revisions never repeat.
+func TestUncertainCreateRetryNeverRepeatsARevision(t *testing.T) {
 	ctx := context.Background()
 	mem := plan.NewMemoryBackend()
 	other := storeOn(t, struct{ plan.Backend }{noUnwrap{mem}}, "") // another machine
@@ -83,10 +83,13 @@ type noUnwrap struct{ b plan.Backend }
 func (n noUnwrap) LsInfo(ctx context.Context, r *plan.LsInfoRequest) ([]plan.FileInfo, error) {
 	return n.b.LsInfo(ctx, r)
 }
+
 func (n noUnwrap) Read(ctx context.Context, r *plan.ReadRequest) (*plan.FileContent, error) {
 	return n.b.Read(ctx, r)
 }
+
 func (n noUnwrap) Write(ctx context.Context, r *plan.WriteRequest) error { return n.b.Write(ctx, r) }
+
 func (n noUnwrap) Delete(ctx context.Context, r *plan.DeleteRequest) error {
 	return n.b.Delete(ctx, r)
 }
