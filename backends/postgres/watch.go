@@ -31,7 +31,7 @@ const watchPing = 5 * time.Second
 // it commits and events for one file arrive in the order the writes landed. The event
 // carries the whole new content: small files travel in the notification, larger ones are
 // read back by the version the notification names; when that version has already been
-// replaced, the event is skipped, as the change that replaced it is announced next.
+// replaced (the feed fell behind a later write), the feed sends a Resync in its place.
 // When the connection is lost (a terminated session, a server restart, no answer to a
 // check within watchPing) the feed connects and listens again, backing off while the server
 // is away, then sends one FileEvent with Resync set. When the receiver falls watchBuffer
@@ -139,9 +139,9 @@ func (f *feed) relisten(ctx context.Context) *pgx.Conn {
 	}
 }
 
-// event decodes a notification; ok is false for one to skip (malformed, or naming a version
-// already replaced). An error means the content could not be fetched: the connection is
-// to be replaced.
+// event decodes a notification; ok is false for a malformed one, which is skipped. A write
+// whose version was already replaced comes back as a Resync. An error means the content
+// could not be fetched: the connection is to be replaced.
 func (f *feed) event(ctx context.Context, payload string) (ev driver.FileEvent, ok bool, err error) {
 	n, ok := parseNotification(payload)
 	if !ok {
@@ -156,7 +156,7 @@ func (f *feed) event(ctx context.Context, payload string) (ev driver.FileEvent, 
 	var content []byte
 	err = f.conn.QueryRow(fetch, f.b.sql.readVersion, f.dir, n.name, n.version).Scan(&content)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return ev, false, nil
+		return driver.FileEvent{Resync: true}, true, nil
 	}
 	if err != nil {
 		return ev, false, err
