@@ -3,17 +3,21 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/postgres"
 	redisbackend "github.com/einoplan/plan/backends/redis"
 )
 
@@ -36,11 +40,19 @@ type cliError struct {
 
 func (e *cliError) Error() string { return e.msg }
 
-// openStore opens the Store on DIR, on the local disk or in Redis. Read-only commands do
-// not create a missing local DIR: they see no plans.
+// openStore opens the Store on DIR, on the local disk, in Redis or in PostgreSQL. Read-only
+// commands do not create a missing local DIR: they see no plans.
 func (c *cli) openStore(readOnly bool) (func(), error) {
 	closeBackend := func() {}
-	if c.redisURL != "" {
+	pgURL, err := c.postgresURL()
+	if err != nil {
+		return nil, err
+	}
+	if pgURL != "" {
+		if closeBackend, err = c.openPostgres(pgURL); err != nil {
+			return nil, err
+		}
+	} else if c.redisURL != "" {
 		client, err := c.dialRedis()
 		if err != nil {
 			return nil, err
@@ -160,3 +172,69 @@ func (c *cli) checkArgs() error {
 type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...any) {}
+
+// postgresURLs holds the -postgres value of each command line being run, keyed by its
+// *cli, for the flag set postgresFlag registers -postgres on.
+var postgresURLs sync.Map
+
+// postgresFlag registers -postgres URL on the flag set that parses c's command line.
+func (c *cli) postgresFlag(fs *flag.FlagSet) {
+	fs.Func("postgres", "", func(u string) error {
+		postgresURLs.Store(c, u)
+		return nil
+	})
+}
+
+// postgresURL is -postgres, else $PLAN_POSTGRES unless -redis was given; "" for none. Both
+// -postgres and -redis is a usage error.
+func (c *cli) postgresURL() (string, error) {
+	v, given := postgresURLs.LoadAndDelete(c)
+	if !given {
+		if c.set["redis"] {
+			return "", nil
+		}
+		return os.Getenv("PLAN_POSTGRES"), nil
+	}
+	if c.set["redis"] {
+		return "", &cliError{msg: "-postgres and -redis name two places for the plans: give one", exit: exitUsage}
+	}
+	return v.(string), nil
+}
+
+// openPostgres opens the PostgreSQL backend on url (schema $PLAN_POSTGRES_SCHEMA, else the
+// backend's own), checking that the server answers, and sets c.loc.
+func (c *cli) openPostgres(url string) (func(), error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, &cliError{msg: fmt.Sprintf("-postgres %s is not a PostgreSQL URL such as postgres://user@localhost:5432/db (%v)", url, err), exit: exitUsage}
+	}
+	cfg.MaxConns = 4
+	where := fmt.Sprintf("postgres://%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
+	defer cancel()
+	pool, err := pgxpool.NewWithConfig(c.ctx, cfg)
+	if err == nil {
+		err = pool.Ping(ctx)
+		if err != nil {
+			pool.Close()
+		}
+	}
+	if err != nil {
+		return nil, &cliError{msg: fmt.Sprintf("cannot reach PostgreSQL at %s: %v", where, err), exit: exitFailed}
+	}
+	var opts []postgres.Option
+	if schema := os.Getenv("PLAN_POSTGRES_SCHEMA"); schema != "" {
+		opts = append(opts, postgres.WithSchema(schema))
+	}
+	backend, err := postgres.New(ctx, pool, opts...)
+	if err != nil {
+		pool.Close()
+		return nil, &cliError{msg: err.Error(), exit: exitFailed}
+	}
+	if c.dir == "" {
+		c.dir = plan.DefaultBaseDir
+	}
+	base := path.Clean("/" + c.dir)
+	c.loc = location{backend: backend, baseDir: base, shown: where + " " + base, nested: path.Join(base, "plans")}
+	return pool.Close, nil
+}
