@@ -10,13 +10,21 @@ go 1.25
 
 require (
 	github.com/einoplan/plan v0.0.0-00010101000000-000000000000
+	github.com/einoplan/plan/backends/postgres v0.0.0-00010101000000-000000000000
 	github.com/einoplan/plan/backends/redis v0.0.0-00010101000000-000000000000
+	github.com/einoplan/plan/board v0.0.0-00010101000000-000000000000
+	github.com/jackc/pgx/v5 v5.12.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.10.0
 	golang.org/x/sys v0.30.0
 )
 
 require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/bmatcuk/doublestar/v4 v4.10.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
