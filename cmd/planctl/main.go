@@ -18,6 +18,7 @@
 //	planctl [-dir DIR | -redis URL] export NAME FILE   the body, ready to edit ("-": standard output)
 //	planctl [-dir DIR | -redis URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
 //	planctl [-dir DIR | -redis URL] rm NAME [-rev N]
+//	planctl [-dir DIR | -redis URL] serve [-addr HOST:PORT]  the plan board in a browser, acting as $USER
 //
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
 // ./.plans when that is unset. A program that keeps plans with plan.NewLocalBackend(ROOT)
@@ -84,6 +85,7 @@ Commands:
   export NAME FILE          write a plan's body to FILE ("-" for standard output)
   import NAME FILE          create a plan, or replace its body, from FILE ("-" for standard input)
   rm NAME                   delete a plan
+  serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080)
 
 Flags, before or after the command:
   -dir DIR     folder of plan files (default $PLAN_DIR, else ./.plans);
@@ -94,6 +96,7 @@ Flags, before or after the command:
                with import, -rev 0 only creates; approve needs it
   -by WHO      who approves (approve; default $USER)
   -to WHO      who takes the step over (take; without it the step is released)
+  -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
   -json        print JSON (list, show, log)
   -limit N     list at most N plans, then say how to see the next page (list)
   -after NAME  list the plans after NAME, as that hint says (list)
@@ -128,6 +131,7 @@ type cli struct {
 	page     plan.ListOptions // -limit, -after, -status
 	by       string           // -by
 	to       string           // -to
+	addr     string           // -addr (serve)
 	set      map[string]bool  // the flags given
 	color    bool
 	store    *plan.Store
@@ -171,6 +175,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.StringVar(&c.page.Status, "status", "", "")
 	fs.StringVar(&c.by, "by", "", "")
 	fs.StringVar(&c.to, "to", "", "")
+	fs.StringVar(&c.addr, "addr", "", "")
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -208,11 +213,12 @@ var commands = map[string]command{
 	"export":  {args: []string{"NAME", "FILE"}, readOnly: true, run: (*cli).export},
 	"import":  {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
 	"rm":      {args: []string{"NAME"}, flags: []string{"rev"}, run: (*cli).remove},
+	"serve":   {flags: []string{"addr"}, run: (*cli).serve},
 }
 
 // commandFlags are the flags that only some commands accept, in the order usage errors
 // name them.
-var commandFlags = []string{"json", "rev", "by", "to", "limit", "after", "status"}
+var commandFlags = []string{"json", "rev", "by", "to", "addr", "limit", "after", "status"}
 
 // flagMisuse names a command flag given to a command that does not accept it, and the
 // commands that do; "" when every flag given applies.

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/board"
+)
+
+// defaultServeAddr is where serve listens without -addr: this machine only.
+const defaultServeAddr = "127.0.0.1:8080"
+
+// serve runs the plan board (package board) on -addr until interrupted. On a loopback
+// address, whoever opens the page acts as $USER, as with approve and take; on any other
+// address the board is read-only, since anyone who reaches it would act as that person.
+func (c *cli) serve([]string) error {
+	addr := c.addr
+	if addr == "" {
+		addr = defaultServeAddr
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return &cliError{exit: exitUsage, msg: fmt.Sprintf("-addr %s is not HOST:PORT, e.g. %s", addr, defaultServeAddr)}
+	}
+	person := strings.TrimSpace(os.Getenv("USER"))
+	// A Store of its own: the command's Store records its changes for the other commands'
+	// messages, which a server writing from many requests at once must not touch.
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl"})
+	if err != nil {
+		return err
+	}
+	var opts []board.Option
+	acting := loopback(host) && person != ""
+	if acting {
+		opts = append(opts, board.WithPerson(func(*http.Request) (string, error) { return person, nil }))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot listen on %s: %v", addr, err)}
+	}
+	srv := &http.Server{
+		Handler:           board.New(store, opts...),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return c.ctx }, // Ctrl-C ends the event streams
+	}
+	mode := "read-only"
+	switch {
+	case acting:
+		mode = "acting as " + oneLine(person)
+	case loopback(host):
+		mode = "read-only: $USER is not set"
+	default:
+		mode = "read-only: " + host + " is not a loopback address"
+	}
+	fmt.Fprintf(c.stdout, "planctl serve: the plan board of %s at http://%s/ (%s; Ctrl-C stops)\n", c.loc.shown, ln.Addr(), mode)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return &cliError{exit: exitFailed, msg: fmt.Sprintf("the board stopped: %v", err)}
+	case <-c.ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return &cliError{exit: exitFailed, msg: fmt.Sprintf("stopping the board: %v", err)}
+	}
+	return nil
+}
+
+// loopback reports whether host names this machine only.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// startServe runs `planctl serve` with args until the test ends and returns the board's
+// URL, as the command printed it.
+func startServe(t *testing.T, args ...string) (url, banner string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, w := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- (&cli{ctx: ctx, stdin: strings.NewReader(""), stdout: w, stderr: &stderr}).run(args)
+		w.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		go func() { _, _ = io.Copy(io.Discard, out) }()
+		select {
+		case code := <-done:
+			assert.Equal(t, exitOK, code, "serve ends quietly on interrupt")
+		case <-time.After(10 * time.Second):
+			t.Error("serve did not stop on interrupt")
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err, stderr.String())
+	m := regexp.MustCompile(`at (http://\S+/) `).FindStringSubmatch(line)
+	require.NotNil(t, m, line)
+	return m[1], line
+}
+
+func TestServeShowsThePlansOnTheBoardAndActsAsTheUser(t *testing.T) {
+	dir := newDir(t)
+	t.Setenv("USER", "alice")
+	url, banner := startServe(t, "-dir", dir, "serve", "-addr", "127.0.0.1:0")
+	assert.Contains(t, banner, "acting as alice")
+
+	resp, err := http.Get(url + "api/plans/ship")
+	require.NoError(t, err)
+	var p struct {
+		Name     string `json:"name"`
+		Revision int64  `json:"revision"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&p))
+	resp.Body.Close()
+	assert.Equal(t, "ship", p.Name)
+
+	req, err := http.NewRequest(http.MethodPost, url+"api/plans/ship/approve", strings.NewReader(`{"revision":1}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Plan-Board", "1")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	r := planctl(t, "-dir", dir, "show", "ship")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "approved at r1 by alice")
+}
+
+func TestServeIsReadOnlyBeyondThisMachine(t *testing.T) {
+	dir := newDir(t)
+	_, banner := startServe(t, "-dir", dir, "serve", "-addr", "0.0.0.0:0")
+	assert.Contains(t, banner, "read-only: 0.0.0.0 is not a loopback address")
+}
+
+func TestServeRefusesABadAddress(t *testing.T) {
+	r := planctl(t, "serve", "-addr", "nowhere")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "-addr nowhere is not HOST:PORT")
+	r = planctl(t, "list", "-addr", "127.0.0.1:1")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "-addr applies to serve only")
+}
