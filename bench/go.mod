@@ -6,13 +6,20 @@ require (
 	github.com/bytedance/sonic v1.15.5
 	github.com/cloudwego/eino v0.9.21
 	github.com/einoplan/plan v0.0.0
+	github.com/einoplan/plan/backends/postgres v0.0.0
+	github.com/jackc/pgx/v5 v5.12.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/tiktoken-go/tokenizer v0.7.0
 )
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
 )
 
 require (
@@ -50,3 +57,5 @@ require (
 replace github.com/einoplan/plan => ..
 
 replace github.com/einoplan/plan/backends/redis => ../backends/redis
+
+replace github.com/einoplan/plan/backends/postgres => ../backends/postgres
