@@ -70,13 +70,24 @@ const (
 
 // Change describes one successful mutation. It never carries the plan's body.
 type Change struct {
-	Name     string   `json:"name"`
-	Action   Action   `json:"action"`
-	Revision int64    `json:"revision"`
-	Created  bool     `json:"created,omitempty"`
-	Title    string   `json:"title,omitempty"`
-	Status   string   `json:"status,omitempty"`
-	Author   string   `json:"author,omitempty"`
+	// Name is the plan changed; empty for ActionResync.
+	Name string `json:"name"`
+	// Action is the kind of change. A watcher that cannot tell (history does not keep the
+	// revision) reports ActionWrite after an ActionResync.
+	Action Action `json:"action"`
+	// Revision is the plan's revision after the change; for a delete, the last it had.
+	Revision int64 `json:"revision"`
+	// Created reports the first revision of a plan (or of a name used again after a delete).
+	Created bool `json:"created,omitempty"`
+	// Title, Status and Author are the plan's header after the change: Author is who wrote
+	// the plan first, not who made this change.
+	Title  string `json:"title,omitempty"`
+	Status string `json:"status,omitempty"`
+	Author string `json:"author,omitempty"`
+	// Actor is who made this change, as History names it: the agent whose tool call made
+	// it or the actor a host named (WithActor); "" when nobody said.
+	Actor string `json:"actor,omitempty"`
+	// Progress counts the plan's steps by state after the change (zero for a delete).
 	Progress Progress `json:"progress"`
 }
 
@@ -261,7 +272,10 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 		return
 	}
 	c := Change{Name: p.Name, Action: action, Revision: p.Revision, Created: created,
-		Title: p.Title, Status: p.Status, Author: p.Author}
+		Title: p.Title, Status: p.Status, Author: p.Author, Actor: changedBy(ctx, nil, p)}
+	if !created {
+		c.Actor = actorOf(ctx)
+	}
 	if action != ActionDelete {
 		c.Progress = computeProgress(ParseSteps(p.Content))
 	}

@@ -48,12 +48,16 @@ type WatchOptions struct {
 // file edited by hand without a new revision is delivered with the same one); a watcher
 // that cannot vouch for that (a revision that moved by more than one since the
 // last Change, a full buffer, a feed that lost events) first sends one ActionResync and
-// then goes on. A delete carries the last revision the watcher saw. A Change seen from
-// the outside cannot tell a write from a status or step change, so its Action is
-// ActionWrite for every change but a delete and an approval (ActionApprove; a revoked
-// approval is a write, since edits of the body revoke too); Created means the plan was not listed
-// before. A plan whose file stops decoding is neither changed nor deleted until it
-// decodes again or is removed.
+// then goes on. A delete carries the last revision the watcher saw.
+//
+// Where the Store keeps history (the default), a watcher misses nothing history still
+// keeps: a plan that moved on by several revisions since the last Change is delivered
+// revision by revision, in order, each with the Action and Actor its history entry records
+// (write, status, step, approve, revoke). Only revisions history no longer has (or a plan
+// edited by hand) give way to one ActionResync and the latest state, as ActionWrite (or
+// ActionApprove when it gained an approval). Created means the plan was not listed before.
+// A plan whose file stops decoding is neither changed nor deleted until it decodes again
+// or is removed.
 //
 // How changes are found:
 //   - A Backend that is a driver.Watcher (found through Unwrap too) pushes them: no polling at all.
@@ -68,9 +72,9 @@ type WatchOptions struct {
 //     list cache, which keys on Size and ModifiedAt, an idle poll reads no file, and only
 //     changed plans are read.
 //
-// Polling coalesces: several writes to one plan between two polls arrive as one Change,
-// preceded by an ActionResync. A delete and a re-create between two polls look like one
-// write. A Backend error during a poll is retried at the next one.
+// Without history, polling coalesces: several writes to one plan between two polls arrive
+// as one Change, preceded by an ActionResync. A delete and a re-create between two polls
+// look like one write. A Backend error during a poll is retried at the next one.
 func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Change, error) {
 	var opts WatchOptions
 	if len(options) > 0 {
@@ -157,7 +161,7 @@ func (w *watcher) run(ctx context.Context, events <-chan driver.FileEvent) {
 				w.resync()
 				w.relist(ctx)
 			default:
-				w.event(ev)
+				w.event(ctx, ev)
 			}
 		}
 	}
@@ -211,11 +215,9 @@ func (w *watcher) relist(ctx context.Context) {
 		if _, ok := w.known[e.summary.Name]; ok {
 			found++
 		}
-		c, ok, g := w.observe(e)
+		cs, g := w.observe(ctx, e)
 		gap = gap || g
-		if ok {
-			changes = append(changes, c)
-		}
+		changes = append(changes, cs...)
 	}
 	for _, wn := range warnings {
 		if _, ok := w.known[wn.Name]; ok {
@@ -245,21 +247,31 @@ func (w *watcher) relist(ctx context.Context) {
 	}
 }
 
-// observe records e as the latest summary of its plan and returns the Change to deliver,
-// if any; gap reports that revisions were skipped or went backwards.
-func (w *watcher) observe(e *cachedSummary) (c Change, changed, gap bool) {
+// observe records e as the latest summary of its plan and returns the Changes to deliver:
+// where history keeps them, each revision since the one last delivered, in order, with its
+// action and actor; otherwise one write (or approve) for the latest, and gap reports that
+// revisions were skipped or went backwards, so a resync is owed before it.
+func (w *watcher) observe(ctx context.Context, e *cachedSummary) (changes []Change, gap bool) {
 	name := e.summary.Name
 	k, ok := w.known[name]
 	if ok && (k == e || sameSummary(&k.summary, &e.summary)) {
-		return Change{}, false, false
+		return nil, false
 	}
 	w.known[name] = e
-	c = Change{Name: name, Action: ActionWrite, Revision: e.summary.Revision, Created: !ok,
+	from := int64(0)
+	if ok {
+		from = k.summary.Revision
+	}
+	if kept, last, ok := w.s.keptChanges(ctx, name, from, !ok); ok {
+		w.known[name] = last
+		return kept, false
+	}
+	c := Change{Name: name, Action: ActionWrite, Revision: e.summary.Revision, Created: !ok,
 		Title: e.summary.Title, Status: e.summary.Status, Author: e.summary.Author, Progress: e.summary.Progress}
 	if ok && k.summary.Approval == nil && e.summary.Approval != nil && e.summary.Revision == k.summary.Revision+1 {
 		c.Action = ActionApprove // only an approval gives a plan one
 	}
-	return c, true, ok && e.summary.Revision != k.summary.Revision && e.summary.Revision != k.summary.Revision+1
+	return []Change{c}, ok && e.summary.Revision != k.summary.Revision && e.summary.Revision != k.summary.Revision+1
 }
 
 func sameSummary(a, b *Summary) bool {
@@ -277,7 +289,7 @@ func deleteChange(name string, k *cachedSummary) Change {
 
 // event turns one pushed driver.FileEvent into a Change. Files that are not plans directly in
 // BaseDir (tombstones, lock and temp files) and contents that do not decode are ignored.
-func (w *watcher) event(ev driver.FileEvent) {
+func (w *watcher) event(ctx context.Context, ev driver.FileEvent) {
 	p := path.Clean("/" + strings.TrimPrefix(ev.Path, "/"))
 	if path.Dir(p) != w.s.dir {
 		return
@@ -299,11 +311,11 @@ func (w *watcher) event(ev driver.FileEvent) {
 	if k, ok := w.known[name]; ok && pl.Revision < k.summary.Revision {
 		return // already delivered, or part of the starting snapshot
 	}
-	c, changed, gap := w.observe(&cachedSummary{summary: pl.Summarize()})
+	cs, gap := w.observe(ctx, &cachedSummary{summary: pl.Summarize()})
 	if gap {
 		w.resync()
 	}
-	if changed {
+	for _, c := range cs {
 		w.send(c)
 	}
 }

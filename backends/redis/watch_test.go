@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/driver/drivertest"
 
 	"github.com/einoplan/plan"
 )
@@ -168,4 +169,12 @@ func TestClusterWatchFiles(t *testing.T) {
 	}
 	mustWrite(t, other, "/plans/a.md", "after the takeover")
 	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after the takeover"})
+}
+
+// A watcher on Redis (pushed by keyspace events) misses nothing history keeps: four
+// workers' step moves arrive once each, in order, with their action and actor.
+func TestWatchDeliversEveryKeptRevisionInOrder(t *testing.T) {
+	requireServer(t)
+	b, _ := newBackend(t)
+	drivertest.WatchEveryRevision(t, b)
 }

@@ -107,5 +107,5 @@ func TestTakeRefused(t *testing.T) {
 	// A pending step taken for a worker is started for it.
 	r := planctl(t, "-dir", dir, "take", "ship", "3", "-to", "worker 3")
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Equal(t, "ship: step 3 (Tag) is now held by worker-3; revision 2\n", r.stdout)
+	assert.Equal(t, "ship: step 3 (Tag) is now held by worker 3; revision 2\n", r.stdout)
 }

@@ -42,11 +42,12 @@ func (c *cli) watch([]string) error {
 			return nil
 		case <-resized:
 			v.update(v.last, v.failure)
-		case _, ok := <-changes:
+		case change, ok := <-changes:
 			if !ok {
 				return nil
 			}
-			drain(changes)
+			v.saw(change)
+			drain(changes, v.saw)
 			listing, err := c.store.List(c.ctx)
 			if c.ctx.Err() != nil {
 				return nil
@@ -60,18 +61,31 @@ func (c *cli) watch([]string) error {
 	}
 }
 
-// drain takes every change already waiting: one listing answers them all.
-func drain(changes <-chan plan.Change) {
+// drain takes every change already waiting, passing each to saw: one listing answers them
+// all.
+func drain(changes <-chan plan.Change, saw func(plan.Change)) {
 	for {
 		select {
-		case _, ok := <-changes:
+		case c, ok := <-changes:
 			if !ok {
 				return
 			}
+			saw(c)
 		default:
 			return
 		}
 	}
+}
+
+// saw notes who made the latest change of each plan, which the view shows.
+func (v *watchView) saw(c plan.Change) {
+	if c.Name == "" {
+		return
+	}
+	if v.actors == nil {
+		v.actors = map[string]string{}
+	}
+	v.actors[c.Name] = c.Actor
 }
 
 // watchView draws the plans for people.
@@ -82,6 +96,7 @@ type watchView struct {
 	last     *plan.Listing
 	failure  error
 	shown    map[string]plan.Summary // plain lines: the state last printed per plan
+	actors   map[string]string       // per plan, who made the latest change seen
 }
 
 // update shows listing: on a terminal by redrawing the screen, otherwise by printing a line
@@ -108,7 +123,7 @@ func (v *watchView) update(listing *plan.Listing, failure error) {
 			continue
 		}
 		v.shown[p.Name] = p
-		r := row(p)
+		r := row(p, v.actors[p.Name])
 		fmt.Fprintf(v.out, "%s %s: %s, %s, revision %s, %s, by %s\n", now, r[0], r[1], r[2], r[3], r[4], r[5])
 	}
 	for name, old := range v.shown {
@@ -140,7 +155,7 @@ func (v *watchView) redraw(now string) {
 		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tPROGRESS\tSTATUS\tREV\tCURRENT STEP\tLAST CHANGE BY")
 		for _, p := range v.last.Plans {
-			fmt.Fprintln(tw, strings.Join(row(p), "\t"))
+			fmt.Fprintln(tw, strings.Join(row(p, v.actors[p.Name]), "\t"))
 		}
 		tw.Flush()
 	}
@@ -164,8 +179,8 @@ func (v *watchView) redraw(now string) {
 }
 
 // row is what the view shows of a plan: name, progress bar, status, revision, current step
-// and the author of the latest revision.
-func row(p plan.Summary) []string {
+// and who made the latest change (actor, when a change was seen; else the plan's author).
+func row(p plan.Summary, actor string) []string {
 	bar := "no steps"
 	if p.Progress.Total > 0 {
 		bar = fmt.Sprintf("%s %3d%%", progressText(p.Progress), p.Progress.Percent)
@@ -179,7 +194,10 @@ func row(p plan.Summary) []string {
 	case p.Progress.Total > 0:
 		step = "all steps over"
 	}
-	by := oneLine(p.Author)
+	by := oneLine(actor)
+	if by == "" {
+		by = oneLine(p.Author)
+	}
 	if by == "" {
 		by = "-"
 	}

@@ -122,9 +122,9 @@ func TestWatchWrongDir(t *testing.T) {
 func TestRowShowsStepAndAuthor(t *testing.T) {
 	sum := (&plan.Plan{Name: "a", Status: "in\x1b[2Jprogress", Author: "w", Revision: 4,
 		Content: "- [x] one\n- [~] two\n- [ ] three\n"}).Summarize()
-	assert.Equal(t, []string{"a", "[###-------] 1/3  33%", "in [2Jprogress", "4", "doing 2: two", "w"}, row(sum))
+	assert.Equal(t, []string{"a", "[###-------] 1/3  33%", "in [2Jprogress", "4", "doing 2: two", "w"}, row(sum, ""))
 	sum = (&plan.Plan{Name: "b", Content: "no steps"}).Summarize()
-	assert.Equal(t, []string{"b", "no steps", "", "0", "-", "-"}, row(sum))
+	assert.Equal(t, []string{"b", "no steps", "", "0", "-", "-"}, row(sum, ""))
 	sum = (&plan.Plan{Name: "c", Author: "x", Content: "- [x] a\n- [-] b\n"}).Summarize()
-	assert.Equal(t, "all steps over", row(sum)[4])
+	assert.Equal(t, "all steps over", row(sum, "")[4])
 }
