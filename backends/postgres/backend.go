@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/einoplan/plan"
@@ -27,9 +28,10 @@ import (
 // not at all. It is safe for concurrent use by any number of goroutines, processes and
 // machines sharing the same database and schema.
 type Backend struct {
-	pool   *pgxpool.Pool
-	schema string
-	sql    statements
+	pool         *pgxpool.Pool
+	schema       string
+	listenConfig *pgx.ConnConfig // WithListenConfig, else nil for the pool's settings
+	sql          statements
 }
 
 var (
@@ -45,8 +47,8 @@ var (
 // unless WithSchema says otherwise) to SchemaVersion; see README.md for what that creates.
 // It refuses a schema a later release migrated (ErrSchemaTooNew). The pool's own settings
 // decide connection limits and timeouts; every call also honours its context. Watching
-// opens one connection of its own per feed from the pool's connection settings, so behind
-// PgBouncer the pool must reach PostgreSQL in session mode for WatchFiles (README.md).
+// opens one connection of its own per feed from the pool's connection settings (or those of
+// WithListenConfig), which must reach PostgreSQL in session mode (README.md, PgBouncer).
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Backend, error) {
 	if pool == nil {
 		return nil, errors.New("postgres backend: pool is nil")

@@ -3,6 +3,8 @@ package postgres
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Option configures a Backend.
@@ -29,4 +31,12 @@ func checkSchemaName(name string) error {
 		return fmt.Errorf("postgres backend: schema name %q: want a lower-case identifier ([a-z_][a-z0-9_]*, at most 40 bytes)", name)
 	}
 	return nil
+}
+
+// WithListenConfig makes WatchFiles open its connections with cfg instead of the pool's
+// connection settings: a feed needs a session of its own for LISTEN, so when the pool goes
+// through PgBouncer in transaction mode, point cfg at PostgreSQL itself or at a pooler in
+// session mode. cfg is copied for each connection and not changed.
+func WithListenConfig(cfg *pgx.ConnConfig) Option {
+	return func(b *Backend) { b.listenConfig = cfg }
 }

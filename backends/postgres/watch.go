@@ -25,7 +25,8 @@ const watchPing = 5 * time.Second
 
 // WatchFiles returns a feed of every write and delete of a file directly inside dir, made by
 // any process on the same database and schema, through LISTEN/NOTIFY on a connection of the
-// feed's own (made from the pool's connection settings, outside the pool). A trigger on the
+// feed's own (made from the pool's connection settings, or WithListenConfig's, outside the
+// pool). A trigger on the
 // files table queues the notification in the same transaction as the change, and
 // PostgreSQL delivers notifications in commit order, so a change is announced exactly when
 // it commits and events for one file arrive in the order the writes landed. The event
@@ -59,7 +60,11 @@ func (b *Backend) WatchFiles(ctx context.Context, dir string) (<-chan driver.Fil
 // listen opens a connection that listens on ch. Its context handling only sets socket
 // deadlines (never sends a cancel request), so a wait that times out leaves it usable.
 func (b *Backend) listen(ctx context.Context, ch string) (*pgx.Conn, error) {
-	cfg := b.pool.Config().ConnConfig.Copy()
+	base := b.listenConfig
+	if base == nil {
+		base = b.pool.Config().ConnConfig
+	}
+	cfg := base.Copy()
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
 	}

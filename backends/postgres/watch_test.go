@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
 )
@@ -271,4 +273,29 @@ func TestStoreWatchSeesChangesOfAnotherStore(t *testing.T) {
 	if got[0] != "write w 1" || got[1] != "delete w 1" {
 		t.Fatalf("changes %q", got)
 	}
+}
+
+// TestWatchListensWithTheListenConfig: WithListenConfig's settings, not the pool's, open the
+// feed's session (here told apart by application_name), and the feed works through it.
+func TestWatchListensWithTheListenConfig(t *testing.T) {
+	writer := newBackend(t)
+	cfg, err := pgx.ParseConfig(serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "listen-" + testSchema()
+	cfg.RuntimeParams["application_name"] = name
+	b := mustNew(t, newPool(t, serverURL, 0), WithSchema(writer.Schema()), WithListenConfig(cfg))
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	w, err := b.WatchFiles(ctx, "/plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sessions int
+	if err := newPool(t, serverURL, 0).QueryRow(bg, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, name).Scan(&sessions); err != nil || sessions != 1 {
+		t.Fatalf("%d sessions named %s, %v; want the feed's one", sessions, name, err)
+	}
+	mustWrite(t, writer, "/plans/a.md", "x")
+	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "x"})
 }
