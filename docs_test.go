@@ -21,8 +21,8 @@ import (
 // A block that starts with a package clause is checked as the file it is. Any other block is
 // a fragment: its top-level import, type and func declarations stay at file level, and the
 // rest becomes the body of a function that returns an error (so `if err != nil { return err
-// }` works; a fragment must not end with a bare return). The harness adds what a reader
-// fills in without thinking:
+// }` and a final `return srv.ListenAndServe()` work). The harness adds what a reader fills in
+// without thinking:
 //   - imports for the well-known package names in docsPackages that the block uses but does
 //     not import;
 //   - parameters for the well-known free names in docsFreeNames (ctx, chatModel, store, ...)
@@ -146,15 +146,14 @@ func goBlocks(path string) ([]docBlock, error) {
 	}
 	defer f.Close()
 	var (
-		blocks             []docBlock
-		inFence, isGo      bool
-		fence, indent      string
-		start              int
-		lines              []string
-		sc                 = bufio.NewScanner(f)
-		n                  int
-		name               = filepath.ToSlash(path)
-		openLine, openLang string
+		blocks        []docBlock
+		lines         []string
+		inFence, isGo bool
+		fence, indent string
+		openLine      string
+		start, n      int
+		name          = filepath.ToSlash(path)
+		sc            = bufio.NewScanner(f)
 	)
 	for sc.Scan() {
 		n++
@@ -164,8 +163,8 @@ func goBlocks(path string) ([]docBlock, error) {
 			if m == nil {
 				continue
 			}
-			inFence, indent, fence, openLang, openLine = true, m[1], m[2], m[3], line
-			isGo, start, lines = openLang == "go", n+1, nil
+			inFence, indent, fence, openLine = true, m[1], m[2], line
+			isGo, start, lines = m[3] == "go", n+1, nil
 			continue
 		}
 		if t := strings.TrimSpace(line); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
@@ -251,7 +250,8 @@ func (b docBlock) source() (src, module string, err error) {
 	}
 	directive := func(line int) string { return fmt.Sprintf("//line %s:%d\n", abs, line) }
 	var decls, body strings.Builder
-	if strings.HasPrefix(strings.TrimSpace(stripComments(b.code)), "package ") {
+	isFile := strings.HasPrefix(strings.TrimSpace(stripComments(b.code)), "package ")
+	if isFile {
 		decls.WriteString(directive(b.line))
 		decls.WriteString(b.code)
 	} else {
@@ -259,8 +259,9 @@ func (b docBlock) source() (src, module string, err error) {
 	}
 
 	// First pass: find what the block uses and declares.
-	draft := "package doccheck\n" + decls.String() + "\nfunc _() error {\n" + body.String() + "\nreturn nil\n}\n"
-	if strings.HasPrefix(strings.TrimSpace(stripComments(b.code)), "package ") {
+	head := "package doccheck\n" + decls.String() + "\nfunc _() error {\n"
+	draft := head + body.String() + "\nreturn nil\n}\n"
+	if isFile {
 		draft = decls.String()
 	}
 	fset := token.NewFileSet()
@@ -283,12 +284,13 @@ func (b docBlock) source() (src, module string, err error) {
 		}
 		imported[name] = true
 	}
-	if strings.HasPrefix(strings.TrimSpace(stripComments(b.code)), "package ") {
+	if isFile {
 		return draft, moduleFor(paths), nil
 	}
 
 	declared := map[string]bool{}
 	var bodyDecls []string
+	finalReturn, finalLine := -1, 0 // where the fragment's own final return starts, if it has one
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
@@ -307,6 +309,15 @@ func (b docBlock) source() (src, module string, err error) {
 				declared[d.Name.Name] = true
 			}
 			if d.Name.Name == "_" && d.Recv == nil {
+				// A fragment that ends with a return (`return srv.ListenAndServe()`) gets
+				// the uses of its variables before that return, and no return of ours.
+				if k := len(d.Body.List); k >= 2 {
+					if ret, ok := d.Body.List[k-2].(*ast.ReturnStmt); ok {
+						off := fset.PositionFor(ret.Pos(), false).Offset - len(head)
+						finalReturn = strings.LastIndex(body.String()[:off], "\n") + 1
+						finalLine = fset.Position(ret.Pos()).Line
+					}
+				}
 				for _, st := range d.Body.List {
 					for _, n := range definedBy(st) {
 						declared[n] = true
@@ -343,12 +354,20 @@ func (b docBlock) source() (src, module string, err error) {
 	}
 	out.WriteString(decls.String())
 	fmt.Fprintf(&out, "\nfunc _(%s) error {\n", strings.Join(params, ", "))
-	out.WriteString(body.String())
+	code, final := body.String(), ""
+	if finalReturn >= 0 {
+		code, final = code[:finalReturn], directive(finalLine)+code[finalReturn:]
+	}
+	out.WriteString(code)
 	out.WriteString("\n")
 	for _, n := range bodyDecls {
 		fmt.Fprintf(&out, "_ = %s\n", n)
 	}
-	out.WriteString("return nil\n}\n")
+	if final != "" {
+		out.WriteString(final + "}\n")
+	} else {
+		out.WriteString("return nil\n}\n")
+	}
 	return out.String(), moduleFor(paths), nil
 }
 
