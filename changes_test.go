@@ -3,7 +3,6 @@ package plan_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 
@@ -84,71 +83,6 @@ func seedPlans(t *testing.T, backend plan.Backend, n int) {
 		_, err := store.Put(context.Background(), plan.Update{Name: fmt.Sprintf("plan-%02d", i), Content: &body, Status: "active"})
 		require.NoError(t, err)
 	}
-}
-
-func TestDigestIsBounded(t *testing.T) {
-	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	seedPlans(t, backend, 30)
-	for _, tc := range []struct {
-		name     string
-		digest   plan.DigestConfig
-		maxLines int
-		maxBytes int
-	}{
-		{"default", plan.DigestConfig{}, 12, 1500},
-		{"few", plan.DigestConfig{MaxPlans: 3}, 3, 1500},
-		{"small", plan.DigestConfig{MaxBytes: 300}, 12, 300},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			mw, err := plan.New(ctx, &plan.Config{Backend: backend, Digest: tc.digest})
-			require.NoError(t, err)
-			_, rc, _ := beforeAgentTools(t, ctx, mw)
-			_, digest, ok := strings.Cut(rc.Instruction, "\n## Current plans")
-			require.True(t, ok, rc.Instruction)
-			assert.LessOrEqual(t, len(digest)+len("\n## Current plans"), tc.maxBytes)
-			lines := strings.Split(strings.TrimSpace(digest), "\n")
-			planLines := 0
-			for _, l := range lines {
-				if strings.HasPrefix(l, "- plan-") {
-					planLines++
-					assert.Contains(t, l, "done=1/2")
-					assert.Contains(t, l, `next=#2 "second step`)
-				}
-			}
-			assert.Greater(t, planLines, 0)
-			assert.LessOrEqual(t, planLines, tc.maxLines)
-			assert.Contains(t, digest, "list_plans", "says where the rest is")
-			assert.Contains(t, digest, "plan-29", "most recently updated first")
-		})
-	}
-	mw, err := plan.New(ctx, &plan.Config{Backend: backend, Digest: plan.DigestConfig{Disabled: true}})
-	require.NoError(t, err)
-	_, rc, _ := beforeAgentTools(t, ctx, mw)
-	assert.NotContains(t, rc.Instruction, "Current plans")
-}
-
-func TestDigestIsFixedForTheWholeRun(t *testing.T) {
-	backend := plan.NewMemoryBackend()
-	seedPlans(t, backend, 2)
-	mw, err := plan.New(context.Background(), &plan.Config{Backend: backend})
-	require.NoError(t, err)
-	m := plantest.NewScriptedModel(
-		plantest.CallTool("write_plan", `{"name":"new-one","content":"- [ ] x\n"}`),
-		plantest.CallTool("update_plan_step", `{"name":"plan-00","step":2,"status":"completed"}`),
-	)
-	runAgent(t, m, mw)
-	calls := m.Calls()
-	require.Len(t, calls, 3)
-	first := calls[0].Input[0].Content
-	assert.Contains(t, first, "plan-00")
-	assert.NotContains(t, first, "new-one")
-	for i, c := range calls {
-		assert.Equal(t, first, c.Input[0].Content, "call %d: the instruction (and so the prompt cache) is stable within a run", i)
-	}
-	m2 := plantest.NewScriptedModel()
-	runAgent(t, m2, mw)
-	assert.Contains(t, m2.Calls()[0].Input[0].Content, "new-one", "the next run sees the new plan")
 }
 
 func TestUpdatePlanStepResultIsCompact(t *testing.T) {

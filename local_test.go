@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver/drivertest"
 )
 
 // WriteOnce never writes through a link: a hard link at an entry's path to a file outside
@@ -28,4 +29,16 @@ func TestWriteOnceNeverWritesThroughAHardLink(t *testing.T) {
 	got, err = os.ReadFile(filepath.Join(root, "plans", "e"))
 	require.NoError(t, err)
 	assert.Equal(t, "entry", string(got))
+}
+
+func newLocal(t testing.TB, root string) *plan.LocalBackend {
+	t.Helper()
+	b, err := plan.NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func TestLocalBackendConformance(t *testing.T) {
+	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return newLocal(t, t.TempDir()) })
 }

@@ -2,6 +2,10 @@ package plan_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +13,272 @@ import (
 
 	"github.com/einoplan/plan"
 )
+
+const teamBody = "# Team\n- [ ] design\n- [ ] build\n- [ ] test\n- [ ] ship\n"
+
+func newTeamStore(t *testing.T, cfg plan.StoreConfig) (*plan.Store, plan.Backend) {
+	t.Helper()
+	if cfg.Backend == nil {
+		cfg.Backend = plan.NewMemoryBackend()
+	}
+	s, err := plan.NewStore(&cfg)
+	require.NoError(t, err)
+	body := teamBody
+	_, err = s.Put(context.Background(), plan.Update{Name: "team", Content: &body})
+	require.NoError(t, err)
+	return s, cfg.Backend
+}
+
+func move(t *testing.T, s *plan.Store, m plan.StepMove) (*plan.Plan, plan.Step, *plan.Error) {
+	t.Helper()
+	m.Name = "team"
+	p, step, err := s.MoveStep(context.Background(), m)
+	if err == nil {
+		return p, step, nil
+	}
+	var pe *plan.Error
+	require.True(t, errors.As(err, &pe), "%v", err)
+	return nil, plan.Step{}, pe
+}
+
+func rev(n int64) *int64 { return &n }
+
+func TestClaimedStepIsHeldUntilItsHolderFinishesIt(t *testing.T) {
+	s, backend := newTeamStore(t, plan.StoreConfig{})
+	ctx := context.Background()
+
+	_, step, err := move(t, s, plan.StepMove{Step: 2, State: plan.StepInProgress, By: "worker-2"})
+	require.Nil(t, err)
+	assert.Equal(t, "worker-2", step.Holder)
+	assert.Equal(t, "build (@worker-2)", step.Text)
+	raw, rerr := backend.Read(ctx, &plan.ReadRequest{FilePath: "/plans/team.md", Offset: 1, Limit: 100})
+	require.NoError(t, rerr)
+	assert.Contains(t, raw.Content, "- [~] build (@worker-2)\n", "people read the holder in the plan")
+
+	for _, to := range []plan.StepState{plan.StepCompleted, plan.StepFailed, plan.StepInProgress} {
+		_, _, err = move(t, s, plan.StepMove{Step: 2, State: to, By: "worker-3"})
+		require.NotNil(t, err, to)
+		assert.Equal(t, plan.CodeStepHeld, err.Code)
+		assert.Equal(t, "worker-2", err.Agent)
+		require.NotNil(t, err.Next)
+		assert.Equal(t, 3, err.Next.Number, "the error points at the next free step after the refused one")
+	}
+	p, err2 := s.Get(ctx, "team")
+	require.NoError(t, err2)
+	assert.EqualValues(t, 2, p.Revision, "refused moves write nothing")
+
+	_, step, err = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, Note: "done", By: "worker-2"})
+	require.Nil(t, err)
+	assert.Equal(t, "build (@worker-2) — done", step.Text)
+	assert.Empty(t, step.Holder, "a finished step is held by nobody")
+
+	// A takeover by parameter completes a step someone else holds.
+	_, _, err = move(t, s, plan.StepMove{Step: 3, State: plan.StepInProgress, By: "worker-2"})
+	require.Nil(t, err)
+	_, step, err = move(t, s, plan.StepMove{Step: 3, State: plan.StepFailed, By: "worker-3", Takeover: true})
+	require.Nil(t, err)
+	assert.Equal(t, plan.StepFailed, step.State)
+
+	// A host hands a held step over, then releases it.
+	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepInProgress, By: "worker-2"})
+	require.Nil(t, err)
+	_, step, err3 := s.TakeOverStep(ctx, "team", 4, "worker-4")
+	require.NoError(t, err3)
+	assert.Equal(t, "ship (@worker-4)", step.Text)
+	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepCompleted, By: "worker-2"})
+	require.NotNil(t, err)
+	assert.Equal(t, "worker-4", err.Agent, "the old holder lost it")
+	_, step, err3 = s.TakeOverStep(ctx, "team", 4, "")
+	require.NoError(t, err3)
+	assert.Equal(t, "ship", step.Text)
+	assert.Equal(t, plan.StepInProgress, step.State)
+	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepCompleted, By: "worker-5"})
+	require.Nil(t, err, "a released step is anyone's to finish")
+
+	// A host without a name holds nothing and is not held back.
+	_, step, err = move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress})
+	require.Nil(t, err)
+	assert.Equal(t, "design", step.Text)
+}
+
+func TestStaleStepMovesOfOtherStepsApply(t *testing.T) {
+	s, _ := newTeamStore(t, plan.StoreConfig{})
+	// Every worker read revision 1 and never reads again.
+	for i, w := range []string{"w1", "w2", "w3", "w4"} {
+		_, _, err := move(t, s, plan.StepMove{Step: i + 1, State: plan.StepInProgress, By: w, IfRevision: rev(1)})
+		require.Nil(t, err, w)
+	}
+	for i, w := range []string{"w4", "w3", "w2", "w1"} {
+		_, _, err := move(t, s, plan.StepMove{Step: 4 - i, State: plan.StepCompleted, Note: "ok", By: w, IfRevision: rev(1)})
+		require.Nil(t, err, "a holder finishes its own step from an old revision, even with a note: %s", w)
+	}
+	p, err := s.Get(context.Background(), "team")
+	require.NoError(t, err)
+	assert.EqualValues(t, 9, p.Revision)
+	assert.Equal(t, 4, p.Summarize().Progress.Completed)
+}
+
+func TestStaleMoveOfAStepSomeoneMovedNamesThem(t *testing.T) {
+	s, _ := newTeamStore(t, plan.StoreConfig{})
+	_, _, err := move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(1)})
+	require.Nil(t, err)
+	_, _, err = move(t, s, plan.StepMove{Step: 3, State: plan.StepSkipped, By: "w3", IfRevision: rev(1)})
+	require.Nil(t, err)
+
+	_, _, err = move(t, s, plan.StepMove{Step: 2, State: plan.StepSkipped, By: "w2", IfRevision: rev(1)})
+	require.NotNil(t, err)
+	assert.Equal(t, plan.CodeRevisionConflict, err.Code)
+	assert.Equal(t, "step_moved", err.Reason)
+	assert.Equal(t, "w1", err.Agent, "names who moved it, not the latest writer")
+	assert.Equal(t, plan.StepCompleted, err.From)
+	require.NotNil(t, err.Next)
+	assert.Equal(t, 4, err.Next.Number, "the first pending step after the refused one")
+
+	// Both claim step 1 from revision 1: exactly one wins.
+	_, _, err = move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w1", IfRevision: rev(1)})
+	require.Nil(t, err)
+	_, _, err = move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w2", IfRevision: rev(1)})
+	require.NotNil(t, err)
+	assert.Equal(t, plan.CodeStepHeld, err.Code)
+	assert.Equal(t, "w1", err.Agent)
+
+	// A note needs the step unchanged since the revision it was written against.
+	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepInProgress, IfRevision: rev(1)})
+	require.Nil(t, err)
+	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepCompleted, Note: "shipped", By: "w2", IfRevision: rev(1)})
+	require.NotNil(t, err)
+	assert.Equal(t, "step_changed", err.Reason, "moved by a host that named nobody")
+	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepCompleted, By: "w2", IfRevision: rev(1)})
+	require.Nil(t, err, "without a note the move still fits the step's state")
+}
+
+func TestStaleMoveAfterTheStepsChangedIsRefused(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ name, body string }{
+		{"reordered", "# Team\n- [ ] build\n- [ ] design\n- [ ] test\n- [ ] ship\n"},
+		{"added", "# Team\n- [ ] plan\n- [ ] design\n- [ ] build\n- [ ] test\n- [ ] ship\n"},
+		{"reworded", "# Team\n- [ ] design\n- [ ] build it twice\n- [ ] test\n- [ ] ship\n"},
+		{"removed", "# Team\n- [ ] design\n- [ ] build\n- [ ] test\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := newTeamStore(t, plan.StoreConfig{})
+			body := tc.body
+			_, err := s.Put(ctx, plan.Update{Name: "team", Content: &body, IfRevision: rev(1)})
+			require.NoError(t, err)
+			_, _, perr := move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(1)})
+			require.NotNil(t, perr)
+			assert.Equal(t, plan.CodeRevisionConflict, perr.Code)
+			assert.Equal(t, "steps_changed", perr.Reason)
+			assert.EqualValues(t, 2, perr.CurrentRevision)
+			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(2)})
+			require.Nil(t, perr, "after catching up the move applies")
+		})
+	}
+
+	t.Run("other text changed", func(t *testing.T) {
+		s, _ := newTeamStore(t, plan.StoreConfig{})
+		body := "# Team, renamed\nSome context.\n\n- [ ] design\n- [ ] build\n- [ ] test\n- [ ] ship\n"
+		_, err := s.Put(ctx, plan.Update{Name: "team", Content: &body, IfRevision: rev(1)})
+		require.NoError(t, err)
+		_, _, perr := move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(1)})
+		require.Nil(t, perr, "text outside the steps does not change what step 2 is")
+	})
+}
+
+func TestStaleStatusChangeAppliesWhileTheStatusIsUnchanged(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newTeamStore(t, plan.StoreConfig{})
+	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "w1"})
+	require.Nil(t, perr)
+	p, err := s.SetStatus(ctx, "team", "in-progress", rev(1))
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, p.Revision)
+	_, err = s.SetStatus(ctx, "team", "blocked", rev(2))
+	assert.Equal(t, plan.CodeRevisionConflict, plan.CodeOf(err), "the status changed since revision 2")
+}
+
+// The plan records when its steps last changed, so a stale move needs no history to apply,
+// even from a revision history no longer keeps; after the steps changed it is refused.
+func TestStaleMovesPastTheKeptHistory(t *testing.T) {
+	for _, limit := range []int{2, -1} {
+		t.Run(fmt.Sprint("history ", limit), func(t *testing.T) {
+			ctx := context.Background()
+			s, _ := newTeamStore(t, plan.StoreConfig{HistoryLimit: limit})
+			_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w1", IfRevision: rev(1)})
+			require.Nil(t, perr)
+			for i := range 3 {
+				_, err := s.SetStatus(ctx, "team", fmt.Sprint("s", i), nil)
+				require.NoError(t, err)
+			}
+			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w2", IfRevision: rev(1)})
+			require.Nil(t, perr, "only other steps and the status changed since revision 1")
+			_, _, perr = move(t, s, plan.StepMove{State: plan.StepInProgress, By: "w3", IfRevision: rev(1)})
+			require.Nil(t, perr, "the next free step")
+
+			// A step added on top: every number after it moved.
+			p, err := s.Get(ctx, "team")
+			require.NoError(t, err)
+			body := strings.Replace(p.Content, "# Team\n", "# Team\n- [ ] plan\n", 1)
+			_, err = s.Put(ctx, plan.Update{Name: "team", Content: &body})
+			require.NoError(t, err)
+			for i := range 3 {
+				_, err := s.SetStatus(ctx, "team", fmt.Sprint("t", i), nil)
+				require.NoError(t, err)
+			}
+			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(p.Revision)})
+			require.NotNil(t, perr, "step 2 is w1's step now, but not the step 2 it saw")
+			assert.Equal(t, "stale", perr.Reason)
+			_, _, perr = move(t, s, plan.StepMove{Step: 2, State: plan.StepCompleted, By: "w1", IfRevision: rev(p.Revision + 4)})
+			require.Nil(t, perr, "after catching up")
+		})
+	}
+}
+
+func TestHolderTagsReadBack(t *testing.T) {
+	for _, tc := range []struct{ body, holder string }{
+		{"- [~] build (@w2)\n", "w2"},
+		{"- [~] ask (@bob) (@w2)\n", "w2"},
+		{"- [~] ask (@bob) — waiting\n", ""},
+		{"- [ ] build (@w2)\n", ""},
+		{"- [x] build (@w2) — done\n", ""},
+		{"- [~] build (@)\n", ""},
+		{"- [~] build (@a b)\n", "a b"},
+		{"- [~] build (@a\tb)\n", ""},
+	} {
+		steps := plan.ParseSteps(tc.body)
+		require.Len(t, steps, 1)
+		assert.Equal(t, tc.holder, steps[0].Holder, tc.body)
+	}
+	assert.Equal(t, "Research Agent %28x%29", plan.HolderName("Research Agent (x)"))
+}
+
+// Agents that take "the next free step" (no step number) never collide: each call takes a
+// different step, atomically, whatever revision it names.
+func TestTakingTheNextFreeStepNeverCollides(t *testing.T) {
+	s, _ := newTeamStore(t, plan.StoreConfig{Backend: newLocal(t, t.TempDir())})
+	var mu sync.Mutex
+	taken := map[int]string{}
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			who := fmt.Sprint("w", i)
+			_, step, err := s.MoveStep(context.Background(), plan.StepMove{Name: "team", State: plan.StepInProgress, By: who, IfRevision: rev(1)})
+			assert.NoError(t, err)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Empty(t, taken[step.Number], "step %d taken twice", step.Number)
+			taken[step.Number] = who
+			assert.Equal(t, who, step.Holder)
+		}()
+	}
+	wg.Wait()
+	assert.Len(t, taken, 4)
+	_, _, perr := move(t, s, plan.StepMove{State: plan.StepInProgress, By: "w9"})
+	require.NotNil(t, perr)
+	assert.Equal(t, "no_pending_step", perr.Reason)
+}
 
 // TakeOverStep with no holder releases the step, whoever the context says acts.
 func TestTakeOverWithNoHolderReleasesTheStep(t *testing.T) {

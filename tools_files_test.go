@@ -2,7 +2,10 @@ package plan_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,4 +103,79 @@ func TestFileNotUTF8MessageNamesTheFile(t *testing.T) {
 		t.Log(r)
 		assert.Contains(t, r, "/work/", "the message names the file at fault")
 	}
+}
+
+// With Workspace and Backend one LocalBackend, the file tools refuse every spelling of a path
+// into the plans folder (plan files, tombstones, the lock), want absolute paths, and leave
+// revisions going on after a delete.
+func TestWorkspaceThatIsThePlanStorageKeepsOutOfThePlansFolder(t *testing.T) {
+	ctx := context.Background()
+	lb := newLocal(t, t.TempDir())
+	mw, err := plan.New(ctx, &plan.Config{Backend: lb, Workspace: lb})
+	require.NoError(t, err)
+	ctx, _, tools := beforeAgentTools(t, ctx, mw)
+	call := func(name, args string) string {
+		out, err := tools[name].InvokableRun(ctx, args)
+		require.NoError(t, err)
+		return out
+	}
+	assert.Contains(t, call("write_plan", `{"name":"victim","content":"- [ ] a\n"}`), `"revision":1`)
+	for i := 0; i < 4; i++ {
+		call("update_plan_step", `{"name":"victim","step":1,"status":"in_progress"}`)
+		call("update_plan_step", `{"name":"victim","step":1,"status":"pending"}`)
+	}
+	for _, path := range []string{"/plans/victim.md", "/plans/.deleted/victim", "/plans/.plan.lock", "plans/victim.md", "/plans", "/plans/sub/x.md", "//plans/./victim.md"} {
+		out := call("export_plan_to_file", fmt.Sprintf(`{"name":"victim","path":%q}`, path))
+		assert.Contains(t, out, `"invalid_argument"`, path)
+		out = call("update_plan_from_file", fmt.Sprintf(`{"name":"victim","path":%q}`, path))
+		assert.Contains(t, out, `"invalid_argument"`, path)
+	}
+	assert.Contains(t, call("export_plan_to_file", `{"name":"victim","path":"work/v.md"}`), "absolute")
+	assert.Contains(t, call("export_plan_to_file", `{"name":"victim","file_path":"/work/v.md"}`), `"bytes"`, "file_path is accepted for path")
+	assert.Contains(t, call("read_plan", `{"name":"victim"}`), `"revision":`)
+	p, err := plan.NewStore(&plan.StoreConfig{Backend: lb})
+	require.NoError(t, err)
+	got, err := p.Get(ctx, "victim")
+	require.NoError(t, err)
+	rev := got.Revision
+	call("delete_plan", `{"name":"victim"}`)
+	assert.Contains(t, call("write_plan", `{"name":"victim","content":"- [ ] b\n"}`), fmt.Sprintf(`"revision":%d`, rev+1), "revisions go on after delete")
+}
+
+// readFileWorkspace reads with os.ReadFile, which blocks on a named pipe: it offers no
+// bounded read and ignores the context.
+type readFileWorkspace struct{ dir string }
+
+func (w readFileWorkspace) Read(_ context.Context, req *plan.ReadRequest) (*plan.FileContent, error) {
+	data, err := os.ReadFile(filepath.Join(w.dir, req.FilePath))
+	if err != nil {
+		return nil, err
+	}
+	return &plan.FileContent{Content: string(data)}, nil
+}
+
+func (w readFileWorkspace) Write(_ context.Context, req *plan.WriteRequest) error {
+	return os.WriteFile(filepath.Join(w.dir, req.FilePath), []byte(req.Content), 0o600)
+}
+
+// update_plan_from_file returns canceled at the context's deadline even when the Workspace's
+// Read blocks and ignores the context (a named pipe read with os.ReadFile).
+func TestWorkspaceReadHonoursTheDeadline(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o600))
+	t.Cleanup(func() { // unblock the abandoned read
+		if f, err := os.OpenFile(filepath.Join(dir, "pipe.md"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	mw, err := plan.New(context.Background(), &plan.Config{Backend: plan.NewMemoryBackend(), Workspace: readFileWorkspace{dir}})
+	require.NoError(t, err)
+	ctx, _, tools := beforeAgentTools(t, context.Background(), mw)
+	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	out, err := tools["update_plan_from_file"].InvokableRun(ctx, `{"name":"p","path":"/pipe.md"}`)
+	require.NoError(t, err)
+	assert.Contains(t, out, `"canceled"`)
+	assert.Less(t, time.Since(start), 600*time.Millisecond, "returns within 100 ms of the deadline")
 }

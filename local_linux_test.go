@@ -19,9 +19,9 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// TestTrustEntriesThatCanNeverBePlans: each kind of entry is corrupt, listed as a warning,
+// TestEntriesThatCanNeverBePlans: each kind of entry is corrupt, listed as a warning,
 // and an unguarded delete frees its name.
-func TestTrustEntriesThatCanNeverBePlans(t *testing.T) {
+func TestEntriesThatCanNeverBePlans(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	dir := filepath.Join(root, "plans")
@@ -95,9 +95,9 @@ func mkdev(major, minor uint64) uint64 {
 	return (major&0xfff)<<8 | (minor & 0xff) | (major>>12)<<32 | (minor>>8)<<20
 }
 
-// TestTrustDeleteOnFullDisk fills a 1 MiB tmpfs: deleting frees space, and when nothing can
+// TestDeleteOnFullDisk fills a 1 MiB tmpfs: deleting frees space, and when nothing can
 // be written a plan is never lost.
-func TestTrustDeleteOnFullDisk(t *testing.T) {
+func TestDeleteOnFullDisk(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a tmpfs needs root")
 	}
