@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
@@ -157,7 +158,19 @@ type runDigest struct {
 	initial string
 	text    string
 	last    any
+	lastKey string // messageKey of last, once computed
 	count   int
+}
+
+// sameAsLast reports whether msg is the last message of the previous model call's input.
+func (d *runDigest) sameAsLast(msg any) bool {
+	if msg == d.last {
+		return true
+	}
+	if d.lastKey == "" {
+		d.lastKey = messageKey(d.last)
+	}
+	return messageKey(msg) == d.lastKey
 }
 
 // The digest a model reads is true at every model call, whatever the order of the agent's
@@ -204,17 +217,14 @@ func (m *middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 	shown := &st.digest
 	shown.mu.Lock()
 	defer shown.mu.Unlock()
-	rewritten := false
-	if shown.last != nil {
-		at := slices.IndexFunc(input, func(msg M) bool { return any(msg) == shown.last })
-		// Every model call adds its answer to the history, so a history that lost the last
-		// message seen, lost messages before it, or did not grow, was rewritten. (A retry of
-		// the same call reads as one too, and only renews the digest early.)
-		rewritten = at < 0 || at != shown.count-1 || len(input) <= shown.count
-	}
+	// Every model call adds its answer to the history, so a history that did not grow, or
+	// whose message at the place of the last one seen differs from it, was rewritten. (A
+	// retry of the same call reads as one too, and only renews the digest early.) A message
+	// is the same when it is the same value, or a copy with the same content.
+	rewritten := shown.count > 0 && (len(input) <= shown.count || !shown.sameAsLast(input[shown.count-1]))
 	shown.count = len(input)
 	if shown.count > 0 {
-		shown.last = any(input[shown.count-1])
+		shown.last, shown.lastKey = any(input[shown.count-1]), ""
 	}
 	if rewritten {
 		if fresh, err := m.digestOrErr(ctx, st.set.texts); err == nil {
@@ -232,6 +242,16 @@ func (m *middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 		}
 	}
 	return input
+}
+
+// messageKey identifies a message by its content: a hash of its JSON encoding.
+func messageKey(msg any) string {
+	b, err := resultAPI.Marshal(msg)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return string(sum[:])
 }
 
 // replaceInSystem returns a copy of msg, a system message holding old, with old replaced.
