@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
 )
@@ -259,5 +261,26 @@ func TestRevisionsNeverRepeatAcrossDeletes(t *testing.T) {
 			t.Fatal(err)
 		}
 		last = p.Revision
+	}
+}
+
+// TestAnEditMadeWithSQLKeepsSwapsWorking: content changed with a plain SQL UPDATE (by an
+// operator, a migration script) gets its size and hash from the server, so the next
+// compare-and-swap from the edited bytes succeeds and one from the old bytes does not.
+func TestAnEditMadeWithSQLKeepsSwapsWorking(t *testing.T) {
+	b := newBackend(t)
+	mustWrite(t, b, "/p/f.md", "before")
+	if _, err := b.pool.Exec(bg, `UPDATE `+pgx.Identifier{b.Schema()}.Sanitize()+`.files SET content = 'edited' WHERE name = 'f.md'`); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: "x"}, ptr("before")); ok || err != nil {
+		t.Fatalf("swap from the old bytes = %v, %v", ok, err)
+	}
+	if ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: "after"}, ptr("edited")); !ok || err != nil {
+		t.Fatalf("swap from the edited bytes = %v, %v", ok, err)
+	}
+	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/p"})
+	if err != nil || len(infos) != 1 || infos[0].Size != 5 {
+		t.Fatalf("LsInfo = %+v, %v", infos, err)
 	}
 }

@@ -123,7 +123,7 @@ func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
 }
 
 // CompareAndSwap writes req.Content only if the stored bytes equal *old (compared by their
-// SHA-256, which the row keeps), or, when old is nil, only if the file does not exist. The
+// SHA-256, which the server computes and keeps with the row), or, when old is nil, only if the file does not exist. The
 // comparison and the write are one statement, so of any number of callers expecting the
 // same bytes exactly one succeeds, however long any of them paused. (false, nil) means the
 // precondition failed and nothing was written. An error wraps driver.ErrNotWritten only when
@@ -147,7 +147,7 @@ func (b *Backend) CompareAndDelete(ctx context.Context, req *plan.DeleteRequest,
 }
 
 // mutate runs one mutating statement on filePath and reports whether it changed a row.
-// content, when not nil, is sent with its size and hash as $3..$5; expect follows.
+// content is $3 for a write; expect follows.
 func (b *Backend) mutate(ctx context.Context, verb, filePath, query string, content []byte, expect ...any) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
@@ -157,12 +157,11 @@ func (b *Backend) mutate(ctx context.Context, verb, filePath, query string, cont
 		return false, err
 	}
 	args := []any{dir, name}
-	if content != nil || verb == "write" {
+	if verb == "write" {
 		if content == nil {
 			content = []byte{}
 		}
-		sum := sha256.Sum256(content)
-		args = append(args, content, int64(len(content)), sum[:])
+		args = append(args, content)
 	}
 	args = append(args, expect...)
 	tag, err := b.pool.Exec(ctx, query, args...)

@@ -28,8 +28,8 @@ CREATE TABLE {S}.files (
 	dir     text COLLATE "C" NOT NULL,
 	name    text COLLATE "C" NOT NULL,
 	content bytea NOT NULL,
-	size    bigint NOT NULL,
-	hash    bytea NOT NULL,
+	size    bigint GENERATED ALWAYS AS (octet_length(content)) STORED,
+	hash    bytea GENERATED ALWAYS AS (sha256(content)) STORED,
 	mtime   bigint NOT NULL,
 	version bigint NOT NULL,
 	PRIMARY KEY (dir, name)

@@ -8,8 +8,10 @@ import (
 
 // statements are the SQL texts of one schema, built once by New. pgx prepares each on a
 // connection the first time it runs there and reuses it after, so each call is one round
-// trip. Parameters: $1 dir, $2 name; for writes $3 content, $4 size, $5 SHA-256 of content;
-// for conditional ones $6 (or $3 for deletes) the SHA-256 of the bytes expected.
+// trip. Parameters: $1 dir, $2 name; for writes $3 content; for conditional ones $4 (or $3
+// for deletes) the SHA-256 of the bytes expected. The server computes size and hash from the
+// content (generated columns), so they can never disagree with it, even after an edit made
+// with SQL.
 type statements struct {
 	read, readAtMost, readVersion, list string
 	write, writeOnce, create, swap      string
@@ -23,10 +25,10 @@ func newStatements(schema string) statements {
 	q := pgx.Identifier{schema}.Sanitize()
 	r := strings.NewReplacer("{S}", q, "{NOW}", nowMicros)
 	sub := func(s string) string { return r.Replace(s) }
-	insert := `INSERT INTO {S}.files AS f (dir, name, content, size, hash, mtime, version)
-	VALUES ($1, $2, $3, $4, $5, {NOW}, nextval('{S}.file_version'))`
-	upsert := ` ON CONFLICT (dir, name) DO UPDATE SET content = EXCLUDED.content, size = EXCLUDED.size,
-	hash = EXCLUDED.hash, mtime = greatest(EXCLUDED.mtime, f.mtime + 1), version = EXCLUDED.version`
+	insert := `INSERT INTO {S}.files AS f (dir, name, content, mtime, version)
+	VALUES ($1, $2, $3, {NOW}, nextval('{S}.file_version'))`
+	upsert := ` ON CONFLICT (dir, name) DO UPDATE SET content = EXCLUDED.content,
+	mtime = greatest(EXCLUDED.mtime, f.mtime + 1), version = EXCLUDED.version`
 	return statements{
 		read:        sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2`),
 		readVersion: sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2 AND version = $3`),
@@ -52,12 +54,12 @@ FROM walk WHERE d IS NOT NULL`),
 		write: sub(insert + upsert),
 		// synchronous_commit is off for this statement's implicit transaction only: the
 		// row may be lost if the server crashes within a moment of the write, never torn.
-		writeOnce: sub(`INSERT INTO {S}.files AS f (dir, name, content, size, hash, mtime, version)
-	SELECT $1, $2, $3, $4, $5, {NOW}, nextval('{S}.file_version')
+		writeOnce: sub(`INSERT INTO {S}.files AS f (dir, name, content, mtime, version)
+	SELECT $1, $2, $3, {NOW}, nextval('{S}.file_version')
 	FROM (SELECT set_config('synchronous_commit', 'off', true)) AS once WHERE true` + upsert),
 		create: sub(insert + ` ON CONFLICT (dir, name) DO NOTHING`),
-		swap: sub(`UPDATE {S}.files SET content = $3, size = $4, hash = $5, mtime = greatest({NOW}, mtime + 1),
-	version = nextval('{S}.file_version') WHERE dir = $1 AND name = $2 AND hash = $6`),
+		swap: sub(`UPDATE {S}.files SET content = $3, mtime = greatest({NOW}, mtime + 1),
+	version = nextval('{S}.file_version') WHERE dir = $1 AND name = $2 AND hash = $4`),
 		remove:        sub(`DELETE FROM {S}.files WHERE dir = $1 AND name = $2`),
 		compareDelete: sub(`DELETE FROM {S}.files WHERE dir = $1 AND name = $2 AND hash = $3`),
 	}
