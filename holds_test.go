@@ -161,3 +161,25 @@ func requireReason(t *testing.T, err error, reason string) {
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, reason, pe.Reason, pe.Message)
 }
+
+// A rewrite that rewords a step as if it were a move (a new state and a " — …" suffix) counts
+// as a change of the steps: a stale step move naming a revision before it is refused.
+func TestAStaleMoveAfterRewritesThatRewordAStepIsRefused(t *testing.T) {
+	ctx := context.Background()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	for _, body := range []string{
+		"- [ ] Deploy\n- [ ] Test\n",
+		"- [x] Deploy — to prod instead\n- [ ] Test\n",
+		"- [ ] Deploy — to prod instead — and drop staging\n- [ ] Test\n",
+	} {
+		_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr(body)})
+		require.NoError(t, err)
+	}
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepInProgress, By: "w", IfRevision: rev(1)})
+	require.Equal(t, plan.CodeRevisionConflict, plan.CodeOf(err))
+	requireReason(t, err, "steps_changed")
+
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 2, State: plan.StepInProgress, By: "w", IfRevision: rev(3)})
+	require.NoError(t, err, "a move naming the current steps applies")
+}

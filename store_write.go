@@ -69,15 +69,30 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 
 // stepsRevision is the revision at which next's list of steps (their text and order) last
 // changed: a step move never changes it; any other change keeps cur's unless its body's
-// steps differ. A plan that does not record it counts as changed now.
+// step texts differ (a note appended by a rewrite counts). A plan that does not record it counts as changed now.
 func stepsRevision(action Action, cur, next *Plan) int64 {
 	if cur == nil || cur.stepsRev == 0 {
 		return next.Revision
 	}
-	if action == ActionStep || next.Content == cur.Content || sameStepList(ParseSteps(cur.Content), ParseSteps(next.Content)) {
+	if action == ActionStep || next.Content == cur.Content || sameStepTexts(ParseSteps(cur.Content), ParseSteps(next.Content)) {
 		return cur.stepsRev
 	}
 	return next.Revision
+}
+
+// sameStepTexts reports whether two lists of steps have the same texts in the same order
+// and nesting, whatever their states. Only the Store's own step moves may append a note or
+// a tag and still leave the steps as they were: a rewrite that does the same rewords them.
+func sameStepTexts(was, now []Step) bool {
+	if len(was) != len(now) {
+		return false
+	}
+	for i := range was {
+		if was[i].Text != now[i].Text || was[i].Depth != now[i].Depth {
+			return false
+		}
+	}
+	return true
 }
 
 func keepUnlessEmpty(field *string, value string) {
