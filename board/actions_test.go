@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/board"
 )
 
@@ -215,5 +214,4 @@ func TestHandingAStepOverAndReleasingIt(t *testing.T) {
 	if st := r.post("/api/plans/release/steps/3/holder", map[string]any{"revision": 4, "holder": "worker-9"}, &out); st != http.StatusOK || out.Plan.Steps[2].Holder != "worker-9" {
 		t.Fatalf("assigning a pending step: %d %+v", st, out.Plan.Steps)
 	}
-	var _ = plan.StepPending
 }

@@ -185,5 +185,35 @@ func TestMountedUnderAFolder(t *testing.T) {
 	if page.Code != http.StatusOK || !strings.Contains(page.Body.String(), "static/board.js") {
 		t.Fatalf("page %d", page.Code)
 	}
-	var _ = plan.CodeNotFound
+}
+
+func TestStepsShowTheirTextWithoutTagsAndWhoHeldThem(t *testing.T) {
+	r := newRig(t)
+	r.put("release", releasePlan)
+	r.start("release", 2, "worker-1")
+	ctx := context.Background()
+	_, _, err := r.store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 2, State: plan.StepCompleted, By: "worker-1"})
+	mustNot(t, err)
+	r.start("release", 3, "worker-2")
+	_, _, err = r.store.TakeOverStep(plan.WithActor(ctx, "alice"), "release", 3, "")
+	mustNot(t, err)
+	var p struct {
+		Steps []struct {
+			Number int    `json:"number"`
+			State  string `json:"state"`
+			Text   string `json:"text"`
+			Holder string `json:"holder"`
+			By     string `json:"by"`
+		} `json:"steps"`
+	}
+	if st := r.get("/api/plans/release", &p); st != http.StatusOK {
+		t.Fatalf("status %d", st)
+	}
+	done, released := p.Steps[1], p.Steps[2]
+	if done.State != "completed" || done.Text != "Run the checks" || done.By != "worker-1" || done.Holder != "" {
+		t.Errorf("finished step %+v", done)
+	}
+	if released.State != "in_progress" || released.Text != "Tag and publish" || released.Holder != "" || released.By != "" {
+		t.Errorf("released step %+v", released)
+	}
 }
