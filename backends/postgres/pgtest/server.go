@@ -138,6 +138,7 @@ func (s *Server) command(name string, args ...string) *exec.Cmd {
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGTZ=UTC")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.cred}
+	diesWithParent(cmd.SysProcAttr)
 	return cmd
 }
 
