@@ -5,7 +5,10 @@
 // feedback (the orchestrator revises it and asks again), or edits it and approves the
 // edit. The run resumes with the decision, and a worker sub-agent carries out the approved
 // steps: with Config.RequireApproval, update_plan_step refuses to move a step of a plan that
-// is not approved.
+// is not approved. The worker's file tool (write_file, from Eino's filesystem middleware) is
+// gated (Config.GatedTools): it writes only while the worker holds a step of the approved
+// plan, so its first write, before it took a step, is refused, and every write that runs is
+// reported with the step it ran under.
 //
 //	go run ./examples/approval                   # asks you in the terminal
 //	go run ./examples/approval -decide approve   # approves at once
@@ -25,6 +28,8 @@ import (
 	"sync"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/filesystem"
+	fsmw "github.com/cloudwego/eino/adk/middlewares/filesystem"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -137,15 +142,22 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend, decide person) 
 		return err
 	}
 	// One middleware serves both agents: the worker, started inside the orchestrator's tool
-	// call, is a sub-agent, so it never gets request_plan_approval.
-	mw, err := plan.New(ctx, &plan.Config{Backend: backend, RequireApproval: true, AgentName: "planner"})
+	// call, is a sub-agent, so it never gets request_plan_approval. GatedTools implies
+	// RequireApproval: write_file runs only under a step the calling agent holds of an
+	// approved plan.
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "planner", GatedTools: []string{"write_file"}})
+	if err != nil {
+		return err
+	}
+	files := filesystem.NewInMemoryBackend()
+	fileTools, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
 	if err != nil {
 		return err
 	}
 	worker, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name: "worker", Description: "Carries out the steps of an approved plan.",
 		Instruction: "You carry out plan steps.", Model: workerModel(ctx, store),
-		Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 30,
+		Handlers: []adk.ChatModelAgentMiddleware{fileTools, mw}, MaxIterations: 40,
 	})
 	if err != nil {
 		return err
@@ -173,6 +185,9 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend, decide person) 
 		if err != nil || interruptID == "" {
 			if err == nil {
 				err = showPlan(ctx, w, store)
+			}
+			if err == nil {
+				err = showFiles(ctx, w, store, files)
 			}
 			return err
 		}
@@ -211,9 +226,44 @@ func untilApproval(w io.Writer, iter *adk.AsyncIterator[*adk.AgentEvent]) (plan.
 			}
 			return plan.ApprovalRequest{}, "", errors.New("the run paused for something else than an approval")
 		}
+		if ev.Output != nil {
+			if c, ok := ev.Output.CustomizedOutput.(plan.GatedCall); ok {
+				showGated(w, c)
+				continue
+			}
+		}
 		eventlog.Print(w, ev, 100, 200)
 	}
 }
+
+// showGated prints what the host hears of a call of a gated tool.
+func showGated(w io.Writer, c plan.GatedCall) {
+	if c.Allowed {
+		fmt.Fprintf(w, "  🔓 %s by %s runs under step %d of plan %s (revision %d)\n", c.Tool, c.Agent, c.Step, c.Plan, c.Revision)
+		return
+	}
+	fmt.Fprintf(w, "  🔒 %s by %s refused: %s\n", c.Tool, c.Agent, c.Reason)
+}
+
+// showFiles prints the files the worker wrote, one per step.
+func showFiles(ctx context.Context, w io.Writer, store *plan.Store, files *filesystem.InMemoryBackend) error {
+	p, err := store.Get(ctx, planName)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nFiles the worker wrote:")
+	for _, s := range plan.ParseSteps(p.Content) {
+		fc, err := files.Read(ctx, &filesystem.ReadRequest{FilePath: stepFile(s.Number)})
+		if err != nil {
+			fmt.Fprintf(w, "  %s: none\n", stepFile(s.Number))
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %s\n", stepFile(s.Number), strings.TrimSpace(fc.Content))
+	}
+	return nil
+}
+
+func stepFile(n int) string { return fmt.Sprintf("/release/step-%d.md", n) }
 
 func showRequest(w io.Writer, req plan.ApprovalRequest) {
 	fmt.Fprintf(w, "\n=== Approval requested: plan %s, revision %d: %q ===\n", req.Name, req.Revision, req.Title)
@@ -276,22 +326,35 @@ func orchestratorModel() *plantest.ScriptedModel {
 	)
 }
 
-// workerModel completes the plan's current step on each turn, then answers.
+// workerModel first tries to write before holding any step (the gate refuses), then, for
+// each step of the plan in turn, takes it, writes its file, and completes it.
 func workerModel(ctx context.Context, store *plan.Store) *plantest.ScriptedModel {
+	written := map[int]bool{}
 	next := func([]*schema.Message) *schema.Message {
 		p, err := store.Get(ctx, planName)
 		if err != nil {
 			return schema.AssistantMessage("I cannot read plan release: "+err.Error(), nil)
 		}
-		sum := p.Summarize()
-		if sum.CurrentStep == nil {
+		cur := p.Summarize().CurrentStep
+		switch {
+		case cur == nil:
 			return schema.AssistantMessage("Every step of plan release is completed.", nil)
+		case cur.State == plan.StepPending:
+			return plantest.CallTool("update_plan_step", fmt.Sprintf(`{"name":"release","step":%d,"status":"in_progress","last_known_revision":%d}`,
+				cur.Number, p.Revision))(nil)
+		case !written[cur.Number]:
+			written[cur.Number] = true
+			return plantest.CallTool("write_file", fmt.Sprintf(`{"file_path":%s,"content":%s}`,
+				jsonString(stepFile(cur.Number)), jsonString("Done: "+strings.TrimSuffix(cur.Text, " (@"+cur.Holder+")"))))(nil)
 		}
 		return plantest.CallTool("update_plan_step", fmt.Sprintf(`{"name":"release","step":%d,"status":"completed","last_known_revision":%d}`,
-			sum.CurrentStep.Number, p.Revision))(nil)
+			cur.Number, p.Revision))(nil)
 	}
-	turns := []plantest.Turn{plantest.CallTool("read_plan", `{"name":"release"}`)}
-	for range 12 {
+	turns := []plantest.Turn{
+		plantest.CallTool("write_file", `{"file_path":"/release/NOTES.md","content":"Starting release 2.0"}`),
+		plantest.CallTool("read_plan", `{"name":"release"}`),
+	}
+	for range 20 {
 		turns = append(turns, next)
 	}
 	return plantest.NewScriptedModel(turns...)

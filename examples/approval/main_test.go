@@ -18,7 +18,9 @@ func runWith(t *testing.T, backend plan.Backend, p person) string {
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out, backend, p))
 	text := out.String()
-	assert.NotContains(t, text, `{"error"`, "no tool call failed")
+	assert.Equal(t, 1, strings.Count(text, `{"error"`), "no tool call failed but the worker's first write")
+	assert.Contains(t, text, "🔒 write_file by worker refused: no_step", "a write before taking a step is refused")
+	assert.Contains(t, text, `worker ← {"error":{"code":"not_approved"`)
 	return text
 }
 
@@ -33,9 +35,12 @@ func TestApprove(t *testing.T) {
 		"=== Approval requested: plan release, revision 1: \"Release 2.0\" ===",
 		"✋ release-manager decides: approve",
 		"release r2 approve",
-		"worker → update_plan_step {\"name\":\"release\",\"step\":3,\"status\":\"completed\",\"last_known_revision\":4}",
-		"The plan as stored (revision 5, approved at revision 1 by release-manager)",
+		"worker → update_plan_step {\"name\":\"release\",\"step\":3,\"status\":\"completed\",\"last_known_revision\":7}",
+		"🔓 write_file by worker runs under step 1 of plan release (revision 3)",
+		"🔓 write_file by worker runs under step 3 of plan release (revision 7)",
+		"The plan as stored (revision 8, approved at revision 1 by release-manager)",
 		"- [x] Tag and publish",
+		"/release/step-3.md: Done: Tag and publish\n",
 	} {
 		assert.Contains(t, text, want)
 	}
@@ -51,7 +56,9 @@ func TestRejectThenApprove(t *testing.T) {
 		"=== Approval requested: plan release, revision 2: \"Release 2.0\" ===",
 		"The planner says: Added a rollback step.",
 		"- [x] Prepare a rollback",
-		"The plan as stored (revision 7, approved at revision 2 by release-manager)",
+		"The plan as stored (revision 11, approved at revision 2 by release-manager)",
+		"🔓 write_file by worker runs under step 3 of plan release (revision 8)",
+		"/release/step-3.md: Done: Prepare a rollback\n",
 	} {
 		assert.Contains(t, text, want)
 	}
@@ -67,7 +74,8 @@ func TestTerminalEdit(t *testing.T) {
 	text := runWith(t, plan.NewMemoryBackend(), terminal(bufio.NewReader(strings.NewReader(in)), &prompts))
 	assert.Contains(t, prompts.String(), "[a]pprove, [r]eject, [e]dit: [a]pprove", "an unknown choice asks again")
 	assert.Contains(t, text, "✋ ana decides: approve an edited plan")
-	assert.Contains(t, text, "The plan as stored (revision 3, approved at revision 2 by ana):\n# Release 2.0\n- [x] Tag and publish\n")
+	assert.Contains(t, text, "The plan as stored (revision 4, approved at revision 2 by ana):\n# Release 2.0\n- [x] Tag and publish")
+	assert.Contains(t, text, "/release/step-1.md: Done: Tag and publish\n", "the worker wrote under the one step of the edited plan")
 }
 
 func TestUnknownDecision(t *testing.T) {
