@@ -115,7 +115,9 @@ func (b *board) reject(w http.ResponseWriter, r *http.Request, person string) {
 }
 
 // handOver gives a step to the named holder, or releases it ("" holder), with
-// Store.TakeOverStep, only while the plan is still at the revision the page showed.
+// Store.TakeOverStep, only while the plan is still at the revision the page showed. The
+// check and the takeover are two Store calls: a change landing between them is not
+// refused, and the takeover still changes only that step's holder, atomically.
 func (b *board) handOver(w http.ResponseWriter, r *http.Request, person string) {
 	a, e := readAction(r)
 	if e != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/board"
 )
 
 const releasePlan = "# Release 2.0\n- [x] Write the changelog\n- [ ] Run the checks\n- [ ] Tag and publish\n- [ ] Announce\n"
@@ -163,5 +164,44 @@ func TestAReadOnlyBoardOffersNoAction(t *testing.T) {
 	}
 	if buttons != 0 || text(t, ctx, `#who`) != "Read-only" {
 		t.Fatalf("%d action buttons on a read-only board", buttons)
+	}
+}
+
+func TestRejectingInThePageNeedsFeedbackAndPassesItOn(t *testing.T) {
+	decisions := make(chan board.Decision, 4)
+	r := newRig(t, asPerson("alice"), board.OnDecision(func(_ context.Context, d board.Decision) { decisions <- d }))
+	r.put("release", releasePlan)
+	ctx := browser(t, "en-US")
+	r.open(ctx)
+	err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`article[data-plan="release"] button.review`)),
+		chromedp.WaitVisible(chromedp.CSS(`#review[data-revision="1"]`)),
+		chromedp.Click(chromedp.CSS(`#review-reject`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, `#review-error`); got != "Say why you reject the plan: write feedback first." {
+		t.Fatalf("without feedback: %q", got)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`#review-feedback`), "Add a rollback step"),
+		chromedp.Click(chromedp.CSS(`#review-reject`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-decisions:
+		if d.Approved || d.Feedback != "Add a rollback step" || d.By != "alice" || d.Revision != 1 || d.Name != "release" {
+			t.Fatalf("decision %+v", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the rejection never reached the host")
+	}
+	waitFor(t, ctx, `!document.querySelector('#notice').hidden && document.querySelector('#notice').textContent === 'You rejected revision 1 of release.'`, 2*time.Second)
+	p, err := r.store.Get(context.Background(), "release")
+	if err != nil || p.Revision != 1 || p.Approval != nil {
+		t.Fatalf("stored %+v %v", p, err)
 	}
 }
