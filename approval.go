@@ -2,8 +2,6 @@ package plan
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
@@ -12,8 +10,9 @@ import (
 // Approval records that a person approved a plan: the revision whose body they saw, who,
 // and when. It stays on the plan while the body changes only by step moves and notes
 // (update_plan_step) or not at all (status, title, author); any other change to the body
-// revokes it. The stored header also carries a hash of the approved body with every step
-// marker read as pending, so a body edited by hand outside the Store reads as not approved.
+// revokes it. The stored header also carries the approval's seal (approval_seal.go), so a
+// body edited outside the Store, or an approval written by anyone without the storage's
+// key, reads as not approved.
 type Approval struct {
 	Revision int64     `json:"revision"`
 	By       string    `json:"by"`
@@ -29,30 +28,29 @@ const (
 	hdrApprovedHash     = "approved_hash"
 )
 
-// approvalHash is the hex SHA-256 of body with every step marker replaced by a space: what
-// an approval vouches for is the plan's text, not the progress of its steps.
-func approvalHash(body string) string {
+// approvedBody is body with every step marker read as pending: what an approval vouches for
+// is the plan's text, not the progress of its steps.
+func approvedBody(body string) string {
 	b := []byte(body)
 	scanSteps(body, func(s scannedStep) bool {
 		b[s.marker] = ' '
 		return true
 	})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return string(b)
 }
 
 // writeApproval appends the approval header lines of p, if it is approved.
 func writeApproval(b *strings.Builder, p *Plan) {
 	a := p.Approval
-	if a == nil {
-		return
+	if a == nil || p.seal == "" {
+		return // an approval without the Store's seal would read as not approved anyway
 	}
 	b.WriteString(hdrApprovedRevision + ": ")
 	b.WriteString(strconv.FormatInt(a.Revision, 10))
 	b.WriteByte('\n')
 	writeHeaderString(b, hdrApprovedBy, a.By)
 	writeHeaderString(b, hdrApprovedAt, a.At.UTC().Format(time.RFC3339Nano))
-	writeHeaderString(b, hdrApprovedHash, approvalHash(p.Content))
+	writeHeaderString(b, hdrApprovedHash, p.seal)
 }
 
 // approvalHeader collects the approval lines of a header while it is decoded.
@@ -81,29 +79,30 @@ func (h *approvalHeader) take(key, value string) bool {
 	return true
 }
 
-// approval returns the approval the lines describe when every line is well formed, the
-// approved revision is not after the plan's, and the hash matches body; nil otherwise. A bad
-// approval never makes a plan unreadable: it only makes it not approved.
-func (h *approvalHeader) approval(body string, planRevision int64) *Approval {
+// approval returns the approval the lines describe, and its seal, when every line is well
+// formed and the approved revision is not after the plan's; nil otherwise. Whether the seal
+// is the Store's is for the Store to check (checkApprovalSeal). A bad approval never makes a
+// plan unreadable: it only makes it not approved.
+func (h *approvalHeader) approval(planRevision int64) (*Approval, string) {
 	if h.seen == 0 {
-		return nil
+		return nil, ""
 	}
 	rev, err := strconv.ParseInt(h.revision, 10, 64)
 	if err != nil || rev < 1 || rev > planRevision {
-		return nil
+		return nil, ""
 	}
-	var by, at, hash string
-	if decodeJSONString(h.by, &by) != nil || decodeJSONString(h.at, &at) != nil || decodeJSONString(h.hash, &hash) != nil {
-		return nil
+	var by, at, seal string
+	if decodeJSONString(h.by, &by) != nil || decodeJSONString(h.at, &at) != nil || decodeJSONString(h.hash, &seal) != nil {
+		return nil, ""
 	}
 	when, err := time.Parse(time.RFC3339Nano, at)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
-	if when = when.UTC(); when.Year() < 0 || when.Year() > 9999 || hash != approvalHash(body) {
-		return nil
+	if when = when.UTC(); when.Year() < 0 || when.Year() > 9999 || seal == "" {
+		return nil, ""
 	}
-	return &Approval{Revision: rev, By: by, At: when}
+	return &Approval{Revision: rev, By: by, At: when}, seal
 }
 
 // settleApproval decides what approval next carries after a change of kind action to cur.

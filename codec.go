@@ -129,7 +129,7 @@ func DecodePlan(name, raw string) (*Plan, error) {
 		}
 	}
 	p.Content = rest
-	p.Approval = approval.approval(rest, p.Revision)
+	p.Approval, p.seal = approval.approval(p.Revision)
 	// steps_revision holds only for the body the Store wrote with it: after an edit by hand
 	// the steps count as changed at the current revision.
 	if p.stepsRev == 0 || p.stepsRev >= p.Revision || stepsBody != `"`+stepsBodyHash(rest)+`"` {

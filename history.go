@@ -467,6 +467,7 @@ func (s *Store) revisionAt(ctx context.Context, cur *Plan, curRaw string, rev in
 	if err != nil || p.Revision != rev {
 		return nil, missing
 	}
+	s.checkApprovalSeal(ctx, p)
 	return p, nil
 }
 

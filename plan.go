@@ -20,6 +20,8 @@ type Plan struct {
 	// Store and middleware on its storage then refuses step moves, and rewrites that move
 	// steps, until it is approved at its current revision. Once set, it stays.
 	RequiresApproval bool `json:"requires_approval,omitempty"`
+	// seal is the approval's seal as stored (approval_seal.go); "" when not approved.
+	seal string
 	// stepsRev is the revision at which the list of steps (their text and order) last
 	// changed; 0 when the file does not say.
 	stepsRev int64

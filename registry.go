@@ -23,6 +23,9 @@ type sharedState struct {
 	// sorted is the last listing that came wholly from the cache, in name order: while the
 	// same entries keep coming back unchanged, List reuses that order instead of sorting.
 	sorted []*cachedSummary
+	// key is the storage's approval key once read (approval_seal.go).
+	keyMu sync.Mutex
+	key   []byte
 }
 
 func newSharedState() *sharedState {

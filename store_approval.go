@@ -120,6 +120,7 @@ func (s *Store) lastApproved(ctx context.Context, cur *Plan, curRaw string) (int
 	}
 	for _, k := range kept {
 		p, err := DecodePlan(cur.Name, k.entry.file)
+		s.checkApprovalSeal(ctx, p)
 		if err == nil && p.Approval != nil && p.Approval.Revision <= cur.Revision {
 			return p.Approval.Revision, nil
 		}

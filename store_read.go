@@ -78,6 +78,7 @@ func (s *Store) load(ctx context.Context, name string) (*Plan, string, error) {
 		return nil, raw, err
 	}
 	p.Repaired = repaired
+	s.checkApprovalSeal(ctx, p)
 	return p, raw, nil
 }
 

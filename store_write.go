@@ -244,6 +244,9 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	next.Name = name
 	next.stepsRev = stepsRevision(action, cur, next)
 	next.UpdatedAt = s.now().UTC()
+	if err := s.sealApproval(ctx, next, action == ActionApprove); err != nil {
+		return nil, err
+	}
 	var old *string
 	if cur != nil {
 		old = &raw

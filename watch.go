@@ -308,6 +308,7 @@ func (w *watcher) event(ctx context.Context, ev driver.FileEvent) {
 	if err != nil {
 		return
 	}
+	w.s.checkApprovalSeal(ctx, pl)
 	if k, ok := w.known[name]; ok && pl.Revision < k.summary.Revision {
 		return // already delivered, or part of the starting snapshot
 	}

@@ -1,0 +1,72 @@
+package plan_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+// An approval cannot be forged by someone who can write the plan file but has no key: a
+// plain hash of the body, an approval header copied from another plan, or an edited body
+// all read as not approved, while the Store's own approval reads back on every Store of
+// the storage.
+func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	for _, name := range []string{"real", "other"} {
+		_, err = s.Put(ctx, plan.Update{Name: name, Content: ptr("# " + name + "\n- [ ] Publish to prod\n")})
+		require.NoError(t, err)
+	}
+	_, err = s.Approve(ctx, "real", 1, "ana")
+	require.NoError(t, err)
+	fresh, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	p, err := fresh.Get(ctx, "real")
+	require.NoError(t, err)
+	require.NotNil(t, p.Approval, "the Store's approval reads back on another Store")
+
+	read := func(name string) string {
+		fc, err := backend.Read(ctx, &plan.ReadRequest{FilePath: "/plans/" + name + ".md", Offset: 1, Limit: 1 << 20})
+		require.NoError(t, err)
+		return fc.Content
+	}
+	write := func(name, raw string) {
+		require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/" + name + ".md", Content: raw}))
+	}
+	approvedLines := regexp.MustCompile(`(?m)^approved_[a-z]+: .*\n`).FindAllString(read("real"), -1)
+	require.Len(t, approvedLines, 4)
+
+	// A plain SHA-256 of the body, as a forger would compute it.
+	other := read("other")
+	body := other[strings.Index(other[4:], "---\n")+8:]
+	sum := sha256.Sum256([]byte(strings.ReplaceAll(body, "[ ]", "[ ]")))
+	forged := strings.Replace(other, "---\n#", "approved_revision: 1\napproved_by: \"mallory\"\napproved_at: \"2026-01-01T00:00:00Z\"\napproved_hash: \""+hex.EncodeToString(sum[:])+"\"\n---\n#", 1)
+	write("other", forged)
+	got, err := fresh.Get(ctx, "other")
+	require.NoError(t, err)
+	assert.Nil(t, got.Approval, "a plain hash is no approval")
+
+	// The real plan's approval lines copied onto another plan.
+	write("other", strings.Replace(other, "---\n#", strings.Join(approvedLines, "")+"---\n#", 1))
+	got, err = fresh.Get(ctx, "other")
+	require.NoError(t, err)
+	assert.Nil(t, got.Approval, "an approval is bound to its plan")
+
+	// The approved plan's body edited in place.
+	write("real", strings.Replace(read("real"), "Publish to prod", "Delete prod", 1))
+	got, err = fresh.Get(ctx, "real")
+	require.NoError(t, err)
+	assert.Nil(t, got.Approval, "an edited body is not what was approved")
+	_, _, err = fresh.MoveStep(ctx, plan.StepMove{Name: "real", Step: 1, State: plan.StepInProgress})
+	require.NoError(t, err)
+}
