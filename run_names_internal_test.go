@@ -1,0 +1,73 @@
+package plan
+
+import "testing"
+
+// A run started in a tool call keeps the name it acts as after the call returned, for as
+// long as the run lasts (a sub-agent run in the background); the name is free again only
+// when both are over.
+func TestARunKeepsItsNameUntilItEnds(t *testing.T) {
+	names := &agentNames{}
+	call := &callToken{tool: "task", args: `{"subagent_type":"worker"}`, names: names}
+	call.begin()
+	if got := call.agentName(); got != "worker" {
+		t.Fatalf("name %q", got)
+	}
+	call.runStarted()
+	call.release() // the tool call returned; the run goes on
+	second := &callToken{tool: "task", args: `{"subagent_type":"worker"}`, names: names}
+	second.begin()
+	if got := second.agentName(); got != "worker"+runSep+"2" {
+		t.Fatalf("a run started while the first still runs is %q", got)
+	}
+	second.release()
+	call.runEnded()
+	if len(names.inUse) != 0 {
+		t.Fatalf("names left in use: %v", names.inUse)
+	}
+}
+
+// Only a tool that declares subagent_type (or Eino v0.9's task tool) names the agent it
+// starts by that argument; any other tool's arguments are the model's and name nobody.
+func TestSubagentTypeIsReadOnlyFromToolsThatDeclareIt(t *testing.T) {
+	starters := map[string]bool{"agent": true}
+	for _, tc := range []struct{ tool, args, want string }{
+		{"agent", `{"subagent_type":"reviewer","prompt":"x"}`, "reviewer"},
+		{"task", `{"subagent_type":"worker-a"}`, "worker-a"},
+		{"worker", `{"request":"x","subagent_type":"boss"}`, "worker"},
+		{"agent", `{"prompt":"x"}`, "agent"},
+	} {
+		if got := delegatedAgent(&callToken{tool: tc.tool, args: tc.args, starters: starters}); got != tc.want {
+			t.Errorf("%s %s: %q, want %q", tc.tool, tc.args, got, tc.want)
+		}
+	}
+}
+
+// Real agent names map one-to-one onto actors, and no actor has the run separator, so a run
+// name ("worker·2") never equals a real agent's actor, nor its holder name.
+func TestRunNamesNeverEqualARealAgent(t *testing.T) {
+	real := []string{"worker", "worker-2", "worker·2", "worker%C2%B72", "50%", "50%25", "a·b·c"}
+	seen := map[string]string{}
+	holders := map[string]string{}
+	for _, name := range real {
+		actor := agentActor(name)
+		if other, dup := seen[actor]; dup {
+			t.Fatalf("%q and %q act as %q", name, other, actor)
+		}
+		seen[actor] = name
+		holders[holderName(actor)] = name
+		for _, r := range actor {
+			if string(r) == runSep {
+				t.Fatalf("%q acts as %q, which has the run separator", name, actor)
+			}
+		}
+	}
+	names := &agentNames{}
+	names.take("worker")
+	run := names.take("worker")
+	if _, clash := seen[run]; clash {
+		t.Fatalf("run name %q equals a real agent's", run)
+	}
+	if _, clash := holders[holderName(run)]; clash {
+		t.Fatalf("run holder %q equals a real agent's", holderName(run))
+	}
+}
