@@ -116,7 +116,9 @@ func (b *Backend) WriteOnce(ctx context.Context, req *plan.WriteRequest) error {
 }
 
 // Delete removes the file; a missing file is not an error. A folder is gone with its last
-// file.
+// file. A delete is as durable as a write, except for a file written by WriteOnce (a history
+// entry, which its Store prunes as it goes): that delete does not wait for the disk either,
+// so after a server crash the file may be back, as it was written.
 func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
 	_, err := b.mutate(ctx, "delete", req.FilePath, b.sql.remove, nil)
 	return err

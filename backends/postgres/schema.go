@@ -32,6 +32,7 @@ CREATE TABLE {S}.files (
 	hash    bytea GENERATED ALWAYS AS (sha256(content)) STORED,
 	mtime   bigint NOT NULL,
 	version bigint NOT NULL,
+	once    boolean NOT NULL,
 	PRIMARY KEY (dir, name)
 ) WITH (fillfactor = 80);
 CREATE FUNCTION {S}.announce_change() RETURNS trigger LANGUAGE plpgsql AS $fn$

@@ -25,10 +25,10 @@ func newStatements(schema string) statements {
 	q := pgx.Identifier{schema}.Sanitize()
 	r := strings.NewReplacer("{S}", q, "{NOW}", nowMicros)
 	sub := func(s string) string { return r.Replace(s) }
-	insert := `INSERT INTO {S}.files AS f (dir, name, content, mtime, version)
-	VALUES ($1, $2, $3, {NOW}, nextval('{S}.file_version'))`
+	insert := `INSERT INTO {S}.files AS f (dir, name, content, mtime, version, once)
+	VALUES ($1, $2, $3, {NOW}, nextval('{S}.file_version'), false)`
 	upsert := ` ON CONFLICT (dir, name) DO UPDATE SET content = EXCLUDED.content,
-	mtime = greatest(EXCLUDED.mtime, f.mtime + 1), version = EXCLUDED.version`
+	mtime = greatest(EXCLUDED.mtime, f.mtime + 1), version = EXCLUDED.version, once = EXCLUDED.once`
 	return statements{
 		read:        sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2`),
 		readVersion: sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2 AND version = $3`),
@@ -54,13 +54,18 @@ FROM walk WHERE d IS NOT NULL`),
 		write: sub(insert + upsert),
 		// synchronous_commit is off for this statement's implicit transaction only: the
 		// row may be lost if the server crashes within a moment of the write, never torn.
-		writeOnce: sub(`INSERT INTO {S}.files AS f (dir, name, content, mtime, version)
-	SELECT $1, $2, $3, {NOW}, nextval('{S}.file_version')
+		writeOnce: sub(`INSERT INTO {S}.files AS f (dir, name, content, mtime, version, once)
+	SELECT $1, $2, $3, {NOW}, nextval('{S}.file_version'), true
 	FROM (SELECT set_config('synchronous_commit', 'off', true)) AS once WHERE true` + upsert),
 		create: sub(insert + ` ON CONFLICT (dir, name) DO NOTHING`),
 		swap: sub(`UPDATE {S}.files SET content = $3, mtime = greatest({NOW}, mtime + 1),
-	version = nextval('{S}.file_version') WHERE dir = $1 AND name = $2 AND hash = $4`),
-		remove:        sub(`DELETE FROM {S}.files WHERE dir = $1 AND name = $2`),
+	version = nextval('{S}.file_version'), once = false WHERE dir = $1 AND name = $2 AND hash = $4`),
+		// A file written by WriteOnce is deleted without waiting for the disk, as it was
+		// written: synchronous_commit is off for this statement's transaction when the row
+		// removed was such a file, and as configured otherwise.
+		remove: sub(`WITH gone AS (DELETE FROM {S}.files WHERE dir = $1 AND name = $2 RETURNING once)
+SELECT set_config('synchronous_commit',
+	CASE WHEN bool_and(once) THEN 'off' ELSE current_setting('synchronous_commit') END, true) FROM gone`),
 		compareDelete: sub(`DELETE FROM {S}.files WHERE dir = $1 AND name = $2 AND hash = $3`),
 	}
 }
