@@ -18,4 +18,3 @@ func TestWatchDeliversEveryKeptRevisionInOrder(t *testing.T) {
 	t.Cleanup(func() { backend.Close() })
 	drivertest.WatchEveryRevision(t, backend)
 }
-
