@@ -329,6 +329,8 @@ func TestForgedTextsStayInsideDigestStrings(t *testing.T) {
 	assert.Len(t, seen, len(forged))
 }
 
+// The digest of current plans in the instruction stays within its line and byte limits (the
+// defaults, MaxPlans, MaxBytes), each line giving a plan's progress and next step.
 func TestDigestIsBounded(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
@@ -371,6 +373,8 @@ func TestDigestIsBounded(t *testing.T) {
 	assert.NotContains(t, rc.Instruction, "Current plans")
 }
 
+// The digest is the same at every model call of a run, so the prompt cache holds; the next run
+// sees the plans as they are then.
 func TestDigestIsFixedForTheWholeRun(t *testing.T) {
 	backend := plan.NewMemoryBackend()
 	seedPlans(t, backend, 2)

@@ -39,6 +39,7 @@ func newLocal(t testing.TB, root string) *plan.LocalBackend {
 	return b
 }
 
+// LocalBackend passes the Backend conformance suite.
 func TestLocalBackendConformance(t *testing.T) {
 	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return newLocal(t, t.TempDir()) })
 }

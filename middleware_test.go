@@ -3,13 +3,17 @@ package plan_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/prebuilt/deep"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,6 +92,8 @@ func backendCases() []backendCase {
 	}
 }
 
+// An agent can call every tool, on every kind of Backend, and each call answers as it should:
+// results for valid calls, the right error code for each kind of bad call.
 func TestAgentRunsEveryTool(t *testing.T) {
 	for _, bc := range backendCases() {
 		t.Run(bc.name, func(t *testing.T) {
@@ -165,6 +171,8 @@ func quote(s string) string {
 	return b
 }
 
+// New refuses a missing config, a missing Backend and a BaseDir that is not a clean folder
+// path.
 func TestNewRejectsBadConfig(t *testing.T) {
 	ctx := context.Background()
 	_, err := plan.New(ctx, nil)
@@ -193,6 +201,8 @@ func beforeAgentTools(t *testing.T, ctx context.Context, mw adk.ChatModelAgentMi
 	return ctx, rc, out
 }
 
+// Guarded increments through the tools of two middlewares on one Backend, all at once, lose no
+// update.
 func TestConcurrentGuardedIncrementsThroughTwoMiddlewares(t *testing.T) {
 	backend := plan.NewMemoryBackend()
 	ctx := context.Background()
@@ -275,4 +285,349 @@ func TestTwoMiddlewaresKeepTheirOwnRoles(t *testing.T) {
 	assert.True(t, names["plan_template"], "RoleOrchestrator's plan_template is shown")
 	assert.False(t, names["my_plan_template"], "RoleSubAgent's is hidden")
 	assert.Contains(t, model.Calls()[0].Input[0].Content, "call plan_template first")
+}
+
+func drain(t *testing.T, iter *adk.AsyncIterator[*adk.AgentEvent]) []*adk.AgentEvent {
+	t.Helper()
+	var events []*adk.AgentEvent
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			return events
+		}
+		require.NoError(t, ev.Err)
+		events = append(events, ev)
+	}
+}
+
+const subPlanBody = "# Ship\n- [ ] build\n- [ ] test\n"
+
+// orchestratorThenWorker scripts one model shared by a deep agent and its general-purpose
+// sub-agent: the main agent gets the template, writes a plan and delegates; the sub-agent
+// tries plan_template, then reads the plan and marks a step.
+func orchestratorThenWorker(delegate plantest.Turn) *plantest.ScriptedModel {
+	return plantest.NewScriptedModel(
+		plantest.CallTool("plan_template", `{"goal":"ship it"}`),
+		plantest.CallTool("write_plan", `{"name":"ship","content":`+quote(subPlanBody)+`,"last_known_revision":0}`),
+		delegate,
+		plantest.CallTool("plan_template", `{"goal":"my own plan"}`),
+		plantest.CallTool("read_plan", `{"name":"ship"}`),
+		plantest.CallTool("update_plan_step", `{"name":"ship","step":1,"status":"completed"}`),
+		plantest.Answer("worker done"),
+		plantest.Answer("all done"),
+	)
+}
+
+// assertRoles checks what each model call saw and what each plan_template call returned.
+func assertRoles(t *testing.T, m *plantest.ScriptedModel, backend plan.Backend) {
+	t.Helper()
+	calls := m.Calls()
+	require.Len(t, calls, 8)
+	for i, c := range calls {
+		sub := i >= 3 && i <= 6
+		assert.Equal(t, !sub, slices.Contains(c.ToolNames(), "plan_template"), "call %d tools %v", i, c.ToolNames())
+		assert.Contains(t, c.ToolNames(), "read_plan", "call %d", i)
+		system := c.Input[0]
+		require.Equal(t, schema.System, system.Role)
+		assert.Equal(t, !sub, strings.Contains(system.Content, "plan_template"), "call %d instruction", i)
+	}
+	// The main agent's template call (result seen in call 1) succeeded.
+	tmpl := lastToolResult(calls[1])
+	assert.Contains(t, tmpl, "## Steps")
+	assert.Contains(t, tmpl, "ship it")
+	assert.Contains(t, tmpl, "last_known_revision 0")
+	// The sub-agent's call (result seen in call 4) was refused, and its run went on.
+	assert.Equal(t, "tool_not_available", errorCode(t, lastToolResult(calls[4])))
+	assert.Contains(t, lastToolResult(calls[5]), `"name":"ship"`, "the sub-agent reads the orchestrator's plan")
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	p, err := store.Get(context.Background(), "ship")
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, p.Revision)
+	assert.Equal(t, 1, p.Summarize().Progress.Completed)
+}
+
+func lastToolResult(c plantest.Call) string {
+	for i := len(c.Input) - 1; i >= 0; i-- {
+		if c.Input[i].Role == schema.Tool {
+			return c.Input[i].Content
+		}
+	}
+	return ""
+}
+
+// With RoleAuto under a deep agent, the orchestrator gets plan_template and its instruction,
+// the sub-agent started by the task tool does not, and both share the plans.
+func TestRoleAutoWithDeepAgent(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
+	require.NoError(t, err)
+	m := orchestratorThenWorker(plantest.CallTool("task", `{"subagent_type":"general-purpose","description":"Do step 1 of plan ship"}`))
+	agent, err := deep.New(ctx, &deep.Config{Name: "main", Description: "orchestrator", ChatModel: m,
+		Handlers: []adk.ChatModelAgentMiddleware{mw}, WithoutWriteTodos: true, MaxIteration: 20})
+	require.NoError(t, err)
+	events := drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "ship it"))
+	require.NotEmpty(t, events)
+	assertRoles(t, m, backend)
+}
+
+func newWorker(t *testing.T, ctx context.Context, m *plantest.ScriptedModel, mw adk.ChatModelAgentMiddleware) adk.Agent {
+	t.Helper()
+	worker, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "does one step",
+		Instruction: "You execute steps.", Model: m, Handlers: []adk.ChatModelAgentMiddleware{mw}})
+	require.NoError(t, err)
+	return worker
+}
+
+// With an agent tool, automatic and explicit roles give the orchestrator plan_template and the
+// sub-agent none.
+func TestRolesWithAgentTool(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		mainRole, subRole plan.Role
+	}{
+		{"auto", plan.RoleAuto, plan.RoleAuto},
+		{"explicit", plan.RoleOrchestrator, plan.RoleSubAgent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			backend := plan.NewMemoryBackend()
+			mainMW, err := plan.New(ctx, &plan.Config{Backend: backend, Role: tc.mainRole})
+			require.NoError(t, err)
+			subMW := mainMW
+			if tc.subRole != tc.mainRole {
+				subMW, err = plan.New(ctx, &plan.Config{Backend: backend, Role: tc.subRole})
+				require.NoError(t, err)
+			}
+			m := orchestratorThenWorker(plantest.CallTool("worker", `{"request":"Do step 1 of plan ship"}`))
+			workerTool := adk.NewAgentTool(ctx, newWorker(t, ctx, m, subMW))
+			main, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "main", Description: "orchestrator",
+				Instruction: "You plan.", Model: m, Handlers: []adk.ChatModelAgentMiddleware{mainMW},
+				ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsNode(workerTool)}})
+			require.NoError(t, err)
+			drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: main}).Query(ctx, "ship it"))
+			assertRoles(t, m, backend)
+		})
+	}
+}
+
+// RoleSubAgent holds at the top level: plan_template is neither shown nor callable.
+func TestExplicitSubAgentRoleAtTopLevel(t *testing.T) {
+	ctx := context.Background()
+	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Role: plan.RoleSubAgent})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(plantest.CallTool("plan_template", `{"goal":"x"}`))
+	results := toolResults(runAgent(t, m, mw))
+	require.Len(t, results, 1)
+	assert.Equal(t, "tool_not_available", errorCode(t, results[0]))
+	assert.NotContains(t, m.Calls()[0].ToolNames(), "plan_template")
+}
+
+// plan_template refuses an empty, oversized or non-UTF-8 goal, and otherwise returns the
+// configured guide with the goal and the plans that exist; it creates nothing.
+func TestPlanTemplateArguments(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, Template: "CUSTOM GUIDE"})
+	require.NoError(t, err)
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = store.Put(ctx, plan.Update{Name: "existing-one", Content: ptrTo("x")})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(
+		plantest.CallTool("plan_template", `{"goal":""}`),
+		plantest.CallTool("plan_template", `{"goal":"`+strings.Repeat("g", 4097)+`"}`),
+		plantest.CallTool("plan_template", `{"goal":"launch"}`),
+		plantest.CallTool("plan_template", "{\"goal\":\"bad \xff\"}"),
+	)
+	results := toolResults(runAgent(t, m, mw))
+	require.Len(t, results, 4)
+	assert.Equal(t, "invalid_argument", errorCode(t, results[3]), "invalid UTF-8 is not echoed back")
+	assert.Equal(t, "invalid_argument", errorCode(t, results[0]))
+	assert.Equal(t, "invalid_argument", errorCode(t, results[1]))
+	assert.True(t, strings.HasPrefix(results[2], "CUSTOM GUIDE"), results[2])
+	assert.Contains(t, results[2], "existing-one")
+	assert.Contains(t, results[2], "launch")
+	listing, err := store.List(ctx)
+	require.NoError(t, err)
+	assert.Len(t, listing.Plans, 1, "plan_template creates nothing")
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func toolsNode(tools ...tool.BaseTool) compose.ToolsNodeConfig {
+	return compose.ToolsNodeConfig{Tools: tools}
+}
+
+// A sub-agent started by a tool call that has no ID (as some OpenAI-compatible providers send)
+// still runs as a sub-agent: it gets no plan_template.
+func TestSubAgentCalledWithoutAToolCallIDIsASubAgent(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
+	require.NoError(t, err)
+	noID := func([]*schema.Message) *schema.Message {
+		return &schema.Message{Role: schema.Assistant, ToolCalls: []schema.ToolCall{{ID: "", Type: "function",
+			Function: schema.FunctionCall{Name: "worker", Arguments: `{"request":"Do step 1 of plan ship"}`}}}}
+	}
+	m := orchestratorThenWorker(plantest.Turn(noID))
+	workerTool := adk.NewAgentTool(ctx, newWorker(t, ctx, m, mw))
+	main, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "main", Description: "orchestrator",
+		Instruction: "You plan.", Model: m, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsNode(workerTool)}})
+	require.NoError(t, err)
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: main}).Query(ctx, "ship it"))
+	assertRoles(t, m, backend)
+}
+
+// TestSubAgentChangeEvents pins down where a sub-agent's changes show up: its events reach
+// the parent runner's iterator through deep's task tool only when the parent's ToolsConfig
+// sets EmitInternalEvents, while Config.OnChange sees every change either way.
+func TestSubAgentChangeEvents(t *testing.T) {
+	for _, forward := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "EmitInternalEvents"}[forward], func(t *testing.T) {
+			ctx := context.Background()
+			backend := plan.NewMemoryBackend()
+			var mu sync.Mutex
+			var hosted []plan.Change
+			onChange := func(_ context.Context, c plan.Change) {
+				mu.Lock()
+				hosted = append(hosted, c)
+				mu.Unlock()
+			}
+			mainMW, err := plan.New(ctx, &plan.Config{Backend: backend, OnChange: onChange})
+			require.NoError(t, err)
+			workerMW, err := plan.New(ctx, &plan.Config{Backend: backend, OnChange: onChange})
+			require.NoError(t, err)
+			worker := newWorker(t, ctx, plantest.NewScriptedModel(
+				plantest.CallTool("update_plan_step", `{"name":"ship","step":1,"status":"completed"}`),
+				plantest.Answer("step 1 done"),
+			), workerMW)
+			main, err := deep.New(ctx, &deep.Config{Name: "main", Description: "orchestrator",
+				ChatModel: plantest.NewScriptedModel(
+					plantest.CallTool("write_plan", `{"name":"ship","content":`+quote(subPlanBody)+`}`),
+					plantest.CallTool("task", `{"subagent_type":"worker","description":"Do step 1 of plan ship"}`),
+					plantest.Answer("all done"),
+				),
+				SubAgents: []adk.Agent{worker}, Handlers: []adk.ChatModelAgentMiddleware{mainMW},
+				ToolsConfig:       adk.ToolsConfig{EmitInternalEvents: forward},
+				WithoutWriteTodos: true, WithoutGeneralSubAgent: true, MaxIteration: 10})
+			require.NoError(t, err)
+
+			var streamed []plan.Change
+			for _, ev := range drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: main}).Query(ctx, "ship it")) {
+				if ev.Output != nil {
+					if c, ok := ev.Output.CustomizedOutput.(plan.Change); ok {
+						streamed = append(streamed, c)
+					}
+				}
+			}
+			require.Len(t, hosted, 2)
+			assert.Equal(t, plan.ActionWrite, hosted[0].Action)
+			assert.Equal(t, plan.ActionStep, hosted[1].Action)
+			assert.Equal(t, 1, hosted[1].Progress.Completed)
+			if forward {
+				assert.Equal(t, hosted, streamed, "the worker's change reaches the parent iterator")
+			} else {
+				assert.Equal(t, hosted[:1], streamed, "only the orchestrator's own change is in its iterator")
+			}
+		})
+	}
+}
+
+// agenticScript is a scripted model on *schema.AgenticMessage: it calls write_plan with a
+// bad name, then with a good one, then answers.
+type agenticScript struct {
+	mu      sync.Mutex
+	calls   int
+	tools   [][]string
+	results []string
+}
+
+func (m *agenticScript) Generate(_ context.Context, in []*schema.AgenticMessage, opts ...model.Option) (*schema.AgenticMessage, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var names []string
+	for _, ti := range model.GetCommonOptions(nil, opts...).Tools {
+		names = append(names, ti.Name)
+	}
+	m.tools = append(m.tools, names)
+	m.results = m.results[:0]
+	for _, msg := range in {
+		for _, b := range msg.ContentBlocks {
+			if b.FunctionToolResult != nil {
+				for _, c := range b.FunctionToolResult.Content {
+					if c.Text != nil {
+						m.results = append(m.results, c.Text.Text)
+					}
+				}
+			}
+		}
+	}
+	m.calls++
+	call := func(args string) *schema.AgenticMessage {
+		return &schema.AgenticMessage{Role: schema.AgenticRoleTypeAssistant, ContentBlocks: []*schema.ContentBlock{
+			schema.NewContentBlock(&schema.FunctionToolCall{CallID: "c" + args[:3], Name: "write_plan", Arguments: args}),
+		}}
+	}
+	switch m.calls {
+	case 1:
+		return call(`{"name":"Bad Name","content":"x"}`), nil
+	case 2:
+		return call(`{"name":"agentic","content":"- [ ] one\n"}`), nil
+	}
+	return &schema.AgenticMessage{Role: schema.AgenticRoleTypeAssistant, ContentBlocks: []*schema.ContentBlock{
+		schema.NewContentBlock(&schema.AssistantGenText{Text: "done"}),
+	}}, nil
+}
+
+func (m *agenticScript) Stream(ctx context.Context, in []*schema.AgenticMessage, opts ...model.Option) (*schema.StreamReader[*schema.AgenticMessage], error) {
+	msg, err := m.Generate(ctx, in, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return schema.StreamReaderFromArray([]*schema.AgenticMessage{msg}), nil
+}
+
+// NewTyped works with agentic messages: the tools run and their changes are reported as
+// events.
+func TestNewTypedWithAgenticMessages(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	mw, err := plan.NewTyped[*schema.AgenticMessage](ctx, &plan.Config{Backend: backend})
+	require.NoError(t, err)
+	m := &agenticScript{}
+	agent, err := adk.NewTypedChatModelAgent(ctx, &adk.TypedChatModelAgentConfig[*schema.AgenticMessage]{
+		Name: "agentic", Description: "agentic planner", Instruction: "plan", Model: m,
+		Handlers: []adk.TypedChatModelAgentMiddleware[*schema.AgenticMessage]{mw},
+	})
+	require.NoError(t, err)
+	runner := adk.NewTypedRunner(adk.TypedRunnerConfig[*schema.AgenticMessage]{Agent: agent})
+	iter := runner.Run(ctx, []*schema.AgenticMessage{schema.UserAgenticMessage("plan it")})
+	var changes []plan.Change
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			break
+		}
+		require.NoError(t, ev.Err)
+		if ev.Output != nil {
+			if c, ok := ev.Output.CustomizedOutput.(plan.Change); ok {
+				changes = append(changes, c)
+			}
+		}
+	}
+	require.Equal(t, 3, m.calls)
+	assert.Contains(t, m.tools[0], "write_plan")
+	require.Len(t, m.results, 2)
+	assert.Equal(t, "invalid_argument", errorCode(t, m.results[0]))
+	assert.Equal(t, "", errorCode(t, m.results[1]))
+	require.Len(t, changes, 1, "the typed middleware emits change events of its own message type")
+	assert.Equal(t, "agentic", changes[0].Name)
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	p, err := store.Get(ctx, "agentic")
+	require.NoError(t, err)
+	assert.Equal(t, "- [ ] one\n", p.Content)
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// diffPlans shows the header fields that changed, then a unified diff of the body; equal plans
+// diff to nothing.
 func TestDiffPlansHeaderAndBody(t *testing.T) {
 	a := &Plan{Title: "Ship", Status: "draft", Author: "planner", Content: "# Ship\n- [ ] build\n- [ ] test\n"}
 	b := &Plan{Title: "Ship \"it\"", Status: "in-progress", Author: "planner", Content: "# Ship\n- [x] build\n- [ ] test\n"}

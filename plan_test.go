@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// DecodePlan refuses as corrupt an updated_at that is out of range in UTC, and every time it
+// accepts encodes and decodes back the same, in UTC.
 func TestDecodePlanRejectsTimesEncodePlanCannotWrite(t *testing.T) {
 	for _, ts := range []string{
 		"0000-01-01T00:00:00+01:00", // 1 BC 23:00 in UTC

@@ -12,6 +12,8 @@ import (
 
 var allStates = []StepState{StepPending, StepInProgress, StepCompleted, StepFailed, StepSkipped}
 
+// Every step state parses from its own name only; anything else is invalid_argument listing
+// the valid states.
 func TestParseStepState(t *testing.T) {
 	for _, st := range allStates {
 		got, err := parseStepState(string(st))
@@ -26,6 +28,8 @@ func TestParseStepState(t *testing.T) {
 	}
 }
 
+// ParseSteps finds every checklist item of any list style, nesting and line ending, numbered
+// in order, and nothing that only looks like one.
 func TestParseSteps(t *testing.T) {
 	type S = Step
 	tests := []struct {
@@ -181,6 +185,8 @@ func TestParseStepsBlockStructure(t *testing.T) {
 	}
 }
 
+// A plan's default title is the text of its first Markdown heading of any level, never a line
+// inside code or an HTML comment.
 func TestTitleFromContent(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"ATX", "# Release 2.0 #\n- [ ] a\n", "Release 2.0"},
@@ -202,6 +208,8 @@ func TestTitleFromContent(t *testing.T) {
 	}
 }
 
+// Steps and progress encode to compact JSON: zero counts are left out, total and percent
+// always present.
 func TestStepJSON(t *testing.T) {
 	b, err := json.Marshal(Step{Number: 2, State: StepInProgress, Text: "t", Depth: 1, Line: 9})
 	require.NoError(t, err)
@@ -212,6 +220,8 @@ func TestStepJSON(t *testing.T) {
 	assert.JSONEq(t, `{"total":4,"pending":1,"in_progress":1,"completed":1,"skipped":1,"percent":50}`, string(b))
 }
 
+// renderSteps writes each step as a dash checklist item indented by its depth, an unknown
+// state as pending.
 func TestRenderSteps(t *testing.T) {
 	steps := []Step{
 		{State: StepPending, Text: "a"},
@@ -225,6 +235,7 @@ func TestRenderSteps(t *testing.T) {
 	assert.Equal(t, "", renderSteps(nil))
 }
 
+// Rendered steps parse back to the same steps.
 func TestRenderStepsRoundTrip(t *testing.T) {
 	bodies := []string{
 		"",
@@ -249,6 +260,8 @@ func TestRenderStepsRoundTrip(t *testing.T) {
 	}
 }
 
+// Progress counts each state, and its percent counts completed and skipped steps as done,
+// failed ones not.
 func TestComputeProgress(t *testing.T) {
 	mk := func(states ...StepState) []Step {
 		s := make([]Step, len(states))
@@ -277,6 +290,8 @@ func TestComputeProgress(t *testing.T) {
 	}
 }
 
+// The current step is the first in progress, else the first pending; a plan with every step
+// finished has none.
 func TestCurrentStep(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -298,6 +313,8 @@ func TestCurrentStep(t *testing.T) {
 	}
 }
 
+// Exactly the allowed moves between step states pass; every other is illegal_transition naming
+// both states.
 func TestCheckTransitionMatrix(t *testing.T) {
 	legal := map[[2]StepState]bool{
 		{StepPending, StepInProgress}:   true,
@@ -330,6 +347,7 @@ func TestCheckTransitionMatrix(t *testing.T) {
 	}
 }
 
+// A move from or to an unknown state is invalid_argument.
 func TestCheckTransitionUnknownState(t *testing.T) {
 	assert.Equal(t, CodeInvalidArgument, CodeOf(checkTransition("done", StepCompleted)))
 	assert.Equal(t, CodeInvalidArgument, CodeOf(checkTransition(StepPending, "done")))
@@ -337,6 +355,8 @@ func TestCheckTransitionUnknownState(t *testing.T) {
 
 const setBody = "# Plan\r\n\r\nIntro [x] text.\r\n\r\n- [ ] first\r\n  - [~] nested\r\n```\r\n- [ ] code\r\n```\r\n1. [X] done\r\n* [ ]\r\n- [ ] last"
 
+// setStepState changes only the step's marker and note, keeping the rest of the body byte for
+// byte.
 func TestSetStepState(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -375,6 +395,8 @@ func TestSetStepState(t *testing.T) {
 	}
 }
 
+// setStepState refuses a step number outside the plan, an unknown state and a bad note, saying
+// what is wrong.
 func TestSetStepStateErrors(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -414,6 +436,8 @@ func TestSetStepStateErrors(t *testing.T) {
 	}
 }
 
+// A note of exactly the limit in bytes, once trimmed of the white space and newlines around
+// it, is kept whole.
 func TestSetStepStateNoteLimits(t *testing.T) {
 	note := strings.Repeat("é", maxStepNoteLen/2) // exactly maxStepNoteLen bytes
 	got, _, err := setStepState("- [ ] a\n", 1, StepCompleted, "\n "+note+" \n")
@@ -421,6 +445,8 @@ func TestSetStepStateNoteLimits(t *testing.T) {
 	assert.Equal(t, "- [x] a — "+note+"\n", got)
 }
 
+// Every move between step states either applies, changing only the marker, or is refused with
+// the code checkTransition gives.
 func TestSetStepStateEveryTransition(t *testing.T) {
 	for _, from := range allStates {
 		for _, to := range allStates {

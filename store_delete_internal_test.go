@@ -113,6 +113,8 @@ func TestDeleteUndecodablePlanKeepsRevisionsFromRepeating(t *testing.T) {
 	}
 }
 
+// headerRevision reads the last revision line of a plan file's header, and reports none for a
+// header that is malformed, CRLF, negative, not a number or past the allowance.
 func TestHeaderRevision(t *testing.T) {
 	for raw, want := range map[string]int64{
 		"---\ntitle: broken\nrevision: 7\n---\n":                           7,

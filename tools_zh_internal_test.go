@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// The English and Chinese text tables have the same keys, each empty in both or neither, and
+// every tool and parameter has an entry.
 func TestTextTablesHaveTheSameKeys(t *testing.T) {
 	for k := range textsEN {
 		_, ok := textsZH[k]
@@ -46,6 +48,8 @@ func hasHan(s string) bool {
 	return false
 }
 
+// In Chinese mode the instruction, the tool descriptions and plan_template's guide are in
+// Chinese.
 func TestChineseTexts(t *testing.T) {
 	ctx := context.Background()
 	mw, err := New(ctx, &Config{Backend: NewMemoryBackend(), Workspace: NewMemoryBackend(), Language: adk.LanguageChinese})

@@ -405,6 +405,8 @@ func TestWatchUsesPushFeed(t *testing.T) {
 	assert.Equal(t, int64(3), c.Revision)
 }
 
+// Watch refuses a negative interval or buffer, and fails with backend_error when the Backend's
+// change feed cannot start.
 func TestWatchRefusesBadOptionsAndFailedFeed(t *testing.T) {
 	ctx := context.Background()
 	s := newWatchStore(t, NewMemoryBackend())

@@ -31,6 +31,9 @@ func approvedStore(t *testing.T, root string) (*plan.Store, *[]plan.Change) {
 	return store, &changes
 }
 
+// Store.Approve records who approved which revision as a write, only for the revision the
+// person saw, and refuses bad arguments; Revoke clears an approval as a write, and revoking
+// what is not approved writes nothing.
 func TestStoreApproveAndRevoke(t *testing.T) {
 	ctx := context.Background()
 	store, changes := approvedStore(t, t.TempDir())

@@ -38,6 +38,8 @@ func allocated(f func()) (total, live int64) {
 	return total, live
 }
 
+// Tool arguments too large to hold an acceptable plan are refused as too_large before they are
+// decoded: refusing 50 MiB allocates a few MiB at most, and nothing is written.
 func TestOversizedArgumentsAreRefusedCheaply(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
@@ -62,6 +64,8 @@ func TestOversizedArgumentsAreRefusedCheaply(t *testing.T) {
 	runtime.KeepAlive(args)
 }
 
+// The bound on argument size never refuses an acceptable call, even one whose every byte is
+// escaped; past the bound a call is refused whatever it holds, and nothing is written.
 func TestArgumentBoundKeepsEveryAcceptableCall(t *testing.T) {
 	const maxContent = 4 << 10
 	ctx := context.Background()

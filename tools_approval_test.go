@@ -143,6 +143,9 @@ func resultAt(t *testing.T, m *plantest.ScriptedModel, i int) string {
 	return lastToolResult(calls[i])
 }
 
+// request_plan_approval interrupts the run with the plan as the person sees it; nothing is
+// approved while they look, and once they approve the result says who approved which revision
+// and the steps can move.
 func TestApprovalApproved(t *testing.T) {
 	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
 	model := plantest.NewScriptedModel(
@@ -178,6 +181,8 @@ func TestApprovalApproved(t *testing.T) {
 	assert.Equal(t, "ana", hist[1].Author, "the history names the person who approved, not the agent that asked")
 }
 
+// A rejection writes nothing and hands the person's feedback to the model, which revises the
+// plan and asks again.
 func TestApprovalRejectedThenRevisedAndApproved(t *testing.T) {
 	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
 	model := plantest.NewScriptedModel(
@@ -209,6 +214,8 @@ func TestApprovalRejectedThenRevisedAndApproved(t *testing.T) {
 	assert.Equal(t, approvalRevised, p.Content)
 }
 
+// A person who edits the plan while approving approves the edited revision, and the model is
+// told so.
 func TestApprovalWithEditedBody(t *testing.T) {
 	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
 	model := plantest.NewScriptedModel(
@@ -235,6 +242,8 @@ func TestApprovalWithEditedBody(t *testing.T) {
 	assert.Equal(t, strings.Replace(approvalRevised, "- [ ] Roll back if the smoke test fails", "- [~] Roll back if the smoke test fails (@planner)", 1), p.Content)
 }
 
+// An approval of a revision that changed while the person looked is a revision_conflict
+// telling the model to ask again, in the run's language.
 func TestApprovalPlanChangedWhileWaiting(t *testing.T) {
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
