@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync/atomic"
 
 	"github.com/einoplan/plan"
@@ -21,7 +22,8 @@ type Decision struct {
 	plan.ApprovalDecision
 }
 
-// Option configures a board.
+// Option configures a board. Options apply in order, a later one replacing an earlier one
+// of the same kind; a nil Option is ignored.
 type Option func(*config)
 
 type config struct {
@@ -112,12 +114,7 @@ func (b *board) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // pathOf is the path the client asked for, before any StripPrefix.
 func pathOf(r *http.Request) string {
-	p := r.RequestURI
-	for i := 0; i < len(p); i++ {
-		if p[i] == '?' {
-			return p[:i]
-		}
-	}
+	p, _, _ := strings.Cut(r.RequestURI, "?")
 	return p
 }
 

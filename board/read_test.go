@@ -181,6 +181,10 @@ func TestMountedUnderAFolder(t *testing.T) {
 	if req.Code != http.StatusOK || !strings.Contains(req.Body.String(), `"name":"docs"`) {
 		t.Fatalf("%d %s", req.Code, req.Body)
 	}
+	exact := http.StripPrefix("/board", r.srv.Config.Handler) // mounted at "/board" itself
+	if rec := httptestRequest(t, exact, "/board?x=1"); rec.Code != http.StatusMovedPermanently || rec.Header().Get("Location") != "/board/" {
+		t.Fatalf("the folder without its slash: %d %q", rec.Code, rec.Header().Get("Location"))
+	}
 	page := httptestRequest(t, mux, "/board/")
 	if page.Code != http.StatusOK || !strings.Contains(page.Body.String(), "static/board.js") {
 		t.Fatalf("page %d", page.Code)
