@@ -23,7 +23,9 @@ import (
 // last_known_revision, retrying on revision_conflict; one op is one successful write. The
 // server keeps its default durability (fsync on, synchronous_commit on), so every commit
 // waits for the WAL to reach disk, as in production. Layouts: every writer on 1 plan, or
-// writers rotating over 16 plans of one folder. Next to them, a bare single-row UPDATE
+// writers rotating over 16 plans of one folder, with the change feed's trigger as deployed
+// and, for comparison, disabled (PostgreSQL serialises the commits of transactions that
+// NOTIFY, so they share no WAL flush). Next to them, a bare single-row UPDATE
 // round trip (each writer its own row) at the same concurrency on the same server: the most
 // committed writes per second the server allows.
 //
@@ -32,11 +34,12 @@ import (
 var pgWriters = []int{1, 8, 32}
 
 type pgLayout struct {
-	name  string
-	plans int
+	name   string
+	plans  int
+	noFeed bool // the change feed's trigger disabled, to show what its NOTIFY costs
 }
 
-var pgLayouts = []pgLayout{{"1plan", 1}, {"16plans", 16}}
+var pgLayouts = []pgLayout{{"1plan", 1, false}, {"16plans", 16, false}, {"16plans-nofeed", 16, true}}
 
 // postgresServer starts a server with default durability for one benchmark or test,
 // stopped by PID when it ends, or skips when PostgreSQL is not installed (fails under
@@ -109,6 +112,11 @@ func pgGuardedWrites(b *testing.B, url string, lay pgLayout, writers int) {
 			b.Fatal(err)
 		}
 		if stores[w], err = plan.NewStore(&plan.StoreConfig{Backend: be, BaseDir: "/team/plans"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if lay.noFeed {
+		if _, err := pools[0].Exec(ctx, "ALTER TABLE "+schema+".files DISABLE TRIGGER files_announce"); err != nil {
 			b.Fatal(err)
 		}
 	}
