@@ -32,8 +32,10 @@ type ApprovalRequest struct {
 // in adk.ResumeParams.Targets. Approved with Content nil approves the revision shown;
 // Approved with Content saves that body as a new revision and approves it; not Approved
 // changes nothing and gives the model Feedback. By names the person ("person" when empty).
-// Only a value of this type (or a non-nil pointer to one) is a decision: a resume with no
-// data or other data never approves anything.
+// The resume data may also be a non-nil pointer to one, a map[string]any or JSON ([]byte,
+// string, json.RawMessage) with these fields ("approved", "by", "feedback", "content", in any
+// case), as a host that decoded a request has it. A resume with no data, or data that names
+// none of these fields, is no decision and never approves anything.
 type ApprovalDecision struct {
 	Approved bool
 	By       string
@@ -128,7 +130,8 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 // decisionOf reads resume data as a decision: an ApprovalDecision, a non-nil pointer to one,
 // a map[string]any, or JSON ([]byte, string, json.RawMessage) with the same fields (Approved,
 // By, Feedback, Content; matched as encoding/json matches them, so "approved" works too).
-// Anything else, or a map or JSON that does not decode, is no decision.
+// Anything else, or a map or JSON that does not decode or names none of the fields, is no
+// decision.
 func decisionOf(data any) (ApprovalDecision, bool) {
 	var raw []byte
 	switch d := data.(type) {
@@ -161,11 +164,17 @@ func decisionOf(data any) (ApprovalDecision, bool) {
 	if len(raw) > maxApprovalFeedback+maxContentDecision || json.Unmarshal(raw, &dec) != nil {
 		return ApprovalDecision{}, false
 	}
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(raw, &probe) != nil || len(probe) == 0 {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
 		return ApprovalDecision{}, false
 	}
-	return dec, true
+	for k := range fields {
+		switch strings.ToLower(k) {
+		case "approved", "by", "feedback", "content":
+			return dec, true
+		}
+	}
+	return ApprovalDecision{}, false
 }
 
 // maxContentDecision bounds the JSON of a decision beyond its feedback: an edited plan body.
