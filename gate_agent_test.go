@@ -15,6 +15,8 @@ import (
 	fsmw "github.com/cloudwego/eino/adk/middlewares/filesystem"
 	"github.com/cloudwego/eino/adk/middlewares/patchtoolcalls"
 	"github.com/cloudwego/eino/adk/prebuilt/deep"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -446,4 +448,39 @@ func TestAbandonedApprovalIsPatchedAsNotApproved(t *testing.T) {
 		assert.Contains(t, other, "write_file")
 		assert.Equal(t, lang == adk.LanguageChinese, gateHan(msg), msg)
 	}
+}
+
+// shell is a tool that streams its output: a side effect like any other.
+type shell struct{ ran *int }
+
+func (shell) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: "shell", Desc: "runs a command",
+		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"cmd": {Type: schema.String}})}, nil
+}
+
+func (s shell) StreamableRun(context.Context, string, ...tool.Option) (*schema.StreamReader[string], error) {
+	*s.ran++
+	return schema.StreamReaderFromArray([]string{"ok"}), nil
+}
+
+// A gated tool that streams its result is gated as well: "*" covers it, and a refused call
+// streams the refusal.
+func TestGatedStreamingToolIsRefusedWithoutAStep(t *testing.T) {
+	ctx := context.Background()
+	var log gateLog
+	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "ops", GatedTools: []string{"*"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+	ran := 0
+	model := plantest.NewScriptedModel(plantest.CallTool("shell", `{"cmd":"rm -rf /tmp/x"}`), plantest.Answer("stopped"))
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "ops", Description: "operates",
+		Instruction: "You operate.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{shell{&ran}}}}})
+	require.NoError(t, err)
+	gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: true}).Query(ctx, "clean up"))
+	assert.Zero(t, ran, "the command never ran")
+	code, msg := gateCode(t, gateResult(t, model, 1))
+	assert.Equal(t, "not_approved", code)
+	assert.Contains(t, msg, "shell did not run")
+	require.Len(t, log.calls(), 1)
+	assert.Equal(t, "no_plan", log.calls()[0].Reason)
 }
