@@ -198,7 +198,7 @@ func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 // exemptTools are the tools of a run that "*" does not gate: plan tools of any middleware,
 // and the tools Eino's adk package makes (agent tools, which start sub-agents, and
 // transfer and exit).
-func exemptTools(_ context.Context, tools []tool.BaseTool) map[string]bool {
+func exemptTools(ctx context.Context, tools []tool.BaseTool) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range tools {
 		if t == nil {
@@ -212,7 +212,7 @@ func exemptTools(_ context.Context, tools []tool.BaseTool) map[string]bool {
 		if !plan && typ.PkgPath() != "github.com/cloudwego/eino/adk" {
 			continue
 		}
-		if info, err := t.Info(context.Background()); err == nil && info != nil {
+		if info, err := t.Info(ctx); err == nil && info != nil {
 			out[info.Name] = true
 		}
 	}

@@ -29,8 +29,10 @@ const (
 )
 
 // DigestConfig bounds the plan digest appended to the instruction at the start of each
-// run. The digest is built once per run, so it never changes between the model calls of
-// a run and prompt caching keeps working.
+// run. The digest stays the same between the model calls of a run, so prompt caching keeps
+// working, until the run's history is rewritten (a summarization middleware compacted it):
+// the model call that first sees the rewritten history reads a fresh digest, whatever the
+// order of the agent's handlers (see WrapModel in digest.go).
 type DigestConfig struct {
 	Disabled bool
 	MaxPlans int // default 12
