@@ -135,6 +135,8 @@ func start(t testing.TB, test string, env map[string]string, index int) *Child {
 // Wait closes the child's standard input, reads what is left of its standard output and
 // waits for it to exit. The error, when the child failed, holds what it printed. Calls
 // after the first, from any goroutine, return the first one's result once it is known.
+// Since Wait reads Stdout, no other goroutine may be reading it then; the same holds at the
+// end of the test, which kills the child and waits for it.
 func (c *Child) Wait() error {
 	c.wait.Do(func() {
 		_ = c.Stdin.Close()
