@@ -6,19 +6,19 @@
 //
 // Usage:
 //
-//	planctl [-dir DIR | -redis URL] list [-json] [-limit N] [-after NAME] [-status S]
-//	planctl [-dir DIR | -redis URL] show NAME [-json]
-//	planctl [-dir DIR | -redis URL] watch          a live view, redrawn on every change
-//	planctl [-dir DIR | -redis URL] log NAME [-json]   the kept revisions, newest first
-//	planctl [-dir DIR | -redis URL] diff NAME [FROM [TO]]  what changed between two kept revisions
-//	planctl [-dir DIR | -redis URL] approve NAME -rev N [-by WHO]  approve exactly revision N
-//	planctl [-dir DIR | -redis URL] revoke NAME
-//	planctl [-dir DIR | -redis URL] take NAME STEP [-to WHO]  hand a step to WHO, or release it
-//	planctl [-dir DIR | -redis URL] status NAME STATUS [-rev N]
-//	planctl [-dir DIR | -redis URL] export NAME FILE   the body, ready to edit ("-": standard output)
-//	planctl [-dir DIR | -redis URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
-//	planctl [-dir DIR | -redis URL] rm NAME [-rev N]
-//	planctl [-dir DIR | -redis URL] serve [-addr HOST:PORT]  the plan board in a browser, acting as $USER
+//	planctl [-dir DIR | -redis URL | -postgres URL] list [-json] [-limit N] [-after NAME] [-status S]
+//	planctl [-dir DIR | -redis URL | -postgres URL] show NAME [-json]
+//	planctl [-dir DIR | -redis URL | -postgres URL] watch          a live view, redrawn on every change
+//	planctl [-dir DIR | -redis URL | -postgres URL] log NAME [-json]   the kept revisions, newest first
+//	planctl [-dir DIR | -redis URL | -postgres URL] diff NAME [FROM [TO]]  what changed between two kept revisions
+//	planctl [-dir DIR | -redis URL | -postgres URL] approve NAME -rev N [-by WHO]  approve exactly revision N
+//	planctl [-dir DIR | -redis URL | -postgres URL] revoke NAME
+//	planctl [-dir DIR | -redis URL | -postgres URL] take NAME STEP [-to WHO]  hand a step to WHO, or release it
+//	planctl [-dir DIR | -redis URL | -postgres URL] status NAME STATUS [-rev N]
+//	planctl [-dir DIR | -redis URL | -postgres URL] export NAME FILE   the body, ready to edit ("-": standard output)
+//	planctl [-dir DIR | -redis URL | -postgres URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
+//	planctl [-dir DIR | -redis URL | -postgres URL] rm NAME [-rev N]
+//	planctl [-dir DIR | -redis URL | -postgres URL] serve [-addr HOST:PORT]  the plan board in a browser, acting as $USER
 //
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
 // ./.plans when that is unset. A program that keeps plans with plan.NewLocalBackend(ROOT)
@@ -69,7 +69,7 @@ const (
 	exitNotFound = 4
 )
 
-const usage = `Usage: planctl [-dir DIR | -redis URL] COMMAND [ARGS]
+const usage = `Usage: planctl [-dir DIR | -redis URL | -postgres URL] COMMAND [ARGS]
 
 Commands:
   list                      list plans: name, title, status, progress, revision, approval, last update
@@ -91,6 +91,8 @@ Flags, before or after the command:
   -dir DIR     folder of plan files (default $PLAN_DIR, else ./.plans);
                with -redis, the plans folder inside Redis (default /plans)
   -redis URL   plans kept in Redis, e.g. redis://localhost:6379/0 (default $PLAN_REDIS)
+  -postgres URL  plans kept in PostgreSQL, e.g. postgres://user@localhost:5432/db
+               (default $PLAN_POSTGRES; schema $PLAN_POSTGRES_SCHEMA)
   -prefix P    key prefix of the Redis backend (default its own)
   -rev N       change the plan only if it is still at revision N (status, import, rm);
                with import, -rev 0 only creates; approve needs it
@@ -125,6 +127,7 @@ type cli struct {
 
 	dir      string // -dir as given, or its default
 	redisURL string
+	postgres string // -postgres URL
 	prefix   string
 	rev      *int64
 	jsonOut  bool
@@ -167,6 +170,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.dir, "dir", "", "")
 	fs.StringVar(&c.redisURL, "redis", "", "")
+	fs.StringVar(&c.postgres, "postgres", "", "")
 	fs.StringVar(&c.prefix, "prefix", "", "")
 	fs.Var(revFlag{&c.rev}, "rev", "")
 	fs.BoolVar(&c.jsonOut, "json", false, "")
@@ -405,6 +409,9 @@ func (c *cli) show(args []string) error {
 	if held := holdersText(steps); held != "" {
 		fmt.Fprintf(c.stdout, "held:     %s\n", held)
 	}
+	if waiting := waitingText(steps); waiting != "" {
+		fmt.Fprintf(c.stdout, "waiting:  %s\n", waiting)
+	}
 	fmt.Fprintln(c.stdout)
 	_, err = io.WriteString(c.stdout, renderBody(p.Content, steps, c.color))
 	return err
@@ -494,7 +501,28 @@ func (c *cli) remove(args []string) error {
 	return nil
 }
 
-// nextStep is the step an agent looking for work takes: the first pending one.
+// waitingText lists the pending steps that wait for steps not yet completed or skipped
+// ("step 5 for 2, 3"), as the Store judges them: such a step cannot be started.
+func waitingText(steps []plan.Step) string {
+	var parts []string
+	for _, s := range steps {
+		if s.State != plan.StepPending {
+			continue
+		}
+		var waits []string
+		for _, n := range s.After {
+			if n >= 1 && n <= len(steps) && (n == s.Number || steps[n-1].State != plan.StepCompleted && steps[n-1].State != plan.StepSkipped) {
+				waits = append(waits, strconv.Itoa(n))
+			}
+		}
+		if waits != nil {
+			parts = append(parts, fmt.Sprintf("step %d for %s", s.Number, strings.Join(waits, ", ")))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// nextStep is the step an agent looking for work takes: the first ready pending one.
 func nextStep(sum plan.Summary) *plan.Step {
 	if sum.NextStep != nil {
 		return sum.NextStep

@@ -3,10 +3,7 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
-	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -78,9 +75,6 @@ func TestPostgresCommands(t *testing.T) {
 	t.Run("flag", func(t *testing.T) {
 		t.Setenv("PLAN_POSTGRES", "")
 		r := planctl(t, "-postgres", url, "list")
-		if strings.Contains(r.stderr, "flag provided but not defined: -postgres") {
-			t.Skip("this planctl parses no -postgres flag yet (parse must call c.postgresFlag); $PLAN_POSTGRES works")
-		}
 		require.Equal(t, exitOK, r.code, r.stderr)
 		assert.Equal(t, "No plans in postgres://"+where+" /plans\n", r.stdout)
 		r = planctl(t, "-postgres", url, "-redis", "redis://localhost:6379/0", "list")
@@ -97,34 +91,4 @@ func TestPostgresUnreachable(t *testing.T) {
 	r := planctl(t, "list")
 	assert.Equal(t, exitFailed, r.code)
 	assert.Contains(t, r.stderr, "cannot reach PostgreSQL at postgres://127.0.0.1:"+strconv.Itoa(port)+"/postgres")
-}
-
-// -postgres, once registered on a command line's flag set, names the server the plans are
-// in, ahead of $PLAN_POSTGRES; given with -redis it is a usage error.
-func TestPostgresFlagNamesTheServer(t *testing.T) {
-	url := postgresServer(t)
-	t.Setenv("PLAN_POSTGRES", "postgres://nobody@127.0.0.1:1/none")
-	parse := func(args ...string) *cli {
-		c := &cli{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard}
-		fs := flag.NewFlagSet("planctl", flag.ContinueOnError)
-		c.postgresFlag(fs)
-		fs.String("redis", "", "")
-		require.NoError(t, fs.Parse(args))
-		c.set = map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
-		return c
-	}
-	c := parse("-postgres", url)
-	closeStore, err := c.openStore(false)
-	require.NoError(t, err)
-	defer closeStore()
-	assert.True(t, strings.HasPrefix(c.loc.shown, "postgres://127.0.0.1:"), c.loc.shown)
-	_, err = c.store.List(context.Background())
-	require.NoError(t, err)
-
-	c = parse("-postgres", url, "-redis", "redis://localhost:6379/0")
-	_, err = c.openStore(false)
-	var ce *cliError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, exitUsage, ce.exit)
 }

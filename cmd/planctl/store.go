@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -173,23 +171,10 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
-// postgresURLs holds the -postgres value of each command line being run, keyed by its
-// *cli, for the flag set postgresFlag registers -postgres on.
-var postgresURLs sync.Map
-
-// postgresFlag registers -postgres URL on the flag set that parses c's command line.
-func (c *cli) postgresFlag(fs *flag.FlagSet) {
-	fs.Func("postgres", "", func(u string) error {
-		postgresURLs.Store(c, u)
-		return nil
-	})
-}
-
 // postgresURL is -postgres, else $PLAN_POSTGRES unless -redis was given; "" for none. Both
 // -postgres and -redis is a usage error.
 func (c *cli) postgresURL() (string, error) {
-	v, given := postgresURLs.LoadAndDelete(c)
-	if !given {
+	if !c.set["postgres"] {
 		if c.set["redis"] {
 			return "", nil
 		}
@@ -198,7 +183,7 @@ func (c *cli) postgresURL() (string, error) {
 	if c.set["redis"] {
 		return "", &cliError{msg: "-postgres and -redis name two places for the plans: give one", exit: exitUsage}
 	}
-	return v.(string), nil
+	return c.postgres, nil
 }
 
 // openPostgres opens the PostgreSQL backend on url (schema $PLAN_POSTGRES_SCHEMA, else the
