@@ -11,25 +11,11 @@ import (
 
 var argsAPI = sonic.Config{UseNumber: true}.Froze()
 
-// args is a tool call's decoded JSON object. Accessors turn every type mistake into an
-// invalid_argument naming the field, so the model learns exactly what to fix. Unknown
-// fields are ignored and JSON null counts as omitted.
+// args is a tool call's decoded JSON object, holding only the arguments its tool takes under
+// their canonical names (decodeCall). Accessors turn every type mistake into an
+// invalid_argument naming the field, so the model learns exactly what to fix. JSON null
+// counts as omitted.
 type args map[string]any
-
-func decodeArgs(raw string) (args, error) {
-	trimmed := strings.TrimSpace(raw)
-	if trimmed == "" {
-		return args{}, nil
-	}
-	if trimmed[0] != '{' {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotObject})
-	}
-	var a args
-	if err := argsAPI.UnmarshalFromString(trimmed, &a); err != nil || a == nil {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotJSON})
-	}
-	return a, nil
-}
 
 // typeName names the JSON type of v; the texts "kind.<name>" say it in the model's language.
 func typeName(v any) string {
@@ -130,7 +116,7 @@ func workspacePath(a args, env *toolEnv) (string, error) {
 		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathRelative, Field: given.name, Path: p})
 	}
 	if env.inPlansFolder(p) {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathInPlans, Field: given.name, Path: p, Value: env.store.BaseDir()})
+		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathInPlans, Field: given.name, Path: p, Value: env.store.dir})
 	}
 	return p, nil
 }

@@ -210,9 +210,6 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	return s, nil
 }
 
-// BaseDir returns the folder the Store keeps plans in.
-func (s *Store) BaseDir() string { return s.dir }
-
 // contentCap returns the cap on a plan's body.
 func (s *Store) contentCap() int { return s.maxContent }
 

@@ -128,7 +128,7 @@ func (env *toolEnv) guardWorkspace(ws Workspace) {
 // and, when the Store is on a LocalBackend, as the place on disk it reaches through any
 // links, read both as a host path and, for a LocalBackend Workspace, under its root.
 func (env *toolEnv) inPlansFolder(p string) bool {
-	dir := env.store.BaseDir()
+	dir := env.store.dir
 	if clean := path.Clean(p); env.sameStorage && (clean == dir || strings.HasPrefix(clean, strings.TrimSuffix(dir, "/")+"/")) {
 		return true
 	}

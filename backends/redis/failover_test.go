@@ -115,7 +115,7 @@ func failoverRun(t *testing.T, disrupt func(ctx context.Context, c *redistest.Cl
 	if _, err := s.Put(ctx, plan.Update{Name: name, Content: ptr("# ledger\n")}); err != nil {
 		t.Fatal(err)
 	}
-	key := b.contentKey(s.BaseDir() + "/" + name + ".md")
+	key := b.contentKey(plan.DefaultBaseDir + "/" + name + ".md")
 	master, err := c.MasterFor(ctx, key)
 	if err != nil {
 		t.Fatal(err)
