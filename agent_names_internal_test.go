@@ -26,11 +26,11 @@ func TestRunsOfOneSubAgentAtOnceGetTheirOwnNames(t *testing.T) {
 	}
 	a, b, c := call(), call(), call()
 	if got := []string{a.agentName(), b.agentName(), c.agentName(), a.agentName()}; got[0] != "general purpose" ||
-		got[1] != "general purpose-2" || got[2] != "general purpose-3" || got[3] != got[0] {
+		got[1] != "general purpose·2" || got[2] != "general purpose·3" || got[3] != got[0] {
 		t.Fatalf("names %q", got)
 	}
 	b.release()
-	if d := call(); d.agentName() != "general purpose-2" {
+	if d := call(); d.agentName() != "general purpose·2" {
 		t.Fatalf("a released name is taken again: %q", d.agentName())
 	}
 	a.release()

@@ -177,5 +177,5 @@ func TestTwoRunsOfOneSubAgentHoldStepsApart(t *testing.T) {
 			holders = append(holders, s.Holder)
 		}
 	}
-	assert.ElementsMatch(t, []string{"worker", "worker-2"}, holders, p.Content)
+	assert.ElementsMatch(t, []string{"worker", "worker·2"}, holders, p.Content)
 }

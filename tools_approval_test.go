@@ -292,7 +292,7 @@ func TestApprovalNeedsADecision(t *testing.T) {
 	)
 	runner := r.runner(model)
 	paused := r.start(runner)
-	for i, data := range []any{nil, "yes", map[string]any{"Approved": true}} {
+	for i, data := range []any{nil, "yes", map[string]any{"ok": true}} {
 		require.Len(t, paused, 1, "resume %d", i)
 		paused = r.resume(runner, map[string]any{paused[0].id: data})
 		res := resultAt(t, model, 3+i)
