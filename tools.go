@@ -68,7 +68,7 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 		return t.env.errorResult(fail(Error{Code: CodeTooLarge, Reason: reasonArgsTooLarge,
 			Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.contentCap())})), nil
 	}
-	a, err := decodeArgs(argumentsInJSON)
+	a, notes, err := decodeCall(t.spec, t.env.texts, argumentsInJSON)
 	if err != nil {
 		return t.env.errorResult(err), nil
 	}
@@ -84,16 +84,16 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 		return "", ie // Eino pauses the run here; the call is run again on resume
 	}
 	if err != nil {
-		return t.env.errorResult(err), nil
+		return notes.attach(t.env.errorResult(err)), nil
 	}
 	if text, ok := out.(string); ok {
-		return text, nil
+		return notes.attach(text), nil
 	}
 	s, err := resultAPI.MarshalToString(out)
 	if err != nil {
 		return t.env.errorResult(backendError("encode the result", err)), nil
 	}
-	return s, nil
+	return notes.attach(s), nil
 }
 
 // argumentAllowance covers every argument but the plan body: name, title, status, author,
