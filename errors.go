@@ -25,6 +25,7 @@ const (
 	CodeUnknownOutcome    Code = "unknown_outcome"    // storage failed mid-write and whether it landed is unknown: re-read
 	CodeStepHeld          Code = "step_held"          // another agent holds the step (it moved it to in_progress)
 	CodeNotApproved       Code = "not_approved"       // the plan must be approved at its current revision first
+	CodeStepBlocked       Code = "step_blocked"       // the step waits for steps not yet completed or skipped (Error.Waits)
 )
 
 // Error is the one error type the Store and the tools return. It carries facts, never
@@ -56,6 +57,9 @@ type Error struct {
 	Agent string
 	// Next is the step an agent looking for work should take instead, when there is one.
 	Next *Step
+	// Waits are the step numbers concerned by a step's prerequisites: those a blocked step
+	// waits for (CodeStepBlocked), or those a refused body names or cycles through.
+	Waits []int
 	// Message states the facts in English.
 	Message string
 	// Err is the underlying cause, never shown to a model.
@@ -116,6 +120,7 @@ func (e *Error) render(text string) string {
 		"{from}", string(e.From),
 		"{to}", string(e.To),
 		"{agent}", quoteForMessage(e.Agent),
+		"{waits}", formatSteps(e.Waits),
 	).Replace(text)
 }
 
@@ -222,15 +227,16 @@ var factTexts = map[string]string{
 	reasonStepMoved:                "step {step} changed since revision {rev}: it is {from} now (by {agent})",
 	reasonStepChanged:              "step {step} changed since revision {rev}: it is {from} now",
 	reasonStepsChanged:             "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
+	reasonAfterUnknown:             "step {step} waits for step {value}, which does not exist; the plan has {steps} checklist steps",
+	reasonAfterCycle:               "steps {waits} wait for each other in a cycle",
+	reasonStepBlocked:              "step {step} waits for steps {waits}, which are not completed or skipped",
+	reasonNoReadyStep:              "no pending step of plan {name} is ready: they wait for steps {waits}, which are not completed or skipped",
 	reasonFileNotUTF8:              "file {path} is not valid UTF-8 text",
 	reasonFileEmpty:                "file {path} is empty",
 	reasonNotApproved:              "plan {name} is not approved",
 	reasonApprovalStale:            "plan {name} changed from revision {rev} to {current} while it was reviewed; nothing was approved",
 	reasonNoDecision:               "the approval of plan {name} was resumed without a decision; nothing was approved",
 	reasonApprovalOrchestratorOnly: "request_plan_approval is for the orchestrator only",
-	reasonUnknownArgument:          "{field} is not an argument of this tool, which takes {value}",
-	reasonConflictingAliases:       "{value} all stand for {field} and have different values",
-	reasonStepIndex:                "{field} may count steps from 0; step counts them from 1",
 }
 
 // Reasons of approvals: a move of a plan that is not approved; a decision on a revision
@@ -265,11 +271,12 @@ const (
 	reasonNoPendingStep = "no_pending_step"
 )
 
-// Reasons of arguments a tool cannot read with one meaning: an argument it does not take and
-// that is no alias of one it takes; two spellings of one argument with different values; a
-// step named by an index that may count from 0.
+// Reasons of prerequisites ("(after 2, 3)", graph.go): a body naming a step it does not have;
+// a body whose steps wait for each other in a cycle; a move of a step whose prerequisites are
+// not done; no pending step ready to take.
 const (
-	reasonUnknownArgument    = "unknown_argument"
-	reasonConflictingAliases = "conflicting_aliases"
-	reasonStepIndex          = "step_index"
+	reasonAfterUnknown = "after_unknown"
+	reasonAfterCycle   = "after_cycle"
+	reasonStepBlocked  = "step_blocked"
+	reasonNoReadyStep  = "no_ready_step"
 )

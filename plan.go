@@ -40,8 +40,10 @@ type Summary struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 	Progress    Progress  `json:"progress"`
 	CurrentStep *Step     `json:"current_step,omitempty"`
-	// NextStep is the first pending step (NextStep), when it is not CurrentStep: the step an
-	// agent looking for work takes while others hold steps in progress.
+	// NextStep is the first ready step (pending, every step it waits for completed or
+	// skipped), when it is not CurrentStep: the step an agent looking for work takes while
+	// others hold steps in progress. CurrentStep is the first step in progress, else that
+	// same ready step; neither is set for a step that is not ready.
 	NextStep *Step     `json:"next_step,omitempty"`
 	Approval *Approval `json:"approval,omitempty"`
 	Repaired bool      `json:"repaired,omitempty"`

@@ -38,6 +38,10 @@ type Step struct {
 	// Holder is the agent that holds a step in progress: the name its text ends with as
 	// " (@name)"; "" for any other step.
 	Holder string `json:"holder,omitempty"`
+	// After lists the steps this one waits for, ascending: the numbers of the "(after 2, 3)"
+	// its text ends with (before any note and holder tag; graph.go). Text keeps them as
+	// written. nil when it waits for none.
+	After []int `json:"after,omitempty"`
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known
@@ -121,6 +125,7 @@ func ParseSteps(body string) []Step {
 			steps = make([]Step, 0, n)
 		}
 		it.step.Holder = holderOf(it.step)
+		it.step.After = afterOf(it.step.Text)
 		steps = append(steps, it.step)
 		return true
 	})
@@ -189,24 +194,15 @@ func computeProgress(steps []Step) Progress {
 	return p
 }
 
-// CurrentStep returns the first in_progress step, else the first pending step; ok is false
-// when there is neither.
+// currentStep returns the first in_progress step, else the first ready pending step (see
+// nextFreeStep); ok is false when there is neither.
 func currentStep(steps []Step) (step Step, ok bool) {
-	pending := -1
-	for i, s := range steps {
-		switch s.State {
-		case StepInProgress:
+	for _, s := range steps {
+		if s.State == StepInProgress {
 			return s, true
-		case StepPending:
-			if pending < 0 {
-				pending = i
-			}
 		}
 	}
-	if pending < 0 {
-		return Step{}, false
-	}
-	return steps[pending], true
+	return nextFreeStep(steps)
 }
 
 // CheckTransition returns nil exactly for pending → in_progress, completed, failed or
@@ -344,6 +340,7 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	updated.State = to
 	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
 	updated.Holder = holderOf(updated)
+	updated.After = afterOf(updated.Text)
 	return newBody, updated, nil
 }
 

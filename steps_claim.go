@@ -119,11 +119,12 @@ func holderOf(s Step) string {
 	return h
 }
 
-// NextStep returns the first pending step: the one an agent looking for work takes (steps in
-// progress belong to whoever moved them); ok is false when no step is pending.
+// nextFreeStep returns the first ready step: pending, and every step it waits for completed
+// or skipped (graph.go). It is the one an agent looking for work takes (steps in progress
+// belong to whoever moved them); ok is false when no pending step is ready.
 func nextFreeStep(steps []Step) (step Step, ok bool) {
 	for _, s := range steps {
-		if s.State == StepPending {
+		if s.State == StepPending && waitsOf(steps, s) == nil {
 			return s, true
 		}
 	}

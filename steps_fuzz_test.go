@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,7 @@ func FuzzParseSteps(f *testing.F) {
 		}
 		for i, s := range steps {
 			s.Line = i
-			if again[i] != s {
+			if !reflect.DeepEqual(again[i], s) {
 				t.Fatalf("step %d re-parsed as %+v, want %+v", i+1, again[i], s)
 			}
 		}
@@ -59,11 +60,11 @@ func FuzzSetStepState(f *testing.F) {
 		if len(after) != len(before) {
 			t.Fatalf("%d steps became %d", len(before), len(after))
 		}
-		if updated != after[number-1] || updated.State != to {
+		if !reflect.DeepEqual(updated, after[number-1]) || updated.State != to {
 			t.Fatalf("updated %+v, re-parsed %+v, want state %s", updated, after[number-1], to)
 		}
 		for i := range before {
-			if i != number-1 && before[i] != after[i] {
+			if i != number-1 && !reflect.DeepEqual(before[i], after[i]) {
 				t.Fatalf("step %d changed: %+v -> %+v", i+1, before[i], after[i])
 			}
 		}

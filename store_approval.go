@@ -60,6 +60,9 @@ func (s *Store) approveContent(ctx context.Context, name string, rev int64, cont
 		if err := checkNoNewClaims(name, cur, content); err != nil {
 			return nil, err
 		}
+		if err := checkGraph(name, content); err != nil {
+			return nil, err
+		}
 		next := *cur
 		next.Content = content
 		next.Approval = &Approval{Revision: cur.Revision + 1, By: by, At: s.now().UTC()}

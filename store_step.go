@@ -9,8 +9,10 @@ import (
 // StepMove asks to move one checklist step of an existing plan.
 type StepMove struct {
 	Name string
-	// Step is the step's number, from 1; 0 with State in_progress takes the first pending
-	// step, whatever changed since IfRevision, so agents taking work never collide.
+	// Step is the step's number, from 1; 0 with State in_progress takes the first ready
+	// pending step (every step it waits for completed or skipped), whatever changed since
+	// IfRevision, so agents taking work never collide. When pending steps remain but none is
+	// ready, that is CodeStepBlocked naming what they wait for.
 	Step  int
 	State StepState
 	// Note is appended to the step's line (after " — ") when not empty.
@@ -35,7 +37,9 @@ type StepMove struct {
 }
 
 // MoveStep moves a checklist step as m says, atomically with the checks: a step held by
-// another agent is CodeStepHeld (naming the holder) unless m.Takeover; a stale IfRevision is
+// another agent is CodeStepHeld (naming the holder) unless m.Takeover; a step moved to
+// in_progress or completed while steps it waits for are not completed or skipped is
+// CodeStepBlocked (naming them in Error.Waits); a stale IfRevision is
 // CodeRevisionConflict unless the move commutes with the changes since (see StepMove). It
 // returns the plan and the updated step.
 func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
@@ -66,10 +70,14 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		if cur == nil {
 			return nil, notFound(m.Name)
 		}
+		steps := ParseSteps(cur.Content)
 		number := m.Step
 		if number == 0 && m.State == StepInProgress {
-			next, ok := nextFreeStep(ParseSteps(cur.Content))
+			next, ok := nextFreeStep(steps)
 			if !ok {
+				if waits := pendingWaits(steps); waits != nil {
+					return nil, fail(Error{Code: CodeStepBlocked, Reason: reasonNoReadyStep, Name: cur.Name, CurrentRevision: cur.Revision, Waits: waits})
+				}
 				return nil, fail(Error{Code: CodeIllegalTransition, Reason: reasonNoPendingStep, Name: cur.Name, CurrentRevision: cur.Revision})
 			}
 			number = next.Number
@@ -79,8 +87,11 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 			var e *Error
 			if errors.As(err, &e) && e.Code == CodeStepHeld {
 				e.Name, e.CurrentRevision = cur.Name, cur.Revision
-				e.Next = nextAfter(ParseSteps(cur.Content), number)
+				e.Next = nextAfter(steps, number)
 			}
+			return nil, err
+		}
+		if err := checkReady(cur, steps, number, m.State); err != nil {
 			return nil, err
 		}
 		if err := s.checkContent(body); err != nil {
@@ -105,12 +116,26 @@ func nextOf(steps []Step) *Step {
 	return nil
 }
 
+// checkReady refuses to start or finish step number of cur (steps parsed from it) while
+// steps it waits for are not completed or skipped: CodeStepBlocked naming them in Waits.
+func checkReady(cur *Plan, steps []Step, number int, to StepState) error {
+	if to != StepInProgress && to != StepCompleted || number < 1 || number > len(steps) {
+		return nil
+	}
+	waits := waitsOf(steps, steps[number-1])
+	if waits == nil {
+		return nil
+	}
+	return fail(Error{Code: CodeStepBlocked, Reason: reasonStepBlocked, Name: cur.Name, CurrentRevision: cur.Revision,
+		Step: number, From: steps[number-1].State, To: to, Waits: waits, Next: nextAfter(steps, number)})
+}
+
 // nextAfter is the step to point an agent at after it was refused step number: the first
-// pending step after it, else the first pending one. Agents refused together (they all went
+// ready pending step after it, else the first ready one. Agents refused together (they all went
 // for the same step) so spread out instead of all trying the same step again.
 func nextAfter(steps []Step, number int) *Step {
 	for _, s := range steps {
-		if s.Number > number && s.State == StepPending {
+		if s.Number > number && s.State == StepPending && waitsOf(steps, s) == nil {
 			return &s
 		}
 	}

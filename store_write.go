@@ -29,6 +29,9 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 			if err := checkNoNewClaims(u.Name, nil, *u.Content); err != nil {
 				return nil, err
 			}
+			if err := checkGraph(u.Name, *u.Content); err != nil {
+				return nil, err
+			}
 			created = true
 			next := &Plan{Title: u.Title, Status: u.Status, Author: u.Author, Content: *u.Content}
 			if next.Title == "" {
@@ -51,6 +54,9 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 		next := *cur
 		if u.Content != nil {
 			if err := checkNoNewClaims(u.Name, cur, *u.Content); err != nil {
+				return nil, err
+			}
+			if err := checkGraph(u.Name, *u.Content); err != nil {
 				return nil, err
 			}
 			next.Content = *u.Content

@@ -10,6 +10,7 @@ type errorBody struct {
 	Message         string    `json:"message"`
 	CurrentRevision int64     `json:"current_revision,omitempty"`
 	NextStep        *nextStep `json:"next_step,omitempty"`
+	Waits           []int     `json:"waits,omitempty"` // the steps a blocked step waits for
 }
 
 // errorResult is the tool result for err: its code, and a message in the model's language
@@ -20,7 +21,7 @@ func (env *toolEnv) errorResult(err error) string {
 	if !errors.As(err, &pe) {
 		pe = backendError("complete the request", err)
 	}
-	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: pe.Code, Message: env.errorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next)}})
+	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: pe.Code, Message: env.errorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next), Waits: pe.Waits}})
 	return s
 }
 

@@ -168,6 +168,10 @@ How to check the result (tests to run, outputs to inspect).
 	"err.approval_stale":             "plan {name} changed from revision {rev} to {current} while a person reviewed it; nothing was approved. Read it with read_plan, then call request_plan_approval again",
 	"err.no_decision":                "no decision was given on plan {name}; it is not approved. Call request_plan_approval again later, or wait for a person",
 	"err.approval_orchestrator_only": "request_plan_approval is for the orchestrator only; wait until a person approves the plan, or tell the orchestrator it needs approval",
+	"err.after_unknown":              "step {step} waits for step {value}, which the plan does not have (it has {steps} steps); nothing was written. Fix the \"(after …)\" of step {step} and write the plan again",
+	"err.after_cycle":                "steps {waits} wait for each other in a cycle, so none of them could ever start; nothing was written. Remove one \"(after …)\" of the cycle and write the plan again",
+	"err.step_blocked":               "step {step} waits for steps {waits}, which are not completed or skipped yet; take next_step instead, or wait until they are done",
+	"err.no_ready_step":              "no pending step of plan {name} can start yet: they wait for steps {waits}, which others are working on or which failed. Finish your own steps, or check get_plan_status later",
 	"err.no_pending_step":            "no step of plan {name} is pending: every step is taken or finished. Check get_plan_status, then finish your own steps or stop",
 	"err.step_changed":               "step {step} changed since revision {rev} and is {from} now, so it cannot become {to}; take next_step instead (current revision {current})",
 	"err.note_tag":                   "the note {value} ends like a holder's tag (@name), which would name a holder; reword its end",
@@ -187,9 +191,4 @@ How to check the result (tests to run, outputs to inspect).
 	"gate.unavailable":           "{tool} did not run: the plans cannot be read right now, so no approved step can be checked. Try again in a moment",
 	"patched.approval":           "no decision came for plan {name}: the request for approval was abandoned, and the plan is not approved. Call request_plan_approval again if it still needs approval",
 	"patched.other":              "{tool} did not finish: the run stopped before its result came. Check what it did before calling it again",
-	// Forgiving arguments: refusals of what has no one meaning, and the note on a call read after normalizing.
-	"err.unknown_argument":    "{field} is not an argument of this tool; it takes {value}. Send the call again with those names",
-	"err.conflicting_aliases": "{value} all mean {field} but have different values; give {field} once",
-	"err.step_index":          "{field} is ambiguous (it may count from 0); give step instead: the step's number counting from 1, as read_plan lists it",
-	"normalized.unwrapped":    "arguments: one bare JSON object",
 }

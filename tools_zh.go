@@ -166,6 +166,10 @@ var textsZH = map[string]string{
 	"err.approval_stale":             "计划 {name} 在审批期间从 revision {rev} 变为 {current}；未批准任何内容。请用 read_plan 重新读取，再调用 request_plan_approval",
 	"err.no_decision":                "计划 {name} 没有得到审批决定，仍未获批。请稍后再调用 request_plan_approval，或等待有人处理",
 	"err.approval_orchestrator_only": "request_plan_approval 仅供编排者使用；请等待计划获批，或告知编排者该计划需要审批",
+	"err.after_unknown":              "步骤 {step} 依赖步骤 {value}，但计划中没有该步骤（共 {steps} 个步骤）；未写入任何内容。请修正步骤 {step} 的 \"(after …)\" 后重新写入计划",
+	"err.after_cycle":                "步骤 {waits} 互相等待，形成循环，它们都无法开始；未写入任何内容。请删掉循环中的一个 \"(after …)\" 后重新写入计划",
+	"err.step_blocked":               "步骤 {step} 依赖的步骤 {waits} 尚未完成或跳过；请改领 next_step，或等它们完成",
+	"err.no_ready_step":              "计划 {name} 中没有可以开始的待处理步骤：它们依赖的步骤 {waits} 正在由别人处理或已失败。请完成你自己的步骤，或稍后查看 get_plan_status",
 	"err.no_pending_step":            "计划 {name} 已没有待处理的步骤：所有步骤都已被领取或完成。请查看 get_plan_status，然后完成你自己的步骤或停止",
 	"err.step_changed":               "步骤 {step} 在 revision {rev} 之后已被修改，现在是 {from}，不能再变为 {to}；请改领 next_step（当前 revision {current}）",
 	"err.note_tag":                   "备注 {value} 的结尾像持有者标记 (@名字)，会被当作持有者；请改写结尾",
@@ -185,9 +189,4 @@ var textsZH = map[string]string{
 	"gate.unavailable":           "{tool} 未运行：目前无法读取计划，因此无法核对已批准的步骤。请稍后重试",
 	"patched.approval":           "计划 {name} 没有得到审批决定：审批请求已被放弃，计划未获批准。如仍需审批，请再次调用 request_plan_approval",
 	"patched.other":              "{tool} 未完成：运行在其结果返回前就停止了。再次调用前请先确认它做了什么",
-	// 宽容的参数：拒绝含义不唯一的参数，以及规范化后附在结果里的说明。
-	"err.unknown_argument":    "{field} 不是该工具的参数；它接受的参数为 {value}。请用这些名字重新调用",
-	"err.conflicting_aliases": "{value} 都表示 {field}，但取值不同；请只给一次 {field}",
-	"err.step_index":          "{field} 含义不明（可能从 0 开始计数）；请改用 step：从 1 开始的步骤编号，与 read_plan 列出的一致",
-	"normalized.unwrapped":    "参数：只需一个 JSON 对象",
 }

@@ -1,0 +1,174 @@
+package plan
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A step may wait for others: its text ends with "(after 2, 3)", before any note a move
+// appended (" — note") and before its holder's tag, e.g. "- [~] Deploy (after 2, 3) (@w1)".
+// The numbers are step numbers as ParseSteps counts them. A step is ready when every step it
+// waits for is completed or skipped: a failed prerequisite blocks it until the plan is
+// rewritten. The Store refuses a body whose prerequisites name a step that does not exist
+// or wait for each other in a cycle, and a move of a step that is not ready to in_progress
+// or completed (CodeStepBlocked).
+
+// maxAfterStep bounds a number read from "(after …)": anything larger names no step.
+const maxAfterStep = 1 << 20
+
+// afterPattern is "(after 2, 3)" ("step"/"steps" may precede the numbers, commas may lack the
+// space), anchored at the end of what it is matched against.
+var afterPattern = regexp.MustCompile(`\(after (?:steps? )?([0-9]{1,8}(?:, ?[0-9]{1,8})*)\)$`)
+
+// afterOf reads the prerequisites of a step from its text: the numbers of an "(after …)"
+// that ends the text once its holder's tag and any notes are cut off, in ascending order
+// without repeats; nil when there is none.
+func afterOf(text string) []int {
+	if !strings.Contains(text, "(after ") {
+		return nil
+	}
+	rest, _ := splitHolder(text)
+	rest = strings.TrimSuffix(rest, nobodyTag)
+	for {
+		if m := afterPattern.FindStringSubmatch(rest); m != nil {
+			return parseAfterList(m[1])
+		}
+		// A note appended by a move follows the step's own text: look before it.
+		i := strings.LastIndex(rest, stepNoteSep)
+		if i < 0 {
+			return nil
+		}
+		rest = rest[:i]
+	}
+}
+
+func parseAfterList(list string) []int {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n > maxAfterStep {
+			n = maxAfterStep + 1 // names no step
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// doneState reports whether a step in state st no longer holds up the steps after it.
+func doneState(st StepState) bool { return st == StepCompleted || st == StepSkipped }
+
+// waitsOf lists the prerequisites of s among steps that are not completed or skipped, in
+// ascending order; nil when s is ready. A number that names no step waits for nothing (only
+// a file edited by hand can have one: the Store refuses such a body).
+func waitsOf(steps []Step, s Step) []int {
+	var waits []int
+	for _, n := range s.After {
+		if n >= 1 && n <= len(steps) && n != s.Number && !doneState(steps[n-1].State) {
+			waits = append(waits, n)
+		}
+	}
+	if n := s.Number; n >= 1 && n <= len(steps) && slices.Contains(s.After, n) {
+		waits = append(waits, n) // a step waiting for itself is never ready
+		slices.Sort(waits)
+	}
+	return waits
+}
+
+// pendingWaits is what the pending steps of steps wait for, none being ready: the union of
+// their unfinished prerequisites, ascending.
+func pendingWaits(steps []Step) []int {
+	var waits []int
+	for _, s := range steps {
+		if s.State == StepPending {
+			waits = append(waits, waitsOf(steps, s)...)
+		}
+	}
+	slices.Sort(waits)
+	return slices.Compact(waits)
+}
+
+// checkGraph refuses a body whose prerequisites name a step it does not have, or wait for
+// each other in a cycle (a step waiting for itself included), with CodeInvalidArgument
+// naming the steps; name is the plan's.
+func checkGraph(name, body string) error {
+	if !strings.Contains(body, "(after ") {
+		return nil
+	}
+	steps := ParseSteps(body)
+	for _, s := range steps {
+		for _, n := range s.After {
+			if n < 1 || n > len(steps) {
+				return fail(Error{Code: CodeInvalidArgument, Reason: reasonAfterUnknown, Name: name, Field: fieldContent,
+					Step: s.Number, Steps: len(steps), Value: strconv.Itoa(n), Waits: []int{n}})
+			}
+		}
+	}
+	if cycle := findCycle(steps); cycle != nil {
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonAfterCycle, Name: name, Field: fieldContent,
+			Step: cycle[0], Waits: cycle})
+	}
+	return nil
+}
+
+// findCycle returns the steps of one cycle of prerequisites in the order they wait for each
+// other, starting at its smallest number; nil when there is none. Iterative, so a long
+// chain cannot exhaust the stack.
+func findCycle(steps []Step) []int {
+	const (
+		unseen = iota
+		open
+		closed
+	)
+	mark := make([]uint8, len(steps)+1)
+	type frame struct{ step, next int }
+	for start := 1; start <= len(steps); start++ {
+		if mark[start] != unseen {
+			continue
+		}
+		stack := []frame{{start, 0}}
+		mark[start] = open
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			after := steps[top.step-1].After
+			if top.next >= len(after) {
+				mark[top.step] = closed
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			n := after[top.next]
+			top.next++
+			if n < 1 || n > len(steps) {
+				continue
+			}
+			switch mark[n] {
+			case open:
+				var cycle []int
+				for i := len(stack) - 1; i >= 0; i-- {
+					cycle = append(cycle, stack[i].step)
+					if stack[i].step == n {
+						break
+					}
+				}
+				slices.Reverse(cycle)
+				low := slices.Index(cycle, slices.Min(cycle))
+				return append(cycle[low:], cycle[:low]...)
+			case unseen:
+				mark[n] = open
+				stack = append(stack, frame{n, 0})
+			}
+		}
+	}
+	return nil
+}
+
+// formatSteps writes step numbers as "2, 3".
+func formatSteps(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ", ")
+}

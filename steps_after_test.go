@@ -1,0 +1,216 @@
+package plan_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+const graphBody = `# Ship
+- [ ] Build
+- [ ] Test (after 1)
+- [ ] Docs
+- [ ] Deploy (after 2, 3)
+`
+
+func newGraphStore(t *testing.T, cfg plan.StoreConfig) *plan.Store {
+	t.Helper()
+	if cfg.Backend == nil {
+		cfg.Backend = plan.NewMemoryBackend()
+	}
+	s, err := plan.NewStore(&cfg)
+	require.NoError(t, err)
+	body := graphBody
+	_, err = s.Put(context.Background(), plan.Update{Name: "ship", Content: &body})
+	require.NoError(t, err)
+	return s
+}
+
+func graphMove(s *plan.Store, by string, step int, to plan.StepState) (plan.Step, *plan.Error) {
+	_, st, err := s.MoveStep(context.Background(), plan.StepMove{Name: "ship", Step: step, State: to, By: by})
+	if err == nil {
+		return st, nil
+	}
+	var pe *plan.Error
+	if !errors.As(err, &pe) {
+		pe = &plan.Error{Code: "not_an_error", Message: err.Error()}
+	}
+	return plan.Step{}, pe
+}
+
+// "(after 2, 3)" at the end of a step's text, before any holder tag, lists the steps it waits
+// for; the text stays as written.
+func TestAfterIsReadFromTheStepText(t *testing.T) {
+	steps := plan.ParseSteps("- [ ] a\n- [ ] b\n- [~] Deploy (after 2, 1) (@w1)\n- [x] d (after 3) — shipped it\n- [ ] e (after 1) and more\n")
+	require.Len(t, steps, 5)
+	assert.Nil(t, steps[0].After)
+	assert.Equal(t, []int{1, 2}, steps[2].After)
+	assert.Equal(t, "Deploy (after 2, 1) (@w1)", steps[2].Text)
+	assert.Equal(t, "w1", steps[2].Holder)
+	assert.Equal(t, []int{3}, steps[3].After, "a note a move appended follows the step's own text")
+	assert.Nil(t, steps[4].After, "only an (after …) that ends the text counts")
+}
+
+// A write naming a step the plan does not have, or whose steps wait for each other in a
+// cycle, is refused with invalid_argument naming the steps, and nothing is written.
+func TestAWriteWithAnUnknownPrerequisiteOrACycleIsRefused(t *testing.T) {
+	s := newGraphStore(t, plan.StoreConfig{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		body  string
+		waits []int
+		step  int
+	}{
+		{"- [ ] a\n- [ ] b (after 7)\n", []int{7}, 2},
+		{"- [ ] a (after 3)\n- [ ] b (after 1)\n- [ ] c (after 2)\n", []int{1, 3, 2}, 1},
+		{"- [ ] a\n- [ ] b (after 2)\n", []int{2}, 2},
+	} {
+		body := tc.body
+		_, err := s.Put(ctx, plan.Update{Name: "ship", Content: &body})
+		var pe *plan.Error
+		require.True(t, errors.As(err, &pe), "%v", err)
+		assert.Equal(t, plan.CodeInvalidArgument, pe.Code)
+		assert.Equal(t, tc.waits, pe.Waits, pe.Message)
+		assert.Equal(t, tc.step, pe.Step, pe.Message)
+		_, err = s.Put(ctx, plan.Update{Name: "fresh", Content: &body})
+		require.Error(t, err, "a create is refused too")
+	}
+	p, err := s.Get(ctx, "ship")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), p.Revision, "nothing was written")
+	assert.Equal(t, graphBody, p.Content)
+	_, err = s.Get(ctx, "fresh")
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+}
+
+// A step is started or finished only once every step it waits for is completed or skipped;
+// a failed prerequisite blocks it. The next free step is the first ready one.
+func TestAStepStartsOnlyAfterItsPrerequisites(t *testing.T) {
+	s := newGraphStore(t, plan.StoreConfig{})
+	_, perr := graphMove(s, "w1", 4, plan.StepInProgress)
+	require.NotNil(t, perr)
+	assert.Equal(t, plan.CodeStepBlocked, perr.Code)
+	assert.Equal(t, []int{2, 3}, perr.Waits)
+	assert.Contains(t, perr.Message, "2, 3")
+	_, perr = graphMove(s, "w1", 2, plan.StepCompleted)
+	require.NotNil(t, perr)
+	assert.Equal(t, plan.CodeStepBlocked, perr.Code)
+
+	st, perr := graphMove(s, "w1", 0, plan.StepInProgress)
+	require.Nil(t, perr)
+	assert.Equal(t, 1, st.Number)
+	st, perr = graphMove(s, "w2", 0, plan.StepInProgress)
+	require.Nil(t, perr)
+	assert.Equal(t, 3, st.Number, "step 2 waits for step 1")
+	_, perr = graphMove(s, "w3", 0, plan.StepInProgress)
+	require.NotNil(t, perr)
+	assert.Equal(t, plan.CodeStepBlocked, perr.Code, "pending steps remain but none is ready")
+	assert.Equal(t, []int{1, 2, 3}, perr.Waits)
+
+	_, perr = graphMove(s, "w1", 1, plan.StepFailed)
+	require.Nil(t, perr)
+	_, perr = graphMove(s, "w1", 2, plan.StepInProgress)
+	require.NotNil(t, perr, "a failed prerequisite blocks")
+	assert.Equal(t, plan.CodeStepBlocked, perr.Code)
+
+	p, err := s.Get(context.Background(), "ship")
+	require.NoError(t, err)
+	sum := p.Summarize()
+	require.NotNil(t, sum.CurrentStep)
+	assert.Equal(t, 3, sum.CurrentStep.Number)
+	assert.Nil(t, sum.NextStep, "no pending step is ready")
+
+	_, perr = graphMove(s, "w2", 3, plan.StepCompleted)
+	require.Nil(t, perr)
+	body := "# Ship\n- [-] Build\n- [ ] Test (after 1)\n- [x] Docs\n- [ ] Deploy (after 2, 3)\n"
+	_, err = s.Put(context.Background(), plan.Update{Name: "ship", Content: &body})
+	require.NoError(t, err, "replanned: the failed step skipped")
+	st, perr = graphMove(s, "w1", 0, plan.StepInProgress)
+	require.Nil(t, perr)
+	assert.Equal(t, 2, st.Number)
+	_, perr = graphMove(s, "w1", 2, plan.StepCompleted)
+	require.Nil(t, perr)
+	st, perr = graphMove(s, "w1", 0, plan.StepInProgress)
+	require.Nil(t, perr)
+	assert.Equal(t, 4, st.Number)
+	_, perr = graphMove(s, "w1", 4, plan.StepCompleted)
+	require.Nil(t, perr)
+	_, perr = graphMove(s, "w1", 0, plan.StepInProgress)
+	require.NotNil(t, perr)
+	assert.Equal(t, plan.CodeIllegalTransition, perr.Code, "no pending step remains")
+}
+
+// Through a real agent: a cycle and an unknown prerequisite are structured errors the run
+// goes on after; a blocked step's error names what it waits for and the ready next_step.
+func TestAnAgentIsToldWhatABlockedStepWaitsFor(t *testing.T) {
+	s := newGraphStore(t, plan.StoreConfig{})
+	mw, err := plan.New(context.Background(), &plan.Config{Store: s, AgentName: "w1"})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(
+		plantest.CallTool("write_plan", `{"name":"ship","content":"- [ ] a (after 2)\n- [ ] b (after 1)\n"}`),
+		plantest.CallTool("write_plan", `{"name":"ship","content":"- [ ] a\n- [ ] b (after 9)\n"}`),
+		plantest.CallTool("update_plan_step", `{"name":"ship","step":4,"status":"in_progress"}`),
+		plantest.CallTool("update_plan_step", `{"name":"ship","status":"in_progress"}`),
+		plantest.Answer("done"),
+	)
+	results := graphRun(t, m, mw)
+	require.Len(t, results, 4)
+	assert.Equal(t, "invalid_argument", graphErrCode(results[0]), results[0])
+	assert.Contains(t, results[0], "1, 2")
+	assert.Equal(t, "invalid_argument", graphErrCode(results[1]), results[1])
+	assert.Contains(t, results[1], "9")
+	assert.Equal(t, "step_blocked", graphErrCode(results[2]), results[2])
+	assert.Contains(t, results[2], `"waits":[2,3]`)
+	assert.Contains(t, results[2], `"next_step":{"number":1`)
+	assert.Equal(t, "", graphErrCode(results[3]), results[3])
+	assert.Contains(t, results[3], `"step":1`)
+	assert.Contains(t, results[3], `"next_step":{"number":3`)
+}
+
+func graphRun(t *testing.T, m *plantest.ScriptedModel, handlers ...adk.ChatModelAgentMiddleware) []string {
+	t.Helper()
+	ctx := context.Background()
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: "w1", Description: "works", Instruction: "You work.", Model: m,
+		Handlers: handlers, MaxIterations: 50,
+	})
+	require.NoError(t, err)
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
+	var out []string
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			break
+		}
+		require.NoError(t, ev.Err)
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
+				out = append(out, msg.Content)
+			}
+		}
+	}
+	return out
+}
+
+// graphErrCode is the error code of a tool result, "" for a success.
+func graphErrCode(result string) string {
+	const key = `{"error":{"code":"`
+	if len(result) < len(key) || result[:len(key)] != key {
+		return ""
+	}
+	rest := result[len(key):]
+	for i := range len(rest) {
+		if rest[i] == '"' {
+			return rest[:i]
+		}
+	}
+	return ""
+}
