@@ -237,6 +237,9 @@ var factTexts = map[string]string{
 	reasonApprovalStale:            "plan {name} changed from revision {rev} to {current} while it was reviewed; nothing was approved",
 	reasonNoDecision:               "the approval of plan {name} was resumed without a decision; nothing was approved",
 	reasonApprovalOrchestratorOnly: "request_plan_approval is for the orchestrator only",
+	reasonUnknownArgument:          "{field} is not an argument of this tool, which takes {value}",
+	reasonConflictingAliases:       "{value} all stand for {field} and have different values",
+	reasonStepIndex:                "{field} may count steps from 0; step counts them from 1",
 }
 
 // Reasons of approvals: a move of a plan that is not approved; a decision on a revision
@@ -269,6 +272,15 @@ const (
 	reasonStepsChanged = "steps_changed"
 	// No step is pending, so there is no next step to take.
 	reasonNoPendingStep = "no_pending_step"
+)
+
+// Reasons of arguments a tool cannot read with one meaning: an argument it does not take and
+// that is no alias of one it takes; two spellings of one argument with different values; a
+// step named by an index that may count from 0.
+const (
+	reasonUnknownArgument    = "unknown_argument"
+	reasonConflictingAliases = "conflicting_aliases"
+	reasonStepIndex          = "step_index"
 )
 
 // Reasons of prerequisites ("(after 2, 3)", graph.go): a body naming a step it does not have;

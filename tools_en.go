@@ -191,4 +191,9 @@ How to check the result (tests to run, outputs to inspect).
 	"gate.unavailable":           "{tool} did not run: the plans cannot be read right now, so no approved step can be checked. Try again in a moment",
 	"patched.approval":           "no decision came for plan {name}: the request for approval was abandoned, and the plan is not approved. Call request_plan_approval again if it still needs approval",
 	"patched.other":              "{tool} did not finish: the run stopped before its result came. Check what it did before calling it again",
+	// Forgiving arguments: refusals of what has no one meaning, and the note on a call read after normalizing.
+	"err.unknown_argument":    "{field} is not an argument of this tool; it takes {value}. Send the call again with those names",
+	"err.conflicting_aliases": "{value} all mean {field} but have different values; give {field} once",
+	"err.step_index":          "{field} is ambiguous (it may count from 0); give step instead: the step's number counting from 1, as read_plan lists it",
+	"normalized.unwrapped":    "arguments: one bare JSON object",
 }

@@ -189,4 +189,9 @@ var textsZH = map[string]string{
 	"gate.unavailable":           "{tool} 未运行：目前无法读取计划，因此无法核对已批准的步骤。请稍后重试",
 	"patched.approval":           "计划 {name} 没有得到审批决定：审批请求已被放弃，计划未获批准。如仍需审批，请再次调用 request_plan_approval",
 	"patched.other":              "{tool} 未完成：运行在其结果返回前就停止了。再次调用前请先确认它做了什么",
+	// 宽容的参数：拒绝含义不唯一的参数，以及规范化后附在结果里的说明。
+	"err.unknown_argument":    "{field} 不是该工具的参数；它接受的参数为 {value}。请用这些名字重新调用",
+	"err.conflicting_aliases": "{value} 都表示 {field}，但取值不同；请只给一次 {field}",
+	"err.step_index":          "{field} 含义不明（可能从 0 开始计数）；请改用 step：从 1 开始的步骤编号，与 read_plan 列出的一致",
+	"normalized.unwrapped":    "参数：只需一个 JSON 对象",
 }
