@@ -143,6 +143,8 @@ func TestArgumentCorpus(t *testing.T) {
 				assert.Equal(t, before.Content, after.Content, label)
 				if lang == adk.LanguageChinese {
 					assert.True(t, hasHanText(message), "the message is in Chinese: %s: %s", label, message)
+					n, words := englishRun(message)
+					assert.Less(t, n, 2, "the Chinese message carries English %q: %s: %s", words, label, message)
 				}
 			}
 		}
@@ -198,4 +200,31 @@ func TestSloppyAgentFinishesWithoutARefusal(t *testing.T) {
 	assert.EqualValues(t, 4, p.Revision)
 	assert.Equal(t, "shipping", p.Status)
 	assert.Contains(t, p.Content, "- [x] build")
+}
+
+// TestNoGuardIsDropped: a stale revision under any name, known or not, on every tool that
+// takes a guard, is either checked (revision_conflict) or refused (invalid_argument), and
+// nothing is written.
+func TestNoGuardIsDropped(t *testing.T) {
+	calls := map[string]string{
+		plan.ToolWritePlan:          `{"name":"p","content":"# P\n- [ ] new\n",%s}`,
+		plan.ToolDeletePlan:         `{"name":"p",%s}`,
+		plan.ToolSetPlanStatus:      `{"name":"p","status":"done",%s}`,
+		plan.ToolUpdatePlanStep:     `{"name":"p","step":1,"status":"completed",%s}`,
+		plan.ToolUpdatePlanFromFile: `{"name":"p","path":"/work/p.md",%s}`,
+	}
+	spellings := []string{"last_known_revision", "lastKnownRevision", "revision", "Revision", "expected_revision",
+		"expectedRevision", "if_revision", "known_revision", "base_revision", "current_revision", "rev",
+		"if_match", "version", "etag", "revision_number", "expected_version", "parent", "since_revision"}
+	for tool, form := range calls {
+		for _, key := range spellings {
+			for _, value := range []string{"9", `"9"`, "9.0"} {
+				args := strings.Replace(form, "%s", `"`+key+`":`+value, 1)
+				outcome, result, _, before, after := corpusOutcome(t, adk.LanguageEnglish, corpusCase{Tool: tool, Args: args})
+				assert.Contains(t, []string{"revision_conflict", "invalid_argument"}, outcome, "%s %s: %s", tool, args, result)
+				require.NotNil(t, after, "%s %s deleted the plan: %s", tool, args, result)
+				assert.Equal(t, before.Revision, after.Revision, "%s %s wrote: %s", tool, args, result)
+			}
+		}
+	}
 }

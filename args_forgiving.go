@@ -71,7 +71,10 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 		if v == nil {
 			continue // null counts as omitted
 		}
-		value, changed := normalizeValue(spec.name, takes[canon], v)
+		value, changed, err := normalizeValue(spec.name, takes[canon], v)
+		if err != nil {
+			return nil, nil, err
+		}
 		if prev, dup := out[canon]; dup {
 			if !sameValue(prev, value) {
 				return nil, nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonConflictingAliases,
@@ -241,44 +244,49 @@ func isStepIndexKey(key string) bool {
 	return false
 }
 
-// normalizeValue returns v in the canonical form of p's type, and whether it changed. A value
-// whose meaning is unclear is returned as it is, and the tool's accessor refuses it with
-// the message it always gave.
-func normalizeValue(tool string, p param, v any) (any, bool) {
+// normalizeValue returns v in the canonical form of p's type, and whether it changed. A
+// string that should be an integer or a boolean and is none ("3.5", "three", "maybe") is
+// refused naming the string, so the model sees what it sent; any other value whose meaning
+// is unclear is returned as it is, and the tool's accessor refuses it as it always did.
+func normalizeValue(tool string, p param, v any) (any, bool, error) {
 	switch p.typ {
 	case schema.Integer:
 		var text string
 		switch x := v.(type) {
 		case json.Number:
 			if _, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
-				return v, false
+				return v, false, nil
 			}
 			text = x.String()
 		case string:
 			text = strings.TrimSpace(x)
 		default:
-			return v, false
+			return v, false, nil
 		}
 		if n, ok := wholeNumber(text); ok {
-			return json.Number(strconv.FormatInt(n, 10)), true
+			return json.Number(strconv.FormatInt(n, 10)), true, nil
+		}
+		if _, ok := v.(string); ok {
+			return nil, false, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotInteger, Field: p.name, Value: text})
 		}
 	case schema.Boolean:
 		if s, ok := v.(string); ok {
 			switch strings.ToLower(strings.TrimSpace(s)) {
 			case "true":
-				return true, true
+				return true, true, nil
 			case "false":
-				return false, true
+				return false, true, nil
 			}
+			return nil, false, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotBoolean, Field: p.name, Value: s})
 		}
 	case schema.String:
 		if s, ok := v.(string); ok && tool == ToolUpdatePlanStep && p.name == pStepState.name {
 			if st, ok := canonicalStepState(s); ok && string(st) != s {
-				return string(st), true
+				return string(st), true, nil
 			}
 		}
 	}
-	return v, false
+	return v, false, nil
 }
 
 // wholeNumber reads a decimal integer, with an optional sign and an optional fraction of
