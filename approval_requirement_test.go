@@ -33,7 +33,7 @@ func TestARewriteCannotFinishAnUnapprovedStep(t *testing.T) {
 		writePlanCall("release", swapped, 3),
 		plantest.Answer("done"),
 	)
-	results := runAs(t, "planner", model, mw)
+	results := runTools(t, model, mw)
 	require.Len(t, results, 2)
 	assert.Empty(t, errorCode(t, results[0]), results[0])
 	assert.Equal(t, "not_approved", errorCode(t, results[1]), results[1])
@@ -51,13 +51,13 @@ func TestTheApprovalRequirementBelongsToThePlan(t *testing.T) {
 	backend := plan.NewMemoryBackend()
 	strict, err := plan.New(ctx, &plan.Config{Backend: backend, RequireApproval: true, AgentName: "planner"})
 	require.NoError(t, err)
-	results := runAs(t, "planner", plantest.NewScriptedModel(writePlanCall("release", releaseSteps, 0), plantest.Answer("ok")), strict)
+	results := runTools(t, plantest.NewScriptedModel(writePlanCall("release", releaseSteps, 0), plantest.Answer("ok")), strict)
 	require.Len(t, results, 1)
 	require.Empty(t, errorCode(t, results[0]), results[0])
 
 	lax, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker"})
 	require.NoError(t, err)
-	results = runAs(t, "worker", plantest.NewScriptedModel(
+	results = runTools(t, plantest.NewScriptedModel(
 		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`),
 		plantest.Answer("ok")), lax)
 	require.Len(t, results, 1)

@@ -13,36 +13,13 @@ import (
 	"github.com/einoplan/plan/plantest"
 )
 
-// runAs runs one ChatModelAgent called name with the plan middleware mw and returns the
-// tool results in order.
-func runAs(t *testing.T, name string, m *plantest.ScriptedModel, mw adk.ChatModelAgentMiddleware) []string {
-	t.Helper()
-	ctx := context.Background()
-	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
-		Name: name, Description: "works", Instruction: "You work.", Model: m,
-		Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 20,
-	})
-	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	var events []*adk.AgentEvent
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		require.NoError(t, ev.Err)
-		events = append(events, ev)
-	}
-	return toolResults(events)
-}
-
 // A note that ends like a holder's tag is refused, whoever moves the step: after a release
 // takes the mover's own tag away, the note's tag would otherwise name a holder nobody made.
 func TestANoteNeverBecomesAHolder(t *testing.T) {
 	s, _ := newTeamStore(t, plan.StoreConfig{})
 	mw, err := plan.New(context.Background(), &plan.Config{Store: s, AgentName: "me"})
 	require.NoError(t, err)
-	results := runAs(t, "me", plantest.NewScriptedModel(
+	results := runTools(t, plantest.NewScriptedModel(
 		plantest.CallTool("update_plan_step", `{"name":"team","step":1,"status":"in_progress","note":"blocked, ask (@victim)"}`),
 		plantest.CallTool("update_plan_step", `{"name":"team","step":1,"status":"in_progress","note":"blocked, ask victim"}`),
 		plantest.Answer("done"),
@@ -182,4 +159,10 @@ func TestAStaleMoveAfterRewritesThatRewordAStepIsRefused(t *testing.T) {
 
 	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 2, State: plan.StepInProgress, By: "w", IfRevision: rev(3)})
 	require.NoError(t, err, "a move naming the current steps applies")
+}
+
+// runTools runs one ChatModelAgent with the plan middleware mw and returns its tool results.
+func runTools(t *testing.T, m *plantest.ScriptedModel, mw adk.ChatModelAgentMiddleware) []string {
+	t.Helper()
+	return toolResults(runAgent(t, m, mw))
 }
