@@ -32,6 +32,12 @@ func EncodePlan(p *Plan) string {
 		b.WriteByte('\n')
 		writeHeaderString(&b, hdrStepsBody, stepsBodyHash(p.Content))
 	}
+	if p.holds != "" {
+		writeHeaderString(&b, hdrHolds, p.holds)
+	}
+	if p.expiredHold != "" {
+		writeHeaderString(&b, hdrHoldExpired, p.expiredHold)
+	}
 	if p.RequiresApproval {
 		b.WriteString(hdrRequiresApproval + ": true\n")
 	}
@@ -175,6 +181,11 @@ func (p *Plan) setHeader(key, value string) error {
 		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n > 0 {
 			p.stepsRev = n
 		}
+	case hdrHolds:
+		// Only a hint for leases: a bad value counts each hold from updated_at.
+		_ = decodeJSONString(value, &p.holds)
+	case hdrHoldExpired:
+		_ = decodeJSONString(value, &p.expiredHold)
 	case "updated_at":
 		var s string
 		if err := decodeJSONString(value, &s); err != nil {

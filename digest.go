@@ -185,10 +185,12 @@ func (d *runDigest) sameAsLast(msg any) bool {
 
 // WrapModel renews the digest at the model call (see above).
 func (m *middleware[M]) WrapModel(_ context.Context, inner model.BaseModel[M], _ *adk.TypedModelContext[M]) (model.BaseModel[M], error) {
+	renew := m.renewDigest
 	if m.cfg.Digest.Disabled {
-		return inner, nil
+		renew = func(_ context.Context, input []M) []M { return input }
 	}
-	return &digestModel[M]{inner: inner, renew: m.renewDigest}, nil
+	// Reminders of others' changes follow the input, after the digest (reminders.go).
+	return &digestModel[M]{inner: inner, renew: func(ctx context.Context, input []M) []M { return m.remind(ctx, renew(ctx, input)) }}, nil
 }
 
 // digestModel is a model whose input gets the run's current digest.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -75,6 +76,13 @@ type Config struct {
 	// DefaultHistoryLimit, negative keeps none), which lets read_plan's since_revision return
 	// only what changed and stale step moves of other steps apply without a conflict.
 	HistoryLimit int
+	// ClaimTTL is how long a hold on a step lasts without renewal (StoreConfig.ClaimTTL);
+	// 0: holds never expire. With Store set, the Store's own ClaimTTL applies.
+	ClaimTTL time.Duration
+	// ReminderEvery is how many model calls at least separate two reminders of changes
+	// others made to the plans this run works on (reminders.go); 0 means
+	// 3, a negative value turns reminders off.
+	ReminderEvery int
 	// Template replaces the built-in plan writing guide that plan_template returns.
 	Template string
 	// Digest bounds the digest of current plans added to the instruction.
@@ -202,7 +210,7 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 // storeFor returns the Store a middleware works on: the given one, or one made from cfg.
 func storeFor(cfg *Config) (*Store, error) {
 	if cfg.Store == nil {
-		return NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes, HistoryLimit: cfg.HistoryLimit})
+		return NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes, HistoryLimit: cfg.HistoryLimit, ClaimTTL: cfg.ClaimTTL})
 	}
 	if cfg.Backend != nil || cfg.BaseDir != "" || cfg.MaxContentBytes != 0 || cfg.HistoryLimit != 0 {
 		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir, MaxContentBytes and HistoryLimit unset (the Store has them)")
@@ -296,6 +304,8 @@ type runState struct {
 	starters, exempt map[string]bool
 
 	digest runDigest
+	// reminders tell the run of others' changes to its plans (reminders.go).
+	reminders runReminders
 }
 
 func inRun(ctx context.Context) bool {

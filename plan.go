@@ -25,6 +25,11 @@ type Plan struct {
 	// stepsRev is the revision at which the list of steps (their text and order) last
 	// changed; 0 when the file does not say.
 	stepsRev int64
+	// holds is when each held step was last moved by its holder, as the header stores it
+	// ("3@<time>,5@<time>", leases.go); expiredHold is "3 w1" when this revision moved step 3
+	// after w1's hold on it expired. Strings, so a Plan stays comparable.
+	holds       string
+	expiredHold string
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
 	Repaired bool `json:"repaired,omitempty"`

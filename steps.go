@@ -257,10 +257,12 @@ func checkNote(note string) error {
 }
 
 // stepClaim is who moves a step: by holds the steps it moves to in_progress ("" holds
-// nothing); takeover lets by move a step someone else holds.
+// nothing); takeover lets by move a step someone else holds; renew lets the holder of a step
+// in progress move it to in_progress again, keeping it.
 type stepClaim struct {
 	by       string
 	takeover bool
+	renew    bool // by holds the step and moves it to in_progress again: it keeps it
 }
 
 // setStep is SetStepState that also checks and writes holders: a step held by another agent
@@ -297,8 +299,8 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 		return "", Step{}, fail(Error{Code: CodeStepHeld, Reason: reasonStepHeld, Step: number, Agent: holder, From: it.step.State, To: to})
 	}
 	// Taking over a step in progress hands it to by; anything else must be a legal move.
-	reassign := c.takeover && it.step.State == StepInProgress && to == StepInProgress
-	if reassign && holder == c.by {
+	reassign := (c.takeover || c.renew) && it.step.State == StepInProgress && to == StepInProgress
+	if reassign && holder == c.by && !c.renew {
 		// Handing a step to whoever holds it changes nothing but would grow its line.
 		return "", Step{}, fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, Step: number, From: it.step.State, To: to})
 	}

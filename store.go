@@ -55,6 +55,17 @@ type StoreConfig struct {
 	// write for a plan over HistoryMaxBytes/(HistoryLimit+8) bytes), so up to 7 newer
 	// entries may be stored beyond both bounds; History never shows more than HistoryLimit.
 	HistoryMaxBytes int64
+	// ClaimTTL is how long an agent's hold on a step lasts without renewal; 0 means holds
+	// never expire. A holder renews its hold by any move of its own step (moving its own
+	// in_progress step to in_progress again just renews it). Once a hold is older than
+	// ClaimTTL, a move without a step number takes that step before any pending one, and
+	// anyone may move it without a takeover; the revision that does records whose hold
+	// expired (Change.Expired, History). The time of each hold is stored in the plan file,
+	// written by the clock of the machine that moved the step and judged by the clock of the
+	// one reading it: a clock ahead by d ends holds d early, so the clocks of every machine
+	// sharing a storage must agree within a small part of ClaimTTL (NTP keeps them within
+	// milliseconds; keep ClaimTTL at minutes, longer than the slowest step between renewals).
+	ClaimTTL time.Duration
 }
 
 // Action names the kind of mutation a Change reports.
@@ -89,6 +100,9 @@ type Change struct {
 	Actor string `json:"actor,omitempty"`
 	// Progress counts the plan's steps by state after the change (zero for a delete).
 	Progress Progress `json:"progress"`
+	// Expired is the agent whose hold on a step had expired (StoreConfig.ClaimTTL) when this
+	// change moved that step; "" otherwise.
+	Expired string `json:"expired,omitempty"`
 }
 
 // Update is a create-or-update request. Nil or empty fields keep their stored value (a
@@ -157,6 +171,7 @@ type Store struct {
 	once       driver.OnceWriter
 	strict     bool
 	now        func() time.Time
+	claimTTL   time.Duration
 	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
 	historyLimit    int
 	historyMaxBytes int64
@@ -185,6 +200,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		onChange:   cfg.OnChange,
 		shared:     sharedFor(cfg.Backend, dir),
 		now:        time.Now,
+		claimTTL:   max(cfg.ClaimTTL, 0),
 	}
 	if s.maxContent == 0 {
 		s.maxContent = DefaultMaxContentBytes
@@ -275,6 +291,7 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 	}
 	if action != ActionDelete {
 		c.Progress = computeProgress(ParseSteps(p.Content))
+		c.Expired = expiredHolder(p.expiredHold)
 	}
 	if s.onChange != nil {
 		s.onChange(ctx, c)

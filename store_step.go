@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -32,7 +33,9 @@ type StepMove struct {
 	// with Takeover.
 	By string
 	// Takeover moves a step that another agent holds; with State in_progress it hands the
-	// step to By (to nobody when By is "").
+	// step to By (to nobody when By is ""). A step whose hold expired (StoreConfig.ClaimTTL)
+	// moves without it. By moving its own in_progress step to in_progress again, its holder
+	// renews its hold.
 	Takeover bool
 }
 
@@ -71,9 +74,14 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 			return nil, notFound(m.Name)
 		}
 		steps := ParseSteps(cur.Content)
+		now := s.now().UTC()
 		number := m.Step
+		c := claim
 		if number == 0 && m.State == StepInProgress {
-			next, ok := nextFreeStep(steps)
+			next, ok := expiredStep(cur, steps, s.claimTTL, now)
+			if !ok || next.Holder == c.by {
+				next, ok = nextFreeStep(steps)
+			}
 			if !ok {
 				if waits := pendingWaits(steps); waits != nil {
 					return nil, fail(Error{Code: CodeStepBlocked, Reason: reasonNoReadyStep, Name: cur.Name, CurrentRevision: cur.Revision, Waits: waits})
@@ -82,7 +90,16 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 			}
 			number = next.Number
 		}
-		body, updated, err := setStep(cur.Content, number, m.State, m.Note, claim)
+		expired := ""
+		if number >= 1 && number <= len(steps) {
+			switch st := steps[number-1]; {
+			case st.Holder != "" && st.Holder != c.by && holdExpired(cur, st, s.claimTTL, now):
+				expired, c.takeover = st.Holder, true // its holder stopped renewing it
+			case st.Holder != "" && st.Holder == c.by && m.State == StepInProgress && !c.takeover:
+				c.renew = true
+			}
+		}
+		body, updated, err := setStep(cur.Content, number, m.State, m.Note, c)
 		if err != nil {
 			var e *Error
 			if errors.As(err, &e) && e.Code == CodeStepHeld {
@@ -100,6 +117,12 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		step = updated
 		next := *cur
 		next.Content = body
+		if m.State == StepInProgress {
+			next.holds = withHold(cur.holds, number, now) // a new hold, or its holder's renewal
+		}
+		if expired != "" {
+			next.expiredHold = strconv.Itoa(number) + " " + expired
+		}
 		return &next, nil
 	})
 	if err != nil {

@@ -1,0 +1,139 @@
+package plan
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A hold is leased: the Store records, in the plan file's header, when each held step was
+// last moved by its holder ("holds: \"3@2026-11-23T22:00:00Z,5@…\""), so every process and
+// machine sharing the storage judges it alike, whatever the backend. With a ClaimTTL, a hold
+// not renewed within it has expired: the next free step is that step before any pending
+// one, and anyone may move it without a takeover. The revision that moves a step whose hold
+// expired records whose it was ("hold_expired: \"3 w1\""), for History and Change.Expired.
+
+// hdrHolds and hdrHoldExpired are the header keys of a plan's hold times and of the hold
+// that expired at its revision.
+const (
+	hdrHolds       = "holds"
+	hdrHoldExpired = "hold_expired"
+)
+
+// formatHolds writes hold times as "3@<RFC 3339 UTC>,5@…", by step number.
+func formatHolds(holds map[int]time.Time) string {
+	nums := make([]int, 0, len(holds))
+	for n := range holds {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	parts := make([]string, len(nums))
+	for i, n := range nums {
+		parts[i] = strconv.Itoa(n) + "@" + holds[n].UTC().Format(time.RFC3339Nano)
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseHolds reads formatHolds' text; an entry it cannot read is left out (that step's
+// hold then counts from the plan's UpdatedAt).
+func parseHolds(s string) map[int]time.Time {
+	var holds map[int]time.Time
+	for _, part := range strings.Split(s, ",") {
+		num, at, ok := strings.Cut(part, "@")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(num)
+		t, terr := time.Parse(time.RFC3339Nano, at)
+		if err != nil || terr != nil || n < 1 {
+			continue
+		}
+		if holds == nil {
+			holds = map[int]time.Time{}
+		}
+		holds[n] = t.UTC()
+	}
+	return holds
+}
+
+// settleHolds gives next, about to be written at next.UpdatedAt, the hold time of each step
+// it has held: the time next carries when cur had that same step held by the same agent
+// (the hold goes on, or its holder just renewed it), else now (a new hold, a takeover, or a
+// rewrite that moved the step). Steps nobody holds have none. It also clears an expired
+// hold next carries over unchanged from cur: that one belongs to cur's revision.
+func settleHolds(cur, next *Plan) {
+	if cur != nil && next.expiredHold == cur.expiredHold {
+		next.expiredHold = ""
+	}
+	if !strings.Contains(next.Content, "(@") {
+		next.holds = ""
+		return
+	}
+	had := parseHolds(next.holds)
+	var was []Step
+	if cur != nil && len(had) > 0 {
+		was = ParseSteps(cur.Content)
+	}
+	var holds map[int]time.Time
+	for _, s := range ParseSteps(next.Content) {
+		if s.Holder == "" {
+			continue
+		}
+		if holds == nil {
+			holds = map[int]time.Time{}
+		}
+		t, ok := had[s.Number]
+		if ok && s.Number <= len(was) && was[s.Number-1].Holder == s.Holder && stepKey(was[s.Number-1]) == stepKey(s) {
+			holds[s.Number] = t
+		} else {
+			holds[s.Number] = next.UpdatedAt
+		}
+	}
+	next.holds = formatHolds(holds)
+}
+
+// heldSince is when step s of p was last moved by its holder: the recorded time, else the
+// plan's UpdatedAt (a file written without one, e.g. by hand).
+func (p *Plan) heldSince(s Step) time.Time {
+	if t, ok := parseHolds(p.holds)[s.Number]; ok {
+		return t
+	}
+	return p.UpdatedAt
+}
+
+// holdExpired reports whether step s of p is held by an agent that has not renewed its hold
+// within ttl at now; never with a ttl of 0.
+func holdExpired(p *Plan, s Step, ttl time.Duration, now time.Time) bool {
+	return ttl > 0 && s.State == StepInProgress && s.Holder != "" && now.Sub(p.heldSince(s)) > ttl
+}
+
+// expiredStep is the first step of p whose hold has expired and that waits for nothing
+// unfinished: what a move without a step number takes before any pending step.
+func expiredStep(p *Plan, steps []Step, ttl time.Duration, now time.Time) (Step, bool) {
+	if ttl <= 0 {
+		return Step{}, false
+	}
+	for _, s := range steps {
+		if holdExpired(p, s, ttl, now) && waitsOf(steps, s) == nil {
+			return s, true
+		}
+	}
+	return Step{}, false
+}
+
+// withHold is holds (as the header stores them) with step n held since t.
+func withHold(holds string, n int, t time.Time) string {
+	out := parseHolds(holds)
+	if out == nil {
+		out = map[int]time.Time{}
+	}
+	out[n] = t
+	return formatHolds(out)
+}
+
+// expiredHolder is the agent named by a hold_expired header value "3 w1"; "" for none.
+func expiredHolder(v string) string {
+	_, who, _ := strings.Cut(v, " ")
+	return who
+}

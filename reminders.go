@@ -1,0 +1,226 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+)
+
+// Reminders: when a plan the run works on (one its tool calls wrote, read or moved steps
+// of) was changed by someone else since the run's previous model call, the next model call
+// gets one short line about it (revision, who, which steps moved, the next ready step),
+// never the plan itself, and nothing when nothing changed. The lines are one message
+// appended after the input for that call only: the instruction and the history stay as
+// they were, so the prompt cache keeps everything before it. At most one reminder goes out
+// every Config.ReminderEvery model calls; a change held back is told with the next one.
+
+// defaultReminderEvery is Config.ReminderEvery's default. A worker spends about three model
+// calls on a step (take it, do it, finish it), so this tells it of others' moves about once
+// per step of its own: soon enough to take a step that just became ready or to see its plan
+// rewritten, rarely enough that a busy plan (many workers moving steps) does not cost a note
+// at every call.
+const defaultReminderEvery = 3
+
+// maxReminderSteps bounds the steps one reminder line names.
+const maxReminderSteps = 5
+
+// runReminders is what a run's reminders keep between its model calls.
+type runReminders struct {
+	mu sync.Mutex
+	// seen is the revision of each plan the run works on as of its last look at it.
+	seen map[string]int64
+	// calls counts the run's model calls; last is the call that got the last reminder.
+	calls, last int
+	// scanned is how many input messages were already read for the run's plan tool calls.
+	scanned int
+}
+
+// remind returns input, with a reminder appended when plans the run works on were changed
+// by others since the run's previous model call and the last reminder is ReminderEvery
+// calls ago or more. A plan that cannot be read is left out.
+func (m *middleware[M]) remind(ctx context.Context, input []M) []M {
+	every := m.cfg.ReminderEvery
+	if every == 0 {
+		every = defaultReminderEvery
+	}
+	st, _ := ctx.Value(m.stateKey).(*runState)
+	if every < 0 || st == nil {
+		return input
+	}
+	r := &st.reminders
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	if r.scanned > len(input) {
+		r.scanned = 0 // the history was rewritten: read it again
+	}
+	var fresh []string
+	for _, msg := range input[r.scanned:] {
+		for _, name := range m.plansCalled(msg) {
+			if _, ok := r.seen[name]; !ok && !slices.Contains(fresh, name) {
+				fresh = append(fresh, name)
+			}
+		}
+	}
+	r.scanned = len(input)
+	if r.seen == nil && len(fresh) > 0 {
+		r.seen = map[string]int64{}
+	}
+	for _, name := range fresh {
+		r.seen[name] = 0 // looked at below, without a reminder
+	}
+	due := r.last == 0 || r.calls-r.last >= every
+	names := make([]string, 0, len(r.seen))
+	for name := range r.seen {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var lines []string
+	for _, name := range names {
+		since := r.seen[name]
+		p, err := m.store.Get(ctx, name)
+		if err != nil || p.Revision <= since {
+			continue
+		}
+		if since == 0 {
+			r.seen[name] = p.Revision
+			continue
+		}
+		who := m.changedByOthers(ctx, p, since, st.agent)
+		if who == nil {
+			r.seen[name] = p.Revision // only the run's own changes
+			continue
+		}
+		if !due {
+			continue // told with the next reminder
+		}
+		lines = append(lines, m.reminderLine(ctx, st.set.texts, p, since, who))
+		r.seen[name] = p.Revision
+	}
+	if len(lines) == 0 {
+		return input
+	}
+	r.last = r.calls
+	note, ok := userMessage[M](st.set.texts["reminder.header"] + strings.Join(lines, "\n"))
+	if !ok {
+		return input
+	}
+	return append(slices.Clip(input), note)
+}
+
+// plansCalled names the plans an assistant message's calls of this agent's plan tools name.
+func (m *middleware[M]) plansCalled(msg M) []string {
+	am, ok := any(msg).(*schema.Message)
+	if !ok || am == nil || am.Role != schema.Assistant {
+		return nil
+	}
+	var out []string
+	for _, call := range am.ToolCalls {
+		if !m.isPlanTool(call.Function.Name) {
+			continue
+		}
+		var a struct {
+			Name string `json:"name"`
+		}
+		if resultAPI.UnmarshalFromString(call.Function.Arguments, &a) == nil && ValidateName(a.Name) == nil {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+func (m *middleware[M]) isPlanTool(name string) bool {
+	for _, shown := range m.names {
+		if shown == name {
+			return true
+		}
+	}
+	return false
+}
+
+// changedByOthers names who, other than agent, made p's revisions after since, in order;
+// nil when agent made them all. When history does not say, "?" stands for whoever did.
+func (m *middleware[M]) changedByOthers(ctx context.Context, p *Plan, since int64, agent string) []string {
+	revs, err := m.store.History(ctx, p.Name)
+	if err != nil {
+		return []string{"?"}
+	}
+	var who []string
+	told := int64(0)
+	for _, r := range revs {
+		if r.Revision <= since {
+			continue
+		}
+		told++
+		by := r.Author
+		if by == agent {
+			continue
+		}
+		if by == "" {
+			by = "?"
+		}
+		if !slices.Contains(who, by) {
+			who = append(who, by)
+		}
+	}
+	if told < p.Revision-since && !slices.Contains(who, "?") {
+		who = append(who, "?") // revisions history no longer keeps
+	}
+	return who
+}
+
+// reminderLine is one plan's line: its revision, who changed it, the steps whose state
+// changed since (or that the steps were rewritten), and the next ready step.
+func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]string, p *Plan, since int64, who []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- %s r%d→r%d %s %s", p.Name, since, p.Revision, texts["reminder.by"], strings.Join(who, ", "))
+	now := ParseSteps(p.Content)
+	if old, err := m.store.GetRevision(ctx, p.Name, since); err == nil {
+		was := ParseSteps(old.Content)
+		if !sameStepList(was, now) {
+			b.WriteString("; " + texts["reminder.rewritten"])
+		} else {
+			var moved []string
+			for i, s := range now {
+				if s.State != was[i].State || s.Holder != was[i].Holder {
+					item := fmt.Sprintf("#%d %s", s.Number, s.State)
+					if s.Holder != "" {
+						item += " (@" + s.Holder + ")"
+					}
+					moved = append(moved, item)
+				}
+			}
+			if len(moved) > maxReminderSteps {
+				moved = append(moved[:maxReminderSteps], fmt.Sprintf("+%d", len(moved)-maxReminderSteps))
+			}
+			if len(moved) > 0 {
+				b.WriteString("; " + strings.Join(moved, ", "))
+			}
+		}
+	}
+	progress := computeProgress(now)
+	fmt.Fprintf(&b, "; %s=%d/%d", texts["digest.done"], progress.Completed+progress.Skipped, progress.Total)
+	if next, ok := nextFreeStep(now); ok {
+		fmt.Fprintf(&b, "; %s=#%d %s", texts["digest.next"], next.Number, jsonString(truncateUTF8(next.Text, 80)))
+	}
+	return b.String()
+}
+
+// userMessage is a user message of the run's message type holding text.
+func userMessage[M adk.MessageType](text string) (M, bool) {
+	var zero M
+	switch any(zero).(type) {
+	case *schema.Message:
+		return any(schema.UserMessage(text)).(M), true
+	case *schema.AgenticMessage:
+		msg := &schema.AgenticMessage{Role: schema.AgenticRoleTypeUser, ContentBlocks: []*schema.ContentBlock{{
+			Type: schema.ContentBlockTypeUserInputText, UserInputText: &schema.UserInputText{Text: text}}}}
+		return any(msg).(M), true
+	}
+	return zero, false
+}
