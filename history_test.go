@@ -286,7 +286,7 @@ func TestReadPlanSinceRevisionThroughAgents(t *testing.T) {
 				plantest.CallTool("read_plan", `{"name":"ship","since_revision":1}`),
 				plantest.CallTool("read_plan", `{"name":"ship","since_revision":2}`),
 				plantest.CallTool("read_plan", `{"name":"ship","since_revision":7}`),
-				plantest.CallTool("read_plan", `{"name":"ship","since_revision":"1"}`),
+				plantest.CallTool("read_plan", `{"name":"ship","since_revision":"one"}`),
 				plantest.CallTool("update_plan_step", `{"name":"ship","step":2,"status":"in_progress","last_known_revision":1}`),
 				plantest.Answer("done")), worker))
 			require.Len(t, results, 6)

@@ -263,9 +263,9 @@ func (h *hostileModel) wrongType(name string) (string, string) {
 	case 1:
 		return "write_plan", jsonArgs("name", name, "content", []string{"x"})
 	case 2:
-		return "write_plan", jsonArgs("name", name, "content", "x", "last_known_revision", h.pick("1", "1.5", "true"))
+		return "write_plan", jsonArgs("name", name, "content", "x", "last_known_revision", h.pick("one", "1.5", "true"))
 	case 3:
-		return "update_plan_step", h.pick(jsonArgs("name", name, "step", "1", "status", "completed"),
+		return "update_plan_step", h.pick(jsonArgs("name", name, "step", "one", "status", "completed"),
 			`{"name":"`+name+`","step":1.5,"status":"completed"}`, jsonArgs("name", name, "step", 0, "status", "completed"))
 	case 4:
 		return "set_plan_status", jsonArgs("name", name, "status", true)

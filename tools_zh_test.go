@@ -287,7 +287,7 @@ func errorCases() []errorCase {
 		{"title not UTF-8", "write_plan", "{\"name\":\"fresh\",\"content\":" + body + ",\"title\":\"t\xc3\"}", plan.CodeInvalidArgument, "", false},
 		{"status not UTF-8", "write_plan", "{\"name\":\"fresh\",\"content\":" + body + ",\"status\":\"\xfe\"}", plan.CodeInvalidArgument, "", false},
 		{"author not UTF-8", "write_plan", "{\"name\":\"fresh\",\"content\":" + body + ",\"author\":\"\xed\xa0\x80\"}", plan.CodeInvalidArgument, "", false},
-		{"revision not an integer", "write_plan", `{"name":"release","content":` + body + `,"last_known_revision":"1"}`, plan.CodeInvalidArgument, "", false},
+		{"revision not an integer", "write_plan", `{"name":"release","content":` + body + `,"last_known_revision":"one"}`, plan.CodeInvalidArgument, "", false},
 		{"revision a fraction", "write_plan", `{"name":"release","content":` + body + `,"last_known_revision":1.5}`, plan.CodeInvalidArgument, "", false},
 		{"negative revision", "write_plan", `{"name":"release","content":` + body + `,"last_known_revision":-1}`, plan.CodeInvalidArgument, "", false},
 		{"stale revision", "write_plan", `{"name":"release","content":` + body + `,"last_known_revision":7}`, plan.CodeRevisionConflict, "", false},
@@ -358,10 +358,10 @@ func errorCases() []errorCase {
 		{"storage down", "get_plan_status", `{"name":"release"}`, plan.CodeBackendError, "broken", false},
 
 		// update_plan_step
-		{"step not an integer", "update_plan_step", `{"name":"release","step":"1","status":"completed"}`, plan.CodeInvalidArgument, "", false},
+		{"step not an integer", "update_plan_step", `{"name":"release","step":"one","status":"completed"}`, plan.CodeInvalidArgument, "", false},
 		{"step 0", "update_plan_step", `{"name":"release","step":0,"status":"completed"}`, plan.CodeInvalidArgument, "", false},
 		{"step out of range", "update_plan_step", `{"name":"release","step":99,"status":"completed"}`, plan.CodeInvalidArgument, "", false},
-		{"unknown step state", "update_plan_step", `{"name":"release","step":1,"status":"done"}`, plan.CodeInvalidArgument, "", false},
+		{"unknown step state", "update_plan_step", `{"name":"release","step":1,"status":"bogus"}`, plan.CodeInvalidArgument, "", false},
 		{"same state", "update_plan_step", `{"name":"release","step":1,"status":"pending"}`, plan.CodeIllegalTransition, "", false},
 		{"in progress to skipped", "update_plan_step", `{"name":"release","step":2,"status":"skipped"}`, plan.CodeIllegalTransition, "", false},
 		{"step changed by someone unnamed", "update_plan_step", `{"name":"hosted","step":1,"status":"skipped","last_known_revision":1}`, plan.CodeRevisionConflict, "", false},
