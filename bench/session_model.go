@@ -38,7 +38,11 @@ func (m *reactiveModel) Generate(_ context.Context, input []*schema.Message, _ .
 	defer m.mu.Unlock()
 	m.turns++
 	var results []string
-	for i := len(input) - 1; i >= 0 && input[i].Role == schema.Tool; i-- {
+	i := len(input) - 1
+	for i >= 0 && input[i].Role == schema.User && len(results) == 0 && i > 0 && input[i-1].Role == schema.Tool {
+		i-- // a note the middleware appended after the results (a reminder of others' changes)
+	}
+	for ; i >= 0 && input[i].Role == schema.Tool; i-- {
 		results = append([]string{input[i].Content}, results...)
 	}
 	m.results = append(m.results, results...)
