@@ -30,6 +30,9 @@ func graphWorker(name string) plantest.Turn {
 		}
 		take := call(`{"name":"` + name + `","status":"in_progress"}`)
 		last := in[len(in)-1]
+		if last.Role == schema.User && len(in) > 1 && in[len(in)-2].Role == schema.Tool {
+			last = in[len(in)-2] // a reminder follows the results
+		}
 		if last.Role != schema.Tool {
 			return take
 		}
@@ -45,7 +48,7 @@ func graphWorker(name string) plantest.Turn {
 		}
 		switch {
 		case r.Error != nil && r.Error.Code == "step_blocked":
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond)
 			return take
 		case r.Error != nil:
 			return schema.AssistantMessage("no more steps: "+r.Error.Code, nil)
@@ -97,12 +100,12 @@ func TestDeepAgentWorkersTakeStepsOnlyWhenReady(t *testing.T) {
 	require.NoError(t, err)
 	body := "# Release\n- [ ] design\n- [ ] build (after 1)\n- [ ] docs\n- [ ] test (after 2)\n- [ ] release (after 3, 4)\n"
 	worker := func(name string) adk.Agent {
-		turns := make([]plantest.Turn, 40)
+		turns := make([]plantest.Turn, 400)
 		for i := range turns {
 			turns[i] = graphWorker("release")
 		}
 		sub, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: name, Description: "executes plan steps",
-			Instruction: "You execute steps.", Model: plantest.NewScriptedModel(turns...), Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 40})
+			Instruction: "You execute steps.", Model: plantest.NewScriptedModel(turns...), Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 400})
 		require.NoError(t, err)
 		return sub
 	}

@@ -581,7 +581,7 @@ func (s *Store) keptChanges(ctx context.Context, name string, from int64, create
 			action = ActionWrite
 		}
 		changes = append(changes, Change{Name: name, Action: action, Revision: k.rev, Created: k.entry.parent == "",
-			Title: sum.Title, Status: sum.Status, Author: sum.Author, Actor: k.entry.by, Progress: sum.Progress})
+			Title: sum.Title, Status: sum.Status, Author: sum.Author, Actor: k.entry.by, Progress: sum.Progress, Expired: expiredHolder(p.expiredHold)})
 	}
 	return changes, last, true
 }

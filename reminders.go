@@ -18,6 +18,9 @@ import (
 // appended after the input for that call only: the instruction and the history stay as
 // they were, so the prompt cache keeps everything before it. At most one reminder goes out
 // every Config.ReminderEvery model calls; a change held back is told with the next one.
+// Which plans a run works on is read from the tool calls in its history, so runs whose
+// messages are *schema.AgenticMessage get no reminders. Each model call reads each such
+// plan once (and its history when it changed).
 
 // defaultReminderEvery is Config.ReminderEvery's default. A worker spends about three model
 // calls on a step (take it, do it, finish it), so this tells it of others' moves about once

@@ -87,3 +87,42 @@ func TestNoReminderWithoutOthersChanges(t *testing.T) {
 		assert.False(t, isReminder(lastInput(c)), "call %d", i)
 	}
 }
+
+// Reminders go out at most once every ReminderEvery model calls: a change made right after
+// one is told with the next, not lost.
+func TestRemindersAreSpacedByReminderEvery(t *testing.T) {
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	body := leaseBody
+	_, err = s.Put(context.Background(), plan.Update{Name: "lease", Content: &body})
+	require.NoError(t, err)
+	mw, err := plan.New(context.Background(), &plan.Config{Store: s, AgentName: "w1", ReminderEvery: 3})
+	require.NoError(t, err)
+	change := func(step int, to plan.StepState) plantest.Turn {
+		return func(in []*schema.Message) *schema.Message {
+			_, _, err := s.MoveStep(context.Background(), plan.StepMove{Name: "lease", Step: step, State: to, By: "w2"})
+			require.NoError(t, err)
+			return plantest.CallTool("get_plan_status", `{"name":"lease"}`)(in)
+		}
+	}
+	status := plantest.CallTool("get_plan_status", `{"name":"lease"}`)
+	m := plantest.NewScriptedModel(
+		plantest.CallTool("update_plan_step", `{"name":"lease","step":1,"status":"in_progress"}`),
+		change(2, plan.StepInProgress),
+		change(2, plan.StepCompleted),
+		status, status, status,
+		plantest.Answer("done"),
+	)
+	graphRun(t, m, mw)
+	calls := m.Calls()
+	require.Len(t, calls, 7)
+	var got []int
+	for i, c := range calls {
+		if isReminder(lastInput(c)) {
+			got = append(got, i)
+		}
+	}
+	assert.Equal(t, []int{2, 5}, got, "the first change at call 3, the second three calls later")
+	assert.Contains(t, lastInput(calls[2]).Content, "#2 in_progress (@w2)")
+	assert.Contains(t, lastInput(calls[5]).Content, "#2 completed")
+}

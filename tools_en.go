@@ -17,7 +17,7 @@ Shared Markdown plans, by name, seen by every agent on this task. Use one for mu
 
 	"write_plan":                     "Create or replace a plan (Markdown body). Omitted fields are kept.",
 	"write_plan.name":                "Plan name: a-z 0-9 - _, max 64.",
-	"write_plan.content":             "Full Markdown body; steps as - [ ] items.",
+	"write_plan.content":             "Full Markdown body; steps as - [ ] items; a step ending in (after 2, 3) waits for steps 2 and 3.",
 	"write_plan.title":               "",
 	"write_plan.author":              "",
 	"write_plan.status":              "Free text, e.g. draft, in-progress, done.",
@@ -43,7 +43,7 @@ Shared Markdown plans, by name, seen by every agent on this task. Use one for mu
 
 	"update_plan_step":                     "Set one checklist step's state. Legal: pending→in_progress|completed|failed|skipped, in_progress→completed|failed.",
 	"update_plan_step.name":                "",
-	"update_plan_step.step":                "Step number, from 1. Omit it with in_progress to take the next free step.",
+	"update_plan_step.step":                "Step number, from 1. Omit it with in_progress to take the next ready step.",
 	"update_plan_step.status":              "pending, in_progress, completed, failed or skipped.",
 	"update_plan_step.note":                "Short note added to the step's line.",
 	"update_plan_step.last_known_revision": "",
@@ -172,7 +172,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.after_cycle":                "steps {waits} wait for each other in a cycle, so none of them could ever start; nothing was written. Remove one \"(after …)\" of the cycle and write the plan again",
 	"err.step_blocked":               "step {step} waits for steps {waits}, which are not completed or skipped yet; take next_step instead, or wait until they are done",
 	"err.no_ready_step":              "no pending step of plan {name} can start yet: they wait for steps {waits}, which others are working on or which failed. Finish your own steps, or check get_plan_status later",
-	"reminder.header":                "Plans you work on changed since your last step (others' moves; read_plan for details):\n",
+	"reminder.header":                "Plans you work on were changed by others since your last turn (read_plan for details):\n",
 	"reminder.by":                    "by",
 	"reminder.rewritten":             "steps rewritten",
 	"err.no_pending_step":            "no step of plan {name} is pending: every step is taken or finished. Check get_plan_status, then finish your own steps or stop",

@@ -15,7 +15,7 @@ var textsZH = map[string]string{
 
 	"write_plan":                     "创建或替换计划（Markdown 正文）。未给出的字段保持不变。",
 	"write_plan.name":                "计划名：a-z 0-9 - _，最多 64 个字符。",
-	"write_plan.content":             "完整的 Markdown 正文；步骤写成 - [ ] 清单项。",
+	"write_plan.content":             "完整的 Markdown 正文；步骤写成 - [ ] 清单项；以 (after 2, 3) 结尾的步骤要等步骤 2 和 3 完成。",
 	"write_plan.title":               "",
 	"write_plan.author":              "",
 	"write_plan.status":              "自由文本，如 draft、in-progress、done。",
@@ -41,7 +41,7 @@ var textsZH = map[string]string{
 
 	"update_plan_step":                     "设置某个清单步骤的状态。合法转换：pending→in_progress|completed|failed|skipped，in_progress→completed|failed。",
 	"update_plan_step.name":                "",
-	"update_plan_step.step":                "步骤编号，从 1 开始。状态为 in_progress 时省略它，即领取下一个空闲步骤。",
+	"update_plan_step.step":                "步骤编号，从 1 开始。状态为 in_progress 时省略它，即领取下一个可开始的步骤。",
 	"update_plan_step.status":              "pending、in_progress、completed、failed 或 skipped。",
 	"update_plan_step.note":                "附加在该步骤行尾的简短备注。",
 	"update_plan_step.last_known_revision": "",

@@ -75,7 +75,7 @@ type graphReport struct {
 	Twice       int            // steps completed more than once
 	Left        int            // steps not completed at the end
 	Recovery    time.Duration  // from the dead worker's claim to its step done by another; <0: never
-	Aborted     int // worker runs a tool's Go error ended
+	Aborted     int            // worker runs a tool's Go error ended
 	Wall        time.Duration
 	DeadStep    int
 	DeadClaimed time.Time
@@ -298,9 +298,7 @@ func runGraphSession(ctx context.Context, c *counter, spec graphSpec) (*graphRep
 	log := &graphLog{completions: map[int]int{}, claims: map[int]time.Time{}, errors: map[string]int{}}
 	newMW := func(name string) (adk.ChatModelAgentMiddleware, error) {
 		if spec.Kind == kindPlan {
-			// The scripted workers read only the tool results that end their input, so they
-			// run without reminders (a note after the results would hide them).
-			return plan.New(ctx, &plan.Config{Store: store, AgentName: name, ReminderEvery: -1})
+			return plan.New(ctx, &plan.Config{Store: store, AgentName: name})
 		}
 		return plantask.New(ctx, &plantask.Config{Backend: taskBackend{backend}, BaseDir: tasksDir})
 	}
