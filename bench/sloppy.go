@@ -166,11 +166,14 @@ func runSloppySession(ctx context.Context, steps, workers int, sloppy bool) (*sl
 		return nil, err
 	}
 	rep := &sloppyReport{Steps: steps, Workers: workers, Sloppy: sloppy}
+	var counted []*sloppyStats // one per agent, each agent's model runs on its own goroutine
 	wrap := func(d decider) decider {
 		if !sloppy {
 			return d
 		}
-		return &sloppyDecider{inner: d, stats: &rep.Stats}
+		st := &sloppyStats{}
+		counted = append(counted, st)
+		return &sloppyDecider{inner: d, stats: st}
 	}
 	var models []*reactiveModel
 	orchestrate := func(finish bool) error {
@@ -207,6 +210,11 @@ func runSloppySession(ctx context.Context, steps, workers int, sloppy bool) (*sl
 	}
 	for _, m := range models {
 		rep.Turns += m.turns
+	}
+	for _, st := range counted {
+		rep.Stats.Calls += st.Calls
+		rep.Stats.Refused += st.Refused
+		rep.Stats.Unguarded += st.Unguarded
 	}
 	p, err := e.store.Get(ctx, sessionPlanName)
 	if err != nil {
