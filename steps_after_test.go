@@ -214,3 +214,23 @@ func graphErrCode(result string) string {
 	}
 	return ""
 }
+
+// The digest in the instruction names the first ready step as next, never a blocked one,
+// and get_plan_status does the same.
+func TestTheDigestNamesTheFirstReadyStep(t *testing.T) {
+	s := newGraphStore(t, plan.StoreConfig{})
+	_, perr := graphMove(s, "w9", 1, plan.StepInProgress)
+	require.Nil(t, perr)
+	mw, err := plan.New(context.Background(), &plan.Config{Store: s, AgentName: "w1"})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(
+		plantest.CallTool("get_plan_status", `{"name":"ship"}`),
+		plantest.Answer("done"),
+	)
+	results := graphRun(t, m, mw)
+	require.Len(t, results, 1)
+	assert.Contains(t, results[0], `"next_step":{"number":3,"text":"Docs"}`)
+	system := m.Calls()[0].Input[0]
+	assert.Contains(t, system.Content, `#3 "Docs"`)
+	assert.NotContains(t, system.Content, `#2 "Test (after 1)"`)
+}
