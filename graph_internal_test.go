@@ -1,0 +1,49 @@
+package plan
+
+import (
+	"context"
+	"testing"
+)
+
+// An approval that edits the plan refuses a body whose prerequisites name a missing step or
+// make a cycle, and writes nothing.
+func TestAnEditedApprovalIsCheckedForItsPrerequisites(t *testing.T) {
+	s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	body := "- [ ] a\n- [ ] b (after 1)\n"
+	if _, err := s.Put(ctx, Update{Name: "p", Content: &body}); err != nil {
+		t.Fatal(err)
+	}
+	for _, edited := range []string{"- [ ] a (after 2)\n- [ ] b (after 1)\n", "- [ ] a\n- [ ] b (after 3)\n"} {
+		_, err := s.approveContent(ctx, "p", 1, edited, "ana")
+		if CodeOf(err) != CodeInvalidArgument {
+			t.Fatalf("approval of %q: %v, want invalid_argument", edited, err)
+		}
+	}
+	p, err := s.Get(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Revision != 1 || p.Content != body || p.Approval != nil {
+		t.Fatalf("revision %d, approved %v, content %q: something was written", p.Revision, p.Approval, p.Content)
+	}
+}
+
+// findCycle names the steps of a cycle in the order they wait for each other, from the
+// smallest; afterOf reads the numbers before a move's note and tag.
+func TestFindCycleAndAfterOf(t *testing.T) {
+	steps := ParseSteps("- [ ] a\n- [ ] b (after 4)\n- [ ] c (after 2)\n- [ ] d (after 3, 1)\n")
+	got := findCycle(steps)
+	if formatSteps(got) != "2, 4, 3" {
+		t.Fatalf("cycle %v, want 2, 4, 3", got)
+	}
+	if a := afterOf("x (after steps 3,1, 3) — note (@w)"); formatSteps(a) != "1, 3" {
+		t.Fatalf("after %v", a)
+	}
+	if a := afterOf("x (after 99999999999)"); a != nil {
+		t.Fatalf("a number too long to be a step is no prerequisite list: %v", a)
+	}
+}
