@@ -120,7 +120,7 @@ func TestDeepAgentWorkersTakeStepsOnlyWhenReady(t *testing.T) {
 	)
 	agent, err := deep.New(ctx, &deep.Config{Name: "lead", Description: "orchestrator", ChatModel: lead,
 		SubAgents: []adk.Agent{worker("worker-a"), worker("worker-b")},
-		Handlers:  []adk.ChatModelAgentMiddleware{mw}, WithoutWriteTodos: true, MaxIteration: 10})
+		Handlers:  []adk.ChatModelAgentMiddleware{mw}, WithoutWriteTodos: true, MaxIteration: 400})
 	require.NoError(t, err)
 	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "release it")
 	for {
