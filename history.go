@@ -53,46 +53,6 @@ type Revision struct {
 // (tombstones keep them from repeating), so parents are truthful even in the entries of
 // writes that lost.
 
-// strayDir is where the Store sets aside what stood where its history folders go.
-func (s *Store) strayDir() string { return path.Join(s.dir, ".stray") }
-
-// setAsideStrays moves whatever stands at <BaseDir>/.history or .history/<name> and is not a
-// folder (a file, a link, a pipe) out of the way, so history, and with it every write, goes
-// on. A regular file's bytes are kept in <BaseDir>/.stray, which List reports. It reports
-// whether anything was moved.
-func (s *Store) setAsideStrays(ctx context.Context, name string) bool {
-	moved := false
-	for _, p := range [...]string{path.Join(s.dir, ".history"), s.historyDir(name)} {
-		if s.setAside(ctx, p) {
-			moved = true
-		}
-	}
-	return moved
-}
-
-func (s *Store) setAside(ctx context.Context, p string) bool {
-	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: path.Dir(p)})
-	if err != nil {
-		return false
-	}
-	stray := false
-	for _, info := range infos {
-		if path.Base(info.Path) == path.Base(p) && !info.IsDir {
-			stray = true
-		}
-	}
-	if !stray {
-		return false
-	}
-	if raw, exists, err := s.readRaw(ctx, p); err == nil && exists {
-		kept := path.Join(s.strayDir(), strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(p, s.dir), "/", "_"), "_")+"-"+strconv.FormatInt(s.now().UnixNano(), 10))
-		if s.backend.Write(ctx, &WriteRequest{FilePath: kept, Content: raw}) != nil {
-			return false
-		}
-	}
-	return s.backend.Delete(ctx, &DeleteRequest{FilePath: p}) == nil
-}
-
 // historyDir is the folder of a plan's kept revisions.
 func (s *Store) historyDir(name string) string { return path.Join(s.dir, ".history", name) }
 
@@ -486,40 +446,6 @@ func (s *Store) loadExisting(ctx context.Context, name string) (*Plan, string, e
 	return p, raw, nil
 }
 
-// Diff returns what changed in a plan from revision from to revision to (both kept): a
-// line per changed header field (title, status, author), then a unified diff of the body
-// with three lines of context. Equal revisions give "".
-func (s *Store) Diff(ctx context.Context, name string, from, to int64) (string, error) {
-	cur, curRaw, err := s.loadExisting(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	a, err := s.revisionAt(ctx, cur, curRaw, from)
-	if err != nil {
-		return "", err
-	}
-	b, err := s.revisionAt(ctx, cur, curRaw, to)
-	if err != nil {
-		return "", err
-	}
-	label := func(p *Plan) string { return name + "@" + strconv.FormatInt(p.Revision, 10) }
-	return diffPlans(a, b, label(a), label(b), 3), nil
-}
-
-// changesSince returns the current plan and, when revision since is kept, that revision
-// (nil otherwise), for a reader who already has since.
-func (s *Store) changesSince(ctx context.Context, name string, since int64) (cur, old *Plan, err error) {
-	cur, curRaw, err := s.loadExisting(ctx, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	old, err = s.revisionAt(ctx, cur, curRaw, since)
-	if CodeOf(err) == CodeNotFound {
-		return cur, nil, nil
-	}
-	return cur, old, err
-}
-
 // actorKey marks a context with who makes the changes it carries.
 type actorKey struct{}
 
@@ -538,50 +464,4 @@ func WithActor(ctx context.Context, name string) context.Context {
 func actorOf(ctx context.Context) string {
 	s, _ := ctx.Value(actorKey{}).(string)
 	return s
-}
-
-// keptChanges returns the Changes that took a plan from revision from (0: unknown, when
-// created reports a plan not seen before) to the revision it has now, one per revision in
-// order, each with the action and actor its history entry records, and the summary of the
-// last. ok is false when history does not keep every one of them, or the plan is gone.
-func (s *Store) keptChanges(ctx context.Context, name string, from int64, created bool) (changes []Change, last *cachedSummary, ok bool) {
-	if !s.historyOn() {
-		return nil, nil, false
-	}
-	cur, raw, err := s.load(ctx, name)
-	if err != nil || cur == nil || cur.Revision <= from {
-		return nil, nil, false
-	}
-	kept, err := s.verifiedHistory(ctx, cur, raw, max(from+1, s.oldestShown(cur.Revision)))
-	if err != nil || len(kept) == 0 || kept[0].rev != cur.Revision {
-		return nil, nil, false
-	}
-	for i, k := range kept {
-		if k.rev != cur.Revision-int64(i) {
-			return nil, nil, false // a revision has no verified entry
-		}
-	}
-	oldest := kept[len(kept)-1]
-	if oldest.rev != from+1 && !(created && oldest.entry.parent == "") {
-		return nil, nil, false
-	}
-	changes = make([]Change, 0, len(kept))
-	for i := len(kept) - 1; i >= 0; i-- {
-		k := kept[i]
-		p := cur
-		if i > 0 {
-			if p, err = DecodePlan(name, k.entry.file); err != nil || p.Revision != k.rev {
-				return nil, nil, false
-			}
-		}
-		sum := p.Summarize()
-		last = &cachedSummary{summary: sum}
-		action := k.entry.action
-		if action == "" {
-			action = ActionWrite
-		}
-		changes = append(changes, Change{Name: name, Action: action, Revision: k.rev, Created: k.entry.parent == "",
-			Title: sum.Title, Status: sum.Status, Author: sum.Author, Actor: k.entry.by, Progress: sum.Progress, Expired: expiredHolder(p.expiredHold)})
-	}
-	return changes, last, true
 }

@@ -1,0 +1,40 @@
+package plan
+
+import (
+	"context"
+	"strconv"
+)
+
+// Diff returns what changed in a plan from revision from to revision to (both kept): a
+// line per changed header field (title, status, author), then a unified diff of the body
+// with three lines of context. Equal revisions give "".
+func (s *Store) Diff(ctx context.Context, name string, from, to int64) (string, error) {
+	cur, curRaw, err := s.loadExisting(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	a, err := s.revisionAt(ctx, cur, curRaw, from)
+	if err != nil {
+		return "", err
+	}
+	b, err := s.revisionAt(ctx, cur, curRaw, to)
+	if err != nil {
+		return "", err
+	}
+	label := func(p *Plan) string { return name + "@" + strconv.FormatInt(p.Revision, 10) }
+	return diffPlans(a, b, label(a), label(b), 3), nil
+}
+
+// changesSince returns the current plan and, when revision since is kept, that revision
+// (nil otherwise), for a reader who already has since.
+func (s *Store) changesSince(ctx context.Context, name string, since int64) (cur, old *Plan, err error) {
+	cur, curRaw, err := s.loadExisting(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	old, err = s.revisionAt(ctx, cur, curRaw, since)
+	if CodeOf(err) == CodeNotFound {
+		return cur, nil, nil
+	}
+	return cur, old, err
+}

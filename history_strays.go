@@ -1,0 +1,48 @@
+package plan
+
+import (
+	"context"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// strayDir is where the Store sets aside what stood where its history folders go.
+func (s *Store) strayDir() string { return path.Join(s.dir, ".stray") }
+
+// setAsideStrays moves whatever stands at <BaseDir>/.history or .history/<name> and is not a
+// folder (a file, a link, a pipe) out of the way, so history, and with it every write, goes
+// on. A regular file's bytes are kept in <BaseDir>/.stray, which List reports. It reports
+// whether anything was moved.
+func (s *Store) setAsideStrays(ctx context.Context, name string) bool {
+	moved := false
+	for _, p := range [...]string{path.Join(s.dir, ".history"), s.historyDir(name)} {
+		if s.setAside(ctx, p) {
+			moved = true
+		}
+	}
+	return moved
+}
+
+func (s *Store) setAside(ctx context.Context, p string) bool {
+	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: path.Dir(p)})
+	if err != nil {
+		return false
+	}
+	stray := false
+	for _, info := range infos {
+		if path.Base(info.Path) == path.Base(p) && !info.IsDir {
+			stray = true
+		}
+	}
+	if !stray {
+		return false
+	}
+	if raw, exists, err := s.readRaw(ctx, p); err == nil && exists {
+		kept := path.Join(s.strayDir(), strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(p, s.dir), "/", "_"), "_")+"-"+strconv.FormatInt(s.now().UnixNano(), 10))
+		if s.backend.Write(ctx, &WriteRequest{FilePath: kept, Content: raw}) != nil {
+			return false
+		}
+	}
+	return s.backend.Delete(ctx, &DeleteRequest{FilePath: p}) == nil
+}

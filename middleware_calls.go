@@ -1,0 +1,98 @@
+package plan
+
+import (
+	"context"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+)
+
+// The middleware's hooks around each tool call of the agent: a context of its own per call
+// (who acts, in which run), and the gate of Config.GatedTools.
+
+// WrapInvokableToolCall gives each tool call of the agent a context of its own, so a run
+// started inside it (a sub-agent) knows it is nested, and runs a gated tool only under an
+// approved step (Config.GatedTools).
+func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	name := toolNameOf(tc)
+	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+		ctx, done := m.startCall(ctx, name, args)
+		defer done()
+		if refused, ok := m.check(ctx, name); !ok {
+			return refused, nil
+		}
+		return endpoint(ctx, args, opts...)
+	}, nil
+}
+
+// WrapStreamableToolCall is WrapInvokableToolCall for tools that stream their result.
+func (m *middleware[M]) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, tc *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+	name := toolNameOf(tc)
+	return func(ctx context.Context, args string, opts ...tool.Option) (*schema.StreamReader[string], error) {
+		ctx, done := m.startCall(ctx, name, args)
+		defer done()
+		if refused, ok := m.check(ctx, name); !ok {
+			return schema.StreamReaderFromArray([]string{refused}), nil
+		}
+		return endpoint(ctx, args, opts...)
+	}, nil
+}
+
+// WrapEnhancedInvokableToolCall is WrapInvokableToolCall for tools with multimodal results.
+func (m *middleware[M]) WrapEnhancedInvokableToolCall(_ context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
+	name := toolNameOf(tc)
+	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.ToolResult, error) {
+		ctx, done := m.startCall(ctx, name, argumentText(arg))
+		defer done()
+		if refused, ok := m.check(ctx, name); !ok {
+			return textResult(refused), nil
+		}
+		return endpoint(ctx, arg, opts...)
+	}, nil
+}
+
+// WrapEnhancedStreamableToolCall is WrapInvokableToolCall for tools that stream multimodal
+// results.
+func (m *middleware[M]) WrapEnhancedStreamableToolCall(_ context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
+	name := toolNameOf(tc)
+	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
+		ctx, done := m.startCall(ctx, name, argumentText(arg))
+		defer done()
+		if refused, ok := m.check(ctx, name); !ok {
+			return schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)}), nil
+		}
+		return endpoint(ctx, arg, opts...)
+	}, nil
+}
+
+// startCall marks ctx as one tool call of this agent; done ends the call. The name a
+// sub-agent started in the call takes stays taken until its run ends too.
+func (m *middleware[M]) startCall(ctx context.Context, name, args string) (context.Context, func()) {
+	call := &callToken{tool: name, args: args, names: m.running}
+	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
+		st.mu.Lock()
+		call.starters = st.starters
+		st.mu.Unlock()
+	}
+	call.begin()
+	return context.WithValue(ctx, callKey{}, call), call.release
+}
+
+func toolNameOf(tc *adk.ToolContext) string {
+	if tc == nil {
+		return ""
+	}
+	return tc.Name
+}
+
+func argumentText(arg *schema.ToolArgument) string {
+	if arg == nil {
+		return ""
+	}
+	return arg.Text
+}
+
+func textResult(text string) *schema.ToolResult {
+	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: text}}}
+}
