@@ -10,14 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver/drivertest"
 	"github.com/einoplan/plan/plantest"
 )
-
-// MemoryBackend passes the Backend conformance suite.
-func TestMemoryBackendConformance(t *testing.T) {
-	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return plan.NewMemoryBackend() })
-}
 
 // List returns plans sorted by name with their current status, whether served from its cache
 // or after changes made through another Store or behind the Store's back.

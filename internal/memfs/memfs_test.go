@@ -13,7 +13,7 @@ import (
 	"github.com/einoplan/plan/internal/memfs"
 )
 
-// The memory backend passes the conformance suite every backend must pass.
+// MemoryBackend passes the conformance suite every backend must pass.
 func TestConformance(t *testing.T) {
 	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return memfs.New() })
 }
