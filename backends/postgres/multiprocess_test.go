@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/internal/childtest"
 )
 
 const (
@@ -37,7 +37,7 @@ func TestNoLostUpdateAcrossProcessesOnDistinctPlans(t *testing.T) {
 
 func runIncrementChildren(t *testing.T, plans, each int) {
 	requireServer(t)
-	if os.Getenv(childSchemaEnv) != "" {
+	if childtest.IsChild() {
 		t.Skip("running as a child")
 	}
 	b := newBackend(t)
@@ -50,24 +50,11 @@ func runIncrementChildren(t *testing.T, plans, each int) {
 			t.Fatal(err)
 		}
 	}
-	var wg sync.WaitGroup
-	outputs := make([][]byte, processes)
-	errs := make([]error, processes)
-	for i := range processes {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestIncrementChild$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "PLAN_POSTGRES_URL="+serverURL, childSchemaEnv+"="+b.Schema(),
-			fmt.Sprintf("%s=%d:%d", childPlansEnv, plans, each))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outputs[i], errs[i] = cmd.CombinedOutput()
-		}()
-	}
-	wg.Wait()
-	for i := range processes {
-		if errs[i] != nil {
-			t.Fatalf("child %d: %v\n%s", i, errs[i], outputs[i])
-		}
+	children := childtest.Run(t, "TestIncrementChild", map[string]string{
+		"PLAN_POSTGRES_URL": serverURL, childSchemaEnv: b.Schema(), childPlansEnv: fmt.Sprintf("%d:%d", plans, each),
+	}, processes)
+	if err := childtest.WaitAll(children); err != nil {
+		t.Fatal(err)
 	}
 	perPlan := processes * goroutinesEach / plans * each
 	for i := range plans {
@@ -87,10 +74,8 @@ func counterName(i int) string { return fmt.Sprintf("counter-%d", i) }
 // connection and a Backend and Store of its own, so nothing in this process orders the
 // goroutines' writes: only PostgreSQL's conditional UPDATE does.
 func TestIncrementChild(t *testing.T) {
+	childtest.SkipUnlessChild(t)
 	schema := os.Getenv(childSchemaEnv)
-	if schema == "" {
-		t.Skip("only runs as a child of the cross-process tests")
-	}
 	requireServer(t)
 	var plans, each int
 	if _, err := fmt.Sscanf(os.Getenv(childPlansEnv), "%d:%d", &plans, &each); err != nil {
