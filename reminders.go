@@ -86,6 +86,9 @@ func (m *middleware[M]) remind(ctx context.Context, input []M) []M {
 	var lines []string
 	for _, name := range names {
 		since := r.seen[name]
+		if since != 0 && !due {
+			continue // looked at when the next reminder is due: no read on every model call
+		}
 		p, err := m.store.Get(ctx, name)
 		if err != nil || p.Revision <= since {
 			continue
@@ -98,9 +101,6 @@ func (m *middleware[M]) remind(ctx context.Context, input []M) []M {
 		if who == nil {
 			r.seen[name] = p.Revision // only the run's own changes
 			continue
-		}
-		if !due {
-			continue // told with the next reminder
 		}
 		lines = append(lines, m.reminderLine(ctx, st.set.texts, p, since, who))
 		r.seen[name] = p.Revision
