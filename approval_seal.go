@@ -41,12 +41,12 @@ func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
 			return nil, err
 		}
 		if exists {
-			key, err := hex.DecodeString(strings.TrimSpace(raw))
-			if err != nil || len(key) < 32 {
-				return nil, fail(Error{Code: CodeCorrupt, Reason: reasonUndecodable, Path: p})
+			if key, err := hex.DecodeString(strings.TrimSpace(raw)); err == nil && len(key) >= 32 {
+				s.shared.key = key
+				return key, nil
 			}
-			s.shared.key = key
-			return key, nil
+			// Not a key the Store wrote: nothing it seals can be verified, so approvals
+			// read as not approved, and the next approval replaces it.
 		}
 		if !create {
 			return nil, nil
@@ -55,7 +55,11 @@ func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
 		if _, err := rand.Read(key); err != nil {
 			return nil, backendError("make an approval key", err)
 		}
-		if err := s.createOnce(ctx, p, hex.EncodeToString(key)+"\n"); err != nil && !errors.Is(err, errLostSwap) {
+		var old *string
+		if exists {
+			old = &raw
+		}
+		if err := s.createOnce(ctx, p, old, hex.EncodeToString(key)+"\n"); err != nil && !errors.Is(err, errLostSwap) {
 			return nil, err
 		}
 		// Read it back: another process may have made the key first.
@@ -63,21 +67,22 @@ func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
 	return nil, fail(Error{Code: CodeBackendError, Reason: reasonContention, Name: approvalKeyFile})
 }
 
-// createOnce writes content at p only where nothing is: with a Swapper by compare-and-swap,
-// otherwise under the folder entry's lock.
-func (s *Store) createOnce(ctx context.Context, p, content string) error {
+// createOnce writes content at p only where p still holds old (nil: nothing): with a Swapper
+// by compare-and-swap, otherwise under the folder entry's lock.
+func (s *Store) createOnce(ctx context.Context, p string, old *string, content string) error {
 	if s.swapper != nil {
-		return s.commit(ctx, p, nil, content)
+		return s.commit(ctx, p, old, content)
 	}
 	unlock, err := s.lockFolderEntry(ctx, approvalKeyFile)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if _, exists, err := s.readRaw(ctx, p); err != nil || exists {
-		return err
+	raw, exists, err := s.readRaw(ctx, p)
+	if err != nil || exists != (old != nil) || exists && raw != *old {
+		return err // someone else wrote it first: read it back
 	}
-	return s.commit(ctx, p, nil, content)
+	return s.commit(ctx, p, old, content)
 }
 
 // approvalSeal is the seal of p's approval under key.

@@ -70,3 +70,21 @@ func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 	_, _, err = fresh.MoveStep(ctx, plan.StepMove{Name: "real", Step: 1, State: plan.StepInProgress})
 	require.NoError(t, err)
 }
+
+// A key file the Store did not write never blocks approvals: plans read as not approved
+// until the next approval replaces it.
+func TestAStrayApprovalKeyIsReplacedByTheNextApproval(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/.approval-key", Content: "not a key"}))
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	require.NoError(t, err)
+	p, err := s.Approve(ctx, "p", 1, "ana")
+	require.NoError(t, err)
+	require.NotNil(t, p.Approval)
+	got, err := s.Get(ctx, "p")
+	require.NoError(t, err)
+	assert.NotNil(t, got.Approval)
+}
