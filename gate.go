@@ -152,8 +152,8 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 			continue
 		}
 		for _, s := range ParseSteps(cur.Content) {
-			if holderOf(s) != holder {
-				continue
+			if holderOf(s) != holder || !m.store.holdLive(cur, s) {
+				continue // not the caller's, or its lease ran out (another agent may take it)
 			}
 			if cur.Approval != nil {
 				call.Allowed, call.Plan, call.Step, call.Revision = true, cur.Name, s.Number, cur.Revision

@@ -484,3 +484,47 @@ func TestGatedStreamingToolIsRefusedWithoutAStep(t *testing.T) {
 	require.Len(t, log.calls(), 1)
 	assert.Equal(t, "no_plan", log.calls()[0].Reason)
 }
+
+// Plan mode and leases together: a hold whose ClaimTTL ran out permits no gated call (another
+// agent may take the step meanwhile), and renewing the hold permits them again.
+func TestAnExpiredHoldPermitsNoGatedCall(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(gatePlan)})
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", 1, "ana")
+	require.NoError(t, err)
+	files := filesystem.NewInMemoryBackend()
+	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
+	require.NoError(t, err)
+	const ttl = 300 * time.Millisecond
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker", ClaimTTL: ttl, GatedTools: []string{"write_file"}})
+	require.NoError(t, err)
+
+	write := func(text string) plantest.Turn {
+		return plantest.CallTool("write_file", `{"file_path":"/notes.md","content":"`+text+`"}`)
+	}
+	take := plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`)
+	late := func(in []*schema.Message) *schema.Message {
+		time.Sleep(ttl + 100*time.Millisecond)
+		return write("late")(in)
+	}
+	model := plantest.NewScriptedModel(take, write("held"), late, take, write("renewed"), plantest.Answer("done"))
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "works",
+		Instruction: "You work.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{fs, mw}, MaxIterations: 20})
+	require.NoError(t, err)
+	gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "work"))
+
+	code, _ := gateCode(t, gateResult(t, model, 2))
+	assert.Empty(t, code, "the write runs under the live hold")
+	code, msg := gateCode(t, gateResult(t, model, 3))
+	assert.Equal(t, "not_approved", code, "the hold expired: %s", msg)
+	code, _ = gateCode(t, gateResult(t, model, 4))
+	assert.Empty(t, code, "moving its own step again renews the hold")
+	code, _ = gateCode(t, gateResult(t, model, 5))
+	assert.Empty(t, code, "and the write runs again")
+	content, _ := fileOn(ctx, files, "/notes.md")
+	assert.Equal(t, "renewed", content, "the late write never ran")
+}

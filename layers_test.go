@@ -87,9 +87,9 @@ func TestLayersPointDownOnly(t *testing.T) {
 // and a host does not (the plans folder the file tools keep out of, the cap for the size of
 // a tool call's arguments, the approval
 // interrupt's request and edited-body approval, read_plan's since_revision, the
-// Workspace guard's storage identity).
+// Workspace guard's storage identity, whether a lease still holds for the tool gate).
 var toolSeams = map[string]bool{
-	"contentCap": true, "dir": true, "approvalRequest": true, "approveContent": true, "changesSince": true, "backend": true,
+	"contentCap": true, "dir": true, "approvalRequest": true, "approveContent": true, "changesSince": true, "backend": true, "holdLive": true,
 }
 
 func storeLayer(name string) bool {
