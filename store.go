@@ -285,9 +285,9 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 		return
 	}
 	c := Change{Name: p.Name, Action: action, Revision: p.Revision, Created: created,
-		Title: p.Title, Status: p.Status, Author: p.Author, Actor: changedBy(ctx, nil, p)}
-	if !created {
-		c.Actor = actorOf(ctx)
+		Title: p.Title, Status: p.Status, Author: p.Author, Actor: actorOf(ctx)}
+	if created && c.Actor == "" {
+		c.Actor = p.Author // as History names who created it
 	}
 	if action != ActionDelete {
 		c.Progress = computeProgress(ParseSteps(p.Content))
