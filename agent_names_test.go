@@ -139,19 +139,7 @@ func TestTwoRunsOfOneSubAgentHoldStepsApart(t *testing.T) {
 	// the two runs overlap, then stops.
 	var took sync.WaitGroup
 	took.Add(2)
-	take := func(in []*schema.Message) *schema.Message {
-		if last := in[len(in)-1]; last.Role == schema.Tool {
-			took.Done()
-			done := make(chan struct{})
-			go func() { took.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-			}
-			return schema.AssistantMessage("took one", nil)
-		}
-		return plantest.CallTool("update_plan_step", `{"name":"release","status":"in_progress"}`)(in)
-	}
+	take := takeThenWaitForPeers(&took)
 	worker := plantest.NewScriptedModel(take, take, take, take)
 	sub, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "executes plan steps",
 		Instruction: "You execute steps.", Model: worker, Handlers: []adk.ChatModelAgentMiddleware{mw}})
@@ -178,4 +166,23 @@ func TestTwoRunsOfOneSubAgentHoldStepsApart(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []string{"worker", "worker·2"}, holders, p.Content)
+}
+
+// takeThenWaitForPeers is a worker's turn that takes the next free step of plan release, then
+// waits (up to 10 s) until every run counted in took has taken one too, so the runs overlap,
+// and stops.
+func takeThenWaitForPeers(took *sync.WaitGroup) plantest.Turn {
+	return func(in []*schema.Message) *schema.Message {
+		if last := in[len(in)-1]; last.Role == schema.Tool {
+			took.Done()
+			done := make(chan struct{})
+			go func() { took.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+			}
+			return schema.AssistantMessage("took one", nil)
+		}
+		return plantest.CallTool("update_plan_step", `{"name":"release","status":"in_progress"}`)(in)
+	}
 }

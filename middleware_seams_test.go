@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/filesystem"
@@ -237,19 +236,7 @@ func TestParallelRunNamesNeverEqualARealAgent(t *testing.T) {
 
 	var took sync.WaitGroup
 	took.Add(2)
-	take := func(in []*schema.Message) *schema.Message {
-		if last := in[len(in)-1]; last.Role == schema.Tool {
-			took.Done()
-			done := make(chan struct{})
-			go func() { took.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-			}
-			return schema.AssistantMessage("took one", nil)
-		}
-		return plantest.CallTool("update_plan_step", `{"name":"release","status":"in_progress"}`)(in)
-	}
+	take := takeThenWaitForPeers(&took)
 	newSub := func(name string, m *plantest.ScriptedModel) adk.Agent {
 		a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: name, Description: "does steps",
 			Instruction: "You do steps.", Model: m, Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 10})
