@@ -157,6 +157,24 @@ func fileOn(ctx context.Context, fs *filesystem.InMemoryBackend, path string) (s
 
 const gatePlan = "# Release\n- [ ] Write the changelog\n- [ ] Tag the release\n"
 
+// approvedRelease stores gatePlan as plan release, approved by ana, on a fresh
+// MemoryBackend, and gives Eino's filesystem middleware on an in-memory file system.
+func approvedRelease(t *testing.T) (*plan.MemoryBackend, *filesystem.InMemoryBackend, adk.ChatModelAgentMiddleware) {
+	t.Helper()
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(gatePlan)})
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+	files := filesystem.NewInMemoryBackend()
+	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
+	require.NoError(t, err)
+	return backend, files, fs
+}
+
 // An agent whose file tools are gated writes nothing until a person approved its plan and it
 // took a step; then the write runs and the host hears under which step; a rewrite of the
 // plan, which revokes the approval, gates the tools again. The person's decision arrives as
@@ -262,17 +280,7 @@ func TestGatedFileToolsRunOnlyUnderAnApprovedStep(t *testing.T) {
 // step lets no other worker act.
 func TestDeepAgentWorkersWriteOnlyUnderTheirOwnSteps(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	p, err := store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(gatePlan)})
-	require.NoError(t, err)
-	_, err = store.Approve(ctx, "release", p.Revision, "ana")
-	require.NoError(t, err)
-
-	files := filesystem.NewInMemoryBackend()
-	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
-	require.NoError(t, err)
+	backend, files, fs := approvedRelease(t)
 	var log gateLog
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "lead",
 		GatedTools: []string{"write_file", "edit_file"}, OnGatedCall: log.hear})
@@ -323,17 +331,7 @@ func TestDeepAgentWorkersWriteOnlyUnderTheirOwnSteps(t *testing.T) {
 // it holds, and the events of the second carry its run name.
 func TestParallelRunsOfOneSubAgentWriteUnderTheirOwnHolds(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	p, err := store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(gatePlan)})
-	require.NoError(t, err)
-	_, err = store.Approve(ctx, "release", p.Revision, "ana")
-	require.NoError(t, err)
-
-	files := filesystem.NewInMemoryBackend()
-	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
-	require.NoError(t, err)
+	backend, files, fs := approvedRelease(t)
 	var log gateLog
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "lead", GatedTools: []string{"*"}, OnGatedCall: log.hear})
 	require.NoError(t, err)
@@ -395,6 +393,8 @@ func TestParallelRunsOfOneSubAgentWriteUnderTheirOwnHolds(t *testing.T) {
 	for i, c := range streamed {
 		assert.Equal(t, c.Agent, agents[i], "an event names the run it came from")
 	}
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
 	cur, err := store.Get(ctx, "release")
 	require.NoError(t, err)
 	var holders []string
@@ -489,16 +489,7 @@ func TestGatedStreamingToolIsRefusedWithoutAStep(t *testing.T) {
 // agent may take the step meanwhile), and renewing the hold permits them again.
 func TestAnExpiredHoldPermitsNoGatedCall(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(gatePlan)})
-	require.NoError(t, err)
-	_, err = store.Approve(ctx, "release", 1, "ana")
-	require.NoError(t, err)
-	files := filesystem.NewInMemoryBackend()
-	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
-	require.NoError(t, err)
+	backend, files, fs := approvedRelease(t)
 	const ttl = 300 * time.Millisecond
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker", ClaimTTL: ttl, GatedTools: []string{"write_file"}})
 	require.NoError(t, err)
