@@ -187,13 +187,13 @@ func keepsApproval(cur, next *Plan) bool {
 func movesSteps(cur, next *Plan) bool {
 	had := map[string]int{}
 	if cur != nil {
-		for _, s := range ParseSteps(cur.Content) {
+		for _, s := range stepsOf(cur.Content) {
 			if s.State != StepPending {
 				had[gateKey(s)]++
 			}
 		}
 	}
-	for _, s := range ParseSteps(next.Content) {
+	for _, s := range stepsOf(next.Content) {
 		if s.State == StepPending {
 			continue
 		}

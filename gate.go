@@ -151,7 +151,7 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 		if err != nil {
 			continue
 		}
-		for _, s := range ParseSteps(cur.Content) {
+		for _, s := range stepsOf(cur.Content) {
 			if holderOf(s) != holder || !m.store.holdLive(cur, s) {
 				continue // not the caller's, or its lease ran out (another agent may take it)
 			}

@@ -97,7 +97,7 @@ func checkGraph(name, body string) error {
 	if !strings.Contains(body, "(after ") {
 		return nil
 	}
-	steps := ParseSteps(body)
+	steps := stepsOf(body)
 	for _, s := range steps {
 		for _, n := range s.After {
 			if n < 1 || n > len(steps) {

@@ -38,7 +38,7 @@ func graphWorker(name string) plantest.Turn {
 		}
 		var r struct {
 			Step   int    `json:"step"`
-			Status string `json:"status"`
+			Holder string `json:"holder"` // only on a step held in progress
 			Error  *struct {
 				Code string `json:"code"`
 			} `json:"error"`
@@ -52,7 +52,7 @@ func graphWorker(name string) plantest.Turn {
 			return take
 		case r.Error != nil:
 			return schema.AssistantMessage("no more steps: "+r.Error.Code, nil)
-		case r.Status == "in_progress":
+		case r.Holder != "":
 			return call(fmt.Sprintf(`{"name":%q,"step":%d,"status":"completed"}`, name, r.Step))
 		}
 		return take

@@ -58,7 +58,12 @@ func (s *Store) historyDir(name string) string { return path.Join(s.dir, ".histo
 
 // entryName is the file name of the entry of revision rev holding plan file file.
 func entryName(rev int64, file string) string {
-	return strconv.FormatInt(rev, 10) + "-" + fileHash(file)[:entryHashDigits]
+	return entryNameHashed(rev, fileHash(file))
+}
+
+// entryNameHashed is entryName for a file whose fileHash is hash.
+func entryNameHashed(rev int64, hash string) string {
+	return strconv.FormatInt(rev, 10) + "-" + hash[:entryHashDigits]
 }
 
 const entryHashDigits = 12
@@ -121,9 +126,13 @@ func (s *Store) historyOn() bool { return s.historyLimit > 0 }
 // recordBefore writes the entry of revision next (plan file file), made from the plan
 // file cur (raw; nil when created), before that file is committed; the write fails when
 // the entry cannot be written. It returns the entry's path.
-func (s *Store) recordBefore(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file string) (string, error) {
-	p := s.historyDir(next.Name) + "/" + entryName(next.Revision, file)
-	entry := encodeEntry(file, action, changedBy(ctx, cur, next), parentOf(cur, raw))
+func (s *Store) recordBefore(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file, hash string) (string, error) {
+	p := s.historyDir(next.Name) + "/" + entryNameHashed(next.Revision, hash)
+	parent := "" // a create builds on nothing
+	if cur != nil {
+		parent = s.decoded.hashOf(next.Name, raw)
+	}
+	entry := encodeEntry(file, action, changedBy(ctx, cur, next), parent)
 	err := s.writeEntry(ctx, p, entry)
 	if err != nil && ctx.Err() == nil && s.setAsideStrays(ctx, next.Name) {
 		err = s.writeEntry(ctx, p, entry)
@@ -141,14 +150,6 @@ func changedBy(ctx context.Context, cur, next *Plan) string {
 		return next.Author
 	}
 	return ""
-}
-
-// parentOf is the hash of the plan file a change builds on; "" for a create.
-func parentOf(cur *Plan, raw string) string {
-	if cur == nil {
-		return ""
-	}
-	return fileHash(raw)
 }
 
 func (s *Store) writeEntry(ctx context.Context, p, content string) error {
@@ -216,15 +217,17 @@ func sign(n int64) int64 {
 }
 
 // pruneEvery is how many revisions pass between two prunes of a plan's history: pruning
-// lists the entries and deletes the oldest, which costs a durable write on most storages,
-// so it is done in batches. History and GetRevision never show more than historyLimit.
-const pruneEvery = 8
+// lists the entries and deletes the oldest, so it is done in batches of at least 8 and at
+// most half the kept revisions, which keeps its cost per write small at any HistoryLimit.
+// History and GetRevision never show more than historyLimit.
+func (s *Store) pruneEvery() int64 { return int64(max(8, s.historyLimit/2)) }
 
 // pruneDue reports whether the write of revision rev, whose plan file is size bytes, prunes:
 // every pruneEvery revisions, and at every write of a plan so large that pruneEvery-1 more
 // entries could pass historyMaxBytes.
 func (s *Store) pruneDue(rev int64, size int) bool {
-	return rev%pruneEvery == 0 || int64(size)*int64(s.historyLimit+pruneEvery) > s.historyMaxBytes
+	every := s.pruneEvery()
+	return rev%every == 0 || int64(size)*(int64(s.historyLimit)+every) > s.historyMaxBytes
 }
 
 // oldestShown is the oldest revision History and GetRevision show while the plan is at cur.
@@ -259,8 +262,19 @@ func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) 
 			bytes += e.size
 			continue
 		}
-		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: e.path})
+		s.deleteLazily(ctx, e.path)
 	}
+}
+
+// deleteLazily removes a history entry past the kept bounds: without a durable removal
+// where the Backend offers one (driver.LazyDeleter), since an entry back after a crash is
+// never shown and the next prune removes it again. Failures are ignored likewise.
+func (s *Store) deleteLazily(ctx context.Context, p string) {
+	if s.lazy != nil {
+		_ = s.lazy.DeleteLazily(ctx, p)
+		return
+	}
+	_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: p})
 }
 
 // dropHistory removes the history of a plan deleted at revision last (0: unknown), with the

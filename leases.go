@@ -73,10 +73,10 @@ func settleHolds(cur, next *Plan) {
 	had := parseHolds(next.holds)
 	var was []Step
 	if cur != nil && len(had) > 0 {
-		was = ParseSteps(cur.Content)
+		was = stepsOf(cur.Content)
 	}
 	var holds map[int]time.Time
-	for _, s := range ParseSteps(next.Content) {
+	for _, s := range stepsOf(next.Content) {
 		if s.Holder == "" {
 			continue
 		}

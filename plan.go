@@ -56,7 +56,7 @@ type Summary struct {
 
 // Summarize derives the Summary of p, parsing its checklist once.
 func (p *Plan) Summarize() Summary {
-	steps := ParseSteps(p.Content)
+	steps := stepsOf(p.Content)
 	sum := Summary{
 		Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author,
 		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: computeProgress(steps), Repaired: p.Repaired,

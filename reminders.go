@@ -182,9 +182,9 @@ func (m *middleware[M]) changedByOthers(ctx context.Context, p *Plan, since int6
 func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]string, p *Plan, since int64, who []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- %s r%d→r%d %s %s", p.Name, since, p.Revision, texts["reminder.by"], strings.Join(who, ", "))
-	now := ParseSteps(p.Content)
+	now := stepsOf(p.Content)
 	if old, err := m.store.GetRevision(ctx, p.Name, since); err == nil {
-		was := ParseSteps(old.Content)
+		was := stepsOf(old.Content)
 		if !sameStepList(was, now) {
 			b.WriteString("; " + texts["reminder.rewritten"])
 		} else {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -109,6 +110,11 @@ func stateOf(c byte) StepState {
 // comment is a step, nor is a paragraph that a setext underline turns into a heading. It
 // never fails, and its time grows linearly with len(body).
 func ParseSteps(body string) []Step {
+	return slices.Clone(stepsOf(body))
+}
+
+// parseSteps is ParseSteps without the memo.
+func parseSteps(body string) []Step {
 	n := strings.Count(body, "]") // an upper bound, exact enough for ordinary plans
 	if n == 0 {
 		return nil

@@ -140,14 +140,14 @@ func checkNoNewClaims(name string, cur *Plan, body string) error {
 		return nil
 	}
 	var kept map[string]bool // state + text of cur's lines that end in a tag
-	for _, st := range ParseSteps(body) {
+	for _, st := range stepsOf(body) {
 		if _, h := splitHolder(st.Text); h == "" {
 			continue
 		}
 		if kept == nil {
 			kept = map[string]bool{}
 			if cur != nil {
-				for _, c := range ParseSteps(cur.Content) {
+				for _, c := range stepsOf(cur.Content) {
 					kept[string(c.State)+"\n"+c.Text] = true
 				}
 			}

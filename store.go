@@ -51,9 +51,10 @@ type StoreConfig struct {
 	// file but makes every stale change a revision_conflict.
 	HistoryLimit int
 	// HistoryMaxBytes caps the bytes kept per plan; the newest revision is kept whatever
-	// its size. 0 means defaultHistoryMaxBytes. History is pruned every 8 revisions (every
-	// write for a plan over HistoryMaxBytes/(HistoryLimit+8) bytes), so up to 7 newer
-	// entries may be stored beyond both bounds; History never shows more than HistoryLimit.
+	// its size. 0 means defaultHistoryMaxBytes. History is pruned every P revisions, P being
+	// the larger of 8 and HistoryLimit/2 (every write for a plan over
+	// HistoryMaxBytes/(HistoryLimit+P) bytes), so up to P-1 newer entries may be stored
+	// beyond both bounds; History never shows more than HistoryLimit.
 	HistoryMaxBytes int64
 	// ClaimTTL is how long an agent's hold on a step lasts without renewal; 0 means holds
 	// never expire. A holder renews its hold by any move of its own step (moving its own
@@ -169,12 +170,15 @@ type Store struct {
 	limited    driver.LimitedReader
 	renamer    driver.Renamer
 	once       driver.OnceWriter
+	lazy       driver.LazyDeleter
 	strict     bool
 	now        func() time.Time
 	claimTTL   time.Duration
 	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
 	historyLimit    int
 	historyMaxBytes int64
+	// decoded spares re-reads of an unchanged plan file its decode (store_memo.go).
+	decoded decodedMemo
 }
 
 // NewStore validates cfg and returns a Store.
@@ -220,6 +224,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	s.limited, _ = capability[driver.LimitedReader](cfg.Backend)
 	s.renamer, _ = capability[driver.Renamer](cfg.Backend)
 	s.once, _ = capability[driver.OnceWriter](cfg.Backend)
+	s.lazy, _ = capability[driver.LazyDeleter](cfg.Backend)
 	if st, ok := capability[driver.StrictModTimer](cfg.Backend); ok {
 		s.strict = st.StrictModTimes()
 	}
@@ -290,7 +295,7 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 		c.Actor = p.Author // as History names who created it
 	}
 	if action != ActionDelete {
-		c.Progress = computeProgress(ParseSteps(p.Content))
+		c.Progress = computeProgress(stepsOf(p.Content))
 		c.Expired = expiredHolder(p.expiredHold)
 	}
 	if s.onChange != nil {

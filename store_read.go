@@ -73,7 +73,7 @@ func (s *Store) load(ctx context.Context, name string) (*Plan, string, error) {
 	if repaired {
 		text = strings.ToValidUTF8(raw, "\uFFFD")
 	}
-	p, err := DecodePlan(name, text)
+	p, err := s.decoded.decode(name, text)
 	if err != nil {
 		return nil, raw, err
 	}

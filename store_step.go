@@ -73,7 +73,7 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		if cur == nil {
 			return nil, notFound(m.Name)
 		}
-		steps := ParseSteps(cur.Content)
+		steps := stepsOf(cur.Content)
 		now := s.now().UTC()
 		number := m.Step
 		c := claim
@@ -212,7 +212,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		if m.Step == 0 {
 			return nil // the next free step, chosen from the plan as it is
 		}
-		now := ParseSteps(cur.Content)
+		now := stepsOf(cur.Content)
 		// was are the steps of revision want, read from history once, when needed.
 		var was []Step
 		kept, looked := false, false
@@ -224,7 +224,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 					return err
 				}
 				if kept = base != nil; kept {
-					was = ParseSteps(base.Content)
+					was = stepsOf(base.Content)
 				}
 			}
 			if !kept {
@@ -317,7 +317,7 @@ func (s *Store) whoMoved(ctx context.Context, cur *Plan, curRaw string, since in
 		if err != nil {
 			break
 		}
-		steps := ParseSteps(p.Content)
+		steps := stepsOf(p.Content)
 		if number > len(steps) {
 			break
 		}

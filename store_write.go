@@ -80,7 +80,7 @@ func stepsRevision(action Action, cur, next *Plan) int64 {
 	if cur == nil || cur.stepsRev == 0 {
 		return next.Revision
 	}
-	if action == ActionStep || next.Content == cur.Content || sameStepTexts(ParseSteps(cur.Content), ParseSteps(next.Content)) {
+	if action == ActionStep || next.Content == cur.Content || sameStepTexts(stepsOf(cur.Content), stepsOf(next.Content)) {
 		return cur.stepsRev
 	}
 	return next.Revision
@@ -259,9 +259,10 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		old = &raw
 	}
 	file := EncodePlan(next)
-	entry := ""
+	entry, hash := "", ""
 	if s.historyOn() {
-		if entry, err = s.recordBefore(ctx, action, cur, raw, next, file); err != nil {
+		hash = fileHash(file)
+		if entry, err = s.recordBefore(ctx, action, cur, raw, next, file, hash); err != nil {
 			return nil, err
 		}
 	}
@@ -274,6 +275,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		return nil, err
 	}
 	s.forget(name)
+	s.decoded.wrote(name, file, hash, next)
 	if entry != "" && s.pruneDue(next.Revision, len(file)) {
 		s.prune(ctx, name, next.Revision, entry)
 	}

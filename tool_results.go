@@ -12,7 +12,7 @@ type writeResult struct {
 
 func newWriteResult(p *Plan) writeResult {
 	return writeResult{Name: p.Name, Revision: p.Revision, Title: p.Title, Status: p.Status,
-		Progress: computeProgress(ParseSteps(p.Content))}
+		Progress: computeProgress(stepsOf(p.Content))}
 }
 
 // readResult is read_plan's answer: the plan's summary and its body.
@@ -46,11 +46,13 @@ type exportResult struct {
 }
 
 // stepResult is what update_plan_step answers: no body, not even the step's own text, which
-// the model just chose. Progress has the shape it has in every other result.
+// the model just chose, nor the state when it is the one the call spelled (it is there when
+// the call used another spelling, "done" for completed). Progress has the shape it has in
+// every other result.
 type stepResult struct {
 	Revision int64     `json:"revision"`
 	Step     int       `json:"step"`
-	Status   StepState `json:"status"`
+	Status   StepState `json:"status,omitempty"`
 	Holder   string    `json:"holder,omitempty"`
 	Progress Progress  `json:"progress"`
 	NextStep *nextStep `json:"next_step,omitempty"`
@@ -81,5 +83,5 @@ type changesResult struct {
 
 func newChangesResult(cur, old *Plan) changesResult {
 	return changesResult{Name: cur.Name, Revision: cur.Revision, SinceRevision: old.Revision,
-		Changes: diffPlans(old, cur, "", "", 0), Progress: computeProgress(ParseSteps(cur.Content))}
+		Changes: diffPlans(old, cur, "", "", 0), Progress: computeProgress(stepsOf(cur.Content))}
 }

@@ -121,8 +121,11 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	steps := ParseSteps(p.Content)
-	out := stepResult{Revision: p.Revision, Step: step.Number, Status: step.State, Holder: step.Holder, Progress: computeProgress(steps)}
+	steps := stepsOf(p.Content)
+	out := stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: computeProgress(steps)}
+	if string(step.State) != stateText {
+		out.Status = step.State
+	}
 	out.NextStep = shortStep(nextOf(steps))
 	return out, nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // update_plan_step answers with the new revision, the step, the progress and the next step
-// only.
+// only; the state only when the call spelled it otherwise ("done" is completed).
 func TestUpdatePlanStepResultIsCompact(t *testing.T) {
 	ctx := context.Background()
 	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend()})
@@ -21,11 +21,11 @@ func TestUpdatePlanStepResultIsCompact(t *testing.T) {
 	require.NoError(t, err)
 	for _, tc := range []struct{ args, want string }{
 		{`{"name":"c","step":1,"status":"failed","last_known_revision":1}`,
-			`{"revision":2,"step":1,"status":"failed","progress":{"total":3,"pending":2,"failed":1,"percent":0},"next_step":{"number":2,"text":"b"}}`},
+			`{"revision":2,"step":1,"progress":{"total":3,"pending":2,"failed":1,"percent":0},"next_step":{"number":2,"text":"b"}}`},
 		{`{"name":"c","step":2,"status":"skipped"}`,
-			`{"revision":3,"step":2,"status":"skipped","progress":{"total":3,"pending":1,"failed":1,"skipped":1,"percent":33},"next_step":{"number":3,"text":"c"}}`},
-		{`{"name":"c","step":3,"status":"completed"}`,
-			`{"revision":4,"step":3,"status":"completed","progress":{"total":3,"completed":1,"failed":1,"skipped":1,"percent":66}}`},
+			`{"revision":3,"step":2,"progress":{"total":3,"pending":1,"failed":1,"skipped":1,"percent":33},"next_step":{"number":3,"text":"c"}}`},
+		{`{"name":"c","step":3,"status":"done"}`,
+			`{"revision":4,"step":3,"normalized":"status=\"completed\"","progress":{"total":3,"completed":1,"failed":1,"skipped":1,"percent":66}}`},
 	} {
 		out, err := tools["update_plan_step"].InvokableRun(ctx, tc.args)
 		require.NoError(t, err)

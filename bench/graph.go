@@ -144,7 +144,7 @@ func (w *graphPlanWorker) next(results []string) []call {
 	}
 	var r struct {
 		Step   int    `json:"step"`
-		Status string `json:"status"`
+		Holder string `json:"holder"` // only on a step held in progress
 		Error  *struct {
 			Code string `json:"code"`
 		} `json:"error"`
@@ -163,13 +163,13 @@ func (w *graphPlanWorker) next(results []string) []call {
 	case r.Error != nil:
 		w.log.failed(r.Error.Code)
 		return w.take()
-	case r.Status == "in_progress":
+	case r.Holder != "":
 		w.log.claimed(r.Step)
 		if w.mortal && r.Step > graphWidth && w.log.die(r.Step) {
 			return nil // the run ends holding the step
 		}
 		return []call{{"update_plan_step", fmt.Sprintf(`{"name":%q,"step":%d,"status":"completed"}`, graphPlanName, r.Step)}}
-	case r.Status == "completed":
+	case r.Step > 0:
 		w.log.completed(r.Step)
 	}
 	return w.take()

@@ -458,7 +458,7 @@ func (b *Backend) openFolder(dir string, create bool) (*os.Root, error) {
 func writeAndClose(f *os.File, content string) error {
 	_, err := io.WriteString(f, content)
 	if err == nil {
-		err = f.Sync()
+		err = fsync(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -512,8 +512,19 @@ func (b *Backend) createTemp(folder *os.Root, base string) (*os.File, string, er
 // with everything in it. A missing entry is not an error. The folder is synced, so the
 // removal survives a power failure.
 func (b *Backend) Delete(ctx context.Context, req *plantask.DeleteRequest) error {
+	return b.remove(ctx, req.FilePath, true)
+}
+
+// DeleteLazily is Delete without the sync of the folder (driver.LazyDeleter): after a
+// crash the entry may be back.
+func (b *Backend) DeleteLazily(ctx context.Context, path string) error {
+	return b.remove(ctx, path, false)
+}
+
+// remove is Delete, which syncs the folder when durable.
+func (b *Backend) remove(ctx context.Context, path string, durable bool) error {
 	const op = "delete"
-	_, dir, base, err := b.fileTarget(ctx, op, req.FilePath)
+	_, dir, base, err := b.fileTarget(ctx, op, path)
 	if err != nil {
 		return err
 	}
@@ -522,7 +533,7 @@ func (b *Backend) Delete(ctx context.Context, req *plantask.DeleteRequest) error
 		return nil
 	}
 	if err != nil {
-		return b.wrap(op, req.FilePath, err)
+		return b.wrap(op, path, err)
 	}
 	defer folder.Close()
 	fi, err := folder.Lstat(base)
@@ -530,7 +541,7 @@ func (b *Backend) Delete(ctx context.Context, req *plantask.DeleteRequest) error
 		return nil
 	}
 	if err != nil {
-		return b.wrap(op, req.FilePath, err)
+		return b.wrap(op, path, err)
 	}
 	if fi.IsDir() {
 		err = folder.RemoveAll(base)
@@ -538,10 +549,13 @@ func (b *Backend) Delete(ctx context.Context, req *plantask.DeleteRequest) error
 		err = folder.Remove(base)
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return b.wrap(op, req.FilePath, err)
+		return b.wrap(op, path, err)
+	}
+	if !durable {
+		return nil
 	}
 	if err := syncFolder(folder); err != nil {
-		return b.wrap(op, req.FilePath, err)
+		return b.wrap(op, path, err)
 	}
 	return nil
 }
@@ -582,7 +596,7 @@ func (b *Backend) Rename(ctx context.Context, from, to string, keep int64) error
 		f, err := b.root.OpenFile(toRel, os.O_WRONLY, 0)
 		if err == nil {
 			err = f.Truncate(keep)
-			if serr := f.Sync(); err == nil {
+			if serr := fsync(f); err == nil {
 				err = serr
 			}
 			f.Close()
@@ -614,7 +628,7 @@ func syncFolder(folder *os.Root) error {
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
+	err = fsync(d)
 	if cerr := d.Close(); err == nil {
 		err = cerr
 	}

@@ -1,0 +1,95 @@
+package plan
+
+import "sync"
+
+// memoLimit bounds the plans a Store keeps decoded; past it the memo starts over.
+const memoLimit = 512
+
+// decodedMemo keeps, per plan name, the last plan file this Store decoded, so that reading
+// an unchanged file again costs a comparison of its bytes instead of a decode. A file is
+// only ever matched byte for byte, so a change by any writer is never hidden.
+type decodedMemo struct {
+	mu    sync.Mutex
+	files map[string]*decodedFile
+}
+
+// decodedFile is one plan file and what was derived from it.
+type decodedFile struct {
+	raw  string
+	plan *Plan  // as DecodePlan returned it, before the approval seal is checked; nil until decoded
+	hash string // fileHash(raw); "" until computed
+}
+
+// decode returns DecodePlan(name, raw), from the memo when raw is the file last decoded
+// under name. The Plan returned is the caller's own.
+func (m *decodedMemo) decode(name, raw string) (*Plan, error) {
+	m.mu.Lock()
+	f := m.files[name]
+	var hash string
+	if f != nil {
+		hash = f.hash
+	}
+	m.mu.Unlock()
+	if f != nil && f.raw == raw && f.plan != nil {
+		return f.plan.copy(), nil
+	}
+	p, err := DecodePlan(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	g := &decodedFile{raw: raw, plan: p.copy()}
+	if f != nil && f.raw == raw {
+		g.hash = hash
+	}
+	m.remember(name, g)
+	return p, nil
+}
+
+// remember records f as the file last seen under name.
+func (m *decodedMemo) remember(name string, f *decodedFile) {
+	m.mu.Lock()
+	if m.files == nil || len(m.files) >= memoLimit {
+		m.files = make(map[string]*decodedFile)
+	}
+	m.files[name] = f
+	m.mu.Unlock()
+}
+
+// wrote records that raw, the encoding of p whose fileHash is hash ("" when not computed),
+// is now the file under name, so the next read of it needs no decode.
+func (m *decodedMemo) wrote(name, raw, hash string, p *Plan) {
+	c := p.copy()
+	c.Repaired = false // what DecodePlan gives: the repair is in raw
+	m.remember(name, &decodedFile{raw: raw, hash: hash, plan: c})
+}
+
+// hashOf is fileHash(raw), computed once per file the memo holds under name.
+func (m *decodedMemo) hashOf(name, raw string) string {
+	m.mu.Lock()
+	f := m.files[name]
+	var h string
+	if f != nil && f.raw == raw {
+		h = f.hash
+	}
+	m.mu.Unlock()
+	if h != "" {
+		return h
+	}
+	h = fileHash(raw)
+	m.mu.Lock()
+	if f != nil && f.raw == raw {
+		f.hash = h
+	}
+	m.mu.Unlock()
+	return h
+}
+
+// copy returns a Plan that shares nothing mutable with p.
+func (p *Plan) copy() *Plan {
+	c := *p
+	if p.Approval != nil {
+		a := *p.Approval
+		c.Approval = &a
+	}
+	return &c
+}

@@ -1,0 +1,73 @@
+package plan
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRememberedPlanIsWhatTheFileDecodesTo holds the decoded memo to DecodePlan after every
+// kind of change (create, rewrite, status, claim with a lease, note, approval, a repaired
+// file), so a read served from it is the read a decode would give.
+func TestRememberedPlanIsWhatTheFileDecodesTo(t *testing.T) {
+	ctx := WithActor(context.Background(), "worker")
+	b := NewMemoryBackend()
+	s, err := NewStore(&StoreConfig{Backend: b, ClaimTTL: time.Minute})
+	require.NoError(t, err)
+	body := "# Ship\n\n- [ ] build\n- [ ] test (after 1)\n- [ ] release (after 2)\n"
+	rewrite := body + "- [ ] announce\n"
+	check := func(step string) {
+		t.Helper()
+		raw, exists, err := s.readRaw(ctx, s.planPath("ship"))
+		require.NoError(t, err)
+		require.True(t, exists)
+		want, err := DecodePlan("ship", raw)
+		require.NoError(t, err, step)
+		s.decoded.mu.Lock()
+		f := s.decoded.files["ship"]
+		s.decoded.mu.Unlock()
+		require.NotNil(t, f, step)
+		require.Equal(t, raw, f.raw, step)
+		require.Equal(t, *want, *f.plan, step)
+		got, err := s.Get(ctx, "ship")
+		require.NoError(t, err, step)
+		s.checkApprovalSeal(ctx, want)
+		require.Equal(t, *want, *got, step)
+		if f.hash != "" {
+			require.Equal(t, fileHash(raw), f.hash, step)
+		}
+	}
+	_, err = s.Put(ctx, Update{Name: "ship", Content: &body, Author: "lead"})
+	require.NoError(t, err)
+	check("create")
+	_, err = s.SetStatus(ctx, "ship", "in-progress", nil)
+	require.NoError(t, err)
+	check("status")
+	_, _, err = s.MoveStep(ctx, StepMove{Name: "ship", State: StepInProgress})
+	require.NoError(t, err)
+	check("claim with a lease")
+	_, _, err = s.MoveStep(ctx, StepMove{Name: "ship", Step: 1, State: StepCompleted, Note: "green"})
+	require.NoError(t, err)
+	check("complete with a note")
+	p, err := s.Approve(ctx, "ship", 4, "reviewer")
+	require.NoError(t, err)
+	check("approve")
+	_, err = s.Put(ctx, Update{Name: "ship", Content: &rewrite, IfRevision: &p.Revision})
+	require.NoError(t, err)
+	check("rewrite revokes")
+	raw, _, err := s.readRaw(ctx, s.planPath("ship"))
+	require.NoError(t, err)
+	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.planPath("ship"), Content: raw + "\xff\n"}))
+	got, err := s.Get(ctx, "ship")
+	require.NoError(t, err)
+	require.True(t, got.Repaired)
+	_, err = s.SetStatus(ctx, "ship", "done", nil)
+	require.NoError(t, err)
+	check("write after a repair")
+	got.Title = "changed by the caller"
+	again, err := s.Get(ctx, "ship")
+	require.NoError(t, err)
+	require.Equal(t, "Ship", again.Title, "a caller's change to a returned Plan never reaches the memo")
+}
