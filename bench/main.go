@@ -154,6 +154,11 @@ func allTables(ctx context.Context, cfg config) ([]*table, error) {
 		return nil, fmt.Errorf("operations: %w", err)
 	}
 	tables = append(tables, ops...)
+	syncs, err := syncsTable(ctx, 100)
+	if err != nil {
+		return nil, fmt.Errorf("syncs: %w", err)
+	}
+	tables = append(tables, syncs)
 	progress("operations")
 	cont, err := contentionTable(ctx, cfg)
 	if err != nil {
