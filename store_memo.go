@@ -1,6 +1,9 @@
 package plan
 
-import "sync"
+import (
+	"sync"
+	"unicode/utf8"
+)
 
 // memoLimit bounds the plans a Store keeps decoded; past it the memo starts over.
 const memoLimit = 512
@@ -61,6 +64,18 @@ func (m *decodedMemo) wrote(name, raw, hash string, p *Plan) {
 	c := p.copy()
 	c.Repaired = false // what DecodePlan gives: the repair is in raw
 	m.remember(name, &decodedFile{raw: raw, hash: hash, plan: c})
+}
+
+// last returns the file last seen under name and its plan, when decoded: a guess at what is
+// stored, which only a compare-and-swap based on raw may act on.
+func (m *decodedMemo) last(name string) (raw string, p *Plan, ok bool) {
+	m.mu.Lock()
+	f := m.files[name]
+	m.mu.Unlock()
+	if f == nil || f.plan == nil || !utf8.ValidString(f.raw) {
+		return "", nil, false
+	}
+	return f.raw, f.plan.copy(), true
 }
 
 // hashOf is fileHash(raw), computed once per file the memo holds under name.

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -216,25 +217,53 @@ func (s *Store) mutateCommuting(ctx context.Context, action Action, name string,
 	}
 	defer unlock()
 	var next *Plan
+	// On a driver.Swapper the first try builds on the file this Store saw last, unread: the
+	// compare-and-swap proves it current. Any refusal it meets is checked again on a read.
+	guess := s.swapper != nil
 	err = retryLostSwaps(name, "write "+s.planPath(name), func() (err error) {
-		next, err = s.mutateOnce(ctx, action, name, ifRevision, commutes, change)
+		next, err = s.mutateOnce(ctx, action, name, ifRevision, commutes, change, guess)
+		guess = false
 		return err
 	})
 	return next, err
 }
 
-func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
-	cur, raw, err := s.load(ctx, name)
+// errWrongGuess: a change built on the file last seen did not get to its compare-and-swap;
+// it starts again from a read.
+var errWrongGuess = fmt.Errorf("%w: the file last seen was not the one stored", errLostSwap)
+
+// current is the plan stored under name and its file: with guess, the ones this Store saw
+// last when it has them (guessed true), else read.
+func (s *Store) current(ctx context.Context, name string, guess bool) (cur *Plan, raw string, guessed bool, err error) {
+	if guess {
+		if raw, cur, ok := s.decoded.last(name); ok {
+			s.checkApprovalSeal(ctx, cur)
+			return cur, raw, true, nil
+		}
+	}
+	cur, raw, err = s.load(ctx, name)
+	return cur, raw, false, err
+}
+
+func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *Plan) (*Plan, error), guess bool) (*Plan, error) {
+	cur, raw, guessed, err := s.current(ctx, name, guess)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRevision(name, cur, ifRevision); err != nil {
+	if guessed {
+		if err := checkRevision(name, cur, ifRevision); err != nil {
+			return nil, errWrongGuess
+		}
+	} else if err := checkRevision(name, cur, ifRevision); err != nil {
 		if err = s.rebase(ctx, cur, raw, *ifRevision, commutes, err); err != nil {
 			return nil, err
 		}
 	}
 	next, err := changeWithApproval(ctx, action, name, cur, change)
 	if err != nil {
+		if guessed {
+			return nil, errWrongGuess
+		}
 		return nil, err
 	}
 	last := int64(0)
