@@ -123,21 +123,26 @@ func decodeEntry(raw string) (historyEntry, bool) {
 // historyOn reports whether the Store keeps history.
 func (s *Store) historyOn() bool { return s.historyLimit > 0 }
 
-// recordBefore writes the entry of revision next (plan file file), made from the plan
-// file cur (raw; nil when created), before that file is committed; the write fails when
-// the entry cannot be written. It returns the entry's path.
+// recordBefore writes the entry of revision next (plan file file, whose fileHash is hash),
+// made from the plan file cur (raw; nil when created), before that file is committed; the
+// write fails when the entry cannot be written. It returns the entry's path.
 func (s *Store) recordBefore(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file, hash string) (string, error) {
-	p := s.historyDir(next.Name) + "/" + entryNameHashed(next.Revision, hash)
-	parent := "" // a create builds on nothing
-	if cur != nil {
-		parent = s.decoded.hashOf(next.Name, raw)
-	}
-	entry := encodeEntry(file, action, changedBy(ctx, cur, next), parent)
+	p, entry := s.entryOf(ctx, action, cur, raw, next, file, hash)
 	err := s.writeEntry(ctx, p, entry)
 	if err != nil && ctx.Err() == nil && s.setAsideStrays(ctx, next.Name) {
 		err = s.writeEntry(ctx, p, entry)
 	}
 	return p, err
+}
+
+// entryOf is the path and content of the entry of revision next, as recordBefore writes it.
+func (s *Store) entryOf(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file, hash string) (p, entry string) {
+	p = s.historyDir(next.Name) + "/" + entryNameHashed(next.Revision, hash)
+	parent := "" // a create builds on nothing
+	if cur != nil {
+		parent = s.decoded.hashOf(next.Name, raw)
+	}
+	return p, encodeEntry(file, action, changedBy(ctx, cur, next), parent)
 }
 
 // changedBy is who makes a change: the context's actor (a tool call's agent, WithActor),
@@ -247,6 +252,7 @@ func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) 
 	}
 	revs, bytes := 0, int64(0)
 	last := int64(-1)
+	var drop []string
 	for _, e := range entries {
 		keep := e.rev > rev || e.path == mine
 		if e.rev < rev {
@@ -262,19 +268,25 @@ func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) 
 			bytes += e.size
 			continue
 		}
-		s.deleteLazily(ctx, e.path)
+		drop = append(drop, e.path)
 	}
+	s.deleteLazily(ctx, drop)
 }
 
-// deleteLazily removes a history entry past the kept bounds: without a durable removal
+// deleteLazily removes history entries past the kept bounds: without a durable removal
 // where the Backend offers one (driver.LazyDeleter), since an entry back after a crash is
 // never shown and the next prune removes it again. Failures are ignored likewise.
-func (s *Store) deleteLazily(ctx context.Context, p string) {
-	if s.lazy != nil {
-		_ = s.lazy.DeleteLazily(ctx, p)
+func (s *Store) deleteLazily(ctx context.Context, paths []string) {
+	if len(paths) == 0 {
 		return
 	}
-	_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: p})
+	if s.lazy != nil {
+		_ = s.lazy.DeleteLazily(ctx, paths...)
+		return
+	}
+	for _, p := range paths {
+		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: p})
+	}
 }
 
 // dropHistory removes the history of a plan deleted at revision last (0: unknown), with the

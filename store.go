@@ -171,9 +171,11 @@ type Store struct {
 	renamer    driver.Renamer
 	once       driver.OnceWriter
 	lazy       driver.LazyDeleter
-	strict     bool
-	now        func() time.Time
-	claimTTL   time.Duration
+	// entrySwapper is set only on a driver.Swapper that also offers it.
+	entrySwapper driver.EntrySwapper
+	strict       bool
+	now          func() time.Time
+	claimTTL     time.Duration
 	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
 	historyLimit    int
 	historyMaxBytes int64
@@ -225,6 +227,9 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	s.renamer, _ = capability[driver.Renamer](cfg.Backend)
 	s.once, _ = capability[driver.OnceWriter](cfg.Backend)
 	s.lazy, _ = capability[driver.LazyDeleter](cfg.Backend)
+	if s.swapper != nil {
+		s.entrySwapper, _ = capability[driver.EntrySwapper](cfg.Backend)
+	}
 	if st, ok := capability[driver.StrictModTimer](cfg.Backend); ok {
 		s.strict = st.StrictModTimes()
 	}

@@ -62,6 +62,17 @@ func (s *Store) commit(ctx context.Context, p string, old *string, content strin
 	}, func(raw string, exists bool) bool { return exists && raw == content }, p, old)
 }
 
+// commitWithEntry is commit on a driver.EntrySwapper, which writes entry along with p, only
+// when p is swapped.
+func (s *Store) commitWithEntry(ctx context.Context, p string, old *string, content string, entry *WriteRequest) error {
+	if ctx.Err() != nil {
+		return canceled(ctx)
+	}
+	return s.settle(ctx, "write "+p, func() (bool, error) {
+		return s.entrySwapper.CompareAndSwapWithEntry(ctx, &WriteRequest{FilePath: p, Content: content}, old, entry)
+	}, func(raw string, exists bool) bool { return exists && raw == content }, p, old)
+}
+
 // remove deletes p; with a driver.Swapper only if p still holds old.
 func (s *Store) remove(ctx context.Context, p, old string, special bool) error {
 	if ctx.Err() != nil {

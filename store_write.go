@@ -289,18 +289,26 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	}
 	file := EncodePlan(next)
 	entry, hash := "", ""
-	if s.historyOn() {
+	switch {
+	case !s.historyOn():
+		err = s.commit(ctx, s.planPath(name), old, file)
+	case s.entrySwapper != nil:
+		hash = fileHash(file)
+		var content string
+		entry, content = s.entryOf(ctx, action, cur, raw, next, file, hash)
+		err = s.commitWithEntry(ctx, s.planPath(name), old, file, &WriteRequest{FilePath: entry, Content: content})
+	default:
 		hash = fileHash(file)
 		if entry, err = s.recordBefore(ctx, action, cur, raw, next, file, hash); err != nil {
 			return nil, err
 		}
-	}
-	if err := s.commit(ctx, s.planPath(name), old, file); err != nil {
-		if entry != "" && (errors.Is(err, errLostSwap) || CodeOf(err) == CodeBackendError) {
+		if err = s.commit(ctx, s.planPath(name), old, file); err != nil && (errors.Is(err, errLostSwap) || CodeOf(err) == CodeBackendError) {
 			// Surely not written: the entry never became the plan. (After an unknown
 			// outcome it may have, so it stays; either way it is only shown if it did.)
 			_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: entry})
 		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	s.forget(name)

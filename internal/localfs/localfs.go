@@ -515,10 +515,15 @@ func (b *Backend) Delete(ctx context.Context, req *plantask.DeleteRequest) error
 	return b.remove(ctx, req.FilePath, true)
 }
 
-// DeleteLazily is Delete without the sync of the folder (driver.LazyDeleter): after a
-// crash the entry may be back.
-func (b *Backend) DeleteLazily(ctx context.Context, path string) error {
-	return b.remove(ctx, path, false)
+// DeleteLazily is Delete of each path without the sync of its folder (driver.LazyDeleter):
+// after a crash some may be back. It stops at the first failure.
+func (b *Backend) DeleteLazily(ctx context.Context, paths ...string) error {
+	for _, p := range paths {
+		if err := b.remove(ctx, p, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // remove is Delete, which syncs the folder when durable.
