@@ -302,11 +302,12 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		if entry, err = s.recordBefore(ctx, action, cur, raw, next, file, hash); err != nil {
 			return nil, err
 		}
-		if err = s.commit(ctx, s.planPath(name), old, file); err != nil && (errors.Is(err, errLostSwap) || CodeOf(err) == CodeBackendError) {
-			// Surely not written: the entry never became the plan. (After an unknown
-			// outcome it may have, so it stays; either way it is only shown if it did.)
-			_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: entry})
-		}
+		err = s.commit(ctx, s.planPath(name), old, file)
+	}
+	if err != nil && entry != "" && (errors.Is(err, errLostSwap) || CodeOf(err) == CodeBackendError) {
+		// Surely not written: the entry never became the plan. (After an unknown outcome
+		// it may have, so it stays; either way it is only shown if it did.)
+		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: entry})
 	}
 	if err != nil {
 		return nil, err

@@ -17,10 +17,11 @@ type LazyDeleter interface {
 }
 
 // EntrySwapper is an optional Backend capability that writes a plan file and its history
-// entry in one request. CompareAndSwapWithEntry does what CompareAndSwap does with req and
-// old and, only when it swaps, also writes entry: a file under a fresh name that is never
-// rewritten, with OnceWriter's durability. So a change to a plan on remote storage costs
-// one round trip, and a write that loses its race leaves no entry behind.
+// entry in one request. CompareAndSwapWithEntry writes entry (a file under a fresh name that
+// is never rewritten, with OnceWriter's durability) and then does what CompareAndSwap does
+// with req and old, so a change to a plan on remote storage costs one round trip. The entry
+// may be written even when the swap is not; the Store then deletes it. A wrapper that
+// changes what CompareAndSwap does must offer this method too, or hide it.
 type EntrySwapper interface {
 	CompareAndSwapWithEntry(ctx context.Context, req *filesystem.WriteRequest, old *string, entry *filesystem.WriteRequest) (bool, error)
 }

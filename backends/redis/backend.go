@@ -219,9 +219,28 @@ func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePa
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 	}
+	m, err := b.mutation(script, verb, filePath, mode, content, old)
+	if err != nil {
+		return false, err
+	}
+	n, err := b.run(ctx, script, m.keys, m.args)
+	return b.finish(ctx, m, n, err)
+}
+
+// mutation is one call of a mutation script, ready to run.
+type mutation struct {
+	script     *redis.Script
+	verb, path string
+	group      string
+	keys       []string
+	args       []any
+}
+
+// mutation builds the call of script that applies verb to filePath.
+func (b *Backend) mutation(script *redis.Script, verb, filePath, mode, content, old string) (*mutation, error) {
 	p, err := toFilePath(filePath)
 	if err != nil {
-		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
+		return nil, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 	}
 	idx, fields := b.chain(p)
 	dir := parentDir(p)
@@ -232,21 +251,24 @@ func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePa
 	for _, f := range fields {
 		args = append(args, f)
 	}
-	n, err := b.run(ctx, script, keys, args)
+	return &mutation{script: script, verb: verb, path: p, group: g, keys: keys, args: args}, nil
+}
+
+// finish turns the reply n (or err) of m into its outcome, linking or unlinking the group's
+// top folder in its parent when the script says so.
+func (b *Backend) finish(ctx context.Context, m *mutation, n int64, err error) (bool, error) {
 	if err != nil {
 		if refusedBeforeRunning(err) {
 			err = fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 		}
-		return false, fmt.Errorf("redis backend: %s %s: %w", verb, p, err)
+		return false, fmt.Errorf("redis backend: %s %s: %w", m.verb, m.path, err)
 	}
-	if n&resultRelink != 0 && g != "/" {
-		b.relink(ctx, g)
+	if n&resultRelink != 0 && m.group != "/" {
+		b.relink(ctx, m.group)
 	}
 	return n&resultApplied != 0, nil
 }
 
-// barrier is "1" when a conditional call that changes nothing must still write (refresh the
-// clock), so the WAIT after it covers every write its comparison saw (WithReplicaAcks).
 func (b *Backend) barrier() string {
 	if b.replicas > 0 {
 		return "1"

@@ -83,9 +83,10 @@ func TestHistoryAcrossMachines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Pruning runs every 8 revisions; losers' entries count against the limit until then.
-	if len(infos) < plan.DefaultHistoryLimit || len(infos) > plan.DefaultHistoryLimit+7 {
-		t.Errorf("%d entry files, want %d to %d", len(infos), plan.DefaultHistoryLimit, plan.DefaultHistoryLimit+7)
+	// Pruning runs every HistoryLimit/2 revisions; losers' entries count against the limit
+	// until then.
+	if most := plan.DefaultHistoryLimit + plan.DefaultHistoryLimit/2 - 1; len(infos) < plan.DefaultHistoryLimit || len(infos) > most {
+		t.Errorf("%d entry files, want %d to %d", len(infos), plan.DefaultHistoryLimit, most)
 	}
 
 	if _, err := stores[0].Delete(ctx, "ship", nil); err != nil {

@@ -99,6 +99,18 @@ func (s *stallingBackend) CompareAndSwap(ctx context.Context, req *plan.WriteReq
 	return s.Backend.CompareAndSwap(ctx, req, old)
 }
 
+func (s *stallingBackend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (bool, error) {
+	return swapAfterEntry(ctx, s.Backend, s.CompareAndSwap, req, old, entry)
+}
+
+// swapAfterEntry is CompareAndSwapWithEntry for a test wrapper whose own swap is swap.
+func swapAfterEntry(ctx context.Context, b *Backend, swap func(context.Context, *plan.WriteRequest, *string) (bool, error), req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (bool, error) {
+	if err := b.Write(ctx, entry); err != nil {
+		return false, err
+	}
+	return swap(ctx, req, old)
+}
+
 // TestWriterStalledInsideTheCheckLoses stalls a guarded write between its revision check and
 // its write for 2 s while another machine updates the plan. The stalled write must not land:
 // it comes back as revision_conflict and the other update is intact.

@@ -64,6 +64,10 @@ func (s *busyBeforeFirstSwap) CompareAndSwap(ctx context.Context, req *plan.Writ
 	return s.Backend.CompareAndSwap(ctx, req, old)
 }
 
+func (s *busyBeforeFirstSwap) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (bool, error) {
+	return swapAfterEntry(ctx, s.Backend, s.CompareAndSwap, req, old, entry)
+}
+
 // TestTimeoutOnBusyServerResolvesTheOutcome: with a 150 ms client timeout and the server
 // busy for 400 ms, update_plan_step used to answer backend_error "try again later" although
 // its write landed, and the retry the model then made got illegal_transition, with no

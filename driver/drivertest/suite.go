@@ -251,8 +251,38 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 		_, err = readWhole(ctx, b, p)
 		require.Error(t, err)
 	}
+	if es, ok := findCapability[driver.EntrySwapper](b); ok {
+		offered = append(offered, "EntrySwapper")
+		p, e1, e2 := dir+"/pair.md", dir+"/.history/pair/1-a", dir+"/.history/pair/2-b"
+		ok, err := es.CompareAndSwapWithEntry(ctx, &plan.WriteRequest{FilePath: p, Content: "one"}, nil, &plan.WriteRequest{FilePath: e1, Content: "entry one"})
+		require.NoError(t, err)
+		require.True(t, ok, "create-if-absent on a missing file writes")
+		ok, err = es.CompareAndSwapWithEntry(ctx, &plan.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"), &plan.WriteRequest{FilePath: e2, Content: "entry lost"})
+		require.NoError(t, err)
+		require.False(t, ok, "a swap from other bytes does not write")
+		ok, err = es.CompareAndSwapWithEntry(ctx, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), &plan.WriteRequest{FilePath: e2, Content: "entry two"})
+		require.NoError(t, err)
+		require.True(t, ok)
+		for path, want := range map[string]string{p: "two", e1: "entry one", e2: "entry two"} {
+			got, err := readWhole(ctx, b, path)
+			require.NoError(t, err)
+			require.Equal(t, want, got, path)
+		}
+	}
+	if ld, ok := findCapability[driver.LazyDeleter](b); ok {
+		offered = append(offered, "LazyDeleter")
+		a, c := dir+"/.history/lazy/1-a", dir+"/.history/lazy/2-b"
+		for _, p := range []string{a, c} {
+			require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: "x"}))
+		}
+		require.NoError(t, ld.DeleteLazily(ctx, a, c, dir+"/.history/lazy/missing"), "a missing file is not an error")
+		for _, p := range []string{a, c} {
+			_, err := readWhole(ctx, b, p)
+			require.Error(t, err, "DeleteLazily removes %s", p)
+		}
+	}
 	if len(offered) == 0 {
-		t.Skip("the backend offers none of LimitedReader, Renamer, Swapper")
+		t.Skip("the backend offers none of LimitedReader, Renamer, Swapper, EntrySwapper, LazyDeleter")
 	}
 	t.Logf("checked %s", strings.Join(offered, ", "))
 }
