@@ -110,9 +110,3 @@ func FuzzPlanCodec(f *testing.F) {
 	})
 }
 
-// samePlan compares plans field by field, the approval by value.
-func samePlan(a, b *Plan) bool {
-	x, y := *a, *b
-	x.Approval, y.Approval = nil, nil
-	return x == y && (a.Approval == nil) == (b.Approval == nil) && (a.Approval == nil || *a.Approval == *b.Approval)
-}

@@ -27,13 +27,15 @@ type toolEnv struct {
 	store *Store
 	// listEntries keeps list_plans entries of unchanged plans encoded.
 	listEntries listCache
-	workspace   Workspace
-	texts       map[string]string
-	template    string
-	agent       func(context.Context) string  // the agent a call acts as: author, and holder of steps
-	role        func(context.Context) Role    // the middleware's role in a call's run
-	sink        func(context.Context, Change) // hears the changes made through these tools
-	listens     func(context.Context) bool    // whether sink has anyone to tell, during this call
+	// reads keeps read_plan results of unchanged plans encoded.
+	reads     readCache
+	workspace Workspace
+	texts     map[string]string
+	template  string
+	agent     func(context.Context) string  // the agent a call acts as: author, and holder of steps
+	role      func(context.Context) Role    // the middleware's role in a call's run
+	sink      func(context.Context, Change) // hears the changes made through these tools
+	listens   func(context.Context) bool    // whether sink has anyone to tell, during this call
 	// requireApproval: update_plan_step moves steps of approved plans only.
 	requireApproval bool
 	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside

@@ -44,8 +44,15 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if old != nil {
 		return newChangesResult(p, old), nil
 	}
-	sum := p.Summarize()
-	return readResult{Summary: sum, Approved: env.unapproved(p), Content: p.Content}, nil
+	if text, ok := env.reads.get(p); ok {
+		return text, nil
+	}
+	text, err := resultAPI.MarshalToString(readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Content: p.Content})
+	if err != nil {
+		return nil, backendError("encode the result", err)
+	}
+	env.reads.put(p, text)
+	return text, nil
 }
 
 // getNamed loads the plan a call names.
