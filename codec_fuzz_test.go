@@ -109,4 +109,3 @@ func FuzzPlanCodec(f *testing.F) {
 		}
 	})
 }
-
