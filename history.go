@@ -56,13 +56,9 @@ type Revision struct {
 // historyDir is the folder of a plan's kept revisions.
 func (s *Store) historyDir(name string) string { return path.Join(s.dir, ".history", name) }
 
-// entryName is the file name of the entry of revision rev holding plan file file.
-func entryName(rev int64, file string) string {
-	return entryNameHashed(rev, fileHash(file))
-}
-
-// entryNameHashed is entryName for a file whose fileHash is hash.
-func entryNameHashed(rev int64, hash string) string {
+// entryName is the file name of the entry of revision rev holding a plan file whose
+// fileHash is hash.
+func entryName(rev int64, hash string) string {
 	return strconv.FormatInt(rev, 10) + "-" + hash[:entryHashDigits]
 }
 
@@ -137,7 +133,7 @@ func (s *Store) recordBefore(ctx context.Context, action Action, cur *Plan, raw 
 
 // entryOf is the path and content of the entry of revision next, as recordBefore writes it.
 func (s *Store) entryOf(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file, hash string) (p, entry string) {
-	p = s.historyDir(next.Name) + "/" + entryNameHashed(next.Revision, hash)
+	p = s.historyDir(next.Name) + "/" + entryName(next.Revision, hash)
 	parent := "" // a create builds on nothing
 	if cur != nil {
 		parent = s.decoded.hashOf(next.Name, raw)

@@ -29,7 +29,7 @@ func TestHistoryIgnoresEntriesThatNeverBecameThePlan(t *testing.T) {
 		p.Revision, p.Status = rev, status
 		file := EncodePlan(&p)
 		e := encodeEntry(file, ActionStatus, "loser", fileHash(parentRaw))
-		require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.historyDir("ship") + "/" + entryName(rev, file), Content: e}))
+		require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.historyDir("ship") + "/" + entryName(rev, fileHash(file)), Content: e}))
 	}
 	lose(3, raw2, "lost-3")
 	lose(4, raw3, "lost-4")

@@ -46,8 +46,9 @@ func retryLostSwaps(name, what string, attempt func() error) error {
 // a transport failure left unknown.
 var uncertainRetries = [...]time.Duration{10 * time.Millisecond, 50 * time.Millisecond, 200 * time.Millisecond}
 
-// commit writes content at p; with a driver.Swapper only if p still holds old (absent when nil).
-func (s *Store) commit(ctx context.Context, p string, old *string, content string) error {
+// commit writes content at p; with a driver.Swapper only if p still holds old (absent when
+// nil). A non-nil entry goes along in the same request (driver.EntrySwapper).
+func (s *Store) commit(ctx context.Context, p string, old *string, content string, entry *WriteRequest) error {
 	if ctx.Err() != nil {
 		return canceled(ctx)
 	}
@@ -57,19 +58,12 @@ func (s *Store) commit(ctx context.Context, p string, old *string, content strin
 		}
 		return nil
 	}
+	req := &WriteRequest{FilePath: p, Content: content}
 	return s.settle(ctx, "write "+p, func() (bool, error) {
-		return s.swapper.CompareAndSwap(ctx, &WriteRequest{FilePath: p, Content: content}, old)
-	}, func(raw string, exists bool) bool { return exists && raw == content }, p, old)
-}
-
-// commitWithEntry is commit on a driver.EntrySwapper, which writes entry along with p, only
-// when p is swapped.
-func (s *Store) commitWithEntry(ctx context.Context, p string, old *string, content string, entry *WriteRequest) error {
-	if ctx.Err() != nil {
-		return canceled(ctx)
-	}
-	return s.settle(ctx, "write "+p, func() (bool, error) {
-		return s.entrySwapper.CompareAndSwapWithEntry(ctx, &WriteRequest{FilePath: p, Content: content}, old, entry)
+		if entry != nil {
+			return s.entrySwapper.CompareAndSwapWithEntry(ctx, req, old, entry)
+		}
+		return s.swapper.CompareAndSwap(ctx, req, old)
 	}, func(raw string, exists bool) bool { return exists && raw == content }, p, old)
 }
 

@@ -250,11 +250,10 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	if err != nil {
 		return nil, err
 	}
-	if guessed {
-		if err := checkRevision(name, cur, ifRevision); err != nil {
+	if err := checkRevision(name, cur, ifRevision); err != nil {
+		if guessed {
 			return nil, errWrongGuess
 		}
-	} else if err := checkRevision(name, cur, ifRevision); err != nil {
 		if err = s.rebase(ctx, cur, raw, *ifRevision, commutes, err); err != nil {
 			return nil, err
 		}
@@ -289,21 +288,21 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	}
 	file := EncodePlan(next)
 	entry, hash := "", ""
+	var along *WriteRequest // the entry the commit writes itself
 	switch {
 	case !s.historyOn():
-		err = s.commit(ctx, s.planPath(name), old, file)
 	case s.entrySwapper != nil:
 		hash = fileHash(file)
 		var content string
 		entry, content = s.entryOf(ctx, action, cur, raw, next, file, hash)
-		err = s.commitWithEntry(ctx, s.planPath(name), old, file, &WriteRequest{FilePath: entry, Content: content})
+		along = &WriteRequest{FilePath: entry, Content: content}
 	default:
 		hash = fileHash(file)
 		if entry, err = s.recordBefore(ctx, action, cur, raw, next, file, hash); err != nil {
 			return nil, err
 		}
-		err = s.commit(ctx, s.planPath(name), old, file)
 	}
+	err = s.commit(ctx, s.planPath(name), old, file, along)
 	if err != nil && entry != "" && (errors.Is(err, errLostSwap) || CodeOf(err) == CodeBackendError) {
 		// Surely not written: the entry never became the plan. (After an unknown outcome
 		// it may have, so it stays; either way it is only shown if it did.)
