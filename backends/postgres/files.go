@@ -27,22 +27,26 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 	if !validText(dir) {
 		return []plan.FileInfo{}, nil
 	}
-	rows, err := b.pool.Query(ctx, b.sql.list, dir, childPrefix(dir), childBound(dir))
-	if err != nil {
-		return nil, wrapErr("list", dir, err)
-	}
-	out := []plan.FileInfo{}
-	var name string
-	var size, mtime, version int64
-	var isDir bool
-	_, err = pgx.ForEachRow(rows, []any{&name, &size, &mtime, &version, &isDir}, func() error {
-		fi := plan.FileInfo{Path: joinPath(dir, name), IsDir: isDir}
-		if !isDir {
-			fi.Size = size
-			fi.ModifiedAt = modifiedAt(mtime, version)
+	var out []plan.FileInfo
+	err := b.idempotent(ctx, func() error {
+		out = []plan.FileInfo{}
+		rows, err := b.pool.Query(ctx, b.sql.list, dir, childPrefix(dir), childBound(dir))
+		if err != nil {
+			return err
 		}
-		out = append(out, fi)
-		return nil
+		var name string
+		var size, mtime, version int64
+		var isDir bool
+		_, err = pgx.ForEachRow(rows, []any{&name, &size, &mtime, &version, &isDir}, func() error {
+			fi := plan.FileInfo{Path: joinPath(dir, name), IsDir: isDir}
+			if !isDir {
+				fi.Size = size
+				fi.ModifiedAt = modifiedAt(mtime, version)
+			}
+			out = append(out, fi)
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, wrapErr("list", dir, err)
@@ -90,7 +94,8 @@ func (b *Backend) readRow(ctx context.Context, verb, p, query string, extra ...a
 		return "", err
 	}
 	var content []byte
-	err = b.pool.QueryRow(ctx, query, append([]any{dir, name}, extra...)...).Scan(&content)
+	args := append([]any{dir, name}, extra...)
+	err = b.idempotent(ctx, func() error { return b.pool.QueryRow(ctx, query, args...).Scan(&content) })
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", wrapErr(verb, cleanPath(p), fs.ErrNotExist)
 	}

@@ -182,6 +182,51 @@ func TestTerminatedConnectionsNeverLoseAWriteSilently(t *testing.T) {
 	}
 }
 
+// TestReadsOutliveTerminatedSessions: the server ends every pooled session, the pool still
+// holds them as idle, and the next read and list answer from a fresh connection instead of
+// failing: a read changes nothing, so running it again is always safe.
+func TestReadsOutliveTerminatedSessions(t *testing.T) {
+	requireServer(t)
+	name := "victim-" + testSchema()
+	pool := victimPool(t, name)
+	b := mustNew(t, pool, WithSchema(newBackend(t).Schema()))
+	admin := newPool(t, serverURL, 0)
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(bg, plan.Update{Name: "p", Content: ptr("kept")}); err != nil {
+		t.Fatal(err)
+	}
+	var held []*pgxpool.Conn
+	for range 3 { // three idle sessions, all to be ended
+		c, err := pool.Acquire(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	for _, c := range held {
+		c.Release()
+	}
+	if n, err := terminate(bg, admin, name); err != nil || n < 3 {
+		t.Fatalf("terminate: %d sessions, %v", n, err)
+	}
+	got, err := s.Get(bg, "p")
+	if err != nil {
+		t.Fatalf("Get after the sessions ended: %v", err)
+	}
+	if got.Content != "kept" {
+		t.Fatalf("Get = %q, want \"kept\"", got.Content)
+	}
+	if _, err := terminate(bg, admin, name); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := s.List(bg); err != nil || len(list.Plans) != 1 {
+		t.Fatalf("List after the sessions ended = %v, %v", list, err)
+	}
+}
+
 // waitFor polls cond for up to 10 seconds.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
