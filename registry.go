@@ -23,6 +23,8 @@ type sharedState struct {
 	// sorted is the last listing that came wholly from the cache, in name order: while the
 	// same entries keep coming back unchanged, List reuses that order instead of sorting.
 	sorted []*cachedSummary
+	// stamped is the folder stamp that vouches for sorted, nil when none does (store_stamp.go).
+	stamped *stampedListing
 	// key is the storage's approval key once read (approval_seal.go).
 	keyMu sync.Mutex
 	key   []byte

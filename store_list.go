@@ -22,6 +22,7 @@ type cachedSummary struct {
 func (s *Store) forget(name string) {
 	s.shared.cacheMu.Lock()
 	delete(s.shared.cache, name)
+	s.shared.stamped = nil
 	s.shared.cacheMu.Unlock()
 }
 
@@ -87,6 +88,12 @@ type listedPlan struct {
 // list returns every plan's summary sorted by name, and warnings sorted by name. Entries
 // that came from the cache are shared: callers must not change them.
 func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
+	stamp, vouches := s.folderStampBefore(ctx)
+	if vouches {
+		if entries, strays, ok := s.unchangedListing(stamp, s.now()); ok {
+			return entries, strays, nil
+		}
+	}
 	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: s.dir})
 	if err != nil && !isNotExist(err) {
 		if ctx.Err() != nil {
@@ -125,9 +132,13 @@ func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
 			s.shared.sorted = hits
 		}
 		sorted := s.shared.sorted
+		if vouches {
+			s.vouch(stamp, now, strays)
+		}
 		s.shared.cacheMu.Unlock()
 		return sorted, strays, nil
 	}
+	s.shared.stamped = nil
 	s.shared.cacheMu.Unlock()
 	entries := hits
 	warnings := strays

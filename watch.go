@@ -93,7 +93,7 @@ func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Chan
 		opts.fullScan = defaultFullScan
 	}
 	w := &watcher{s: s, opts: opts, out: make(chan Change, opts.Buffer), known: map[string]*cachedSummary{}}
-	w.stamper, _ = capability[folderStamper](s.backend)
+	w.stamper = s.stamper
 	var events <-chan driver.FileEvent
 	if feed, ok := capability[driver.Watcher](s.backend); ok {
 		var err error
@@ -120,13 +120,6 @@ func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Chan
 	}
 	go w.run(ctx, events)
 	return w.out, nil
-}
-
-// folderStamper is a cheap change detector for a folder: its stamp changes whenever a file
-// directly inside is created, renamed or removed. recent reports that the folder changed
-// so lately that another change could still leave the stamp as it is.
-type folderStamper interface {
-	FolderStamp(ctx context.Context, dir string) (stamp string, recent bool, err error)
 }
 
 // watcher is the state of one Watch: what it last delivered per plan, and whether it owes
