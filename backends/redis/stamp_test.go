@@ -1,0 +1,89 @@
+package redisbackend
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/einoplan/plan"
+)
+
+// listCounter counts the listings of /plans and unwraps to the Backend, whose folder stamp
+// the Store then uses.
+type listCounter struct {
+	*Backend
+	lists atomic.Int64
+}
+
+func (c *listCounter) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+	if req.Path == "/plans" {
+		c.lists.Add(1)
+	}
+	return c.Backend.LsInfo(ctx, req)
+}
+
+func (c *listCounter) Unwrap() plan.Backend { return c.Backend }
+
+// While no file of the plans folder changes, List answers from its cache after one round
+// trip for the folder's stamp; every kind of change another machine makes (a rewrite, a
+// delete, a delete and a create together) moves the stamp and shows in the very next List.
+func TestListOfAnUnchangedFolderReadsOnlyTheStamp(t *testing.T) {
+	b, _ := newBackend(t)
+	counting := &listCounter{Backend: b}
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: counting})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := machine(t, b.prefix, nil)
+	for _, name := range []string{"alpha", "beta"} {
+		if _, err := s.Put(bg, plan.Update{Name: name, Content: ptr("# " + name + "\n- [ ] one\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func() map[string]string {
+		t.Helper()
+		l, err := s.List(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, p := range l.Plans {
+			out[p.Name] = p.Status
+		}
+		return out
+	}
+	names()
+	names()
+	before := counting.lists.Load()
+	for range 3 {
+		if got := names(); len(got) != 2 {
+			t.Fatalf("List = %v", got)
+		}
+	}
+	if n := counting.lists.Load() - before; n != 0 {
+		t.Fatalf("an unchanged folder was listed %d times", n)
+	}
+
+	if _, err := other.SetStatus(bg, "beta", "shipped", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); got["beta"] != "shipped" {
+		t.Fatalf("after another machine's rewrite: %v", got)
+	}
+	if _, err := other.Delete(bg, "alpha", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); len(got) != 1 {
+		t.Fatalf("after another machine's delete: %v", got)
+	}
+	names() // vouched again
+	if _, err := other.Delete(bg, "beta", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Put(bg, plan.Update{Name: "gamma", Content: ptr("# gamma\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := names()["gamma"]; !ok || len(names()) != 1 {
+		t.Fatalf("after a delete and a create elsewhere: %v", names())
+	}
+}
