@@ -28,22 +28,27 @@ func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string
 	if m.cfg.Digest.Disabled {
 		return "", nil
 	}
-	listing, err := m.store.List(ctx)
-	if err != nil || len(listing.Plans)+len(listing.Warnings) == 0 {
+	entries, warnings, err := m.store.list(ctx)
+	if err != nil {
 		return "", err
 	}
+	if len(entries)+len(warnings) == 0 {
+		return "", nil
+	}
 	texts = withSetHeader(texts, m.cfg.PlanSet)
-	return renderDigest(listing, texts, m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes), nil
+	return renderDigest(entries, len(warnings), texts, m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes), nil
 }
 
-func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes int) string {
+// renderDigest renders the listed plans (shared with the Store's cache: read only) and the
+// number of plans that could not be read.
+func renderDigest(plans []*cachedSummary, unreadable int, texts map[string]string, maxPlans, maxBytes int) string {
 	var b strings.Builder
-	b.WriteString(strings.ReplaceAll(texts["digest.header"], "{time}", latestUpdate(listing.Plans)))
+	b.WriteString(strings.ReplaceAll(texts["digest.header"], "{time}", latestUpdate(plans)))
 	budget := maxBytes - b.Len()
 	// The lines that say where the rest is must fit after the plans.
 	reserve := len(texts["digest.more"]) + len(texts["digest.unreadable"]) + 32
 	shown := 0
-	for _, p := range newestFirst(listing.Plans, maxPlans) {
+	for _, p := range newestFirst(plans, maxPlans) {
 		line := digestLine(*p, texts)
 		if len(line)+reserve > budget {
 			break
@@ -53,11 +58,11 @@ func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes 
 		shown++
 	}
 	tail := ""
-	if rest := len(listing.Plans) - shown; rest > 0 {
+	if rest := len(plans) - shown; rest > 0 {
 		tail = fmt.Sprintf("- +%d %s\n", rest, texts["digest.more"])
 	}
-	if len(listing.Warnings) > 0 {
-		tail += fmt.Sprintf("- %d %s\n", len(listing.Warnings), texts["digest.unreadable"])
+	if unreadable > 0 {
+		tail += fmt.Sprintf("- %d %s\n", unreadable, texts["digest.unreadable"])
 	}
 	if len(tail) <= budget {
 		b.WriteString(tail)
@@ -70,11 +75,11 @@ func renderDigest(listing *Listing, texts map[string]string, maxPlans, maxBytes 
 
 // latestUpdate is when the newest of plans changed: the moment the digest describes, which
 // stays the same (and so keeps prompt caches warm) while no plan changes.
-func latestUpdate(plans []Summary) string {
+func latestUpdate(plans []*cachedSummary) string {
 	var latest time.Time
-	for i := range plans {
-		if plans[i].UpdatedAt.After(latest) {
-			latest = plans[i].UpdatedAt
+	for _, c := range plans {
+		if c.summary.UpdatedAt.After(latest) {
+			latest = c.summary.UpdatedAt
 		}
 	}
 	return latest.UTC().Format(time.RFC3339)
@@ -83,13 +88,13 @@ func latestUpdate(plans []Summary) string {
 // newestFirst returns at most k of plans, most recently updated first, plans updated at the
 // same time in their listing order: the first k of a stable sort by UpdatedAt, descending,
 // found in one pass without copying or sorting the whole listing.
-func newestFirst(plans []Summary, k int) []*Summary {
+func newestFirst(plans []*cachedSummary, k int) []*Summary {
 	if k <= 0 {
 		return nil
 	}
 	top := make([]*Summary, 0, min(k, len(plans))+1)
-	for i := range plans {
-		p := &plans[i]
+	for _, c := range plans {
+		p := &c.summary
 		j := len(top)
 		for j > 0 && p.UpdatedAt.After(top[j-1].UpdatedAt) {
 			j--

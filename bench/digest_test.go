@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/einoplan/plan"
+	redisbackend "github.com/einoplan/plan/backends/redis"
+)
+
+// BeforeAgent of plan.New with the default digest, 1,000 plans in the folder and none
+// changing: what every agent run pays before its first model call. Next to it, "relist"
+// is the same call when the folder's stamp cannot vouch for the last listing (a change
+// within the racy window, or a backend without a stamp): one listing, summaries from the
+// cache. The goal is under 1 ms on every backend.
+//
+//	go test -run '^$' -bench BeforeAgentDigest -benchtime 2s
+func BenchmarkBeforeAgentDigest(b *testing.B) {
+	ctx := context.Background()
+	kinds := []backendKind{memoryKind(), localKind(), benchRedisKind(b)}
+	for _, kind := range kinds {
+		o, err := kind.open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(o.close)
+		if err := seedPlans(o, 1000); err != nil {
+			b.Fatal(err)
+		}
+		if kind.racy {
+			time.Sleep(racyWait)
+		}
+		for _, mode := range []struct {
+			name    string
+			backend plan.Backend
+		}{{"unchanged", o.backend}, {"relist", stamplessBackend{o.backend}}} {
+			b.Run(kind.name+"/"+mode.name, func(b *testing.B) {
+				mw, err := plan.New(ctx, &plan.Config{Backend: mode.backend, BaseDir: plansDir})
+				if err != nil {
+					b.Fatal(err)
+				}
+				run := func() {
+					if _, _, err := mw.BeforeAgent(ctx, &adk.ChatModelAgentContext{Instruction: agentInstruction}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				run()
+				run() // the second listing comes wholly from the cache: the stamp vouches from here on
+				b.ResetTimer()
+				for range b.N {
+					run()
+				}
+			})
+		}
+	}
+}
+
+// stamplessBackend hides every capability of the Backend it holds, its folder stamp too.
+type stamplessBackend struct{ plan.Backend }
+
+// benchRedisKind is a RedisBackend on the benchmarks' redis-server, a fresh key prefix per open.
+func benchRedisKind(tb testing.TB) backendKind {
+	server, _ := redisDeployments(tb)
+	return backendKind{name: "RedisBackend", open: func() (*opened, error) {
+		client := redis.NewClient(&redis.Options{Addr: server.Addr(), ContextTimeoutEnabled: true})
+		b, err := redisbackend.New(context.Background(), client, redisbackend.WithPrefix("bench:"+rand.Text()[:8]+":"))
+		if err != nil {
+			client.Close()
+			return nil, err
+		}
+		return &opened{backend: b, close: func() { client.Close() },
+			seed: func(p, content string) error {
+				return b.Write(context.Background(), &plan.WriteRequest{FilePath: p, Content: content})
+			}}, nil
+	}}
+}
