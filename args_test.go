@@ -14,7 +14,7 @@ import (
 	"github.com/einoplan/plan"
 )
 
-const hugeInput = 50 << 20
+const hugeInput = 12 << 20
 
 // hugePlanBody is about n bytes of Markdown whose JSON form needs escapes (newlines,
 // quotes), so a decoder cannot hand out slices of the arguments as the string.
@@ -115,8 +115,8 @@ func writeHugeFile(t *testing.T, p string, n int) {
 	require.NoError(t, f.Close())
 }
 
-// TestOversizedFilesAreReadOnlyUpToTheCap: a 50 MiB workspace file given to
-// update_plan_from_file, and a 50 MiB file in the plans folder, are refused as too_large
+// TestOversizedFilesAreReadOnlyUpToTheCap: a 12 MiB workspace file given to
+// update_plan_from_file, and a 12 MiB file in the plans folder, are refused as too_large
 // after reading at most the cap and a byte (plus the header allowance for a plan file).
 func TestOversizedFilesAreReadOnlyUpToTheCap(t *testing.T) {
 	ctx := context.Background()
@@ -148,7 +148,7 @@ func TestOversizedFilesAreReadOnlyUpToTheCap(t *testing.T) {
 		}
 		// Reading cap+1 bytes and turning them into a string is 2 MiB; the rest is room
 		// for what the runtime allocates meanwhile.
-		assert.LessOrEqual(t, total, int64(6<<20), "%s read a 50 MiB file", c.tool)
+		assert.LessOrEqual(t, total, int64(6<<20), "%s read a 12 MiB file", c.tool)
 		assert.LessOrEqual(t, live, int64(2<<20), c.tool)
 	}
 	_, err = os.Stat(filepath.Join(storeRoot, "plans", "fresh.md"))
