@@ -28,20 +28,20 @@ func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string
 	if m.cfg.Digest.Disabled {
 		return "", nil
 	}
-	entries, warnings, err := m.store.list(ctx)
+	plans, unreadable, err := m.store.summaries(ctx)
 	if err != nil {
 		return "", err
 	}
-	if len(entries)+len(warnings) == 0 {
+	if len(plans)+unreadable == 0 {
 		return "", nil
 	}
 	texts = withSetHeader(texts, m.cfg.PlanSet)
-	return renderDigest(entries, len(warnings), texts, m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes), nil
+	return renderDigest(plans, unreadable, texts, m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes), nil
 }
 
 // renderDigest renders the listed plans (shared with the Store's cache: read only) and the
 // number of plans that could not be read.
-func renderDigest(plans []*cachedSummary, unreadable int, texts map[string]string, maxPlans, maxBytes int) string {
+func renderDigest(plans []*Summary, unreadable int, texts map[string]string, maxPlans, maxBytes int) string {
 	var b strings.Builder
 	b.WriteString(strings.ReplaceAll(texts["digest.header"], "{time}", latestUpdate(plans)))
 	budget := maxBytes - b.Len()
@@ -75,11 +75,11 @@ func renderDigest(plans []*cachedSummary, unreadable int, texts map[string]strin
 
 // latestUpdate is when the newest of plans changed: the moment the digest describes, which
 // stays the same (and so keeps prompt caches warm) while no plan changes.
-func latestUpdate(plans []*cachedSummary) string {
+func latestUpdate(plans []*Summary) string {
 	var latest time.Time
-	for _, c := range plans {
-		if c.summary.UpdatedAt.After(latest) {
-			latest = c.summary.UpdatedAt
+	for _, p := range plans {
+		if p.UpdatedAt.After(latest) {
+			latest = p.UpdatedAt
 		}
 	}
 	return latest.UTC().Format(time.RFC3339)
@@ -88,13 +88,12 @@ func latestUpdate(plans []*cachedSummary) string {
 // newestFirst returns at most k of plans, most recently updated first, plans updated at the
 // same time in their listing order: the first k of a stable sort by UpdatedAt, descending,
 // found in one pass without copying or sorting the whole listing.
-func newestFirst(plans []*cachedSummary, k int) []*Summary {
+func newestFirst(plans []*Summary, k int) []*Summary {
 	if k <= 0 {
 		return nil
 	}
 	top := make([]*Summary, 0, min(k, len(plans))+1)
-	for _, c := range plans {
-		p := &c.summary
+	for _, p := range plans {
 		j := len(top)
 		for j > 0 && p.UpdatedAt.After(top[j-1].UpdatedAt) {
 			j--

@@ -171,7 +171,7 @@ type Store struct {
 	renamer    driver.Renamer
 	once       driver.OnceWriter
 	lazy       driver.LazyDeleter
-	stamper    folderStamper
+	stamper    driver.FolderStamper
 	// entrySwapper is set only on a driver.Swapper that also offers it.
 	entrySwapper driver.EntrySwapper
 	strict       bool
@@ -228,7 +228,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	s.renamer, _ = capability[driver.Renamer](cfg.Backend)
 	s.once, _ = capability[driver.OnceWriter](cfg.Backend)
 	s.lazy, _ = capability[driver.LazyDeleter](cfg.Backend)
-	s.stamper, _ = capability[folderStamper](cfg.Backend)
+	s.stamper, _ = capability[driver.FolderStamper](cfg.Backend)
 	if s.swapper != nil {
 		s.entrySwapper, _ = capability[driver.EntrySwapper](cfg.Backend)
 	}

@@ -51,6 +51,20 @@ func (s *Store) ListPage(ctx context.Context, opts ListOptions) (*Listing, error
 	return out, nil
 }
 
+// summaries is every plan's summary in name order, shared with the list cache (read only),
+// and how many plans could not be read: the digest's view of List, without a copy.
+func (s *Store) summaries(ctx context.Context) ([]*Summary, int, error) {
+	entries, warnings, err := s.list(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]*Summary, len(entries))
+	for i, c := range entries {
+		out[i] = &c.summary
+	}
+	return out, len(warnings), nil
+}
+
 // listPage is one page of cached summaries.
 type listPage struct {
 	entries []*cachedSummary

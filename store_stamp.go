@@ -16,13 +16,6 @@ import (
 // a plan file in place without moving the stamp, so there a listing is trusted for at most
 // defaultFullScan after it was taken, as the watch does.
 
-// folderStamper is a cheap change detector for a folder: its stamp changes whenever a file
-// directly inside is created, renamed or removed. recent reports that the folder changed
-// so lately that another change could still leave the stamp as it is.
-type folderStamper interface {
-	FolderStamp(ctx context.Context, dir string) (stamp string, recent bool, err error)
-}
-
 // stampedListing is the listing a stamp vouches for: the entries are shared.sorted.
 type stampedListing struct {
 	stamp  string

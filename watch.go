@@ -128,7 +128,7 @@ type watcher struct {
 	s       *Store
 	opts    WatchOptions
 	out     chan Change
-	stamper folderStamper
+	stamper driver.FolderStamper
 	known   map[string]*cachedSummary // per plan, the summary last delivered or listed
 	behind  bool                      // changes were dropped: an ActionResync is owed
 	stamp   string                    // the folder's stamp before the last listing

@@ -52,6 +52,7 @@ var (
 	_ driver.Swapper       = (*Backend)(nil)
 	_ driver.LimitedReader = (*Backend)(nil)
 	_ driver.Watcher       = (*Backend)(nil)
+	_ driver.FolderStamper = (*Backend)(nil)
 )
 
 // LsInfo lists the files and folders directly inside req.Path, sorted by path, from one

@@ -281,8 +281,35 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 			require.Error(t, err, "DeleteLazily removes %s", p)
 		}
 	}
+	if fs, ok := findCapability[driver.FolderStamper](b); ok {
+		offered = append(offered, "FolderStamper")
+		stamped := dir + "/stamped"
+		stamp := func() (string, bool) {
+			st, recent, err := fs.FolderStamp(ctx, stamped)
+			require.NoError(t, err)
+			return st, recent
+		}
+		moved := func(what string, change func()) {
+			before, _ := stamp()
+			change()
+			after, recent := stamp()
+			require.True(t, after != before || recent, "%s leaves the folder's stamp as it was and does not call it recent", what)
+		}
+		moved("creating a file", func() {
+			require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: stamped + "/a.md", Content: "one"}))
+		})
+		moved("replacing a file", func() {
+			require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: stamped + "/a.md", Content: "two"}))
+		})
+		moved("removing a file", func() {
+			require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: stamped + "/a.md"}))
+		})
+		first, _ := stamp()
+		again, _ := stamp()
+		require.Equal(t, first, again, "an unchanged folder keeps its stamp")
+	}
 	if len(offered) == 0 {
-		t.Skip("the backend offers none of LimitedReader, Renamer, Swapper, EntrySwapper, LazyDeleter")
+		t.Skip("the backend offers none of LimitedReader, Renamer, Swapper, EntrySwapper, LazyDeleter, FolderStamper")
 	}
 	t.Logf("checked %s", strings.Join(offered, ", "))
 }

@@ -91,6 +91,7 @@ type Backend struct {
 var (
 	_ driver.LimitedReader = (*Backend)(nil)
 	_ driver.Renamer       = (*Backend)(nil)
+	_ driver.FolderStamper = (*Backend)(nil)
 )
 
 // New returns a backend rooted at root, creating the folder (mode 0700 by
