@@ -58,7 +58,9 @@ type Error struct {
 	// Next is the step an agent looking for work should take instead, when there is one.
 	Next *Step
 	// Waits are the step numbers concerned by a step's prerequisites: those a blocked step
-	// waits for (CodeStepBlocked), or those a refused body names or cycles through.
+	// waits for (CodeStepBlocked), or those a refused body names or cycles through. When no
+	// pending step is ready, the held or failed steps that every pending one waits for,
+	// directly or through other pending steps: the lowest 8.
 	Waits []int
 	// Message states the facts in English.
 	Message string

@@ -77,17 +77,34 @@ func waitsOf(steps []Step, s Step) []int {
 	return waits
 }
 
-// pendingWaits is what the pending steps of steps wait for, none being ready: the union of
-// their unfinished prerequisites, ascending.
-func pendingWaits(steps []Step) []int {
-	var waits []int
+// maxBlockers bounds the steps a no_ready_step answer names, so that it keeps its size
+// however long the plan and however many agents work on it.
+const maxBlockers = 8
+
+// blockingSteps is what holds up the pending steps of steps, none being ready: the
+// unfinished steps they wait for, directly or through other pending steps, that are not
+// pending themselves (held in progress, or failed), the lowest maxBlockers of them. Every
+// chain of pending prerequisites ends at such a step, so each is a direct prerequisite of a
+// pending step. Nil when no pending step waits for anything.
+func blockingSteps(steps []Step) []int {
+	var blockers, waits []int
 	for _, s := range steps {
-		if s.State == StepPending {
-			waits = append(waits, waitsOf(steps, s)...)
+		if s.State != StepPending {
+			continue
+		}
+		for _, n := range waitsOf(steps, s) {
+			waits = append(waits, n)
+			if steps[n-1].State != StepPending {
+				blockers = append(blockers, n)
+			}
 		}
 	}
-	slices.Sort(waits)
-	return slices.Compact(waits)
+	if blockers == nil {
+		blockers = waits
+	}
+	slices.Sort(blockers)
+	blockers = slices.Compact(blockers)
+	return blockers[:min(len(blockers), maxBlockers)]
 }
 
 // checkGraph refuses a body whose prerequisites name a step it does not have, or wait for

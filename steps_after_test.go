@@ -3,6 +3,8 @@ package plan_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
@@ -113,7 +115,7 @@ func TestAStepStartsOnlyAfterItsPrerequisites(t *testing.T) {
 	_, perr = graphMove(s, "w3", 0, plan.StepInProgress)
 	require.NotNil(t, perr)
 	assert.Equal(t, plan.CodeStepBlocked, perr.Code, "pending steps remain but none is ready")
-	assert.Equal(t, []int{1, 2, 3}, perr.Waits)
+	assert.Equal(t, []int{1, 3}, perr.Waits, "the held steps everything waits for, not pending step 2 between")
 
 	_, perr = graphMove(s, "w1", 1, plan.StepFailed)
 	require.Nil(t, perr)
@@ -146,6 +148,35 @@ func TestAStepStartsOnlyAfterItsPrerequisites(t *testing.T) {
 	_, perr = graphMove(s, "w1", 0, plan.StepInProgress)
 	require.NotNil(t, perr)
 	assert.Equal(t, plan.CodeIllegalTransition, perr.Code, "no pending step remains")
+}
+
+// When no pending step of a long plan is ready, the answer names the held steps that hold
+// everything up, at most 8 of them, whatever the plan's length: never every unfinished step.
+func TestNoReadyStepNamesAFewHeldStepsWhateverThePlansLength(t *testing.T) {
+	for _, steps := range []int{60, 1000} {
+		var b strings.Builder
+		for i := 1; i <= steps; i++ {
+			fmt.Fprintf(&b, "- [ ] step %d", i)
+			if i > 20 {
+				fmt.Fprintf(&b, " (after %d)", i-20)
+			}
+			b.WriteString("\n")
+		}
+		body := b.String()
+		s := newGraphStore(t, plan.StoreConfig{})
+		_, err := s.Put(context.Background(), plan.Update{Name: "long", Content: &body})
+		require.NoError(t, err)
+		for range 20 {
+			_, _, err := s.MoveStep(plan.WithActor(context.Background(), "w"), plan.StepMove{Name: "long", State: plan.StepInProgress})
+			require.NoError(t, err)
+		}
+		_, _, err = s.MoveStep(plan.WithActor(context.Background(), "late"), plan.StepMove{Name: "long", State: plan.StepInProgress})
+		var perr *plan.Error
+		require.ErrorAs(t, err, &perr)
+		assert.Equal(t, plan.CodeStepBlocked, perr.Code)
+		assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, perr.Waits, "%d steps", steps)
+		assert.Less(t, len(perr.Message), 200, "%d steps: %s", steps, perr.Message)
+	}
 }
 
 // Through a real agent: a cycle and an unknown prerequisite are structured errors the run

@@ -83,7 +83,7 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 				next, ok = nextFreeStep(steps)
 			}
 			if !ok {
-				if waits := pendingWaits(steps); waits != nil {
+				if waits := blockingSteps(steps); len(waits) > 0 {
 					return nil, fail(Error{Code: CodeStepBlocked, Reason: reasonNoReadyStep, Name: cur.Name, CurrentRevision: cur.Revision, Waits: waits})
 				}
 				return nil, fail(Error{Code: CodeIllegalTransition, Reason: reasonNoPendingStep, Name: cur.Name, CurrentRevision: cur.Revision})

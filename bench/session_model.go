@@ -27,6 +27,7 @@ type reactiveModel struct {
 	turns   int
 	args    []string
 	results []string
+	notes   []string // reminders the middleware appended after tool results
 }
 
 func newReactiveModel(d decider) *reactiveModel { return &reactiveModel{d: d} }
@@ -40,6 +41,7 @@ func (m *reactiveModel) Generate(_ context.Context, input []*schema.Message, _ .
 	var results []string
 	i := len(input) - 1
 	for i >= 0 && input[i].Role == schema.User && len(results) == 0 && i > 0 && input[i-1].Role == schema.Tool {
+		m.notes = append(m.notes, input[i].Content)
 		i-- // a note the middleware appended after the results (a reminder of others' changes)
 	}
 	for ; i >= 0 && input[i].Role == schema.Tool; i-- {
