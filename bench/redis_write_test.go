@@ -16,11 +16,22 @@ import (
 // BenchmarkRedisKnownRevisionWrite: one writer updates one plan with last_known_revision set
 // to the revision its own previous write returned, as an agent moving steps does: no read
 // before the write, so each write is the one pipelined round trip of a plan file and its
-// history entry. Next to it, in 5 interleaved rounds, the bare EVALSHA round trip; "ratio"
-// is writes/s over EVALSHA/s.
+// history entry ("history"; "nohistory" is the same with HistoryLimit -1: the plan file
+// alone). Next to it, in 5 interleaved rounds, the bare EVALSHA round trip; "ratio" is
+// writes/s over EVALSHA/s.
 //
 //	go test -run '^$' -bench RedisKnownRevisionWrite -benchtime 2s
 func BenchmarkRedisKnownRevisionWrite(b *testing.B) {
+	for _, history := range []int{plan.DefaultHistoryLimit, -1} {
+		name := "history"
+		if history < 0 {
+			name = "nohistory"
+		}
+		b.Run(name, func(b *testing.B) { redisKnownRevisionWrite(b, history) })
+	}
+}
+
+func redisKnownRevisionWrite(b *testing.B, history int) {
 	srv, _ := redisDeployments(b)
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true})
@@ -30,7 +41,7 @@ func BenchmarkRedisKnownRevisionWrite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: be, BaseDir: "/team/plans"})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: be, BaseDir: "/team/plans", HistoryLimit: history})
 	if err != nil {
 		b.Fatal(err)
 	}
