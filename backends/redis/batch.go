@@ -10,43 +10,42 @@ import (
 	"github.com/einoplan/plan/driver"
 )
 
-// CompareAndSwapWithEntry writes entry and then compares and swaps req (driver.EntrySwapper),
-// both in one pipelined round trip: two script calls, each atomic on its own. The entry
-// lands even when the swap does not; the Store then deletes it, and shows an entry only
-// when its plan file landed. With WithReplicaAcks, each call waits for its replicas, one after
-// the other.
+// CompareAndSwapWithEntry compares and swaps req and, when that wrote, writes entry
+// (driver.EntrySwapper): one script call, so one round trip, and an entry only beside a
+// plan file that landed. With WithReplicaAcks the call waits for its replicas like any
+// other.
 func (b *Backend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (bool, error) {
-	if b.replicas > 0 {
-		if err := b.Write(ctx, entry); err != nil {
-			return false, err
-		}
-		return b.CompareAndSwap(ctx, req, old)
-	}
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
-	}
-	e, err := b.mutation(writeScript, "write", entry.FilePath, "w", entry.Content, "")
-	if err != nil {
-		return false, err
 	}
 	mode, was := "n", ""
 	if old != nil {
 		mode, was = "c", *old
 	}
-	m, err := b.mutation(writeScript, "write", req.FilePath, mode, req.Content, was)
+	m, err := b.mutation(writePairScript, "write", req.FilePath, mode, req.Content, was)
 	if err != nil {
 		return false, err
 	}
-	replies, errs := b.pipeline(ctx, []*mutation{e, m})
-	if _, err := b.finish(ctx, e, replies[0], errs[0]); err != nil {
-		if errs[1] == nil && replies[1]&resultApplied != 0 {
-			// The entry failed but the plan landed: what it shows lacks one entry, as
-			// after a crash, and is still true.
-			return b.finish(ctx, m, replies[1], nil)
-		}
+	e, err := b.mutation(writeScript, "write", entry.FilePath, "w", entry.Content, "")
+	if err != nil {
 		return false, err
 	}
-	return b.finish(ctx, m, replies[1], errs[1])
+	if e.group != m.group { // another Cluster slot: two calls
+		if err := b.Write(ctx, entry); err != nil {
+			return false, err
+		}
+		return b.CompareAndSwap(ctx, req, old)
+	}
+	keys := append(append(make([]string, 0, len(m.keys)+len(e.keys)), m.keys...), e.keys...)
+	args := append(append(append(make([]any, 0, 2+len(m.args)+len(e.args)), len(m.keys), len(m.args)), m.args...), e.args...)
+	n, err := b.run(ctx, writePairScript, keys, args)
+	if err != nil {
+		return b.finish(ctx, m, 0, err)
+	}
+	if n>>2 != 0 {
+		b.finish(ctx, e, n>>2, nil)
+	}
+	return b.finish(ctx, m, n&3, nil)
 }
 
 // DeleteLazily deletes the files in one pipelined round trip (driver.LazyDeleter): each

@@ -21,15 +21,16 @@ type ackedWrite struct {
 }
 
 // ledgerWriters runs writers until stop is closed, each on a Cluster client and Backend of
-// its own. Every attempt appends a line of its own to plan name, guarded by the revision
+// its own, calling begin once every writer is connected and before any writes. Every attempt appends a line of its own to plan name, guarded by the revision
 // it read; a failed attempt (conflict, outage, unknown outcome) is simply followed by a
 // new one with a new line. It returns every write that was acknowledged.
-func ledgerWriters(t *testing.T, prefix, name string, writers int, stop <-chan struct{}, opts ...Option) []ackedWrite {
+func ledgerWriters(t *testing.T, prefix, name string, writers int, begin func(), stop <-chan struct{}, opts ...Option) []ackedWrite {
 	t.Helper()
 	ctx := context.Background()
 	var mu sync.Mutex
 	var acked []ackedWrite
 	var wg sync.WaitGroup
+	stores := make([]*plan.Store, writers)
 	for w := range writers {
 		cc := newClusterClient(t, &redis.ClusterOptions{ContextTimeoutEnabled: true,
 			ReadTimeout: time.Second, WriteTimeout: time.Second, DialTimeout: 300 * time.Millisecond})
@@ -37,6 +38,10 @@ func ledgerWriters(t *testing.T, prefix, name string, writers int, stop <-chan s
 		if err != nil {
 			t.Fatal(err)
 		}
+		stores[w] = s
+	}
+	begin() // every writer is connected: the disruption may start
+	for w, s := range stores {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -121,18 +126,20 @@ func failoverRun(t *testing.T, disrupt func(ctx context.Context, c *redistest.Cl
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	go func() {
-		time.Sleep(700 * time.Millisecond)
-		disrupt(ctx, c, master, key)
-		wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		if err := c.WaitHealthy(wctx); err != nil {
-			t.Error(err)
-		}
-		time.Sleep(700 * time.Millisecond)
-		close(stop)
-	}()
-	acked := ledgerWriters(t, b.prefix, name, 4, stop, WithReplicaAcks(1, 500*time.Millisecond))
+	begin := func() {
+		go func() {
+			time.Sleep(700 * time.Millisecond)
+			disrupt(ctx, c, master, key)
+			wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			defer cancel()
+			if err := c.WaitHealthy(wctx); err != nil {
+				t.Error(err)
+			}
+			time.Sleep(700 * time.Millisecond)
+			close(stop)
+		}()
+	}
+	acked := ledgerWriters(t, b.prefix, name, 4, begin, stop, WithReplicaAcks(1, 500*time.Millisecond))
 	cc.ReloadState(ctx)
 	checkLedger(t, s, name, acked)
 }

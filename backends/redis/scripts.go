@@ -35,41 +35,69 @@ const (
 // to its group folder. ARGV = mode ("w" always, "n" only if absent and not indexed, "c"
 // only if equal), content, old, token, publish command ("" for none), channel, path,
 // barrier flag, then the field for each index key.
-var writeScript = redis.NewScript(`
-local mode = ARGV[1]
+var writeScript = redis.NewScript(scriptArgs + writeLua)
+
+// scriptArgs names a script's KEYS and ARGV K and A, the names writeLua and refusedSwapLua
+// use, so that writePairScript can run writeLua on a part of them.
+const scriptArgs = "local K, A = KEYS, ARGV\n"
+
+// writeLua is writeScript's body over K and A.
+const writeLua = `local mode = A[1]
 if mode ~= 'w' then
-  local cur = redis.call('GET', KEYS[1])
+  local cur = redis.call('GET', K[1])
   local ok
   if mode == 'n' then
-    ok = (cur == false) and (redis.call('HEXISTS', KEYS[4], ARGV[9]) == 0)
+    ok = (cur == false) and (redis.call('HEXISTS', K[4], A[9]) == 0)
   else
-    ok = (cur == ARGV[3])
+    ok = (cur == A[3])
   end
   if not ok then
 ` + refusedSwapLua + `  end
 end
 local relink = 0
-if redis.call('EXISTS', KEYS[#KEYS]) == 0 then relink = 2 end
+if redis.call('EXISTS', K[#K]) == 0 then relink = 2 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+local last = tonumber(redis.call('GET', K[2]) or '0')
 if now <= last then now = last + 1 end
 local m = string.format('%.0f', now)
-redis.call('SET', KEYS[2], m)
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('HSET', KEYS[4], ARGV[9], string.len(ARGV[2]) .. ' ' .. m)
-for i = 5, #KEYS do
-  redis.call('HSET', KEYS[i], ARGV[i + 5], '')
+redis.call('SET', K[2], m)
+redis.call('SET', K[1], A[2])
+redis.call('HSET', K[4], A[9], string.len(A[2]) .. ' ' .. m)
+for i = 5, #K do
+  redis.call('HSET', K[i], A[i + 5], '')
 end
 if mode ~= 'w' then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', string.format('%.0f', now - 60000000))
-  redis.call('ZADD', KEYS[3], m, ARGV[4])
-  redis.call('PEXPIRE', KEYS[3], 60000)
+  redis.call('ZREMRANGEBYSCORE', K[3], '-inf', string.format('%.0f', now - 60000000))
+  redis.call('ZADD', K[3], m, A[4])
+  redis.call('PEXPIRE', K[3], 60000)
 end
-if ARGV[5] ~= '' then
-  redis.call(ARGV[5], ARGV[6], 'w ' .. string.len(ARGV[7]) .. ' ' .. ARGV[7] .. ARGV[2])
+if A[5] ~= '' then
+  redis.call(A[5], A[6], 'w ' .. string.len(A[7]) .. ' ' .. A[7] .. A[2])
 end
 return 1 + relink
+`
+
+// writePairScript: a plan file and its history entry in one call. ARGV[1] is the number of
+// the plan's keys and ARGV[2] that of its arguments; then come the plan's keys and
+// arguments as for writeScript, then the entry's (mode "w"). The plan file is written
+// first; the entry only when it was (a refused compare writes nothing at all). The reply
+// is the plan's result plus 4 times the entry's.
+var writePairScript = redis.NewScript(`
+local function write(K, A)
+` + writeLua + `
+end
+local nk, na = tonumber(ARGV[1]), tonumber(ARGV[2])
+local PK, PA, EK, EA = {}, {}, {}, {}
+for i = 1, #KEYS do
+  if i <= nk then PK[#PK + 1] = KEYS[i] else EK[#EK + 1] = KEYS[i] end
+end
+for i = 3, #ARGV do
+  if i <= na + 2 then PA[#PA + 1] = ARGV[i] else EA[#EA + 1] = ARGV[i] end
+end
+local p = write(PK, PA)
+if p % 2 == 0 then return p end
+return p + 4 * write(EK, EA)
 `)
 
 // deleteScript: KEYS as writeScript. ARGV = mode ("d" always, "c" only if equal), unused,
@@ -77,7 +105,7 @@ return 1 + relink
 // are removed from their parents in the same step. An index entry whose content is gone
 // (evicted, or deleted behind the Backend's back) is removed by an unconditional delete,
 // which is how such an entry is cleared; that reports nothing deleted.
-var deleteScript = redis.NewScript(`
+var deleteScript = redis.NewScript(scriptArgs + `
 local cur = redis.call('GET', KEYS[1])
 if ARGV[1] == 'c' and cur ~= ARGV[3] then
 ` + refusedSwapLua + `end
@@ -133,9 +161,9 @@ return 0
 // same token already landed (a retried call after a lost reply), else 0; with the barrier flag
 // it also touches the folder clock, so a WAIT that follows covers what was read.
 const refusedSwapLua = `
-  local hit = redis.call('ZSCORE', KEYS[3], ARGV[4])
-  if ARGV[8] == '1' then
-    if hit then redis.call('PEXPIRE', KEYS[3], 60000) else redis.call('SET', KEYS[2], redis.call('GET', KEYS[2]) or '0') end
+  local hit = redis.call('ZSCORE', K[3], A[4])
+  if A[8] == '1' then
+    if hit then redis.call('PEXPIRE', K[3], 60000) else redis.call('SET', K[2], redis.call('GET', K[2]) or '0') end
   end
   if hit then return 1 end
   return 0
