@@ -48,7 +48,36 @@ func New() *Backend {
 	return &Backend{files: map[string]memFile{}, folders: map[string]*memFolder{}}
 }
 
-func cleanMemPath(p string) string { return path.Clean("/" + p) }
+func cleanMemPath(p string) string {
+	if isCleanAbs(p) {
+		return p
+	}
+	return path.Clean("/" + p)
+}
+
+// isCleanAbs reports whether p is already what path.Clean makes of "/"+p: absolute, with
+// no empty, "." or ".." element and no trailing slash. Most paths are, and checking is
+// cheaper than cleaning.
+func isCleanAbs(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+		return false
+	}
+	start := 1
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		switch p[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
 
 // LsInfo lists the files and implied folders directly inside req.Path, in no particular
 // order (like Eino's backends).

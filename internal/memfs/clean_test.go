@@ -1,0 +1,27 @@
+package memfs
+
+import (
+	"path"
+	"testing"
+)
+
+// cleanMemPath is path.Clean("/"+p) for every path, whether or not it takes the fast path.
+func TestCleanMemPathIsPathClean(t *testing.T) {
+	for _, p := range []string{"", "/", "//", "a", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/..", "/.", "/a/..", "/a/.",
+		"a/b", "/plans/p.md", "/plans/.history/p/12-ab", "/.x/..y", "/...", "/a/b/../../..", "./a", "/a/b/"} {
+		if got, want := cleanMemPath(p), path.Clean("/"+p); got != want {
+			t.Errorf("cleanMemPath(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+func FuzzCleanMemPath(f *testing.F) {
+	for _, p := range []string{"/plans/p.md", "/a/../b", "//x", "/.", "a"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if got, want := cleanMemPath(p), path.Clean("/"+p); got != want {
+			t.Fatalf("cleanMemPath(%q) = %q, want %q", p, got, want)
+		}
+	})
+}
