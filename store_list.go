@@ -108,6 +108,19 @@ func (s *Store) list(ctx context.Context) ([]*cachedSummary, []Warning, error) {
 			return entries, strays, nil
 		}
 	}
+	return s.listFolder(ctx, stamp, vouches)
+}
+
+// relist is list that lists the folder whatever its stamp says: the watch's periodic full
+// scan looks for plan files rewritten in place, which leave the stamp as it was.
+func (s *Store) relist(ctx context.Context) ([]*cachedSummary, []Warning, error) {
+	stamp, vouches := s.folderStampBefore(ctx)
+	return s.listFolder(ctx, stamp, vouches)
+}
+
+// listFolder is list from the backend's listing; stamp, taken before it, vouches for the
+// result when it came wholly from the cache.
+func (s *Store) listFolder(ctx context.Context, stamp string, vouches bool) ([]*cachedSummary, []Warning, error) {
 	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: s.dir})
 	if err != nil && !isNotExist(err) {
 		if ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +94,35 @@ func TestInPlaceRewriteShowsOnceTheStampsTrustEnds(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, l.Plans, 1)
 	assert.Equal(t, 3, l.Plans[0].Progress.Total, "the step added in place")
+}
+
+// The watch's periodic full scan lists the folder even while its stamp vouches for the
+// Store's last listing, so a plan file rewritten in place by another program is seen at
+// the next full scan, not only once the stamp's trust ends.
+func TestWatchFullScanSeesAnInPlaceRewriteTheStampMisses(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	root := t.TempDir()
+	s := newWatchStore(t, newLocalForWatch(t, root))
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	backdate(t, root)
+	for range 2 { // the second listing comes wholly from the cache: the stamp vouches for it
+		_, err := s.List(ctx)
+		require.NoError(t, err)
+	}
+	tick := make(chan time.Time)
+	ch, err := s.Watch(ctx, WatchOptions{tick: tick, fullScan: time.Nanosecond})
+	require.NoError(t, err)
+
+	file := filepath.Join(root, "plans", "ship.md")
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(string(raw), "- [ ] Build", "- [x] Build", 1)), 0o644))
+	earlier := time.Now().Add(-30 * time.Minute)
+	require.NoError(t, os.Chtimes(file, earlier, earlier))
+	tick <- time.Now()
+	c := next(t, ch)
+	assert.Equal(t, "ship", c.Name)
+	assert.Equal(t, 1, c.Progress.Completed, "the step completed in place")
 }

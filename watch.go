@@ -197,7 +197,7 @@ func (w *watcher) poll(ctx context.Context) {
 // relist compares a fresh listing with what was delivered and sends the differences. A
 // failed listing changes nothing; the next one catches up.
 func (w *watcher) relist(ctx context.Context) {
-	entries, warnings, err := w.s.list(ctx)
+	entries, warnings, err := w.s.relist(ctx)
 	if err != nil {
 		return
 	}
