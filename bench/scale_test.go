@@ -258,8 +258,9 @@ func TestScaleSessionCostsTheSameTokensPerStepAtAnySize(t *testing.T) {
 		t.Logf("%d steps: %.1f worker tokens per step, %d step_blocked answers of %.1f tokens, %v",
 			steps, perStep[steps], rep.Blocked, perBlocked[steps], rep.Wall)
 	}
-	// Step numbers gain a digit from 60 to 300 steps; nothing else may grow.
-	if perStep[300] > 1.1*perStep[60] {
+	// Step numbers gain a digit from 60 to 300 steps, and how many reminders a worker gets
+	// depends on the interleaving; nothing may grow with the plan.
+	if perStep[300] > 1.25*perStep[60] {
 		t.Errorf("worker tokens per step grew from %.1f at 60 steps to %.1f at 300", perStep[60], perStep[300])
 	}
 	if perBlocked[300] > 1.1*perBlocked[60] {
