@@ -161,6 +161,8 @@ func (s *Store) listFolder(ctx context.Context, stamp string, vouches bool) ([]*
 		sorted := s.shared.sorted
 		if vouches {
 			s.vouch(stamp, now, strays)
+		} else {
+			s.shared.stamped = nil // an older stamp must not vouch for this listing
 		}
 		s.shared.cacheMu.Unlock()
 		return sorted, strays, nil

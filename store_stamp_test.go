@@ -126,3 +126,47 @@ func TestWatchFullScanSeesAnInPlaceRewriteTheStampMisses(t *testing.T) {
 	assert.Equal(t, "ship", c.Name)
 	assert.Equal(t, 1, c.Progress.Completed, "the step completed in place")
 }
+
+// scriptedStamp is a backend whose folder stamp the test sets: "" stands for a stamp that
+// cannot vouch (the folder changed a moment ago).
+type scriptedStamp struct {
+	Backend
+	stamp string
+}
+
+func (b *scriptedStamp) FolderStamp(context.Context, string) (string, bool, error) {
+	return b.stamp, b.stamp == "", nil
+}
+
+func (b *scriptedStamp) Unwrap() Backend { return b.Backend }
+
+// A stamp vouches only for a listing taken after it: once a listing the stamp could not
+// vouch for replaced the one it did, the old stamp coming back lists the folder again.
+func TestAStampNeverVouchesForALaterListing(t *testing.T) {
+	ctx := context.Background()
+	mem := NewMemoryBackend()
+	b := &scriptedStamp{Backend: mem, stamp: "A"}
+	s := newWatchStore(t, b)
+	for _, name := range []string{"alpha", "beta"} {
+		_, err := s.Put(ctx, Update{Name: name, Content: ptrTo(watchBody)})
+		require.NoError(t, err)
+	}
+	for range 2 { // the second listing comes wholly from the cache: "A" vouches for it
+		_, err := s.List(ctx)
+		require.NoError(t, err)
+	}
+	file := "/plans/beta.md"
+	beta, err := mem.Read(ctx, &ReadRequest{FilePath: file})
+	require.NoError(t, err)
+	require.NoError(t, mem.Delete(ctx, &DeleteRequest{FilePath: file})) // behind the Store's back
+	b.stamp = ""
+	l, err := s.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, l.Plans, 1)
+
+	require.NoError(t, mem.Write(ctx, &WriteRequest{FilePath: file, Content: beta.Content}))
+	b.stamp = "A"
+	l, err = s.List(ctx)
+	require.NoError(t, err)
+	assert.Len(t, l.Plans, 2, "the listing of one plan was never vouched for by A")
+}
