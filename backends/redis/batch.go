@@ -12,8 +12,8 @@ import (
 
 // CompareAndSwapWithEntry compares and swaps req and, when that wrote, writes entry
 // (driver.EntrySwapper): one script call, so one round trip, and an entry only beside a
-// plan file that landed. With WithReplicaAcks the call waits for its replicas like any
-// other.
+// plan file that landed. With WithReplicaAcks the entry and the swap are two calls, each
+// waiting for its replicas.
 func (b *Backend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
@@ -30,7 +30,7 @@ func (b *Backend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRe
 	if err != nil {
 		return false, err
 	}
-	if e.group != m.group { // another Cluster slot: two calls
+	if e.group != m.group || b.replicas > 0 { // another Cluster slot, or WAIT per call: two calls
 		if err := b.Write(ctx, entry); err != nil {
 			return false, err
 		}

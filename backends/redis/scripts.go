@@ -104,7 +104,8 @@ return p + 4 * write(EK, EA)
 // old, token, publish command, channel, path, barrier flag, then the index fields. Folders left empty
 // are removed from their parents in the same step. An index entry whose content is gone
 // (evicted, or deleted behind the Backend's back) is removed by an unconditional delete,
-// which is how such an entry is cleared; that reports nothing deleted.
+// which is how such an entry is cleared; that reports nothing deleted. Every delete that
+// changes something moves the group's clock, as every write does (FolderStamp).
 var deleteScript = redis.NewScript(scriptArgs + `
 local cur = redis.call('GET', KEYS[1])
 if ARGV[1] == 'c' and cur ~= ARGV[3] then
@@ -122,9 +123,11 @@ for i = 5, #KEYS do
 end
 local relink = 0
 if redis.call('EXISTS', KEYS[#KEYS]) == 0 then relink = 2 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+redis.call('SET', KEYS[2], string.format('%.0f', math.max(now, last + 1)))
 if ARGV[1] == 'c' then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', string.format('%.0f', now - 60000000))
   redis.call('ZADD', KEYS[3], string.format('%.0f', now), ARGV[4])
   redis.call('PEXPIRE', KEYS[3], 60000)
