@@ -87,3 +87,34 @@ func TestListOfAnUnchangedFolderReadsOnlyTheStamp(t *testing.T) {
 		t.Fatalf("after a delete and a create elsewhere: %v", names())
 	}
 }
+
+// A bare delete, with no write beside it, moves the folder's stamp; deleting a file that is
+// not there leaves it.
+func TestEveryDeleteMovesTheFolderStamp(t *testing.T) {
+	b, _ := newBackend(t)
+	stamp := func() string {
+		t.Helper()
+		st, recent, err := b.FolderStamp(bg, "/plans")
+		if err != nil || recent {
+			t.Fatalf("FolderStamp = %q, %v, %v", st, recent, err)
+		}
+		return st
+	}
+	if err := b.Write(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "# a\n"}); err != nil {
+		t.Fatal(err)
+	}
+	written := stamp()
+	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	deleted := stamp()
+	if deleted == written {
+		t.Fatalf("the stamp %q stayed through a delete", deleted)
+	}
+	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if again := stamp(); again != deleted {
+		t.Fatalf("deleting a missing file moved the stamp from %q to %q", deleted, again)
+	}
+}
