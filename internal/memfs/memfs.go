@@ -121,10 +121,10 @@ func (b *Backend) remove(p string) {
 	}
 }
 
-// index adds (or removes) file p in its folder and counts it in every folder above.
+// index adds (or removes) the file at the clean path p in its folder and counts it in
+// every folder above.
 func (b *Backend) index(p string, add bool) {
-	dir, name := path.Split(p)
-	dir = cleanMemPath(dir)
+	dir, name := splitClean(p)
 	b.folder(dir, add, func(f *memFolder) {
 		if add {
 			f.files[name] = struct{}{}
@@ -133,8 +133,7 @@ func (b *Backend) index(p string, add bool) {
 		}
 	})
 	for dir != "/" {
-		parent, sub := path.Split(dir)
-		parent = cleanMemPath(parent)
+		parent, sub := splitClean(dir)
 		b.folder(parent, add, func(f *memFolder) {
 			if add {
 				f.subs[sub]++
@@ -144,6 +143,16 @@ func (b *Backend) index(p string, add bool) {
 		})
 		dir = parent
 	}
+}
+
+// splitClean splits the clean absolute path p (not "/") into its clean folder and its
+// last element, without allocating.
+func splitClean(p string) (dir, name string) {
+	i := strings.LastIndexByte(p, '/')
+	if i == 0 {
+		return "/", p[1:]
+	}
+	return p[:i], p[i+1:]
 }
 
 // folder applies change to the index of dir, creating it when adding and dropping it once
