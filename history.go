@@ -122,13 +122,13 @@ func (s *Store) historyOn() bool { return s.historyLimit > 0 }
 // recordBefore writes the entry of revision next (plan file file, whose fileHash is hash),
 // made from the plan file cur (raw; nil when created), before that file is committed; the
 // write fails when the entry cannot be written. It returns the entry's path.
-func (s *Store) recordBefore(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file, hash string) (string, error) {
+func (s *Store) recordBefore(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file, hash string) (p string, size int, err error) {
 	p, entry := s.entryOf(ctx, action, cur, raw, next, file, hash)
-	err := s.writeEntry(ctx, p, entry)
+	err = s.writeEntry(ctx, p, entry)
 	if err != nil && ctx.Err() == nil && s.setAsideStrays(ctx, next.Name) {
 		err = s.writeEntry(ctx, p, entry)
 	}
-	return p, err
+	return p, len(entry), err
 }
 
 // entryOf is the path and content of the entry of revision next, as recordBefore writes it.
@@ -242,13 +242,18 @@ func (s *Store) oldestShown(cur int64) int64 {
 // Entries of later revisions belong to writes in flight and are left alone. Failures are
 // ignored: an entry left over is removed by a later write and is never shown.
 func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) {
-	entries, err := s.listHistory(ctx, name)
-	if err != nil {
-		return
+	entries, known := s.knownEntriesAt(name, rev)
+	if !known {
+		var err error
+		if entries, err = s.listHistory(ctx, name); err != nil {
+			s.forgetEntries(name)
+			return
+		}
 	}
 	revs, bytes := 0, int64(0)
 	last := int64(-1)
 	var drop []string
+	kept := entries[:0]
 	for _, e := range entries {
 		keep := e.rev > rev || e.path == mine
 		if e.rev < rev {
@@ -262,11 +267,13 @@ func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) 
 		}
 		if keep {
 			bytes += e.size
+			kept = append(kept, e)
 			continue
 		}
 		drop = append(drop, e.path)
 	}
 	s.deleteLazily(ctx, drop)
+	s.keepEntries(name, rev, kept, !known)
 }
 
 // deleteLazily removes history entries past the kept bounds: without a durable removal

@@ -28,10 +28,14 @@ type sharedState struct {
 	// key is the storage's approval key once read (approval_seal.go).
 	keyMu sync.Mutex
 	key   []byte
+	// known is, per plan, the history entries this process knows without listing
+	// (history_known.go).
+	knownMu sync.Mutex
+	known   map[string]*knownEntries
 }
 
 func newSharedState() *sharedState {
-	return &sharedState{sem: make(chan struct{}, 1), cache: map[string]*cachedSummary{}}
+	return &sharedState{sem: make(chan struct{}, 1), cache: map[string]*cachedSummary{}, known: map[string]*knownEntries{}}
 }
 
 // storageKey identifies a folder of one storage, whatever Go value reaches it.

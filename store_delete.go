@@ -59,6 +59,7 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		return 0, err
 	}
 	s.forget(name)
+	s.forgetEntries(name)
 	s.dropHistory(ctx, name, f.revision)
 	unlock() // OnChange runs outside the Store's locks
 	locked = false

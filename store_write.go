@@ -287,7 +287,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		old = &raw
 	}
 	file := EncodePlan(next)
-	entry, hash := "", ""
+	entry, hash, size := "", "", 0
 	var along *WriteRequest // the entry the commit writes itself
 	switch {
 	case !s.historyOn():
@@ -295,10 +295,10 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		hash = fileHash(file)
 		var content string
 		entry, content = s.entryOf(ctx, action, cur, raw, next, file, hash)
-		along = &WriteRequest{FilePath: entry, Content: content}
+		along, size = &WriteRequest{FilePath: entry, Content: content}, len(content)
 	default:
 		hash = fileHash(file)
-		if entry, err = s.recordBefore(ctx, action, cur, raw, next, file, hash); err != nil {
+		if entry, size, err = s.recordBefore(ctx, action, cur, raw, next, file, hash); err != nil {
 			return nil, err
 		}
 	}
@@ -309,12 +309,16 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: entry})
 	}
 	if err != nil {
+		s.forgetEntries(name)
 		return nil, err
 	}
 	s.forget(name)
 	s.decoded.wrote(name, file, hash, next)
-	if entry != "" && s.pruneDue(next.Revision, len(file)) {
-		s.prune(ctx, name, next.Revision, entry)
+	if entry != "" {
+		s.noteEntry(name, next.Revision, entry, hash, size)
+		if s.pruneDue(next.Revision, len(file)) {
+			s.prune(ctx, name, next.Revision, entry)
+		}
 	}
 	return next, nil
 }

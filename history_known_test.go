@@ -1,0 +1,135 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// historyLists counts the listings of history folders.
+type historyLists struct {
+	Backend
+	lists atomic.Int64
+}
+
+func (h *historyLists) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+	if strings.Contains(req.Path, "/.history/") {
+		h.lists.Add(1)
+	}
+	return h.Backend.LsInfo(ctx, req)
+}
+
+func (h *historyLists) Unwrap() Backend { return h.Backend }
+
+// elsewhere reaches the same storage as another process would: through no Store state this
+// process shares, and without the storage's optional capabilities.
+type elsewhere struct {
+	b Backend
+	_ map[int]int // not comparable: a Store over it shares no state with any other
+}
+
+func (e elsewhere) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+	return e.b.LsInfo(ctx, req)
+}
+func (e elsewhere) Read(ctx context.Context, req *ReadRequest) (*FileContent, error) {
+	return e.b.Read(ctx, req)
+}
+func (e elsewhere) Write(ctx context.Context, req *WriteRequest) error { return e.b.Write(ctx, req) }
+func (e elsewhere) Delete(ctx context.Context, req *DeleteRequest) error {
+	return e.b.Delete(ctx, req)
+}
+
+func historyEntries(t *testing.T, b Backend, name string) []string {
+	t.Helper()
+	infos, err := b.LsInfo(context.Background(), &LsInfoRequest{Path: "/plans/.history/" + name})
+	require.NoError(t, err)
+	var out []string
+	for _, i := range infos {
+		out = append(out, i.Path)
+	}
+	return out
+}
+
+// A Store that writes every revision of a plan itself prunes its history from the entries
+// it knows, listing the history folder only on every fourth prune, and keeps exactly the
+// bounded history.
+func TestPruneListsTheHistoryOnlyEveryFewPrunes(t *testing.T) {
+	ctx := context.Background()
+	counted := &historyLists{Backend: NewMemoryBackend()}
+	s, err := NewStore(&StoreConfig{Backend: counted})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
+	require.NoError(t, err)
+	const writes = 16 * DefaultHistoryLimit / 2 // 16 prunes
+	for i := range writes {
+		_, err := s.SetStatus(ctx, "p", fmt.Sprint("s", i), nil)
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, counted.lists.Load(), int64(16/knownListEvery+1))
+	assert.LessOrEqual(t, len(historyEntries(t, counted, "p")), DefaultHistoryLimit+DefaultHistoryLimit/2)
+	h, err := s.History(ctx, "p")
+	require.NoError(t, err)
+	require.Len(t, h, DefaultHistoryLimit)
+	for i, r := range h {
+		assert.EqualValues(t, writes+1-i, r.Revision)
+	}
+}
+
+// An entry another writer left behind (a crashed process's) is removed within
+// knownListEvery prunes, though the Store never wrote it.
+func TestStrayEntryGoesWithinFourPrunes(t *testing.T) {
+	ctx := context.Background()
+	mem := NewMemoryBackend()
+	s, err := NewStore(&StoreConfig{Backend: mem})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
+	require.NoError(t, err)
+	for i := range DefaultHistoryLimit { // the first prune lists; the Store knows the rest
+		_, err := s.SetStatus(ctx, "p", fmt.Sprint("s", i), nil)
+		require.NoError(t, err)
+	}
+	stray := "/plans/.history/p/3-0123456789ab"
+	require.NoError(t, mem.Write(ctx, &WriteRequest{FilePath: stray, Content: "left by a crashed writer"}))
+	for i := range knownListEvery * DefaultHistoryLimit / 2 {
+		_, err := s.SetStatus(ctx, "p", fmt.Sprint("t", i), nil)
+		require.NoError(t, err)
+	}
+	assert.NotContains(t, historyEntries(t, mem, "p"), stray)
+}
+
+// Two writers that share nothing in memory take turns on one plan: each prune of either
+// keeps the bounded history whole, whatever the other wrote meanwhile.
+func TestHistoryStaysWholeWhenWritersTakeTurns(t *testing.T) {
+	ctx := context.Background()
+	mem := NewMemoryBackend()
+	here, err := NewStore(&StoreConfig{Backend: mem})
+	require.NoError(t, err)
+	there, err := NewStore(&StoreConfig{Backend: elsewhere{b: mem}})
+	require.NoError(t, err)
+	_, err = here.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
+	require.NoError(t, err)
+	rev := int64(1)
+	for i := range 10 * DefaultHistoryLimit {
+		w := here
+		if i%7 == 3 {
+			w = there
+		}
+		p, err := w.SetStatus(ctx, "p", fmt.Sprint("s", i), &rev)
+		require.NoError(t, err)
+		rev = p.Revision
+		if i%25 == 24 {
+			h, err := here.History(ctx, "p")
+			require.NoError(t, err)
+			require.Len(t, h, int(min(rev, DefaultHistoryLimit)), "after write %d", i)
+			for j, r := range h {
+				require.EqualValues(t, rev-int64(j), r.Revision)
+			}
+		}
+	}
+	assert.LessOrEqual(t, len(historyEntries(t, mem, "p")), DefaultHistoryLimit+DefaultHistoryLimit/2+1)
+}
