@@ -248,7 +248,11 @@ func (b *Backend) mutation(script *redis.Script, verb, filePath, mode, content, 
 	g := groupOf(dir)
 	keys := append([]string{b.contentKey(p), b.clockKey(g), b.memoKey(p)}, idx...)
 	args := make([]any, 0, 8+len(fields))
-	args = append(args, mode, content, old, rand.Text(), b.publishCommand(), b.channel(dir), p, b.barrier())
+	token := "" // only a conditional mutation is recorded in the memo
+	if mode == "c" || mode == "n" {
+		token = rand.Text()
+	}
+	args = append(args, mode, content, old, token, b.publishCommand(), b.channel(dir), p, b.barrier())
 	for _, f := range fields {
 		args = append(args, f)
 	}

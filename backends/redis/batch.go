@@ -3,6 +3,7 @@ package redisbackend
 import (
 	"context"
 	"fmt"
+	"path"
 
 	"github.com/redis/go-redis/v9"
 
@@ -26,30 +27,36 @@ func (b *Backend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRe
 	if err != nil {
 		return false, err
 	}
-	e, err := b.mutation(writeScript, "write", entry.FilePath, "w", entry.Content, "")
+	ep, err := toFilePath(entry.FilePath)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 	}
-	if e.group != m.group || b.replicas > 0 { // another Cluster slot, or WAIT per call: two calls
+	edir := parentDir(ep)
+	if groupOf(edir) != m.group || b.replicas > 0 { // another Cluster slot, or WAIT per call: two calls
 		if err := b.Write(ctx, entry); err != nil {
 			return false, err
 		}
 		return b.CompareAndSwap(ctx, req, old)
 	}
-	keys := append(append(make([]string, 0, len(m.keys)+len(e.keys)), m.keys...), e.keys...)
-	args := append(append(append(make([]any, 0, 2+len(m.args)+len(e.args)), len(m.keys), len(m.args)), m.args...), e.args...)
+	idx, fields := b.chain(ep)
+	keys := make([]string, 0, len(m.keys)+1+len(idx))
+	keys = append(append(append(keys, m.keys...), b.contentKey(ep)), idx...)
+	args := make([]any, 0, 2+len(m.args)+4+len(fields))
+	args = append(append(args, len(m.keys), len(m.args)), m.args...)
+	args = append(args, entry.Content, b.publishCommand(), b.channel(edir), ep)
+	for _, f := range fields {
+		args = append(args, f)
+	}
 	n, err := b.run(ctx, writePairScript, keys, args)
 	if err != nil {
 		return b.finish(ctx, m, 0, err)
 	}
-	if n>>2 != 0 {
-		b.finish(ctx, e, n>>2, nil)
-	}
 	return b.finish(ctx, m, n&3, nil)
 }
 
-// DeleteLazily deletes the files in one pipelined round trip (driver.LazyDeleter): each
-// delete is atomic on its own.
+// DeleteLazily deletes the files in one pipelined round trip (driver.LazyDeleter): one
+// script call per folder, each atomic on its own, with no memo: a lazy delete is never
+// resent as a conditional one is.
 func (b *Backend) DeleteLazily(ctx context.Context, paths ...string) error {
 	if b.replicas > 0 {
 		for _, p := range paths {
@@ -59,13 +66,22 @@ func (b *Backend) DeleteLazily(ctx context.Context, paths ...string) error {
 		}
 		return nil
 	}
-	ms := make([]*mutation, 0, len(paths))
-	for _, p := range paths {
-		m, err := b.mutation(deleteScript, "delete", p, "d", "", "")
+	var ms []*mutation
+	byDir := map[string]*mutation{}
+	for _, fp := range paths {
+		p, err := toFilePath(fp)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 		}
-		ms = append(ms, m)
+		dir := parentDir(p)
+		m := byDir[dir]
+		if m == nil {
+			m = b.drop(p)
+			byDir[dir] = m
+			ms = append(ms, m)
+		}
+		m.keys = append(m.keys, b.contentKey(p))
+		m.args = append(m.args, path.Base(p), p)
 	}
 	replies, errs := b.pipeline(ctx, ms)
 	var first error
@@ -75,6 +91,19 @@ func (b *Backend) DeleteLazily(ctx context.Context, paths ...string) error {
 		}
 	}
 	return first
+}
+
+// drop starts the dropScript call for the folder of the clean path p, with no file yet.
+func (b *Backend) drop(p string) *mutation {
+	idx, fields := b.chain(p)
+	dir := parentDir(p)
+	g := groupOf(dir)
+	keys := append([]string{b.clockKey(g)}, idx...)
+	args := []any{len(idx), b.publishCommand(), b.channel(dir)}
+	for _, f := range fields[1:] {
+		args = append(args, f)
+	}
+	return &mutation{script: dropScript, verb: "delete", path: dir, group: g, keys: keys, args: args}
 }
 
 // pipeline sends the calls in one round trip and returns each reply or error. A call that

@@ -1,9 +1,11 @@
 package redisbackend
 
 import (
+	"context"
 	"testing"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver"
 )
 
 // A plan file and its history entry go in one call: a compare that fails writes neither,
@@ -35,5 +37,64 @@ func TestEntryLandsOnlyBesideItsPlanFile(t *testing.T) {
 	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans/.history/pair"})
 	if err != nil || len(infos) != 2 {
 		t.Fatalf("history folder lists %v, %v; want the two entries", infos, err)
+	}
+}
+
+// DeleteLazily removes files of several folders in one round trip: each removal is
+// published to its folder's watchers, a folder left empty leaves its parent's listing, a
+// folder that keeps a file stays, and the folder stamp moves.
+func TestLazyDeletesEmptyFoldersAndTellWatchers(t *testing.T) {
+	b, _ := newBackend(t)
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	w, err := b.WatchFiles(ctx, "/plans/.history/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, a2, b1, b2 := "/plans/.history/a/1-x", "/plans/.history/a/2-y", "/plans/.history/b/1-x", "/plans/.history/b/2-y"
+	for _, p := range []string{a1, a2, b1, b2} {
+		mustWrite(t, b, p, "entry")
+	}
+	stamp := func() string {
+		t.Helper()
+		st, _, err := b.FolderStamp(bg, "/plans/.history/b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	before := stamp()
+	if err := b.DeleteLazily(bg, a1, b1, a2, "/plans/.history/a/9-missing"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []driver.FileEvent{{Path: a1}, {Path: a2}, {Path: a1, Deleted: true}, {Path: a2, Deleted: true}} {
+		if ev.Deleted {
+			wantEvent(t, w, ev)
+			continue
+		}
+		if got := next(t, w); got.Path != ev.Path || got.Deleted {
+			t.Fatalf("event %+v, want the write of %s", got, ev.Path)
+		}
+	}
+	for _, p := range []string{a1, a2, b1} {
+		if _, err := b.Read(bg, &plan.ReadRequest{FilePath: p}); err == nil {
+			t.Fatalf("%s is still there", p)
+		}
+	}
+	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans/.history"})
+	if err != nil || len(infos) != 1 || infos[0].Path != "/plans/.history/b" {
+		t.Fatalf("/plans/.history lists %+v, %v; want only folder b", infos, err)
+	}
+	if infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans/.history/b"}); err != nil || len(infos) != 1 || infos[0].Path != b2 {
+		t.Fatalf("/plans/.history/b lists %+v, %v; want %s", infos, err, b2)
+	}
+	if stamp() == before {
+		t.Fatal("the folder stamp stayed through lazy deletes")
+	}
+	if err := b.DeleteLazily(bg, b2); err != nil {
+		t.Fatal(err)
+	}
+	if infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans"}); err != nil || len(infos) != 0 {
+		t.Fatalf("/plans lists %+v, %v after its last file went", infos, err)
 	}
 }

@@ -35,7 +35,7 @@ const (
 // to its group folder. ARGV = mode ("w" always, "n" only if absent and not indexed, "c"
 // only if equal), content, old, token, publish command ("" for none), channel, path,
 // barrier flag, then the field for each index key.
-var writeScript = redis.NewScript(scriptArgs + writeLua)
+var writeScript = redis.NewScript(scriptArgs + "local m\n" + writeLua)
 
 // scriptArgs names a script's KEYS and ARGV K and A, the names writeLua and refusedSwapLua
 // use, so that writePairScript can run writeLua on a part of them.
@@ -60,7 +60,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local last = tonumber(redis.call('GET', K[2]) or '0')
 if now <= last then now = last + 1 end
-local m = string.format('%.0f', now)
+m = string.format('%.0f', now)
 redis.call('SET', K[2], m)
 redis.call('SET', K[1], A[2])
 redis.call('HSET', K[4], A[9], string.len(A[2]) .. ' ' .. m)
@@ -80,10 +80,14 @@ return 1 + relink
 
 // writePairScript: a plan file and its history entry in one call. ARGV[1] is the number of
 // the plan's keys and ARGV[2] that of its arguments; then come the plan's keys and
-// arguments as for writeScript, then the entry's (mode "w"). The plan file is written
-// first; the entry only when it was (a refused compare writes nothing at all). The reply
-// is the plan's result plus 4 times the entry's.
+// arguments as for writeScript, then the entry's keys (content, then the index chain of
+// its folder, in the plan's group) and arguments (content, publish command, channel,
+// path, then the index fields). The plan file is written first; the entry only when it
+// was (a refused compare writes nothing at all), stamped one microsecond after it, so
+// the entry needs no clock or memo of its own. The reply is the plan's result, plus 4
+// when the entry was written.
 var writePairScript = redis.NewScript(`
+local m
 local function write(K, A)
 ` + writeLua + `
 end
@@ -97,7 +101,17 @@ for i = 3, #ARGV do
 end
 local p = write(PK, PA)
 if p % 2 == 0 then return p end
-return p + 4 * write(EK, EA)
+local em = string.format('%.0f', tonumber(m) + 1)
+redis.call('SET', PK[2], em)
+redis.call('SET', EK[1], EA[1])
+redis.call('HSET', EK[2], EA[5], string.len(EA[1]) .. ' ' .. em)
+for i = 3, #EK do
+  redis.call('HSET', EK[i], EA[i + 3], '')
+end
+if EA[2] ~= '' then
+  redis.call(EA[2], EA[3], 'w ' .. string.len(EA[4]) .. ' ' .. EA[4] .. EA[1])
+end
+return p + 4
 `)
 
 // deleteScript: KEYS as writeScript. ARGV = mode ("d" always, "c" only if equal), unused,
@@ -136,6 +150,39 @@ if ARGV[5] ~= '' then
   redis.call(ARGV[5], ARGV[6], 'd ' .. string.len(ARGV[7]) .. ' ' .. ARGV[7])
 end
 return applied + relink
+`)
+
+// dropScript deletes several files of one folder without a memo or a condition
+// (driver.LazyDeleter). KEYS = the group's clock, the index chain from the folder up to its
+// group folder, then each file's content. ARGV = the chain's length, publish command,
+// channel, the chain's fields for the steps below the folder, then each file's name and
+// path. Each file that was there (or only in the index) is removed and its delete
+// published; a folder left empty is removed from its parents; the clock moves once if
+// anything changed. Returns 2 when the group folder's index went away (relink), else 0.
+var dropScript = redis.NewScript(`
+local n = tonumber(ARGV[1])
+local files = #KEYS - 1 - n
+local changed = false
+for j = 1, files do
+  local name, p = ARGV[n + 1 + 2 * j], ARGV[n + 2 + 2 * j]
+  if redis.call('DEL', KEYS[1 + n + j]) + redis.call('HDEL', KEYS[2], name) > 0 then
+    changed = true
+    if ARGV[2] ~= '' then
+      redis.call(ARGV[2], ARGV[3], 'd ' .. string.len(p) .. ' ' .. p)
+    end
+  end
+end
+if not changed then return 0 end
+for i = 3, n + 1 do
+  if redis.call('EXISTS', KEYS[i - 1]) == 1 then break end
+  redis.call('HDEL', KEYS[i], ARGV[i + 1])
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+redis.call('SET', KEYS[1], string.format('%.0f', math.max(now, last + 1)))
+if redis.call('EXISTS', KEYS[n + 1]) == 0 then return 2 end
+return 0
 `)
 
 // readScript: KEYS = content, the index of the file's folder; ARGV = "all", or the last byte
