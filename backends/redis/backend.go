@@ -220,7 +220,7 @@ func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePa
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 	}
-	m, err := b.mutation(script, verb, filePath, mode, content, old)
+	m, err := b.mutation(script, verb, filePath, mode, content, old, memoToken(mode))
 	if err != nil {
 		return false, err
 	}
@@ -237,8 +237,18 @@ type mutation struct {
 	args       []any
 }
 
-// mutation builds the call of script that applies verb to filePath.
-func (b *Backend) mutation(script *redis.Script, verb, filePath, mode, content, old string) (*mutation, error) {
+// memoToken is a fresh token for a conditional mutation, which the memo records so that a
+// resend knows it landed; "" for the others.
+func memoToken(mode string) string {
+	if mode == "c" || mode == "n" {
+		return rand.Text()
+	}
+	return ""
+}
+
+// mutation builds the call of script that applies verb to filePath; token is what the memo
+// records ("" records nothing).
+func (b *Backend) mutation(script *redis.Script, verb, filePath, mode, content, old, token string) (*mutation, error) {
 	p, err := toFilePath(filePath)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
@@ -248,10 +258,6 @@ func (b *Backend) mutation(script *redis.Script, verb, filePath, mode, content, 
 	g := groupOf(dir)
 	keys := append([]string{b.contentKey(p), b.clockKey(g), b.memoKey(p)}, idx...)
 	args := make([]any, 0, 8+len(fields))
-	token := "" // only a conditional mutation is recorded in the memo
-	if mode == "c" || mode == "n" {
-		token = rand.Text()
-	}
 	args = append(args, mode, content, old, token, b.publishCommand(), b.channel(dir), p, b.barrier())
 	for _, f := range fields {
 		args = append(args, f)

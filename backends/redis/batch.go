@@ -23,7 +23,8 @@ func (b *Backend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRe
 	if old != nil {
 		mode, was = "c", *old
 	}
-	m, err := b.mutation(writePairScript, "write", req.FilePath, mode, req.Content, was)
+	// No memo: the entry, written only beside the plan file, shows a resend that it landed.
+	m, err := b.mutation(writePairScript, "write", req.FilePath, mode, req.Content, was, "")
 	if err != nil {
 		return false, err
 	}

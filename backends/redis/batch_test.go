@@ -98,3 +98,25 @@ func TestLazyDeletesEmptyFoldersAndTellWatchers(t *testing.T) {
 		t.Fatalf("/plans lists %+v, %v after its last file went", infos, err)
 	}
 }
+
+// A plan write with its entry that is sent again after it landed (its reply lost) reports
+// that it landed, with no memo token: the entry, written only beside the plan file, is
+// the record. A write from the same bytes with another entry is refused.
+func TestResentEntryWriteReportsItLanded(t *testing.T) {
+	b, c := newBackend(t)
+	p, e := "/plans/resent.md", "/plans/.history/resent/2-b"
+	mustWrite(t, b, p, "one")
+	for range 2 {
+		ok, err := b.CompareAndSwapWithEntry(bg, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), &plan.WriteRequest{FilePath: e, Content: "entry two"})
+		if err != nil || !ok {
+			t.Fatalf("swap = %v, %v; want true both times", ok, err)
+		}
+	}
+	ok, err := b.CompareAndSwapWithEntry(bg, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), &plan.WriteRequest{FilePath: "/plans/.history/resent/2-c", Content: "entry"})
+	if err != nil || ok {
+		t.Fatalf("a stale swap with another entry = %v, %v; want false", ok, err)
+	}
+	if n, err := c.Exists(bg, b.memoKey(p)).Result(); err != nil || n != 0 {
+		t.Fatalf("memo of %s: %d, %v; want none", p, n, err)
+	}
+}

@@ -14,7 +14,8 @@ import "github.com/redis/go-redis/v9"
 // A conditional mutation carries a random token recorded in the memo when it applies. If the
 // reply is lost (the connection drops after Redis ran the script) and go-redis sends the
 // script again, the resend finds its own token and reports success instead of a conflict.
-// The memo keeps tokens for a minute; it is a record of what happened, never a lease.
+// The memo keeps tokens for a minute; it is a record of what happened, never a lease. A
+// plan write that carries its history entry needs no token: the entry is its record.
 //
 // With the barrier flag set (WithReplicaAcks), a conditional call that writes nothing
 // (a failed comparison, a resend found in the memo) still makes one write, refreshing the
@@ -67,7 +68,7 @@ redis.call('HSET', K[4], A[9], string.len(A[2]) .. ' ' .. m)
 for i = 5, #K do
   redis.call('HSET', K[i], A[i + 5], '')
 end
-if mode ~= 'w' then
+if mode ~= 'w' and A[4] ~= '' then
   redis.call('ZREMRANGEBYSCORE', K[3], '-inf', string.format('%.0f', now - 60000000))
   redis.call('ZADD', K[3], m, A[4])
   redis.call('PEXPIRE', K[3], 60000)
@@ -84,8 +85,10 @@ return 1 + relink
 // its folder, in the plan's group) and arguments (content, publish command, channel,
 // path, then the index fields). The plan file is written first; the entry only when it
 // was (a refused compare writes nothing at all), stamped one microsecond after it, so
-// the entry needs no clock or memo of its own. The reply is the plan's result, plus 4
-// when the entry was written.
+// the entry needs no clock of its own. The plan's write records no memo token: its entry's
+// name holds the revision and the hash of the new plan file, so a resend that finds the
+// entry knows its write landed. The reply is the plan's result, plus 4 when the entry was
+// written.
 var writePairScript = redis.NewScript(`
 local m
 local function write(K, A)
@@ -100,7 +103,10 @@ for i = 3, #ARGV do
   if i <= na + 2 then PA[#PA + 1] = ARGV[i] else EA[#EA + 1] = ARGV[i] end
 end
 local p = write(PK, PA)
-if p % 2 == 0 then return p end
+if p == 0 then
+  if redis.call('EXISTS', EK[1]) == 1 then return 1 end -- a resend of a write that landed
+  return 0
+end
 local em = string.format('%.0f', tonumber(m) + 1)
 redis.call('SET', PK[2], em)
 redis.call('SET', EK[1], EA[1])
@@ -211,7 +217,7 @@ return 0
 // same token already landed (a retried call after a lost reply), else 0; with the barrier flag
 // it also touches the folder clock, so a WAIT that follows covers what was read.
 const refusedSwapLua = `
-  local hit = redis.call('ZSCORE', K[3], A[4])
+  local hit = A[4] ~= '' and redis.call('ZSCORE', K[3], A[4])
   if A[8] == '1' then
     if hit then redis.call('PEXPIRE', K[3], 60000) else redis.call('SET', K[2], redis.call('GET', K[2]) or '0') end
   end
