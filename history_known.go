@@ -17,7 +17,7 @@ const maxKnownPlans = 1024
 
 // knownEntries is one plan's history entries as far as this process knows them.
 type knownEntries struct {
-	entries []listedEntry // newest first, none past through
+	entries []listedEntry // oldest first, none past through
 	through int64         // the plan's revision when entries were last complete
 	prunes  int           // prunes that went by entries since the last listing
 }
@@ -39,9 +39,7 @@ func (s *Store) noteEntry(name string, rev int64, p, hash string, size int) {
 	if len(hash) > entryHashDigits {
 		hash = hash[:entryHashDigits]
 	}
-	k.entries = append(k.entries, listedEntry{})
-	copy(k.entries[1:], k.entries)
-	k.entries[0] = listedEntry{rev: rev, hash: hash, path: p, size: int64(size)}
+	k.entries = append(k.entries, listedEntry{rev: rev, hash: hash, path: p, size: int64(size)})
 	k.through = rev
 }
 
@@ -61,7 +59,11 @@ func (s *Store) knownEntriesAt(name string, rev int64) ([]listedEntry, bool) {
 	if k == nil || k.through != rev || k.prunes+1 >= knownListEvery {
 		return nil, false
 	}
-	return append([]listedEntry(nil), k.entries...), true
+	out := make([]listedEntry, len(k.entries))
+	for i, e := range k.entries {
+		out[len(out)-1-i] = e
+	}
+	return out, true
 }
 
 // keepEntries records what a prune at revision rev kept; listed tells whether its entries
@@ -79,8 +81,8 @@ func (s *Store) keepEntries(name string, rev int64, kept []listedEntry, listed b
 		sh.known[name] = k
 	}
 	k.entries = k.entries[:0]
-	for _, e := range kept {
-		if e.rev <= rev { // later ones belong to writes in flight elsewhere
+	for i := len(kept) - 1; i >= 0; i-- { // kept is newest first
+		if e := kept[i]; e.rev <= rev { // later ones belong to writes in flight elsewhere
 			k.entries = append(k.entries, e)
 		}
 	}
