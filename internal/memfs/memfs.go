@@ -35,7 +35,7 @@ type Backend struct {
 // files somewhere below each.
 type memFolder struct {
 	files map[string]struct{}
-	subs  map[string]int
+	subs  map[string]struct{}
 }
 
 type memFile struct {
@@ -121,27 +121,47 @@ func (b *Backend) remove(p string) {
 	}
 }
 
-// index adds (or removes) the file at the clean path p in its folder and counts it in
-// every folder above.
+// index adds (or removes) the file at the clean path p in its folder. A folder exists
+// while it holds a file or a folder, and is listed in its parent exactly then, so only a
+// folder that appears or disappears touches the folder above it.
 func (b *Backend) index(p string, add bool) {
 	dir, name := splitClean(p)
-	b.folder(dir, add, func(f *memFolder) {
+	file := true
+	for {
+		f := b.folders[dir]
 		if add {
-			f.files[name] = struct{}{}
-		} else {
-			delete(f.files, name)
-		}
-	})
-	for dir != "/" {
-		parent, sub := splitClean(dir)
-		b.folder(parent, add, func(f *memFolder) {
-			if add {
-				f.subs[sub]++
-			} else if f.subs[sub]--; f.subs[sub] <= 0 {
-				delete(f.subs, sub)
+			created := f == nil
+			if created {
+				f = &memFolder{files: map[string]struct{}{}, subs: map[string]struct{}{}}
+				b.folders[dir] = f
 			}
-		})
-		dir = parent
+			if file {
+				f.files[name] = struct{}{}
+			} else {
+				f.subs[name] = struct{}{}
+			}
+			if !created || dir == "/" {
+				return
+			}
+		} else {
+			if f == nil {
+				return
+			}
+			if file {
+				delete(f.files, name)
+			} else {
+				delete(f.subs, name)
+			}
+			if len(f.files)+len(f.subs) > 0 {
+				return
+			}
+			delete(b.folders, dir)
+			if dir == "/" {
+				return
+			}
+		}
+		dir, name = splitClean(dir)
+		file = false
 	}
 }
 
@@ -153,23 +173,6 @@ func splitClean(p string) (dir, name string) {
 		return "/", p[1:]
 	}
 	return p[:i], p[i+1:]
-}
-
-// folder applies change to the index of dir, creating it when adding and dropping it once
-// empty.
-func (b *Backend) folder(dir string, add bool, change func(*memFolder)) {
-	f := b.folders[dir]
-	if f == nil {
-		if !add {
-			return
-		}
-		f = &memFolder{files: map[string]struct{}{}, subs: map[string]int{}}
-		b.folders[dir] = f
-	}
-	change(f)
-	if len(f.files) == 0 && len(f.subs) == 0 {
-		delete(b.folders, dir)
-	}
 }
 
 // Read returns the whole file, honouring Offset and Limit as line numbers like Eino's

@@ -34,3 +34,42 @@ func TestRestoreReturnsToTheSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "only the snapshot's folder is left")
 }
+
+// A folder is listed in its parent exactly while something is inside it, however deep,
+// and the last file out of a chain of folders takes the whole chain with it.
+func TestFoldersComeAndGoWithWhatTheyHold(t *testing.T) {
+	ctx := context.Background()
+	b := memfs.New()
+	names := func(dir string) []string {
+		t.Helper()
+		infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: dir})
+		require.NoError(t, err)
+		var out []string
+		for _, i := range infos {
+			out = append(out, i.Path)
+		}
+		return out
+	}
+	write := func(p string) {
+		require.NoError(t, b.Write(ctx, &filesystem.WriteRequest{FilePath: p, Content: "x"}))
+	}
+	remove := func(p string) {
+		require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: p}))
+	}
+	write("/plans/.history/p/1-a")
+	write("/plans/.history/p/2-b")
+	write("/plans/.history/q/1-a")
+	write("/plans/p.md")
+	assert.ElementsMatch(t, []string{"/plans/.history/p", "/plans/.history/q"}, names("/plans/.history"))
+	remove("/plans/.history/p/1-a")
+	assert.ElementsMatch(t, []string{"/plans/.history/p", "/plans/.history/q"}, names("/plans/.history"))
+	remove("/plans/.history/p/2-b")
+	assert.ElementsMatch(t, []string{"/plans/.history/q"}, names("/plans/.history"))
+	remove("/plans/.history/q/1-a")
+	assert.ElementsMatch(t, []string{"/plans/p.md"}, names("/plans"))
+	remove("/plans/p.md")
+	assert.Empty(t, names("/"))
+	write("/plans/.history/p/3-c")
+	assert.ElementsMatch(t, []string{"/plans/.history"}, names("/plans"))
+	assert.ElementsMatch(t, []string{"/plans"}, names("/"))
+}
