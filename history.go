@@ -218,7 +218,7 @@ func sign(n int64) int64 {
 }
 
 // pruneEvery is how many revisions pass between two prunes of a plan's history: pruning
-// lists the entries and deletes the oldest, so it is done in batches of at least 8 and at
+// deletes the oldest entries (and at times lists them), so it is done in batches of at least 8 and at
 // most half the kept revisions, which keeps its cost per write small at any HistoryLimit.
 // History and GetRevision never show more than historyLimit.
 func (s *Store) pruneEvery() int64 { return int64(max(8, s.historyLimit/2)) }
@@ -239,7 +239,8 @@ func (s *Store) oldestShown(cur int64) int64 {
 // prune runs after revision rev, with its entry at mine, was committed. It deletes the
 // entries other writers left for rev (they lost), and keeps of the older revisions the
 // newest that fit in historyLimit revisions and historyMaxBytes (rev itself always stays).
-// Entries of later revisions belong to writes in flight and are left alone. Failures are
+// Entries of later revisions belong to writes in flight and are left alone. It goes by the
+// entries the Store knows when it can (history_known.go), else lists them. Failures are
 // ignored: an entry left over is removed by a later write and is never shown.
 func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) {
 	entries, known := s.knownEntriesAt(name, rev)
