@@ -171,7 +171,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 		return nil, b.wrap(op, req.Path, err)
 	}
 	defer folder.Close()
-	f, err := folder.OpenFile(".", os.O_RDONLY, 0)
+	f, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
 	if err != nil {
 		return nil, b.wrap(op, req.Path, err)
 	}
@@ -498,7 +498,7 @@ func (b *Backend) createTemp(folder *os.Root, base string) (*os.File, string, er
 	}
 	for attempt := 0; ; attempt++ {
 		tmp := "." + base + localTempMark + strconv.FormatUint(rand.Uint64(), 36)
-		f, err := folder.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, b.cfg.filePerm)
+		f, err := folder.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|localOpenNonblock, b.cfg.filePerm)
 		if err == nil {
 			return f, tmp, nil
 		}
@@ -630,7 +630,7 @@ func syncFolder(folder *os.Root) error {
 	if !localSyncDirs {
 		return nil
 	}
-	d, err := folder.OpenFile(".", os.O_RDONLY, 0)
+	d, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
 	if err != nil {
 		return err
 	}
@@ -662,7 +662,7 @@ func (b *Backend) sweep(folder *os.Root, dir string) {
 	if !due {
 		return
 	}
-	f, err := folder.OpenFile(".", os.O_RDONLY, 0)
+	f, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
 	if err != nil {
 		return
 	}

@@ -8,7 +8,8 @@ import (
 )
 
 // localOpenNonblock makes opening a named pipe return at once instead of waiting for a
-// writer; regular files ignore it.
+// writer; regular files and folders ignore it. Opening with it also spares the four system
+// calls Go otherwise makes to switch a new descriptor to non-blocking and back.
 const localOpenNonblock = syscall.O_NONBLOCK
 
 // localSyncDirs reports whether a folder can be synced, making renames and removals in it
