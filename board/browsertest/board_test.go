@@ -41,7 +41,7 @@ func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
 	took := waitFor(t, ctx, `(() => {
 		const li = document.querySelector('article[data-plan="release"] li[data-step="2"]');
 		return !!li && li.dataset.state === 'in_progress' && li.querySelector('.holder').textContent === '@worker-1';
-	})()`, time.Second)
+	})()`, pageDeadline)
 	t.Logf("the page showed the agent's move %v after the run", took)
 	notReloaded(t, ctx)
 	if got := text(t, ctx, `article[data-plan="release"] .meta`); !strings.Contains(got, "Revision 2") || !strings.Contains(got, "worker-1 moved a step") {
@@ -58,7 +58,7 @@ func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] li[data-step="2"] .holder').textContent === '@worker-2'`, 2*time.Second)
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] li[data-step="2"] .holder').textContent === '@worker-2'`, pageDeadline)
 	p, err := r.store.Get(context.Background(), "release")
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestApprovingInThePageLetsTheAgentMoveSteps(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#review-approve`))); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] .approval').textContent === 'Approved at revision 1 by alice'`, 2*time.Second)
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] .approval').textContent === 'Approved at revision 1 by alice'`, pageDeadline)
 	p, err := r.store.Get(context.Background(), "release")
 	if err != nil || p.Approval == nil || p.Approval.By != "alice" || p.Approval.Revision != 1 {
 		t.Fatalf("stored %+v %v", p, err)
@@ -110,7 +110,7 @@ func TestApprovingInThePageLetsTheAgentMoveSteps(t *testing.T) {
 	if len(results) != 1 || errorCode(t, results[0]) != "" {
 		t.Fatalf("after the approval: %v", results)
 	}
-	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] li[data-step="2"]').dataset.state === 'in_progress'`, time.Second)
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] li[data-step="2"]').dataset.state === 'in_progress'`, pageDeadline)
 	notReloaded(t, ctx)
 }
 
@@ -128,11 +128,11 @@ func TestStaleApprovalShowsTheConflictAndChangesNothing(t *testing.T) {
 	}
 	// While the person reads revision 1, the planner rewrites the plan.
 	r.put("release", releasePlan+"- [ ] Roll back if the smoke test fails\n")
-	waitFor(t, ctx, `document.querySelector('article[data-plan="release"]').dataset.revision === '2'`, 2*time.Second)
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"]').dataset.revision === '2'`, pageDeadline)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#review-approve`))); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, `document.querySelector('#review-error').dataset.code === 'revision_conflict' && !document.querySelector('#review-error').hidden`, 2*time.Second)
+	waitFor(t, ctx, `document.querySelector('#review-error').dataset.code === 'revision_conflict' && !document.querySelector('#review-error').hidden`, pageDeadline)
 	msg := text(t, ctx, `#review-error`)
 	if !strings.Contains(msg, "you saw revision 1, it is now at revision 2") || !strings.Contains(msg, "Nothing was changed") {
 		t.Fatalf("conflict message %q", msg)
@@ -150,7 +150,7 @@ func TestStaleApprovalShowsTheConflictAndChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] .approval').textContent === 'Approved at revision 2 by alice'`, 2*time.Second)
+	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] .approval').textContent === 'Approved at revision 2 by alice'`, pageDeadline)
 }
 
 func TestAReadOnlyBoardOffersNoAction(t *testing.T) {
@@ -199,7 +199,7 @@ func TestRejectingInThePageNeedsFeedbackAndPassesItOn(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the rejection never reached the host")
 	}
-	waitFor(t, ctx, `!document.querySelector('#notice').hidden && document.querySelector('#notice').textContent === 'You rejected revision 1 of release.'`, 2*time.Second)
+	waitFor(t, ctx, `!document.querySelector('#notice').hidden && document.querySelector('#notice').textContent === 'You rejected revision 1 of release.'`, pageDeadline)
 	p, err := r.store.Get(context.Background(), "release")
 	if err != nil || p.Revision != 1 || p.Approval != nil {
 		t.Fatalf("stored %+v %v", p, err)

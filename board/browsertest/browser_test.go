@@ -132,6 +132,10 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 }
 
 // waitFor waits until the JavaScript expression cond is true, at most within.
+// pageDeadline is how long a page may take to show a change before a test fails: a
+// liveness bound, generous for a loaded machine; how long it took is logged, never asserted.
+const pageDeadline = 10 * time.Second
+
 func waitFor(t *testing.T, ctx context.Context, cond string, within time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()
