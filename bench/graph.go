@@ -74,7 +74,7 @@ type graphReport struct {
 	Early       int            // steps started before a step they wait for was completed
 	Twice       int            // steps completed more than once
 	Left        int            // steps not completed at the end
-	Recovery    time.Duration  // from the dead worker's claim to its step done by another; <0: never
+	Recovery    time.Duration  // from the dead worker's claim call to its step done by another; <0: never
 	Aborted     int            // worker runs a tool's Go error ended
 	Wall        time.Duration
 	DeadStep    int
@@ -114,14 +114,15 @@ func (g *graphLog) failed(code string) {
 	g.errors[code]++
 }
 
-// die records the dead worker's step; it reports false when another worker already died.
-func (g *graphLog) die(step int) bool {
+// die records the dead worker's step, claimed by a call made at asked (so before the
+// claim's lease began); it reports false when another worker already died.
+func (g *graphLog) die(step int, asked time.Time) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.deadStep != 0 {
 		return false
 	}
-	g.deadStep, g.deadAt = step, time.Now()
+	g.deadStep, g.deadAt = step, asked
 	return true
 }
 
@@ -132,9 +133,11 @@ type graphPlanWorker struct {
 	log    *graphLog
 	poll   time.Duration
 	mortal bool
+	asked  time.Time // when the last claim was asked for, before its lease began
 }
 
 func (w *graphPlanWorker) take() []call {
+	w.asked = time.Now()
 	return []call{{"update_plan_step", `{"name":"` + graphPlanName + `","status":"in_progress"}`}}
 }
 
@@ -165,7 +168,7 @@ func (w *graphPlanWorker) next(results []string) []call {
 		return w.take()
 	case r.Holder != "":
 		w.log.claimed(r.Step)
-		if w.mortal && r.Step > graphWidth && w.log.die(r.Step) {
+		if w.mortal && r.Step > graphWidth && w.log.die(r.Step, w.asked) {
 			return nil // the run ends holding the step
 		}
 		return []call{{"update_plan_step", fmt.Sprintf(`{"name":%q,"step":%d,"status":"completed"}`, graphPlanName, r.Step)}}
@@ -189,6 +192,7 @@ type graphTaskWorker struct {
 	task     int
 	stalled  time.Time
 	seen     string
+	asked    time.Time // when the last claim was asked for
 }
 
 func (w *graphTaskWorker) list() []call {
@@ -222,12 +226,12 @@ func (w *graphTaskWorker) next(results []string) []call {
 			return w.list()
 		}
 		w.stalled = time.Time{}
-		w.task, w.last = id, "claim"
+		w.task, w.last, w.asked = id, "claim", time.Now()
 		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(id), "status", "in_progress", "owner", w.name)}}
 	case "claim":
 		w.log.claimed(w.task)
 		w.checkEarly(w.task)
-		if w.mortal && w.task > graphWidth && w.log.die(w.task) {
+		if w.mortal && w.task > graphWidth && w.log.die(w.task, w.asked) {
 			return nil
 		}
 		w.last = "complete"
