@@ -19,25 +19,41 @@ func (b *Backend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRe
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 	}
-	mode, was := "n", ""
-	if old != nil {
-		mode, was = "c", *old
-	}
-	// No memo: the entry, written only beside the plan file, shows a resend that it landed.
-	m, err := b.mutation(writePairScript, "write", req.FilePath, mode, req.Content, was, "")
+	m, one, err := b.pair(req, old, entry)
 	if err != nil {
 		return false, err
 	}
-	ep, err := toFilePath(entry.FilePath)
-	if err != nil {
-		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
-	}
-	edir := parentDir(ep)
-	if groupOf(edir) != m.group || b.replicas > 0 { // another Cluster slot, or WAIT per call: two calls
+	if !one { // another Cluster slot, or WAIT per call: two calls
 		if err := b.Write(ctx, entry); err != nil {
 			return false, err
 		}
 		return b.CompareAndSwap(ctx, req, old)
+	}
+	n, err := b.run(ctx, m.script, m.keys, m.args)
+	if err != nil {
+		return b.finish(ctx, m, 0, err)
+	}
+	return b.finish(ctx, m, n&3, nil)
+}
+
+// pair builds the writePairScript call of CompareAndSwapWithEntry; one is false when the
+// entry and the plan file must go in two calls.
+func (b *Backend) pair(req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (m *mutation, one bool, err error) {
+	mode, was := "n", ""
+	if old != nil {
+		mode, was = "c", *old
+	}
+	m, err = b.mutation(writePairScript, "write", req.FilePath, mode, req.Content, was, memoToken(mode))
+	if err != nil {
+		return nil, false, err
+	}
+	ep, err := toFilePath(entry.FilePath)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
+	}
+	edir := parentDir(ep)
+	if groupOf(edir) != m.group || b.replicas > 0 {
+		return m, false, nil
 	}
 	idx, fields := b.chain(ep)
 	keys := make([]string, 0, len(m.keys)+1+len(idx))
@@ -48,11 +64,8 @@ func (b *Backend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRe
 	for _, f := range fields {
 		args = append(args, f)
 	}
-	n, err := b.run(ctx, writePairScript, keys, args)
-	if err != nil {
-		return b.finish(ctx, m, 0, err)
-	}
-	return b.finish(ctx, m, n&3, nil)
+	m.keys, m.args = keys, args
+	return m, true, nil
 }
 
 // DeleteLazily deletes the files in one pipelined round trip (driver.LazyDeleter): one

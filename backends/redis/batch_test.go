@@ -38,6 +38,16 @@ func TestEntryLandsOnlyBesideItsPlanFile(t *testing.T) {
 	if err != nil || len(infos) != 2 {
 		t.Fatalf("history folder lists %v, %v; want the two entries", infos, err)
 	}
+	for dir, want := range map[string]string{"/plans/.history": "/plans/.history/pair", "/plans": "/plans/.history"} {
+		infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+		found := false
+		for _, i := range infos {
+			found = found || (i.Path == want && i.IsDir)
+		}
+		if err != nil || !found {
+			t.Fatalf("%s lists %+v, %v; want the folder %s", dir, infos, err, want)
+		}
+	}
 }
 
 // DeleteLazily removes files of several folders in one round trip: each removal is
@@ -100,23 +110,31 @@ func TestLazyDeletesEmptyFoldersAndTellWatchers(t *testing.T) {
 }
 
 // A plan write with its entry that is sent again after it landed (its reply lost) reports
-// that it landed, with no memo token: the entry, written only beside the plan file, is
-// the record. A write from the same bytes with another entry is refused.
-func TestResentEntryWriteReportsItLanded(t *testing.T) {
-	b, c := newBackend(t)
+// that it landed, even when another write came after it and a prune already removed its
+// entry: the memo token records the call, not the entry.
+func TestResentEntryWriteReportsItLandedAfterItsEntryWent(t *testing.T) {
+	b, _ := newBackend(t)
 	p, e := "/plans/resent.md", "/plans/.history/resent/2-b"
 	mustWrite(t, b, p, "one")
-	for range 2 {
-		ok, err := b.CompareAndSwapWithEntry(bg, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), &plan.WriteRequest{FilePath: e, Content: "entry two"})
-		if err != nil || !ok {
-			t.Fatalf("swap = %v, %v; want true both times", ok, err)
-		}
+	m, one, err := b.pair(&plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), &plan.WriteRequest{FilePath: e, Content: "entry two"})
+	if err != nil || !one {
+		t.Fatalf("pair = %v, %v", one, err)
 	}
-	ok, err := b.CompareAndSwapWithEntry(bg, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), &plan.WriteRequest{FilePath: "/plans/.history/resent/2-c", Content: "entry"})
+	if n, err := b.run(bg, m.script, m.keys, m.args); err != nil || n&resultApplied == 0 {
+		t.Fatalf("first send = %d, %v", n, err)
+	}
+	ok, err := b.CompareAndSwapWithEntry(bg, &plan.WriteRequest{FilePath: p, Content: "three"}, ptr("two"), &plan.WriteRequest{FilePath: "/plans/.history/resent/3-c", Content: "entry three"})
+	if err != nil || !ok {
+		t.Fatalf("the next write = %v, %v", ok, err)
+	}
+	if err := b.DeleteLazily(bg, e); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.run(bg, m.script, m.keys, m.args); err != nil || n&resultApplied == 0 {
+		t.Fatalf("the resend = %d, %v; want it reported as landed", n, err)
+	}
+	ok, err = b.CompareAndSwapWithEntry(bg, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), &plan.WriteRequest{FilePath: "/plans/.history/resent/2-x", Content: "entry"})
 	if err != nil || ok {
-		t.Fatalf("a stale swap with another entry = %v, %v; want false", ok, err)
-	}
-	if n, err := c.Exists(bg, b.memoKey(p)).Result(); err != nil || n != 0 {
-		t.Fatalf("memo of %s: %d, %v; want none", p, n, err)
+		t.Fatalf("a new call from the stale bytes = %v, %v; want refused", ok, err)
 	}
 }

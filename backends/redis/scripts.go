@@ -14,8 +14,7 @@ import "github.com/redis/go-redis/v9"
 // A conditional mutation carries a random token recorded in the memo when it applies. If the
 // reply is lost (the connection drops after Redis ran the script) and go-redis sends the
 // script again, the resend finds its own token and reports success instead of a conflict.
-// The memo keeps tokens for a minute; it is a record of what happened, never a lease. A
-// plan write that carries its history entry needs no token: the entry is its record.
+// The memo keeps tokens for a minute; it is a record of what happened, never a lease.
 //
 // With the barrier flag set (WithReplicaAcks), a conditional call that writes nothing
 // (a failed comparison, a resend found in the memo) still makes one write, refreshing the
@@ -36,7 +35,7 @@ const (
 // to its group folder. ARGV = mode ("w" always, "n" only if absent and not indexed, "c"
 // only if equal), content, old, token, publish command ("" for none), channel, path,
 // barrier flag, then the field for each index key.
-var writeScript = redis.NewScript(scriptArgs + "local m\n" + writeLua)
+var writeScript = redis.NewScript(scriptArgs + "local m, entryFollows\n" + writeLua)
 
 // scriptArgs names a script's KEYS and ARGV K and A, the names writeLua and refusedSwapLua
 // use, so that writePairScript can run writeLua on a part of them.
@@ -62,13 +61,13 @@ local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local last = tonumber(redis.call('GET', K[2]) or '0')
 if now <= last then now = last + 1 end
 m = string.format('%.0f', now)
-redis.call('SET', K[2], m)
+if not entryFollows then redis.call('SET', K[2], m) end
 redis.call('SET', K[1], A[2])
 redis.call('HSET', K[4], A[9], string.len(A[2]) .. ' ' .. m)
 for i = 5, #K do
   redis.call('HSET', K[i], A[i + 5], '')
 end
-if mode ~= 'w' and A[4] ~= '' then
+if mode ~= 'w' then
   redis.call('ZREMRANGEBYSCORE', K[3], '-inf', string.format('%.0f', now - 60000000))
   redis.call('ZADD', K[3], m, A[4])
   redis.call('PEXPIRE', K[3], 60000)
@@ -85,37 +84,32 @@ return 1 + relink
 // its folder, in the plan's group) and arguments (content, publish command, channel,
 // path, then the index fields). The plan file is written first; the entry only when it
 // was (a refused compare writes nothing at all), stamped one microsecond after it, so
-// the entry needs no clock of its own. The plan's write records no memo token: its entry's
-// name holds the revision and the hash of the new plan file, so a resend that finds the
-// entry knows its write landed. The reply is the plan's result, plus 4 when the entry was
-// written.
+// the entry needs no clock or memo of its own (the plan's token records the call). The
+// reply is the plan's result, plus 4 when the entry was written.
 var writePairScript = redis.NewScript(`
-local m
+local m, entryFollows = nil, true
 local function write(K, A)
 ` + writeLua + `
 end
 local nk, na = tonumber(ARGV[1]), tonumber(ARGV[2])
-local PK, PA, EK, EA = {}, {}, {}, {}
-for i = 1, #KEYS do
-  if i <= nk then PK[#PK + 1] = KEYS[i] else EK[#EK + 1] = KEYS[i] end
-end
-for i = 3, #ARGV do
-  if i <= na + 2 then PA[#PA + 1] = ARGV[i] else EA[#EA + 1] = ARGV[i] end
-end
+local PK, PA = {}, {}
+for i = 1, nk do PK[i] = KEYS[i] end
+for i = 1, na do PA[i] = ARGV[i + 2] end
 local p = write(PK, PA)
-if p == 0 then
-  if redis.call('EXISTS', EK[1]) == 1 then return 1 end -- a resend of a write that landed
-  return 0
-end
+if p % 2 == 0 or m == nil then return p end -- refused, or a resend its memo token answered
+local ek, ea = nk, na + 2 -- the entry's keys and arguments follow the plan's
 local em = string.format('%.0f', tonumber(m) + 1)
 redis.call('SET', PK[2], em)
-redis.call('SET', EK[1], EA[1])
-redis.call('HSET', EK[2], EA[5], string.len(EA[1]) .. ' ' .. em)
-for i = 3, #EK do
-  redis.call('HSET', EK[i], EA[i + 3], '')
+redis.call('SET', KEYS[ek + 1], ARGV[ea + 1])
+local fresh = redis.call('EXISTS', KEYS[ek + 2]) == 0
+redis.call('HSET', KEYS[ek + 2], ARGV[ea + 5], string.len(ARGV[ea + 1]) .. ' ' .. em)
+if fresh then -- a folder that exists is already linked in its parents
+  for i = 3, #KEYS - ek do
+    redis.call('HSET', KEYS[ek + i], ARGV[ea + i + 3], '')
+  end
 end
-if EA[2] ~= '' then
-  redis.call(EA[2], EA[3], 'w ' .. string.len(EA[4]) .. ' ' .. EA[4] .. EA[1])
+if ARGV[ea + 2] ~= '' then
+  redis.call(ARGV[ea + 2], ARGV[ea + 3], 'w ' .. string.len(ARGV[ea + 4]) .. ' ' .. ARGV[ea + 4] .. ARGV[ea + 1])
 end
 return p + 4
 `)
@@ -191,6 +185,14 @@ if redis.call('EXISTS', KEYS[n + 1]) == 0 then return 2 end
 return 0
 `)
 
+// stampScript: KEYS = the group's clock, the folder's index. Returns both, read at one
+// instant: the clock moves with every write and delete script, and the index's size with
+// every file created or removed in the folder, also by a process whose delete script does
+// not move the clock.
+var stampScript = redis.NewScript(`
+return (redis.call('GET', KEYS[1]) or '') .. '/' .. redis.call('HLEN', KEYS[2])
+`)
+
 // readScript: KEYS = content, the index of the file's folder; ARGV = "all", or the last byte
 // offset wanted (-1 for none), then the file's field. Returns the bytes, nil for a missing
 // file, or the integer 1 for a file its index lists but whose content is gone.
@@ -217,7 +219,7 @@ return 0
 // same token already landed (a retried call after a lost reply), else 0; with the barrier flag
 // it also touches the folder clock, so a WAIT that follows covers what was read.
 const refusedSwapLua = `
-  local hit = A[4] ~= '' and redis.call('ZSCORE', K[3], A[4])
+  local hit = redis.call('ZSCORE', K[3], A[4])
   if A[8] == '1' then
     if hit then redis.call('PEXPIRE', K[3], 60000) else redis.call('SET', K[2], redis.call('GET', K[2]) or '0') end
   end

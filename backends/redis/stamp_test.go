@@ -118,3 +118,31 @@ func TestEveryDeleteMovesTheFolderStamp(t *testing.T) {
 		t.Fatalf("deleting a missing file moved the stamp from %q to %q", deleted, again)
 	}
 }
+
+// A file removed without moving the group's clock (as an earlier release's delete script
+// did) still moves the folder's stamp: the stamp holds the folder index's size too.
+func TestAnOldReleasesDeleteMovesTheFolderStamp(t *testing.T) {
+	b, c := newBackend(t)
+	for _, p := range []string{"/plans/a.md", "/plans/b.md"} {
+		if err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _, err := b.FolderStamp(bg, "/plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.HDel(bg, b.dirKey("/plans"), "a.md").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Del(bg, b.contentKey("/plans/a.md")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	after, _, err := b.FolderStamp(bg, "/plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after == before {
+		t.Fatalf("the stamp %q stayed through a delete that left the clock", after)
+	}
+}
