@@ -256,7 +256,7 @@ func (b *Backend) mutation(script *redis.Script, verb, filePath, mode, content, 
 	idx, fields := b.chain(p)
 	dir := parentDir(p)
 	g := groupOf(dir)
-	keys := append([]string{b.contentKey(p), b.clockKey(g), b.memoKey(p)}, idx...)
+	keys := append([]string{b.contentKey(p), b.clockKey(g), b.memoKey(g, token)}, idx...)
 	args := make([]any, 0, 8+len(fields))
 	args = append(args, mode, content, old, token, b.publishCommand(), b.channel(dir), p, b.barrier())
 	for _, f := range fields {

@@ -463,9 +463,9 @@ func TestRetriedMutationReportsItsOwnSuccess(t *testing.T) {
 	const p = "/plans/a.md"
 	mustWrite(t, b, p, "v1")
 	idx, fields := b.chain(p)
-	keys := append([]string{b.contentKey(p), b.clockKey("/plans"), b.memoKey(p)}, idx...)
 	run := func(s *redis.Script, mode, content, old, token string) int {
 		t.Helper()
+		keys := append([]string{b.contentKey(p), b.clockKey("/plans"), b.memoKey("/plans", token)}, idx...)
 		args := []any{mode, content, old, token, "", b.channel("/plans"), p, ""}
 		for _, f := range fields {
 			args = append(args, f)
@@ -497,7 +497,7 @@ func TestRetriedMutationReportsItsOwnSuccess(t *testing.T) {
 		t.Fatal("another delete of the same bytes succeeded")
 	}
 	wantMissing(t, b, p)
-	if ttl := c.PTTL(bg, b.memoKey(p)).Val(); ttl <= 0 || ttl > time.Minute {
+	if ttl := c.PTTL(bg, b.memoKey("/plans", "token-3")).Val(); ttl <= 0 || ttl > time.Minute {
 		t.Fatalf("memo TTL = %v, want within a minute", ttl)
 	}
 }

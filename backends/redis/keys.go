@@ -13,7 +13,8 @@ import (
 //	P{G}f:<path>   string: the file's bytes
 //	P{G}d:<dir>    hash: one field per entry directly inside dir; a file's field is its base
 //	               name with value "<size> <mtime>", a folder's field is its base name plus "/"
-//	P{G}w:<path>   sorted set: tokens of conditional mutations applied in the last minute
+//	P{G}t:<token>  string: the memo of a conditional mutation applied in the last minute,
+//	               named by the random token of its call
 //	P{G}clock      string: the last mtime handed out in the group, in microseconds
 //	P{G}e:<dir>    pub/sub channel (not a key): one message per write or delete inside dir
 //
@@ -53,11 +54,11 @@ func groupOf(dir string) string {
 // tag is the start of every key of group g.
 func (b *Backend) tag(g string) string { return b.prefix + "{" + g + "}" }
 
-func (b *Backend) contentKey(p string) string { return b.tag(groupOf(parentDir(p))) + "f:" + p }
-func (b *Backend) dirKey(dir string) string   { return b.tag(groupOf(dir)) + "d:" + dir }
-func (b *Backend) memoKey(p string) string    { return b.tag(groupOf(parentDir(p))) + "w:" + p }
-func (b *Backend) clockKey(g string) string   { return b.tag(g) + "clock" }
-func (b *Backend) channel(dir string) string  { return b.tag(groupOf(dir)) + "e:" + dir }
+func (b *Backend) contentKey(p string) string     { return b.tag(groupOf(parentDir(p))) + "f:" + p }
+func (b *Backend) dirKey(dir string) string       { return b.tag(groupOf(dir)) + "d:" + dir }
+func (b *Backend) memoKey(g, token string) string { return b.tag(g) + "t:" + token }
+func (b *Backend) clockKey(g string) string       { return b.tag(g) + "clock" }
+func (b *Backend) channel(dir string) string      { return b.tag(groupOf(dir)) + "e:" + dir }
 
 // parentDir returns the clean folder holding the clean path p.
 func parentDir(p string) string { return cleanPath(path.Dir(p)) }

@@ -14,7 +14,8 @@ import "github.com/redis/go-redis/v9"
 // A conditional mutation carries a random token recorded in the memo when it applies. If the
 // reply is lost (the connection drops after Redis ran the script) and go-redis sends the
 // script again, the resend finds its own token and reports success instead of a conflict.
-// The memo keeps tokens for a minute; it is a record of what happened, never a lease.
+// The memo is one key per applied token, kept for a minute; it is a record of what
+// happened, never a lease.
 //
 // With the barrier flag set (WithReplicaAcks), a conditional call that writes nothing
 // (a failed comparison, a resend found in the memo) still makes one write, refreshing the
@@ -68,9 +69,7 @@ for i = 5, #K do
   redis.call('HSET', K[i], A[i + 5], '')
 end
 if mode ~= 'w' then
-  redis.call('ZREMRANGEBYSCORE', K[3], '-inf', string.format('%.0f', now - 60000000))
-  redis.call('ZADD', K[3], m, A[4])
-  redis.call('PEXPIRE', K[3], 60000)
+  redis.call('SET', K[3], '1', 'PX', 60000)
 end
 if A[5] ~= '' then
   redis.call(A[5], A[6], 'w ' .. string.len(A[7]) .. ' ' .. A[7] .. A[2])
@@ -142,9 +141,7 @@ local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local last = tonumber(redis.call('GET', KEYS[2]) or '0')
 redis.call('SET', KEYS[2], string.format('%.0f', math.max(now, last + 1)))
 if ARGV[1] == 'c' then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', string.format('%.0f', now - 60000000))
-  redis.call('ZADD', KEYS[3], string.format('%.0f', now), ARGV[4])
-  redis.call('PEXPIRE', KEYS[3], 60000)
+  redis.call('SET', KEYS[3], '1', 'PX', 60000)
 end
 if ARGV[5] ~= '' then
   redis.call(ARGV[5], ARGV[6], 'd ' .. string.len(ARGV[7]) .. ' ' .. ARGV[7])
@@ -219,7 +216,7 @@ return 0
 // same token already landed (a retried call after a lost reply), else 0; with the barrier flag
 // it also touches the folder clock, so a WAIT that follows covers what was read.
 const refusedSwapLua = `
-  local hit = redis.call('ZSCORE', K[3], A[4])
+  local hit = redis.call('EXISTS', K[3]) == 1
   if A[8] == '1' then
     if hit then redis.call('PEXPIRE', K[3], 60000) else redis.call('SET', K[2], redis.call('GET', K[2]) or '0') end
   end
