@@ -5,7 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// memoLimit bounds the plans a Store keeps decoded; past it the memo starts over.
+// memoLimit bounds the plans a Store keeps decoded; past it each plan remembered makes
+// room by forgetting another, picked at random, so a Store that goes round more plans
+// than that still finds a share of them decoded.
 const memoLimit = 512
 
 // decodedMemo keeps, per plan name, the last plan file this Store decoded, so that reading
@@ -51,8 +53,14 @@ func (m *decodedMemo) decode(name, raw string) (*Plan, error) {
 // remember records f as the file last seen under name.
 func (m *decodedMemo) remember(name string, f *decodedFile) {
 	m.mu.Lock()
-	if m.files == nil || len(m.files) >= memoLimit {
+	if m.files == nil {
 		m.files = make(map[string]*decodedFile)
+	}
+	if _, known := m.files[name]; !known && len(m.files) >= memoLimit {
+		for other := range m.files { // map order is random
+			delete(m.files, other)
+			break
+		}
 	}
 	m.files[name] = f
 	m.mu.Unlock()

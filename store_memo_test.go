@@ -2,9 +2,11 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -70,4 +72,29 @@ func TestRememberedPlanIsWhatTheFileDecodesTo(t *testing.T) {
 	again, err := s.Get(ctx, "ship")
 	require.NoError(t, err)
 	require.Equal(t, "Ship", again.Title, "a caller's change to a returned Plan never reaches the memo")
+}
+
+// Past its limit the memo forgets one plan at random for each new one, so a Store that goes
+// round twice as many plans as it keeps still finds a share of them decoded (a memo that
+// started over found none), and it never holds more than the limit.
+func TestMemoPastItsLimitKeepsAShareOfThePlans(t *testing.T) {
+	var m decodedMemo
+	n := 2 * memoLimit
+	for round := range 3 {
+		hits := 0
+		for i := range n {
+			name := fmt.Sprint("plan-", i)
+			m.mu.Lock()
+			_, ok := m.files[name]
+			m.mu.Unlock()
+			if ok {
+				hits++
+			}
+			m.remember(name, &decodedFile{raw: name})
+		}
+		require.LessOrEqual(t, len(m.files), memoLimit)
+		if round > 0 {
+			assert.Greater(t, hits, n/10, "round %d", round)
+		}
+	}
 }
