@@ -26,24 +26,6 @@ func (h *historyLists) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileIn
 
 func (h *historyLists) Unwrap() Backend { return h.Backend }
 
-// elsewhere reaches the same storage as another process would: through no Store state this
-// process shares, and without the storage's optional capabilities.
-type elsewhere struct {
-	b Backend
-	_ map[int]int // not comparable: a Store over it shares no state with any other
-}
-
-func (e elsewhere) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
-	return e.b.LsInfo(ctx, req)
-}
-func (e elsewhere) Read(ctx context.Context, req *ReadRequest) (*FileContent, error) {
-	return e.b.Read(ctx, req)
-}
-func (e elsewhere) Write(ctx context.Context, req *WriteRequest) error { return e.b.Write(ctx, req) }
-func (e elsewhere) Delete(ctx context.Context, req *DeleteRequest) error {
-	return e.b.Delete(ctx, req)
-}
-
 func historyEntries(t *testing.T, b Backend, name string) []string {
 	t.Helper()
 	infos, err := b.LsInfo(context.Background(), &LsInfoRequest{Path: "/plans/.history/" + name})
@@ -109,7 +91,7 @@ func TestHistoryStaysWholeWhenWritersTakeTurns(t *testing.T) {
 	mem := NewMemoryBackend()
 	here, err := NewStore(&StoreConfig{Backend: mem})
 	require.NoError(t, err)
-	there, err := NewStore(&StoreConfig{Backend: elsewhere{b: mem}})
+	there, err := NewStore(&StoreConfig{Backend: plainBackend{mem}}) // shares no Store state with here
 	require.NoError(t, err)
 	_, err = here.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
 	require.NoError(t, err)
