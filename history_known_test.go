@@ -115,3 +115,37 @@ func TestHistoryStaysWholeWhenWritersTakeTurns(t *testing.T) {
 	}
 	assert.LessOrEqual(t, len(historyEntries(t, mem, "p")), DefaultHistoryLimit+DefaultHistoryLimit/2+1)
 }
+
+// A plan deleted and written again under its name, by this Store or one that shares
+// nothing with it, keeps revisions rising and shows only the new plan's history, bounded,
+// while the prunes go by what the Store knows.
+func TestPruneAfterDeleteAndRecreateShowsOnlyTheNewPlan(t *testing.T) {
+	ctx := context.Background()
+	mem := NewMemoryBackend()
+	here, err := NewStore(&StoreConfig{Backend: mem})
+	require.NoError(t, err)
+	there, err := NewStore(&StoreConfig{Backend: plainBackend{mem}})
+	require.NoError(t, err)
+	last := int64(0)
+	for round, s := range []*Store{here, there, here} {
+		p, err := s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
+		require.NoError(t, err)
+		require.Greater(t, p.Revision, last, "round %d", round)
+		first := p.Revision
+		for i := range 2 * DefaultHistoryLimit {
+			p, err = here.SetStatus(ctx, "p", fmt.Sprint("r", round, "-", i), nil)
+			require.NoError(t, err)
+		}
+		h, err := here.History(ctx, "p")
+		require.NoError(t, err)
+		require.Len(t, h, DefaultHistoryLimit)
+		for j, r := range h {
+			require.EqualValues(t, p.Revision-int64(j), r.Revision)
+			require.GreaterOrEqual(t, r.Revision, first)
+		}
+		last = p.Revision
+		_, err = s.Delete(ctx, "p", nil)
+		require.NoError(t, err)
+	}
+	assert.Empty(t, historyEntries(t, mem, "p"), "a deleted plan's history goes with it")
+}
