@@ -218,8 +218,9 @@ func sign(n int64) int64 {
 }
 
 // pruneEvery is how many revisions pass between two prunes of a plan's history: pruning
-// deletes the oldest entries (and at times lists them), so it is done in batches of at least 8 and at
-// most half the kept revisions, which keeps its cost per write small at any HistoryLimit.
+// deletes the oldest entries (and at times lists them), so it is done in batches of at
+// least 8 and at most half the kept revisions, which keeps its cost per write small at any
+// HistoryLimit.
 // History and GetRevision never show more than historyLimit.
 func (s *Store) pruneEvery() int64 { return int64(max(8, s.historyLimit/2)) }
 

@@ -36,11 +36,22 @@ const (
 // to its group folder. ARGV = mode ("w" always, "n" only if absent and not indexed, "c"
 // only if equal), content, old, token, publish command ("" for none), channel, path,
 // barrier flag, then the field for each index key.
-var writeScript = redis.NewScript(scriptArgs + "local m, entryFollows\n" + writeLua)
+var writeScript = redis.NewScript(scriptArgs + tickLua + "local m, entryFollows\n" + writeLua)
 
 // scriptArgs names a script's KEYS and ARGV K and A, the names writeLua and refusedSwapLua
 // use, so that writePairScript can run writeLua on a part of them.
 const scriptArgs = "local K, A = KEYS, ARGV\n"
+
+// tickLua defines tick(clock): the group's next modification time, now or one past the
+// last one handed out, so times in a group only rise.
+const tickLua = `local function tick(clock)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local last = tonumber(redis.call('GET', clock) or '0')
+  if now <= last then now = last + 1 end
+  return string.format('%.0f', now)
+end
+`
 
 // writeLua is writeScript's body over K and A.
 const writeLua = `local mode = A[1]
@@ -57,11 +68,7 @@ if mode ~= 'w' then
 end
 local relink = 0
 if redis.call('EXISTS', K[#K]) == 0 then relink = 2 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local last = tonumber(redis.call('GET', K[2]) or '0')
-if now <= last then now = last + 1 end
-m = string.format('%.0f', now)
+m = tick(K[2])
 if not entryFollows then redis.call('SET', K[2], m) end
 redis.call('SET', K[1], A[2])
 redis.call('HSET', K[4], A[9], string.len(A[2]) .. ' ' .. m)
@@ -85,7 +92,7 @@ return 1 + relink
 // was (a refused compare writes nothing at all), stamped one microsecond after it, so
 // the entry needs no clock or memo of its own (the plan's token records the call). The
 // reply is the plan's result, plus 4 when the entry was written.
-var writePairScript = redis.NewScript(`
+var writePairScript = redis.NewScript(tickLua + `
 local m, entryFollows = nil, true
 local function write(K, A)
 ` + writeLua + `
@@ -119,7 +126,7 @@ return p + 4
 // (evicted, or deleted behind the Backend's back) is removed by an unconditional delete,
 // which is how such an entry is cleared; that reports nothing deleted. Every delete that
 // changes something moves the group's clock, as every write does (FolderStamp).
-var deleteScript = redis.NewScript(scriptArgs + `
+var deleteScript = redis.NewScript(scriptArgs + tickLua + `
 local cur = redis.call('GET', KEYS[1])
 if ARGV[1] == 'c' and cur ~= ARGV[3] then
 ` + refusedSwapLua + `end
@@ -136,10 +143,7 @@ for i = 5, #KEYS do
 end
 local relink = 0
 if redis.call('EXISTS', KEYS[#KEYS]) == 0 then relink = 2 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-redis.call('SET', KEYS[2], string.format('%.0f', math.max(now, last + 1)))
+redis.call('SET', KEYS[2], tick(KEYS[2]))
 if ARGV[1] == 'c' then
   redis.call('SET', KEYS[3], '1', 'PX', 60000)
 end
@@ -156,7 +160,7 @@ return applied + relink
 // path. Each file that was there (or only in the index) is removed and its delete
 // published; a folder left empty is removed from its parents; the clock moves once if
 // anything changed. Returns 2 when the group folder's index went away (relink), else 0.
-var dropScript = redis.NewScript(`
+var dropScript = redis.NewScript(tickLua + `
 local n = tonumber(ARGV[1])
 local files = #KEYS - 1 - n
 local changed = false
@@ -174,10 +178,7 @@ for i = 3, n + 1 do
   if redis.call('EXISTS', KEYS[i - 1]) == 1 then break end
   redis.call('HDEL', KEYS[i], ARGV[i + 1])
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local last = tonumber(redis.call('GET', KEYS[1]) or '0')
-redis.call('SET', KEYS[1], string.format('%.0f', math.max(now, last + 1)))
+redis.call('SET', KEYS[1], tick(KEYS[1]))
 if redis.call('EXISTS', KEYS[n + 1]) == 0 then return 2 end
 return 0
 `)

@@ -31,8 +31,8 @@ type Backend struct {
 	clock   int64
 }
 
-// memFolder is what one folder holds: its files, and its subfolders with the number of
-// files somewhere below each.
+// memFolder is what one folder holds: its files and its subfolders, each subfolder
+// holding something.
 type memFolder struct {
 	files map[string]struct{}
 	subs  map[string]struct{}
