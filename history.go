@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // Defaults of the kept history.
@@ -54,7 +55,13 @@ type Revision struct {
 // writes that lost.
 
 // historyDir is the folder of a plan's kept revisions.
-func (s *Store) historyDir(name string) string { return path.Join(s.dir, ".history", name) }
+// Names never need cleaning (planPath), so no path.Join.
+func (s *Store) historyDir(name string) string {
+	if s.dir == "/" {
+		return "/.history/" + name
+	}
+	return s.dir + "/.history/" + name
+}
 
 // entryName is the file name of the entry of revision rev holding a plan file whose
 // fileHash is hash.
@@ -73,7 +80,7 @@ type historyEntry struct {
 }
 
 func fileHash(raw string) string {
-	sum := sha256.Sum256([]byte(raw))
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(raw), len(raw))) // only read
 	return hex.EncodeToString(sum[:])
 }
 

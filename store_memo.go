@@ -5,10 +5,13 @@ import (
 	"unicode/utf8"
 )
 
-// memoLimit bounds the plans a Store keeps decoded; past it each plan remembered makes
-// room by forgetting another, picked at random, so a Store that goes round more plans
-// than that still finds a share of them decoded.
-const memoLimit = 512
+// The memo's bounds: past either, each plan remembered makes room by forgetting others,
+// picked at random, so a Store that goes round more plans than it keeps still finds a share
+// of them decoded. A file over a memoMaxBytes/64 is not kept.
+const (
+	memoLimit    = 4096
+	memoMaxBytes = 32 << 20
+)
 
 // decodedMemo keeps, per plan name, the last plan file this Store decoded, so that reading
 // an unchanged file again costs a comparison of its bytes instead of a decode. A file is
@@ -16,6 +19,7 @@ const memoLimit = 512
 type decodedMemo struct {
 	mu    sync.Mutex
 	files map[string]*decodedFile
+	bytes int // the sum of the raw files kept
 }
 
 // decodedFile is one plan file and what was derived from it.
@@ -23,6 +27,7 @@ type decodedFile struct {
 	raw  string
 	plan *Plan  // as DecodePlan returned it, before the approval seal is checked; nil until decoded
 	hash string // fileHash(raw); "" until computed
+	utf8 int8   // whether raw is valid UTF-8 (which a change built on a guess needs): 0 until checked, 1 yes, -1 no
 }
 
 // decode returns DecodePlan(name, raw), from the memo when raw is the file last decoded
@@ -53,17 +58,26 @@ func (m *decodedMemo) decode(name, raw string) (*Plan, error) {
 // remember records f as the file last seen under name.
 func (m *decodedMemo) remember(name string, f *decodedFile) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.files == nil {
 		m.files = make(map[string]*decodedFile)
 	}
-	if _, known := m.files[name]; !known && len(m.files) >= memoLimit {
-		for other := range m.files { // map order is random
-			delete(m.files, other)
+	if old, known := m.files[name]; known {
+		delete(m.files, name)
+		m.bytes -= len(old.raw)
+	}
+	if len(f.raw) > memoMaxBytes/64 {
+		return
+	}
+	for other, o := range m.files { // map order is random
+		if len(m.files) < memoLimit && m.bytes+len(f.raw) <= memoMaxBytes {
 			break
 		}
+		delete(m.files, other)
+		m.bytes -= len(o.raw)
 	}
 	m.files[name] = f
-	m.mu.Unlock()
+	m.bytes += len(f.raw)
 }
 
 // wrote records that raw, the encoding of p whose fileHash is hash ("" when not computed),
@@ -79,8 +93,14 @@ func (m *decodedMemo) wrote(name, raw, hash string, p *Plan) {
 func (m *decodedMemo) last(name string) (raw string, p *Plan, ok bool) {
 	m.mu.Lock()
 	f := m.files[name]
+	if f != nil && f.utf8 == 0 {
+		f.utf8 = -1
+		if utf8.ValidString(f.raw) {
+			f.utf8 = 1
+		}
+	}
 	m.mu.Unlock()
-	if f == nil || f.plan == nil || !utf8.ValidString(f.raw) {
+	if f == nil || f.plan == nil || f.utf8 < 0 {
 		return "", nil, false
 	}
 	return f.raw, f.plan.copy(), true

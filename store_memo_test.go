@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,4 +98,27 @@ func TestMemoPastItsLimitKeepsAShareOfThePlans(t *testing.T) {
 			assert.Greater(t, hits, n/10, "round %d", round)
 		}
 	}
+}
+
+// The memo's bytes stay within memoMaxBytes whatever the plans weigh, its tally matches what
+// it holds, and a file too big to keep also forgets the older file of its name (a stale one
+// must never answer for it).
+func TestMemoStaysWithinItsByteBound(t *testing.T) {
+	var m decodedMemo
+	body := strings.Repeat("x", memoMaxBytes/64)
+	for i := range 200 {
+		m.remember(fmt.Sprint("plan-", i), &decodedFile{raw: body[:len(body)-i]})
+		require.LessOrEqual(t, m.bytes, memoMaxBytes)
+	}
+	sum := 0
+	for _, f := range m.files {
+		sum += len(f.raw)
+	}
+	require.Equal(t, sum, m.bytes)
+	require.Greater(t, len(m.files), 50, "it fills up to its bound")
+
+	m.remember("plan-199", &decodedFile{raw: body + "more"})
+	_, kept := m.files["plan-199"]
+	require.False(t, kept)
+	require.Equal(t, sum-len(body)+199, m.bytes)
 }
