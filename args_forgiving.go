@@ -44,25 +44,22 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 	if len(obj) == 0 {
 		return obj, notes, nil
 	}
-	takes := make(map[string]param, len(spec.params))
-	for _, p := range spec.params {
-		takes[p.name] = p
-	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	out := make(args, len(obj))
-	given := map[string][]string{} // canonical name -> the keys that gave it a value
+	type givenBy struct{ canon, key string } // which keys gave each canonical name a value
+	given := make([]givenBy, 0, 8)
 	for _, key := range keys {
 		v := obj[key]
-		canon, ok := canonicalKey(spec, takes, key)
+		canon, ok := canonicalKey(spec, key)
 		if !ok {
 			if v == nil {
 				continue // null says nothing, whatever it is called
 			}
-			if _, step := takes[pStep.name]; step && isStepIndexKey(key) {
+			if _, step := paramNamed(spec, pStep.name); step && isStepIndexKey(key) {
 				return nil, nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonStepIndex, Field: shownKey(key)})
 			}
 			return nil, nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonUnknownArgument,
@@ -71,20 +68,26 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 		if v == nil {
 			continue // null counts as omitted
 		}
-		value, changed, err := normalizeValue(spec.name, takes[canon], v)
+		p, _ := paramNamed(spec, canon)
+		value, changed, err := normalizeValue(spec.name, p, v)
 		if err != nil {
 			return nil, nil, err
 		}
+		given = append(given, givenBy{canon, shownKey(key)})
 		if prev, dup := out[canon]; dup {
 			if !sameValue(prev, value) {
+				var by []string
+				for _, g := range given {
+					if g.canon == canon {
+						by = append(by, g.key)
+					}
+				}
 				return nil, nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonConflictingAliases,
-					Field: canon, Value: strings.Join(append(given[canon], shownKey(key)), ", ")})
+					Field: canon, Value: strings.Join(by, ", ")})
 			}
-			given[canon] = append(given[canon], shownKey(key))
 			continue
 		}
 		out[canon] = value
-		given[canon] = append(given[canon], shownKey(key))
 		switch {
 		case key != canon && changed:
 			notes = append(notes, key+"->"+canon+"="+showValue(value))
@@ -188,12 +191,12 @@ var statusAliases = map[string][]string{
 
 // canonicalKey names the argument key stands for in spec, if any: itself, itself in
 // snake_case and lower case (planName, Plan-Name), or an alias of an argument the tool takes.
-func canonicalKey(spec toolSpec, takes map[string]param, key string) (string, bool) {
-	if _, ok := takes[key]; ok {
+func canonicalKey(spec toolSpec, key string) (string, bool) {
+	if _, ok := paramNamed(spec, key); ok {
 		return key, true
 	}
 	norm := snakeCase(key)
-	if _, ok := takes[norm]; ok {
+	if _, ok := paramNamed(spec, norm); ok {
 		return norm, true
 	}
 	for _, p := range spec.params {
@@ -209,6 +212,16 @@ func canonicalKey(spec toolSpec, takes map[string]param, key string) (string, bo
 		}
 	}
 	return "", false
+}
+
+// paramNamed is the argument of spec called name. Tools take a handful, so a scan beats a map.
+func paramNamed(spec toolSpec, name string) (param, bool) {
+	for _, p := range spec.params {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return param{}, false
 }
 
 // snakeCase spells a key as the tools' arguments are spelt: lastKnownRevision,
