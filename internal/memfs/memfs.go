@@ -24,17 +24,17 @@ var _ driver.Swapper = (*Backend)(nil)
 // Every write stamps a strictly increasing ModifiedAt, so the Store's list cache never
 // mistakes a rewrite of the same size for an unchanged file.
 type Backend struct {
-	mu    sync.RWMutex
-	files map[string]memFile
-	// folders indexes files by folder, so LsInfo reads one folder, not every file.
+	mu sync.RWMutex
+	// folders holds every folder that holds something, by clean path: files live in their
+	// folder, so a lookup hashes into a small map, and LsInfo reads one folder.
 	folders map[string]*memFolder
 	clock   int64
 }
 
-// memFolder is what one folder holds: its files and its subfolders, each subfolder
-// holding something.
+// memFolder is what one folder holds: its files by name and its subfolders, each
+// subfolder holding something.
 type memFolder struct {
-	files map[string]struct{}
+	files map[string]memFile
 	subs  map[string]struct{}
 }
 
@@ -45,7 +45,7 @@ type memFile struct {
 
 // New returns an empty Backend.
 func New() *Backend {
-	return &Backend{files: map[string]memFile{}, folders: map[string]*memFolder{}}
+	return &Backend{folders: map[string]*memFolder{}}
 }
 
 func cleanMemPath(p string) string {
@@ -94,10 +94,8 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 		return nil, nil
 	}
 	out := make([]filesystem.FileInfo, 0, len(f.files)+len(f.subs))
-	for name := range f.files {
-		p := prefix + name
-		c := b.files[p]
-		out = append(out, filesystem.FileInfo{Path: p, Size: int64(len(c.content)), ModifiedAt: c.modified})
+	for name, c := range f.files {
+		out = append(out, filesystem.FileInfo{Path: prefix + name, Size: int64(len(c.content)), ModifiedAt: c.modified})
 	}
 	for name := range f.subs {
 		out = append(out, filesystem.FileInfo{Path: prefix + name, IsDir: true})
@@ -105,63 +103,70 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 	return out, nil
 }
 
-// put stores f at p and indexes it; called with mu held.
-func (b *Backend) put(p string, f memFile) {
-	if _, ok := b.files[p]; !ok {
-		b.index(p, true)
-	}
-	b.files[p] = f
-}
-
-// remove deletes p and its index entries; called with mu held.
-func (b *Backend) remove(p string) {
-	if _, ok := b.files[p]; ok {
-		delete(b.files, p)
-		b.index(p, false)
-	}
-}
-
-// index adds (or removes) the file at the clean path p in its folder. A folder exists
-// while it holds a file or a folder, and is listed in its parent exactly then, so only a
-// folder that appears or disappears touches the folder above it.
-func (b *Backend) index(p string, add bool) {
+// file returns the file at the clean path p; called with mu held.
+func (b *Backend) file(p string) (memFile, bool) {
 	dir, name := splitClean(p)
-	file := true
-	for {
-		f := b.folders[dir]
-		if add {
-			created := f == nil
-			if created {
-				f = &memFolder{files: map[string]struct{}{}, subs: map[string]struct{}{}}
-				b.folders[dir] = f
-			}
-			if file {
-				f.files[name] = struct{}{}
-			} else {
-				f.subs[name] = struct{}{}
-			}
-			if !created || dir == "/" {
-				return
-			}
-		} else {
-			if f == nil {
-				return
-			}
-			if file {
-				delete(f.files, name)
-			} else {
-				delete(f.subs, name)
-			}
-			if len(f.files)+len(f.subs) > 0 {
-				return
-			}
-			delete(b.folders, dir)
-			if dir == "/" {
-				return
-			}
+	if f := b.folders[dir]; f != nil {
+		c, ok := f.files[name]
+		return c, ok
+	}
+	return memFile{}, false
+}
+
+// put stores c at the clean path p, making its folders as needed; called with mu held.
+func (b *Backend) put(p string, c memFile) {
+	dir, name := splitClean(p)
+	f := b.folders[dir]
+	if f == nil {
+		f = b.makeFolder(dir)
+	}
+	f.files[name] = c
+}
+
+// makeFolder adds the empty folder dir and links it in its parents, making those that are
+// missing. A folder is listed in its parent exactly while it holds something, so only a
+// folder that appears or disappears touches the folder above it.
+func (b *Backend) makeFolder(dir string) *memFolder {
+	made := &memFolder{files: map[string]memFile{}, subs: map[string]struct{}{}}
+	b.folders[dir] = made
+	for dir != "/" {
+		parent, name := splitClean(dir)
+		f, existed := b.folders[parent]
+		if !existed {
+			f = &memFolder{files: map[string]memFile{}, subs: map[string]struct{}{}}
+			b.folders[parent] = f
+		}
+		f.subs[name] = struct{}{}
+		if existed {
+			break
+		}
+		dir = parent
+	}
+	return made
+}
+
+// remove deletes the file at the clean path p, and the folders it leaves empty; called
+// with mu held.
+func (b *Backend) remove(p string) {
+	dir, name := splitClean(p)
+	f := b.folders[dir]
+	if f == nil {
+		return
+	}
+	if _, ok := f.files[name]; !ok {
+		return
+	}
+	delete(f.files, name)
+	for len(f.files)+len(f.subs) == 0 {
+		delete(b.folders, dir)
+		if dir == "/" {
+			return
 		}
 		dir, name = splitClean(dir)
-		file = false
+		if f = b.folders[dir]; f == nil {
+			return
+		}
+		delete(f.subs, name)
 	}
 }
 
@@ -183,7 +188,7 @@ func (b *Backend) Read(ctx context.Context, req *filesystem.ReadRequest) (*files
 	}
 	p := cleanMemPath(req.FilePath)
 	b.mu.RLock()
-	f, ok := b.files[p]
+	f, ok := b.file(p)
 	b.mu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("read %s: %w", p, fs.ErrNotExist)
@@ -224,7 +229,7 @@ func (b *Backend) CompareAndSwap(ctx context.Context, req *filesystem.WriteReque
 	p := cleanMemPath(req.FilePath)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	cur, exists := b.files[p]
+	cur, exists := b.file(p)
 	if exists != (old != nil) || (exists && cur.content != *old) {
 		return false, nil
 	}
@@ -240,7 +245,7 @@ func (b *Backend) CompareAndDelete(ctx context.Context, req *plantask.DeleteRequ
 	p := cleanMemPath(req.FilePath)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if cur, ok := b.files[p]; !ok || cur.content != old {
+	if cur, ok := b.file(p); !ok || cur.content != old {
 		return false, nil
 	}
 	b.remove(p)
@@ -273,22 +278,26 @@ func (b *Backend) tick() time.Time {
 func (b *Backend) StrictModTimes() bool { return true }
 
 // Snapshot is every file of a Backend at one instant, for Restore.
-type Snapshot struct{ files map[string]memFile }
+type Snapshot struct{ folders map[string]*memFolder }
 
 // Snapshot returns the Backend's files as they are now.
 func (b *Backend) Snapshot() Snapshot {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return Snapshot{files: maps.Clone(b.files)}
+	return Snapshot{folders: cloneFolders(b.folders)}
 }
 
 // Restore puts back the files of s, modification times included, replacing every file.
 func (b *Backend) Restore(s Snapshot) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.files = maps.Clone(s.files)
-	b.folders = map[string]*memFolder{}
-	for p := range b.files {
-		b.index(p, true)
+	b.folders = cloneFolders(s.folders)
+}
+
+func cloneFolders(folders map[string]*memFolder) map[string]*memFolder {
+	out := make(map[string]*memFolder, len(folders))
+	for dir, f := range folders {
+		out[dir] = &memFolder{files: maps.Clone(f.files), subs: maps.Clone(f.subs)}
 	}
+	return out
 }
