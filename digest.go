@@ -35,8 +35,40 @@ func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string
 	if len(plans)+unreadable == 0 {
 		return "", nil
 	}
-	texts = withSetHeader(texts, m.cfg.PlanSet)
-	return renderDigest(plans, unreadable, texts, m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes), nil
+	if text, ok := m.digests.reuse(plans, unreadable, texts); ok {
+		return text, nil
+	}
+	text := renderDigest(plans, unreadable, withSetHeader(texts, m.cfg.PlanSet), m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes)
+	m.digests.keep(plans, unreadable, texts, text)
+	return text, nil
+}
+
+// digestMemo is the last digest rendered and the listing it was rendered from. The Store
+// replaces the summary of a plan that changed and never edits one in place, so a listing of
+// the same summary values, in the same order, renders the same text: comparing pointers
+// spares reading every plan's summary again on each run and model call. The memo keeps the
+// listing it compares against alive, so no later summary can take the address of one of it.
+type digestMemo struct {
+	mu         sync.Mutex
+	plans      []*Summary
+	unreadable int
+	header     string // the language's digest header: one memo serves both languages in turn
+	text       string
+}
+
+func (d *digestMemo) reuse(plans []*Summary, unreadable int, texts map[string]string) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.plans == nil || d.unreadable != unreadable || d.header != texts["digest.header"] || !slices.Equal(d.plans, plans) {
+		return "", false
+	}
+	return d.text, true
+}
+
+func (d *digestMemo) keep(plans []*Summary, unreadable int, texts map[string]string, text string) {
+	d.mu.Lock()
+	d.plans, d.unreadable, d.header, d.text = plans, unreadable, texts["digest.header"], text
+	d.mu.Unlock()
 }
 
 // renderDigest renders the listed plans (shared with the Store's cache: read only) and the
@@ -87,19 +119,27 @@ func latestUpdate(plans []*Summary) string {
 
 // newestFirst returns at most k of plans, most recently updated first, plans updated at the
 // same time in their listing order: the first k of a stable sort by UpdatedAt, descending,
-// found in one pass without copying or sorting the whole listing.
+// found in one pass without copying or sorting the whole listing. A plan finds its place
+// among the k kept by binary search, so a listing in the order the plans were created
+// (each newer than the last) costs log k comparisons a plan, not k.
 func newestFirst(plans []*Summary, k int) []*Summary {
 	if k <= 0 {
 		return nil
 	}
 	top := make([]*Summary, 0, min(k, len(plans))+1)
 	for _, p := range plans {
-		j := len(top)
-		for j > 0 && p.UpdatedAt.After(top[j-1].UpdatedAt) {
-			j--
-		}
-		if j >= k {
+		if len(top) == k && !p.UpdatedAt.After(top[k-1].UpdatedAt) {
 			continue
+		}
+		// The first kept plan older than p: p goes before it, after every one as new.
+		j, hi := 0, len(top)
+		for j < hi {
+			mid := int(uint(j+hi) >> 1)
+			if p.UpdatedAt.After(top[mid].UpdatedAt) {
+				hi = mid
+			} else {
+				j = mid + 1
+			}
 		}
 		top = append(top, nil)
 		copy(top[j+1:], top[j:])

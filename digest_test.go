@@ -397,3 +397,35 @@ func TestDigestIsFixedForTheWholeRun(t *testing.T) {
 	runAgent(t, m2, mw)
 	assert.Contains(t, m2.Calls()[0].Input[0].Content, "new-one", "the next run sees the new plan")
 }
+
+// A digest is rendered again whenever what it shows may differ: a plan changed by another
+// Store on the same storage, or a run in the other language; between them, runs over the
+// same listing get the same text.
+func TestDigestFollowsEveryChangeAndLanguage(t *testing.T) {
+	ctx := context.Background()
+	t.Cleanup(func() { _ = adk.SetLanguage(adk.LanguageEnglish) })
+	backend := plan.NewMemoryBackend()
+	seedPlans(t, backend, 3)
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
+	require.NoError(t, err)
+	instruction := func() string {
+		_, rc, _ := beforeAgentTools(t, ctx, mw)
+		return rc.Instruction
+	}
+	first := instruction()
+	require.Contains(t, first, "plan-01")
+	assert.Equal(t, first, instruction(), "an unchanged listing gives the same digest")
+
+	other, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = other.SetStatus(ctx, "plan-01", "waiting for review", nil)
+	require.NoError(t, err)
+	changed := instruction()
+	assert.Contains(t, digestLineOf(changed, "plan-01"), `"waiting for review"`)
+
+	require.NoError(t, adk.SetLanguage(adk.LanguageChinese))
+	chinese := instruction()
+	assert.True(t, gateHan(chinese[strings.Index(chinese, "plan-01")-40:]), "the digest in Chinese: %s", chinese)
+	require.NoError(t, adk.SetLanguage(adk.LanguageEnglish))
+	assert.Equal(t, changed, instruction(), "back in English")
+}

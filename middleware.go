@@ -252,6 +252,8 @@ type middleware[M adk.MessageType] struct {
 	stateKey *runState
 	// running are the names of the sub-agents this agent's tool calls are running.
 	running *agentNames
+	// digests keeps the last digest for the next listing of the same summaries.
+	digests digestMemo
 }
 
 // language is the language of a run that starts now: Config.Language when it is Chinese,
