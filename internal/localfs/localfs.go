@@ -10,7 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -181,6 +181,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 		return nil, b.wrap(op, req.Path, err)
 	}
 	b.noteSweep(rel)
+	slices.Sort(names) // one prefix for all: the paths come out sorted too
 	out := make([]filesystem.FileInfo, 0, len(names))
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
@@ -208,7 +209,6 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 			ModifiedAt: fi.ModTime().UTC().Format(time.RFC3339Nano),
 		})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
 }
 
