@@ -123,7 +123,8 @@ type Update struct {
 // Listing is the result of List: summaries sorted by name, and one warning per plan file
 // that could not be read, so "no plans" is never confused with "some failed to load". From
 // ListPage, Plans is one page: Total counts every plan that matches, and NextCursor, when
-// not empty, continues after the page.
+// not empty, continues after the page. The steps and approval a summary points to are
+// shared with the Store's cache, which every later List and digest reads: never change them.
 type Listing struct {
 	Plans      []Summary `json:"plans"`
 	Warnings   []Warning `json:"warnings,omitempty"`
