@@ -19,7 +19,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,11 +93,17 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 	for _, sub := range live {
 		out = append(out, plan.FileInfo{Path: joinPath(dir, sub), IsDir: true})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
+	slices.SortFunc(out, func(a, b plan.FileInfo) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
 		}
-		return !out[i].IsDir && out[j].IsDir // a file sorts before a folder of the same name
+		switch { // a file sorts before a folder of the same name
+		case a.IsDir == b.IsDir:
+			return 0
+		case b.IsDir:
+			return -1
+		}
+		return 1
 	})
 	return out, nil
 }
