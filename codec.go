@@ -25,12 +25,17 @@ func EncodePlan(p *Plan) string {
 	b.WriteString("revision: ")
 	b.WriteString(strconv.FormatInt(p.Revision, 10))
 	b.WriteByte('\n')
-	writeHeaderString(&b, "updated_at", p.UpdatedAt.UTC().Format(time.RFC3339Nano))
+	// A timestamp and a hash in hex never need escaping: written in place, without a copy.
+	var scratch [40]byte
+	b.WriteString(`updated_at: "`)
+	b.Write(p.UpdatedAt.UTC().AppendFormat(scratch[:0], time.RFC3339Nano))
+	b.WriteString("\"\n")
 	if p.stepsRev > 0 && p.stepsRev < p.Revision { // absent: the steps changed at this revision
 		b.WriteString("steps_revision: ")
-		b.WriteString(strconv.FormatInt(p.stepsRev, 10))
-		b.WriteByte('\n')
-		writeHeaderString(&b, hdrStepsBody, stepsBodyHash(p.Content))
+		b.Write(strconv.AppendInt(scratch[:0], p.stepsRev, 10))
+		b.WriteString("\n" + hdrStepsBody + `: "`)
+		b.Write(appendStepsBodyHash(scratch[:0], p.Content))
+		b.WriteString("\"\n")
 	}
 	if p.holds != "" {
 		writeHeaderString(&b, hdrHolds, p.holds)
@@ -153,9 +158,15 @@ const hdrStepsBody = "steps_body"
 // stepsBodyHash is the CRC-32C of a plan's body, in hex: a check against edits by hand, not
 // against forgery, cheap enough (hardware CRC) to verify on every read.
 func stepsBodyHash(body string) string {
+	var scratch [8]byte
+	return string(appendStepsBodyHash(scratch[:0], body))
+}
+
+// appendStepsBodyHash appends stepsBodyHash(body) to dst.
+func appendStepsBodyHash(dst []byte, body string) []byte {
 	// Read in place (crc32 only reads), so no read of a plan copies its body again.
 	sum := crc32.Update(0, castagnoli, unsafe.Slice(unsafe.StringData(body), len(body)))
-	return strconv.FormatUint(uint64(sum), 16)
+	return strconv.AppendUint(dst, uint64(sum), 16)
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

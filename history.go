@@ -84,14 +84,17 @@ func fileHash(raw string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// encodeEntry puts the entry lines in front of the header of the plan file raw.
+// encodeEntry puts the entry lines in front of the header of the plan file raw; parent is a
+// fileHash or "".
 func encodeEntry(raw string, action Action, by, parent string) string {
 	var b strings.Builder
 	b.Grow(len(raw) + len(by) + 150)
 	b.WriteString(headerFence)
 	writeHeaderString(&b, "action", string(action))
 	writeHeaderString(&b, "by", by)
-	writeHeaderString(&b, "parent", parent)
+	b.WriteString(`parent: "`) // hex, or "": nothing to escape
+	b.WriteString(parent)
+	b.WriteString("\"\n")
 	b.WriteString(raw[len(headerFence):])
 	return b.String()
 }

@@ -35,7 +35,7 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		}
 	}()
 	var f deleteTarget
-	err = retryLostSwaps(name, "delete "+s.planPath(name), func() (err error) {
+	err = retryLostSwaps(name, func() string { return "delete " + s.planPath(name) }, func() (err error) {
 		if f, err = s.loadForDelete(ctx, name, ifRevision); err != nil {
 			return err
 		}

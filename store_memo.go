@@ -69,12 +69,15 @@ func (m *decodedMemo) remember(name string, f *decodedFile) {
 	if len(f.raw) > memoMaxBytes/64 {
 		return
 	}
-	for other, o := range m.files { // map order is random
-		if len(m.files) < memoLimit && m.bytes+len(f.raw) <= memoMaxBytes {
-			break
+	full := func() bool { return len(m.files) >= memoLimit || m.bytes+len(f.raw) > memoMaxBytes }
+	if full() { // ranging a map costs even when nothing goes, so only when something must
+		for other, o := range m.files { // map order is random
+			delete(m.files, other)
+			m.bytes -= len(o.raw)
+			if !full() {
+				break
+			}
 		}
-		delete(m.files, other)
-		m.bytes -= len(o.raw)
 	}
 	m.files[name] = f
 	m.bytes += len(f.raw)

@@ -23,13 +23,13 @@ const maxNotLanded = 2
 
 // retryLostSwaps runs attempt again while it loses compare-and-swap races, from its read, so
 // a guarded change then fails its revision check and an unguarded one lands on top.
-func retryLostSwaps(name, what string, attempt func() error) error {
+func retryLostSwaps(name string, what func() string, attempt func() error) error {
 	notLanded := 0
 	for range maxSwapAttempts {
 		err := attempt()
 		if errors.Is(err, errNotLanded) {
 			if notLanded++; notLanded > maxNotLanded {
-				return unknownOutcome(what, err)
+				return unknownOutcome(what(), err)
 			}
 			continue
 		}
@@ -37,7 +37,7 @@ func retryLostSwaps(name, what string, attempt func() error) error {
 			return err
 		}
 	}
-	e := backendError(what+" (too many concurrent writers)", errLostSwap)
+	e := backendError(what()+" (too many concurrent writers)", errLostSwap)
 	e.Reason, e.Name = reasonContention, name
 	return e
 }
@@ -59,7 +59,7 @@ func (s *Store) commit(ctx context.Context, p string, old *string, content strin
 		return nil
 	}
 	req := &WriteRequest{FilePath: p, Content: content}
-	return s.settle(ctx, "write "+p, func() (bool, error) {
+	return s.settle(ctx, "write", func() (bool, error) {
 		if entry != nil {
 			return s.entrySwapper.CompareAndSwapWithEntry(ctx, req, old, entry)
 		}
@@ -78,7 +78,7 @@ func (s *Store) remove(ctx context.Context, p, old string, special bool) error {
 		}
 		return nil
 	}
-	return s.settle(ctx, "delete "+p, func() (bool, error) {
+	return s.settle(ctx, "delete", func() (bool, error) {
 		return s.swapper.CompareAndDelete(ctx, &DeleteRequest{FilePath: p}, old)
 	}, func(_ string, exists bool) bool { return !exists }, p, &old)
 }
@@ -90,7 +90,7 @@ func (s *Store) remove(ctx context.Context, p, old string, special bool) error {
 // read (errNotLanded).
 // What still cannot be told is unknown_outcome, never a retryable backend_error, so nobody
 // repeats a change that landed.
-func (s *Store) settle(ctx context.Context, what string, swap func() (bool, error), landed func(raw string, exists bool) bool, p string, old *string) error {
+func (s *Store) settle(ctx context.Context, verb string, swap func() (bool, error), landed func(raw string, exists bool) bool, p string, old *string) error {
 	ok, err := swap()
 	if err == nil {
 		if !ok {
@@ -98,6 +98,7 @@ func (s *Store) settle(ctx context.Context, what string, swap func() (bool, erro
 		}
 		return nil
 	}
+	what := verb + " " + p
 	if notSent(err) {
 		return backendError(what, err)
 	}

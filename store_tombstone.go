@@ -51,7 +51,7 @@ func strayTombstoneFolder(err error) bool {
 // raiseTombstone records that name reached revision rev, never lowering what is recorded.
 func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) error {
 	p := s.tombstonePath(name)
-	return retryLostSwaps(name, "record the deletion of "+name, func() error {
+	return retryLostSwaps(name, func() string { return "record the deletion of " + name }, func() error {
 		raw, exists, err := s.readRaw(ctx, p)
 		if strayTombstoneFolder(err) {
 			// Every plan's delete may find it: one clears it, the others then find its folder.

@@ -220,7 +220,7 @@ func (s *Store) mutateCommuting(ctx context.Context, action Action, name string,
 	// On a driver.Swapper the first try builds on the file this Store saw last, unread: the
 	// compare-and-swap proves it current. Any refusal it meets is checked again on a read.
 	guess := s.swapper != nil
-	err = retryLostSwaps(name, "write "+s.planPath(name), func() (err error) {
+	err = retryLostSwaps(name, func() string { return "write " + s.planPath(name) }, func() (err error) {
 		next, err = s.mutateOnce(ctx, action, name, ifRevision, commutes, change, guess)
 		guess = false
 		return err
