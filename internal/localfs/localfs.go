@@ -183,6 +183,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 	b.noteSweep(rel)
 	slices.Sort(names) // one prefix for all: the paths come out sorted too
 	out := make([]filesystem.FileInfo, 0, len(names))
+	prefix := "/" + localJoin(rel, "")
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -203,7 +204,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 		}
 		// A link is listed as itself, never as what it leads to: reading through it is refused.
 		out = append(out, filesystem.FileInfo{
-			Path:       "/" + localJoin(rel, name),
+			Path:       prefix + name,
 			IsDir:      fi.IsDir(),
 			Size:       fi.Size(),
 			ModifiedAt: fi.ModTime().UTC().Format(time.RFC3339Nano),
