@@ -149,9 +149,15 @@ func TestLsInfoNestedFolders(t *testing.T) {
 		t.Fatalf("ModifiedAt %q is not RFC3339Nano: %v", infos[0].ModifiedAt, err)
 	}
 
-	// A file and a folder may share a name, as on the memory backend.
+	// A file and a folder may share a name, as on the memory backend; the listing is in
+	// path order, the file first ("-" sorts before "/", not after the folder).
 	mustWrite(t, b, "/plans/sub", "file named like a folder")
-	wantLs(t, b, "/plans", "/plans/a.md", "/plans/sub", "/plans/sub/")
+	mustWrite(t, b, "/plans/sub-x.md", "x")
+	wantLs(t, b, "/plans", "/plans/a.md", "/plans/sub", "/plans/sub/", "/plans/sub-x.md")
+	del0 := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/sub-x.md"})
+	if del0 != nil {
+		t.Fatal(del0)
+	}
 
 	// Deleting the last file of a folder removes the folder from every parent left empty.
 	del := func(p string) {
