@@ -41,7 +41,7 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 	if unwrapped {
 		notes = append(notes, texts["normalized.unwrapped"])
 	}
-	if len(obj) == 0 {
+	if len(obj) == 0 || asWritten(spec, obj) {
 		return obj, notes, nil
 	}
 	keys := make([]string, 0, len(obj))
@@ -98,6 +98,35 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 		}
 	}
 	return out, notes, nil
+}
+
+// asWritten reports whether obj is a call written right: every key a parameter's own name
+// and every value already canonical, which decodeCall would return as it is (no null, no
+// note). Then obj holds the values normalizeValue gives, and the sorting, copying and
+// bookkeeping that a forgiven call needs are skipped.
+func asWritten(spec toolSpec, obj args) bool {
+	if len(obj) > 8 {
+		return false
+	}
+	var values [8]any
+	var keys [8]string
+	n := 0
+	for key, v := range obj {
+		p, ok := paramNamed(spec, key)
+		if !ok || v == nil {
+			return false
+		}
+		value, changed, err := normalizeValue(spec.name, p, v)
+		if err != nil || changed {
+			return false
+		}
+		keys[n], values[n] = key, value
+		n++
+	}
+	for i := range n {
+		obj[keys[i]] = values[i]
+	}
+	return true
 }
 
 // decodeObject reads the arguments' JSON object. A bare object is read as it always was;
