@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -131,16 +132,8 @@ func newestFirst(plans []*Summary, k int) []*Summary {
 		if len(top) == k && !p.UpdatedAt.After(top[k-1].UpdatedAt) {
 			continue
 		}
-		// The first kept plan older than p: p goes before it, after every one as new.
-		j, hi := 0, len(top)
-		for j < hi {
-			mid := int(uint(j+hi) >> 1)
-			if p.UpdatedAt.After(top[mid].UpdatedAt) {
-				hi = mid
-			} else {
-				j = mid + 1
-			}
-		}
+		// p goes before the first kept plan older than it, after every one as new.
+		j := sort.Search(len(top), func(i int) bool { return p.UpdatedAt.After(top[i].UpdatedAt) })
 		top = append(top, nil)
 		copy(top[j+1:], top[j:])
 		top[j] = p
