@@ -151,18 +151,6 @@ func (s *Store) entryOf(ctx context.Context, action Action, cur *Plan, raw strin
 	return p, encodeEntry(file, action, changedBy(ctx, cur, next), parent)
 }
 
-// changedBy is who makes a change: the context's actor (a tool call's agent, WithActor),
-// else for a create the plan's author; "" when nobody says.
-func changedBy(ctx context.Context, cur, next *Plan) string {
-	if by := actorOf(ctx); by != "" {
-		return by
-	}
-	if cur == nil {
-		return next.Author
-	}
-	return ""
-}
-
 func (s *Store) writeEntry(ctx context.Context, p, content string) error {
 	if ctx.Err() != nil {
 		return canceled(ctx)
@@ -485,24 +473,4 @@ func (s *Store) loadExisting(ctx context.Context, name string) (*Plan, string, e
 		return nil, "", notFound(name)
 	}
 	return p, raw, nil
-}
-
-// actorKey marks a context with who makes the changes it carries.
-type actorKey struct{}
-
-// WithActor returns ctx marked with who makes the Store changes made with it: a person
-// using a host program, say. The history records name as who made each change (but an
-// approval, which names its approver), MoveStep holds steps under it when given no name of
-// its own, and a plan created without an author gets it. Tool calls carry the agent that makes them; "" leaves ctx unchanged.
-func WithActor(ctx context.Context, name string) context.Context {
-	if name == "" {
-		return ctx
-	}
-	name = truncateUTF8(strings.ToValidUTF8(name, "\uFFFD"), maxHeaderField) // it may become an author
-	return context.WithValue(ctx, actorKey{}, name)
-}
-
-func actorOf(ctx context.Context) string {
-	s, _ := ctx.Value(actorKey{}).(string)
-	return s
 }

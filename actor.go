@@ -1,0 +1,42 @@
+package plan
+
+import (
+	"context"
+	"strings"
+)
+
+// Who makes each change: the agent of a tool call or the actor a host names, recorded in
+// the history, in every Change and in the holds it takes.
+
+// changedBy is who makes a change: the context's actor (a tool call's agent, WithActor),
+// else for a create the plan's author; "" when nobody says.
+func changedBy(ctx context.Context, cur, next *Plan) string {
+	if by := actorOf(ctx); by != "" {
+		return by
+	}
+	if cur == nil {
+		return next.Author
+	}
+	return ""
+}
+
+// actorKey marks a context with who makes the changes it carries.
+type actorKey struct{}
+
+// WithActor returns ctx marked with who makes the Store changes made with it: a person
+// using a host program, say. The history records name as who made each change (but an
+// approval, which names its approver), MoveStep holds steps under it when given no name of
+// its own, and a plan created without an author gets it. Tool calls carry the agent that
+// makes them; "" leaves ctx unchanged.
+func WithActor(ctx context.Context, name string) context.Context {
+	if name == "" {
+		return ctx
+	}
+	name = truncateUTF8(strings.ToValidUTF8(name, "\uFFFD"), maxHeaderField) // it may become an author
+	return context.WithValue(ctx, actorKey{}, name)
+}
+
+func actorOf(ctx context.Context) string {
+	s, _ := ctx.Value(actorKey{}).(string)
+	return s
+}
