@@ -102,29 +102,16 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 
 // asWritten reports whether obj is a call written right: every key a parameter's own name
 // and every value already canonical, which decodeCall would return as it is (no null, no
-// note). Then obj holds the values normalizeValue gives, and the sorting, copying and
-// bookkeeping that a forgiven call needs are skipped.
+// note), so the sorting, copying and bookkeeping that a forgiven call needs are skipped.
 func asWritten(spec toolSpec, obj args) bool {
-	if len(obj) > 8 {
-		return false
-	}
-	var values [8]any
-	var keys [8]string
-	n := 0
 	for key, v := range obj {
 		p, ok := paramNamed(spec, key)
 		if !ok || v == nil {
 			return false
 		}
-		value, changed, err := normalizeValue(spec.name, p, v)
-		if err != nil || changed {
+		if _, changed, err := normalizeValue(spec.name, p, v); err != nil || changed {
 			return false
 		}
-		keys[n], values[n] = key, value
-		n++
-	}
-	for i := range n {
-		obj[keys[i]] = values[i]
 	}
 	return true
 }
@@ -290,6 +277,7 @@ func isStepIndexKey(key string) bool {
 // string that should be an integer or a boolean and is none ("3.5", "three", "maybe") is
 // refused naming the string, so the model sees what it sent; any other value whose meaning
 // is unclear is returned as it is, and the tool's accessor refuses it as it always did.
+// A value reported unchanged is v itself (asWritten relies on it).
 func normalizeValue(tool string, p param, v any) (any, bool, error) {
 	switch p.typ {
 	case schema.Integer:
