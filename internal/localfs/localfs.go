@@ -175,19 +175,15 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 	if err != nil {
 		return nil, b.wrap(op, req.Path, err)
 	}
+	defer f.Close()
 	names, err := f.Readdirnames(-1)
-	f.Close()
 	if err != nil {
 		return nil, b.wrap(op, req.Path, err)
 	}
 	b.noteSweep(rel)
 	slices.Sort(names) // one prefix for all: the paths come out sorted too
-	out := make([]filesystem.FileInfo, 0, len(names))
-	prefix := "/" + localJoin(rel, "")
+	listed := names[:0]
 	for _, name := range names {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		if name == localLockName {
 			continue
 		}
@@ -195,20 +191,28 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 			removeIfStale(folder, name)
 			continue
 		}
-		fi, err := folder.Lstat(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since the folder was read
-		}
-		if err != nil {
-			return nil, b.wrap(op, req.Path, err)
+		listed = append(listed, name)
+	}
+	out := make([]filesystem.FileInfo, 0, len(listed))
+	prefix := "/" + localJoin(rel, "")
+	err = statEntries(f, folder, listed, func(name string, st entryStat) error {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		// A link is listed as itself, never as what it leads to: reading through it is refused.
 		out = append(out, filesystem.FileInfo{
 			Path:       prefix + name,
-			IsDir:      fi.IsDir(),
-			Size:       fi.Size(),
-			ModifiedAt: fi.ModTime().UTC().Format(time.RFC3339Nano),
+			IsDir:      st.isDir,
+			Size:       st.size,
+			ModifiedAt: st.mod.UTC().Format(time.RFC3339Nano),
 		})
+		return nil
+	})
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, b.wrap(op, req.Path, err)
 	}
 	return out, nil
 }

@@ -1,0 +1,5 @@
+package localfs
+
+import "syscall"
+
+const sysFstatat = syscall.SYS_FSTATAT
