@@ -121,6 +121,22 @@ func (e *opEnv) ops(ctx context.Context) []opFuncs {
 	zero := int64(0)
 	statuses := [2]string{"in-progress", "draft"}
 	taskStatuses := [2]string{"in_progress", "pending"}
+	// Names and arguments are made before the clock runs, so that no side times the harness.
+	names := make([]string, e.n)
+	readArgs, taskGetArgs := make([]string, e.n), make([]string, e.n)
+	var statusArgs, taskUpdateArgs [2][]string
+	for s := range statuses {
+		statusArgs[s], taskUpdateArgs[s] = make([]string, e.n), make([]string, e.n)
+	}
+	for i := range e.n {
+		names[i] = planName(i)
+		readArgs[i] = jsonObject("name", names[i])
+		taskGetArgs[i] = jsonObject("taskId", fmt.Sprint(i+1))
+		for s := range statuses {
+			statusArgs[s][i] = jsonObject("name", names[i], "status", statuses[s])
+			taskUpdateArgs[s][i] = jsonObject("taskId", fmt.Sprint(i+1), "status", taskStatuses[s])
+		}
+	}
 	return []opFuncs{
 		{
 			name: "create",
@@ -151,30 +167,30 @@ func (e *opEnv) ops(ctx context.Context) []opFuncs {
 		{
 			name: "read",
 			store: func(i int) error {
-				_, err := e.store.Get(ctx, planName(i%e.n))
+				_, err := e.store.Get(ctx, names[i%e.n])
 				return err
 			},
 			tool: func(i int) error {
-				_, err := e.tools.call(plan.ToolReadPlan, jsonObject("name", planName(i%e.n)))
+				_, err := e.tools.call(plan.ToolReadPlan, readArgs[i%e.n])
 				return err
 			},
 			plantask: func(i int) error {
-				_, err := e.ptools.call(plantask.TaskGetToolName, jsonObject("taskId", fmt.Sprint(i%e.n+1)))
+				_, err := e.ptools.call(plantask.TaskGetToolName, taskGetArgs[i%e.n])
 				return err
 			},
 		},
 		{
 			name: "status update",
 			store: func(i int) error {
-				_, err := e.store.SetStatus(ctx, planName(i%e.n), statuses[(i/e.n)%2], nil)
+				_, err := e.store.SetStatus(ctx, names[i%e.n], statuses[(i/e.n)%2], nil)
 				return err
 			},
 			tool: func(i int) error {
-				_, err := e.tools.call(plan.ToolSetPlanStatus, jsonObject("name", planName(i%e.n), "status", statuses[(i/e.n)%2]))
+				_, err := e.tools.call(plan.ToolSetPlanStatus, statusArgs[(i/e.n)%2][i%e.n])
 				return err
 			},
 			plantask: func(i int) error {
-				_, err := e.ptools.call(plantask.TaskUpdateToolName, jsonObject("taskId", fmt.Sprint(i%e.n+1), "status", taskStatuses[(i/e.n)%2]))
+				_, err := e.ptools.call(plantask.TaskUpdateToolName, taskUpdateArgs[(i/e.n)%2][i%e.n])
 				return err
 			},
 		},
