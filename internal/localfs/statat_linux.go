@@ -11,14 +11,20 @@ import (
 	"unsafe"
 )
 
-// statEntries calls each with what lstat reports of every name in the open folder dir,
-// one fstatat per name against dir's descriptor: the names come from dir itself and hold
-// no separator, so nothing can lead out of it, and the per-call walk of os.Root is spared.
-// A name gone since the folder was read is skipped; the first other failure stops it.
+// statEntries calls each with what lstat reports of every name in the open folder dir
+// (folder as an os.Root). A name gone since the folder was read is skipped; the first other
+// failure stops it. When every name is plain, each takes one fstatat against dir's
+// descriptor, sparing the walk os.Root makes per call; otherwise all go through folder.
 func statEntries(dir *os.File, folder *os.Root, names []string, each func(name string, st entryStat) error) error {
 	if slices.ContainsFunc(names, notPlain) {
 		return statEntriesIn(folder, names, each)
 	}
+	return fstatEntries(dir, names, each)
+}
+
+// fstatEntries is statEntries for plain names only: a plain name is one entry directly in
+// dir, and AT_SYMLINK_NOFOLLOW keeps a link from being followed, so nothing leads out.
+func fstatEntries(dir *os.File, names []string, each func(name string, st entryStat) error) error {
 	conn, err := dir.SyscallConn()
 	if err != nil {
 		return err
@@ -47,7 +53,7 @@ func statEntries(dir *os.File, folder *os.Root, names []string, each func(name s
 			if failed = each(name, entryStat{
 				isDir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR,
 				size:  st.Size,
-				mod:   time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)),
+				mod:   time.Unix(st.Mtim.Unix()),
 			}); failed != nil {
 				return
 			}
