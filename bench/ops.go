@@ -18,6 +18,8 @@ type opEnv struct {
 	n         int
 	ours, pt  *opened
 	store     *plan.Store
+	bare      *plan.Store // keeps no history, on a backend of its own (nil until addBare)
+	bareOn    *opened
 	tools     *toolbox // this library's tools
 	ptools    *toolbox // plantask's tools
 	created   []string // plan files created by a batch, removed after it
@@ -75,6 +77,24 @@ func newOpEnv(ctx context.Context, kind backendKind, n int) (*opEnv, error) {
 func (e *opEnv) close() {
 	e.ours.close()
 	e.pt.close()
+	if e.bareOn != nil {
+		e.bareOn.close()
+	}
+}
+
+// addBare adds a Store that keeps no history (HistoryLimit -1), on its own backend of kind
+// seeded as ours, so what the history costs is measured next to the rest.
+func (e *opEnv) addBare(kind backendKind) error {
+	o, err := kind.open()
+	if err != nil {
+		return err
+	}
+	e.bareOn = o
+	if err := seedPlans(o, e.n); err != nil {
+		return err
+	}
+	e.bare, err = plan.NewStore(&plan.StoreConfig{Backend: o.backend, BaseDir: plansDir, HistoryLimit: -1})
+	return err
 }
 
 // verify checks that both sides see the n seeded entries.
@@ -112,6 +132,7 @@ type opFuncs struct {
 	name                  string
 	store, tool, plantask func(i int) error
 	afterOurs, afterTask  func() error
+	bare                  func(i int) error // the Store without history (addBare), where timed
 }
 
 func (e *opEnv) ops(ctx context.Context) []opFuncs {
@@ -187,6 +208,10 @@ func (e *opEnv) ops(ctx context.Context) []opFuncs {
 			},
 			tool: func(i int) error {
 				_, err := e.tools.call(plan.ToolSetPlanStatus, statusArgs[(i/e.n)%2][i%e.n])
+				return err
+			},
+			bare: func(i int) error {
+				_, err := e.bare.SetStatus(ctx, names[i%e.n], statuses[(i/e.n)%2], nil)
 				return err
 			},
 			plantask: func(i int) error {
