@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +17,10 @@ import (
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 )
 
-var _ driver.Swapper = (*Backend)(nil)
+var (
+	_ driver.Swapper       = (*Backend)(nil)
+	_ driver.FolderStamper = (*Backend)(nil)
+)
 
 // Backend keeps files in a map. It is safe for concurrent use and its guarantees end
 // at the process: use it for tests, one-process apps and caches of something durable.
@@ -29,13 +33,16 @@ type Backend struct {
 	// folder, so a lookup hashes into a small map, and LsInfo reads one folder.
 	folders map[string]*memFolder
 	clock   int64
+	changes uint64 // counts every change of a folder's entries: the source of folder stamps
 }
 
 // memFolder is what one folder holds: its files by name and its subfolders, each
-// subfolder holding something.
+// subfolder holding something. stamp is the Backend's change count when its entries last
+// changed: no two states of any folder share one.
 type memFolder struct {
 	files map[string]memFile
 	subs  map[string]struct{}
+	stamp uint64
 }
 
 type memFile struct {
@@ -121,6 +128,13 @@ func (b *Backend) put(p string, c memFile) {
 		f = b.makeFolder(dir)
 	}
 	f.files[name] = c
+	b.changed(f)
+}
+
+// changed gives the folder f a stamp no state of any folder had; called with mu held.
+func (b *Backend) changed(f *memFolder) {
+	b.changes++
+	f.stamp = b.changes
 }
 
 // makeFolder adds the empty folder dir and links it in its parents, making those that are
@@ -137,6 +151,7 @@ func (b *Backend) makeFolder(dir string) *memFolder {
 			b.folders[parent] = f
 		}
 		f.subs[name] = struct{}{}
+		b.changed(f)
 		if existed {
 			break
 		}
@@ -157,6 +172,7 @@ func (b *Backend) remove(p string) {
 		return
 	}
 	delete(f.files, name)
+	b.changed(f)
 	for len(f.files)+len(f.subs) == 0 {
 		delete(b.folders, dir)
 		if dir == "/" {
@@ -167,6 +183,7 @@ func (b *Backend) remove(p string) {
 			return
 		}
 		delete(f.subs, name)
+		b.changed(f)
 	}
 }
 
@@ -273,6 +290,28 @@ func (b *Backend) tick() time.Time {
 	return time.Unix(0, now).UTC()
 }
 
+// FolderStamp returns a stamp of the folder dir that changes with every write or delete of
+// a file directly in it and every subfolder that appears or goes (driver.FolderStamper);
+// changes below its subfolders leave it. A change is never recent: the stamps come from a
+// count, not a clock.
+func (b *Backend) FolderStamp(ctx context.Context, dir string) (string, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return "", false, err
+	}
+	p := cleanMemPath(dir)
+	b.mu.RLock()
+	f := b.folders[p]
+	var stamp uint64
+	if f != nil {
+		stamp = f.stamp
+	}
+	b.mu.RUnlock()
+	if f == nil {
+		return "absent", false, nil
+	}
+	return strconv.FormatUint(stamp, 10), false, nil
+}
+
 // StrictModTimes reports that every write gives a file a ModifiedAt no earlier write had,
 // so the Store may cache a summary the moment it reads it.
 func (b *Backend) StrictModTimes() bool { return true }
@@ -288,16 +327,20 @@ func (b *Backend) Snapshot() Snapshot {
 }
 
 // Restore puts back the files of s, modification times included, replacing every file.
+// Every folder gets a new stamp: no listing vouched for before vouches for what it restores.
 func (b *Backend) Restore(s Snapshot) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.folders = cloneFolders(s.folders)
+	for _, f := range b.folders {
+		b.changed(f)
+	}
 }
 
 func cloneFolders(folders map[string]*memFolder) map[string]*memFolder {
 	out := make(map[string]*memFolder, len(folders))
 	for dir, f := range folders {
-		out[dir] = &memFolder{files: maps.Clone(f.files), subs: maps.Clone(f.subs)}
+		out[dir] = &memFolder{files: maps.Clone(f.files), subs: maps.Clone(f.subs), stamp: f.stamp}
 	}
 	return out
 }
