@@ -300,16 +300,12 @@ func (b *Backend) FolderStamp(ctx context.Context, dir string) (string, bool, er
 	}
 	p := cleanMemPath(dir)
 	b.mu.RLock()
+	defer b.mu.RUnlock()
 	f := b.folders[p]
-	var stamp uint64
-	if f != nil {
-		stamp = f.stamp
-	}
-	b.mu.RUnlock()
 	if f == nil {
 		return "absent", false, nil
 	}
-	return strconv.FormatUint(stamp, 10), false, nil
+	return strconv.FormatUint(f.stamp, 10), false, nil
 }
 
 // StrictModTimes reports that every write gives a file a ModifiedAt no earlier write had,
