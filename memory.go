@@ -1,11 +1,16 @@
 package plan
 
-import "github.com/einoplan/plan/internal/memfs"
+import (
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/memfs"
+)
 
 // MemoryBackend keeps plans in a map: safe for concurrent use, its guarantees end at the
 // process (tests, one-process apps, caches of something durable). It offers compare-and-swap,
 // bounded reads and strictly increasing modification times, so a Store on it is as safe as
-// on any backend within the process.
+// on any backend within the process. A Store given a MemoryBackend, or a wrapper that
+// unwraps to one, also reads its folder stamps and lists an unchanged folder without reading
+// it; a wrapper that only embeds one never lends them.
 type MemoryBackend = memfs.Backend
 
 // NewMemoryBackend returns an empty MemoryBackend.
@@ -15,3 +20,12 @@ var (
 	_ Backend   = (*MemoryBackend)(nil)
 	_ Workspace = (*MemoryBackend)(nil)
 )
+
+// memoryStamps is the folder stamper of the MemoryBackend b is or unwraps to.
+func memoryStamps(b Backend) (driver.FolderStamper, bool) {
+	m, ok := capability[*MemoryBackend](b)
+	if !ok {
+		return nil, false
+	}
+	return memfs.Stamps(m), true
+}

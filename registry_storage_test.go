@@ -210,3 +210,68 @@ func TestEmbeddingWrapperAroundLocalSharesStorage(t *testing.T) {
 		assertCounter(t, s, 200)
 	})
 }
+
+// memTenant keeps a tenant under its own prefix of a MemoryBackend it embeds by pointer,
+// overriding the four methods and every capability a MemoryBackend offers, so that none is
+// used behind its back.
+type memTenant struct {
+	*plan.MemoryBackend
+	prefix string
+}
+
+func (t memTenant) LsInfo(ctx context.Context, r *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+	return t.MemoryBackend.LsInfo(ctx, &plan.LsInfoRequest{Path: t.prefix + r.Path})
+}
+
+func (t memTenant) Read(ctx context.Context, r *plan.ReadRequest) (*plan.FileContent, error) {
+	c := *r
+	c.FilePath = t.prefix + r.FilePath
+	return t.MemoryBackend.Read(ctx, &c)
+}
+
+func (t memTenant) ReadAtMost(ctx context.Context, p string, max int64) (string, error) {
+	return t.MemoryBackend.ReadAtMost(ctx, t.prefix+p, max)
+}
+
+func (t memTenant) Write(ctx context.Context, r *plan.WriteRequest) error {
+	return t.MemoryBackend.Write(ctx, &plan.WriteRequest{FilePath: t.prefix + r.FilePath, Content: r.Content})
+}
+
+func (t memTenant) CompareAndSwap(ctx context.Context, r *plan.WriteRequest, old *string) (bool, error) {
+	return t.MemoryBackend.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: t.prefix + r.FilePath, Content: r.Content}, old)
+}
+
+func (t memTenant) Delete(ctx context.Context, r *plan.DeleteRequest) error {
+	return t.MemoryBackend.Delete(ctx, &plan.DeleteRequest{FilePath: t.prefix + r.FilePath})
+}
+
+func (t memTenant) CompareAndDelete(ctx context.Context, r *plan.DeleteRequest, old string) (bool, error) {
+	return t.MemoryBackend.CompareAndDelete(ctx, &plan.DeleteRequest{FilePath: t.prefix + r.FilePath}, old)
+}
+
+func (t memTenant) DeleteLazily(ctx context.Context, paths ...string) error {
+	moved := make([]string, len(paths))
+	for i, p := range paths {
+		moved[i] = t.prefix + p
+	}
+	return t.MemoryBackend.DeleteLazily(ctx, moved...)
+}
+
+// A wrapper that embeds *MemoryBackend and moves every path lists its own plans only: the
+// MemoryBackend's folder stamps, which know nothing of the move, are never lent to it.
+func TestATenantOverAnEmbeddedMemoryBackendListsItsOwnPlansOnly(t *testing.T) {
+	ctx := context.Background()
+	mem := plan.NewMemoryBackend()
+	a := storeOn(t, memTenant{mem, "/a"}, "")
+	b := storeOn(t, memTenant{mem, "/b"}, "")
+	_, err := a.Put(ctx, plan.Update{Name: "secret", Content: ptrTo("- [ ] tenant a only\n")})
+	require.NoError(t, err)
+	for range 2 {
+		l, err := a.List(ctx)
+		require.NoError(t, err)
+		require.Len(t, l.Plans, 1)
+	}
+	l, err := b.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, l.Plans, "tenant b lists tenant a's plans")
+}

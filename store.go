@@ -230,6 +230,9 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	s.once, _ = capability[driver.OnceWriter](cfg.Backend)
 	s.lazy, _ = capability[driver.LazyDeleter](cfg.Backend)
 	s.stamper, _ = capability[driver.FolderStamper](cfg.Backend)
+	if s.stamper == nil {
+		s.stamper, _ = memoryStamps(cfg.Backend)
+	}
 	if s.swapper != nil {
 		s.entrySwapper, _ = capability[driver.EntrySwapper](cfg.Backend)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,4 +170,99 @@ func TestAStampNeverVouchesForALaterListing(t *testing.T) {
 	l, err = s.List(ctx)
 	require.NoError(t, err)
 	assert.Len(t, l.Plans, 2, "the listing of one plan was never vouched for by A")
+}
+
+// listingHook is a Backend that unwraps to the one it holds and runs hook once, before its
+// first listing of the plans folder after hook is set: between the Store's reading of the
+// folder's stamp and its listing, as the scheduler may.
+type listingHook struct {
+	Backend
+	hook atomic.Pointer[func()]
+}
+
+func (l *listingHook) Unwrap() Backend { return l.Backend }
+
+func (l *listingHook) LsInfo(ctx context.Context, r *LsInfoRequest) ([]FileInfo, error) {
+	if h := l.hook.Swap(nil); h != nil && r.Path == "/plans" {
+		(*h)()
+	}
+	return l.Backend.LsInfo(ctx, r)
+}
+
+// A stamp read while the plans folder was absent vouches for no listing once the folder is
+// absent again: a plan created and listed between that stamp and its listing, then removed
+// with the folder, never lingers in List or the digest.
+func TestAnAbsentFoldersStampNeverVouchesForAnOlderListing(t *testing.T) {
+	ctx := context.Background()
+	mem := NewMemoryBackend()
+	empty := mem.Snapshot()
+	hooked := &listingHook{Backend: mem}
+	s, err := NewStore(&StoreConfig{Backend: hooked})
+	require.NoError(t, err)
+	other, err := NewStore(&StoreConfig{Backend: mem})
+	require.NoError(t, err)
+	between := func() {
+		_, err := other.Put(ctx, Update{Name: "ghost", Content: ptrTo("- [ ] boo\n")})
+		require.NoError(t, err)
+		_, err = other.List(ctx)
+		require.NoError(t, err)
+	}
+	hooked.hook.Store(&between)
+	l, err := s.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, l.Plans, 1)
+
+	mem.Restore(empty)
+	l, err = s.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, l.Plans, "a plan whose file is gone is listed")
+	mw, err := New(ctx, &Config{Store: s})
+	require.NoError(t, err)
+	_, rc, err := mw.BeforeAgent(ctx, &adk.ChatModelAgentContext{Instruction: "base"})
+	require.NoError(t, err)
+	assert.NotContains(t, rc.Instruction, "ghost", "the digest shows a plan whose file is gone")
+}
+
+// listedThen is a Backend that unwraps to the one it holds and runs then once, right after
+// its next listing of the plans folder: between the listing and the reads that follow it.
+type listedThen struct {
+	Backend
+	then func()
+}
+
+func (l *listedThen) Unwrap() Backend { return l.Backend }
+
+func (l *listedThen) LsInfo(ctx context.Context, r *LsInfoRequest) ([]FileInfo, error) {
+	out, err := l.Backend.LsInfo(ctx, r)
+	if h := l.then; h != nil && r.Path == "/plans" {
+		l.then = nil
+		h()
+	}
+	return out, err
+}
+
+// MemoryBackend's Restore writes every file anew: a summary read from a newer file, cached
+// under the size and time an older listing showed, is not taken for the restored file.
+func TestAListAfterRestoreSummarizesTheRestoredFiles(t *testing.T) {
+	ctx := context.Background()
+	mem := NewMemoryBackend()
+	hooked := &listedThen{Backend: mem}
+	s, err := NewStore(&StoreConfig{Backend: hooked})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, Update{Name: "x", Content: ptrTo("- [ ] a\n"), Title: "old"})
+	require.NoError(t, err)
+	snap := mem.Snapshot()
+	other, err := NewStore(&StoreConfig{Backend: mem})
+	require.NoError(t, err)
+	hooked.then = func() {
+		_, err := other.Put(ctx, Update{Name: "x", Title: "new"})
+		require.NoError(t, err)
+	}
+	_, err = s.List(ctx)
+	require.NoError(t, err)
+	mem.Restore(snap)
+	l, err := s.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, l.Plans, 1)
+	assert.Equal(t, "old", l.Plans[0].Title, "List summarizes a file that is no longer there")
 }

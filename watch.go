@@ -180,26 +180,31 @@ func (w *watcher) poll(ctx context.Context) {
 			continue
 		case <-tick:
 		}
+		var st string
+		stamped := false
 		if w.stamper != nil {
-			st, recent, err := w.stamper.FolderStamp(ctx, w.s.dir)
+			var recent bool
+			var err error
+			st, recent, err = w.stamper.FolderStamp(ctx, w.s.dir)
 			if err == nil && st == w.stamp && !recent && time.Since(lastFull) < w.opts.fullScan {
 				continue
 			}
-			if err == nil {
-				w.stamp = st
-			}
+			stamped = err == nil
 		}
 		lastFull = time.Now()
-		w.relist(ctx)
+		if w.relist(ctx) && stamped {
+			w.stamp = st // only a listing that came through may be vouched for
+		}
 	}
 }
 
-// relist compares a fresh listing with what was delivered and sends the differences. A
-// failed listing changes nothing; the next one catches up.
-func (w *watcher) relist(ctx context.Context) {
+// relist compares a fresh listing with what was delivered and sends the differences,
+// reporting whether the listing came through. A failed listing changes nothing; the next
+// one catches up.
+func (w *watcher) relist(ctx context.Context) bool {
 	entries, warnings, err := w.s.relist(ctx)
 	if err != nil {
-		return
+		return false
 	}
 	var changes []Change
 	gap := false
@@ -238,6 +243,7 @@ func (w *watcher) relist(ctx context.Context) {
 	for _, c := range changes {
 		w.send(c)
 	}
+	return true
 }
 
 // observe records e as the latest summary of its plan and returns the Changes to deliver:

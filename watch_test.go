@@ -443,3 +443,44 @@ func TestWatchSeesApprovals(t *testing.T) {
 	assert.Equal(t, ActionRevoke, c.Action, "history tells a revoke from a write")
 	assert.EqualValues(t, 3, c.Revision)
 }
+
+// flakyLists is a MemoryBackend, embedded, whose listing of the plans folder fails while
+// failing is set.
+type flakyLists struct {
+	*MemoryBackend
+	failing atomic.Bool
+}
+
+func (f *flakyLists) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+	if req.Path == "/plans" && f.failing.Load() {
+		return nil, errors.New("transient")
+	}
+	return f.MemoryBackend.LsInfo(ctx, req)
+}
+
+func (f *flakyLists) Unwrap() Backend { return f.MemoryBackend }
+
+// A poll whose listing fails is retried at the next poll: the folder's stamp read before it
+// vouches for nothing, so the next poll lists even though the stamp did not move.
+func TestWatchRetriesAFailedPollAtTheNext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := &flakyLists{MemoryBackend: NewMemoryBackend()}
+	s := newWatchStore(t, b)
+	tick := make(chan time.Time)
+	ch, err := s.Watch(ctx, WatchOptions{tick: tick})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	b.failing.Store(true)
+	tick <- time.Now() // this poll's listing fails
+	b.failing.Store(false)
+	tick <- time.Now()
+	select {
+	case c := <-ch:
+		assert.Equal(t, "ship", c.Name)
+		assert.True(t, c.Created)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the create was not delivered by the poll after the failed one")
+	}
+}

@@ -17,10 +17,7 @@ import (
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 )
 
-var (
-	_ driver.Swapper       = (*Backend)(nil)
-	_ driver.FolderStamper = (*Backend)(nil)
-)
+var _ driver.Swapper = (*Backend)(nil)
 
 // Backend keeps files in a map. It is safe for concurrent use and its guarantees end
 // at the process: use it for tests, one-process apps and caches of something durable.
@@ -38,7 +35,7 @@ type Backend struct {
 
 // memFolder is what one folder holds: its files by name and its subfolders, each
 // subfolder holding something. stamp is the Backend's change count when its entries last
-// changed: no two states of any folder share one.
+// changed, so a stamp never names two different listings.
 type memFolder struct {
 	files map[string]memFile
 	subs  map[string]struct{}
@@ -290,22 +287,31 @@ func (b *Backend) tick() time.Time {
 	return time.Unix(0, now).UTC()
 }
 
+// Stamps returns b's folder stamps (driver.FolderStamper). They are not a method of b, so
+// that a wrapper embedding *Backend, whose LsInfo may list other paths than the stamp
+// would cover, never offers them behind its own LsInfo: the Store takes them only from a
+// Backend that is b or unwraps to it.
+func Stamps(b *Backend) driver.FolderStamper { return stamps{b} }
+
+type stamps struct{ b *Backend }
+
 // FolderStamp returns a stamp of the folder dir that changes with every write or delete of
-// a file directly in it and every subfolder that appears or goes (driver.FolderStamper);
-// changes below its subfolders leave it. A change is never recent: the stamps come from a
-// count, not a clock.
-func (b *Backend) FolderStamp(ctx context.Context, dir string) (string, bool, error) {
+// a file directly in it and every subfolder that appears or goes; changes below its
+// subfolders leave it. A change is never recent: the stamps come from a count, not a clock.
+// An absent folder's stamp names the count too, so no stamp ever comes back once anything
+// changed.
+func (s stamps) FolderStamp(ctx context.Context, dir string) (string, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return "", false, err
 	}
 	p := cleanMemPath(dir)
+	b := s.b
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	f := b.folders[p]
-	if f == nil {
-		return "absent", false, nil
+	if f := b.folders[p]; f != nil {
+		return strconv.FormatUint(f.stamp, 10), false, nil
 	}
-	return strconv.FormatUint(f.stamp, 10), false, nil
+	return "absent/" + strconv.FormatUint(b.changes, 10), false, nil
 }
 
 // StrictModTimes reports that every write gives a file a ModifiedAt no earlier write had,
@@ -322,13 +328,17 @@ func (b *Backend) Snapshot() Snapshot {
 	return Snapshot{folders: cloneFolders(b.folders)}
 }
 
-// Restore puts back the files of s, modification times included, replacing every file.
-// Every folder gets a new stamp: no listing vouched for before vouches for what it restores.
+// Restore puts back the files of s, replacing every file. Each restored file gets a new
+// modification time and each folder a new stamp, as if written anew: nothing cached under a
+// file's time or a folder's stamp before Restore is taken for what it restores.
 func (b *Backend) Restore(s Snapshot) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.folders = cloneFolders(s.folders)
 	for _, f := range b.folders {
+		for name, c := range f.files {
+			f.files[name] = memFile{content: c.content, modified: b.tick().Format(time.RFC3339Nano)}
+		}
 		b.changed(f)
 	}
 }
@@ -336,7 +346,7 @@ func (b *Backend) Restore(s Snapshot) {
 func cloneFolders(folders map[string]*memFolder) map[string]*memFolder {
 	out := make(map[string]*memFolder, len(folders))
 	for dir, f := range folders {
-		out[dir] = &memFolder{files: maps.Clone(f.files), subs: maps.Clone(f.subs), stamp: f.stamp}
+		out[dir] = &memFolder{files: maps.Clone(f.files), subs: maps.Clone(f.subs)}
 	}
 	return out
 }
