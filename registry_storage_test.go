@@ -219,14 +219,15 @@ type memTenant struct {
 	prefix string
 }
 
+// asTenant is t's four methods: tenant's, over the same MemoryBackend and prefix.
+func (t memTenant) asTenant() tenant { return tenant{t.MemoryBackend, t.prefix} }
+
 func (t memTenant) LsInfo(ctx context.Context, r *plan.LsInfoRequest) ([]plan.FileInfo, error) {
-	return t.MemoryBackend.LsInfo(ctx, &plan.LsInfoRequest{Path: t.prefix + r.Path})
+	return t.asTenant().LsInfo(ctx, r)
 }
 
 func (t memTenant) Read(ctx context.Context, r *plan.ReadRequest) (*plan.FileContent, error) {
-	c := *r
-	c.FilePath = t.prefix + r.FilePath
-	return t.MemoryBackend.Read(ctx, &c)
+	return t.asTenant().Read(ctx, r)
 }
 
 func (t memTenant) ReadAtMost(ctx context.Context, p string, max int64) (string, error) {
@@ -234,7 +235,7 @@ func (t memTenant) ReadAtMost(ctx context.Context, p string, max int64) (string,
 }
 
 func (t memTenant) Write(ctx context.Context, r *plan.WriteRequest) error {
-	return t.MemoryBackend.Write(ctx, &plan.WriteRequest{FilePath: t.prefix + r.FilePath, Content: r.Content})
+	return t.asTenant().Write(ctx, r)
 }
 
 func (t memTenant) CompareAndSwap(ctx context.Context, r *plan.WriteRequest, old *string) (bool, error) {
@@ -242,7 +243,7 @@ func (t memTenant) CompareAndSwap(ctx context.Context, r *plan.WriteRequest, old
 }
 
 func (t memTenant) Delete(ctx context.Context, r *plan.DeleteRequest) error {
-	return t.MemoryBackend.Delete(ctx, &plan.DeleteRequest{FilePath: t.prefix + r.FilePath})
+	return t.asTenant().Delete(ctx, r)
 }
 
 func (t memTenant) CompareAndDelete(ctx context.Context, r *plan.DeleteRequest, old string) (bool, error) {
