@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,6 +69,8 @@ type WatchOptions struct {
 //     for plan files rewritten in place. Polling was chosen over file-system notifications
 //     because it needs no dependency or per-platform code and has no per-user watch
 //     limit, and an idle poll costs almost nothing (see BENCHMARKS.md).
+//   - MemoryBackend (or a wrapper that unwraps to one) is polled every Interval, but an
+//     idle poll reads its folder stamp, a count of changes, and lists nothing.
 //   - Any other Backend is polled every Interval with one LsInfo. Thanks to the Store's
 //     list cache, which keys on Size and ModifiedAt, an idle poll reads no file, and only
 //     changed plans are read.
@@ -111,9 +114,12 @@ func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Chan
 			w.stamp = st
 		}
 	}
-	entries, _, err := s.list(ctx)
+	entries, warnings, err := s.list(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if failedReads(warnings) {
+		w.stamp = "" // a plan that could not be read is looked at again at the first poll
 	}
 	for _, e := range entries {
 		w.known[e.summary.Name] = e
@@ -198,9 +204,15 @@ func (w *watcher) poll(ctx context.Context) {
 	}
 }
 
+// failedReads reports whether a listing could not read some plan for a reason that may
+// pass (a backend error, not a corrupt file): a poll must look at it again.
+func failedReads(warnings []Warning) bool {
+	return slices.ContainsFunc(warnings, func(w Warning) bool { return w.Code == CodeBackendError })
+}
+
 // relist compares a fresh listing with what was delivered and sends the differences,
-// reporting whether the listing came through. A failed listing changes nothing; the next
-// one catches up.
+// reporting whether the listing came through with every plan read. A failed listing
+// changes nothing; the next one catches up.
 func (w *watcher) relist(ctx context.Context) bool {
 	entries, warnings, err := w.s.relist(ctx)
 	if err != nil {
@@ -243,7 +255,7 @@ func (w *watcher) relist(ctx context.Context) bool {
 	for _, c := range changes {
 		w.send(c)
 	}
-	return true
+	return !failedReads(warnings)
 }
 
 // observe records e as the latest summary of its plan and returns the Changes to deliver:

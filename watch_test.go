@@ -444,43 +444,73 @@ func TestWatchSeesApprovals(t *testing.T) {
 	assert.EqualValues(t, 3, c.Revision)
 }
 
-// flakyLists is a MemoryBackend, embedded, whose listing of the plans folder fails while
-// failing is set.
-type flakyLists struct {
+// flakyMemory is a MemoryBackend, embedded and unwrapped to, whose listings of the plans
+// folder (lists) or reads (reads) fail while failing is set.
+type flakyMemory struct {
 	*MemoryBackend
-	failing atomic.Bool
+	lists, reads bool
+	failing      atomic.Bool
 }
 
-func (f *flakyLists) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
-	if req.Path == "/plans" && f.failing.Load() {
-		return nil, errors.New("transient")
+func (f *flakyMemory) Unwrap() Backend { return f.MemoryBackend }
+
+func (f *flakyMemory) fails(on bool) error {
+	if on && f.failing.Load() {
+		return errors.New("transient")
+	}
+	return nil
+}
+
+func (f *flakyMemory) LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error) {
+	if err := f.fails(f.lists && req.Path == "/plans"); err != nil {
+		return nil, err
 	}
 	return f.MemoryBackend.LsInfo(ctx, req)
 }
 
-func (f *flakyLists) Unwrap() Backend { return f.MemoryBackend }
+func (f *flakyMemory) Read(ctx context.Context, req *ReadRequest) (*FileContent, error) {
+	if err := f.fails(f.reads); err != nil {
+		return nil, err
+	}
+	return f.MemoryBackend.Read(ctx, req)
+}
 
-// A poll whose listing fails is retried at the next poll: the folder's stamp read before it
-// vouches for nothing, so the next poll lists even though the stamp did not move.
+func (f *flakyMemory) ReadAtMost(ctx context.Context, p string, max int64) (string, error) {
+	if err := f.fails(f.reads); err != nil {
+		return "", err
+	}
+	return f.MemoryBackend.ReadAtMost(ctx, p, max)
+}
+
+// A poll whose listing, or whose read of a changed plan, fails is retried at the next poll,
+// though the folder's stamp did not move since.
 func TestWatchRetriesAFailedPollAtTheNext(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b := &flakyLists{MemoryBackend: NewMemoryBackend()}
-	s := newWatchStore(t, b)
-	tick := make(chan time.Time)
-	ch, err := s.Watch(ctx, WatchOptions{tick: tick})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
-	b.failing.Store(true)
-	tick <- time.Now() // this poll's listing fails
-	b.failing.Store(false)
-	tick <- time.Now()
-	select {
-	case c := <-ch:
-		assert.Equal(t, "ship", c.Name)
-		assert.True(t, c.Created)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the create was not delivered by the poll after the failed one")
+	for _, c := range []struct {
+		name         string
+		lists, reads bool
+	}{{"listing", true, false}, {"read", false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			b := &flakyMemory{MemoryBackend: NewMemoryBackend(), lists: c.lists, reads: c.reads}
+			s := newWatchStore(t, b)
+			writer := newWatchStore(t, b.MemoryBackend)
+			tick := make(chan time.Time)
+			ch, err := s.Watch(ctx, WatchOptions{tick: tick, fullScan: time.Hour})
+			require.NoError(t, err)
+			_, err = writer.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+			require.NoError(t, err)
+			b.failing.Store(true)
+			tick <- time.Now() // this poll fails
+			b.failing.Store(false)
+			tick <- time.Now()
+			select {
+			case change := <-ch:
+				assert.Equal(t, "ship", change.Name)
+				assert.True(t, change.Created)
+			case <-time.After(5 * time.Second):
+				t.Fatal("the create was not delivered by the poll after the failed one")
+			}
+		})
 	}
 }
