@@ -266,3 +266,33 @@ func TestAListAfterRestoreSummarizesTheRestoredFiles(t *testing.T) {
 	require.Len(t, l.Plans, 1)
 	assert.Equal(t, "old", l.Plans[0].Title, "List summarizes a file that is no longer there")
 }
+
+// On LocalBackend too, a stamp read while the plans folder was missing vouches for no
+// listing: a plan created and listed between that stamp and its listing, then removed with
+// the whole folder, never lingers in List.
+func TestAMissingLocalFolderVouchesForNoListing(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	local := newLocalForWatch(t, root)
+	hooked := &listingHook{Backend: local}
+	s, err := NewStore(&StoreConfig{Backend: hooked})
+	require.NoError(t, err)
+	other, err := NewStore(&StoreConfig{Backend: local})
+	require.NoError(t, err)
+	between := func() {
+		_, err := other.Put(ctx, Update{Name: "ghost", Content: ptrTo("- [ ] boo\n")})
+		require.NoError(t, err)
+		backdate(t, root) // past the racy window, so the listing below caches it
+		_, err = other.List(ctx)
+		require.NoError(t, err)
+	}
+	hooked.hook.Store(&between)
+	l, err := s.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, l.Plans, 1)
+
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "plans")))
+	l, err = s.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, l.Plans, "a plan whose folder is gone is listed")
+}

@@ -16,8 +16,8 @@ const RacyWindow = 2 * time.Second
 // whenever Write renames a file into it or Delete removes one, so a watcher can skip
 // listing a folder whose stamp did not move. recent is true while the folder changed less
 // than RacyWindow ago: within the file system's clock granularity a second change can
-// leave the stamp as it was, so such a stamp proves nothing. A missing folder has a stamp
-// of its own.
+// leave the stamp as it was, so such a stamp proves nothing. A missing folder's stamp is
+// always recent: nothing tells one absence from the next.
 func (b *Backend) FolderStamp(ctx context.Context, dir string) (string, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return "", false, err
@@ -28,7 +28,9 @@ func (b *Backend) FolderStamp(ctx context.Context, dir string) (string, bool, er
 	}
 	fi, err := b.root.Stat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "absent", false, nil
+		// Recent: the folder may have been there and gone again since any earlier "absent",
+		// so this stamp vouches for nothing (and listing a missing folder costs one lookup).
+		return "absent", true, nil
 	}
 	if err != nil {
 		return "", false, b.wrap("stat", dir, err)
