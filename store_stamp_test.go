@@ -189,21 +189,21 @@ func (l *listingHook) LsInfo(ctx context.Context, r *LsInfoRequest) ([]FileInfo,
 	return l.Backend.LsInfo(ctx, r)
 }
 
-// A stamp read while the plans folder was absent vouches for no listing once the folder is
-// absent again: a plan created and listed between that stamp and its listing, then removed
-// with the folder, never lingers in List or the digest.
-func TestAnAbsentFoldersStampNeverVouchesForAnOlderListing(t *testing.T) {
+// listedWhileAbsent returns a Store on b whose first listing read the folder's stamp while
+// the folder was missing, and listed it after another Store created the plan "ghost" there
+// and listed it (made listable by settle, run before that listing).
+func listedWhileAbsent(t *testing.T, b Backend, settle func()) *Store {
+	t.Helper()
 	ctx := context.Background()
-	mem := NewMemoryBackend()
-	empty := mem.Snapshot()
-	hooked := &listingHook{Backend: mem}
+	hooked := &listingHook{Backend: b}
 	s, err := NewStore(&StoreConfig{Backend: hooked})
 	require.NoError(t, err)
-	other, err := NewStore(&StoreConfig{Backend: mem})
+	other, err := NewStore(&StoreConfig{Backend: b})
 	require.NoError(t, err)
 	between := func() {
 		_, err := other.Put(ctx, Update{Name: "ghost", Content: ptrTo("- [ ] boo\n")})
 		require.NoError(t, err)
+		settle()
 		_, err = other.List(ctx)
 		require.NoError(t, err)
 	}
@@ -211,9 +211,20 @@ func TestAnAbsentFoldersStampNeverVouchesForAnOlderListing(t *testing.T) {
 	l, err := s.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, l.Plans, 1)
+	return s
+}
+
+// A stamp read while the plans folder was absent vouches for no listing once the folder is
+// absent again: a plan created and listed between that stamp and its listing, then removed
+// with the folder, never lingers in List or the digest.
+func TestAnAbsentFoldersStampNeverVouchesForAnOlderListing(t *testing.T) {
+	ctx := context.Background()
+	mem := NewMemoryBackend()
+	empty := mem.Snapshot()
+	s := listedWhileAbsent(t, mem, func() {})
 
 	mem.Restore(empty)
-	l, err = s.List(ctx)
+	l, err := s.List(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, l.Plans, "a plan whose file is gone is listed")
 	mw, err := New(ctx, &Config{Store: s})
@@ -273,26 +284,11 @@ func TestAListAfterRestoreSummarizesTheRestoredFiles(t *testing.T) {
 func TestAMissingLocalFolderVouchesForNoListing(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	local := newLocalForWatch(t, root)
-	hooked := &listingHook{Backend: local}
-	s, err := NewStore(&StoreConfig{Backend: hooked})
-	require.NoError(t, err)
-	other, err := NewStore(&StoreConfig{Backend: local})
-	require.NoError(t, err)
-	between := func() {
-		_, err := other.Put(ctx, Update{Name: "ghost", Content: ptrTo("- [ ] boo\n")})
-		require.NoError(t, err)
-		backdate(t, root) // past the racy window, so the listing below caches it
-		_, err = other.List(ctx)
-		require.NoError(t, err)
-	}
-	hooked.hook.Store(&between)
-	l, err := s.List(ctx)
-	require.NoError(t, err)
-	require.Len(t, l.Plans, 1)
+	// Backdated past the racy window, so the other Store's listing caches the plan.
+	s := listedWhileAbsent(t, newLocalForWatch(t, root), func() { backdate(t, root) })
 
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "plans")))
-	l, err = s.List(ctx)
+	l, err := s.List(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, l.Plans, "a plan whose folder is gone is listed")
 }
