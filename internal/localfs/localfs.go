@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,6 +85,7 @@ type Backend struct {
 
 	mu        sync.Mutex
 	lastSweep map[string]time.Time // folder → last scan for orphaned temp files
+	orders    listOrders
 }
 
 var (
@@ -176,43 +176,39 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 		return nil, b.wrap(op, req.Path, err)
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, b.wrap(op, req.Path, err)
-	}
-	b.noteSweep(rel)
-	slices.Sort(names) // one prefix for all: the paths come out sorted too
-	listed := names[:0]
-	for _, name := range names {
-		if name == localLockName {
-			continue
-		}
+	names, stats, err := readFolder(f, folder, func(name string) bool {
 		if isLocalTemp(name) {
 			removeIfStale(folder, name)
-			continue
+			return false
 		}
-		listed = append(listed, name)
-	}
-	out := make([]filesystem.FileInfo, 0, len(listed))
-	prefix := "/" + localJoin(rel, "")
-	err = statEntries(f, folder, listed, func(name string, st entryStat) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		// A link is listed as itself, never as what it leads to: reading through it is refused.
-		out = append(out, filesystem.FileInfo{
-			Path:       prefix + name,
-			IsDir:      st.isDir,
-			Size:       st.size,
-			ModifiedAt: st.mod.UTC().Format(time.RFC3339Nano),
-		})
-		return nil
+		return name != localLockName
 	})
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
 		return nil, b.wrap(op, req.Path, err)
+	}
+	b.noteSweep(rel)
+	out := make([]filesystem.FileInfo, 0, len(names))
+	prefix := "/" + localJoin(rel, "")
+	times := newModTimes()
+	// One prefix for all: the paths come out sorted too.
+	for _, i := range b.orders.sort(rel, names) {
+		st := &stats[i]
+		if st.gone {
+			continue
+		}
+		// A link is listed as itself, never as what it leads to: reading through it is refused.
+		out = append(out, filesystem.FileInfo{
+			Path:       prefix + names[i],
+			IsDir:      st.isDir,
+			Size:       st.size,
+			ModifiedAt: times.format(st.mod),
+		})
 	}
 	return out, nil
 }

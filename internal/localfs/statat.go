@@ -8,11 +8,13 @@ import (
 	"time"
 )
 
-// entryStat is what a listing needs of one folder entry, as lstat reports it.
+// entryStat is what a listing needs of one folder entry, as lstat reports it; gone when
+// the entry was removed after its name was read.
 type entryStat struct {
 	isDir bool
 	size  int64
 	mod   time.Time
+	gone  bool
 }
 
 // maxPlainName is the longest name a folder entry can have on the file systems Linux knows.
@@ -23,19 +25,19 @@ func notPlain(name string) bool {
 	return name == "" || name == "." || name == ".." || len(name) > maxPlainName || strings.ContainsAny(name, "/\x00")
 }
 
-// statEntriesIn is statEntries through os.Root, one walk per name.
-func statEntriesIn(folder *os.Root, names []string, each func(name string, st entryStat) error) error {
-	for _, name := range names {
+// statNamesIn lstats names through os.Root, one walk per name.
+func statNamesIn(folder *os.Root, names []string) ([]entryStat, error) {
+	out := make([]entryStat, len(names))
+	for i, name := range names {
 		fi, err := folder.Lstat(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since the folder was read
-		}
-		if err != nil {
-			return err
-		}
-		if err := each(name, entryStat{isDir: fi.IsDir(), size: fi.Size(), mod: fi.ModTime()}); err != nil {
-			return err
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			out[i].gone = true
+		case err != nil:
+			return nil, err
+		default:
+			out[i] = entryStat{isDir: fi.IsDir(), size: fi.Size(), mod: fi.ModTime()}
 		}
 	}
-	return nil
+	return out, nil
 }

@@ -3,66 +3,120 @@
 package localfs
 
 import (
+	"errors"
+	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
 )
 
-// statEntries calls each with what lstat reports of every name in the open folder dir
-// (folder as an os.Root). A name gone since the folder was read is skipped; the first other
-// failure stops it. When every name is plain, each takes one fstatat against dir's
-// descriptor, sparing the walk os.Root makes per call; otherwise all go through folder.
-func statEntries(dir *os.File, folder *os.Root, names []string, each func(name string, st entryStat) error) error {
-	if slices.ContainsFunc(names, notPlain) {
-		return statEntriesIn(folder, names, each)
-	}
-	return fstatEntries(dir, names, each)
-}
-
-// fstatEntries is statEntries for plain names only: a plain name is one entry directly in
-// dir, and AT_SYMLINK_NOFOLLOW keeps a link from being followed, so nothing leads out.
-func fstatEntries(dir *os.File, names []string, each func(name string, st entryStat) error) error {
+// readFolder returns the names in the open folder dir (folder as an os.Root) that keep
+// accepts, in the order the file system gives them, each with what lstat reports of it.
+//
+// The names are read a batch at a time, and each full batch is statted by a goroutine of its
+// own while the next is read, so the folder's reading and its stats overlap; the last,
+// short batch (a small folder's only one) is statted here. A batch of plain names takes one fstatat per name against dir's descriptor,
+// sparing the walk os.Root makes per call; any other batch goes through folder.
+func readFolder(dir *os.File, folder *os.Root, keep func(name string) bool) ([]string, []entryStat, error) {
 	conn, err := dir.SyscallConn()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	var failed error
-	var buf [maxPlainName + 1]byte
-	err = conn.Control(func(fd uintptr) {
-		var st syscall.Stat_t
-		for _, name := range names {
-			copy(buf[:], name)
-			buf[len(name)] = 0
-			var errno syscall.Errno
-			for {
-				_, _, errno = syscall.Syscall6(sysFstatat, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&st)), atSymlinkNoFollow, 0, 0)
-				if errno != syscall.EINTR {
-					break
-				}
-			}
-			if errno == syscall.ENOENT {
-				continue
-			}
-			if errno != 0 {
-				failed = &fs.PathError{Op: "lstat", Path: name, Err: errno}
-				return
-			}
-			if failed = each(name, entryStat{
-				isDir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR,
-				size:  st.Size,
-				mod:   time.Unix(st.Mtim.Unix()),
-			}); failed != nil {
-				return
+	// The descriptor stays valid while dir is open, which outlasts every batch below.
+	var fd uintptr
+	if err := conn.Control(func(raw uintptr) { fd = raw }); err != nil {
+		return nil, nil, err
+	}
+	var (
+		names   []string
+		batches []*statBatch
+		wg      sync.WaitGroup
+	)
+	for {
+		read, rerr := dir.Readdirnames(namesPerBatch)
+		if rerr != nil && rerr != io.EOF {
+			wg.Wait()
+			return nil, nil, rerr
+		}
+		full := len(read) == namesPerBatch
+		read = slices.DeleteFunc(read, func(name string) bool { return !keep(name) })
+		if len(read) > 0 {
+			b := &statBatch{names: read}
+			batches = append(batches, b)
+			names = append(names, read...)
+			if full {
+				wg.Go(func() { b.stat(fd, folder) })
+			} else {
+				b.stat(fd, folder) // the folder's end: nothing left to read meanwhile
 			}
 		}
-	})
-	if err != nil {
-		return err
+		if !full {
+			break
+		}
 	}
-	return failed
+	wg.Wait()
+	runtime.KeepAlive(dir) // fd is dir's: it stays open until every batch is done
+	stats := make([]entryStat, 0, len(names))
+	for _, b := range batches {
+		if b.err != nil {
+			return nil, nil, b.err
+		}
+		stats = append(stats, b.stats...)
+	}
+	return names, stats, nil
+}
+
+// namesPerBatch is what one getdents call returns for short names (a 8 KiB buffer), and
+// enough system calls to be worth a goroutine.
+const namesPerBatch = 256
+
+// statBatch is a run of names read together, and what lstat reports of each.
+type statBatch struct {
+	names []string
+	stats []entryStat
+	err   error
+}
+
+func (b *statBatch) stat(fd uintptr, folder *os.Root) {
+	if slices.ContainsFunc(b.names, notPlain) {
+		b.stats, b.err = statNamesIn(folder, b.names)
+		return
+	}
+	b.stats, b.err = fstatNames(fd, b.names)
+}
+
+// fstatNames lstats plain names with one fstatat each against the folder descriptor fd: a
+// plain name is one entry directly in the folder, and AT_SYMLINK_NOFOLLOW keeps a link
+// from being followed, so nothing leads out.
+func fstatNames(fd uintptr, names []string) ([]entryStat, error) {
+	out := make([]entryStat, len(names))
+	var buf [maxPlainName + 1]byte
+	var st syscall.Stat_t
+	for i, name := range names {
+		copy(buf[:], name)
+		buf[len(name)] = 0
+		var errno syscall.Errno
+		for {
+			_, _, errno = syscall.Syscall6(sysFstatat, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&st)), atSymlinkNoFollow, 0, 0)
+			if errno != syscall.EINTR {
+				break
+			}
+		}
+		switch {
+		case errors.Is(errno, syscall.ENOENT):
+			out[i].gone = true
+		case errno != 0:
+			return nil, &fs.PathError{Op: "lstat", Path: name, Err: errno}
+		default:
+			out[i] = entryStat{isDir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR, size: st.Size, mod: time.Unix(st.Mtim.Unix())}
+		}
+	}
+	return out, nil
 }
 
 const atSymlinkNoFollow = 0x100

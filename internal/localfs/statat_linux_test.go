@@ -3,6 +3,7 @@
 package localfs
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -41,24 +42,85 @@ func TestFstatEntriesReportsWhatLstatDoes(t *testing.T) {
 	names, err := f.Readdirnames(-1)
 	require.NoError(t, err)
 	names = append(names, "gone.md")
+	var fd uintptr
+	conn, err := f.SyscallConn()
+	require.NoError(t, err)
+	require.NoError(t, conn.Control(func(raw uintptr) { fd = raw }))
 
-	collect := func(stat func(each func(string, entryStat) error) error) map[string]entryStat {
-		got := map[string]entryStat{}
-		require.NoError(t, stat(func(name string, st entryStat) error {
-			got[name] = st
-			return nil
-		}))
-		return got
+	rawStats, err := fstatNames(fd, names)
+	require.NoError(t, err)
+	viaRootStats, err := statNamesIn(folder, names)
+	require.NoError(t, err)
+	require.Equal(t, viaRootStats, rawStats)
+	raw := map[string]entryStat{}
+	for i, name := range names {
+		raw[name] = rawStats[i]
 	}
-	raw := collect(func(each func(string, entryStat) error) error { return fstatEntries(f, names, each) })
-	viaRoot := collect(func(each func(string, entryStat) error) error { return statEntriesIn(folder, names, each) })
-
-	require.Len(t, raw, 8)
-	require.Equal(t, viaRoot, raw)
+	require.Len(t, raw, 9)
+	require.True(t, raw["gone.md"].gone)
 	require.True(t, raw["sub"].isDir)
 	require.False(t, raw["sock.md"].isDir)
 	require.False(t, raw["link.md"].isDir)
 	require.Equal(t, int64(len("a.md")), raw["link.md"].size, "a link is its own size")
 	require.Equal(t, int64(5), raw["a.md"].size)
 	require.True(t, raw["a.md"].mod.Equal(old), "got %v", raw["a.md"].mod)
+}
+
+// A folder of many batches is read whole, each name once with its own stat, whatever
+// batch statted it, and only the names keep accepts.
+func TestReadFolderStatsEveryBatchAsLstatDoes(t *testing.T) {
+	dir := t.TempDir()
+	const n = 3*namesPerBatch + 17
+	for i := range n {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("p%04d.md", i)), make([]byte, i), 0o600))
+	}
+	folder, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer folder.Close()
+	f, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	names, stats, err := readFolder(f, folder, func(name string) bool { return name != "p0007.md" })
+	require.NoError(t, err)
+	require.Len(t, names, n-1)
+	require.Len(t, stats, n-1)
+	seen := map[string]bool{}
+	for i, name := range names {
+		require.False(t, seen[name], name)
+		seen[name] = true
+		var num int
+		_, err := fmt.Sscanf(name, "p%04d.md", &num)
+		require.NoError(t, err)
+		require.Equal(t, int64(num), stats[i].size, name)
+		fi, err := os.Lstat(filepath.Join(dir, name))
+		require.NoError(t, err)
+		require.True(t, fi.ModTime().Equal(stats[i].mod), name)
+	}
+	require.NotContains(t, seen, "p0007.md")
+}
+
+// A name that could lead out of the folder is never handed to a raw fstatat: its batch
+// goes through os.Root, which refuses it.
+func TestStatBatchRefusesNamesThatLeaveTheFolder(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "plans")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(parent, "secret.md"), []byte("s"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.md"), []byte("a"), 0o600))
+	folder, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer folder.Close()
+	f, err := folder.OpenFile(".", os.O_RDONLY, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	var fd uintptr
+	conn, err := f.SyscallConn()
+	require.NoError(t, err)
+	require.NoError(t, conn.Control(func(raw uintptr) { fd = raw }))
+	for _, name := range []string{"../secret.md", "..", "a\x00b", strings.Repeat("n", maxPlainName+1)} {
+		b := &statBatch{names: []string{"a.md", name}}
+		b.stat(fd, folder)
+		require.Error(t, b.err, "%q", name)
+		require.Nil(t, b.stats, "%q", name)
+	}
 }

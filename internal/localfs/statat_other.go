@@ -4,8 +4,19 @@ package localfs
 
 import "os"
 
-// statEntries calls each with what lstat reports of every name in the open folder, through
-// folder; a name gone since the folder was read is skipped.
-func statEntries(_ *os.File, folder *os.Root, names []string, each func(name string, st entryStat) error) error {
-	return statEntriesIn(folder, names, each)
+// readFolder returns the names in the open folder dir that keep accepts, in the order the
+// file system gives them, each with what lstat reports of it through folder.
+func readFolder(dir *os.File, folder *os.Root, keep func(name string) bool) ([]string, []entryStat, error) {
+	all, err := dir.Readdirnames(-1)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := all[:0]
+	for _, name := range all {
+		if keep(name) {
+			names = append(names, name)
+		}
+	}
+	stats, err := statNamesIn(folder, names)
+	return names, stats, err
 }
