@@ -14,10 +14,16 @@ import (
 func TestListOrdersSortWhatWasReadEachTime(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var o listOrders
-	names := make([]string, 300)
-	for i := range names {
-		names[i] = fmt.Sprintf("p%03d.md", r.IntN(1000))
+	for _, size := range []int{10, minListOrder + 100} { // sorted every time; remembered
+		names := make([]string, size)
+		for i := range names {
+			names[i] = fmt.Sprintf("p%03d.md", r.IntN(1000))
+		}
+		sortEachRound(t, r, &o, names)
 	}
+}
+
+func sortEachRound(t *testing.T, r *rand.Rand, o *listOrders, names []string) {
 	for round := range 200 {
 		next := slices.Clone(names)
 		switch round % 4 {
