@@ -176,21 +176,22 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 		return nil, b.wrap(op, req.Path, err)
 	}
 	defer f.Close()
-	names, stats, err := readFolder(f, folder, func(name string) bool {
+	var temps []string
+	names, stats, err := readFolder(ctx, f, folder, func(name string) bool {
 		if isLocalTemp(name) {
-			removeIfStale(folder, name)
+			temps = append(temps, name)
 			return false
 		}
 		return name != localLockName
 	})
-	if err == nil {
-		err = ctx.Err()
-	}
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
 		return nil, b.wrap(op, req.Path, err)
+	}
+	for _, name := range temps { // after the read: some file systems skip entries removed during one
+		removeIfStale(folder, name)
 	}
 	b.noteSweep(rel)
 	out := make([]filesystem.FileInfo, 0, len(names))
@@ -199,9 +200,6 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 	// One prefix for all: the paths come out sorted too.
 	for _, i := range b.orders.sort(rel, names) {
 		st := &stats[i]
-		if st.gone {
-			continue
-		}
 		// A link is listed as itself, never as what it leads to: reading through it is refused.
 		out = append(out, filesystem.FileInfo{
 			Path:       prefix + names[i],

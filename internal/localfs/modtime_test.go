@@ -22,6 +22,7 @@ func TestModTimesFormatLikeTime(t *testing.T) {
 		time.Unix(86399, 100), time.Unix(86400, 0), time.Unix(1, 10), time.Unix(1, 120_000_000),
 		time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC),
 		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(10000, 1, 1, 5, 0, 0, 0, time.UTC), // a second time on a day left to time itself
 		time.Date(0, 1, 1, 0, 0, 0, 5, time.UTC),
 		time.Date(-1, 12, 31, 23, 59, 59, 0, time.UTC),
 		time.Date(2024, 2, 29, 12, 0, 0, 0, time.FixedZone("x", 5*3600+1800)),

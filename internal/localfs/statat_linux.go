@@ -3,6 +3,7 @@
 package localfs
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -16,41 +17,47 @@ import (
 )
 
 // readFolder returns the names in the open folder dir (folder as an os.Root) that keep
-// accepts, in the order the file system gives them, each with what lstat reports of it.
+// accepts, in the order the file system gives them, each with what lstat reports of it;
+// names removed before their stat are left out. ctx is checked between batches.
 //
 // The names are read a batch at a time, and each full batch is statted by a goroutine of its
-// own while the next is read, so the folder's reading and its stats overlap; the last,
-// short batch (a small folder's only one) is statted here. A batch of plain names takes one fstatat per name against dir's descriptor,
-// sparing the walk os.Root makes per call; any other batch goes through folder.
-func readFolder(dir *os.File, folder *os.Root, keep func(name string) bool) ([]string, []entryStat, error) {
+// own while the next is read, at most GOMAXPROCS batches at once, so the folder's reading
+// and its stats overlap; the last, short batch (a small folder's only one) is statted here.
+// A batch of plain names takes one fstatat per name against dir's descriptor, sparing the
+// walk os.Root makes per call; any other batch goes through folder.
+func readFolder(ctx context.Context, dir *os.File, folder *os.Root, keep func(name string) bool) ([]string, []entryStat, error) {
 	conn, err := dir.SyscallConn()
 	if err != nil {
 		return nil, nil, err
 	}
-	// The descriptor stays valid while dir is open, which outlasts every batch below.
 	var fd uintptr
 	if err := conn.Control(func(raw uintptr) { fd = raw }); err != nil {
 		return nil, nil, err
 	}
-	var (
-		names   []string
-		batches []*statBatch
-		wg      sync.WaitGroup
-	)
+	defer runtime.KeepAlive(dir) // fd is dir's: it stays open until every batch is done
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	running := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var batches []*statBatch
 	for {
-		read, rerr := dir.Readdirnames(namesPerBatch)
-		if rerr != nil && rerr != io.EOF {
-			wg.Wait()
-			return nil, nil, rerr
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		read, err := dir.Readdirnames(namesPerBatch)
+		if err != nil && err != io.EOF {
+			return nil, nil, err
 		}
 		full := len(read) == namesPerBatch
 		read = slices.DeleteFunc(read, func(name string) bool { return !keep(name) })
 		if len(read) > 0 {
 			b := &statBatch{names: read}
 			batches = append(batches, b)
-			names = append(names, read...)
 			if full {
-				wg.Go(func() { b.stat(fd, folder) })
+				running <- struct{}{}
+				wg.Go(func() {
+					b.stat(fd, folder)
+					<-running
+				})
 			} else {
 				b.stat(fd, folder) // the folder's end: nothing left to read meanwhile
 			}
@@ -60,15 +67,7 @@ func readFolder(dir *os.File, folder *os.Root, keep func(name string) bool) ([]s
 		}
 	}
 	wg.Wait()
-	runtime.KeepAlive(dir) // fd is dir's: it stays open until every batch is done
-	stats := make([]entryStat, 0, len(names))
-	for _, b := range batches {
-		if b.err != nil {
-			return nil, nil, b.err
-		}
-		stats = append(stats, b.stats...)
-	}
-	return names, stats, nil
+	return joinBatches(batches)
 }
 
 // namesPerBatch is what one getdents call returns for short names (a 8 KiB buffer), and
@@ -80,6 +79,27 @@ type statBatch struct {
 	names []string
 	stats []entryStat
 	err   error
+}
+
+// joinBatches puts the batches' names and stats in one list, without the names gone before
+// their stat; the first batch that failed fails it all.
+func joinBatches(batches []*statBatch) ([]string, []entryStat, error) {
+	n := 0
+	for _, b := range batches {
+		if b.err != nil {
+			return nil, nil, b.err
+		}
+		n += len(b.names)
+	}
+	names, stats := make([]string, 0, n), make([]entryStat, 0, n)
+	for _, b := range batches {
+		for i, st := range b.stats {
+			if !st.gone {
+				names, stats = append(names, b.names[i]), append(stats, st)
+			}
+		}
+	}
+	return names, stats, nil
 }
 
 func (b *statBatch) stat(fd uintptr, folder *os.Root) {

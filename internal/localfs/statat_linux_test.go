@@ -3,6 +3,8 @@
 package localfs
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -80,7 +82,7 @@ func TestReadFolderStatsEveryBatchAsLstatDoes(t *testing.T) {
 	f, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
 	require.NoError(t, err)
 	defer f.Close()
-	names, stats, err := readFolder(f, folder, func(name string) bool { return name != "p0007.md" })
+	names, stats, err := readFolder(context.Background(), f, folder, func(name string) bool { return name != "p0007.md" })
 	require.NoError(t, err)
 	require.Len(t, names, n-1)
 	require.Len(t, stats, n-1)
@@ -123,4 +125,65 @@ func TestStatBatchRefusesNamesThatLeaveTheFolder(t *testing.T) {
 		require.Error(t, b.err, "%q", name)
 		require.Nil(t, b.stats, "%q", name)
 	}
+}
+
+// openTestFolder opens dir as os.Root and as a folder to read, closed with the test.
+func openTestFolder(t *testing.T, dir string) (*os.Root, *os.File) {
+	folder, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { folder.Close() })
+	f, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return folder, f
+}
+
+// A name removed after the folder was read and before its stat is left out, not listed
+// with an empty stat.
+func TestReadFolderLeavesOutNamesRemovedBeforeTheirStat(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.md", "b.md", "c.md"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(name), 0o600))
+	}
+	folder, f := openTestFolder(t, dir)
+	removed := false
+	names, stats, err := readFolder(context.Background(), f, folder, func(string) bool {
+		if !removed { // every name of this short folder is read before any is statted
+			require.NoError(t, os.Remove(filepath.Join(dir, "b.md")))
+			removed = true
+		}
+		return true
+	})
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"a.md", "c.md"}, names)
+	for i, st := range stats {
+		require.Equal(t, int64(len(names[i])), st.size, names[i])
+	}
+}
+
+// A listing canceled while the folder is read stops at the next batch with the context's
+// error.
+func TestReadFolderStopsWhenCanceled(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 2*namesPerBatch + 1 {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("p%04d.md", i)), nil, 0o600))
+	}
+	folder, f := openTestFolder(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	_, _, err := readFolder(ctx, f, folder, func(string) bool { cancel(); return true })
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+// The batches join in order without their gone names, and one failed batch fails the listing.
+func TestJoinBatchesKeepsOrderAndFailsOnAnyBatch(t *testing.T) {
+	names, stats, err := joinBatches([]*statBatch{
+		{names: []string{"a", "b"}, stats: []entryStat{{size: 1}, {gone: true}}},
+		{names: []string{"c"}, stats: []entryStat{{size: 3}}},
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "c"}, names)
+	require.Equal(t, []entryStat{{size: 1}, {size: 3}}, stats)
+	failed := errors.New("stat failed")
+	_, _, err = joinBatches([]*statBatch{{names: []string{"a"}, stats: []entryStat{{}}}, {names: []string{"b"}, err: failed}})
+	require.ErrorIs(t, err, failed)
 }

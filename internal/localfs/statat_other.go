@@ -2,11 +2,15 @@
 
 package localfs
 
-import "os"
+import (
+	"context"
+	"os"
+)
 
 // readFolder returns the names in the open folder dir that keep accepts, in the order the
-// file system gives them, each with what lstat reports of it through folder.
-func readFolder(dir *os.File, folder *os.Root, keep func(name string) bool) ([]string, []entryStat, error) {
+// file system gives them, each with what lstat reports of it through folder; names removed
+// before their stat are left out.
+func readFolder(ctx context.Context, dir *os.File, folder *os.Root, keep func(name string) bool) ([]string, []entryStat, error) {
 	all, err := dir.Readdirnames(-1)
 	if err != nil {
 		return nil, nil, err
@@ -17,6 +21,19 @@ func readFolder(dir *os.File, folder *os.Root, keep func(name string) bool) ([]s
 			names = append(names, name)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	stats, err := statNamesIn(folder, names)
-	return names, stats, err
+	if err != nil {
+		return nil, nil, err
+	}
+	kept := 0
+	for i, st := range stats {
+		if !st.gone {
+			names[kept], stats[kept] = names[i], st
+			kept++
+		}
+	}
+	return names[:kept], stats[:kept], nil
 }
