@@ -35,19 +35,10 @@ func TestFstatEntriesReportsWhatLstatDoes(t *testing.T) {
 	old := time.Date(2001, 2, 3, 4, 5, 6, 789, time.UTC)
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "a.md"), old, old))
 
-	folder, err := os.OpenRoot(dir)
-	require.NoError(t, err)
-	defer folder.Close()
-	f, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
-	require.NoError(t, err)
-	defer f.Close()
+	folder, f, fd := openTestFolder(t, dir)
 	names, err := f.Readdirnames(-1)
 	require.NoError(t, err)
 	names = append(names, "gone.md")
-	var fd uintptr
-	conn, err := f.SyscallConn()
-	require.NoError(t, err)
-	require.NoError(t, conn.Control(func(raw uintptr) { fd = raw }))
 
 	rawStats, err := fstatNames(fd, names)
 	require.NoError(t, err)
@@ -76,12 +67,7 @@ func TestReadFolderStatsEveryBatchAsLstatDoes(t *testing.T) {
 	for i := range n {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("p%04d.md", i)), make([]byte, i), 0o600))
 	}
-	folder, err := os.OpenRoot(dir)
-	require.NoError(t, err)
-	defer folder.Close()
-	f, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
-	require.NoError(t, err)
-	defer f.Close()
+	folder, f, _ := openTestFolder(t, dir)
 	names, stats, err := readFolder(context.Background(), f, folder, func(name string) bool { return name != "p0007.md" })
 	require.NoError(t, err)
 	require.Len(t, names, n-1)
@@ -109,16 +95,7 @@ func TestStatBatchRefusesNamesThatLeaveTheFolder(t *testing.T) {
 	require.NoError(t, os.Mkdir(dir, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(parent, "secret.md"), []byte("s"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.md"), []byte("a"), 0o600))
-	folder, err := os.OpenRoot(dir)
-	require.NoError(t, err)
-	defer folder.Close()
-	f, err := folder.OpenFile(".", os.O_RDONLY, 0)
-	require.NoError(t, err)
-	defer f.Close()
-	var fd uintptr
-	conn, err := f.SyscallConn()
-	require.NoError(t, err)
-	require.NoError(t, conn.Control(func(raw uintptr) { fd = raw }))
+	folder, _, fd := openTestFolder(t, dir)
 	for _, name := range []string{"../secret.md", "..", "a\x00b", strings.Repeat("n", maxPlainName+1)} {
 		b := &statBatch{names: []string{"a.md", name}}
 		b.stat(fd, folder)
@@ -127,15 +104,20 @@ func TestStatBatchRefusesNamesThatLeaveTheFolder(t *testing.T) {
 	}
 }
 
-// openTestFolder opens dir as os.Root and as a folder to read, closed with the test.
-func openTestFolder(t *testing.T, dir string) (*os.Root, *os.File) {
+// openTestFolder opens dir as os.Root and as a folder to read, with the folder's
+// descriptor, all closed with the test.
+func openTestFolder(t *testing.T, dir string) (*os.Root, *os.File, uintptr) {
 	folder, err := os.OpenRoot(dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { folder.Close() })
 	f, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
-	return folder, f
+	var fd uintptr
+	conn, err := f.SyscallConn()
+	require.NoError(t, err)
+	require.NoError(t, conn.Control(func(raw uintptr) { fd = raw }))
+	return folder, f, fd
 }
 
 // A name removed after the folder was read and before its stat is left out, not listed
@@ -145,7 +127,7 @@ func TestReadFolderLeavesOutNamesRemovedBeforeTheirStat(t *testing.T) {
 	for _, name := range []string{"a.md", "b.md", "c.md"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(name), 0o600))
 	}
-	folder, f := openTestFolder(t, dir)
+	folder, f, _ := openTestFolder(t, dir)
 	removed := false
 	names, stats, err := readFolder(context.Background(), f, folder, func(string) bool {
 		if !removed { // every name of this short folder is read before any is statted
@@ -168,7 +150,7 @@ func TestReadFolderStopsWhenCanceled(t *testing.T) {
 	for i := range 2*namesPerBatch + 1 {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("p%04d.md", i)), nil, 0o600))
 	}
-	folder, f := openTestFolder(t, dir)
+	folder, f, _ := openTestFolder(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	_, _, err := readFolder(ctx, f, folder, func(string) bool { cancel(); return true })
 	require.ErrorIs(t, err, context.Canceled)
