@@ -70,7 +70,7 @@ func readFolder(ctx context.Context, dir *os.File, folder *os.Root, keep func(na
 	return joinBatches(batches)
 }
 
-// namesPerBatch is what one getdents call returns for short names (a 8 KiB buffer), and
+// namesPerBatch is what one getdents call returns for short names (an 8 KiB buffer), and
 // enough system calls to be worth a goroutine.
 const namesPerBatch = 256
 
