@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
 	"time"
 )
 
@@ -15,14 +14,6 @@ type entryStat struct {
 	size  int64
 	mod   time.Time
 	gone  bool
-}
-
-// maxPlainName is the longest name a folder entry can have on the file systems Linux knows.
-const maxPlainName = 255
-
-// notPlain reports whether name could reach beyond the folder it was read from.
-func notPlain(name string) bool {
-	return name == "" || name == "." || name == ".." || len(name) > maxPlainName || strings.ContainsAny(name, "/\x00")
 }
 
 // statNamesIn lstats names through os.Root, one walk per name.
@@ -40,4 +31,32 @@ func statNamesIn(folder *os.Root, names []string) ([]entryStat, error) {
 		}
 	}
 	return out, nil
+}
+
+// statBatch is a run of names read together, and what lstat reports of each.
+type statBatch struct {
+	names []string
+	stats []entryStat
+	err   error
+}
+
+// joinBatches puts the batches' names and stats in one list, without the names gone before
+// their stat; the first batch that failed fails it all.
+func joinBatches(batches []*statBatch) ([]string, []entryStat, error) {
+	n := 0
+	for _, b := range batches {
+		if b.err != nil {
+			return nil, nil, b.err
+		}
+		n += len(b.names)
+	}
+	names, stats := make([]string, 0, n), make([]entryStat, 0, n)
+	for _, b := range batches {
+		for i, st := range b.stats {
+			if !st.gone {
+				names, stats = append(names, b.names[i]), append(stats, st)
+			}
+		}
+	}
+	return names, stats, nil
 }

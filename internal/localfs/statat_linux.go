@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -74,34 +75,6 @@ func readFolder(ctx context.Context, dir *os.File, folder *os.Root, keep func(na
 // enough system calls to be worth a goroutine.
 const namesPerBatch = 256
 
-// statBatch is a run of names read together, and what lstat reports of each.
-type statBatch struct {
-	names []string
-	stats []entryStat
-	err   error
-}
-
-// joinBatches puts the batches' names and stats in one list, without the names gone before
-// their stat; the first batch that failed fails it all.
-func joinBatches(batches []*statBatch) ([]string, []entryStat, error) {
-	n := 0
-	for _, b := range batches {
-		if b.err != nil {
-			return nil, nil, b.err
-		}
-		n += len(b.names)
-	}
-	names, stats := make([]string, 0, n), make([]entryStat, 0, n)
-	for _, b := range batches {
-		for i, st := range b.stats {
-			if !st.gone {
-				names, stats = append(names, b.names[i]), append(stats, st)
-			}
-		}
-	}
-	return names, stats, nil
-}
-
 func (b *statBatch) stat(fd uintptr, folder *os.Root) {
 	if slices.ContainsFunc(b.names, notPlain) {
 		b.stats, b.err = statNamesIn(folder, b.names)
@@ -137,6 +110,14 @@ func fstatNames(fd uintptr, names []string) ([]entryStat, error) {
 		}
 	}
 	return out, nil
+}
+
+// maxPlainName is the longest name a folder entry can have on the file systems Linux knows.
+const maxPlainName = 255
+
+// notPlain reports whether name could reach beyond the folder it was read from.
+func notPlain(name string) bool {
+	return name == "" || name == "." || name == ".." || len(name) > maxPlainName || strings.ContainsAny(name, "/\x00")
 }
 
 const atSymlinkNoFollow = 0x100

@@ -25,15 +25,5 @@ func readFolder(ctx context.Context, dir *os.File, folder *os.Root, keep func(na
 		return nil, nil, err
 	}
 	stats, err := statNamesIn(folder, names)
-	if err != nil {
-		return nil, nil, err
-	}
-	kept := 0
-	for i, st := range stats {
-		if !st.gone {
-			names[kept], stats[kept] = names[i], st
-			kept++
-		}
-	}
-	return names[:kept], stats[:kept], nil
+	return joinBatches([]*statBatch{{names: names, stats: stats, err: err}})
 }
