@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"testing"
 	"time"
 
@@ -18,7 +19,9 @@ import (
 // changing: what every agent run pays before its first model call. Next to it, "relist"
 // is the same call when the folder's stamp cannot vouch for the last listing (a change
 // within the racy window, or a backend without a stamp): one listing, summaries from the
-// cache. The goal is under 1 ms on every backend.
+// cache. "changed" is the call after another Store changed the status of one plan (untimed,
+// the same plan every time): the stamp moves, the folder is listed and that plan read. The
+// goal is under 1 ms on every backend.
 //
 //	go test -run '^$' -bench BeforeAgentDigest -benchtime 2s
 func BenchmarkBeforeAgentDigest(b *testing.B) {
@@ -36,10 +39,19 @@ func BenchmarkBeforeAgentDigest(b *testing.B) {
 		if kind.racy {
 			time.Sleep(racyWait)
 		}
+		writer, err := plan.NewStore(&plan.StoreConfig{Backend: o.backend, BaseDir: plansDir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		changeOne := func(i int) error { // another agent's status update, outside the timing
+			_, err := writer.SetStatus(ctx, planName(0), fmt.Sprintf("step %d", i), nil)
+			return err
+		}
 		for _, mode := range []struct {
 			name    string
 			backend plan.Backend
-		}{{"unchanged", o.backend}, {"relist", withoutStamp(o.backend)}} {
+			change  func(i int) error
+		}{{"unchanged", o.backend, nil}, {"relist", withoutStamp(o.backend), nil}, {"changed", o.backend, changeOne}} {
 			b.Run(kind.name+"/"+mode.name, func(b *testing.B) {
 				mw, err := plan.New(ctx, &plan.Config{Backend: mode.backend, BaseDir: plansDir})
 				if err != nil {
@@ -53,7 +65,14 @@ func BenchmarkBeforeAgentDigest(b *testing.B) {
 				run()
 				run() // the second listing comes wholly from the cache: the stamp vouches from here on
 				b.ResetTimer()
-				for range b.N {
+				for i := range b.N {
+					if mode.change != nil {
+						b.StopTimer()
+						if err := mode.change(i); err != nil {
+							b.Fatal(err)
+						}
+						b.StartTimer()
+					}
 					run()
 				}
 			})

@@ -19,9 +19,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/einoplan/plan/driver"
@@ -45,6 +43,7 @@ type Backend struct {
 	replicas      int
 	waitTimeout   time.Duration
 	sharded       bool // every node has sharded pub/sub (Redis 7)
+	listings      listings
 }
 
 var (
@@ -55,75 +54,11 @@ var (
 	_ driver.FolderStamper = (*Backend)(nil)
 )
 
-// LsInfo lists the files and folders directly inside req.Path, sorted by path, from one
-// atomic read of the folder's index. A file's ModifiedAt changes on every write to it, so
-// Size and ModifiedAt together identify one version. A missing folder lists as empty. A
-// subfolder that starts a group of its own (see keys.go) is listed while its index exists.
-func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	dir := cleanPath(req.Path)
-	entries, err := b.client.HGetAll(ctx, b.dirKey(dir)).Result()
-	if err != nil {
-		return nil, fmt.Errorf("redis backend: list %s: %w", dir, err)
-	}
-	out := make([]plan.FileInfo, 0, len(entries))
-	var linked []string
-	for name, meta := range entries {
-		if sub, ok := strings.CutSuffix(name, "/"); ok {
-			if crossesGroups(dir, sub) {
-				linked = append(linked, sub)
-				continue
-			}
-			out = append(out, plan.FileInfo{Path: joinPath(dir, sub), IsDir: true})
-			continue
-		}
-		fi := plan.FileInfo{Path: joinPath(dir, name)}
-		if size, mtime, ok := parseMeta(meta); ok {
-			fi.Size = size
-			fi.ModifiedAt = time.UnixMicro(mtime).UTC().Format(time.RFC3339Nano)
-		}
-		out = append(out, fi)
-	}
-	live, err := b.liveFolders(ctx, dir, linked)
-	if err != nil {
-		return nil, err
-	}
-	for _, sub := range live {
-		out = append(out, plan.FileInfo{Path: joinPath(dir, sub), IsDir: true})
-	}
-	slices.SortFunc(out, func(a, b plan.FileInfo) int {
-		if c := strings.Compare(a.Path, b.Path); c != 0 {
-			return c
-		}
-		switch { // a file sorts before a folder of the same name
-		case a.IsDir == b.IsDir:
-			return 0
-		case b.IsDir:
-			return -1
-		}
-		return 1
-	})
-	return out, nil
-}
-
 // StrictModTimes reports that every write gives a file a ModifiedAt no earlier write in its
 // group (its plan folder) had: each script takes the later of Redis TIME and one past the
 // last value handed out in the group, so even a server clock stepping back never repeats
 // one. The Store may therefore cache a summary the moment it reads it.
 func (b *Backend) StrictModTimes() bool { return true }
-
-// parseMeta decodes an index value "<size> <mtime in microseconds>".
-func parseMeta(meta string) (size, mtime int64, ok bool) {
-	s, m, found := strings.Cut(meta, " ")
-	if !found {
-		return 0, 0, false
-	}
-	size, err1 := strconv.ParseInt(s, 10, 64)
-	mtime, err2 := strconv.ParseInt(m, 10, 64)
-	return size, mtime, err1 == nil && err2 == nil
-}
 
 // ErrContentMissing is wrapped by a read of a file that its folder's index lists but whose
 // bytes are gone: evicted by a server that may evict (see AcceptPlanLossOnEviction), or
@@ -262,7 +197,8 @@ func (b *Backend) mutation(script *redis.Script, verb, filePath, mode, content, 
 	idx, fields := b.chain(p)
 	dir := parentDir(p)
 	g := groupOf(dir)
-	keys := append([]string{b.contentKey(p), b.clockKey(g), b.memoKey(g, token)}, idx...)
+	keys := make([]string, 0, 3+len(idx))
+	keys = append(append(keys, b.contentKey(p), b.clockKey(g), b.memoKey(g, token)), idx...)
 	args := make([]any, 0, 8+len(fields))
 	args = append(args, mode, content, old, token, b.publishCommand(), b.channel(dir), p, b.barrier())
 	for _, f := range fields {

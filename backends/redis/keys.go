@@ -28,7 +28,33 @@ import (
 
 // cleanPath maps any request path onto the one absolute, slash-separated form used in keys,
 // so "/plans/a.md", "plans/a.md" and "/plans//a.md" name one file.
-func cleanPath(p string) string { return path.Clean("/" + p) }
+func cleanPath(p string) string {
+	if isClean(p) {
+		return p
+	}
+	return path.Clean("/" + p)
+}
+
+// isClean reports whether p is already its own clean absolute form: "/" or slash-separated
+// components, none empty, "." or "..", with no slash at the end.
+func isClean(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		c := p[i+1:]
+		if c == "" || c[0] == '/' || c == "." || c == ".." || strings.HasPrefix(c, "./") || strings.HasPrefix(c, "../") {
+			return false
+		}
+	}
+	return true
+}
 
 // toFilePath cleans p and refuses the root, which is a folder and can never hold bytes.
 func toFilePath(p string) (string, error) {
@@ -51,17 +77,26 @@ func groupOf(dir string) string {
 	return dir
 }
 
-// tag is the start of every key of group g.
-func (b *Backend) tag(g string) string { return b.prefix + "{" + g + "}" }
+// Every key of group g starts with b.prefix + "{" + g + "}"; each is built in one
+// concatenation, so one allocation.
+func (b *Backend) contentKey(p string) string {
+	return b.prefix + "{" + groupOf(parentDir(p)) + "}f:" + p
+}
+func (b *Backend) dirKey(dir string) string { return b.prefix + "{" + groupOf(dir) + "}d:" + dir }
+func (b *Backend) memoKey(g, token string) string {
+	return b.prefix + "{" + g + "}t:" + token
+}
+func (b *Backend) clockKey(g string) string  { return b.prefix + "{" + g + "}clock" }
+func (b *Backend) channel(dir string) string { return b.prefix + "{" + groupOf(dir) + "}e:" + dir }
 
-func (b *Backend) contentKey(p string) string     { return b.tag(groupOf(parentDir(p))) + "f:" + p }
-func (b *Backend) dirKey(dir string) string       { return b.tag(groupOf(dir)) + "d:" + dir }
-func (b *Backend) memoKey(g, token string) string { return b.tag(g) + "t:" + token }
-func (b *Backend) clockKey(g string) string       { return b.tag(g) + "clock" }
-func (b *Backend) channel(dir string) string      { return b.tag(groupOf(dir)) + "e:" + dir }
-
-// parentDir returns the clean folder holding the clean path p.
-func parentDir(p string) string { return cleanPath(path.Dir(p)) }
+// parentDir returns the clean folder holding the clean path p, a part of p.
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return p[:i]
+}
 
 // chain returns, for the file p, the index keys of its folder and of every ancestor up to
 // and including its group folder, and the field each of them holds for the step below it:
@@ -70,8 +105,9 @@ func parentDir(p string) string { return cleanPath(path.Dir(p)) }
 func (b *Backend) chain(p string) (keys []string, fields []string) {
 	dir, name := parentDir(p), path.Base(p)
 	g := groupOf(dir)
-	keys = append(keys, b.dirKey(dir))
-	fields = append(fields, name)
+	depth := 1 + strings.Count(dir[len(g):], "/")
+	keys = append(make([]string, 0, depth), b.dirKey(dir))
+	fields = append(make([]string, 0, depth), name)
 	for d := dir; d != g; {
 		parent := parentDir(d)
 		keys = append(keys, b.dirKey(parent))

@@ -1,0 +1,69 @@
+package redisbackend
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/einoplan/plan"
+)
+
+// A large folder listed again after each kind of change lists exactly what a Backend that
+// never listed it does, and what a caller does to a listing it got changes nothing later.
+func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
+	b, c := newBackend(t)
+	const dir = "/plans"
+	for i := range minKeptListing + 40 {
+		mustWrite(t, b, fmt.Sprintf("%s/p%03d.md", dir, i), "v1")
+	}
+	mustWrite(t, b, dir+"/.history/p000/1-abc", "entry")
+	check := func(step string) {
+		t.Helper()
+		got, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := mustNew(t, c, WithPrefix(b.prefix)).LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: LsInfo = %d entries %v..., a fresh Backend lists %d: %v...", step, len(got), got[:3], len(want), want[:3])
+		}
+		for i := range got { // the caller's copy is its own
+			got[i] = plan.FileInfo{Path: "scribbled"}
+		}
+	}
+	check("first listing")
+	check("unchanged")
+	mustWrite(t, b, dir+"/p007.md", "v2 is longer")
+	check("one file rewritten")
+	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/p008.md"}); err != nil {
+		t.Fatal(err)
+	}
+	check("one file deleted")
+	mustWrite(t, b, dir+"/p999.md", "new")
+	check("one file added")
+	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/p009.md"}); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, b, dir+"/p008.md", "back")
+	check("one file replaced by another: as many names, not the same")
+	mustWrite(t, b, dir+"/.deleted/p009", "tombstone")
+	check("a hidden subfolder added")
+	mustWrite(t, b, dir+"/team/x.md", "a folder of its own group")
+	check("a subfolder that starts a group of its own")
+	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/team/x.md"}); err != nil {
+		t.Fatal(err)
+	}
+	check("that subfolder gone")
+	for f := range maxKeptListings + 1 { // more large folders than are kept
+		other := fmt.Sprintf("/other%02d", f)
+		for i := range minKeptListing {
+			mustWrite(t, b, fmt.Sprintf("%s/p%03d.md", other, i), "x")
+		}
+		wantLs(t, b, other, ls(t, mustNew(t, c, WithPrefix(b.prefix)), other)...)
+	}
+	mustWrite(t, b, dir+"/p010.md", "v3")
+	check("after other folders took the place of this one")
+}
