@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/einoplan/plan/internal/vpath"
 )
 
 // Key layout under the prefix P. Every key carries a hash tag {G} naming its group folder G,
@@ -28,33 +30,7 @@ import (
 
 // cleanPath maps any request path onto the one absolute, slash-separated form used in keys,
 // so "/plans/a.md", "plans/a.md" and "/plans//a.md" name one file.
-func cleanPath(p string) string {
-	if isClean(p) {
-		return p
-	}
-	return path.Clean("/" + p)
-}
-
-// isClean reports whether p is already its own clean absolute form: "/" or slash-separated
-// components, none empty, "." or "..", with no slash at the end.
-func isClean(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] != '/' {
-			continue
-		}
-		c := p[i+1:]
-		if c == "" || c[0] == '/' || c == "." || c == ".." || strings.HasPrefix(c, "./") || strings.HasPrefix(c, "../") {
-			return false
-		}
-	}
-	return true
-}
+func cleanPath(p string) string { return vpath.Clean(p) }
 
 // toFilePath cleans p and refuses the root, which is a folder and can never hold bytes.
 func toFilePath(p string) (string, error) {
@@ -90,13 +66,7 @@ func (b *Backend) clockKey(g string) string  { return b.prefix + "{" + g + "}clo
 func (b *Backend) channel(dir string) string { return b.prefix + "{" + groupOf(dir) + "}e:" + dir }
 
 // parentDir returns the clean folder holding the clean path p, a part of p.
-func parentDir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/"
-	}
-	return p[:i]
-}
+func parentDir(p string) string { return vpath.Dir(p) }
 
 // chain returns, for the file p, the index keys of its folder and of every ancestor up to
 // and including its group folder, and the field each of them holds for the step below it:
@@ -105,9 +75,8 @@ func parentDir(p string) string {
 func (b *Backend) chain(p string) (keys []string, fields []string) {
 	dir, name := parentDir(p), path.Base(p)
 	g := groupOf(dir)
-	depth := 1 + strings.Count(dir[len(g):], "/")
-	keys = append(make([]string, 0, depth), b.dirKey(dir))
-	fields = append(make([]string, 0, depth), name)
+	keys = append(make([]string, 0, 4), b.dirKey(dir))
+	fields = append(make([]string, 0, 4), name)
 	for d := dir; d != g; {
 		parent := parentDir(d)
 		keys = append(keys, b.dirKey(parent))

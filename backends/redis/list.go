@@ -54,7 +54,9 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 }
 
 // listing is a folder's index as LsInfo turned it into entries: the fields and values of
-// the index, in the order of the entries made of them. It is never changed once made.
+// the index, in the order of the entries made of them. Only the listing of a folder with
+// no subfolder that starts a group of its own is kept, since those are checked on every
+// listing. It is never changed once made.
 type listing struct {
 	fields, values []string
 	infos          []plan.FileInfo

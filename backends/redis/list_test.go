@@ -3,6 +3,7 @@ package redisbackend
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/einoplan/plan"
@@ -28,7 +29,7 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: LsInfo = %d entries %v..., a fresh Backend lists %d: %v...", step, len(got), got[:3], len(want), want[:3])
+			t.Fatalf("%s: LsInfo = %v, a fresh Backend lists %v", step, got, want)
 		}
 		for i := range got { // the caller's copy is its own
 			got[i] = plan.FileInfo{Path: "scribbled"}
@@ -38,6 +39,7 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	check("unchanged")
 	mustWrite(t, b, dir+"/p007.md", "v2 is longer")
 	check("one file rewritten")
+	check("unchanged since the rewrite")
 	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/p008.md"}); err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +53,13 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	check("one file replaced by another: as many names, not the same")
 	mustWrite(t, b, dir+"/.deleted/p009", "tombstone")
 	check("a hidden subfolder added")
+	mustWrite(t, b, dir+"/.same", "a hidden file")
+	mustWrite(t, b, dir+"/.same/inner", "in a hidden folder of the same name")
+	check("a file and a folder of the same name")
+	if got := ls(t, b, dir); !slices.Contains(got, dir+"/.same") || got[slices.Index(got, dir+"/.same")+1] != dir+"/.same/" {
+		t.Fatalf("LsInfo = %q: want the file .same right before the folder .same", got)
+	}
+	check("unchanged since")
 	mustWrite(t, b, dir+"/team/x.md", "a folder of its own group")
 	check("a subfolder that starts a group of its own")
 	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/team/x.md"}); err != nil {

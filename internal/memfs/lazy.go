@@ -1,6 +1,10 @@
 package memfs
 
-import "context"
+import (
+	"context"
+
+	"github.com/einoplan/plan/internal/vpath"
+)
 
 // DeleteLazily removes the files under one lock (driver.LazyDeleter); in memory every delete
 // is as durable as any.
@@ -11,7 +15,7 @@ func (b *Backend) DeleteLazily(ctx context.Context, paths ...string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, p := range paths {
-		b.remove(cleanMemPath(p))
+		b.remove(vpath.Clean(p))
 	}
 	return nil
 }

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/vpath"
 
 	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
@@ -52,44 +52,13 @@ func New() *Backend {
 	return &Backend{folders: map[string]*memFolder{}}
 }
 
-func cleanMemPath(p string) string {
-	if isCleanAbs(p) {
-		return p
-	}
-	return path.Clean("/" + p)
-}
-
-// isCleanAbs reports whether p is already what path.Clean makes of "/"+p: absolute, with
-// no empty, "." or ".." element and no trailing slash. Most paths are, and checking is
-// cheaper than cleaning.
-func isCleanAbs(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
-		return false
-	}
-	start := 1
-	for i := 1; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' {
-			continue
-		}
-		switch p[start:i] {
-		case "", ".", "..":
-			return false
-		}
-		start = i + 1
-	}
-	return true
-}
-
 // LsInfo lists the files and implied folders directly inside req.Path, in no particular
 // order (like Eino's backends).
 func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]filesystem.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	dir := cleanMemPath(req.Path)
+	dir := vpath.Clean(req.Path)
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -200,7 +169,7 @@ func (b *Backend) Read(ctx context.Context, req *filesystem.ReadRequest) (*files
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p := cleanMemPath(req.FilePath)
+	p := vpath.Clean(req.FilePath)
 	b.mu.RLock()
 	f, ok := b.file(p)
 	b.mu.RUnlock()
@@ -227,7 +196,7 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	p := cleanMemPath(req.FilePath)
+	p := vpath.Clean(req.FilePath)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.put(p, memFile{content: req.Content, modified: b.tick().Format(time.RFC3339Nano)})
@@ -240,7 +209,7 @@ func (b *Backend) CompareAndSwap(ctx context.Context, req *filesystem.WriteReque
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	p := cleanMemPath(req.FilePath)
+	p := vpath.Clean(req.FilePath)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	cur, exists := b.file(p)
@@ -256,7 +225,7 @@ func (b *Backend) CompareAndDelete(ctx context.Context, req *plantask.DeleteRequ
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	p := cleanMemPath(req.FilePath)
+	p := vpath.Clean(req.FilePath)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if cur, ok := b.file(p); !ok || cur.content != old {
@@ -273,7 +242,7 @@ func (b *Backend) Delete(ctx context.Context, req *plantask.DeleteRequest) error
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.remove(cleanMemPath(req.FilePath))
+	b.remove(vpath.Clean(req.FilePath))
 	return nil
 }
 
@@ -304,7 +273,7 @@ func (s stamps) FolderStamp(ctx context.Context, dir string) (string, bool, erro
 	if err := ctx.Err(); err != nil {
 		return "", false, err
 	}
-	p := cleanMemPath(dir)
+	p := vpath.Clean(dir)
 	b := s.b
 	b.mu.RLock()
 	defer b.mu.RUnlock()
