@@ -76,3 +76,64 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	mustWrite(t, b, dir+"/p010.md", "v3")
 	check("after other folders took the place of this one")
 }
+
+// A Store listing a folder large enough for its listing to be kept sees every change
+// another machine makes, with history and tombstones beside the plans: a status update, a
+// delete, a create, and a delete and a create together (as many plans, not the same).
+func TestStoreSeesAnotherMachinesChangesInAKeptListing(t *testing.T) {
+	b, _ := newBackend(t)
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := machine(t, b.prefix, nil)
+	want := map[string]string{}
+	for i := range minKeptListing + 2 {
+		name := fmt.Sprintf("p%03d", i)
+		if _, err := other.Put(bg, plan.Update{Name: name, Content: ptr("- [ ] one\n")}); err != nil {
+			t.Fatal(err)
+		}
+		want[name] = "draft"
+	}
+	check := func(step string) {
+		t.Helper()
+		for range 2 { // the listing that keeps, then the one that reuses
+			l, err := s.List(bg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, p := range l.Plans {
+				got[p.Name] = p.Status
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: List has %d plans, want %d: %v", step, len(got), len(want), got)
+			}
+		}
+	}
+	check("created")
+	if _, err := other.SetStatus(bg, "p007", "shipped", nil); err != nil {
+		t.Fatal(err)
+	}
+	want["p007"] = "shipped"
+	check("a status update")
+	if _, err := other.Delete(bg, "p008", nil); err != nil {
+		t.Fatal(err)
+	}
+	delete(want, "p008")
+	check("a delete")
+	if _, err := other.Put(bg, plan.Update{Name: "p999", Content: ptr("- [ ] one\n"), Status: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	want["p999"] = "new"
+	check("a create")
+	if _, err := other.Delete(bg, "p009", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Put(bg, plan.Update{Name: "p008", Content: ptr("- [ ] again\n")}); err != nil {
+		t.Fatal(err)
+	}
+	delete(want, "p009")
+	want["p008"] = "draft"
+	check("a delete and a create")
+}
