@@ -53,27 +53,27 @@ func groupOf(dir string) string {
 	return dir
 }
 
-// Every key of group g starts with b.prefix + "{" + g + "}"; each is built in one
-// concatenation, so one allocation.
-func (b *Backend) contentKey(p string) string {
-	return b.prefix + "{" + groupOf(parentDir(p)) + "}f:" + p
-}
-func (b *Backend) dirKey(dir string) string { return b.prefix + "{" + groupOf(dir) + "}d:" + dir }
-func (b *Backend) memoKey(g, token string) string {
-	return b.prefix + "{" + g + "}t:" + token
-}
-func (b *Backend) clockKey(g string) string  { return b.prefix + "{" + g + "}clock" }
-func (b *Backend) channel(dir string) string { return b.prefix + "{" + groupOf(dir) + "}e:" + dir }
+func (b *Backend) contentKey(p string) string     { return b.key(groupOf(parentDir(p)), "f:", p) }
+func (b *Backend) dirKey(dir string) string       { return b.key(groupOf(dir), "d:", dir) }
+func (b *Backend) memoKey(g, token string) string { return b.key(g, "t:", token) }
+func (b *Backend) clockKey(g string) string       { return b.key(g, "clock", "") }
+func (b *Backend) channel(dir string) string      { return b.key(groupOf(dir), "e:", dir) }
+
+// key is the key of kind and name in group g, built in one allocation.
+func (b *Backend) key(g, kind, name string) string { return b.prefix + "{" + g + "}" + kind + name }
 
 // parentDir returns the clean folder holding the clean path p, a part of p.
-func parentDir(p string) string { return vpath.Dir(p) }
+func parentDir(p string) string {
+	dir, _ := vpath.Split(p)
+	return dir
+}
 
 // chain returns, for the file p, the index keys of its folder and of every ancestor up to
 // and including its group folder, and the field each of them holds for the step below it:
 // the file's base name in its own folder, then "<folder>/" in each parent. All of them
 // share one slot.
 func (b *Backend) chain(p string) (keys []string, fields []string) {
-	dir, name := parentDir(p), path.Base(p)
+	dir, name := vpath.Split(p)
 	g := groupOf(dir)
 	keys = append(make([]string, 0, 4), b.dirKey(dir))
 	fields = append(make([]string, 0, 4), name)

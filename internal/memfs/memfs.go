@@ -78,7 +78,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 
 // file returns the file at the clean path p; called with mu held.
 func (b *Backend) file(p string) (memFile, bool) {
-	dir, name := splitClean(p)
+	dir, name := vpath.Split(p)
 	if f := b.folders[dir]; f != nil {
 		c, ok := f.files[name]
 		return c, ok
@@ -88,7 +88,7 @@ func (b *Backend) file(p string) (memFile, bool) {
 
 // put stores c at the clean path p, making its folders as needed; called with mu held.
 func (b *Backend) put(p string, c memFile) {
-	dir, name := splitClean(p)
+	dir, name := vpath.Split(p)
 	f := b.folders[dir]
 	if f == nil {
 		f = b.makeFolder(dir)
@@ -110,7 +110,7 @@ func (b *Backend) makeFolder(dir string) *memFolder {
 	made := &memFolder{files: map[string]memFile{}, subs: map[string]struct{}{}}
 	b.folders[dir] = made
 	for dir != "/" {
-		parent, name := splitClean(dir)
+		parent, name := vpath.Split(dir)
 		f, existed := b.folders[parent]
 		if !existed {
 			f = &memFolder{files: map[string]memFile{}, subs: map[string]struct{}{}}
@@ -129,7 +129,7 @@ func (b *Backend) makeFolder(dir string) *memFolder {
 // remove deletes the file at the clean path p, and the folders it leaves empty; called
 // with mu held.
 func (b *Backend) remove(p string) {
-	dir, name := splitClean(p)
+	dir, name := vpath.Split(p)
 	f := b.folders[dir]
 	if f == nil {
 		return
@@ -144,23 +144,13 @@ func (b *Backend) remove(p string) {
 		if dir == "/" {
 			return
 		}
-		dir, name = splitClean(dir)
+		dir, name = vpath.Split(dir)
 		if f = b.folders[dir]; f == nil {
 			return
 		}
 		delete(f.subs, name)
 		b.changed(f)
 	}
-}
-
-// splitClean splits the clean absolute path p (not "/") into its clean folder and its
-// last element, without allocating.
-func splitClean(p string) (dir, name string) {
-	i := strings.LastIndexByte(p, '/')
-	if i == 0 {
-		return "/", p[1:]
-	}
-	return p[:i], p[i+1:]
 }
 
 // Read returns the whole file, honouring Offset and Limit as line numbers like Eino's

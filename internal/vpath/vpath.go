@@ -34,11 +34,12 @@ func isClean(p string) bool {
 	return true
 }
 
-// Dir is path.Dir of a clean path p, and a part of p.
-func Dir(p string) string {
+// Split is path.Split of a clean path p other than "/", with the folder clean: the folder
+// holding p and p's last element, both parts of p.
+func Split(p string) (dir, name string) {
 	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/"
+	if i == 0 {
+		return "/", p[1:]
 	}
-	return p[:i]
+	return p[:i], p[i+1:]
 }

@@ -13,8 +13,8 @@ var oddPaths = []string{"", "/", "//", ".", "..", "/.", "/..", "a", "/a", "/a/",
 	"/plans/p.md", "/plans/.history/p/12-ab"}
 
 // Clean is path.Clean("/"+p) for every path, whether or not it takes the fast path, and
-// Dir of what it gives is path.Dir.
-func TestCleanIsPathCleanAndDirIsPathDir(t *testing.T) {
+// Split of what it gives is path.Split with the folder cleaned.
+func TestCleanIsPathCleanAndSplitIsPathSplit(t *testing.T) {
 	parts := []string{"/", "/", "a", "bc", ".", "..", ".h", "..x", "x.", "-"}
 	cases := slices.Clone(oddPaths)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -45,7 +45,11 @@ func checkClean(t *testing.T, p string) {
 	if isClean(p) != (p == want) {
 		t.Fatalf("isClean(%q) = %v, want %v", p, isClean(p), p == want)
 	}
-	if got := Dir(want); got != path.Dir(want) {
-		t.Fatalf("Dir(%q) = %q, want %q", want, got, path.Dir(want))
+	if want == "/" {
+		return
+	}
+	dir, name := path.Split(want)
+	if gotDir, gotName := Split(want); gotDir != path.Clean(dir) || gotName != name {
+		t.Fatalf("Split(%q) = %q, %q; want %q, %q", want, gotDir, gotName, path.Clean(dir), name)
 	}
 }
