@@ -194,21 +194,8 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 		removeIfStale(folder, name)
 	}
 	b.noteSweep(rel)
-	out := make([]filesystem.FileInfo, 0, len(names))
-	prefix := "/" + localJoin(rel, "")
-	times := newModTimes()
 	// One prefix for all: the paths come out sorted too.
-	for _, i := range b.orders.sort(rel, names) {
-		st := &stats[i]
-		// A link is listed as itself, never as what it leads to: reading through it is refused.
-		out = append(out, filesystem.FileInfo{
-			Path:       prefix + names[i],
-			IsDir:      st.isDir,
-			Size:       st.size,
-			ModifiedAt: times.format(st.mod),
-		})
-	}
-	return out, nil
+	return b.orders.list(rel, "/"+localJoin(rel, ""), names, stats), nil
 }
 
 // Read returns the whole file, honouring Offset and Limit as 1-based line numbers. Only a

@@ -4,20 +4,26 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/cloudwego/eino/adk/filesystem"
 )
 
 // listOrders remembers, for the folders listed last, the names as the file system gave
-// them and the order that sorts them. A folder whose entries did not change gives its
-// names in the same order again (a rewrite renames over the same name), and comparing two
-// lists costs a fraction of sorting one.
+// them, their stats, the order that sorts them and the entries made of them. A folder
+// whose entries did not change gives its names in the same order again (a rewrite renames
+// over the same name): comparing two lists costs a fraction of sorting one, and an entry
+// whose stat did not change is the entry made last time.
 type listOrders struct {
 	mu sync.Mutex
 	by map[string]listOrder // folder → its last listing
 }
 
+// listOrder is one folder's last listing; it is never changed once made.
 type listOrder struct {
-	read   []string
-	sorted []int // read[sorted[0]] is the least name
+	read    []string
+	stats   []entryStat // of read[i]
+	sorted  []int       // read[sorted[0]] is the least name
+	entries []filesystem.FileInfo
 }
 
 // maxListOrders bounds the folders remembered: the plans folders a Store lists over and over.
@@ -27,31 +33,45 @@ const maxListOrders = 16
 // sorts in less time than a lookup saves, and would crowd the plans folders out.
 const minListOrder = 128
 
-// sort returns the positions of names in sorted order, as a slice the caller must not
-// change; names must not change afterwards either.
-func (o *listOrders) sort(dir string, names []string) []int {
+// list returns the entries of names (stats[i] is the stat of names[i]) in the folder dir,
+// whose paths start with prefix, sorted by name. names and stats must not change afterwards.
+func (o *listOrders) list(dir, prefix string, names []string, stats []entryStat) []filesystem.FileInfo {
 	remember := len(names) >= minListOrder
+	var last listOrder
+	same := false
 	if remember {
 		o.mu.Lock()
-		last, ok := o.by[dir]
+		last, same = o.by[dir]
 		o.mu.Unlock()
-		if ok && slices.Equal(last.read, names) {
-			return last.sorted
+		same = same && slices.Equal(last.read, names)
+	}
+	sorted := last.sorted
+	if !same {
+		sorted = make([]int, len(names))
+		for i := range sorted {
+			sorted[i] = i
 		}
+		slices.SortFunc(sorted, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 	}
-	sorted := make([]int, len(names))
-	for i := range sorted {
-		sorted[i] = i
+	out := make([]filesystem.FileInfo, len(sorted))
+	times := newModTimes()
+	for k, i := range sorted {
+		st := &stats[i]
+		if same && *st == last.stats[i] {
+			out[k] = last.entries[k]
+			continue
+		}
+		// A link is listed as itself, never as what it leads to: reading through it is refused.
+		out[k] = filesystem.FileInfo{Path: prefix + names[i], IsDir: st.isDir, Size: st.size, ModifiedAt: times.format(st.mod)}
 	}
-	slices.SortFunc(sorted, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 	if !remember {
-		return sorted
+		return out
 	}
 	o.mu.Lock()
-	if o.by == nil || len(o.by) >= maxListOrders {
+	if _, kept := o.by[dir]; o.by == nil || !kept && len(o.by) >= maxListOrders {
 		o.by = map[string]listOrder{}
 	}
-	o.by[dir] = listOrder{read: names, sorted: sorted}
+	o.by[dir] = listOrder{read: names, stats: stats, sorted: sorted, entries: slices.Clone(out)}
 	o.mu.Unlock()
-	return sorted
+	return out
 }
