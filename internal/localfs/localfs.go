@@ -85,7 +85,7 @@ type Backend struct {
 
 	mu        sync.Mutex
 	lastSweep map[string]time.Time // folder → last scan for orphaned temp files
-	orders    listOrders
+	listings  keptListings
 }
 
 var (
@@ -195,7 +195,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 	}
 	b.noteSweep(rel)
 	// One prefix for all: the paths come out sorted too.
-	return b.orders.list(rel, "/"+localJoin(rel, ""), names, stats), nil
+	return b.listings.list(rel, "/"+localJoin(rel, ""), names, stats), nil
 }
 
 // Read returns the whole file, honouring Offset and Limit as 1-based line numbers. Only a

@@ -15,10 +15,10 @@ import (
 // A remembered listing serves only the very list it was made of: other names, the same
 // names read in another order, or a changed stat give what a first listing gives, and what
 // a caller does to the entries it got changes nothing later.
-func TestListOrdersListWhatWasReadEachTime(t *testing.T) {
+func TestKeptListingsListWhatWasReadEachTime(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var o listOrders
-	for _, size := range []int{10, minListOrder + 100} { // made every time; remembered
+	var o keptListings
+	for _, size := range []int{10, minKeptListing + 100} { // made every time; remembered
 		names := make([]string, size)
 		stats := make([]entryStat, size)
 		for i := range names {
@@ -33,7 +33,7 @@ func randomStat(r *rand.Rand) entryStat {
 	return entryStat{isDir: r.IntN(8) == 0, size: r.Int64N(4), mod: time.Unix(1_700_000_000+r.Int64N(3), r.Int64N(3))}
 }
 
-func listEachRound(t *testing.T, r *rand.Rand, o *listOrders, names []string, stats []entryStat) {
+func listEachRound(t *testing.T, r *rand.Rand, o *keptListings, names []string, stats []entryStat) {
 	for round := range 300 {
 		next, nextStats := slices.Clone(names), slices.Clone(stats)
 		switch round % 5 {
@@ -49,9 +49,9 @@ func listEachRound(t *testing.T, r *rand.Rand, o *listOrders, names []string, st
 		case 4: // one file changed, the names as they were
 			nextStats[r.IntN(len(next))] = randomStat(r)
 		}
-		dir := fmt.Sprint("d", r.IntN(maxListOrders+2)) // more folders than are remembered
+		dir := fmt.Sprint("d", r.IntN(maxKeptListings+2)) // more folders than are remembered
 		got := o.list(dir, "/"+dir+"/", next, nextStats)
-		var fresh listOrders
+		var fresh keptListings
 		want := fresh.list(dir, "/"+dir+"/", next, nextStats)
 		require.Equal(t, want, got, "round %d", round)
 		require.True(t, slices.IsSortedFunc(got, func(a, b filesystem.FileInfo) int { return strings.Compare(a.Path, b.Path) }), "round %d", round)

@@ -8,36 +8,36 @@ import (
 	"github.com/cloudwego/eino/adk/filesystem"
 )
 
-// listOrders remembers, for the folders listed last, the names as the file system gave
+// keptListings remembers, for the folders listed last, the names as the file system gave
 // them, their stats, the order that sorts them and the entries made of them. A folder
 // whose entries did not change gives its names in the same order again (a rewrite renames
 // over the same name): comparing two lists costs a fraction of sorting one, and an entry
 // whose stat did not change is the entry made last time.
-type listOrders struct {
+type keptListings struct {
 	mu sync.Mutex
-	by map[string]listOrder // folder → its last listing
+	by map[string]keptListing // folder → its last listing
 }
 
-// listOrder is one folder's last listing; it is never changed once made.
-type listOrder struct {
+// keptListing is one folder's last listing; it is never changed once made.
+type keptListing struct {
 	read    []string
 	stats   []entryStat // of read[i]
 	sorted  []int       // read[sorted[0]] is the least name
 	entries []filesystem.FileInfo
 }
 
-// maxListOrders bounds the folders remembered: the plans folders a Store lists over and over.
-const maxListOrders = 16
+// maxKeptListings bounds the folders remembered: the plans folders a Store lists over and over.
+const maxKeptListings = 16
 
-// minListOrder is the fewest names worth remembering: a small folder (a plan's history)
+// minKeptListing is the fewest names worth remembering: a small folder (a plan's history)
 // sorts in less time than a lookup saves, and would crowd the plans folders out.
-const minListOrder = 128
+const minKeptListing = 128
 
 // list returns the entries of names (stats[i] is the stat of names[i]) in the folder dir,
 // whose paths start with prefix, sorted by name. names and stats must not change afterwards.
-func (o *listOrders) list(dir, prefix string, names []string, stats []entryStat) []filesystem.FileInfo {
-	remember := len(names) >= minListOrder
-	var last listOrder
+func (o *keptListings) list(dir, prefix string, names []string, stats []entryStat) []filesystem.FileInfo {
+	remember := len(names) >= minKeptListing
+	var last keptListing
 	same := false
 	if remember {
 		o.mu.Lock()
@@ -68,10 +68,10 @@ func (o *listOrders) list(dir, prefix string, names []string, stats []entryStat)
 		return out
 	}
 	o.mu.Lock()
-	if _, kept := o.by[dir]; o.by == nil || !kept && len(o.by) >= maxListOrders {
-		o.by = map[string]listOrder{}
+	if _, kept := o.by[dir]; o.by == nil || !kept && len(o.by) >= maxKeptListings {
+		o.by = map[string]keptListing{}
 	}
-	o.by[dir] = listOrder{read: names, stats: stats, sorted: sorted, entries: slices.Clone(out)}
+	o.by[dir] = keptListing{read: names, stats: stats, sorted: sorted, entries: slices.Clone(out)}
 	o.mu.Unlock()
 	return out
 }
