@@ -154,17 +154,20 @@ func parseMeta(meta string) (size, mtime int64, ok bool) {
 }
 
 // Listings of folders of at least minKeptListing entries are kept, for at most
-// maxKeptListings folders: a smaller folder is as quick to list afresh.
+// maxKeptListings folders and maxKeptEntries entries in all: a smaller folder is as quick
+// to list afresh, and the bounds cap the memory kept at a few megabytes.
 const (
 	minKeptListing  = 128
 	maxKeptListings = 16
+	maxKeptEntries  = 1 << 16
 )
 
 // listings keeps the last listing of the large folders LsInfo listed, so a folder that
 // changed in a few files is listed again without sorting or decoding the rest.
 type listings struct {
-	mu    sync.Mutex
-	byDir map[string]*listing
+	mu      sync.Mutex
+	byDir   map[string]*listing
+	entries int // of every listing kept
 }
 
 func (ls *listings) get(dir string) *listing {
@@ -173,15 +176,25 @@ func (ls *listings) get(dir string) *listing {
 	return ls.byDir[dir]
 }
 
-// put keeps l for dir; a folder beyond the bound makes room by forgetting all the others.
+// put keeps l for dir, unless it alone passes the bound on entries; a listing beyond a
+// bound makes room by forgetting all the others.
 func (ls *listings) put(dir string, l *listing) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if _, kept := ls.byDir[dir]; !kept && len(ls.byDir) >= maxKeptListings {
+	if old, kept := ls.byDir[dir]; kept {
+		ls.entries -= len(old.infos)
+		delete(ls.byDir, dir)
+	}
+	if len(l.infos) > maxKeptEntries {
+		return
+	}
+	if len(ls.byDir) >= maxKeptListings || ls.entries+len(l.infos) > maxKeptEntries {
 		clear(ls.byDir)
+		ls.entries = 0
 	}
 	if ls.byDir == nil {
 		ls.byDir = make(map[string]*listing)
 	}
 	ls.byDir[dir] = l
+	ls.entries += len(l.infos)
 }

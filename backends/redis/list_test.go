@@ -137,3 +137,45 @@ func TestStoreSeesAnotherMachinesChangesInAKeptListing(t *testing.T) {
 	want["p008"] = "draft"
 	check("a delete and a create")
 }
+
+// The kept listings never hold more than maxKeptListings folders or maxKeptEntries entries,
+// a listing larger than that is not kept at all, and relisting a folder replaces its own.
+func TestKeptListingsStayWithinTheirBounds(t *testing.T) {
+	var ls listings
+	sized := func(n int) *listing { return &listing{infos: make([]plan.FileInfo, n)} }
+	total := func() int {
+		n := 0
+		for _, l := range ls.byDir {
+			n += len(l.infos)
+		}
+		if n != ls.entries {
+			t.Fatalf("%d entries counted, %d kept", ls.entries, n)
+		}
+		return n
+	}
+	for i := range maxKeptListings {
+		ls.put(fmt.Sprint("/d", i), sized(minKeptListing))
+	}
+	ls.put("/d0", sized(minKeptListing+1)) // the same folder again: no room needed
+	if len(ls.byDir) != maxKeptListings || total() != maxKeptListings*minKeptListing+1 {
+		t.Fatalf("kept %d folders, %d entries", len(ls.byDir), total())
+	}
+	ls.put("/another", sized(minKeptListing))
+	if len(ls.byDir) != 1 || ls.get("/another") == nil {
+		t.Fatalf("a folder beyond the bound kept %d folders", len(ls.byDir))
+	}
+	half := (maxKeptEntries - minKeptListing) / 2
+	ls.put("/big1", sized(half))
+	ls.put("/big2", sized(half))
+	if len(ls.byDir) != 3 || total() != 2*half+minKeptListing {
+		t.Fatalf("kept %d folders, %d entries", len(ls.byDir), total())
+	}
+	ls.put("/big3", sized(half))
+	if ls.get("/big1") != nil || ls.get("/big3") == nil || total() > maxKeptEntries {
+		t.Fatalf("past the bound on entries: %d folders, %d entries", len(ls.byDir), total())
+	}
+	ls.put("/big3", sized(maxKeptEntries+1))
+	if ls.get("/big3") != nil || total() != 0 {
+		t.Fatalf("a listing over the bound was kept, or the old one stayed: %d entries", total())
+	}
+}

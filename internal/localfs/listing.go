@@ -14,8 +14,9 @@ import (
 // over the same name): comparing two lists costs a fraction of sorting one, and an entry
 // whose stat did not change is the entry made last time.
 type keptListings struct {
-	mu sync.Mutex
-	by map[string]keptListing // folder → its last listing
+	mu      sync.Mutex
+	by      map[string]keptListing // folder → its last listing
+	entries int                    // of every listing kept
 }
 
 // keptListing is one folder's last listing; it is never changed once made.
@@ -26,8 +27,13 @@ type keptListing struct {
 	entries []filesystem.FileInfo
 }
 
-// maxKeptListings bounds the folders remembered: the plans folders a Store lists over and over.
-const maxKeptListings = 16
+// maxKeptListings bounds the folders remembered: the plans folders a Store lists over and
+// over. maxKeptEntries bounds their entries in all, so what is kept stays a few megabytes; a
+// folder larger than that is listed afresh every time.
+const (
+	maxKeptListings = 16
+	maxKeptEntries  = 1 << 16
+)
 
 // minKeptListing is the fewest names worth remembering: a small folder (a plan's history)
 // sorts in less time than a lookup saves, and would crowd the plans folders out.
@@ -36,7 +42,7 @@ const minKeptListing = 128
 // list returns the entries of names (stats[i] is the stat of names[i]) in the folder dir,
 // whose paths start with prefix, sorted by name. names and stats must not change afterwards.
 func (o *keptListings) list(dir, prefix string, names []string, stats []entryStat) []filesystem.FileInfo {
-	remember := len(names) >= minKeptListing
+	remember := len(names) >= minKeptListing && len(names) <= maxKeptEntries
 	var last keptListing
 	same := false
 	if remember {
@@ -67,11 +73,22 @@ func (o *keptListings) list(dir, prefix string, names []string, stats []entrySta
 	if !remember {
 		return out
 	}
-	o.mu.Lock()
-	if _, kept := o.by[dir]; o.by == nil || !kept && len(o.by) >= maxKeptListings {
-		o.by = map[string]keptListing{}
-	}
-	o.by[dir] = keptListing{read: names, stats: stats, sorted: sorted, entries: slices.Clone(out)}
-	o.mu.Unlock()
+	o.keep(dir, keptListing{read: names, stats: stats, sorted: sorted, entries: slices.Clone(out)})
 	return out
+}
+
+// keep remembers l for dir; a listing beyond a bound makes room by forgetting all the others.
+func (o *keptListings) keep(dir string, l keptListing) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if old, kept := o.by[dir]; kept {
+		o.entries -= len(old.read)
+		delete(o.by, dir)
+	}
+	if o.by == nil || len(o.by) >= maxKeptListings || o.entries+len(l.read) > maxKeptEntries {
+		o.by = map[string]keptListing{}
+		o.entries = 0
+	}
+	o.by[dir] = l
+	o.entries += len(l.read)
 }

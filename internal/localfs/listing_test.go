@@ -61,3 +61,41 @@ func listEachRound(t *testing.T, r *rand.Rand, o *keptListings, names []string, 
 		names, stats = next, nextStats
 	}
 }
+
+// The kept listings never hold more than maxKeptListings folders or maxKeptEntries names, a
+// folder larger than that is not kept at all, and relisting a folder replaces its own.
+func TestKeptListingsStayWithinTheirBounds(t *testing.T) {
+	var o keptListings
+	sized := func(n int) keptListing { return keptListing{read: make([]string, n)} }
+	total := func() int {
+		n := 0
+		for _, l := range o.by {
+			n += len(l.read)
+		}
+		require.Equal(t, n, o.entries, "entries counted and kept")
+		return n
+	}
+	for i := range maxKeptListings {
+		o.keep(fmt.Sprint("d", i), sized(minKeptListing))
+	}
+	o.keep("d0", sized(minKeptListing+1)) // the same folder again: no room needed
+	require.Len(t, o.by, maxKeptListings)
+	require.Equal(t, maxKeptListings*minKeptListing+1, total())
+	o.keep("another", sized(minKeptListing))
+	require.Len(t, o.by, 1)
+	half := (maxKeptEntries - minKeptListing) / 2
+	o.keep("big1", sized(half))
+	o.keep("big2", sized(half))
+	require.Len(t, o.by, 3)
+	o.keep("big3", sized(half))
+	require.NotContains(t, o.by, "big1")
+	require.Contains(t, o.by, "big3")
+	require.LessOrEqual(t, total(), maxKeptEntries)
+
+	huge := make([]string, maxKeptEntries+1)
+	for i := range huge {
+		huge[i] = fmt.Sprintf("p%06d.md", i)
+	}
+	o.list("huge", "/huge/", huge, make([]entryStat, len(huge)))
+	require.NotContains(t, o.by, "huge")
+}
