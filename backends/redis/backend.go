@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/keptlist"
 
 	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/redis/go-redis/v9"
@@ -42,8 +43,8 @@ type Backend struct {
 	allowEviction bool
 	replicas      int
 	waitTimeout   time.Duration
-	sharded       bool // every node has sharded pub/sub (Redis 7)
-	listings      listings
+	sharded       bool                       // every node has sharded pub/sub (Redis 7)
+	listings      keptlist.Folders[*listing] // of the large folders listed last
 }
 
 var (

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/internal/keptlist"
 )
 
 // LsInfo lists the files and folders directly inside req.Path, sorted by path, from one
@@ -25,10 +25,10 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 	if err != nil {
 		return nil, fmt.Errorf("redis backend: list %s: %w", dir, err)
 	}
-	if l := b.listings.get(dir); l != nil {
+	if l, ok := b.listings.Get(dir); ok {
 		if out, next, ok := l.again(dir, index); ok {
 			if next != l {
-				b.listings.put(dir, next)
+				b.listings.Put(dir, next, len(next.infos))
 			}
 			return out, nil
 		}
@@ -46,8 +46,8 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 		slices.SortFunc(out, compareInfos)
 		return out, nil
 	}
-	if len(index) >= minKeptListing {
-		b.listings.put(dir, l)
+	if len(index) >= keptlist.MinEntries {
+		b.listings.Put(dir, l, len(l.infos))
 		out = slices.Clone(out)
 	}
 	return out, nil
@@ -151,50 +151,4 @@ func parseMeta(meta string) (size, mtime int64, ok bool) {
 	size, err1 := strconv.ParseInt(s, 10, 64)
 	mtime, err2 := strconv.ParseInt(m, 10, 64)
 	return size, mtime, err1 == nil && err2 == nil
-}
-
-// Listings of folders of at least minKeptListing entries are kept, for at most
-// maxKeptListings folders and maxKeptEntries entries in all: a smaller folder is as quick
-// to list afresh, and the bounds cap the memory kept at a few megabytes.
-const (
-	minKeptListing  = 128
-	maxKeptListings = 16
-	maxKeptEntries  = 1 << 16
-)
-
-// listings keeps the last listing of the large folders LsInfo listed, so a folder that
-// changed in a few files is listed again without sorting or decoding the rest.
-type listings struct {
-	mu      sync.Mutex
-	byDir   map[string]*listing
-	entries int // of every listing kept
-}
-
-func (ls *listings) get(dir string) *listing {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return ls.byDir[dir]
-}
-
-// put keeps l for dir, unless it alone passes the bound on entries; a listing beyond a
-// bound makes room by forgetting all the others.
-func (ls *listings) put(dir string, l *listing) {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if old, kept := ls.byDir[dir]; kept {
-		ls.entries -= len(old.infos)
-		delete(ls.byDir, dir)
-	}
-	if len(l.infos) > maxKeptEntries {
-		return
-	}
-	if len(ls.byDir) >= maxKeptListings || ls.entries+len(l.infos) > maxKeptEntries {
-		clear(ls.byDir)
-		ls.entries = 0
-	}
-	if ls.byDir == nil {
-		ls.byDir = make(map[string]*listing)
-	}
-	ls.byDir[dir] = l
-	ls.entries += len(l.infos)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/internal/keptlist"
 )
 
 // A large folder listed again after each kind of change lists exactly what a Backend that
@@ -14,7 +15,7 @@ import (
 func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	b, c := newBackend(t)
 	const dir = "/plans"
-	for i := range minKeptListing + 40 {
+	for i := range keptlist.MinEntries + 40 {
 		mustWrite(t, b, fmt.Sprintf("%s/p%03d.md", dir, i), "v1")
 	}
 	mustWrite(t, b, dir+"/.history/p000/1-abc", "entry")
@@ -66,9 +67,9 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("that subfolder gone")
-	for f := range maxKeptListings + 1 { // more large folders than are kept
+	for f := range keptlist.MaxFolders + 1 { // more large folders than are kept
 		other := fmt.Sprintf("/other%02d", f)
-		for i := range minKeptListing {
+		for i := range keptlist.MinEntries {
 			mustWrite(t, b, fmt.Sprintf("%s/p%03d.md", other, i), "x")
 		}
 		wantLs(t, b, other, ls(t, mustNew(t, c, WithPrefix(b.prefix)), other)...)
@@ -88,7 +89,7 @@ func TestStoreSeesAnotherMachinesChangesInAKeptListing(t *testing.T) {
 	}
 	other := machine(t, b.prefix, nil)
 	want := map[string]string{}
-	for i := range minKeptListing + 2 {
+	for i := range keptlist.MinEntries + 2 {
 		name := fmt.Sprintf("p%03d", i)
 		if _, err := other.Put(bg, plan.Update{Name: name, Content: ptr("- [ ] one\n")}); err != nil {
 			t.Fatal(err)
@@ -136,46 +137,4 @@ func TestStoreSeesAnotherMachinesChangesInAKeptListing(t *testing.T) {
 	delete(want, "p009")
 	want["p008"] = "draft"
 	check("a delete and a create")
-}
-
-// The kept listings never hold more than maxKeptListings folders or maxKeptEntries entries,
-// a listing larger than that is not kept at all, and relisting a folder replaces its own.
-func TestKeptListingsStayWithinTheirBounds(t *testing.T) {
-	var ls listings
-	sized := func(n int) *listing { return &listing{infos: make([]plan.FileInfo, n)} }
-	total := func() int {
-		n := 0
-		for _, l := range ls.byDir {
-			n += len(l.infos)
-		}
-		if n != ls.entries {
-			t.Fatalf("%d entries counted, %d kept", ls.entries, n)
-		}
-		return n
-	}
-	for i := range maxKeptListings {
-		ls.put(fmt.Sprint("/d", i), sized(minKeptListing))
-	}
-	ls.put("/d0", sized(minKeptListing+1)) // the same folder again: no room needed
-	if len(ls.byDir) != maxKeptListings || total() != maxKeptListings*minKeptListing+1 {
-		t.Fatalf("kept %d folders, %d entries", len(ls.byDir), total())
-	}
-	ls.put("/another", sized(minKeptListing))
-	if len(ls.byDir) != 1 || ls.get("/another") == nil {
-		t.Fatalf("a folder beyond the bound kept %d folders", len(ls.byDir))
-	}
-	half := (maxKeptEntries - minKeptListing) / 2
-	ls.put("/big1", sized(half))
-	ls.put("/big2", sized(half))
-	if len(ls.byDir) != 3 || total() != 2*half+minKeptListing {
-		t.Fatalf("kept %d folders, %d entries", len(ls.byDir), total())
-	}
-	ls.put("/big3", sized(half))
-	if ls.get("/big1") != nil || ls.get("/big3") == nil || total() > maxKeptEntries {
-		t.Fatalf("past the bound on entries: %d folders, %d entries", len(ls.byDir), total())
-	}
-	ls.put("/big3", sized(maxKeptEntries+1))
-	if ls.get("/big3") != nil || total() != 0 {
-		t.Fatalf("a listing over the bound was kept, or the old one stayed: %d entries", total())
-	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan/internal/keptlist"
 )
 
 // A remembered listing serves only the very list it was made of: other names, the same
@@ -18,7 +20,7 @@ import (
 func TestKeptListingsListWhatWasReadEachTime(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var o keptListings
-	for _, size := range []int{10, minKeptListing + 100} { // made every time; remembered
+	for _, size := range []int{10, keptlist.MinEntries + 100} { // made every time; remembered
 		names := make([]string, size)
 		stats := make([]entryStat, size)
 		for i := range names {
@@ -49,7 +51,7 @@ func listEachRound(t *testing.T, r *rand.Rand, o *keptListings, names []string, 
 		case 4: // one file changed, the names as they were
 			nextStats[r.IntN(len(next))] = randomStat(r)
 		}
-		dir := fmt.Sprint("d", r.IntN(maxKeptListings+2)) // more folders than are remembered
+		dir := fmt.Sprint("d", r.IntN(keptlist.MaxFolders+2)) // more folders than are remembered
 		got := o.list(dir, "/"+dir+"/", next, nextStats)
 		var fresh keptListings
 		want := fresh.list(dir, "/"+dir+"/", next, nextStats)
@@ -62,40 +64,14 @@ func listEachRound(t *testing.T, r *rand.Rand, o *keptListings, names []string, 
 	}
 }
 
-// The kept listings never hold more than maxKeptListings folders or maxKeptEntries names, a
-// folder larger than that is not kept at all, and relisting a folder replaces its own.
-func TestKeptListingsStayWithinTheirBounds(t *testing.T) {
+// A folder of more names than are kept in all is listed, and not kept.
+func TestKeptListingsLeaveOutAFolderLargerThanTheBound(t *testing.T) {
 	var o keptListings
-	sized := func(n int) keptListing { return keptListing{read: make([]string, n)} }
-	total := func() int {
-		n := 0
-		for _, l := range o.by {
-			n += len(l.read)
-		}
-		require.Equal(t, n, o.entries, "entries counted and kept")
-		return n
-	}
-	for i := range maxKeptListings {
-		o.keep(fmt.Sprint("d", i), sized(minKeptListing))
-	}
-	o.keep("d0", sized(minKeptListing+1)) // the same folder again: no room needed
-	require.Len(t, o.by, maxKeptListings)
-	require.Equal(t, maxKeptListings*minKeptListing+1, total())
-	o.keep("another", sized(minKeptListing))
-	require.Len(t, o.by, 1)
-	half := (maxKeptEntries - minKeptListing) / 2
-	o.keep("big1", sized(half))
-	o.keep("big2", sized(half))
-	require.Len(t, o.by, 3)
-	o.keep("big3", sized(half))
-	require.NotContains(t, o.by, "big1")
-	require.Contains(t, o.by, "big3")
-	require.LessOrEqual(t, total(), maxKeptEntries)
-
-	huge := make([]string, maxKeptEntries+1)
+	huge := make([]string, keptlist.MaxEntries+1)
 	for i := range huge {
 		huge[i] = fmt.Sprintf("p%06d.md", i)
 	}
-	o.list("huge", "/huge/", huge, make([]entryStat, len(huge)))
-	require.NotContains(t, o.by, "huge")
+	require.Len(t, o.list("huge", "/huge/", huge, make([]entryStat, len(huge))), len(huge))
+	_, kept := o.Get("huge")
+	require.False(t, kept)
 }
