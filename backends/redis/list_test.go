@@ -99,15 +99,7 @@ func TestStoreSeesAnotherMachinesChangesInAKeptListing(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		for range 2 { // the listing that keeps, then the one that reuses
-			l, err := s.List(bg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]string{}
-			for _, p := range l.Plans {
-				got[p.Name] = p.Status
-			}
-			if !reflect.DeepEqual(got, want) {
+			if got := statuses(t, s); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: List has %d plans, want %d: %v", step, len(got), len(want), got)
 			}
 		}

@@ -40,18 +40,7 @@ func TestListOfAnUnchangedFolderReadsOnlyTheStamp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	names := func() map[string]string {
-		t.Helper()
-		l, err := s.List(bg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, p := range l.Plans {
-			out[p.Name] = p.Status
-		}
-		return out
-	}
+	names := func() map[string]string { t.Helper(); return statuses(t, s) }
 	names()
 	names()
 	before := counting.lists.Load()
@@ -145,4 +134,18 @@ func TestAnOldReleasesDeleteMovesTheFolderStamp(t *testing.T) {
 	if after == before {
 		t.Fatalf("the stamp %q stayed through a delete that left the clock", after)
 	}
+}
+
+// statuses lists the plans of s: each plan's name and status.
+func statuses(t *testing.T, s *plan.Store) map[string]string {
+	t.Helper()
+	l, err := s.List(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range l.Plans {
+		out[p.Name] = p.Status
+	}
+	return out
 }
