@@ -36,11 +36,12 @@ func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string
 	if len(plans)+unreadable == 0 {
 		return "", nil
 	}
-	if text, ok := m.digests.reuse(plans, unreadable, texts); ok {
+	text, lines, ok := m.digests.reuse(plans, unreadable, texts)
+	if ok {
 		return text, nil
 	}
-	text := renderDigest(plans, unreadable, withSetHeader(texts, m.cfg.PlanSet), m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes)
-	m.digests.keep(plans, unreadable, texts, text)
+	text, lines = renderDigest(plans, unreadable, withSetHeader(texts, m.cfg.PlanSet), m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes, lines)
+	m.digests.keep(plans, unreadable, texts, text, lines)
 	return text, nil
 }
 
@@ -49,43 +50,66 @@ func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string
 // the same summary values, in the same order, renders the same text: comparing pointers
 // spares reading every plan's summary again on each run and model call. The memo keeps the
 // listing it compares against alive, so no later summary can take the address of one of it.
+//
+// It also keeps the lines of that digest by summary, for the same reason: after one plan
+// changed, the next digest formats that plan's line only.
 type digestMemo struct {
 	mu         sync.Mutex
 	plans      []*Summary
 	unreadable int
 	header     string // the language's digest header: one memo serves both languages in turn
 	text       string
+	lines      digestLines
 }
 
-func (d *digestMemo) reuse(plans []*Summary, unreadable int, texts map[string]string) (string, bool) {
+// digestLines are rendered lines by the summary they show; read only once kept.
+type digestLines map[*Summary]string
+
+// reuse returns the kept text when it is still the digest of plans, else the kept lines
+// when they are in the language of texts.
+func (d *digestMemo) reuse(plans []*Summary, unreadable int, texts map[string]string) (string, digestLines, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.plans == nil || d.unreadable != unreadable || d.header != texts["digest.header"] || !slices.Equal(d.plans, plans) {
-		return "", false
+	if d.header != texts["digest.header"] {
+		return "", nil, false
 	}
-	return d.text, true
+	if d.plans == nil || d.unreadable != unreadable || !slices.Equal(d.plans, plans) {
+		return "", d.lines, false
+	}
+	return d.text, nil, true
 }
 
-func (d *digestMemo) keep(plans []*Summary, unreadable int, texts map[string]string, text string) {
+func (d *digestMemo) keep(plans []*Summary, unreadable int, texts map[string]string, text string, lines digestLines) {
 	d.mu.Lock()
-	d.plans, d.unreadable, d.header, d.text = plans, unreadable, texts["digest.header"], text
+	d.plans, d.unreadable, d.header, d.text, d.lines = plans, unreadable, texts["digest.header"], text, lines
 	d.mu.Unlock()
 }
 
 // renderDigest renders the listed plans (shared with the Store's cache: read only) and the
-// number of plans that could not be read.
-func renderDigest(plans []*Summary, unreadable int, texts map[string]string, maxPlans, maxBytes int) string {
+// number of plans that could not be read. It takes each line from known when there, and
+// returns the lines it showed.
+func renderDigest(plans []*Summary, unreadable int, texts map[string]string, maxPlans, maxBytes int, known digestLines) (string, digestLines) {
+	top := newestFirst(plans, max(maxPlans, 1))
+	var latest time.Time // when the newest plan changed: the moment the digest describes
+	if len(top) > 0 && top[0].UpdatedAt.After(latest) {
+		latest = top[0].UpdatedAt
+	}
 	var b strings.Builder
-	b.WriteString(strings.ReplaceAll(texts["digest.header"], "{time}", latestUpdate(plans)))
+	b.WriteString(strings.ReplaceAll(texts["digest.header"], "{time}", latest.UTC().Format(time.RFC3339)))
 	budget := maxBytes - b.Len()
 	// The lines that say where the rest is must fit after the plans.
 	reserve := len(texts["digest.more"]) + len(texts["digest.unreadable"]) + 32
 	shown := 0
-	for _, p := range newestFirst(plans, maxPlans) {
-		line := digestLine(*p, texts)
+	lines := make(digestLines, len(top))
+	for _, p := range top[:min(len(top), max(maxPlans, 0))] {
+		line, ok := known[p]
+		if !ok {
+			line = digestLine(*p, texts)
+		}
 		if len(line)+reserve > budget {
 			break
 		}
+		lines[p] = line
 		b.WriteString(line)
 		budget -= len(line)
 		shown++
@@ -101,39 +125,29 @@ func renderDigest(plans []*Summary, unreadable int, texts map[string]string, max
 		b.WriteString(tail)
 	}
 	if shown == 0 && tail == "" {
-		return ""
+		return "", lines
 	}
-	return b.String()
-}
-
-// latestUpdate is when the newest of plans changed: the moment the digest describes, which
-// stays the same (and so keeps prompt caches warm) while no plan changes.
-func latestUpdate(plans []*Summary) string {
-	var latest time.Time
-	for _, p := range plans {
-		if p.UpdatedAt.After(latest) {
-			latest = p.UpdatedAt
-		}
-	}
-	return latest.UTC().Format(time.RFC3339)
+	return b.String(), lines
 }
 
 // newestFirst returns at most k of plans, most recently updated first, plans updated at the
 // same time in their listing order: the first k of a stable sort by UpdatedAt, descending,
-// found in one pass without copying or sorting the whole listing. A plan finds its place
-// among the k kept by binary search, so a listing in the order the plans were created
-// (each newer than the last) costs log k comparisons a plan, not k.
+// found in one pass without copying or sorting the whole listing. The pass runs from the
+// end of the listing, so in a listing in the order the plans were created (each newer than
+// the last) the first k seen are the newest and every other plan is passed over after one
+// comparison; a plan that is kept finds its place among the k by binary search.
 func newestFirst(plans []*Summary, k int) []*Summary {
 	if k <= 0 {
 		return nil
 	}
 	top := make([]*Summary, 0, min(k, len(plans))+1)
-	for _, p := range plans {
-		if len(top) == k && !p.UpdatedAt.After(top[k-1].UpdatedAt) {
+	for i := len(plans) - 1; i >= 0; i-- {
+		p := plans[i]
+		if len(top) == k && top[k-1].UpdatedAt.After(p.UpdatedAt) {
 			continue
 		}
-		// p goes before the first kept plan older than it, after every one as new.
-		j := sort.Search(len(top), func(i int) bool { return p.UpdatedAt.After(top[i].UpdatedAt) })
+		// Seen after the kept plans, p comes before each one that is not newer than it.
+		j := sort.Search(len(top), func(i int) bool { return !top[i].UpdatedAt.After(p.UpdatedAt) })
 		top = append(top, nil)
 		copy(top[j+1:], top[j:])
 		top[j] = p

@@ -2,7 +2,9 @@ package plan
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,5 +33,53 @@ func TestNewestFirstMatchesStableSort(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries renders random listings once
+// afresh and once from the lines of an earlier render, in which some plans have changed
+// since: both texts must be the same, a line kept for a summary must be the one shown for
+// it, and the lines returned must be exactly those shown.
+func TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for round := 0; round < 300; round++ {
+		n := 1 + rng.IntN(30)
+		plans := make([]*Summary, n)
+		for i := range plans {
+			plans[i] = &Summary{Name: string(rune('a' + i%26)), Revision: 1, Title: "t", Status: "s", UpdatedAt: base.Add(time.Duration(rng.IntN(8)) * time.Second)}
+		}
+		maxPlans, maxBytes := 1+rng.IntN(14), 200+rng.IntN(1200)
+		_, known := renderDigest(plans, 0, textsEN, maxPlans, maxBytes, nil)
+		next := slices.Clone(plans)
+		for i := range next {
+			if rng.IntN(4) == 0 { // replaced, as the Store replaces a changed plan's summary
+				p := *next[i]
+				p.Revision++
+				p.Status = "changed"
+				p.UpdatedAt = p.UpdatedAt.Add(time.Duration(rng.IntN(8)) * time.Second)
+				next[i] = &p
+			}
+		}
+		unreadable := rng.IntN(2)
+		want, wantLines := renderDigest(next, unreadable, textsEN, maxPlans, maxBytes, nil)
+		got, gotLines := renderDigest(next, unreadable, textsEN, maxPlans, maxBytes, known)
+		if got != want {
+			t.Fatalf("round %d: rendered from kept lines:\n%s\nafresh:\n%s", round, got, want)
+		}
+		if len(gotLines) != len(wantLines) {
+			t.Fatalf("round %d: %d lines returned, want %d", round, len(gotLines), len(wantLines))
+		}
+		for p, line := range gotLines {
+			if wantLines[p] != line || !strings.Contains(got, line) {
+				t.Fatalf("round %d: line %q of plan %s is not the one shown", round, line, p.Name)
+			}
+		}
+	}
+	// A kept line is used as it is, without formatting the summary again.
+	p := &Summary{Name: "kept", Revision: 3, UpdatedAt: base}
+	got, _ := renderDigest([]*Summary{p}, 0, textsEN, 12, 4000, digestLines{p: "- kept (as kept)\n"})
+	if !strings.Contains(got, "- kept (as kept)\n") {
+		t.Fatalf("a kept line was formatted again:\n%s", got)
 	}
 }

@@ -426,6 +426,9 @@ func TestDigestFollowsEveryChangeAndLanguage(t *testing.T) {
 	require.NoError(t, adk.SetLanguage(adk.LanguageChinese))
 	chinese := instruction()
 	assert.True(t, gateHan(chinese[strings.Index(chinese, "plan-01")-40:]), "the digest in Chinese: %s", chinese)
+	for _, name := range []string{"plan-00", "plan-01", "plan-02"} {
+		assert.True(t, gateHan(digestLineOf(chinese, name)), "every line in Chinese, none kept from the English digest: %s", chinese)
+	}
 	require.NoError(t, adk.SetLanguage(adk.LanguageEnglish))
 	assert.Equal(t, changed, instruction(), "back in English")
 }

@@ -20,8 +20,9 @@ type sharedState struct {
 	cacheMu sync.Mutex
 	cache   map[string]*cachedSummary
 	listGen uint64
-	// sorted is the last listing that came wholly from the cache, in name order: while the
-	// same entries keep coming back unchanged, List reuses that order instead of sorting.
+	// sorted is the last listing, in name order (it may hold entries the cache has since
+	// dropped): a listing takes the order of the entries it finds in the cache from it
+	// instead of sorting, and returns it itself while the same entries come back unchanged.
 	sorted []*cachedSummary
 	// stamped is the folder stamp that vouches for sorted, nil when none does (store_stamp.go).
 	stamped *stampedListing

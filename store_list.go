@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -153,12 +154,10 @@ func (s *Store) listFolder(ctx context.Context, stamp string, vouches bool) ([]*
 		}
 		stale = append(stale, listedPlan{name, info})
 	}
+	ordered := s.cachedInNameOrder(hits, gen)
 	if len(stale) == 0 {
-		if !s.sameAsSorted(hits, gen) {
-			slices.SortFunc(hits, compareCached)
-			s.shared.sorted = hits
-		}
-		sorted := s.shared.sorted
+		s.shared.sorted = ordered
+		sorted := ordered
 		if vouches {
 			s.vouch(stamp, now, strays)
 		} else {
@@ -169,7 +168,7 @@ func (s *Store) listFolder(ctx context.Context, stamp string, vouches bool) ([]*
 	}
 	s.shared.stamped = nil
 	s.shared.cacheMu.Unlock()
-	entries := hits
+	var fresh []*cachedSummary
 	warnings := strays
 	for _, e := range stale {
 		p, _, err := s.load(ctx, e.name)
@@ -187,10 +186,14 @@ func (s *Store) listFolder(ctx context.Context, stamp string, vouches bool) ([]*
 		if p == nil {
 			continue // deleted between LsInfo and Read
 		}
-		entries = append(entries, s.remember(e.name, e.info, p.Summarize(), now))
+		fresh = append(fresh, s.remember(e.name, e.info, p.Summarize(), now))
 	}
 	s.evictExcept(infos, listed)
-	slices.SortFunc(entries, compareCached)
+	entries := mergeByName(ordered, fresh)
+	s.shared.cacheMu.Lock()
+	s.shared.sorted = entries // so the next listing finds the plans read here in order
+	s.shared.stamped = nil    // which no stamp vouches for
+	s.shared.cacheMu.Unlock()
 	slices.SortFunc(warnings, func(a, b Warning) int { return strings.Compare(a.Name, b.Name) })
 	return entries, warnings, nil
 }
@@ -208,18 +211,46 @@ func planFileName(info FileInfo) (string, bool) {
 	return name, true
 }
 
-// sameAsSorted reports whether hits, all stamped with gen, are exactly the entries of the
-// remembered sorted listing. Called with cacheMu held.
-func (s *Store) sameAsSorted(hits []*cachedSummary, gen uint64) bool {
-	if len(hits) != len(s.shared.sorted) {
-		return false
-	}
-	for _, c := range s.shared.sorted {
-		if c.seen != gen {
-			return false
+// cachedInNameOrder returns hits, the entries listing gen took from the cache, in name
+// order. The last sorted listing holds them all, in that order, unless plans were added
+// since: then it is filtered to them, a pass without comparisons, and is returned itself
+// when it is exactly hits; otherwise hits are sorted. Called with cacheMu held.
+func (s *Store) cachedInNameOrder(hits []*cachedSummary, gen uint64) []*cachedSummary {
+	prev := s.shared.sorted
+	n := 0
+	for _, c := range prev {
+		if c.seen == gen { // only hits of this listing carry gen
+			n++
 		}
 	}
-	return true
+	switch {
+	case n == len(prev) && n == len(hits):
+		return prev
+	case n == len(hits):
+		out := make([]*cachedSummary, 0, n)
+		for _, c := range prev {
+			if c.seen == gen {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	slices.SortFunc(hits, compareCached)
+	return hits
+}
+
+// mergeByName returns ordered, a shared listing in name order, with the entries of fresh
+// in their places, in a new slice.
+func mergeByName(ordered, fresh []*cachedSummary) []*cachedSummary {
+	slices.SortFunc(fresh, compareCached)
+	out := make([]*cachedSummary, 0, len(ordered)+len(fresh))
+	i := 0
+	for _, f := range fresh {
+		j := i + sort.Search(len(ordered)-i, func(k int) bool { return compareCached(ordered[i+k], f) > 0 })
+		out = append(append(out, ordered[i:j]...), f)
+		i = j
+	}
+	return append(out, ordered[i:]...)
 }
 
 // remember caches a summary under the Size and ModifiedAt that LsInfo reported before the

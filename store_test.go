@@ -3,6 +3,9 @@ package plan_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -127,4 +130,60 @@ func seedPlans(t *testing.T, backend plan.Backend, n int) {
 		_, err := store.Put(context.Background(), plan.Update{Name: fmt.Sprintf("plan-%02d", i), Content: &body, Status: "active"})
 		require.NoError(t, err)
 	}
+}
+
+// TestListFollowsEveryChangeInNameOrder lists through one Store while another creates,
+// rewrites and deletes plans at random, names where one is another followed by '-'
+// included: after each change the listing is the one a new Store makes, in name order, on
+// a backend that lists in no order (MemoryBackend) and one that lists in path order.
+func TestListFollowsEveryChangeInNameOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, kind := range []string{"memory", "local"} {
+		t.Run(kind, func(t *testing.T) {
+			var backend plan.Backend = plan.NewMemoryBackend()
+			if kind == "local" {
+				b, err := plan.NewLocalBackend(t.TempDir())
+				require.NoError(t, err)
+				backend = b
+			}
+			lister, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HistoryLimit: -1})
+			require.NoError(t, err)
+			writer, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HistoryLimit: -1})
+			require.NoError(t, err)
+			names := []string{"a", "a-b", "a-b-c", "a0", "a_b", "ab", "b", "b-a", "c-1", "c"}
+			rng := rand.New(rand.NewPCG(7, 8))
+			for round := 0; round < 150; round++ {
+				name := names[rng.IntN(len(names))]
+				if rng.IntN(4) == 0 {
+					_, _ = writer.Delete(ctx, name, nil)
+				} else {
+					body := fmt.Sprintf("- [ ] step %d", round)
+					_, err := writer.Put(ctx, plan.Update{Name: name, Content: &body, Status: fmt.Sprint(round)})
+					require.NoError(t, err)
+				}
+				fresh, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HistoryLimit: -1})
+				require.NoError(t, err)
+				want, err := fresh.List(ctx)
+				require.NoError(t, err)
+				got, err := lister.List(ctx)
+				require.NoError(t, err)
+				require.Equal(t, listed(want), listed(got), "round %d", round)
+				if rng.IntN(2) == 0 { // unchanged since: the listing's order is reused
+					got, err = lister.List(ctx)
+					require.NoError(t, err)
+					require.Equal(t, listed(want), listed(got), "round %d, listed again", round)
+				}
+				require.True(t, slices.IsSortedFunc(got.Plans, func(a, b plan.Summary) int { return strings.Compare(a.Name, b.Name) }), "round %d: %v", round, listed(got))
+			}
+		})
+	}
+}
+
+// listed is each listed plan's name, revision and status.
+func listed(l *plan.Listing) []string {
+	out := make([]string, len(l.Plans))
+	for i, p := range l.Plans {
+		out[i] = fmt.Sprintf("%s r%d %s", p.Name, p.Revision, p.Status)
+	}
+	return out
 }

@@ -1,0 +1,82 @@
+package plan
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestMergeByNameSortsByName merges random fresh entries into random listings in name
+// order, names where one is another followed by '-' included, against a plain sort.
+func TestMergeByNameSortsByName(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte("ab-_0")
+	for round := 0; round < 2000; round++ {
+		seen := map[string]bool{}
+		var entries []*cachedSummary
+		for n := rng.IntN(20); len(entries) < n; {
+			name := make([]byte, 1+rng.IntN(4))
+			for i := range name {
+				name[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			if !seen[string(name)] {
+				seen[string(name)] = true
+				entries = append(entries, &cachedSummary{summary: Summary{Name: string(name)}})
+			}
+		}
+		split := rng.IntN(len(entries) + 1)
+		ordered, fresh := slices.Clone(entries[:split]), slices.Clone(entries[split:])
+		slices.SortFunc(ordered, compareCached)
+		shared := slices.Clone(ordered)
+		want := slices.Clone(entries)
+		slices.SortFunc(want, compareCached)
+		if got := mergeByName(ordered, fresh); !slices.Equal(got, want) {
+			t.Fatalf("round %d: %v, want %v", round, summaryNames(got), summaryNames(want))
+		}
+		if !slices.Equal(ordered, shared) {
+			t.Fatalf("round %d: the shared listing was changed", round)
+		}
+	}
+}
+
+// TestCachedInNameOrderIsTheHitsSorted gives a listing's cache hits in name order from
+// random last listings: holding exactly the hits, more (plans since deleted, entries of
+// older listings), fewer (plans cached since by another listing), or none.
+func TestCachedInNameOrderIsTheHitsSorted(t *testing.T) {
+	s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for round := 0; round < 2000; round++ {
+		gen := uint64(round + 2)
+		var prev, hits []*cachedSummary
+		for i := range rng.IntN(12) {
+			c := &cachedSummary{summary: Summary{Name: string(rune('a' + i))}, seen: uint64(rng.IntN(2))}
+			inPrev, hit := rng.IntN(5) > 0, rng.IntN(3) > 0
+			if hit {
+				c.seen = gen
+				hits = append(hits, c)
+			}
+			if inPrev {
+				prev = append(prev, c)
+			}
+		}
+		rng.Shuffle(len(hits), func(i, j int) { hits[i], hits[j] = hits[j], hits[i] })
+		want := slices.Clone(hits)
+		slices.SortFunc(want, compareCached)
+		s.shared.sorted = prev
+		got := s.cachedInNameOrder(hits, gen)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: %v from last listing %v, want %v", round, summaryNames(got), summaryNames(prev), summaryNames(want))
+		}
+	}
+}
+
+func summaryNames(entries []*cachedSummary) []string {
+	out := make([]string, len(entries))
+	for i, c := range entries {
+		out[i] = c.summary.Name
+	}
+	return out
+}
