@@ -213,26 +213,25 @@ func planFileName(info FileInfo) (string, bool) {
 
 // cachedInNameOrder returns hits, the entries listing gen took from the cache, in name
 // order. The last sorted listing holds them all, in that order, unless plans were added
-// since: then it is filtered to them, a pass without comparisons, and is returned itself
-// when it is exactly hits; otherwise hits are sorted. Called with cacheMu held.
+// since: then it is filtered to them in one pass without comparisons (itself when it is
+// exactly hits); otherwise hits are sorted. Called with cacheMu held.
 func (s *Store) cachedInNameOrder(hits []*cachedSummary, gen uint64) []*cachedSummary {
 	prev := s.shared.sorted
-	n := 0
-	for _, c := range prev {
-		if c.seen == gen { // only hits of this listing carry gen
-			n++
+	var out []*cachedSummary // nil while prev[:i] are all hits
+	for i, c := range prev {
+		switch {
+		case c.seen != gen: // only hits of this listing carry gen
+			if out == nil {
+				out = append(make([]*cachedSummary, 0, len(hits)), prev[:i]...)
+			}
+		case out != nil:
+			out = append(out, c)
 		}
 	}
-	switch {
-	case n == len(prev) && n == len(hits):
+	if out == nil && len(prev) == len(hits) {
 		return prev
-	case n == len(hits):
-		out := make([]*cachedSummary, 0, n)
-		for _, c := range prev {
-			if c.seen == gen {
-				out = append(out, c)
-			}
-		}
+	}
+	if out != nil && len(out) == len(hits) {
 		return out
 	}
 	slices.SortFunc(hits, compareCached)
