@@ -45,6 +45,7 @@ type memFolder struct {
 type memFile struct {
 	content  string
 	modified string // RFC 3339 with nanoseconds, formatted once per write
+	path     string // the clean path it is stored at, as listings name it
 }
 
 // New returns an empty Backend.
@@ -67,8 +68,8 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 		return nil, nil
 	}
 	out := make([]filesystem.FileInfo, 0, len(f.files)+len(f.subs))
-	for name, c := range f.files {
-		out = append(out, filesystem.FileInfo{Path: prefix + name, Size: int64(len(c.content)), ModifiedAt: c.modified})
+	for _, c := range f.files {
+		out = append(out, filesystem.FileInfo{Path: c.path, Size: int64(len(c.content)), ModifiedAt: c.modified})
 	}
 	for name := range f.subs {
 		out = append(out, filesystem.FileInfo{Path: prefix + name, IsDir: true})
@@ -93,6 +94,7 @@ func (b *Backend) put(p string, c memFile) {
 	if f == nil {
 		f = b.makeFolder(dir)
 	}
+	c.path = p
 	f.files[name] = c
 	b.changed(f)
 }
@@ -296,7 +298,7 @@ func (b *Backend) Restore(s Snapshot) {
 	b.folders = cloneFolders(s.folders)
 	for _, f := range b.folders {
 		for name, c := range f.files {
-			f.files[name] = memFile{content: c.content, modified: b.tick().Format(time.RFC3339Nano)}
+			f.files[name] = memFile{content: c.content, modified: b.tick().Format(time.RFC3339Nano), path: c.path}
 		}
 		b.changed(f)
 	}

@@ -73,3 +73,35 @@ func TestFoldersComeAndGoWithWhatTheyHold(t *testing.T) {
 	assert.ElementsMatch(t, []string{"/plans/.history"}, names("/plans"))
 	assert.ElementsMatch(t, []string{"/plans"}, names("/"))
 }
+
+// A listing names every file by its clean path, however it was written or listed, and
+// Restore keeps those names.
+func TestListingsNameFilesByTheirCleanPaths(t *testing.T) {
+	ctx := context.Background()
+	b := memfs.New()
+	for _, p := range []string{"/plans//a.md", "plans/./b.md", "/plans/x/../c.md", "/top.md"} {
+		require.NoError(t, b.Write(ctx, &filesystem.WriteRequest{FilePath: p, Content: p}))
+	}
+	files := func(dir string) []string {
+		t.Helper()
+		infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: dir})
+		require.NoError(t, err)
+		var out []string
+		for _, i := range infos {
+			if !i.IsDir {
+				out = append(out, i.Path)
+			}
+		}
+		return out
+	}
+	check := func() {
+		t.Helper()
+		for _, dir := range []string{"/plans", "plans/", "/plans/."} {
+			assert.ElementsMatch(t, []string{"/plans/a.md", "/plans/b.md", "/plans/c.md"}, files(dir), "listed as %q", dir)
+		}
+		assert.ElementsMatch(t, []string{"/top.md"}, files("/"))
+	}
+	check()
+	b.Restore(b.Snapshot())
+	check()
+}
