@@ -20,9 +20,10 @@ type sharedState struct {
 	cacheMu sync.Mutex
 	cache   map[string]*cachedSummary
 	listGen uint64
-	// sorted is the last listing, in name order (it may hold entries the cache has since
-	// dropped): a listing takes the order of the entries it finds in the cache from it
-	// instead of sorting, and returns it itself while the same entries come back unchanged.
+	// sorted is the listing that finished last, in name order; a slower listing may have
+	// replaced a newer one, and it may hold entries the cache has since dropped. A listing
+	// takes the order of the entries it finds in the cache from it when it holds them all,
+	// and returns it itself while the same entries come back unchanged.
 	sorted []*cachedSummary
 	// stamped is the folder stamp that vouches for sorted, nil when none does (store_stamp.go).
 	stamped *stampedListing

@@ -212,9 +212,10 @@ func planFileName(info FileInfo) (string, bool) {
 }
 
 // cachedInNameOrder returns hits, the entries listing gen took from the cache, in name
-// order. The last sorted listing holds them all, in that order, unless plans were added
-// since: then it is filtered to them in one pass without comparisons (itself when it is
-// exactly hits); otherwise hits are sorted. Called with cacheMu held.
+// order. The last listing to finish holds them all, in that order, unless plans were
+// cached since (by a listing whose result a slower one replaced): then it is filtered to
+// them in one pass without comparisons (itself when it is exactly hits); otherwise hits
+// are sorted. Called with cacheMu held.
 func (s *Store) cachedInNameOrder(hits []*cachedSummary, gen uint64) []*cachedSummary {
 	prev := s.shared.sorted
 	var out []*cachedSummary // nil while prev[:i] are all hits

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -134,8 +136,9 @@ func seedPlans(t *testing.T, backend plan.Backend, n int) {
 
 // TestListFollowsEveryChangeInNameOrder lists through one Store while another creates,
 // rewrites and deletes plans at random, names where one is another followed by '-'
-// included: after each change the listing is the one a new Store makes, in name order, on
-// a backend that lists in no order (MemoryBackend) and one that lists in path order.
+// included: after each change the listing is what the plan files hold, read without any
+// Store, in name order, on a backend that lists in no order (MemoryBackend) and one that
+// lists in path order.
 func TestListFollowsEveryChangeInNameOrder(t *testing.T) {
 	ctx := context.Background()
 	for _, kind := range []string{"memory", "local"} {
@@ -161,22 +164,41 @@ func TestListFollowsEveryChangeInNameOrder(t *testing.T) {
 					_, err := writer.Put(ctx, plan.Update{Name: name, Content: &body, Status: fmt.Sprint(round)})
 					require.NoError(t, err)
 				}
-				fresh, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HistoryLimit: -1})
-				require.NoError(t, err)
-				want, err := fresh.List(ctx)
-				require.NoError(t, err)
+				want := planFiles(t, backend)
 				got, err := lister.List(ctx)
 				require.NoError(t, err)
-				require.Equal(t, listed(want), listed(got), "round %d", round)
+				require.Equal(t, want, listed(got), "round %d", round)
 				if rng.IntN(2) == 0 { // unchanged since: the listing's order is reused
 					got, err = lister.List(ctx)
 					require.NoError(t, err)
-					require.Equal(t, listed(want), listed(got), "round %d, listed again", round)
+					require.Equal(t, want, listed(got), "round %d, listed again", round)
 				}
-				require.True(t, slices.IsSortedFunc(got.Plans, func(a, b plan.Summary) int { return strings.Compare(a.Name, b.Name) }), "round %d: %v", round, listed(got))
 			}
 		})
 	}
+}
+
+// planFiles is each plan file's name, revision and status as listed, in name order,
+// read from the backend without a Store.
+func planFiles(t *testing.T, backend plan.Backend) []string {
+	t.Helper()
+	ctx := context.Background()
+	infos, err := backend.LsInfo(ctx, &plan.LsInfoRequest{Path: plan.DefaultBaseDir})
+	require.NoError(t, err)
+	var out []string
+	for _, info := range infos {
+		name, ok := strings.CutSuffix(path.Base(info.Path), ".md")
+		if info.IsDir || !ok {
+			continue
+		}
+		raw, err := backend.Read(ctx, &plan.ReadRequest{FilePath: info.Path})
+		require.NoError(t, err)
+		p, err := plan.DecodePlan(name, raw.Content)
+		require.NoError(t, err)
+		out = append(out, fmt.Sprintf("%s r%d %s", p.Name, p.Revision, p.Status))
+	}
+	slices.SortFunc(out, func(a, b string) int { return strings.Compare(strings.Fields(a)[0], strings.Fields(b)[0]) })
+	return out
 }
 
 // listed is each listed plan's name, revision and status.
@@ -187,3 +209,69 @@ func listed(l *plan.Listing) []string {
 	}
 	return out
 }
+
+// TestASlowListingLeavesNoStaleListingBehind runs a listing that is held while re-reading
+// a plan, and meanwhile another agent changes and adds plans and two listings see it, the
+// second vouched for by the folder stamp. When the slow listing ends, its older view must
+// neither be served under that stamp nor make later listings drop the added plan.
+func TestASlowListingLeavesNoStaleListingBehind(t *testing.T) {
+	ctx := context.Background()
+	mem := plan.NewMemoryBackend()
+	held := &heldRead{MemoryBackend: mem, path: plan.DefaultBaseDir + "/x.md", entered: make(chan struct{}), release: make(chan struct{})}
+	writer, err := plan.NewStore(&plan.StoreConfig{Backend: mem, HistoryLimit: -1})
+	require.NoError(t, err)
+	lister, err := plan.NewStore(&plan.StoreConfig{Backend: held, HistoryLimit: -1})
+	require.NoError(t, err)
+	put := func(name, status string) {
+		t.Helper()
+		body := "- [ ] step"
+		_, err := writer.Put(ctx, plan.Update{Name: name, Content: &body, Status: status})
+		require.NoError(t, err)
+	}
+	list := func() []string {
+		t.Helper()
+		l, err := lister.List(ctx)
+		require.NoError(t, err)
+		return listed(l)
+	}
+	put("a", "old")
+	put("x", "old")
+	list()
+	list()
+	put("x", "changed") // the next listing re-reads x
+	held.armed.Store(true)
+	slow := make(chan []string)
+	go func() {
+		l, err := lister.List(ctx)
+		assert.NoError(t, err)
+		slow <- listed(l)
+	}()
+	<-held.entered
+	put("a", "new")
+	put("n", "added")
+	want := planFiles(t, mem)
+	require.Equal(t, want, list(), "a listing that re-reads a and n")
+	require.Equal(t, want, list(), "a listing from the cache, which the stamp vouches for")
+	close(held.release)
+	assert.Equal(t, []string{"a r1 old", "x r2 changed"}, <-slow, "the slow listing saw the folder as it was")
+	assert.Equal(t, want, list(), "after the slow listing ended")
+	assert.Equal(t, want, list(), "and once more")
+}
+
+// heldRead holds the first bounded read of path once armed until release is closed.
+type heldRead struct {
+	*plan.MemoryBackend
+	path             string
+	armed            atomic.Bool
+	entered, release chan struct{}
+}
+
+func (h *heldRead) ReadAtMost(ctx context.Context, p string, max int64) (string, error) {
+	if p == h.path && h.armed.CompareAndSwap(true, false) {
+		close(h.entered)
+		<-h.release
+	}
+	return h.MemoryBackend.ReadAtMost(ctx, p, max)
+}
+
+func (h *heldRead) Unwrap() plan.Backend { return h.MemoryBackend }
