@@ -221,7 +221,7 @@ func (s *Store) cachedInNameOrder(hits []*cachedSummary, gen uint64) []*cachedSu
 	var out []*cachedSummary // nil while prev[:i] are all hits
 	for i, c := range prev {
 		switch {
-		case c.seen != gen: // only hits of this listing carry gen
+		case c.seen != gen || i > 0 && prev[i-1] == c: // only hits carry gen; a backend may list a path twice
 			if out == nil {
 				out = append(make([]*cachedSummary, 0, len(hits)), prev[:i]...)
 			}

@@ -41,7 +41,8 @@ func TestMergeByNameSortsByName(t *testing.T) {
 
 // TestCachedInNameOrderIsTheHitsSorted gives a listing's cache hits in name order from
 // random last listings: holding exactly the hits, more (plans since deleted, entries of
-// older listings), fewer (plans cached since by another listing), or none.
+// older listings, a path a backend listed twice), fewer (plans cached since by another
+// listing), or none.
 func TestCachedInNameOrderIsTheHitsSorted(t *testing.T) {
 	s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
 	if err != nil {
@@ -60,6 +61,9 @@ func TestCachedInNameOrderIsTheHitsSorted(t *testing.T) {
 			}
 			if inPrev {
 				prev = append(prev, c)
+				if rng.IntN(8) == 0 { // listed twice by a backend
+					prev = append(prev, c)
+				}
 			}
 		}
 		rng.Shuffle(len(hits), func(i, j int) { hits[i], hits[j] = hits[j], hits[i] })
