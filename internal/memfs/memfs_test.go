@@ -40,16 +40,7 @@ func TestRestoreReturnsToTheSnapshot(t *testing.T) {
 func TestFoldersComeAndGoWithWhatTheyHold(t *testing.T) {
 	ctx := context.Background()
 	b := memfs.New()
-	names := func(dir string) []string {
-		t.Helper()
-		infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: dir})
-		require.NoError(t, err)
-		var out []string
-		for _, i := range infos {
-			out = append(out, i.Path)
-		}
-		return out
-	}
+	names := func(dir string) []string { return listedPaths(t, b, dir, true) }
 	write := func(p string) {
 		require.NoError(t, b.Write(ctx, &filesystem.WriteRequest{FilePath: p, Content: "x"}))
 	}
@@ -82,18 +73,7 @@ func TestListingsNameFilesByTheirCleanPaths(t *testing.T) {
 	for _, p := range []string{"/plans//a.md", "plans/./b.md", "/plans/x/../c.md", "/top.md"} {
 		require.NoError(t, b.Write(ctx, &filesystem.WriteRequest{FilePath: p, Content: p}))
 	}
-	files := func(dir string) []string {
-		t.Helper()
-		infos, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: dir})
-		require.NoError(t, err)
-		var out []string
-		for _, i := range infos {
-			if !i.IsDir {
-				out = append(out, i.Path)
-			}
-		}
-		return out
-	}
+	files := func(dir string) []string { return listedPaths(t, b, dir, false) }
 	check := func() {
 		t.Helper()
 		for _, dir := range []string{"/plans", "plans/", "/plans/."} {
@@ -104,4 +84,18 @@ func TestListingsNameFilesByTheirCleanPaths(t *testing.T) {
 	check()
 	b.Restore(b.Snapshot())
 	check()
+}
+
+// listedPaths is the paths b lists in dir: its files, and its folders too when folders is set.
+func listedPaths(t *testing.T, b *memfs.Backend, dir string, folders bool) []string {
+	t.Helper()
+	infos, err := b.LsInfo(context.Background(), &filesystem.LsInfoRequest{Path: dir})
+	require.NoError(t, err)
+	var out []string
+	for _, i := range infos {
+		if folders || !i.IsDir {
+			out = append(out, i.Path)
+		}
+	}
+	return out
 }
