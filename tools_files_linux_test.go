@@ -6,7 +6,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,4 +38,26 @@ func TestExportThroughALinkNeverOverwritesAPlan(t *testing.T) {
 	t.Log(results[0])
 	_, err = s.Get(ctx, "victim")
 	assert.NoError(t, err, "the plan was not overwritten behind the Store's back")
+}
+
+// update_plan_from_file returns canceled at the context's deadline even when the Workspace's
+// Read blocks and ignores the context (a named pipe read with os.ReadFile).
+func TestWorkspaceReadHonoursTheDeadline(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o600))
+	t.Cleanup(func() { // unblock the abandoned read
+		if f, err := os.OpenFile(filepath.Join(dir, "pipe.md"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	mw, err := plan.New(context.Background(), &plan.Config{Backend: plan.NewMemoryBackend(), Workspace: readFileWorkspace{dir}})
+	require.NoError(t, err)
+	ctx, _, tools := beforeAgentTools(t, context.Background(), mw)
+	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	out, err := tools["update_plan_from_file"].InvokableRun(ctx, `{"name":"p","path":"/pipe.md"}`)
+	require.NoError(t, err)
+	assert.Contains(t, out, `"canceled"`)
+	assert.Less(t, time.Since(start), 600*time.Millisecond, "returns within 100 ms of the deadline")
 }
