@@ -73,10 +73,19 @@ func (d *digestMemo) reuse(plans []*Summary, unreadable int, texts map[string]st
 	if d.header != texts["digest.header"] {
 		return "", nil, false
 	}
-	if d.plans == nil || d.unreadable != unreadable || !slices.Equal(d.plans, plans) {
+	if d.plans == nil || d.unreadable != unreadable || !sameSummaries(d.plans, plans) {
 		return "", d.lines, false
 	}
 	return d.text, nil, true
+}
+
+// sameSummaries reports whether a and b list the same summaries in the same order; the
+// Store hands out one slice again while the listing is the same.
+func sameSummaries(a, b []*Summary) bool {
+	if len(a) == len(b) && len(a) > 0 && &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
 }
 
 func (d *digestMemo) keep(plans []*Summary, unreadable int, texts map[string]string, text string, lines digestLines) {

@@ -25,6 +25,9 @@ type sharedState struct {
 	// takes the order of the entries it finds in the cache from it when it holds them all,
 	// and returns it itself while the same entries come back unchanged.
 	sorted []*cachedSummary
+	// summaries are the summaries of the listing summariesFor, made last (store_list.go).
+	summaries    []*Summary
+	summariesFor []*cachedSummary
 	// stamped is the folder stamp that vouches for sorted, nil when none does (store_stamp.go).
 	stamped *stampedListing
 	// key is the storage's approval key once read (approval_seal.go).

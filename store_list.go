@@ -59,11 +59,25 @@ func (s *Store) summaries(ctx context.Context) ([]*Summary, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	return s.summariesOf(entries), len(warnings), nil
+}
+
+// summariesOf is the summaries of entries, a listing no one changes once returned. The
+// last one made is kept with the listing it was made of, so while the folder's stamp
+// hands out the same listing, each run and model call gets the same slice back without a
+// pass over every plan.
+func (s *Store) summariesOf(entries []*cachedSummary) []*Summary {
+	s.shared.cacheMu.Lock()
+	defer s.shared.cacheMu.Unlock()
+	if kept := s.shared.summariesFor; len(kept) == len(entries) && len(kept) > 0 && &kept[0] == &entries[0] {
+		return s.shared.summaries
+	}
 	out := make([]*Summary, len(entries))
 	for i, c := range entries {
 		out[i] = &c.summary
 	}
-	return out, len(warnings), nil
+	s.shared.summariesFor, s.shared.summaries = entries, out
+	return out
 }
 
 // listPage is one page of cached summaries.

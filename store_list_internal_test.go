@@ -1,9 +1,13 @@
 package plan
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMergeByNameSortsByName merges random fresh entries into random listings in name
@@ -83,4 +87,34 @@ func summaryNames(entries []*cachedSummary) []string {
 		out[i] = c.summary.Name
 	}
 	return out
+}
+
+// TestSummariesAreHandedOutAgainWhileTheListingIs gives the digest the same slice of
+// summaries while the folder is unchanged, and a new one with the change after another
+// Store changed a plan.
+func TestSummariesAreHandedOutAgainWhileTheListingIs(t *testing.T) {
+	ctx := context.Background()
+	backend := NewMemoryBackend()
+	s, err := NewStore(&StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	other, err := NewStore(&StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	for _, name := range []string{"a", "b"} {
+		_, err := other.Put(ctx, Update{Name: name, Content: ptrTo("- [ ] x")})
+		require.NoError(t, err)
+	}
+	first, _, err := s.summaries(ctx)
+	require.NoError(t, err)
+	again, _, err := s.summaries(ctx)
+	require.NoError(t, err)
+	require.Len(t, again, 2)
+	assert.Same(t, &first[0], &again[0], "the unchanged listing's summaries are not made again")
+
+	_, err = other.SetStatus(ctx, "b", "moved", nil)
+	require.NoError(t, err)
+	changed, _, err := s.summaries(ctx)
+	require.NoError(t, err)
+	require.Len(t, changed, 2)
+	assert.Equal(t, "moved", changed[1].Status)
+	assert.Equal(t, "draft", first[1].Status, "a slice handed out before is never changed")
 }
