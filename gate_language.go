@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"sync"
 	"unicode"
 
 	"github.com/cloudwego/eino/adk"
@@ -16,14 +17,11 @@ import (
 // Han characters is Chinese. TestEinoLanguageProbe pins it, so an Eino release that
 // changes that text fails loudly.
 func einoLanguage() adk.Language {
-	mw, err := patchtoolcalls.New(context.Background(), nil)
-	if err != nil {
+	probe := languageProbe()
+	if probe.mw == nil {
 		return adk.LanguageEnglish
 	}
-	state := &adk.ChatModelAgentState{Messages: []*schema.Message{
-		schema.AssistantMessage("", []schema.ToolCall{{ID: "probe", Function: schema.FunctionCall{Name: "probe", Arguments: "{}"}}}),
-	}}
-	_, out, err := mw.BeforeModelRewriteState(context.Background(), state, &adk.ModelContext{})
+	_, out, err := probe.mw.BeforeModelRewriteState(context.Background(), probe.state, &adk.ModelContext{})
 	if err != nil || out == nil || len(out.Messages) < 2 || out.Messages[1] == nil {
 		return adk.LanguageEnglish
 	}
@@ -34,3 +32,21 @@ func einoLanguage() adk.Language {
 	}
 	return adk.LanguageEnglish
 }
+
+// languageProbe is the middleware and the state einoLanguage runs, made once: the
+// middleware picks its text when it runs, not when it is made, and copies the state
+// rather than change it.
+var languageProbe = sync.OnceValue(func() (p struct {
+	mw    adk.ChatModelAgentMiddleware
+	state *adk.ChatModelAgentState
+}) {
+	mw, err := patchtoolcalls.New(context.Background(), nil)
+	if err != nil {
+		return p
+	}
+	p.mw = mw
+	p.state = &adk.ChatModelAgentState{Messages: []*schema.Message{
+		schema.AssistantMessage("", []schema.ToolCall{{ID: "probe", Function: schema.FunctionCall{Name: "probe", Arguments: "{}"}}}),
+	}}
+	return p
+})
