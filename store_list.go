@@ -171,14 +171,13 @@ func (s *Store) listFolder(ctx context.Context, stamp string, vouches bool) ([]*
 	ordered := s.cachedInNameOrder(hits, gen)
 	if len(stale) == 0 {
 		s.shared.sorted = ordered
-		sorted := ordered
 		if vouches {
 			s.vouch(stamp, now, strays)
 		} else {
 			s.shared.stamped = nil // an older stamp must not vouch for this listing
 		}
 		s.shared.cacheMu.Unlock()
-		return sorted, strays, nil
+		return ordered, strays, nil
 	}
 	s.shared.stamped = nil
 	s.shared.cacheMu.Unlock()
