@@ -71,7 +71,7 @@ func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
 // by compare-and-swap, otherwise under the folder entry's lock.
 func (s *Store) createOnce(ctx context.Context, p string, old *string, content string) error {
 	if s.swapper != nil {
-		return s.commit(ctx, p, old, content, nil)
+		return s.commit(ctx, p, old, content, "")
 	}
 	unlock, err := s.lockFolderEntry(ctx, approvalKeyFile)
 	if err != nil {
@@ -82,7 +82,7 @@ func (s *Store) createOnce(ctx context.Context, p string, old *string, content s
 	if err != nil || exists != (old != nil) || exists && raw != *old {
 		return err // someone else wrote it first: read it back
 	}
-	return s.commit(ctx, p, old, content, nil)
+	return s.commit(ctx, p, old, content, "")
 }
 
 // approvalSeal is the seal of p's approval under key.

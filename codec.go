@@ -30,6 +30,7 @@ func EncodePlan(p *Plan) string {
 	b.WriteString(`updated_at: "`)
 	b.Write(p.UpdatedAt.UTC().AppendFormat(scratch[:0], time.RFC3339Nano))
 	b.WriteString("\"\n")
+	writeChange(&b, p)
 	if p.stepsRev > 0 && p.stepsRev < p.Revision { // absent: the steps changed at this revision
 		b.WriteString("steps_revision: ")
 		b.Write(strconv.AppendInt(scratch[:0], p.stepsRev, 10))
@@ -149,6 +150,29 @@ func DecodePlan(name, raw string) (*Plan, error) {
 	return p, nil
 }
 
+// The header keys of the change that made a revision (history.go): its action, "create" for
+// the first revision of a plan, and who made it.
+const (
+	hdrChange    = "change"
+	hdrChangedBy = "changed_by"
+	changeCreate = "create"
+)
+
+// writeChange writes the header lines that record the change that made p, when known.
+func writeChange(b *strings.Builder, p *Plan) {
+	switch {
+	case p.created:
+		writeHeaderString(b, hdrChange, changeCreate)
+	case p.action != "":
+		writeHeaderString(b, hdrChange, string(p.action))
+	default:
+		return
+	}
+	if p.changedBy != "" {
+		writeHeaderString(b, hdrChangedBy, p.changedBy)
+	}
+}
+
 // hdrRequiresApproval is the header key of Plan.RequiresApproval.
 const hdrRequiresApproval = "requires_approval"
 
@@ -197,6 +221,17 @@ func (p *Plan) setHeader(key, value string) error {
 		_ = decodeJSONString(value, &p.holds)
 	case hdrHoldExpired:
 		_ = decodeJSONString(value, &p.expiredHold)
+	case hdrChange:
+		// Only a record for the history: a bad value is an unknown change.
+		var action string
+		if decodeJSONString(value, &action) == nil {
+			p.action, p.created = Action(action), action == changeCreate
+			if p.created {
+				p.action = ActionWrite
+			}
+		}
+	case hdrChangedBy:
+		_ = decodeJSONString(value, &p.changedBy)
 	case "updated_at":
 		var s string
 		if err := decodeJSONString(value, &s); err != nil {

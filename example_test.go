@@ -141,7 +141,6 @@ func ExampleNewMemoryBackend() {
 	fmt.Printf("%q revision %d: %s", p.Title, p.Revision, p.Content)
 	// Output:
 	// /plans/todo.md
-	// /plans/.history
 	// "Today" revision 1: - [ ] One
 }
 
@@ -184,6 +183,8 @@ func ExampleNewLocalBackend() {
 	// status: "draft"
 	// author: "ops"
 	// revision: 1
+	// change: "create"
+	// changed_by: "ops"
 	// ---
 	// # Launch
 	// - [x] Build

@@ -2,8 +2,7 @@ package plan
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"hash/crc32"
 	"path"
 	"slices"
 	"strconv"
@@ -35,24 +34,26 @@ type Revision struct {
 // History keeps the last revisions of every plan in the Backend, next to the plans, so
 // every process and machine on the same storage sees the same history:
 //
-//	<BaseDir>/.history/<name>/<revision>-<first 12 hex digits of the SHA-256 of the plan file>
+//	<BaseDir>/.history/<name>/<revision>.<CRC-32C of the file, 8 hex digits>
 //
-// An entry is the plan file of that revision exactly as it was written, with three more
-// header lines in front: action, by (who) and parent (the SHA-256 of the plan file the
-// change was based on, "" for a create). Names starting with "." are never plan names, so
-// List never sees the folder, and the plan file stays the only thing people read and diff.
+// An entry is the plan file of that revision exactly as it was stored, kept when the next
+// revision replaces it; the current revision is the plan file itself. Each plan file records
+// the change that made it (its change and changed_by header lines), so an entry needs no
+// lines of its own, and a change copies and hashes nothing but a checksum of the file it
+// replaces. Where the Backend keeps the replaced file in the swap itself
+// (driver.KeepingSwapper) a change is one write; elsewhere the entry is written just before
+// the plan file, from the file the change was based on. Names starting with "." are never
+// plan names, so List never sees the folder, and the plan file stays the only thing people
+// read and diff.
 //
-// The plan file is the source of truth. An entry is written just BEFORE the plan file, so a
-// write that then fails or loses a compare-and-swap race may leave an entry that never
-// became the plan; a writer that loses a race deletes its entry, and every write deletes
-// the losers of the revision it made. Since an entry's name carries its content's hash,
-// two writers of one revision never overwrite each other's entry. Whatever is left over is
-// never shown: an entry counts only when it is the current plan file byte for byte, or when
-// its hash is the parent named by the counted entry of the next revision (or, where a person
-// edited the plan file in place, by an entry of the current revision). A parent is always the
-// hash of a plan file that was read, and a revision number is written to a plan file once
-// (tombstones keep them from repeating), so parents are truthful even in the entries of
-// writes that lost.
+// An entry counts only when its bytes match the checksum in its name (an entry written
+// without a sync may be cut short by a crash) and it decodes to the revision its name gives.
+// A revision number is written to a plan file once (tombstones keep them from repeating), so
+// such an entry is what that revision was, even when the write that kept it then lost a race.
+// History runs from the current revision down, without a gap, to the first revision that
+// has no such entry or that created the plan. Entries of earlier releases
+// (<revision>-<12 hex digits>, with lines of their own in front) are never shown, and prunes
+// remove them.
 
 // historyDir is the folder of a plan's kept revisions.
 // Names never need cleaning (planPath), so no path.Join.
@@ -63,92 +64,45 @@ func (s *Store) historyDir(name string) string {
 	return s.dir + "/.history/" + name
 }
 
-// entryName is the file name of the entry of revision rev holding a plan file whose
-// fileHash is hash.
-func entryName(rev int64, hash string) string {
-	return strconv.FormatInt(rev, 10) + "-" + hash[:entryHashDigits]
+// entryPath is where revision rev of a plan, whose file is raw, is kept.
+func (s *Store) entryPath(name string, rev int64, raw string) string {
+	var b [20 + 1 + entrySumDigits]byte
+	out := strconv.AppendInt(b[:0], rev, 10)
+	out = append(out, '.')
+	out = appendEntrySum(out, raw)
+	return s.historyDir(name) + "/" + string(out)
 }
 
-const entryHashDigits = 12
+const (
+	entrySumDigits    = 8  // hex digits of an entry's CRC-32C
+	legacyEntryDigits = 12 // hex digits of the SHA-256 in an entry name of earlier releases
+)
 
-// historyEntry is one decoded entry file.
-type historyEntry struct {
-	action Action
-	by     string
-	parent string // hex SHA-256 of the plan file this revision was based on
-	file   string // the plan file as written, without the three entry lines
-}
-
-func fileHash(raw string) string {
-	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(raw), len(raw))) // only read
-	return hex.EncodeToString(sum[:])
-}
-
-// encodeEntry puts the entry lines in front of the header of the plan file raw; parent is a
-// fileHash or "".
-func encodeEntry(raw string, action Action, by, parent string) string {
-	var b strings.Builder
-	b.Grow(len(raw) + len(by) + 150)
-	b.WriteString(headerFence)
-	writeHeaderString(&b, "action", string(action))
-	writeHeaderString(&b, "by", by)
-	b.WriteString(`parent: "`) // hex, or "": nothing to escape
-	b.WriteString(parent)
-	b.WriteString("\"\n")
-	b.WriteString(raw[len(headerFence):])
-	return b.String()
-}
-
-// decodeEntry is the inverse of encodeEntry; false for anything encodeEntry did not write.
-func decodeEntry(raw string) (historyEntry, bool) {
-	rest, ok := strings.CutPrefix(raw, headerFence)
-	if !ok {
-		return historyEntry{}, false
+// appendEntrySum appends the CRC-32C of raw in entrySumDigits hex digits.
+func appendEntrySum(dst []byte, raw string) []byte {
+	const hex = "0123456789abcdef"
+	sum := crc32.Update(0, castagnoli, unsafe.Slice(unsafe.StringData(raw), len(raw))) // only read
+	for shift := 28; shift >= 0; shift -= 4 {
+		dst = append(dst, hex[sum>>shift&0xf])
 	}
-	var e historyEntry
-	var action string
-	for _, f := range [...]struct {
-		key string
-		out *string
-	}{{"action", &action}, {"by", &e.by}, {"parent", &e.parent}} {
-		line, after, ok := strings.Cut(rest, "\n")
-		if !ok {
-			return historyEntry{}, false
-		}
-		value, ok := strings.CutPrefix(line, f.key+": ")
-		if !ok || decodeJSONString(value, f.out) != nil {
-			return historyEntry{}, false
-		}
-		rest = after
-	}
-	e.action = Action(action)
-	e.file = headerFence + rest
-	return e, true
+	return dst
 }
 
 // historyOn reports whether the Store keeps history.
 func (s *Store) historyOn() bool { return s.historyLimit > 0 }
 
-// recordBefore writes the entry of revision next (plan file file, whose fileHash is hash),
-// made from the plan file cur (raw; nil when created), before that file is committed; the
-// write fails when the entry cannot be written. It returns the entry's path.
-func (s *Store) recordBefore(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file, hash string) (p string, size int, err error) {
-	p, entry := s.entryOf(ctx, action, cur, raw, next, file, hash)
-	err = s.writeEntry(ctx, p, entry)
-	if err != nil && ctx.Err() == nil && s.setAsideStrays(ctx, next.Name) {
-		err = s.writeEntry(ctx, p, entry)
-	}
-	return p, len(entry), err
-}
+// keepsEntries reports whether a change keeps the file it replaces: with a limit of one
+// revision, history is the plan file alone.
+func (s *Store) keepsEntries() bool { return s.historyLimit > 1 }
 
-// entryOf is the path and content of the entry of revision next, as recordBefore writes it.
-func (s *Store) entryOf(ctx context.Context, action Action, cur *Plan, raw string, next *Plan, file, hash string) (p, entry string) {
-	p = s.historyDir(next.Name) + "/" + entryName(next.Revision, hash)
-	parent := "" // a create builds on nothing
-	if cur != nil {
-		parent = s.decoded.hashOf(next.Name, raw)
+// keepBefore writes raw, the file a change is about to replace, at the entry path p before
+// the change is committed; the change fails when it cannot be written.
+func (s *Store) keepBefore(ctx context.Context, name, p, raw string) error {
+	err := s.writeEntry(ctx, p, raw)
+	if err != nil && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
+		err = s.writeEntry(ctx, p, raw)
 	}
-	return p, encodeEntry(file, action, changedBy(ctx, cur, next), parent)
+	return err
 }
 
 func (s *Store) writeEntry(ctx context.Context, p, content string) error {
@@ -170,10 +124,11 @@ func (s *Store) writeEntry(ctx context.Context, p, content string) error {
 
 // listedEntry is one entry file found in a plan's history folder.
 type listedEntry struct {
-	rev  int64
-	hash string // the first entryHashDigits hex digits of the plan file's SHA-256
-	path string
-	size int64
+	rev    int64
+	sum    string // entrySumDigits hex digits; legacyEntryDigits in an entry of an earlier release
+	legacy bool
+	path   string
+	size   int64
 }
 
 // listHistory returns the entry files of a plan's history, newest first.
@@ -189,18 +144,23 @@ func (s *Store) listHistory(ctx context.Context, name string) ([]listedEntry, er
 	out := make([]listedEntry, 0, len(infos))
 	for _, info := range infos {
 		base := path.Base(info.Path)
-		num, hash, ok := strings.Cut(base, "-")
+		num, sum, ok := strings.Cut(base, ".")
+		legacy := !ok
+		if legacy {
+			num, sum, ok = strings.Cut(base, "-")
+		}
 		rev, err := strconv.ParseInt(num, 10, 64)
-		if info.IsDir || !ok || err != nil || rev <= 0 || strconv.FormatInt(rev, 10) != num || len(hash) != entryHashDigits {
+		if info.IsDir || !ok || err != nil || rev <= 0 || strconv.FormatInt(rev, 10) != num ||
+			(legacy && len(sum) != legacyEntryDigits) || (!legacy && len(sum) != entrySumDigits) {
 			continue
 		}
-		out = append(out, listedEntry{rev: rev, hash: hash, path: dir + "/" + base, size: info.Size})
+		out = append(out, listedEntry{rev: rev, sum: sum, legacy: legacy, path: dir + "/" + base, size: info.Size})
 	}
 	slices.SortFunc(out, func(a, b listedEntry) int {
 		if a.rev != b.rev {
 			return int(sign(b.rev - a.rev))
 		}
-		return strings.Compare(a.hash, b.hash)
+		return strings.Compare(a.sum, b.sum)
 	})
 	return out, nil
 }
@@ -235,13 +195,14 @@ func (s *Store) oldestShown(cur int64) int64 {
 	return max(1, cur-int64(s.historyLimit)+1)
 }
 
-// prune runs after revision rev, with its entry at mine, was committed. It deletes the
-// entries other writers left for rev (they lost), and keeps of the older revisions the
-// newest that fit in historyLimit revisions and historyMaxBytes (rev itself always stays).
-// Entries of later revisions belong to writes in flight and are left alone. It goes by the
-// entries the Store knows when it can (history_known.go), else lists them. Failures are
-// ignored: an entry left over is removed by a later write and is never shown.
-func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) {
+// prune runs after revision rev, whose plan file is size bytes, was committed. Of the older
+// revisions it keeps the newest that fit, with the plan file, in historyLimit revisions and
+// historyMaxBytes; entries
+// of earlier releases go. Entries of rev and later belong to writes in flight and are left
+// alone. It goes by the entries the Store knows when it can (history_known.go), else lists
+// them. Failures are ignored: an entry left over is removed by a later prune, and one past
+// the bounds is never shown.
+func (s *Store) prune(ctx context.Context, name string, rev int64, size int) {
 	entries, known := s.knownEntriesAt(name, rev)
 	if !known {
 		var err error
@@ -250,20 +211,21 @@ func (s *Store) prune(ctx context.Context, name string, rev int64, mine string) 
 			return
 		}
 	}
-	revs, bytes := 0, int64(0)
+	revs, bytes := 1, int64(size) // the plan file is one revision
 	last := int64(-1)
 	var drop []string
 	kept := entries[:0]
 	for _, e := range entries {
-		keep := e.rev > rev || e.path == mine
-		if e.rev < rev {
+		keep := e.rev >= rev
+		if e.rev < rev && !e.legacy {
 			if e.rev != last {
 				last = e.rev
 				revs++
 			}
-			// Several entries of one older revision are rare (a crashed writer); they all
-			// count against the limits, so the history stays bounded.
-			keep = revs < s.historyLimit && bytes+e.size <= s.historyMaxBytes
+			// Several entries of one older revision are rare (a write that kept one and
+			// then lost a race); they all count against the limits, so the history stays
+			// bounded.
+			keep = revs <= s.historyLimit && bytes+e.size <= s.historyMaxBytes
 		}
 		if keep {
 			bytes += e.size
@@ -298,6 +260,7 @@ func (s *Store) deleteLazily(ctx context.Context, paths []string) {
 // last, so a plan created meanwhile by another process keeps its entries. Failures are ignored: a plan created later under the name never shows
 // entries older than itself, and its writes prune them.
 func (s *Store) dropHistory(ctx context.Context, name string, last int64) {
+	s.forgetEntries(name)
 	if s.locker != nil {
 		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: s.historyDir(name)})
 	}
@@ -312,117 +275,100 @@ func (s *Store) dropHistory(ctx context.Context, name string, last int64) {
 	}
 }
 
-// readEntry reads and decodes one entry; ok is false when it is gone or does not decode.
-func (s *Store) readEntry(ctx context.Context, p string) (historyEntry, bool, error) {
-	raw, exists, err := s.readRaw(ctx, p)
+// readKept reads and verifies the entry e; nil when it is gone, cut short, or not the
+// revision its name gives.
+func (s *Store) readKept(ctx context.Context, name string, e listedEntry) (*Plan, error) {
+	raw, exists, err := s.readRaw(ctx, e.path)
 	if c := CodeOf(err); c == CodeCorrupt || c == CodeTooLarge {
-		return historyEntry{}, false, nil
+		return nil, nil
 	}
 	if err != nil || !exists {
-		return historyEntry{}, false, err
+		return nil, err
 	}
-	e, ok := decodeEntry(raw)
-	return e, ok, nil
+	var sum [entrySumDigits]byte
+	if string(appendEntrySum(sum[:0], raw)) != e.sum {
+		return nil, nil
+	}
+	p, err := DecodePlan(name, raw)
+	if err != nil || p.Revision != e.rev {
+		return nil, nil
+	}
+	return p, nil
 }
 
-// keptRevision is the verified entry of one revision.
+// keptRevision is one revision History can show: the plan file, or a verified entry.
 type keptRevision struct {
-	rev   int64
-	entry historyEntry
+	rev  int64
+	plan *Plan
 }
 
-// verifiedHistory reads a plan's entries from the newest at or below cur down to oldest,
-// and returns the verified entry of each revision that has one, newest first. The entry of
-// cur is verified by the plan file curRaw; any older one by the parent named in the verified
-// entry of the next revision, so the chain stops where an entry is missing. Only where the
-// plan file was edited in place (no entry of its revision is it) do the entries of that
-// revision name the parent.
-func (s *Store) verifiedHistory(ctx context.Context, cur *Plan, curRaw string, oldest int64) ([]keptRevision, error) {
+// keptHistory returns cur and the verified entries of the revisions before it, newest
+// first, down to oldest: they run without a gap from cur and end at the first revision that
+// has no verified entry or that created the plan (so a plan created again under a name never
+// shows the revisions of the one deleted before it).
+func (s *Store) keptHistory(ctx context.Context, cur *Plan, oldest int64) ([]keptRevision, error) {
+	out := []keptRevision{{rev: cur.Revision, plan: cur}}
+	if cur.created || cur.Revision <= oldest || !s.keepsEntries() {
+		return out, nil
+	}
 	entries, err := s.listHistory(ctx, cur.Name)
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]bool{fileHash(curRaw): true} // hashes the revision being read may have
-	wantRev := cur.Revision
-	var next map[string]bool // the parent named by the verified entry of the revision being read
-	// handEdited collects the parents of every entry of the current revision, for when none
-	// of them is the plan file: a person edited it in place, and the Store's own entry of
-	// that revision still says what came before.
-	var handEdited map[string]bool
-	var out []keptRevision
-	found := false
-	for _, e := range entries {
-		if e.rev > cur.Revision || e.rev < oldest {
+	want := cur.Revision - 1
+	for i := 0; i < len(entries) && want >= oldest; {
+		if e := entries[i]; e.legacy || e.rev > want {
+			i++
 			continue
+		} else if e.rev < want {
+			break // no entry of want: the history ends here
 		}
-		if e.rev != wantRev {
-			// A revision was passed (or has no entry): its parent becomes the wanted hash.
-			if !found && wantRev == cur.Revision {
-				next = handEdited
+		var found *Plan
+		for ; i < len(entries) && entries[i].rev == want; i++ {
+			if found != nil || entries[i].legacy {
+				continue
 			}
-			if e.rev != wantRev-1 || next == nil {
-				want = map[string]bool{}
-			} else {
-				want = next
-			}
-			wantRev, next, found = e.rev, nil, false
-		}
-		entry, ok, err := s.readEntry(ctx, e.path)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
-		if e.rev == cur.Revision && entry.parent != "" {
-			if handEdited == nil {
-				handEdited = map[string]bool{}
-			}
-			handEdited[entry.parent] = true
-		}
-		if !found && want[fileHash(entry.file)] {
-			// Only a verified entry vouches for its parent: the chain runs from the plan
-			// file down, and an entry nothing verified (junk, a stray) names no parent.
-			found = true
-			out = append(out, keptRevision{rev: e.rev, entry: entry})
-			next = nil
-			if entry.parent != "" {
-				next = map[string]bool{entry.parent: true}
+			if found, err = s.readKept(ctx, cur.Name, entries[i]); err != nil {
+				return nil, err
 			}
 		}
+		if found == nil {
+			break
+		}
+		out = append(out, keptRevision{rev: want, plan: found})
+		if found.created {
+			break
+		}
+		want--
 	}
 	return out, nil
 }
 
-func revisionOf(p *Plan, e historyEntry, ok bool) Revision {
+// revisionOf describes p as History shows it. A file that does not record its change
+// (written by an earlier release, or by a person) names the plan's author.
+func revisionOf(p *Plan) Revision {
 	r := Revision{Revision: p.Revision, UpdatedAt: p.UpdatedAt, Title: p.Title, Status: p.Status, Author: p.Author}
-	if ok {
-		r.Action, r.Author = e.action, e.by
+	if p.action != "" {
+		r.Action, r.Author = p.action, p.changedBy
 	}
 	return r
 }
 
 // History returns the kept revisions of a plan, newest first; the current revision is
-// always the first. Entries that cannot be shown to be what that revision was are left out.
+// always the first. Entries that cannot be shown to be what that revision was are left out,
+// and so is everything older.
 func (s *Store) History(ctx context.Context, name string) ([]Revision, error) {
-	cur, curRaw, err := s.loadExisting(ctx, name)
+	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	kept, err := s.verifiedHistory(ctx, cur, curRaw, s.oldestShown(cur.Revision))
+	kept, err := s.keptHistory(ctx, cur, s.oldestShown(cur.Revision))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Revision, 0, len(kept)+1)
-	if len(kept) == 0 || kept[0].rev != cur.Revision {
-		out = append(out, revisionOf(cur, historyEntry{}, false))
-	}
-	for _, k := range kept {
-		p, err := DecodePlan(name, k.entry.file)
-		if err != nil || p.Revision != k.rev {
-			continue
-		}
-		out = append(out, revisionOf(p, k.entry, true))
+	out := make([]Revision, len(kept))
+	for i, k := range kept {
+		out[i] = revisionOf(k.plan)
 	}
 	return out, nil
 }
@@ -430,14 +376,14 @@ func (s *Store) History(ctx context.Context, name string) ([]Revision, error) {
 // GetRevision returns revision rev of a plan while it is kept: the current plan, or a
 // verified entry of its history; not_found otherwise (never kept, pruned, or unverifiable).
 func (s *Store) GetRevision(ctx context.Context, name string, rev int64) (*Plan, error) {
-	cur, curRaw, err := s.loadExisting(ctx, name)
+	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	return s.revisionAt(ctx, cur, curRaw, rev)
+	return s.revisionAt(ctx, cur, rev)
 }
 
-func (s *Store) revisionAt(ctx context.Context, cur *Plan, curRaw string, rev int64) (*Plan, error) {
+func (s *Store) revisionAt(ctx context.Context, cur *Plan, rev int64) (*Plan, error) {
 	if rev == cur.Revision {
 		return cur, nil
 	}
@@ -445,19 +391,15 @@ func (s *Store) revisionAt(ctx context.Context, cur *Plan, curRaw string, rev in
 	if rev < s.oldestShown(cur.Revision) || rev > cur.Revision || !s.historyOn() {
 		return nil, missing
 	}
-	kept, err := s.verifiedHistory(ctx, cur, curRaw, rev)
+	kept, err := s.keptHistory(ctx, cur, rev)
 	if err != nil {
 		return nil, err
 	}
-	if len(kept) == 0 || kept[len(kept)-1].rev != rev {
-		return nil, missing
+	if k := kept[len(kept)-1]; k.rev == rev {
+		s.checkApprovalSeal(ctx, k.plan)
+		return k.plan, nil
 	}
-	p, err := DecodePlan(cur.Name, kept[len(kept)-1].entry.file)
-	if err != nil || p.Revision != rev {
-		return nil, missing
-	}
-	s.checkApprovalSeal(ctx, p)
-	return p, nil
+	return nil, missing
 }
 
 // loadExisting is load for a plan that must exist.

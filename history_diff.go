@@ -9,15 +9,15 @@ import (
 // line per changed header field (title, status, author), then a unified diff of the body
 // with three lines of context. Equal revisions give "".
 func (s *Store) Diff(ctx context.Context, name string, from, to int64) (string, error) {
-	cur, curRaw, err := s.loadExisting(ctx, name)
+	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {
 		return "", err
 	}
-	a, err := s.revisionAt(ctx, cur, curRaw, from)
+	a, err := s.revisionAt(ctx, cur, from)
 	if err != nil {
 		return "", err
 	}
-	b, err := s.revisionAt(ctx, cur, curRaw, to)
+	b, err := s.revisionAt(ctx, cur, to)
 	if err != nil {
 		return "", err
 	}
@@ -28,11 +28,11 @@ func (s *Store) Diff(ctx context.Context, name string, from, to int64) (string, 
 // changesSince returns the current plan and, when revision since is kept, that revision
 // (nil otherwise), for a reader who already has since.
 func (s *Store) changesSince(ctx context.Context, name string, since int64) (cur, old *Plan, err error) {
-	cur, curRaw, err := s.loadExisting(ctx, name)
+	cur, _, err = s.loadExisting(ctx, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	old, err = s.revisionAt(ctx, cur, curRaw, since)
+	old, err = s.revisionAt(ctx, cur, since)
 	if CodeOf(err) == CodeNotFound {
 		return cur, nil, nil
 	}

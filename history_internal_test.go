@@ -8,68 +8,47 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Entries left by writes that lost (or never landed) are never shown, and do not hide the
-// revisions around them: parents are truthful even in a losing entry.
-func TestHistoryIgnoresEntriesThatNeverBecameThePlan(t *testing.T) {
+// An entry counts only when it is what its name says: its bytes match the checksum in its
+// name and it decodes to that revision. Anything else is never shown, and the history ends
+// at the first revision that has no such entry.
+func TestHistoryShowsOnlyEntriesThatAreWhatTheirNameSays(t *testing.T) {
 	ctx := context.Background()
 	b := NewMemoryBackend()
 	s, err := NewStore(&StoreConfig{Backend: b, HistoryLimit: DefaultHistoryLimit})
 	require.NoError(t, err)
-	for _, st := range []string{"one", "two", "three"} {
+	for _, st := range []string{"one", "two", "three", "four"} {
 		_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: st})
 		require.NoError(t, err)
 	}
 	_, raw2 := mustRevision(t, s, 2)
-	cur, raw3, err := s.load(ctx, "ship")
-	require.NoError(t, err)
+	// Junk under a well-formed name, and revision 2's file under revision 3's name.
+	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.entryPath("ship", 3, "junk"), Content: "junk"}))
+	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.entryPath("ship", 3, raw2), Content: raw2}))
 
-	// A loser of revision 3 (based on revision 2's file), and one of revision 4 (based on 3).
-	lose := func(rev int64, parentRaw, status string) {
-		p := *cur
-		p.Revision, p.Status = rev, status
-		file := EncodePlan(&p)
-		e := encodeEntry(file, ActionStatus, "loser", fileHash(parentRaw))
-		require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.historyDir("ship") + "/" + entryName(rev, fileHash(file)), Content: e}))
-	}
-	lose(3, raw2, "lost-3")
-	lose(4, raw3, "lost-4")
-	// An entry that is not even an entry.
-	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.historyDir("ship") + "/2-000000000000", Content: "junk"}))
-
-	h, err := s.History(ctx, "ship")
-	require.NoError(t, err)
-	var statuses []string
-	for _, r := range h {
-		statuses = append(statuses, r.Status)
-	}
-	assert.Equal(t, []string{"three", "two", "one"}, statuses)
-	for rev, want := range map[int64]string{1: "one", 2: "two", 3: "three"} {
-		p, err := s.GetRevision(ctx, "ship", rev)
+	statuses := func() []string {
+		h, err := s.History(ctx, "ship")
 		require.NoError(t, err)
-		assert.Equal(t, want, p.Status)
+		var out []string
+		for _, r := range h {
+			out = append(out, r.Status)
+		}
+		return out
 	}
-	_, err = s.GetRevision(ctx, "ship", 4)
-	assert.Equal(t, CodeNotFound, CodeOf(err))
+	assert.Equal(t, []string{"four", "three", "two", "one"}, statuses(), "the real entries stay readable beside the bad ones")
 
-	// Later writes build on the real revision 4; the loser's entry of 4 is never shown.
-	for _, st := range []string{"four", "five", "six", "seven", "eight"} {
-		_, err = s.SetStatus(ctx, "ship", st, nil)
-		require.NoError(t, err)
+	// Revision 2's entry cut short (a crash after an unsynced write): the history ends at 3,
+	// and revision 1 is not shown across the gap.
+	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.entryPath("ship", 2, raw2), Content: raw2[:len(raw2)-2]}))
+	assert.Equal(t, []string{"four", "three"}, statuses())
+	for _, rev := range []int64{1, 2} {
+		_, err = s.GetRevision(ctx, "ship", rev)
+		assert.Equal(t, CodeNotFound, CodeOf(err), "revision %d", rev)
 	}
-	four, err := s.GetRevision(ctx, "ship", 4)
-	require.NoError(t, err)
-	assert.Equal(t, "four", four.Status)
-	p, err := s.GetRevision(ctx, "ship", 3)
-	require.NoError(t, err)
-	assert.Equal(t, "three", p.Status)
-	d, err := s.Diff(ctx, "ship", 3, 4)
-	require.NoError(t, err)
-	assert.Equal(t, "status: \"three\" -> \"four\"\n", d)
 }
 
-// A plan file edited by hand at the same revision: the entry no longer matches it and is
-// not shown as the current revision, but older revisions stay readable.
-func TestHistoryAfterHandEdit(t *testing.T) {
+// A plan file edited by hand at the same revision is what that revision was: the next
+// change keeps the edited file, so history shows what people and agents really read.
+func TestHistoryKeepsAHandEditedRevisionAsItWas(t *testing.T) {
 	ctx := context.Background()
 	b := NewMemoryBackend()
 	s, err := NewStore(&StoreConfig{Backend: b, HistoryLimit: DefaultHistoryLimit})
@@ -82,11 +61,15 @@ func TestHistoryAfterHandEdit(t *testing.T) {
 	require.NoError(t, err)
 	cur.Content = "- [x] x\n"
 	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.planPath("ship"), Content: EncodePlan(cur)}))
+	_, err = s.SetStatus(ctx, "ship", "three", nil)
+	require.NoError(t, err)
 	h, err := s.History(ctx, "ship")
 	require.NoError(t, err)
-	require.Len(t, h, 2)
-	assert.Equal(t, Action(""), h[0].Action, "the hand edit has no known action")
-	p, err := s.GetRevision(ctx, "ship", 1)
+	require.Len(t, h, 3)
+	p, err := s.GetRevision(ctx, "ship", 2)
+	require.NoError(t, err)
+	assert.Equal(t, "- [x] x\n", p.Content, "revision 2 as the person left it")
+	p, err = s.GetRevision(ctx, "ship", 1)
 	require.NoError(t, err)
 	assert.Equal(t, "one", p.Status)
 }

@@ -22,9 +22,9 @@ type knownEntries struct {
 	prunes  int           // prunes that went by entries since the last listing
 }
 
-// noteEntry records that this process committed revision rev of name with its entry at p
-// of size bytes.
-func (s *Store) noteEntry(name string, rev int64, p, hash string, size int) {
+// noteEntry records that this process committed revision rev of name, keeping the entry e
+// of the revision before it.
+func (s *Store) noteEntry(name string, rev int64, e listedEntry) {
 	sh := s.shared
 	sh.knownMu.Lock()
 	defer sh.knownMu.Unlock()
@@ -36,10 +36,7 @@ func (s *Store) noteEntry(name string, rev int64, p, hash string, size int) {
 		delete(sh.known, name)
 		return
 	}
-	if len(hash) > entryHashDigits {
-		hash = hash[:entryHashDigits]
-	}
-	k.entries = append(k.entries, listedEntry{rev: rev, hash: hash, path: p, size: int64(size)})
+	k.entries = append(k.entries, e)
 	k.through = rev
 }
 

@@ -71,9 +71,9 @@ func TestStrayHistoryEntriesNeverBlock(t *testing.T) {
 	assert.EqualValues(t, 2, p.Revision, "revisions go on after the delete")
 }
 
-// History is verified from the plan file down: an entry that no verified entry names as its
-// parent is never served, even when a junk entry of a later revision names it.
-func TestHistoryServesOnlyEntriesChainedToThePlan(t *testing.T) {
+// History shows only what the Store kept: entries in the format of earlier releases are
+// never shown, so a lost entry is not stood in for by one of them, and history ends there.
+func TestHistoryNeverServesEntriesOfAnEarlierFormat(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
@@ -85,28 +85,31 @@ func TestHistoryServesOnlyEntriesChainedToThePlan(t *testing.T) {
 	dir := "/plans/.history/p"
 	entries, err := backend.LsInfo(ctx, &plan.LsInfoRequest{Path: dir})
 	require.NoError(t, err)
+	lost := 0
 	for _, e := range entries {
-		if strings.HasPrefix(path.Base(e.Path), "2-") {
+		if strings.HasPrefix(path.Base(e.Path), "2.") {
 			require.NoError(t, backend.Delete(ctx, &plan.DeleteRequest{FilePath: e.Path}), "the real entry of revision 2 is lost")
+			lost++
 		}
 	}
+	require.Equal(t, 1, lost)
 	forged := plan.EncodePlan(&plan.Plan{Name: "p", Title: "p", Status: "draft", Revision: 2, UpdatedAt: time.Now(), Content: "forged\n"})
-	junkParent := plantEntry(t, backend, dir, 2, forged, "")
-	plantEntry(t, backend, dir, 3, plan.EncodePlan(&plan.Plan{Name: "p", Title: "p", Status: "draft", Revision: 3, UpdatedAt: time.Now(), Content: "junk\n"}), junkParent)
+	plantEntry(t, backend, dir, 2, forged, "")
 
 	_, err = s.GetRevision(ctx, "p", 2)
-	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err), "revision 2 is not served from a junk entry")
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err), "revision 2 is not served from an entry of an earlier format")
 	_, err = s.Diff(ctx, "p", 2, 3)
 	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+	_, err = s.GetRevision(ctx, "p", 1)
+	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err), "history ends at the lost revision")
 	h, err := s.History(ctx, "p")
 	require.NoError(t, err)
-	for _, r := range h {
-		assert.NotEqual(t, int64(2), r.Revision, "history lists no unverified revision")
-	}
+	require.Len(t, h, 1)
+	assert.Equal(t, int64(3), h[0].Revision)
 }
 
-// plantEntry writes a history entry the way the Store names and encodes them, and returns
-// the hash of its plan file.
+// plantEntry writes a history entry the way earlier releases named and encoded them, and
+// returns the hash of its plan file.
 func plantEntry(t *testing.T, b plan.Backend, dir string, rev int64, file, parent string) string {
 	t.Helper()
 	sum := sha256.Sum256([]byte(file))

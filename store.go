@@ -173,11 +173,11 @@ type Store struct {
 	once       driver.OnceWriter
 	lazy       driver.LazyDeleter
 	stamper    driver.FolderStamper
-	// entrySwapper is set only on a driver.Swapper that also offers it.
-	entrySwapper driver.EntrySwapper
-	strict       bool
-	now          func() time.Time
-	claimTTL     time.Duration
+	// keeper is the swapper's own driver.KeepingSwapper, when it has one.
+	keeper   driver.KeepingSwapper
+	strict   bool
+	now      func() time.Time
+	claimTTL time.Duration
 	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
 	historyLimit    int
 	historyMaxBytes int64
@@ -233,9 +233,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	if s.stamper == nil {
 		s.stamper, _ = memoryStamps(cfg.Backend)
 	}
-	if s.swapper != nil {
-		s.entrySwapper, _ = capability[driver.EntrySwapper](cfg.Backend)
-	}
+	s.keeper = keepingSwapperOf(s.swapper)
 	if st, ok := capability[driver.StrictModTimer](cfg.Backend); ok {
 		s.strict = st.StrictModTimes()
 	}

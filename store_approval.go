@@ -113,18 +113,20 @@ func checkApprover(by string) error {
 
 // lastApproved returns the newest revision that was approved before cur, as far as the kept
 // history shows; 0 when none is known.
-func (s *Store) lastApproved(ctx context.Context, cur *Plan, curRaw string) (int64, error) {
+func (s *Store) lastApproved(ctx context.Context, cur *Plan) (int64, error) {
 	if !s.historyOn() {
 		return 0, nil
 	}
-	kept, err := s.verifiedHistory(ctx, cur, curRaw, 1)
+	kept, err := s.keptHistory(ctx, cur, 1)
 	if err != nil {
 		return 0, err
 	}
 	for _, k := range kept {
-		p, err := DecodePlan(cur.Name, k.entry.file)
-		s.checkApprovalSeal(ctx, p)
-		if err == nil && p.Approval != nil && p.Approval.Revision <= cur.Revision {
+		p := k.plan
+		if p != cur {
+			s.checkApprovalSeal(ctx, p)
+		}
+		if p.Approval != nil && p.Approval.Revision <= cur.Revision {
 			return p.Approval.Revision, nil
 		}
 	}
@@ -134,7 +136,7 @@ func (s *Store) lastApproved(ctx context.Context, cur *Plan, curRaw string) (int
 // approvalRequest builds what a person is shown to approve plan name at its current revision:
 // the plan, and what changed since the last approved revision when the history still has it.
 func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Plan, ApprovalRequest, error) {
-	cur, raw, err := s.loadExisting(ctx, name)
+	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {
 		return nil, ApprovalRequest{}, err
 	}
@@ -142,11 +144,11 @@ func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Pla
 	if cur.Approval != nil {
 		return cur, req, nil
 	}
-	last, err := s.lastApproved(ctx, cur, raw)
+	last, err := s.lastApproved(ctx, cur)
 	if err != nil || last == 0 {
 		return cur, req, err
 	}
-	if old, err := s.revisionAt(ctx, cur, raw, last); err == nil {
+	if old, err := s.revisionAt(ctx, cur, last); err == nil {
 		req.Diff = diffPlans(old, cur, name+"@"+strconv.FormatInt(last, 10), name+"@"+strconv.FormatInt(cur.Revision, 10), 3)
 	}
 	return cur, req, nil

@@ -25,9 +25,8 @@ type decodedMemo struct {
 // decodedFile is one plan file and what was derived from it.
 type decodedFile struct {
 	raw  string
-	plan *Plan  // as DecodePlan returned it, before the approval seal is checked; nil until decoded
-	hash string // fileHash(raw); "" until computed
-	utf8 int8   // whether raw is valid UTF-8 (which a change built on a guess needs): 0 until checked, 1 yes, -1 no
+	plan *Plan // as DecodePlan returned it, before the approval seal is checked; nil until decoded
+	utf8 int8  // whether raw is valid UTF-8 (which a change built on a guess needs): 0 until checked, 1 yes, -1 no
 }
 
 // decode returns DecodePlan(name, raw), from the memo when raw is the file last decoded
@@ -35,10 +34,6 @@ type decodedFile struct {
 func (m *decodedMemo) decode(name, raw string) (*Plan, error) {
 	m.mu.Lock()
 	f := m.files[name]
-	var hash string
-	if f != nil {
-		hash = f.hash
-	}
 	m.mu.Unlock()
 	if f != nil && f.raw == raw && f.plan != nil {
 		return f.plan.copy(), nil
@@ -47,11 +42,7 @@ func (m *decodedMemo) decode(name, raw string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &decodedFile{raw: raw, plan: p.copy()}
-	if f != nil && f.raw == raw {
-		g.hash = hash
-	}
-	m.remember(name, g)
+	m.remember(name, &decodedFile{raw: raw, plan: p.copy()})
 	return p, nil
 }
 
@@ -83,12 +74,12 @@ func (m *decodedMemo) remember(name string, f *decodedFile) {
 	m.bytes += len(f.raw)
 }
 
-// wrote records that raw, the encoding of p whose fileHash is hash ("" when not computed),
-// is now the file under name, so the next read of it needs no decode.
-func (m *decodedMemo) wrote(name, raw, hash string, p *Plan) {
+// wrote records that raw, the encoding of p, is now the file under name, so the next read
+// of it needs no decode. The Store encodes only valid UTF-8, so raw is.
+func (m *decodedMemo) wrote(name, raw string, p *Plan) {
 	c := p.copy()
 	c.Repaired = false // what DecodePlan gives: the repair is in raw
-	m.remember(name, &decodedFile{raw: raw, hash: hash, plan: c})
+	m.remember(name, &decodedFile{raw: raw, plan: c, utf8: 1})
 }
 
 // last returns the file last seen under name and its plan, when decoded: a guess at what is
@@ -107,27 +98,6 @@ func (m *decodedMemo) last(name string) (raw string, p *Plan, ok bool) {
 		return "", nil, false
 	}
 	return f.raw, f.plan.copy(), true
-}
-
-// hashOf is fileHash(raw), computed once per file the memo holds under name.
-func (m *decodedMemo) hashOf(name, raw string) string {
-	m.mu.Lock()
-	f := m.files[name]
-	var h string
-	if f != nil && f.raw == raw {
-		h = f.hash
-	}
-	m.mu.Unlock()
-	if h != "" {
-		return h
-	}
-	h = fileHash(raw)
-	m.mu.Lock()
-	if f != nil && f.raw == raw {
-		f.hash = h
-	}
-	m.mu.Unlock()
-	return h
 }
 
 // copy returns a Plan that shares nothing mutable with p.

@@ -183,7 +183,7 @@ var errUnknownBase = errString("the revision a change was based on is no longer 
 
 // keptRevisionOf is revision want of the plan at cur while history keeps it, else nil.
 func (s *Store) keptRevisionOf(ctx context.Context, cur *Plan, curRaw string, want int64) (*Plan, error) {
-	base, err := s.revisionAt(ctx, cur, curRaw, want)
+	base, err := s.revisionAt(ctx, cur, want)
 	if CodeOf(err) == CodeNotFound {
 		return nil, nil
 	}
@@ -259,7 +259,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 			return nil // the step itself is unchanged: setStep judges the move
 		}
 		e := Error{Code: CodeRevisionConflict, Reason: reasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
-			Revision: want, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, curRaw, want, m.Step), Next: nextAfter(now, m.Step)}
+			Revision: want, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, want, m.Step), Next: nextAfter(now, m.Step)}
 		if e.Agent == "" {
 			e.Reason = reasonStepChanged
 		}
@@ -306,24 +306,20 @@ func stepKey(s Step) string {
 
 // whoMoved names the agent whose change first altered step number after revision since,
 // from the kept history; "" when the history does not say.
-func (s *Store) whoMoved(ctx context.Context, cur *Plan, curRaw string, since int64, number int) string {
-	kept, err := s.verifiedHistory(ctx, cur, curRaw, since)
+func (s *Store) whoMoved(ctx context.Context, cur *Plan, since int64, number int) string {
+	kept, err := s.keptHistory(ctx, cur, since)
 	if err != nil {
 		return ""
 	}
 	var prev *Step
 	for i := len(kept) - 1; i >= 0; i-- {
-		p, err := DecodePlan(cur.Name, kept[i].entry.file)
-		if err != nil {
-			break
-		}
-		steps := stepsOf(p.Content)
+		steps := stepsOf(kept[i].plan.Content)
 		if number > len(steps) {
 			break
 		}
 		st := steps[number-1]
 		if prev != nil && (st.State != prev.State || st.Text != prev.Text) {
-			return kept[i].entry.by
+			return kept[i].plan.changedBy
 		}
 		prev = &st
 	}

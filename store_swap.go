@@ -47,8 +47,9 @@ func retryLostSwaps(name string, what func() string, attempt func() error) error
 var uncertainRetries = [...]time.Duration{10 * time.Millisecond, 50 * time.Millisecond, 200 * time.Millisecond}
 
 // commit writes content at p; with a driver.Swapper only if p still holds old (absent when
-// nil). A non-nil entry goes along in the same request (driver.EntrySwapper).
-func (s *Store) commit(ctx context.Context, p string, old *string, content string, entry *WriteRequest) error {
+// nil). A keep path other than "" has the replaced file kept there by the same request
+// (driver.KeepingSwapper).
+func (s *Store) commit(ctx context.Context, p string, old *string, content string, keep string) error {
 	if ctx.Err() != nil {
 		return canceled(ctx)
 	}
@@ -60,8 +61,8 @@ func (s *Store) commit(ctx context.Context, p string, old *string, content strin
 	}
 	req := &WriteRequest{FilePath: p, Content: content}
 	return s.settle(ctx, "write", func() (bool, error) {
-		if entry != nil {
-			return s.entrySwapper.CompareAndSwapWithEntry(ctx, req, old, entry)
+		if keep != "" {
+			return s.keeper.CompareAndSwapKeeping(ctx, req, old, keep)
 		}
 		return s.swapper.CompareAndSwap(ctx, req, old)
 	}, func(raw string, exists bool) bool { return exists && raw == content }, p, old)

@@ -82,7 +82,7 @@ func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) erro
 		if exists {
 			old = &raw
 		}
-		return s.commit(ctx, p, old, strconv.FormatInt(rev, 10)+"\n", nil)
+		return s.commit(ctx, p, old, strconv.FormatInt(rev, 10)+"\n", "")
 	})
 }
 

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -192,7 +191,7 @@ func checkRevision(name string, cur *Plan, ifRevision *int64) error {
 // lets change build the next version (cur is nil when the plan does not exist), and writes
 // it with the next revision. On a driver.Swapper backend a lost race is retried from the read, so
 // a guarded write then fails on the revision check and an unguarded one lands on top.
-// The history entry of the new revision is written just before the plan file (history.go).
+// The file the change replaces is kept as a history entry (history.go).
 func (s *Store) mutate(ctx context.Context, action Action, name string, ifRevision *int64, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
 	return s.mutateCommuting(ctx, action, name, ifRevision, nil, change)
 }
@@ -282,42 +281,40 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	if err := s.sealApproval(ctx, next, action == ActionApprove); err != nil {
 		return nil, err
 	}
+	next.action, next.created, next.changedBy = action, cur == nil, changedBy(ctx, cur, next)
 	var old *string
+	keep := "" // where cur's file is kept once next replaces it
 	if cur != nil {
 		old = &raw
+		if s.keepsEntries() {
+			keep = s.entryPath(name, cur.Revision, raw)
+		}
 	}
 	file := EncodePlan(next)
-	entry, hash, size := "", "", 0
-	var along *WriteRequest // the entry the commit writes itself
+	along := "" // the entry the commit keeps itself
 	switch {
-	case !s.historyOn():
-	case s.entrySwapper != nil:
-		hash = fileHash(file)
-		var content string
-		entry, content = s.entryOf(ctx, action, cur, raw, next, file, hash)
-		along, size = &WriteRequest{FilePath: entry, Content: content}, len(content)
+	case keep == "":
+	case s.keeper != nil:
+		along = keep
 	default:
-		hash = fileHash(file)
-		if entry, size, err = s.recordBefore(ctx, action, cur, raw, next, file, hash); err != nil {
+		// An entry kept by a write that then fails or loses a race is still what revision
+		// cur was, so it stays (history.go).
+		if err := s.keepBefore(ctx, name, keep, raw); err != nil {
 			return nil, err
 		}
 	}
 	err = s.commit(ctx, s.planPath(name), old, file, along)
-	if err != nil && entry != "" && (errors.Is(err, errLostSwap) || CodeOf(err) == CodeBackendError) {
-		// Surely not written: the entry never became the plan. (After an unknown outcome
-		// it may have, so it stays; either way it is only shown if it did.)
-		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: entry})
-	}
 	if err != nil {
 		s.forgetEntries(name)
 		return nil, err
 	}
 	s.forget(name)
-	s.decoded.wrote(name, file, hash, next)
-	if entry != "" {
-		s.noteEntry(name, next.Revision, entry, hash, size)
+	s.decoded.wrote(name, file, next)
+	if keep != "" {
+		e := listedEntry{rev: cur.Revision, sum: keep[len(keep)-entrySumDigits:], path: keep, size: int64(len(raw))}
+		s.noteEntry(name, next.Revision, e)
 		if s.pruneDue(next.Revision, len(file)) {
-			s.prune(ctx, name, next.Revision, entry)
+			s.prune(ctx, name, next.Revision, len(file))
 		}
 	}
 	return next, nil

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -174,7 +175,9 @@ func FuzzToolArguments(f *testing.F) {
 					continue
 				}
 				if rest, ok := strings.CutPrefix(p, "/plans/.history/"); ok {
-					if _, ok := decodeEntry(content); !ok || path.Dir(rest) == "." {
+					rev, sum, ok := strings.Cut(path.Base(rest), ".")
+					kept, err := DecodePlan("entry", content)
+					if !ok || err != nil || strconv.FormatInt(kept.Revision, 10) != rev || string(appendEntrySum(nil, content)) != sum || path.Dir(rest) == "." {
 						t.Fatalf("%s(%q) left %s, not a history entry", name, arguments, p)
 					}
 					continue

@@ -372,46 +372,35 @@ func (w *watcher) owed() chan<- Change {
 
 // keptChanges returns the Changes that took a plan from revision from (0: unknown, when
 // created reports a plan not seen before) to the revision it has now, one per revision in
-// order, each with the action and actor its history entry records, and the summary of the
+// order, each with the action and actor its plan file records, and the summary of the
 // last. ok is false when history does not keep every one of them, or the plan is gone.
 func (s *Store) keptChanges(ctx context.Context, name string, from int64, created bool) (changes []Change, last *cachedSummary, ok bool) {
 	if !s.historyOn() {
 		return nil, nil, false
 	}
-	cur, raw, err := s.load(ctx, name)
+	cur, _, err := s.load(ctx, name)
 	if err != nil || cur == nil || cur.Revision <= from {
 		return nil, nil, false
 	}
-	kept, err := s.verifiedHistory(ctx, cur, raw, max(from+1, s.oldestShown(cur.Revision)))
-	if err != nil || len(kept) == 0 || kept[0].rev != cur.Revision {
+	kept, err := s.keptHistory(ctx, cur, max(from+1, s.oldestShown(cur.Revision)))
+	if err != nil {
 		return nil, nil, false
-	}
-	for i, k := range kept {
-		if k.rev != cur.Revision-int64(i) {
-			return nil, nil, false // a revision has no verified entry
-		}
 	}
 	oldest := kept[len(kept)-1]
-	if oldest.rev != from+1 && !(created && oldest.entry.parent == "") {
-		return nil, nil, false
+	if oldest.rev != from+1 && !(created && oldest.plan.created) {
+		return nil, nil, false // a revision is no longer kept
 	}
 	changes = make([]Change, 0, len(kept))
 	for i := len(kept) - 1; i >= 0; i-- {
-		k := kept[i]
-		p := cur
-		if i > 0 {
-			if p, err = DecodePlan(name, k.entry.file); err != nil || p.Revision != k.rev {
-				return nil, nil, false
-			}
-		}
+		p := kept[i].plan
 		sum := p.Summarize()
 		last = &cachedSummary{summary: sum}
-		action := k.entry.action
+		action := p.action
 		if action == "" {
 			action = ActionWrite
 		}
-		changes = append(changes, Change{Name: name, Action: action, Revision: k.rev, Created: k.entry.parent == "",
-			Title: sum.Title, Status: sum.Status, Author: sum.Author, Actor: k.entry.by, Progress: sum.Progress, Expired: expiredHolder(p.expiredHold)})
+		changes = append(changes, Change{Name: name, Action: action, Revision: p.Revision, Created: p.created,
+			Title: sum.Title, Status: sum.Status, Author: sum.Author, Actor: p.changedBy, Progress: sum.Progress, Expired: expiredHolder(p.expiredHold)})
 	}
 	return changes, last, true
 }

@@ -16,12 +16,14 @@ type LazyDeleter interface {
 	DeleteLazily(ctx context.Context, paths ...string) error
 }
 
-// EntrySwapper is an optional Backend capability that writes a plan file and its history
-// entry in one request. CompareAndSwapWithEntry writes entry (a file under a fresh name that
-// is never rewritten, with OnceWriter's durability) and then does what CompareAndSwap does
-// with req and old, so a change to a plan on remote storage costs one round trip. The entry
-// may be written even when the swap is not; the Store then deletes it. A wrapper that
-// changes what CompareAndSwap does must offer this method too, or hide it.
-type EntrySwapper interface {
-	CompareAndSwapWithEntry(ctx context.Context, req *filesystem.WriteRequest, old *string, entry *filesystem.WriteRequest) (bool, error)
+// KeepingSwapper is an optional Backend capability that keeps the file a write replaces.
+// CompareAndSwapKeeping does what CompareAndSwap does and, when it replaces a file (old not
+// nil), also creates keep holding the replaced bytes, in the same request and with
+// OnceWriter's durability, so a change to a plan and to its history costs one write (one
+// round trip on remote storage). keep is a fresh name that is never rewritten. A refused
+// swap writes nothing at all. The Store takes this method only from the Backend value whose
+// CompareAndSwap it calls, so a wrapper that changes what CompareAndSwap does must offer it
+// too, or it goes unused.
+type KeepingSwapper interface {
+	CompareAndSwapKeeping(ctx context.Context, req *filesystem.WriteRequest, old *string, keep string) (bool, error)
 }

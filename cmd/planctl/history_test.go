@@ -73,7 +73,7 @@ func TestLog(t *testing.T) {
 // A revision the history no longer holds is left out of log, said so, and refused by diff.
 func TestLogAndDiffOfARevisionNoLongerKept(t *testing.T) {
 	dir, _ := shipAtRev3(t)
-	entries, err := filepath.Glob(filepath.Join(dir, ".history", "ship", "1-*"))
+	entries, err := filepath.Glob(filepath.Join(dir, ".history", "ship", "1.*"))
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	require.NoError(t, os.Remove(entries[0]))

@@ -251,23 +251,33 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 		_, err = readWhole(ctx, b, p)
 		require.Error(t, err)
 	}
-	if es, ok := findCapability[driver.EntrySwapper](b); ok {
-		offered = append(offered, "EntrySwapper")
-		p, e1, e2 := dir+"/pair.md", dir+"/.history/pair/1-a", dir+"/.history/pair/2-b"
-		ok, err := es.CompareAndSwapWithEntry(ctx, &plan.WriteRequest{FilePath: p, Content: "one"}, nil, &plan.WriteRequest{FilePath: e1, Content: "entry one"})
+	if ks, ok := findCapability[driver.KeepingSwapper](b); ok {
+		offered = append(offered, "KeepingSwapper")
+		p, k1, k2 := dir+"/pair.md", dir+"/.history/pair/1.aaaaaaaa", dir+"/.history/pair/2.bbbbbbbb"
+		ok, err := ks.CompareAndSwapKeeping(ctx, &plan.WriteRequest{FilePath: p, Content: "one"}, nil, k1)
 		require.NoError(t, err)
 		require.True(t, ok, "create-if-absent on a missing file writes")
-		ok, err = es.CompareAndSwapWithEntry(ctx, &plan.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"), &plan.WriteRequest{FilePath: e2, Content: "entry lost"})
+		_, err = readWhole(ctx, b, k1)
+		require.Error(t, err, "a create replaces nothing, so it keeps nothing")
+		ok, err = ks.CompareAndSwapKeeping(ctx, &plan.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"), k1)
 		require.NoError(t, err)
 		require.False(t, ok, "a swap from other bytes does not write")
-		ok, err = es.CompareAndSwapWithEntry(ctx, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), &plan.WriteRequest{FilePath: e2, Content: "entry two"})
+		_, err = readWhole(ctx, b, k1)
+		require.Error(t, err, "a refused swap keeps nothing")
+		ok, err = ks.CompareAndSwapKeeping(ctx, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), k1)
 		require.NoError(t, err)
 		require.True(t, ok)
-		for path, want := range map[string]string{p: "two", e1: "entry one", e2: "entry two"} {
+		ok, err = ks.CompareAndSwapKeeping(ctx, &plan.WriteRequest{FilePath: p, Content: "three"}, ptr("two"), k2)
+		require.NoError(t, err)
+		require.True(t, ok)
+		for path, want := range map[string]string{p: "three", k1: "one", k2: "two"} {
 			got, err := readWhole(ctx, b, path)
 			require.NoError(t, err)
 			require.Equal(t, want, got, path)
 		}
+		infos, err := b.LsInfo(ctx, &plan.LsInfoRequest{Path: dir + "/.history/pair"})
+		require.NoError(t, err)
+		require.Len(t, infos, 2, "the kept files are listed in their folder")
 	}
 	if ld, ok := findCapability[driver.LazyDeleter](b); ok {
 		offered = append(offered, "LazyDeleter")
@@ -309,7 +319,7 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 		require.Equal(t, first, again, "an unchanged folder keeps its stamp")
 	}
 	if len(offered) == 0 {
-		t.Skip("the backend offers none of LimitedReader, Renamer, Swapper, EntrySwapper, LazyDeleter, FolderStamper")
+		t.Skip("the backend offers none of LimitedReader, Renamer, Swapper, KeepingSwapper, LazyDeleter, FolderStamper")
 	}
 	t.Logf("checked %s", strings.Join(offered, ", "))
 }

@@ -198,6 +198,12 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 // CompareAndSwap writes only if the file still holds *old (is absent when old is nil), so a
 // guarded write is atomic whatever Store or Go value reaches this backend.
 func (b *Backend) CompareAndSwap(ctx context.Context, req *filesystem.WriteRequest, old *string) (bool, error) {
+	return b.swapKeeping(ctx, req, old, "")
+}
+
+// swapKeeping is CompareAndSwap that, when keep is not "" and a file is replaced, also
+// stores the replaced file at keep, sharing its bytes (driver.KeepingSwapper).
+func (b *Backend) swapKeeping(ctx context.Context, req *filesystem.WriteRequest, old *string, keep string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -208,8 +214,26 @@ func (b *Backend) CompareAndSwap(ctx context.Context, req *filesystem.WriteReque
 	if exists != (old != nil) || (exists && cur.content != *old) {
 		return false, nil
 	}
-	b.put(p, memFile{content: req.Content, modified: b.tick().Format(time.RFC3339Nano)})
+	// One time for both files: each is still a time no earlier write gave.
+	modified := b.tick().Format(time.RFC3339Nano)
+	if exists && keep != "" {
+		b.put(vpath.Clean(keep), memFile{content: cur.content, modified: modified})
+	}
+	b.put(p, memFile{content: req.Content, modified: modified})
 	return true, nil
+}
+
+// Keeping returns b's driver.KeepingSwapper. Like Stamps, it is not a method of b, so that a
+// wrapper embedding *Backend and changing what CompareAndSwap does never offers a
+// CompareAndSwapKeeping that bypasses it: the Store takes it only when it swaps through b
+// itself.
+func Keeping(b *Backend) driver.KeepingSwapper { return keeping{b} }
+
+type keeping struct{ b *Backend }
+
+// CompareAndSwapKeeping is CompareAndSwap that also keeps the replaced file at keep.
+func (k keeping) CompareAndSwapKeeping(ctx context.Context, req *filesystem.WriteRequest, old *string, keep string) (bool, error) {
+	return k.b.swapKeeping(ctx, req, old, keep)
 }
 
 // CompareAndDelete deletes only if the file still holds old.

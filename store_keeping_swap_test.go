@@ -1,0 +1,117 @@
+package plan_test
+
+import (
+	"context"
+	"path"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+// keepingSwapping is a driver.KeepingSwapper over a MemoryBackend that counts its requests;
+// with lose set, the next swap loses its race.
+type keepingSwapping struct {
+	*plan.MemoryBackend
+	swaps, writes atomic.Int32
+	lose          atomic.Bool
+}
+
+func (b *keepingSwapping) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+	return b.CompareAndSwapKeeping(ctx, req, old, "")
+}
+
+func (b *keepingSwapping) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+	b.swaps.Add(1)
+	if b.lose.Swap(false) {
+		return false, nil
+	}
+	ok, err := b.MemoryBackend.CompareAndSwap(ctx, req, old)
+	if ok && err == nil && old != nil && keep != "" {
+		err = b.MemoryBackend.Write(ctx, &plan.WriteRequest{FilePath: keep, Content: *old})
+	}
+	return ok, err
+}
+
+func (b *keepingSwapping) Write(ctx context.Context, req *plan.WriteRequest) error {
+	b.writes.Add(1)
+	return b.MemoryBackend.Write(ctx, req)
+}
+
+// entryNames lists the names in a plan's history folder, sorted.
+func entryNames(t *testing.T, b plan.Backend, name string) []string {
+	t.Helper()
+	infos, err := b.LsInfo(context.Background(), &plan.LsInfoRequest{Path: "/plans/.history/" + name})
+	require.NoError(t, err)
+	var out []string
+	for _, fi := range infos {
+		out = append(out, path.Base(fi.Path))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// On a backend that keeps the replaced plan file in the swap itself, every change is that
+// one request (no separate entry write), history is as complete as elsewhere, and a swap
+// that loses its race keeps nothing: the retry keeps the one entry of its revision.
+func TestAKeepingSwapperWritesEachChangeInOneRequest(t *testing.T) {
+	ctx := context.Background()
+	b := &keepingSwapping{MemoryBackend: plan.NewMemoryBackend()}
+	s := storeOn(t, b, "")
+	_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n- [ ] test\n")})
+	require.NoError(t, err)
+	_, err = s.SetStatus(ctx, "ship", "active", nil)
+	require.NoError(t, err)
+	b.lose.Store(true)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 1, State: plan.StepCompleted})
+	require.NoError(t, err)
+	assert.EqualValues(t, 4, b.swaps.Load(), "create, status, a lost move and its retry")
+	assert.Zero(t, b.writes.Load(), "no separate entry write")
+	revs, err := s.History(ctx, "ship")
+	require.NoError(t, err)
+	require.Len(t, revs, 3)
+	for i, r := range revs {
+		assert.EqualValues(t, 3-i, r.Revision)
+	}
+	assert.Equal(t, []plan.Action{plan.ActionStep, plan.ActionStatus, plan.ActionWrite}, []plan.Action{revs[0].Action, revs[1].Action, revs[2].Action})
+	names := entryNames(t, b, "ship")
+	require.Len(t, names, 2, "the two replaced revisions, once each")
+	assert.True(t, strings.HasPrefix(names[0], "1.") && strings.HasPrefix(names[1], "2."), "%v", names)
+}
+
+// casCounting changes what CompareAndSwap does on an embedded MemoryBackend; it offers no
+// CompareAndSwapKeeping of its own.
+type casCounting struct {
+	*plan.MemoryBackend
+	swaps atomic.Int32
+}
+
+func (b *casCounting) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+	b.swaps.Add(1)
+	return b.MemoryBackend.CompareAndSwap(ctx, req, old)
+}
+
+// A wrapper that changes CompareAndSwap over an embedded MemoryBackend is never bypassed by
+// the MemoryBackend's own keeping swap: every change goes through the wrapper, and history is
+// kept by writing each replaced file beside it.
+func TestAWrapperOfCompareAndSwapIsNeverBypassedToKeepHistory(t *testing.T) {
+	ctx := context.Background()
+	b := &casCounting{MemoryBackend: plan.NewMemoryBackend()}
+	s := storeOn(t, b, "")
+	_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
+	require.NoError(t, err)
+	for _, st := range []string{"a", "b"} {
+		_, err = s.SetStatus(ctx, "ship", st, nil)
+		require.NoError(t, err)
+	}
+	assert.EqualValues(t, 3, b.swaps.Load())
+	revs, err := s.History(ctx, "ship")
+	require.NoError(t, err)
+	assert.Len(t, revs, 3)
+	assert.Len(t, entryNames(t, b, "ship"), 2)
+}
