@@ -66,11 +66,14 @@ func (s *Store) historyDir(name string) string {
 
 // entryPath is where revision rev of a plan, whose file is raw, is kept.
 func (s *Store) entryPath(name string, rev int64, raw string) string {
-	var b [20 + 1 + entrySumDigits]byte
-	out := strconv.AppendInt(b[:0], rev, 10)
+	dir := s.historyDir(name)
+	out := make([]byte, 0, len(dir)+1+20+1+entrySumDigits)
+	out = append(out, dir...)
+	out = append(out, '/')
+	out = strconv.AppendInt(out, rev, 10)
 	out = append(out, '.')
 	out = appendEntrySum(out, raw)
-	return s.historyDir(name) + "/" + string(out)
+	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
 }
 
 const (

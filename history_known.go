@@ -9,7 +9,8 @@ package plan
 // left. Pruning from memory never drops more than a listing would: it knows a subset of
 // the entries, so it counts fewer revisions and bytes against the bounds.
 
-// knownListEvery is how many prunes in a row may go by the entries the Store knows.
+// knownListEvery is how many prunes in a row may go by the entries the Store knows, where
+// another process could have left entries behind (not on a MemoryBackend).
 const knownListEvery = 4
 
 // maxKnownPlans bounds the plans whose entries one storage folder's Stores remember.
@@ -53,7 +54,7 @@ func (s *Store) knownEntriesAt(name string, rev int64) ([]listedEntry, bool) {
 	s.shared.knownMu.Lock()
 	defer s.shared.knownMu.Unlock()
 	k := s.shared.known[name]
-	if k == nil || k.through != rev || k.prunes+1 >= knownListEvery {
+	if k == nil || k.through != rev || (k.prunes+1 >= knownListEvery && !s.inProcess) {
 		return nil, false
 	}
 	out := make([]listedEntry, len(k.entries))

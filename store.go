@@ -174,10 +174,12 @@ type Store struct {
 	lazy       driver.LazyDeleter
 	stamper    driver.FolderStamper
 	// keeper is the swapper's own driver.KeepingSwapper, when it has one.
-	keeper   driver.KeepingSwapper
-	strict   bool
-	now      func() time.Time
-	claimTTL time.Duration
+	keeper driver.KeepingSwapper
+	// inProcess: the storage is a MemoryBackend, which no other process writes.
+	inProcess bool
+	strict    bool
+	now       func() time.Time
+	claimTTL  time.Duration
 	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
 	historyLimit    int
 	historyMaxBytes int64
@@ -234,6 +236,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		s.stamper, _ = memoryStamps(cfg.Backend)
 	}
 	s.keeper = keepingSwapperOf(s.swapper)
+	_, s.inProcess = capability[*MemoryBackend](cfg.Backend)
 	if st, ok := capability[driver.StrictModTimer](cfg.Backend); ok {
 		s.strict = st.StrictModTimes()
 	}
