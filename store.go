@@ -175,6 +175,8 @@ type Store struct {
 	stamper    driver.FolderStamper
 	// keeper is the swapper's own driver.KeepingSwapper, when it has one.
 	keeper driver.KeepingSwapper
+	// keepWriter is the Backend's own driver.KeepingWriter, used where it has no swapper.
+	keepWriter driver.KeepingWriter
 	// inProcess: the storage is a MemoryBackend, which no other process writes.
 	inProcess bool
 	strict    bool
@@ -236,6 +238,9 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		s.stamper, _ = memoryStamps(cfg.Backend)
 	}
 	s.keeper = keepingSwapperOf(s.swapper)
+	if s.swapper == nil {
+		s.keepWriter, _ = cfg.Backend.(driver.KeepingWriter)
+	}
 	_, s.inProcess = capability[*MemoryBackend](cfg.Backend)
 	if st, ok := capability[driver.StrictModTimer](cfg.Backend); ok {
 		s.strict = st.StrictModTimes()

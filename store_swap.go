@@ -48,13 +48,20 @@ var uncertainRetries = [...]time.Duration{10 * time.Millisecond, 50 * time.Milli
 
 // commit writes content at p; with a driver.Swapper only if p still holds old (absent when
 // nil). A keep path other than "" has the replaced file kept there by the same request
-// (driver.KeepingSwapper).
+// (driver.KeepingSwapper, driver.KeepingWriter).
 func (s *Store) commit(ctx context.Context, p string, old *string, content string, keep string) error {
 	if ctx.Err() != nil {
 		return canceled(ctx)
 	}
 	if s.swapper == nil {
-		if err := s.backend.Write(ctx, &WriteRequest{FilePath: p, Content: content}); err != nil {
+		req := &WriteRequest{FilePath: p, Content: content}
+		var err error
+		if keep != "" {
+			err = s.keepWriter.WriteKeeping(ctx, req, keep)
+		} else {
+			err = s.backend.Write(ctx, req)
+		}
+		if err != nil {
 			return backendError("write "+p, err)
 		}
 		return nil

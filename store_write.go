@@ -294,7 +294,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	along := "" // the entry the commit keeps itself
 	switch {
 	case keep == "":
-	case s.keeper != nil:
+	case s.keeper != nil || s.keepWriter != nil:
 		along = keep
 	default:
 		// An entry kept by a write that then fails or loses a race is still what revision
@@ -304,6 +304,9 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		}
 	}
 	err = s.commit(ctx, s.planPath(name), old, file, along)
+	if err != nil && s.keepWriter != nil && along != "" && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
+		err = s.commit(ctx, s.planPath(name), old, file, along) // under the Locker: nothing moved meanwhile
+	}
 	if err != nil {
 		s.forgetEntries(name)
 		return nil, err

@@ -27,3 +27,14 @@ type LazyDeleter interface {
 type KeepingSwapper interface {
 	CompareAndSwapKeeping(ctx context.Context, req *filesystem.WriteRequest, old *string, keep string) (bool, error)
 }
+
+// KeepingWriter is an optional Backend capability for storage whose writers the Store keeps
+// apart with a driver.Locker: WriteKeeping does what Write does and, when it replaces a
+// regular file, keeps the replaced file at keep (a fresh name that is never rewritten, with
+// OnceWriter's durability), moving it there where the storage can rather than copying it, so
+// a change creates no file beside the one Write creates. The Store takes it only from the
+// Backend value it writes through, never through Unwrap or an embedded Backend, so a wrapper
+// that changes what Write does is never bypassed.
+type KeepingWriter interface {
+	WriteKeeping(ctx context.Context, req *filesystem.WriteRequest, keep string) error
+}

@@ -362,6 +362,91 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 	return nil
 }
 
+// WriteKeeping does what Write does and, when it replaces a regular file, keeps the replaced
+// file at keep (driver.KeepingWriter). On Linux the new file and the old one swap names in
+// one step and the old one then moves to keep, so the plan's path never goes missing and
+// keeping allocates no file and copies no byte; elsewhere the old file is copied to keep
+// first. keep gets OnceWriter's durability: a crash may lose it.
+func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest, keep string) error {
+	const op = "write"
+	folder, dir, base, err := b.writeTarget(ctx, req.FilePath)
+	if err != nil {
+		return err
+	}
+	defer folder.Close()
+	keepRel, _, _, err := b.fileTarget(ctx, op, keep)
+	if err != nil {
+		return err
+	}
+	old, err := folder.Lstat(base)
+	if err != nil || !old.Mode().IsRegular() || hardLinked(old) {
+		return b.Write(ctx, req) // nothing a plan file could be to keep
+	}
+	if keepDir, _ := localSplit(keepRel); keepDir != "." {
+		// Before anything is written: what blocks the folder (a stray file) fails the call.
+		if err := b.root.MkdirAll(keepDir, b.cfg.dirPerm); err != nil {
+			return b.wrap(op, keep, err)
+		}
+	}
+	b.sweep(folder, dir)
+	f, tmp, err := b.createTemp(folder, base)
+	if err != nil {
+		return b.wrap(op, req.FilePath, err)
+	}
+	if err = writeAndClose(f, req.Content); err == nil {
+		err = b.replaceKeeping(folder, dir, tmp, base, keepRel, keep)
+	}
+	if err != nil {
+		_ = folder.Remove(tmp)
+		return b.wrap(op, req.FilePath, err)
+	}
+	return nil
+}
+
+// replaceKeeping puts the synced temp file tmp in base's place and the file it replaces at
+// keepRel, then syncs the folder.
+func (b *Backend) replaceKeeping(folder *os.Root, dir, tmp, base, keepRel, keep string) error {
+	d, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	swapped, err := swapNames(d, tmp, base)
+	if err != nil {
+		return err
+	}
+	if swapped { // tmp now names the old file
+		if err := b.moveKept(path.Join(dir, tmp), keepRel); err != nil {
+			_ = folder.Remove(tmp) // the history loses this revision; the plan is written
+		}
+	} else {
+		if raw, err := folder.ReadFile(base); err == nil {
+			_ = b.WriteOnce(context.Background(), &filesystem.WriteRequest{FilePath: keep, Content: string(raw)})
+		}
+		if err := folder.Rename(tmp, base); err != nil {
+			return err
+		}
+	}
+	if localSyncDirs {
+		return fsync(d)
+	}
+	return nil
+}
+
+// swapNames is exchange; tests take the path of a platform without it.
+var swapNames = exchange
+
+// moveKept moves the file at the root-relative path from to keepRel, replacing anything
+// but a folder there.
+func (b *Backend) moveKept(from, keepRel string) error {
+	if fi, err := b.root.Lstat(keepRel); err == nil && fi.IsDir() {
+		if err := b.root.RemoveAll(keepRel); err != nil {
+			return err
+		}
+	}
+	return b.root.Rename(from, keepRel)
+}
+
 // WriteOnce writes a file that is written once and never rewritten, without the temp file
 // and the two syncs of Write: a crash may leave it missing or cut short (driver.OnceWriter).
 func (b *Backend) WriteOnce(ctx context.Context, req *filesystem.WriteRequest) error {

@@ -1,0 +1,115 @@
+//go:build unix
+
+package localfs
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func inode(t *testing.T, p string) uint64 {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	require.NoError(t, err)
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		t.Skip("no inode numbers here")
+	}
+	return uint64(st.Ino)
+}
+
+// WriteKeeping replaces a file as Write does and keeps the replaced one at keep; where names
+// can be swapped, the kept file is the replaced file itself, moved rather than copied.
+func TestWriteKeepingKeepsTheReplacedFile(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		swaps bool
+	}{{"swapped", true}, {"copied", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.swaps {
+				swapNames = func(*os.File, string, string) (bool, error) { return false, nil }
+				t.Cleanup(func() { swapNames = exchange })
+			}
+			ctx := context.Background()
+			b, root := newTestLocal(t)
+			mustWrite(t, b, "/plans/a.md", "one")
+			before := inode(t, filepath.Join(root, "plans", "a.md"))
+			keep := "/plans/.history/a/1.00000000"
+			require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, keep))
+			assert.Equal(t, "two", mustRead(t, b, "/plans/a.md"))
+			assert.Equal(t, "one", mustRead(t, b, keep))
+			if moved := inode(t, filepath.Join(root, "plans", ".history", "a", "1.00000000")) == before; tc.swaps {
+				if !swapsNames {
+					t.Skip("this platform cannot swap names")
+				}
+				assert.True(t, moved, "the replaced file itself is kept")
+			} else {
+				assert.False(t, moved, "a copy is kept")
+			}
+			assert.Equal(t, []string{".history", "a.md"}, dirNames(t, filepath.Join(root, "plans")), "no temp file is left")
+		})
+	}
+}
+
+// A file that does not exist yet is written and nothing is kept.
+func TestWriteKeepingOfANewFileKeepsNothing(t *testing.T) {
+	b, root := newTestLocal(t)
+	require.NoError(t, b.WriteKeeping(context.Background(), &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "one"}, "/plans/.history/a/0.00000000"))
+	assert.Equal(t, "one", mustRead(t, b, "/plans/a.md"))
+	assert.NoDirExists(t, filepath.Join(root, "plans", ".history"))
+}
+
+// When the folder keep goes in is blocked (a stray file stands there), the call fails before
+// anything is written, so the caller can clear the way and write again.
+func TestWriteKeepingIntoABlockedFolderWritesNothing(t *testing.T) {
+	b, root := newTestLocal(t)
+	mustWrite(t, b, "/plans/a.md", "one")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "plans", ".history"), []byte("stray"), 0o600))
+	err := b.WriteKeeping(context.Background(), &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, "/plans/.history/a/1.00000000")
+	require.Error(t, err)
+	assert.Equal(t, "one", mustRead(t, b, "/plans/a.md"))
+	assert.Equal(t, []string{".history", "a.md"}, dirNames(t, filepath.Join(root, "plans")))
+}
+
+// Readers never find the file missing or cut while it is replaced and its old version kept.
+func TestReadersNeverMissAFileWhileItIsReplacedAndKept(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newTestLocal(t)
+	mustWrite(t, b, "/plans/a.md", "v0")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var bad atomic.Value
+	for range 2 {
+		wg.Go(func() {
+			for !stop.Load() {
+				fc, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
+				if err != nil {
+					bad.Store(err.Error())
+					return
+				}
+				if len(fc.Content) < 2 || fc.Content[0] != 'v' {
+					bad.Store("read " + fc.Content)
+					return
+				}
+			}
+		})
+	}
+	for i := 1; i <= 200; i++ {
+		keep := "/plans/.history/a/" + strconv.Itoa(i-1) + ".00000000"
+		require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "v" + strconv.Itoa(i)}, keep))
+	}
+	stop.Store(true)
+	wg.Wait()
+	assert.Nil(t, bad.Load())
+	assert.Equal(t, "v199", mustRead(t, b, "/plans/.history/a/199.00000000"))
+}
