@@ -1,8 +1,10 @@
 // Package redisbackend stores plans in Redis, so agents on many machines share one plan
-// store. A Backend implements plan.Backend, driver.Swapper, driver.LimitedReader and
-// driver.Watcher: the Store discovers the Swapper and makes every guarded write a
-// compare-and-swap run inside Redis, atomic across processes and machines with no lock or
-// lease that could expire, and Store.Watch follows changes through the Watcher.
+// store. A Backend implements plan.Backend, driver.Swapper, driver.KeepingSwapper,
+// driver.LimitedReader and driver.Watcher: the Store discovers the Swapper and makes every
+// guarded write a compare-and-swap run inside Redis, atomic across processes and machines
+// with no lock or lease that could expire, keeps the revision a change replaces as its
+// history entry in the same script call, and Store.Watch follows changes through the
+// Watcher.
 //
 // It runs on one server, behind Sentinel, or on Redis Cluster: the keys of one plan folder
 // share one hash slot, and New refuses deployments where that or anything else the Backend
@@ -48,11 +50,13 @@ type Backend struct {
 }
 
 var (
-	_ plan.Backend         = (*Backend)(nil)
-	_ driver.Swapper       = (*Backend)(nil)
-	_ driver.LimitedReader = (*Backend)(nil)
-	_ driver.Watcher       = (*Backend)(nil)
-	_ driver.FolderStamper = (*Backend)(nil)
+	_ plan.Backend          = (*Backend)(nil)
+	_ driver.Swapper        = (*Backend)(nil)
+	_ driver.KeepingSwapper = (*Backend)(nil)
+	_ driver.LazyDeleter    = (*Backend)(nil)
+	_ driver.LimitedReader  = (*Backend)(nil)
+	_ driver.Watcher        = (*Backend)(nil)
+	_ driver.FolderStamper  = (*Backend)(nil)
 )
 
 // StrictModTimes reports that every write gives a file a ModifiedAt no earlier write in its
@@ -166,7 +170,7 @@ func (b *Backend) mutate(ctx context.Context, script *redis.Script, verb, filePa
 	if err != nil {
 		return false, err
 	}
-	n, err := b.run(ctx, script, m.keys, m.args)
+	n, err := b.run(ctx, m)
 	return b.finish(ctx, m, n, err)
 }
 
@@ -177,6 +181,9 @@ type mutation struct {
 	group      string
 	keys       []string
 	args       []any
+	// conditional: the call compares before it writes, so even one that writes nothing
+	// waits for replicas with WithReplicaAcks (see run).
+	conditional bool
 }
 
 // memoToken is a fresh token for a conditional mutation, which the memo records so that a
@@ -205,7 +212,7 @@ func (b *Backend) mutation(script *redis.Script, verb, filePath, mode, content, 
 	for _, f := range fields {
 		args = append(args, f)
 	}
-	return &mutation{script: script, verb: verb, path: p, group: g, keys: keys, args: args}, nil
+	return &mutation{script: script, verb: verb, path: p, group: g, keys: keys, args: args, conditional: mode == "c" || mode == "n"}, nil
 }
 
 // finish turns the reply n (or err) of m into its outcome, linking or unlinking the group's

@@ -2,70 +2,92 @@ package redisbackend
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
+	"io/fs"
 	"path"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/vpath"
 )
 
-// CompareAndSwapWithEntry compares and swaps req and, when that wrote, writes entry
-// (driver.EntrySwapper): one script call, so one round trip, and an entry only beside a
-// plan file that landed. With WithReplicaAcks the entry and the swap are two calls, each
-// waiting for its replicas.
-func (b *Backend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (bool, error) {
+// CompareAndSwapKeeping does what CompareAndSwap does and, when it replaces a file (old not
+// nil), also creates keep holding the replaced bytes (driver.KeepingSwapper): one script
+// call, so one round trip, that compares, writes the file, keeps the bytes it compared
+// against (sent once, for both) and publishes both writes, or, when the comparison fails,
+// writes nothing. With WithReplicaAcks the WAIT after it covers both files. keep is
+// expected in the file's group, as the Store's history under BaseDir/.history is; one in
+// another group (another hash slot) is written by a second call once the swap reported
+// that it landed, and if that call fails the error says so, with the swap done.
+func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+	if old == nil {
+		return b.CompareAndSwap(ctx, req, nil) // a create replaces nothing, so keeps nothing
+	}
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 	}
-	m, one, err := b.pair(req, old, entry)
+	m, one, err := b.keeping(req.FilePath, req.Content, *old, keep)
 	if err != nil {
 		return false, err
 	}
-	if !one { // another Cluster slot, or WAIT per call: two calls
-		if err := b.Write(ctx, entry); err != nil {
-			return false, err
+	if !one {
+		ok, err := b.CompareAndSwap(ctx, req, old)
+		if !ok || err != nil {
+			return ok, err
 		}
-		return b.CompareAndSwap(ctx, req, old)
+		if err := b.Write(ctx, &plan.WriteRequest{FilePath: keep, Content: *old}); err != nil {
+			// Not ErrNotWritten, even if the keep never ran: the swap did.
+			return true, fmt.Errorf("redis backend: write %s landed, but keeping the bytes it replaced at %s failed: %v", m.path, keep, err)
+		}
+		return true, nil
 	}
-	n, err := b.run(ctx, m.script, m.keys, m.args)
-	if err != nil {
-		return b.finish(ctx, m, 0, err)
-	}
-	return b.finish(ctx, m, n&3, nil)
+	n, err := b.run(ctx, m)
+	return b.finish(ctx, m, n, err)
 }
 
-// pair builds the writePairScript call of CompareAndSwapWithEntry; one is false when the
-// entry and the plan file must go in two calls.
-func (b *Backend) pair(req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (m *mutation, one bool, err error) {
-	mode, was := "n", ""
-	if old != nil {
-		mode, was = "c", *old
-	}
-	m, err = b.mutation(writePairScript, "write", req.FilePath, mode, req.Content, was, memoToken(mode))
-	if err != nil {
-		return nil, false, err
-	}
-	ep, err := toFilePath(entry.FilePath)
+// keeping builds the keepScript call that swaps filePath from old to content and keeps old
+// at keep; one is false when keep is in another group than the file, so another slot, and
+// the call cannot be built (m then names the file only).
+func (b *Backend) keeping(filePath, content, old, keep string) (m *mutation, one bool, err error) {
+	p, err := toFilePath(filePath)
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
 	}
-	edir := parentDir(ep)
-	if groupOf(edir) != m.group || b.replicas > 0 {
+	kp, err := toFilePath(keep)
+	if err == nil && kp == p {
+		err = fmt.Errorf("redis backend: cannot keep %s at its own path: %w", p, fs.ErrInvalid)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)
+	}
+	dir, name := vpath.Split(p)
+	kdir, kname := vpath.Split(kp)
+	g := groupOf(dir)
+	m = &mutation{script: keepScript, verb: "write", path: p, group: g, conditional: true}
+	if groupOf(kdir) != g {
 		return m, false, nil
 	}
-	idx, fields := b.chain(ep)
-	keys := make([]string, 0, len(m.keys)+1+len(idx))
-	keys = append(append(append(keys, m.keys...), b.contentKey(ep)), idx...)
-	args := make([]any, 0, 2+len(m.args)+4+len(fields))
-	args = append(append(args, len(m.keys), len(m.args)), m.args...)
-	args = append(args, entry.Content, b.publishCommand(), b.channel(edir), ep)
-	for _, f := range fields {
-		args = append(args, f)
-	}
-	m.keys, m.args = keys, args
+	keys := make([]string, 0, 8)
+	keys = append(keys, b.key(g, "f:", p), b.clockKey(g), b.memoKey(g, rand.Text()), b.key(g, "d:", dir),
+		b.key(g, "f:", kp), b.key(g, "d:", kdir))
+	keys = b.appendAncestors(keys, dir, g)
+	a := len(keys) - 6
+	m.keys = b.appendAncestors(keys, kdir, g)
+	m.args = []any{content, old, b.publishCommand(), b.barrier(), p, b.channel(dir), name, kp, b.channel(kdir), kname, a}
 	return m, true, nil
+}
+
+// appendAncestors appends the index keys of the folders above the clean folder dir up to
+// and including its group folder g (none when dir is g).
+func (b *Backend) appendAncestors(keys []string, dir, g string) []string {
+	for d := dir; d != g; {
+		d = parentDir(d)
+		keys = append(keys, b.key(g, "d:", d))
+	}
+	return keys
 }
 
 // DeleteLazily deletes the files in one pipelined round trip (driver.LazyDeleter): one
@@ -135,7 +157,7 @@ func (b *Backend) pipeline(ctx context.Context, ms []*mutation) ([]int64, []erro
 	for i, m := range ms {
 		replies[i], errs[i] = cmds[i].Int64()
 		if errs[i] != nil && notRun(errs[i]) {
-			replies[i], errs[i] = b.run(ctx, m.script, m.keys, m.args)
+			replies[i], errs[i] = b.run(ctx, m)
 		}
 	}
 	return replies, errs

@@ -83,10 +83,30 @@ func TestHistoryAcrossMachines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Pruning runs every HistoryLimit/2 revisions; losers' entries count against the limit
-	// until then.
-	if most := plan.DefaultHistoryLimit + plan.DefaultHistoryLimit/2 - 1; len(infos) < plan.DefaultHistoryLimit || len(infos) > most {
-		t.Errorf("%d entry files, want %d to %d", len(infos), plan.DefaultHistoryLimit, most)
+	// Each kept file is the revision its name says, kept by the swap that replaced it; a
+	// swap that lost kept nothing, so there is one per revision, consecutive up to the one
+	// before the plan file's. Pruning runs every max(8, HistoryLimit/2) revisions and
+	// leaves HistoryLimit-1 entries beside the plan file; newer ones add up until the next.
+	revs := map[int64]bool{}
+	for _, fi := range infos {
+		num, _, _ := strings.Cut(fi.Path[strings.LastIndex(fi.Path, "/")+1:], ".")
+		rev, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || revs[rev] {
+			t.Fatalf("entry %s: a name of no revision, or a second entry of one", fi.Path)
+		}
+		revs[rev] = true
+		if p, err := plan.DecodePlan("ship", mustRead(t, b, fi.Path)); err != nil || p.Revision != rev {
+			t.Fatalf("entry %s holds %+v, %v; want revision %d", fi.Path, p, err, rev)
+		}
+	}
+	every := max(8, plan.DefaultHistoryLimit/2)
+	if most := plan.DefaultHistoryLimit - 1 + every - 1; len(infos) < plan.DefaultHistoryLimit-1 || len(infos) > most {
+		t.Errorf("%d entry files, want %d to %d", len(infos), plan.DefaultHistoryLimit-1, most)
+	}
+	for rev := total - int64(len(infos)); rev < total; rev++ {
+		if !revs[rev] {
+			t.Errorf("no entry of revision %d among %d entries up to %d", rev, len(infos), total-1)
+		}
 	}
 
 	if _, err := stores[0].Delete(ctx, "ship", nil); err != nil {

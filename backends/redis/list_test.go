@@ -18,7 +18,7 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	for i := range keptlist.MinEntries + 40 {
 		mustWrite(t, b, fmt.Sprintf("%s/p%03d.md", dir, i), "v1")
 	}
-	mustWrite(t, b, dir+"/.history/p000/1-abc", "entry")
+	mustWrite(t, b, dir+"/.history/p000/1.0a1b2c3d", "a kept revision")
 	check := func(step string) {
 		t.Helper()
 		got, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})

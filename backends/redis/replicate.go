@@ -20,7 +20,8 @@ var ErrNotReplicated = errors.New("written on the primary but not acknowledged b
 // run runs one mutation script and returns its result bits. With WithReplicaAcks the script
 // and a WAIT go down one connection to the slot's primary in one round trip, so the WAIT
 // covers exactly this connection's write.
-func (b *Backend) run(ctx context.Context, script *redis.Script, keys []string, args []any) (int64, error) {
+func (b *Backend) run(ctx context.Context, m *mutation) (int64, error) {
+	script, keys, args := m.script, m.keys, m.args
 	if b.replicas == 0 {
 		return script.Run(ctx, b.client, keys, args...).Int64()
 	}
@@ -60,7 +61,7 @@ func (b *Backend) run(ctx context.Context, script *redis.Script, keys []string, 
 		if err != nil {
 			return 0, err
 		}
-		if n&resultApplied == 0 && args[0] != "c" && args[0] != "n" {
+		if n&resultApplied == 0 && !m.conditional {
 			return n, nil // an unconditional call that found nothing to do wrote nothing
 		}
 		got, err := acks.Int64()

@@ -36,10 +36,10 @@ const (
 // to its group folder. ARGV = mode ("w" always, "n" only if absent and not indexed, "c"
 // only if equal), content, old, token, publish command ("" for none), channel, path,
 // barrier flag, then the field for each index key.
-var writeScript = redis.NewScript(scriptArgs + tickLua + "local m, entryFollows\n" + writeLua)
+var writeScript = redis.NewScript(scriptArgs + tickLua + writeLua)
 
 // scriptArgs names a script's KEYS and ARGV K and A, the names writeLua and refusedSwapLua
-// use, so that writePairScript can run writeLua on a part of them.
+// use.
 const scriptArgs = "local K, A = KEYS, ARGV\n"
 
 // tickLua defines tick(clock): the group's next modification time, now or one past the
@@ -68,8 +68,8 @@ if mode ~= 'w' then
 end
 local relink = 0
 if redis.call('EXISTS', K[#K]) == 0 then relink = 2 end
-m = tick(K[2])
-if not entryFollows then redis.call('SET', K[2], m) end
+local m = tick(K[2])
+redis.call('SET', K[2], m)
 redis.call('SET', K[1], A[2])
 redis.call('HSET', K[4], A[9], string.len(A[2]) .. ' ' .. m)
 for i = 5, #K do
@@ -84,40 +84,58 @@ end
 return 1 + relink
 `
 
-// writePairScript: a plan file and its history entry in one call. ARGV[1] is the number of
-// the plan's keys and ARGV[2] that of its arguments; then come the plan's keys and
-// arguments as for writeScript, then the entry's keys (content, then the index chain of
-// its folder, in the plan's group) and arguments (content, publish command, channel,
-// path, then the index fields). The plan file is written first; the entry only when it
-// was (a refused compare writes nothing at all), stamped one microsecond after it, so
-// the entry needs no clock or memo of its own (the plan's token records the call). The
-// reply is the plan's result, plus 4 when the entry was written.
-var writePairScript = redis.NewScript(tickLua + `
-local m, entryFollows = nil, true
-local function write(K, A)
-` + writeLua + `
+// keepScript swaps a file that exists and keeps the bytes it replaces under a fresh name
+// in the same group (driver.KeepingSwapper), in 9 calls when nothing needs repair. KEYS =
+// the file's content, the group's clock, the memo, the index of the file's folder, the kept
+// file's content, the index of its folder, then the indexes of the file's folder's
+// ancestors up to the group folder (ARGV[11] of them), then those of the kept file's
+// folder. ARGV = content, old (which is also what is kept), publish command, barrier
+// flag, then for the file and for the kept one each: path, channel, field in its folder;
+// then ARGV[11].
+//
+// The old bytes travel once: they are compared and then kept. The file's own index field
+// is rewritten, never created: it exists since the file does, so its folders are linked
+// already, and the kept file's folder is linked in its parents only when this call creates
+// it. Should the file's field be missing (an index lost to eviction), the script links both
+// chains of folders and asks for a relink, as a write that creates an index does. The kept
+// file is stamped one microsecond after the file, so the clock moves once, to that stamp;
+// the memo token records the whole call.
+var keepScript = redis.NewScript(`local K, A = KEYS, ARGV
+local v = redis.call('MGET', K[1], K[2])
+if v[1] ~= A[2] then
+  local hit = redis.call('EXISTS', K[3]) == 1
+  if A[4] == '1' then
+    if hit then redis.call('PEXPIRE', K[3], 60000) else redis.call('SET', K[2], v[2] or '0') end
+  end
+  if hit then return 1 end
+  return 0
 end
-local nk, na = tonumber(ARGV[1]), tonumber(ARGV[2])
-local PK, PA = {}, {}
-for i = 1, nk do PK[i] = KEYS[i] end
-for i = 1, na do PA[i] = ARGV[i + 2] end
-local p = write(PK, PA)
-if p % 2 == 0 or m == nil then return p end -- refused, or a resend its memo token answered
-local ek, ea = nk, na + 2 -- the entry's keys and arguments follow the plan's
-local em = string.format('%.0f', tonumber(m) + 1)
-redis.call('SET', PK[2], em)
-redis.call('SET', KEYS[ek + 1], ARGV[ea + 1])
-local fresh = redis.call('EXISTS', KEYS[ek + 2]) == 0
-redis.call('HSET', KEYS[ek + 2], ARGV[ea + 5], string.len(ARGV[ea + 1]) .. ' ' .. em)
-if fresh then -- a folder that exists is already linked in its parents
-  for i = 3, #KEYS - ek do
-    redis.call('HSET', KEYS[ek + i], ARGV[ea + i + 3], '')
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local last = tonumber(v[2] or '0')
+if now <= last then now = last + 1 end
+local m, km = string.format('%.0f', now), string.format('%.0f', now + 1)
+redis.call('MSET', K[1], A[1], K[5], A[2], K[2], km)
+local lost = redis.call('HSET', K[4], A[7], #A[1] .. ' ' .. m) == 1
+local fresh = redis.call('EXISTS', K[6]) == 0
+redis.call('HSET', K[6], A[10], #A[2] .. ' ' .. km)
+redis.call('SET', K[3], '1', 'PX', 60000)
+redis.call(A[3], A[6], 'w ' .. #A[5] .. ' ' .. A[5] .. A[1])
+redis.call(A[3], A[9], 'w ' .. #A[8] .. ' ' .. A[8] .. A[2])
+if not (lost or fresh) then return 1 end
+local function link(p, first, last) -- link p's folder in the indexes K[first..last]
+  local d = string.match(p, '^(.*)/')
+  for i = first, last do
+    local name = string.match(d, '[^/]*$')
+    redis.call('HSET', K[i], name .. '/', '')
+    d = string.sub(d, 1, #d - #name - 1)
   end
 end
-if ARGV[ea + 2] ~= '' then
-  redis.call(ARGV[ea + 2], ARGV[ea + 3], 'w ' .. string.len(ARGV[ea + 4]) .. ' ' .. ARGV[ea + 4] .. ARGV[ea + 1])
-end
-return p + 4
+local a = tonumber(A[11])
+if lost then link(A[5], 7, 6 + a) end
+link(A[8], 7 + a, #K)
+if lost then return 3 end
+return 1
 `)
 
 // deleteScript: KEYS as writeScript. ARGV = mode ("d" always, "c" only if equal), unused,

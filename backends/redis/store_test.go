@@ -81,9 +81,9 @@ func TestStaleWriterGetsRevisionConflict(t *testing.T) {
 	}
 }
 
-// stallingBackend pauses before its first CompareAndSwap, after the Store has read the plan
-// and checked the revision: the moment where a writer holding an expiring lock or lease
-// would be overtaken without knowing it.
+// stallingBackend pauses before its first compare-and-swap (plain or keeping), after the
+// Store has read the plan and checked the revision: the moment where a writer holding an
+// expiring lock or lease would be overtaken without knowing it.
 type stallingBackend struct {
 	*Backend
 	stall   time.Duration
@@ -92,23 +92,22 @@ type stallingBackend struct {
 }
 
 func (s *stallingBackend) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+	s.stallOnce()
+	return s.Backend.CompareAndSwap(ctx, req, old)
+}
+
+// CompareAndSwapKeeping stalls too: the Store takes it from the value whose CompareAndSwap
+// it calls, so without it the embedded Backend's would run unstalled.
+func (s *stallingBackend) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+	s.stallOnce()
+	return s.Backend.CompareAndSwapKeeping(ctx, req, old, keep)
+}
+
+func (s *stallingBackend) stallOnce() {
 	if s.once.CompareAndSwap(false, true) {
 		close(s.stalled)
 		time.Sleep(s.stall)
 	}
-	return s.Backend.CompareAndSwap(ctx, req, old)
-}
-
-func (s *stallingBackend) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (bool, error) {
-	return swapAfterEntry(ctx, s.Backend, s.CompareAndSwap, req, old, entry)
-}
-
-// swapAfterEntry is CompareAndSwapWithEntry for a test wrapper whose own swap is swap.
-func swapAfterEntry(ctx context.Context, b *Backend, swap func(context.Context, *plan.WriteRequest, *string) (bool, error), req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (bool, error) {
-	if err := b.Write(ctx, entry); err != nil {
-		return false, err
-	}
-	return swap(ctx, req, old)
 }
 
 // TestWriterStalledInsideTheCheckLoses stalls a guarded write between its revision check and

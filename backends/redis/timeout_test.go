@@ -27,7 +27,7 @@ return 1
 `)
 
 // busyBeforeFirstSwap makes the server busy for busy from another client just before its
-// first CompareAndSwap goes out, so that call times out on the client while Redis still
+// first compare-and-swap (plain or keeping) goes out, so that call times out on the client while Redis still
 // runs it afterwards. Its conditional writes go through the embedded Backend, whose client
 // has the short timeout; reads go through reads, whose client waits, so only the write's
 // outcome is in doubt however slow the machine running the test is.
@@ -53,6 +53,20 @@ func (s *busyBeforeFirstSwap) LsInfo(ctx context.Context, req *plan.LsInfoReques
 }
 
 func (s *busyBeforeFirstSwap) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+	s.busyOnce()
+	return s.Backend.CompareAndSwap(ctx, req, old)
+}
+
+// CompareAndSwapKeeping is the swap the Store makes for a change of an existing plan; it
+// goes through the busy server as CompareAndSwap does.
+func (s *busyBeforeFirstSwap) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+	s.busyOnce()
+	return s.Backend.CompareAndSwapKeeping(ctx, req, old, keep)
+}
+
+// busyOnce, on the first swap, starts the busy script from another client and returns
+// once it runs.
+func (s *busyBeforeFirstSwap) busyOnce() {
 	if s.once.CompareAndSwap(false, true) {
 		s.wg.Add(1)
 		go func() {
@@ -61,11 +75,6 @@ func (s *busyBeforeFirstSwap) CompareAndSwap(ctx context.Context, req *plan.Writ
 		}()
 		time.Sleep(30 * time.Millisecond) // the busy script is running
 	}
-	return s.Backend.CompareAndSwap(ctx, req, old)
-}
-
-func (s *busyBeforeFirstSwap) CompareAndSwapWithEntry(ctx context.Context, req *plan.WriteRequest, old *string, entry *plan.WriteRequest) (bool, error) {
-	return swapAfterEntry(ctx, s.Backend, s.CompareAndSwap, req, old, entry)
 }
 
 // TestTimeoutOnBusyServerResolvesTheOutcome: with a 150 ms client timeout and the server
@@ -127,7 +136,7 @@ func TestTimeoutOnBusyServerResolvesTheOutcome(t *testing.T) {
 		}
 	}
 	if !b.once.Load() {
-		t.Fatal("the tool never reached CompareAndSwap: the server was never made busy")
+		t.Fatal("the tool never reached a compare-and-swap: the server was never made busy")
 	}
 	if len(results) != 1 {
 		t.Fatalf("tool results %q, want 1", results)
@@ -143,6 +152,9 @@ func TestTimeoutOnBusyServerResolvesTheOutcome(t *testing.T) {
 		t.Logf("success: %s", results[0])
 		if len(changes) != 1 || got.Revision != 2 || got.Content != "- [x] build\n- [ ] ship" {
 			t.Fatalf("success with changes %+v and plan %+v; want one Change and revision 2 with step 1 done", changes, got)
+		}
+		if r1, err := s.GetRevision(ctx, "release", 1); err != nil || r1.Content != "- [ ] build\n- [ ] ship" {
+			t.Fatalf("revision 1 = %+v, %v; want it kept by the swap that replaced it", r1, err)
 		}
 	case string(plan.CodeUnknownOutcome):
 		t.Logf("unknown_outcome: %s (plan at revision %d)", results[0], got.Revision)
