@@ -282,31 +282,8 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		return nil, err
 	}
 	next.action, next.created, next.changedBy = action, cur == nil, changedBy(ctx, cur, next)
-	var old *string
-	keep := "" // where cur's file is kept once next replaces it
-	if cur != nil {
-		old = &raw
-		if s.keepsEntries() {
-			keep = s.entryPath(name, cur.Revision, raw)
-		}
-	}
 	file := EncodePlan(next)
-	along := "" // the entry the commit keeps itself
-	switch {
-	case keep == "":
-	case s.keeper != nil || s.keepWriter != nil:
-		along = keep
-	default:
-		// An entry kept by a write that then fails or loses a race is still what revision
-		// cur was, so it stays (history.go).
-		if err := s.keepBefore(ctx, name, keep, raw); err != nil {
-			return nil, err
-		}
-	}
-	err = s.commit(ctx, s.planPath(name), old, file, along)
-	if err != nil && s.keepWriter != nil && along != "" && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
-		err = s.commit(ctx, s.planPath(name), old, file, along) // under the Locker: nothing moved meanwhile
-	}
+	keep, err := s.commitKeeping(ctx, name, cur, raw, file)
 	if err != nil {
 		s.forgetEntries(name)
 		return nil, err
@@ -321,4 +298,32 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		}
 	}
 	return next, nil
+}
+
+// commitKeeping writes file as the plan's next revision over cur (nil: a create), whose
+// file is raw, and keeps raw as the history entry of cur's revision where history keeps
+// entries: in the same request where the Backend can (driver.KeepingSwapper,
+// driver.KeepingWriter), else just before. It returns the entry's path, "" when none.
+func (s *Store) commitKeeping(ctx context.Context, name string, cur *Plan, raw, file string) (string, error) {
+	p := s.planPath(name)
+	if cur == nil {
+		return "", s.commit(ctx, p, nil, file, "")
+	}
+	if !s.keepsEntries() {
+		return "", s.commit(ctx, p, &raw, file, "")
+	}
+	keep := s.entryPath(name, cur.Revision, raw)
+	if s.keeper == nil && s.keepWriter == nil {
+		// An entry kept by a write that then fails or loses a race is still what revision
+		// cur was, so it stays (history.go).
+		if err := s.keepBefore(ctx, name, keep, raw); err != nil {
+			return "", err
+		}
+		return keep, s.commit(ctx, p, &raw, file, "")
+	}
+	err := s.commit(ctx, p, &raw, file, keep)
+	if err != nil && s.keepWriter != nil && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
+		err = s.commit(ctx, p, &raw, file, keep) // under the Locker: nothing moved meanwhile
+	}
+	return keep, err
 }
