@@ -1,9 +1,12 @@
 // Package postgres stores plans in PostgreSQL, so agents on many machines share one plan
 // store. A Backend implements plan.Backend and the driver capabilities that carry the
 // Store's guarantees across machines: driver.Swapper (every guarded write is one
-// conditional statement, atomic with no lock or lease), driver.Watcher (a LISTEN/NOTIFY
-// feed, resynced after a lost connection or a server restart), driver.OnceWriter (history
-// entries skip the commit's wait for disk), driver.LimitedReader and driver.StrictModTimer.
+// conditional statement, atomic with no lock or lease), driver.KeepingSwapper (a change
+// that replaces a plan file keeps the replaced file as its history entry in that same
+// statement, copied inside the server, so a change is one round trip and one commit),
+// driver.Watcher (a LISTEN/NOTIFY feed, resynced after a lost connection or a server
+// restart), driver.OnceWriter (files written once skip the commit's wait for disk),
+// driver.LimitedReader and driver.StrictModTimer.
 //
 // Each file is one row of <schema>.files; any number of plan folders share the table. Every
 // call is a single statement in its own implicit transaction: no explicit transaction, no
@@ -37,6 +40,7 @@ type Backend struct {
 var (
 	_ plan.Backend          = (*Backend)(nil)
 	_ driver.Swapper        = (*Backend)(nil)
+	_ driver.KeepingSwapper = (*Backend)(nil)
 	_ driver.LimitedReader  = (*Backend)(nil)
 	_ driver.OnceWriter     = (*Backend)(nil)
 	_ driver.StrictModTimer = (*Backend)(nil)

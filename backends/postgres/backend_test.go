@@ -207,8 +207,9 @@ func TestCompareAndSwapComparesWholeBytes(t *testing.T) {
 	}
 }
 
-// TestWriteOnceWritesHistoryEntries: WriteOnce stores bytes like Write, and a Store writes
-// its history entries through it.
+// TestWriteOnceWritesHistoryEntries: WriteOnce stores bytes like Write, and a Store on the
+// Backend keeps a history entry for every change (in the swap itself: see
+// TestAStoreChangeIsOneStatement).
 func TestWriteOnceWritesHistoryEntries(t *testing.T) {
 	b := newBackend(t)
 	if err := b.WriteOnce(bg, &plan.WriteRequest{FilePath: "/p/.history/x/1-abc", Content: "entry\x00"}); err != nil {

@@ -112,18 +112,20 @@ func (b *Backend) Write(ctx context.Context, req *plan.WriteRequest) error {
 	return err
 }
 
-// WriteOnce writes a file that is written once and never rewritten (a history entry) like
-// Write, but without waiting for the commit to reach disk (synchronous_commit off for that
-// one statement): a server crash right after may lose the file, never tear it.
+// WriteOnce writes a file that is written once and never rewritten (a history entry, where
+// the Store does not keep it with CompareAndSwapKeeping) like Write, but without waiting
+// for the commit to reach disk (synchronous_commit off for that one statement): a server
+// crash right after may lose the file, never tear it.
 func (b *Backend) WriteOnce(ctx context.Context, req *plan.WriteRequest) error {
 	_, err := b.mutate(ctx, "write", req.FilePath, b.sql.writeOnce, []byte(req.Content))
 	return err
 }
 
 // Delete removes the file; a missing file is not an error. A folder is gone with its last
-// file. A delete is as durable as a write, except for a file written by WriteOnce (a history
-// entry, which its Store prunes as it goes): that delete does not wait for the disk either,
-// so after a server crash the file may be back, as it was written.
+// file. A delete is as durable as a write, except for a file written once (by WriteOnce, or
+// kept by CompareAndSwapKeeping: a history entry, which its Store prunes as it goes): that
+// delete does not wait for the disk either, so after a server crash the file may be back,
+// as it was written.
 func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
 	_, err := b.mutate(ctx, "delete", req.FilePath, b.sql.remove, nil)
 	return err
@@ -145,6 +147,31 @@ func (b *Backend) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, ol
 	return b.mutate(ctx, "write", req.FilePath, b.sql.swap, content, want[:])
 }
 
+// CompareAndSwapKeeping does what CompareAndSwap does and, when it replaces a file (old not
+// nil), also writes keep holding the bytes it replaced (driver.KeepingSwapper), in the same
+// statement, so one round trip: the conditional UPDATE of the file and, only when it
+// updated, the INSERT of keep with the replaced bytes, copied inside the server (they do not
+// travel again). Both rows commit together, each with its change notification, or neither
+// does; a refused comparison writes nothing. keep is a once-written file, as WriteOnce
+// writes it: its later removal does not wait for the disk. The commit waits for the disk as
+// CompareAndSwap's does, since it carries the file's new bytes. With old nil it is
+// CompareAndSwap: a create replaces nothing, so it keeps nothing. Errors are as for
+// CompareAndSwap; keep must name a file other than req.FilePath.
+func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+	if old == nil {
+		return b.CompareAndSwap(ctx, req, nil)
+	}
+	kdir, kname, err := splitFile(keep)
+	if err != nil {
+		return false, err
+	}
+	if cleanPath(keep) == cleanPath(req.FilePath) {
+		return false, fmt.Errorf("postgres backend: keep %s names the file it would keep: %w (%w)", keep, fs.ErrInvalid, driver.ErrNotWritten)
+	}
+	want := sha256.Sum256([]byte(*old))
+	return b.mutate(ctx, "write", req.FilePath, b.sql.swapKeeping, []byte(req.Content), want[:], kdir, kname)
+}
+
 // CompareAndDelete deletes the file only if its stored bytes equal old, checked and done in
 // one statement. (false, nil) means the file changed or is gone; errors are as for
 // CompareAndSwap.
@@ -154,7 +181,8 @@ func (b *Backend) CompareAndDelete(ctx context.Context, req *plan.DeleteRequest,
 }
 
 // mutate runs one mutating statement on filePath and reports whether it changed a row.
-// content is $3 for a write; expect follows.
+// content is $3 for a write; expect follows (the expected hash, then any further
+// parameters).
 func (b *Backend) mutate(ctx context.Context, verb, filePath, query string, content []byte, expect ...any) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", driver.ErrNotWritten, err)

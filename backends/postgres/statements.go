@@ -9,12 +9,14 @@ import (
 // statements are the SQL texts of one schema, built once by New. pgx prepares each on a
 // connection the first time it runs there and reuses it after, so each call is one round
 // trip. Parameters: $1 dir, $2 name; for writes $3 content; for conditional ones $4 (or $3
-// for deletes) the SHA-256 of the bytes expected. The server computes size and hash from the
-// content (generated columns), so they can never disagree with it, even after an edit made
-// with SQL.
+// for deletes) the SHA-256 of the bytes expected; for swapKeeping $5 and $6 the dir and
+// name of the file that keeps the replaced bytes. The server computes size and hash from
+// the content (generated columns), so they can never disagree with it, even after an edit
+// made with SQL.
 type statements struct {
 	read, readAtMost, readVersion, list string
 	write, writeOnce, create, swap      string
+	swapKeeping                         string
 	remove, compareDelete               string
 }
 
@@ -60,9 +62,33 @@ FROM walk WHERE d IS NOT NULL`),
 		create: sub(insert + ` ON CONFLICT (dir, name) DO NOTHING`),
 		swap: sub(`UPDATE {S}.files SET content = $3, mtime = greatest({NOW}, mtime + 1),
 	version = nextval('{S}.file_version'), once = false WHERE dir = $1 AND name = $2 AND hash = $4`),
-		// A file written by WriteOnce is deleted without waiting for the disk, as it was
-		// written: synchronous_commit is off for this statement's transaction when the row
-		// removed was such a file, and as configured otherwise.
+		// swap, and when it updated, the bytes it replaced kept at ($5, $6) as a once-written
+		// file (WriteOnce's row: once = true, so removing it later does not wait for the
+		// disk), all in one statement, so one implicit transaction: both rows commit, with
+		// their two NOTIFYs, or neither. The replaced bytes never travel: "prior" reads them in
+		// the statement's snapshot, the UPDATE joins it and passes them on through RETURNING,
+		// so the INSERT sees a row only when the UPDATE changed one. Under READ COMMITTED a
+		// swap that waited for another writer's row lock re-checks hash = $4 on the row that
+		// writer committed (the joined "prior" row is kept as read): when it changed, the
+		// UPDATE skips it, returns nothing and nothing is kept; when it holds the expected
+		// bytes again, those are the bytes "prior" read (same SHA-256), so the kept file is
+		// still exactly what the swap replaced. The commit waits for the disk as any swap's
+		// does: it carries the plan's new bytes. Rows affected is 1 exactly when it swapped.
+		// ("prior", not "old": RETURNING old.* means the replaced row itself from PostgreSQL
+		// 18 on.) "WHERE true" keeps ON CONFLICT from parsing as a join's ON.
+		swapKeeping: sub(`WITH prior AS (
+	SELECT content FROM {S}.files WHERE dir = $1 AND name = $2 AND hash = $4
+), swapped AS (
+	UPDATE {S}.files AS f SET content = $3, mtime = greatest({NOW}, f.mtime + 1),
+		version = nextval('{S}.file_version'), once = false
+	FROM prior WHERE f.dir = $1 AND f.name = $2 AND f.hash = $4
+	RETURNING prior.content
+)
+INSERT INTO {S}.files AS f (dir, name, content, mtime, version, once)
+SELECT $5, $6, swapped.content, {NOW}, nextval('{S}.file_version'), true FROM swapped WHERE true` + upsert),
+		// A file written once (by WriteOnce, or kept by swapKeeping) is deleted without
+		// waiting for the disk: synchronous_commit is off for this statement's transaction
+		// when the row removed was such a file, and as configured otherwise.
 		remove: sub(`WITH gone AS (DELETE FROM {S}.files WHERE dir = $1 AND name = $2 RETURNING once)
 SELECT set_config('synchronous_commit',
 	CASE WHEN bool_and(once) THEN 'off' ELSE current_setting('synchronous_commit') END, true) FROM gone`),

@@ -104,7 +104,7 @@ func TestTerminatedWhileWaitingNeverLosesTheWrite(t *testing.T) {
 // ends in success, a retryable error, a conflict or unknown_outcome; the counter then holds
 // at least every reported success and at most those plus the unknown outcomes, and equals
 // its revision - 1: no write reported done was lost, none reported failed landed, and none
-// landed twice.
+// landed twice. History then shows every kept revision with the counter it held.
 func TestTerminatedConnectionsNeverLoseAWriteSilently(t *testing.T) {
 	requireServer(t)
 	name := "victim-" + testSchema()
@@ -179,6 +179,21 @@ func TestTerminatedConnectionsNeverLoseAWriteSilently(t *testing.T) {
 	}
 	if got.Revision != v+1 {
 		t.Fatalf("revision %d with counter %d: an increment landed twice or skipped one", got.Revision, v)
+	}
+	// Each change kept the revision it replaced in its own statement, so no revision that
+	// was replaced lacks its history entry, however the sessions died.
+	revs, err := s.History(bg, "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := min(got.Revision, plan.DefaultHistoryLimit); int64(len(revs)) != want {
+		t.Fatalf("History shows %d revisions of %d, want %d", len(revs), got.Revision, want)
+	}
+	for _, r := range revs {
+		old, err := s.GetRevision(bg, "n", r.Revision)
+		if err != nil || old.Content != fmt.Sprint(r.Revision-1) {
+			t.Fatalf("revision %d = %v, %v; want counter %d", r.Revision, old, err, r.Revision-1)
+		}
 	}
 }
 
