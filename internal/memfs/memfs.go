@@ -208,9 +208,15 @@ func (b *Backend) swapKeeping(ctx context.Context, req *filesystem.WriteRequest,
 		return false, err
 	}
 	p := vpath.Clean(req.FilePath)
+	dir, name := vpath.Split(p)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	cur, exists := b.file(p)
+	f := b.folders[dir]
+	var cur memFile
+	exists := false
+	if f != nil {
+		cur, exists = f.files[name]
+	}
 	if exists != (old != nil) || (exists && cur.content != *old) {
 		return false, nil
 	}
@@ -219,7 +225,13 @@ func (b *Backend) swapKeeping(ctx context.Context, req *filesystem.WriteRequest,
 	if exists && keep != "" {
 		b.put(vpath.Clean(keep), memFile{content: cur.content, modified: modified})
 	}
-	b.put(p, memFile{content: req.Content, modified: modified})
+	if !exists {
+		b.put(p, memFile{content: req.Content, modified: modified})
+		return true, nil
+	}
+	// The file's folder holds it, so it stays: replace it in place.
+	f.files[name] = memFile{content: req.Content, modified: modified, path: cur.path}
+	b.changed(f)
 	return true, nil
 }
 
