@@ -9,7 +9,7 @@ import (
 // picked at random, so a Store that goes round more plans than it keeps still finds a share
 // of them decoded. A file over a memoMaxBytes/64 is not kept.
 const (
-	memoLimit    = 4096
+	memoLimit    = 16384
 	memoMaxBytes = 32 << 20
 )
 

@@ -7,6 +7,7 @@ import "sync"
 type readCache struct {
 	mu      sync.Mutex
 	results map[string]readCached
+	bytes   int // the results' JSON
 }
 
 type readCached struct {
@@ -14,8 +15,12 @@ type readCached struct {
 	json string
 }
 
-// maxReadCache bounds the results kept; past it the cache starts again.
-const maxReadCache = 1024
+// The results kept are bounded in number and bytes; past either bound the cache starts
+// again. A result over a sixteenth of the bytes is not kept.
+const (
+	maxReadCache      = 16384
+	maxReadCacheBytes = 16 << 20
+)
 
 // get returns the result last encoded for a plan equal to p.
 func (c *readCache) get(p *Plan) (string, bool) {
@@ -30,12 +35,19 @@ func (c *readCache) get(p *Plan) (string, bool) {
 
 // put records json as the result for p.
 func (c *readCache) put(p *Plan, json string) {
+	if len(json) > maxReadCacheBytes/16 {
+		return
+	}
 	c.mu.Lock()
-	if c.results == nil || len(c.results) >= maxReadCache {
-		c.results = make(map[string]readCached)
+	defer c.mu.Unlock()
+	if was, ok := c.results[p.Name]; ok {
+		c.bytes -= len(was.json)
+	}
+	if c.results == nil || len(c.results) >= maxReadCache || c.bytes+len(json) > maxReadCacheBytes {
+		c.results, c.bytes = make(map[string]readCached), 0
 	}
 	c.results[p.Name] = readCached{plan: *p.copy(), json: json}
-	c.mu.Unlock()
+	c.bytes += len(json)
 }
 
 // samePlan reports whether a and b are the same revision with the same fields throughout.
