@@ -48,6 +48,7 @@ func EncodePlan(p *Plan) string {
 		b.WriteString(hdrRequiresApproval + ": true\n")
 	}
 	writeApproval(&b, p)
+	writeChecksum(&b, p)
 	b.WriteString(headerFence)
 	b.WriteString(p.Content)
 	return b.String()
@@ -114,6 +115,7 @@ func DecodePlan(name, raw string) (*Plan, error) {
 	p := &Plan{Name: name}
 	stepsBody := "" // the raw steps_body value
 	var approval approvalHeader
+	var check changeCheck
 	rest := raw[len(headerFence):]
 	for {
 		nl := strings.IndexByte(rest, '\n')
@@ -136,11 +138,18 @@ func DecodePlan(name, raw string) (*Plan, error) {
 			stepsBody = value
 			continue
 		}
+		if key == hdrChecksum {
+			check.found(raw, rest, len(line)+1, value)
+			continue
+		}
 		if err := p.setHeader(key, value); err != nil {
 			return nil, corrupt(name, err.Error())
 		}
 	}
 	p.Content = rest
+	if !check.holds(raw) {
+		p.action, p.created, p.changedBy = "", false, "" // edited by hand: nobody known did it
+	}
 	p.Approval, p.seal = approval.approval(p.Revision)
 	// steps_revision holds only for the body the Store wrote with it: after an edit by hand
 	// the steps count as changed at the current revision.
@@ -148,29 +157,6 @@ func DecodePlan(name, raw string) (*Plan, error) {
 		p.stepsRev = p.Revision
 	}
 	return p, nil
-}
-
-// The header keys of the change that made a revision (history.go): its action, "create" for
-// the first revision of a plan, and who made it.
-const (
-	hdrChange    = "change"
-	hdrChangedBy = "changed_by"
-	changeCreate = "create"
-)
-
-// writeChange writes the header lines that record the change that made p, when known.
-func writeChange(b *strings.Builder, p *Plan) {
-	switch {
-	case p.created:
-		writeHeaderString(b, hdrChange, changeCreate)
-	case p.action != "":
-		writeHeaderString(b, hdrChange, string(p.action))
-	default:
-		return
-	}
-	if p.changedBy != "" {
-		writeHeaderString(b, hdrChangedBy, p.changedBy)
-	}
 }
 
 // hdrRequiresApproval is the header key of Plan.RequiresApproval.
@@ -232,6 +218,8 @@ func (p *Plan) setHeader(key, value string) error {
 		}
 	case hdrChangedBy:
 		_ = decodeJSONString(value, &p.changedBy)
+	case hdrReplaces:
+		_ = decodeJSONString(value, &p.replaces)
 	case "updated_at":
 		var s string
 		if err := decodeJSONString(value, &s); err != nil {

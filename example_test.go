@@ -173,7 +173,8 @@ func ExampleNewLocalBackend() {
 		panic(err)
 	}
 	for line := range strings.Lines(string(raw)) {
-		if !strings.HasPrefix(line, "updated_at: ") { // the time of the write
+		// The time of the write, and the checksum that covers it.
+		if !strings.HasPrefix(line, "updated_at: ") && !strings.HasPrefix(line, "checksum: ") {
 			fmt.Print(line)
 		}
 	}

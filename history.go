@@ -38,22 +38,22 @@ type Revision struct {
 //
 // An entry is the plan file of that revision exactly as it was stored, kept when the next
 // revision replaces it; the current revision is the plan file itself. Each plan file records
-// the change that made it (its change and changed_by header lines), so an entry needs no
-// lines of its own, and a change copies and hashes nothing but a checksum of the file it
-// replaces. Where the Backend keeps the replaced file in the swap itself
-// (driver.KeepingSwapper) a change is one write; elsewhere the entry is written just before
-// the plan file, from the file the change was based on. Names starting with "." are never
-// plan names, so List never sees the folder, and the plan file stays the only thing people
-// read and diff.
+// the change that made it and the checksum of the file it replaced (change.go), so an entry
+// needs no lines of its own, and a change copies and hashes nothing but a checksum of the
+// file it replaces. Where the Backend keeps the replaced file in the same request
+// (driver.KeepingSwapper, driver.KeepingWriter) a change is one write; elsewhere the entry
+// is written just before the plan file, from the file the change was based on. Names
+// starting with "." are never plan names, so List never sees the folder, and the plan file
+// stays the only thing people read and diff.
 //
-// An entry counts only when its bytes match the checksum in its name (an entry written
-// without a sync may be cut short by a crash) and it decodes to the revision its name gives.
-// A revision number is written to a plan file once (tombstones keep them from repeating), so
-// such an entry is what that revision was, even when the write that kept it then lost a race.
-// History runs from the current revision down, without a gap, to the first revision that
-// has no such entry or that created the plan. Entries of earlier releases
-// (<revision>-<12 hex digits>, with lines of their own in front) are never shown, and prunes
-// remove them.
+// History runs from the plan file down the chain of the files each revision replaced: an
+// entry counts only when it is the one the next revision names, its bytes still match that
+// checksum (an entry written without a sync may be cut short by a crash) and it decodes to
+// its revision. So it is what that revision was, even when the write that kept it then lost
+// a race, and a plan whose revisions started over (its file removed by hand) never shows
+// another's. The chain ends at the first revision whose entry is missing and at a create.
+// Entries of earlier releases (<revision>-<12 hex digits>, with lines of their own in front)
+// are never shown, and prunes remove them.
 
 // historyDir is the folder of a plan's kept revisions.
 // Names never need cleaning (planPath), so no path.Join.
@@ -64,15 +64,15 @@ func (s *Store) historyDir(name string) string {
 	return s.dir + "/.history/" + name
 }
 
-// entryPath is where revision rev of a plan, whose file is raw, is kept.
-func (s *Store) entryPath(name string, rev int64, raw string) string {
+// entryPath is where revision rev of a plan is kept, its file's entrySum being sum.
+func (s *Store) entryPath(name string, rev int64, sum string) string {
 	dir := s.historyDir(name)
-	out := make([]byte, 0, len(dir)+1+20+1+entrySumDigits)
+	out := make([]byte, 0, len(dir)+1+20+1+len(sum))
 	out = append(out, dir...)
 	out = append(out, '/')
 	out = strconv.AppendInt(out, rev, 10)
 	out = append(out, '.')
-	out = appendEntrySum(out, raw)
+	out = append(out, sum...)
 	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
 }
 
@@ -83,12 +83,13 @@ const (
 
 // appendEntrySum appends the CRC-32C of raw in entrySumDigits hex digits.
 func appendEntrySum(dst []byte, raw string) []byte {
-	const hex = "0123456789abcdef"
-	sum := crc32.Update(0, castagnoli, unsafe.Slice(unsafe.StringData(raw), len(raw))) // only read
-	for shift := 28; shift >= 0; shift -= 4 {
-		dst = append(dst, hex[sum>>shift&0xf])
-	}
-	return dst
+	return appendHex32(dst, crc32.Update(0, castagnoli, bytesOf(raw)))
+}
+
+// entrySum is appendEntrySum of raw as a string.
+func entrySum(raw string) string {
+	var scratch [entrySumDigits]byte
+	return string(appendEntrySum(scratch[:0], raw))
 }
 
 // historyOn reports whether the Store keeps history.
@@ -237,24 +238,30 @@ func (s *Store) prune(ctx context.Context, name string, rev int64, size int) {
 		}
 		drop = append(drop, e.path)
 	}
-	s.deleteLazily(ctx, drop)
+	if err := s.deleteLazily(ctx, drop); err != nil || ctx.Err() != nil {
+		s.forgetEntries(name) // what was not dropped is found by the next prune's listing
+		return
+	}
 	s.keepEntries(name, rev, kept, !known)
 }
 
 // deleteLazily removes history entries past the kept bounds: without a durable removal
 // where the Backend offers one (driver.LazyDeleter), since an entry back after a crash is
-// never shown and the next prune removes it again. Failures are ignored likewise.
-func (s *Store) deleteLazily(ctx context.Context, paths []string) {
+// never shown and the next prune removes it again. It reports the first failure.
+func (s *Store) deleteLazily(ctx context.Context, paths []string) error {
 	if len(paths) == 0 {
-		return
+		return nil
 	}
 	if s.lazy != nil {
-		_ = s.lazy.DeleteLazily(ctx, paths...)
-		return
+		return s.lazy.DeleteLazily(ctx, paths...)
 	}
+	var first error
 	for _, p := range paths {
-		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: p})
+		if err := s.backend.Delete(ctx, &DeleteRequest{FilePath: p}); err != nil && first == nil {
+			first = err
+		}
 	}
+	return first
 }
 
 // dropHistory removes the history of a plan deleted at revision last (0: unknown), with the
@@ -288,8 +295,7 @@ func (s *Store) readKept(ctx context.Context, name string, e listedEntry) (*Plan
 	if err != nil || !exists {
 		return nil, err
 	}
-	var sum [entrySumDigits]byte
-	if string(appendEntrySum(sum[:0], raw)) != e.sum {
+	if entrySum(raw) != e.sum {
 		return nil, nil
 	}
 	p, err := DecodePlan(name, raw)
@@ -306,43 +312,25 @@ type keptRevision struct {
 }
 
 // keptHistory returns cur and the verified entries of the revisions before it, newest
-// first, down to oldest: they run without a gap from cur and end at the first revision that
-// has no verified entry or that created the plan (so a plan created again under a name never
-// shows the revisions of the one deleted before it).
+// first, down to oldest. Each revision names the file it replaced (replaces), so the entry
+// of the one before is found by its name, without listing, and only that one counts: the
+// chain runs without a gap from cur, and ends at the first revision whose entry is missing
+// or cut short, or that replaced nothing (a create). So a plan created again under a name,
+// with its revisions starting over, never shows the revisions of another.
 func (s *Store) keptHistory(ctx context.Context, cur *Plan, oldest int64) ([]keptRevision, error) {
 	out := []keptRevision{{rev: cur.Revision, plan: cur}}
-	if cur.created || cur.Revision <= oldest || !s.keepsEntries() {
+	if !s.keepsEntries() {
 		return out, nil
 	}
-	entries, err := s.listHistory(ctx, cur.Name)
-	if err != nil {
-		return nil, err
-	}
-	want := cur.Revision - 1
-	for i := 0; i < len(entries) && want >= oldest; {
-		if e := entries[i]; e.legacy || e.rev > want {
-			i++
-			continue
-		} else if e.rev < want {
-			break // no entry of want: the history ends here
+	for p := cur; p.replaces != "" && p.Revision-1 >= oldest; {
+		e := listedEntry{rev: p.Revision - 1, sum: p.replaces}
+		e.path = s.entryPath(cur.Name, e.rev, e.sum)
+		kept, err := s.readKept(ctx, cur.Name, e)
+		if err != nil || kept == nil {
+			return out, err
 		}
-		var found *Plan
-		for ; i < len(entries) && entries[i].rev == want; i++ {
-			if found != nil || entries[i].legacy {
-				continue
-			}
-			if found, err = s.readKept(ctx, cur.Name, entries[i]); err != nil {
-				return nil, err
-			}
-		}
-		if found == nil {
-			break
-		}
-		out = append(out, keptRevision{rev: want, plan: found})
-		if found.created {
-			break
-		}
-		want--
+		out = append(out, keptRevision{rev: e.rev, plan: kept})
+		p = kept
 	}
 	return out, nil
 }

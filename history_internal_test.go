@@ -22,8 +22,8 @@ func TestHistoryShowsOnlyEntriesThatAreWhatTheirNameSays(t *testing.T) {
 	}
 	_, raw2 := mustRevision(t, s, 2)
 	// Junk under a well-formed name, and revision 2's file under revision 3's name.
-	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.entryPath("ship", 3, "junk"), Content: "junk"}))
-	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.entryPath("ship", 3, raw2), Content: raw2}))
+	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.entryPath("ship", 3, entrySum("junk")), Content: "junk"}))
+	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.entryPath("ship", 3, entrySum(raw2)), Content: raw2}))
 
 	statuses := func() []string {
 		h, err := s.History(ctx, "ship")
@@ -38,7 +38,7 @@ func TestHistoryShowsOnlyEntriesThatAreWhatTheirNameSays(t *testing.T) {
 
 	// Revision 2's entry cut short (a crash after an unsynced write): the history ends at 3,
 	// and revision 1 is not shown across the gap.
-	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.entryPath("ship", 2, raw2), Content: raw2[:len(raw2)-2]}))
+	require.NoError(t, b.Write(ctx, &WriteRequest{FilePath: s.entryPath("ship", 2, entrySum(raw2)), Content: raw2[:len(raw2)-2]}))
 	assert.Equal(t, []string{"four", "three"}, statuses())
 	for _, rev := range []int64{1, 2} {
 		_, err = s.GetRevision(ctx, "ship", rev)

@@ -2,10 +2,14 @@ package plan_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,4 +45,42 @@ func inodeOf(t *testing.T, p string) uint64 {
 	fi, err := os.Stat(p)
 	require.NoError(t, err)
 	return uint64(fi.Sys().(*syscall.Stat_t).Ino)
+}
+
+// A replaced plan file holds a temp name for a moment on its way to the history, with its
+// old modification time; listings, which sweep temp files that look abandoned, never take
+// it, so no change loses its entry.
+func TestASweepNeverTakesAReplacedPlanOnItsWayToTheHistory(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	b := newLocal(t, root)
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n")})
+	require.NoError(t, err)
+	planFile := filepath.Join(root, "plans", "ship.md")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for !stop.Load() {
+				_, _ = b.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans"})
+			}
+		})
+	}
+	lost := 0
+	for i := range 200 {
+		old := time.Now().Add(-time.Hour)
+		require.NoError(t, os.Chtimes(planFile, old, old)) // last written an hour ago
+		_, err := s.SetStatus(ctx, "ship", fmt.Sprint("s", i), nil)
+		require.NoError(t, err)
+		h, err := s.History(ctx, "ship")
+		require.NoError(t, err)
+		if len(h) < 2 {
+			lost++
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	assert.Zero(t, lost, "changes whose replaced file was swept before it reached the history")
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/bytedance/sonic"
@@ -329,4 +330,104 @@ func TestReadPlanSinceRevisionThroughAgents(t *testing.T) {
 			assert.Equal(t, plan.ActionStep, h[0].Action)
 		})
 	}
+}
+
+// A plan whose revisions start over (its file removed by hand, no tombstone) shows only its
+// own history: each revision names the file it replaced, so the entries of the plan that
+// was there before are never taken for its own.
+func TestAPlanWhoseRevisionsStartOverShowsOnlyItsOwnHistory(t *testing.T) {
+	ctx := context.Background()
+	for i := range 8 {
+		b := plan.NewMemoryBackend()
+		s := storeOn(t, b, "")
+		name := fmt.Sprintf("ship%d", i)
+		for _, st := range []string{"old-1", "old-2", "old-3"} {
+			_, err := s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] old\n"), Status: st})
+			require.NoError(t, err)
+		}
+		require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: "/plans/" + name + ".md"}))
+		for _, st := range []string{"new-1", "new-2", "new-3"} {
+			_, err := s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] new\n"), Status: st})
+			require.NoError(t, err)
+		}
+		for rev, want := range map[int64]string{1: "new-1", 2: "new-2"} {
+			p, err := s.GetRevision(ctx, name, rev)
+			require.NoError(t, err)
+			assert.Equal(t, want, p.Status, "%s revision %d", name, rev)
+		}
+	}
+}
+
+// A revision a person edited in place is credited to nobody: the Store's record of the
+// change no longer matches the file, so History names no action, and a watcher that meets
+// it resyncs rather than credit an agent.
+func TestAHandEditIsCreditedToNobody(t *testing.T) {
+	ctx := context.Background()
+	b := plan.NewMemoryBackend()
+	s := storeOn(t, b, "")
+	_, err := s.Put(plan.WithActor(ctx, "w1"), plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n")})
+	require.NoError(t, err)
+	_, err = s.SetStatus(plan.WithActor(ctx, "w2"), "ship", "active", nil)
+	require.NoError(t, err)
+	h, err := s.History(ctx, "ship")
+	require.NoError(t, err)
+	require.Equal(t, plan.ActionStatus, h[0].Action)
+	require.Equal(t, "w2", h[0].Author)
+
+	fc, err := b.Read(ctx, &plan.ReadRequest{FilePath: "/plans/ship.md"})
+	require.NoError(t, err)
+	edited := strings.Replace(fc.Content, "- [ ] x", "- [x] x\n- [ ] added by a person", 1)
+	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: "/plans/ship.md", Content: edited}))
+	h, err = s.History(ctx, "ship")
+	require.NoError(t, err)
+	assert.Empty(t, h[0].Action, "nobody known made the edited revision")
+	assert.NotEqual(t, "w2", h[0].Author)
+
+	_, err = s.SetStatus(plan.WithActor(ctx, "w3"), "ship", "done", nil)
+	require.NoError(t, err)
+	h, err = s.History(ctx, "ship")
+	require.NoError(t, err)
+	require.Len(t, h, 3, "the edited revision is kept as the person left it")
+	assert.Equal(t, []plan.Action{plan.ActionStatus, "", plan.ActionWrite}, []plan.Action{h[0].Action, h[1].Action, h[2].Action})
+	two, err := s.GetRevision(ctx, "ship", 2)
+	require.NoError(t, err)
+	assert.Contains(t, two.Content, "added by a person")
+}
+
+// cancelAfterSwap ends the caller's request right after an armed swap lands, while the Store
+// goes on to prune.
+type cancelAfterSwap struct {
+	*plan.MemoryBackend
+	cancel atomic.Pointer[context.CancelFunc]
+}
+
+func (c *cancelAfterSwap) Unwrap() plan.Backend { return c.MemoryBackend }
+
+func (c *cancelAfterSwap) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+	ok, err := c.MemoryBackend.CompareAndSwap(ctx, req, old)
+	if f := c.cancel.Swap(nil); f != nil {
+		(*f)()
+	}
+	return ok, err
+}
+
+// A prune cut short by a request that ended leaves nothing behind for good: the next prune
+// lists the history and drops what this one could not, on a MemoryBackend too.
+func TestAPruneCutShortLeavesTheHistoryBounded(t *testing.T) {
+	b := &cancelAfterSwap{MemoryBackend: plan.NewMemoryBackend()}
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: 2})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for rev := 1; rev <= 200; rev++ {
+		wctx := ctx
+		if rev == 16 { // a prune is due
+			c, cancel := context.WithCancel(ctx)
+			defer cancel()
+			wctx = c
+			b.cancel.Store(&cancel)
+		}
+		_, err := s.Put(wctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: fmt.Sprint("s", rev)})
+		require.NoError(t, err, "revision %d", rev)
+	}
+	assert.LessOrEqual(t, len(entryFiles(t, b.MemoryBackend, "ship")), 1+7, "the limit's one entry plus one prune period")
 }

@@ -29,13 +29,3 @@ func memoryStamps(b Backend) (driver.FolderStamper, bool) {
 	}
 	return memfs.Stamps(m), true
 }
-
-// keepingSwapperOf is the driver.KeepingSwapper of the very value that swaps: a wrapper that
-// changes CompareAndSwap never has it bypassed by a method it embeds.
-func keepingSwapperOf(swapper driver.Swapper) driver.KeepingSwapper {
-	if m, ok := swapper.(*MemoryBackend); ok {
-		return memfs.Keeping(m)
-	}
-	k, _ := swapper.(driver.KeepingSwapper)
-	return k
-}

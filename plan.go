@@ -31,11 +31,14 @@ type Plan struct {
 	holds       string
 	expiredHold string
 	// action, created and changedBy record the change that made this revision, as the
-	// header's change and changed_by lines say (history.go): every kept revision is the plan
-	// file as it was written, so it carries its own record. Empty when the file does not say.
+	// header's change lines say (change.go): every kept revision is the plan file as it was
+	// written, so it carries its own record. Empty when the file does not say, or was edited
+	// by hand since. replaces is the checksum of the file this revision replaced, which
+	// names its history entry.
 	action    Action
 	created   bool
 	changedBy string
+	replaces  string
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
 	Repaired bool `json:"repaired,omitempty"`

@@ -237,9 +237,10 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	if s.stamper == nil {
 		s.stamper, _ = memoryStamps(cfg.Backend)
 	}
-	s.keeper = keepingSwapperOf(s.swapper)
-	if s.swapper == nil {
-		s.keepWriter, _ = cfg.Backend.(driver.KeepingWriter)
+	if s.swapper != nil {
+		s.keeper = keepingOf[driver.KeepingSwapper](s.swapper)
+	} else {
+		s.keepWriter = keepingOf[driver.KeepingWriter](cfg.Backend)
 	}
 	_, s.inProcess = capability[*MemoryBackend](cfg.Backend)
 	if st, ok := capability[driver.StrictModTimer](cfg.Backend); ok {

@@ -38,6 +38,8 @@ func (b *keepingSwapping) CompareAndSwapKeeping(ctx context.Context, req *plan.W
 	return ok, err
 }
 
+func (b *keepingSwapping) KeepsFor(v any) bool { return v == any(b) }
+
 func (b *keepingSwapping) Write(ctx context.Context, req *plan.WriteRequest) error {
 	b.writes.Add(1)
 	return b.MemoryBackend.Write(ctx, req)
@@ -114,4 +116,33 @@ func TestAWrapperOfCompareAndSwapIsNeverBypassedToKeepHistory(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, revs, 3)
 	assert.Len(t, entryNames(t, b, "ship"), 2)
+}
+
+// writeCounting changes what Write does on an embedded LocalBackend; it offers no
+// WriteKeeping of its own.
+type writeCounting struct {
+	*plan.LocalBackend
+	writes atomic.Int32
+}
+
+func (w *writeCounting) Write(ctx context.Context, req *plan.WriteRequest) error {
+	w.writes.Add(1)
+	return w.LocalBackend.Write(ctx, req)
+}
+
+// A wrapper that changes Write over an embedded LocalBackend is never bypassed by the
+// LocalBackend's own keeping write: every change goes through the wrapper's Write.
+func TestAWrapperOfWriteIsNeverBypassedToKeepHistory(t *testing.T) {
+	ctx := context.Background()
+	b := &writeCounting{LocalBackend: newLocal(t, t.TempDir())}
+	s := storeOn(t, b, "")
+	_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
+	require.NoError(t, err)
+	before := b.writes.Load()
+	_, err = s.SetStatus(ctx, "ship", "active", nil)
+	require.NoError(t, err)
+	assert.Greater(t, b.writes.Load(), before)
+	revs, err := s.History(ctx, "ship")
+	require.NoError(t, err)
+	assert.Len(t, revs, 2)
 }

@@ -282,8 +282,12 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		return nil, err
 	}
 	next.action, next.created, next.changedBy = action, cur == nil, changedBy(ctx, cur, next)
+	next.replaces = "" // the sum of cur's file, where history keeps it
+	if cur != nil && s.keepsEntries() {
+		next.replaces = entrySum(raw)
+	}
 	file := EncodePlan(next)
-	keep, err := s.commitKeeping(ctx, name, cur, raw, file)
+	keep, err := s.commitKeeping(ctx, name, cur, raw, next.replaces, file)
 	if err != nil {
 		s.forgetEntries(name)
 		return nil, err
@@ -291,28 +295,30 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	s.forget(name)
 	s.decoded.wrote(name, file, next)
 	if keep != "" {
-		e := listedEntry{rev: cur.Revision, sum: keep[len(keep)-entrySumDigits:], path: keep, size: int64(len(raw))}
+		e := listedEntry{rev: cur.Revision, sum: next.replaces, path: keep, size: int64(len(raw))}
 		s.noteEntry(name, next.Revision, e)
-		if s.pruneDue(next.Revision, len(file)) {
-			s.prune(ctx, name, next.Revision, len(file))
-		}
+	}
+	// With a limit of one revision nothing is kept, but entries kept under a larger limit
+	// still go.
+	if s.historyOn() && s.pruneDue(next.Revision, len(file)) {
+		s.prune(ctx, name, next.Revision, len(file))
 	}
 	return next, nil
 }
 
 // commitKeeping writes file as the plan's next revision over cur (nil: a create), whose
-// file is raw, and keeps raw as the history entry of cur's revision where history keeps
-// entries: in the same request where the Backend can (driver.KeepingSwapper,
+// file is raw, and keeps raw as the history entry of cur's revision when sum, raw's
+// entrySum, is given: in the same request where the Backend can (driver.KeepingSwapper,
 // driver.KeepingWriter), else just before. It returns the entry's path, "" when none.
-func (s *Store) commitKeeping(ctx context.Context, name string, cur *Plan, raw, file string) (string, error) {
+func (s *Store) commitKeeping(ctx context.Context, name string, cur *Plan, raw, sum, file string) (string, error) {
 	p := s.planPath(name)
 	if cur == nil {
 		return "", s.commit(ctx, p, nil, file, "")
 	}
-	if !s.keepsEntries() {
+	if sum == "" {
 		return "", s.commit(ctx, p, &raw, file, "")
 	}
-	keep := s.entryPath(name, cur.Revision, raw)
+	keep := s.entryPath(name, cur.Revision, sum)
 	if s.keeper == nil && s.keepWriter == nil {
 		// An entry kept by a write that then fails or loses a race is still what revision
 		// cur was, so it stays (history.go).

@@ -53,7 +53,7 @@ type WatchOptions struct {
 //
 // Where the Store keeps history (the default), a watcher misses nothing history still
 // keeps: a plan that moved on by several revisions since the last Change is delivered
-// revision by revision, in order, each with the Action and Actor its history entry records
+// revision by revision, in order, each with the Action and Actor its plan file records
 // (write, status, step, approve, revoke). Only revisions history no longer has (or a plan
 // edited by hand) give way to one ActionResync and the latest state, as ActionWrite (or
 // ActionApprove when it gained an approval). Created means the plan was not listed before.
@@ -393,13 +393,12 @@ func (s *Store) keptChanges(ctx context.Context, name string, from int64, create
 	changes = make([]Change, 0, len(kept))
 	for i := len(kept) - 1; i >= 0; i-- {
 		p := kept[i].plan
+		if p.action == "" {
+			return nil, nil, false // edited by hand: nobody known made this revision
+		}
 		sum := p.Summarize()
 		last = &cachedSummary{summary: sum}
-		action := p.action
-		if action == "" {
-			action = ActionWrite
-		}
-		changes = append(changes, Change{Name: name, Action: action, Revision: p.Revision, Created: p.created,
+		changes = append(changes, Change{Name: name, Action: p.action, Revision: p.Revision, Created: p.created,
 			Title: sum.Title, Status: sum.Status, Author: sum.Author, Actor: p.changedBy, Progress: sum.Progress, Expired: expiredHolder(p.expiredHold)})
 	}
 	return changes, last, true

@@ -172,6 +172,11 @@ func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequ
 	return b.mutate(ctx, "write", req.FilePath, b.sql.swapKeeping, []byte(req.Content), want[:], kdir, kname)
 }
 
+// KeepsFor reports whether v is b itself (driver.Keeper): a wrapper that embeds a Backend
+// and changes CompareAndSwap must offer CompareAndSwapKeeping and KeepsFor of its own, or
+// the Store keeps history without them.
+func (b *Backend) KeepsFor(v any) bool { return v == any(b) }
+
 // CompareAndDelete deletes the file only if its stored bytes equal old, checked and done in
 // one statement. (false, nil) means the file changed or is gone; errors are as for
 // CompareAndSwap.

@@ -48,6 +48,11 @@ func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequ
 	return b.finish(ctx, m, n, err)
 }
 
+// KeepsFor reports whether v is b itself (driver.Keeper): a wrapper that embeds a Backend
+// and changes CompareAndSwap must offer CompareAndSwapKeeping and KeepsFor of its own, or
+// the Store keeps history without them.
+func (b *Backend) KeepsFor(v any) bool { return v == any(b) }
+
 // keeping builds the keepScript call that swaps filePath from old to content and keeps old
 // at keep; one is false when keep is in another group than the file, so another slot, and
 // the call cannot be built (m then names the file only).

@@ -103,6 +103,8 @@ func (s *stallingBackend) CompareAndSwapKeeping(ctx context.Context, req *plan.W
 	return s.Backend.CompareAndSwapKeeping(ctx, req, old, keep)
 }
 
+func (s *stallingBackend) KeepsFor(v any) bool { return v == any(s) }
+
 func (s *stallingBackend) stallOnce() {
 	if s.once.CompareAndSwap(false, true) {
 		close(s.stalled)

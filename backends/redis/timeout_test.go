@@ -64,6 +64,8 @@ func (s *busyBeforeFirstSwap) CompareAndSwapKeeping(ctx context.Context, req *pl
 	return s.Backend.CompareAndSwapKeeping(ctx, req, old, keep)
 }
 
+func (s *busyBeforeFirstSwap) KeepsFor(v any) bool { return v == any(s) }
+
 // busyOnce, on the first swap, starts the busy script from another client and returns
 // once it runs.
 func (s *busyBeforeFirstSwap) busyOnce() {

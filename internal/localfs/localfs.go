@@ -411,6 +411,10 @@ func (b *Backend) replaceKeeping(folder *os.Root, dir, tmp, base, keepRel, keep 
 		return err
 	}
 	defer d.Close()
+	// The old file takes a temp name for a moment: its time is now, so that no sweep of
+	// abandoned temp files takes it for one on its way to keep.
+	now := time.Now()
+	_ = folder.Chtimes(base, now, now)
 	swapped, err := swapNames(d, tmp, base)
 	if err != nil {
 		return err
@@ -432,6 +436,9 @@ func (b *Backend) replaceKeeping(folder *os.Root, dir, tmp, base, keepRel, keep 
 	}
 	return nil
 }
+
+// KeepsFor reports whether v is b itself (driver.Keeper).
+func (b *Backend) KeepsFor(v any) bool { return v == any(b) }
 
 // swapNames is exchange; tests take the path of a platform without it.
 var swapNames = exchange

@@ -17,7 +17,10 @@ import (
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 )
 
-var _ driver.Swapper = (*Backend)(nil)
+var (
+	_ driver.Swapper        = (*Backend)(nil)
+	_ driver.KeepingSwapper = (*Backend)(nil)
+)
 
 // Backend keeps files in a map. It is safe for concurrent use and its guarantees end
 // at the process: use it for tests, one-process apps and caches of something durable.
@@ -202,7 +205,7 @@ func (b *Backend) CompareAndSwap(ctx context.Context, req *filesystem.WriteReque
 }
 
 // swapKeeping is CompareAndSwap that, when keep is not "" and a file is replaced, also
-// stores the replaced file at keep, sharing its bytes (driver.KeepingSwapper).
+// stores the replaced file at keep.
 func (b *Backend) swapKeeping(ctx context.Context, req *filesystem.WriteRequest, old *string, keep string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
@@ -235,18 +238,14 @@ func (b *Backend) swapKeeping(ctx context.Context, req *filesystem.WriteRequest,
 	return true, nil
 }
 
-// Keeping returns b's driver.KeepingSwapper. Like Stamps, it is not a method of b, so that a
-// wrapper embedding *Backend and changing what CompareAndSwap does never offers a
-// CompareAndSwapKeeping that bypasses it: the Store takes it only when it swaps through b
-// itself.
-func Keeping(b *Backend) driver.KeepingSwapper { return keeping{b} }
-
-type keeping struct{ b *Backend }
-
-// CompareAndSwapKeeping is CompareAndSwap that also keeps the replaced file at keep.
-func (k keeping) CompareAndSwapKeeping(ctx context.Context, req *filesystem.WriteRequest, old *string, keep string) (bool, error) {
-	return k.b.swapKeeping(ctx, req, old, keep)
+// CompareAndSwapKeeping is CompareAndSwap that also keeps the replaced file at keep, sharing
+// its bytes (driver.KeepingSwapper).
+func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *filesystem.WriteRequest, old *string, keep string) (bool, error) {
+	return b.swapKeeping(ctx, req, old, keep)
 }
+
+// KeepsFor reports whether v is b itself (driver.Keeper).
+func (b *Backend) KeepsFor(v any) bool { return v == any(b) }
 
 // CompareAndDelete deletes only if the file still holds old.
 func (b *Backend) CompareAndDelete(ctx context.Context, req *plantask.DeleteRequest, old string) (bool, error) {

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/driver/drivertest"
 	"github.com/einoplan/plan/internal/memfs"
 )
@@ -17,21 +16,6 @@ import (
 // MemoryBackend passes the conformance suite every backend must pass.
 func TestConformance(t *testing.T) {
 	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return memfs.New() })
-}
-
-// withKeeping offers a Backend's keeping swap as a method, for the conformance suite.
-type withKeeping struct {
-	*memfs.Backend
-	driver.KeepingSwapper
-}
-
-// The keeping swap passes the conformance suite's KeepingSwapper checks: a replaced file is
-// kept, a create or a refused swap keeps nothing.
-func TestKeepingSwapConformance(t *testing.T) {
-	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
-		b := memfs.New()
-		return withKeeping{b, memfs.Keeping(b)}
-	})
 }
 
 // Restore puts back every file of a snapshot and drops files written since.
