@@ -17,7 +17,7 @@ const headerFence = "---\n"
 // The name is not stored: it is the file name.
 func EncodePlan(p *Plan) string {
 	var b strings.Builder
-	b.Grow(len(p.Content) + 160 + len(p.Title) + len(p.Status) + len(p.Author))
+	b.Grow(len(p.Content) + 280 + len(p.Title) + len(p.Status) + len(p.Author) + len(p.changedBy) + len(p.holds))
 	b.WriteString(headerFence)
 	writeHeaderString(&b, "title", p.Title)
 	writeHeaderString(&b, "status", p.Status)
