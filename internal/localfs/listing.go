@@ -1,6 +1,8 @@
 package localfs
 
 import (
+	"github.com/einoplan/plan/internal/modtime"
+
 	"slices"
 	"strings"
 
@@ -43,7 +45,7 @@ func (o *keptListings) list(dir, prefix string, names []string, stats []entrySta
 		slices.SortFunc(sorted, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 	}
 	out := make([]filesystem.FileInfo, len(sorted))
-	times := newModTimes()
+	times := modtime.New()
 	for k, i := range sorted {
 		st := &stats[i]
 		if same && *st == last.stats[i] {
@@ -51,7 +53,7 @@ func (o *keptListings) list(dir, prefix string, names []string, stats []entrySta
 			continue
 		}
 		// A link is listed as itself, never as what it leads to: reading through it is refused.
-		out[k] = filesystem.FileInfo{Path: prefix + names[i], IsDir: st.isDir, Size: st.size, ModifiedAt: times.format(st.mod)}
+		out[k] = filesystem.FileInfo{Path: prefix + names[i], IsDir: st.isDir, Size: st.size, ModifiedAt: times.Format(st.mod)}
 	}
 	if remember && len(names) <= keptlist.MaxEntries {
 		o.Put(dir, keptListing{read: names, stats: stats, sorted: sorted, entries: slices.Clone(out)}, len(names))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/modtime"
 	"github.com/einoplan/plan/internal/vpath"
 
 	"github.com/cloudwego/eino/adk/filesystem"
@@ -33,7 +34,8 @@ type Backend struct {
 	// folder, so a lookup hashes into a small map, and LsInfo reads one folder.
 	folders map[string]*memFolder
 	clock   int64
-	changes uint64 // counts every change of a folder's entries: the source of folder stamps
+	times   modtime.Formatter // formats clock's ticks
+	changes uint64            // counts every change of a folder's entries: the source of folder stamps
 }
 
 // memFolder is what one folder holds: its files by name and its subfolders, each
@@ -53,7 +55,7 @@ type memFile struct {
 
 // New returns an empty Backend.
 func New() *Backend {
-	return &Backend{folders: map[string]*memFolder{}}
+	return &Backend{folders: map[string]*memFolder{}, times: modtime.New()}
 }
 
 // LsInfo lists the files and implied folders directly inside req.Path, in no particular
@@ -194,7 +196,7 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 	p := vpath.Clean(req.FilePath)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.put(p, memFile{content: req.Content, modified: b.tick().Format(time.RFC3339Nano)})
+	b.put(p, memFile{content: req.Content, modified: b.modified()})
 	return nil
 }
 
@@ -224,7 +226,7 @@ func (b *Backend) swapKeeping(ctx context.Context, req *filesystem.WriteRequest,
 		return false, nil
 	}
 	// One time for both files: each is still a time no earlier write gave.
-	modified := b.tick().Format(time.RFC3339Nano)
+	modified := b.modified()
 	if exists && keep != "" {
 		b.put(vpath.Clean(keep), memFile{content: cur.content, modified: modified})
 	}
@@ -272,6 +274,9 @@ func (b *Backend) Delete(ctx context.Context, req *plantask.DeleteRequest) error
 	b.remove(vpath.Clean(req.FilePath))
 	return nil
 }
+
+// modified is the ModifiedAt of a file written now: tick, formatted; called with mu held.
+func (b *Backend) modified() string { return b.times.Format(b.tick()) }
 
 // tick returns a time strictly after every earlier one, even when the wall clock stalls.
 func (b *Backend) tick() time.Time {
@@ -333,7 +338,7 @@ func (b *Backend) Restore(s Snapshot) {
 	b.folders = cloneFolders(s.folders)
 	for _, f := range b.folders {
 		for name, c := range f.files {
-			f.files[name] = memFile{content: c.content, modified: b.tick().Format(time.RFC3339Nano), path: c.path}
+			f.files[name] = memFile{content: c.content, modified: b.modified(), path: c.path}
 		}
 		b.changed(f)
 	}

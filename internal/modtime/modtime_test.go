@@ -1,4 +1,4 @@
-package localfs
+package modtime
 
 import (
 	"math/rand/v2"
@@ -10,10 +10,10 @@ import (
 // cache on them, and callers parse them.
 func TestModTimesFormatLikeTime(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	m := newModTimes()
+	m := New()
 	check := func(tm time.Time) {
 		t.Helper()
-		if got, want := m.format(tm), tm.UTC().Format(time.RFC3339Nano); got != want {
+		if got, want := m.Format(tm), tm.UTC().Format(time.RFC3339Nano); got != want {
 			t.Fatalf("format(%v) = %q, want %q", tm, got, want)
 		}
 	}

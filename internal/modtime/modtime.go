@@ -1,23 +1,27 @@
-package localfs
+// Package modtime formats modification times as Eino's backends report them, fast.
+package modtime
 
 import (
 	"math"
 	"time"
 )
 
-// modTimes formats modification times exactly as t.UTC().Format(time.RFC3339Nano) does,
+// Formatter formats modification times exactly as t.UTC().Format(time.RFC3339Nano) does,
 // working out the calendar date only when a time falls on another day than the one before:
-// the files of one folder mostly share a few days, and the date is most of the cost.
-type modTimes struct {
+// the files of one folder, and the writes of one day, share a day, and the date is most of
+// the cost. It is not safe for concurrent use.
+type Formatter struct {
 	day  int64    // the Unix day date holds; math.MinInt64 before the first
 	date [11]byte // "2006-01-02T"
 }
 
-func newModTimes() modTimes { return modTimes{day: math.MinInt64} }
+// New returns a Formatter that has seen no day yet.
+func New() Formatter { return Formatter{day: math.MinInt64} }
 
 const secondsPerDay = 24 * 60 * 60
 
-func (m *modTimes) format(t time.Time) string {
+// Format returns t.UTC().Format(time.RFC3339Nano).
+func (m *Formatter) Format(t time.Time) string {
 	sec := t.Unix()
 	day := sec / secondsPerDay
 	if sec%secondsPerDay < 0 {
