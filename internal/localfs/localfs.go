@@ -382,19 +382,13 @@ func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest
 	if err != nil || !old.Mode().IsRegular() || hardLinked(old) {
 		return b.Write(ctx, req) // nothing a plan file could be to keep
 	}
-	if keepDir, _ := localSplit(keepRel); keepDir != "." {
-		// Before anything is written: what blocks the folder (a stray file) fails the call.
-		if err := b.root.MkdirAll(keepDir, b.cfg.dirPerm); err != nil {
-			return b.wrap(op, keep, err)
-		}
-	}
 	b.sweep(folder, dir)
 	f, tmp, err := b.createTemp(folder, base)
 	if err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
 	if err = writeAndClose(f, req.Content); err == nil {
-		err = b.replaceKeeping(folder, dir, tmp, base, keepRel, keep)
+		err = b.replaceKeeping(folder, dir, tmp, base, old, keepRel, keep)
 	}
 	if err != nil {
 		_ = folder.Remove(tmp)
@@ -403,33 +397,44 @@ func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest
 	return nil
 }
 
-// replaceKeeping puts the synced temp file tmp in base's place and the file it replaces at
-// keepRel, then syncs the folder.
-func (b *Backend) replaceKeeping(folder *os.Root, dir, tmp, base, keepRel, keep string) error {
+// replaceKeeping puts the synced temp file tmp in base's place and old, the file it
+// replaces, at keepRel, then syncs the folder. When the old file cannot be kept (a stray
+// stands where its folder goes), it fails having written nothing: a swapped file is put
+// back.
+func (b *Backend) replaceKeeping(folder *os.Root, dir, tmp, base string, old fs.FileInfo, keepRel, keep string) error {
 	d, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	// The old file takes a temp name for a moment: its time is now, so that no sweep of
-	// abandoned temp files takes it for one on its way to keep.
-	now := time.Now()
-	_ = folder.Chtimes(base, now, now)
+	if time.Since(old.ModTime()) > localStaleTemp/2 {
+		// The old file takes a temp name for a moment: a recent time keeps the sweep of
+		// abandoned temp files off it on its way to keep.
+		now := time.Now()
+		_ = folder.Chtimes(base, now, now)
+	}
 	swapped, err := swapNames(d, tmp, base)
 	if err != nil {
 		return err
 	}
-	if swapped { // tmp now names the old file
-		if err := b.moveKept(path.Join(dir, tmp), keepRel); err != nil {
-			_ = folder.Remove(tmp) // the history loses this revision; the plan is written
+	if !swapped {
+		raw, err := folder.ReadFile(base)
+		if err == nil {
+			err = b.WriteOnce(context.Background(), &filesystem.WriteRequest{FilePath: keep, Content: string(raw)})
 		}
-	} else {
-		if raw, err := folder.ReadFile(base); err == nil {
-			_ = b.WriteOnce(context.Background(), &filesystem.WriteRequest{FilePath: keep, Content: string(raw)})
+		if err == nil {
+			err = folder.Rename(tmp, base)
 		}
-		if err := folder.Rename(tmp, base); err != nil {
+		if err != nil {
 			return err
 		}
+	} else if err := b.moveKept(path.Join(dir, tmp), keepRel); err != nil {
+		// tmp names the old file: swapped back, the new one goes with tmp, and nothing
+		// was written.
+		if back, berr := swapNames(d, tmp, base); back && berr == nil {
+			return err
+		}
+		_ = folder.Remove(tmp) // the plan is written; the history loses this revision
 	}
 	if localSyncDirs {
 		return fsync(d)
@@ -443,15 +448,19 @@ func (b *Backend) KeepsFor(v any) bool { return v == any(b) }
 // swapNames is exchange; tests take the path of a platform without it.
 var swapNames = exchange
 
-// moveKept moves the file at the root-relative path from to keepRel, replacing anything
-// but a folder there.
+// moveKept moves the file at the root-relative path from to keepRel, creating its folder
+// when it is missing.
 func (b *Backend) moveKept(from, keepRel string) error {
-	if fi, err := b.root.Lstat(keepRel); err == nil && fi.IsDir() {
-		if err := b.root.RemoveAll(keepRel); err != nil {
-			return err
+	err := b.root.Rename(from, keepRel)
+	if errors.Is(err, fs.ErrNotExist) {
+		if keepDir, _ := localSplit(keepRel); keepDir != "." {
+			if err := b.root.MkdirAll(keepDir, b.cfg.dirPerm); err != nil {
+				return err
+			}
 		}
+		err = b.root.Rename(from, keepRel)
 	}
-	return b.root.Rename(from, keepRel)
+	return err
 }
 
 // WriteOnce writes a file that is written once and never rewritten, without the temp file
