@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 )
 
 const headerFence = "---\n"
@@ -175,7 +174,7 @@ func stepsBodyHash(body string) string {
 // appendStepsBodyHash appends stepsBodyHash(body) to dst.
 func appendStepsBodyHash(dst []byte, body string) []byte {
 	// Read in place (crc32 only reads), so no read of a plan copies its body again.
-	sum := crc32.Update(0, castagnoli, unsafe.Slice(unsafe.StringData(body), len(body)))
+	sum := crc32.Update(0, castagnoli, bytesOf(body))
 	return strconv.AppendUint(dst, uint64(sum), 16)
 }
 

@@ -21,12 +21,8 @@ import (
 // history: the entry is that very file, so a change creates no file beside its temp file.
 func TestALocalChangeKeepsTheReplacedPlanFileItself(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	b := newLocal(t, root)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
-	require.NoError(t, err)
+	root, b, s := shipOnLocal(t)
+	var err error
 	planFile := filepath.Join(root, "plans", "ship.md")
 	first := inodeOf(t, planFile)
 	_, err = s.SetStatus(ctx, "ship", "active", nil)
@@ -52,12 +48,7 @@ func inodeOf(t *testing.T, p string) uint64 {
 // it, so no change loses its entry.
 func TestASweepNeverTakesAReplacedPlanOnItsWayToTheHistory(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	b := newLocal(t, root)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n")})
-	require.NoError(t, err)
+	root, b, s := shipOnLocal(t)
 	planFile := filepath.Join(root, "plans", "ship.md")
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -83,4 +74,17 @@ func TestASweepNeverTakesAReplacedPlanOnItsWayToTheHistory(t *testing.T) {
 	stop.Store(true)
 	wg.Wait()
 	assert.Zero(t, lost, "changes whose replaced file was swept before it reached the history")
+}
+
+// shipOnLocal is a Store on a LocalBackend in a temp folder (root) holding plan "ship" at
+// revision 1.
+func shipOnLocal(t *testing.T) (string, *plan.LocalBackend, *plan.Store) {
+	t.Helper()
+	root := t.TempDir()
+	b := newLocal(t, root)
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
+	require.NoError(t, err)
+	_, err = s.Put(context.Background(), plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
+	require.NoError(t, err)
+	return root, b, s
 }

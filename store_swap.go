@@ -53,8 +53,8 @@ func (s *Store) commit(ctx context.Context, p string, old *string, content strin
 	if ctx.Err() != nil {
 		return canceled(ctx)
 	}
+	req := &WriteRequest{FilePath: p, Content: content}
 	if s.swapper == nil {
-		req := &WriteRequest{FilePath: p, Content: content}
 		var err error
 		if keep != "" {
 			err = s.keepWriter.WriteKeeping(ctx, req, keep)
@@ -66,7 +66,6 @@ func (s *Store) commit(ctx context.Context, p string, old *string, content strin
 		}
 		return nil
 	}
-	req := &WriteRequest{FilePath: p, Content: content}
 	return s.settle(ctx, "write", func() (bool, error) {
 		if keep != "" {
 			return s.keeper.CompareAndSwapKeeping(ctx, req, old, keep)
