@@ -17,10 +17,10 @@ const renameExchange = 2 // RENAME_EXCHANGE
 // swapsNames reports that exchange can swap names here (where the file system allows).
 const swapsNames = true
 
-// exchange swaps the names a and b, two plain names in the open folder dir, in one atomic
-// step (renameat2 with RENAME_EXCHANGE); false, with no error, where the file system or the
+// exchange swaps the names a, in the open folder dirA, and b, in dirB, in one atomic step
+// (renameat2 with RENAME_EXCHANGE); false, with no error, where the file system or the
 // kernel cannot.
-func exchange(dir *os.File, a, b string) (bool, error) {
+func exchange(dirA *os.File, a string, dirB *os.File, b string) (bool, error) {
 	pa, err := syscall.BytePtrFromString(a)
 	if err != nil {
 		return false, err
@@ -29,9 +29,9 @@ func exchange(dir *os.File, a, b string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	fd := dir.Fd()
-	_, _, errno := syscall.Syscall6(sysRenameat2, fd, uintptr(unsafe.Pointer(pa)), fd, uintptr(unsafe.Pointer(pb)), renameExchange, 0)
-	runtime.KeepAlive(dir)
+	_, _, errno := syscall.Syscall6(sysRenameat2, dirA.Fd(), uintptr(unsafe.Pointer(pa)), dirB.Fd(), uintptr(unsafe.Pointer(pb)), renameExchange, 0)
+	runtime.KeepAlive(dirA)
+	runtime.KeepAlive(dirB)
 	switch errno {
 	case 0:
 		return true, nil

@@ -37,7 +37,7 @@ func TestWriteKeepingKeepsTheReplacedFile(t *testing.T) {
 	}{{"swapped", true}, {"copied", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !tc.swaps {
-				swapNames = func(*os.File, string, string) (bool, error) { return false, nil }
+				swapNames = func(*os.File, string, *os.File, string) (bool, error) { return false, nil }
 				t.Cleanup(func() { swapNames = exchange })
 			}
 			ctx := context.Background()
@@ -112,4 +112,72 @@ func TestReadersNeverMissAFileWhileItIsReplacedAndKept(t *testing.T) {
 	wg.Wait()
 	assert.Nil(t, bad.Load())
 	assert.Equal(t, "v199", mustRead(t, b, "/plans/.history/a/199.00000000"))
+}
+
+// Whoever reads the new file finds the replaced one already kept: there is no moment when a
+// plan names a history entry that is not there yet.
+func TestReadersOfTheNewFileFindTheOldOneKept(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		swaps bool
+	}{{"swapped", true}, {"copied", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.swaps {
+				swapNames = func(*os.File, string, *os.File, string) (bool, error) { return false, nil }
+				t.Cleanup(func() { swapNames = exchange })
+			}
+			ctx := context.Background()
+			b, _ := newTestLocal(t)
+			mustWrite(t, b, "/plans/a.md", "v0")
+			keepOf := func(rev int) string { return "/plans/.history/a/" + strconv.Itoa(rev) + ".00000000" }
+			var stop atomic.Bool
+			var wg sync.WaitGroup
+			var bad atomic.Value
+			var checked atomic.Int64
+			for range 2 {
+				wg.Go(func() {
+					for !stop.Load() {
+						fc, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
+						if err != nil {
+							bad.Store(err.Error())
+							return
+						}
+						rev, err := strconv.Atoi(fc.Content[1:])
+						if err != nil || rev == 0 {
+							continue
+						}
+						kept, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: keepOf(rev - 1)})
+						if err != nil {
+							bad.Store(fc.Content + " is there, its predecessor is not: " + err.Error())
+							return
+						}
+						if kept.Content != "v"+strconv.Itoa(rev-1) {
+							bad.Store("kept " + kept.Content + " for " + fc.Content)
+							return
+						}
+						checked.Add(1)
+					}
+				})
+			}
+			for i := 1; i <= 500; i++ {
+				require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "v" + strconv.Itoa(i)}, keepOf(i-1)))
+			}
+			stop.Store(true)
+			wg.Wait()
+			assert.Nil(t, bad.Load())
+			assert.Positive(t, checked.Load())
+		})
+	}
+}
+
+// A file left at keep by a crash between writing it and the swap is replaced by the next
+// keep of that revision.
+func TestWriteKeepingReplacesWhatACrashLeftAtKeep(t *testing.T) {
+	b, root := newTestLocal(t)
+	mustWrite(t, b, "/plans/a.md", "one")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans", ".history", "a"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "plans", ".history", "a", "1.00000000"), []byte("two, never swapped in"), 0o600))
+	require.NoError(t, b.WriteKeeping(context.Background(), &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, "/plans/.history/a/1.00000000"))
+	assert.Equal(t, "two", mustRead(t, b, "/plans/a.md"))
+	assert.Equal(t, "one", mustRead(t, b, "/plans/.history/a/1.00000000"))
 }

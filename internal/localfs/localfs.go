@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -82,6 +83,8 @@ type Backend struct {
 	name    string // the root's absolute path with links resolved: the storage's identity
 	escapes error  // the os.Root error for a path that leaves the root
 	cfg     config
+
+	cannotSwap atomic.Bool // the file system refused to swap names: WriteKeeping copies
 
 	mu        sync.Mutex
 	lastSweep map[string]time.Time // folder → last scan for orphaned temp files
@@ -363,10 +366,11 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 }
 
 // WriteKeeping does what Write does and, when it replaces a regular file, keeps the replaced
-// file at keep (driver.KeepingWriter). On Linux the new file and the old one swap names in
-// one step and the old one then moves to keep, so the plan's path never goes missing and
-// keeping allocates no file and copies no byte; elsewhere the old file is copied to keep
-// first. keep gets OnceWriter's durability: a crash may lose it.
+// file at keep (driver.KeepingWriter). Whoever finds the new file also finds the old one at
+// keep. On Linux the new content is written at keep and swaps names with the file it
+// replaces in one step, so keeping allocates no second file and copies no byte; elsewhere the
+// old file is copied to keep before the new one is renamed into place. keep gets
+// OnceWriter's durability: a crash may lose it.
 func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest, keep string) error {
 	const op = "write"
 	folder, dir, base, err := b.writeTarget(ctx, req.FilePath)
@@ -374,7 +378,7 @@ func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest
 		return err
 	}
 	defer folder.Close()
-	keepRel, _, _, err := b.fileTarget(ctx, op, keep)
+	_, keepDir, keepBase, err := b.fileTarget(ctx, op, keep)
 	if err != nil {
 		return err
 	}
@@ -383,63 +387,90 @@ func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest
 		return b.Write(ctx, req) // nothing a plan file could be to keep
 	}
 	b.sweep(folder, dir)
-	f, tmp, err := b.createTemp(folder, base)
-	if err != nil {
-		return b.wrap(op, req.FilePath, err)
+	if swapsNames && !b.cannotSwap.Load() {
+		swapped, err := b.swapKeeping(folder, base, keepDir, keepBase, req.Content)
+		if err != nil {
+			return b.wrap(op, req.FilePath, err)
+		}
+		if swapped {
+			return nil
+		}
+		b.cannotSwap.Store(true) // this file system cannot: copy from now on
 	}
-	if err = writeAndClose(f, req.Content); err == nil {
-		err = b.replaceKeeping(folder, dir, tmp, base, old, keepRel, keep)
-	}
-	if err != nil {
-		_ = folder.Remove(tmp)
+	if err := b.copyKeeping(ctx, folder, base, keep, req.Content); err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
 	return nil
 }
 
-// replaceKeeping puts the synced temp file tmp in base's place and old, the file it
-// replaces, at keepRel, then syncs the folder. When the old file cannot be kept (a stray
-// stands where its folder goes), it fails having written nothing: a swapped file is put
-// back.
-func (b *Backend) replaceKeeping(folder *os.Root, dir, tmp, base string, old fs.FileInfo, keepRel, keep string) error {
+// swapKeeping writes content, synced, at keepBase in the folder keepDir (created when
+// missing) and swaps it with base in folder, then syncs folder. It reports false, having
+// written nothing, where the file system cannot swap names; on an error nothing is written.
+// A file already at keepBase is what a crash before a swap left: it is replaced.
+func (b *Backend) swapKeeping(folder *os.Root, base, keepDir, keepBase, content string) (bool, error) {
+	kept, err := b.openFolder(keepDir, true)
+	if err != nil {
+		return false, err
+	}
+	defer kept.Close()
+	f, err := kept.OpenFile(keepBase, os.O_WRONLY|os.O_CREATE|os.O_EXCL|localOpenNonblock, b.cfg.filePerm)
+	if errors.Is(err, fs.ErrExist) && kept.Remove(keepBase) == nil {
+		f, err = kept.OpenFile(keepBase, os.O_WRONLY|os.O_CREATE|os.O_EXCL|localOpenNonblock, b.cfg.filePerm)
+	}
+	if err != nil {
+		return false, err
+	}
+	swapped := false
+	defer func() {
+		if !swapped {
+			_ = kept.Remove(keepBase)
+		}
+	}()
+	if err := writeAndClose(f, content); err != nil {
+		return false, err
+	}
+	keptDir, err := kept.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
+	if err != nil {
+		return false, err
+	}
+	defer keptDir.Close()
 	d, err := folder.OpenFile(".", os.O_RDONLY|localOpenNonblock, 0)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer d.Close()
-	if time.Since(old.ModTime()) > localStaleTemp/2 {
-		// The old file takes a temp name for a moment: a recent time keeps the sweep of
-		// abandoned temp files off it on its way to keep.
-		now := time.Now()
-		_ = folder.Chtimes(base, now, now)
+	if swapped, err = swapNames(keptDir, keepBase, d, base); !swapped || err != nil {
+		swapped = false
+		return false, err
 	}
-	swapped, err := swapNames(d, tmp, base)
+	if localSyncDirs {
+		return true, fsync(d)
+	}
+	return true, nil
+}
+
+// copyKeeping copies the file base in folder to keep, then renames a synced temp file with
+// content over base and syncs folder.
+func (b *Backend) copyKeeping(ctx context.Context, folder *os.Root, base, keep, content string) error {
+	raw, err := folder.ReadFile(base)
+	if err == nil {
+		err = b.WriteOnce(ctx, &filesystem.WriteRequest{FilePath: keep, Content: string(raw)})
+	}
 	if err != nil {
 		return err
 	}
-	if !swapped {
-		raw, err := folder.ReadFile(base)
-		if err == nil {
-			err = b.WriteOnce(context.Background(), &filesystem.WriteRequest{FilePath: keep, Content: string(raw)})
-		}
-		if err == nil {
-			err = folder.Rename(tmp, base)
-		}
-		if err != nil {
-			return err
-		}
-	} else if err := b.moveKept(path.Join(dir, tmp), keepRel); err != nil {
-		// tmp names the old file: swapped back, the new one goes with tmp, and nothing
-		// was written.
-		if back, berr := swapNames(d, tmp, base); back && berr == nil {
-			return err
-		}
-		_ = folder.Remove(tmp) // the plan is written; the history loses this revision
+	f, tmp, err := b.createTemp(folder, base)
+	if err != nil {
+		return err
 	}
-	if localSyncDirs {
-		return fsync(d)
+	if err = writeAndClose(f, content); err == nil {
+		err = folder.Rename(tmp, base)
 	}
-	return nil
+	if err != nil {
+		_ = folder.Remove(tmp)
+		return err
+	}
+	return syncFolder(folder)
 }
 
 // KeepsFor reports whether v is b itself (driver.Keeper).
@@ -447,21 +478,6 @@ func (b *Backend) KeepsFor(v any) bool { return v == any(b) }
 
 // swapNames is exchange; tests take the path of a platform without it.
 var swapNames = exchange
-
-// moveKept moves the file at the root-relative path from to keepRel, creating its folder
-// when it is missing.
-func (b *Backend) moveKept(from, keepRel string) error {
-	err := b.root.Rename(from, keepRel)
-	if errors.Is(err, fs.ErrNotExist) {
-		if keepDir, _ := localSplit(keepRel); keepDir != "." {
-			if err := b.root.MkdirAll(keepDir, b.cfg.dirPerm); err != nil {
-				return err
-			}
-		}
-		err = b.root.Rename(from, keepRel)
-	}
-	return err
-}
 
 // WriteOnce writes a file that is written once and never rewritten, without the temp file
 // and the two syncs of Write: a crash may leave it missing or cut short (driver.OnceWriter).
