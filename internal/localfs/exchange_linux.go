@@ -35,8 +35,10 @@ func exchange(dirA *os.File, a string, dirB *os.File, b string) (bool, error) {
 	switch errno {
 	case 0:
 		return true, nil
-	case syscall.EINVAL, syscall.ENOSYS, syscall.EOPNOTSUPP, syscall.EPERM:
-		return false, nil // EPERM: a sandbox that filters the call; the copy still works
+	case syscall.EINVAL, syscall.ENOSYS, syscall.EOPNOTSUPP, syscall.EPERM, syscall.EXDEV:
+		// EPERM: a sandbox that filters the call; EXDEV: a mount between the two folders.
+		// The copy still works.
+		return false, nil
 	}
 	return false, errno
 }

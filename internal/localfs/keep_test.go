@@ -181,3 +181,11 @@ func TestWriteKeepingReplacesWhatACrashLeftAtKeep(t *testing.T) {
 	assert.Equal(t, "two", mustRead(t, b, "/plans/a.md"))
 	assert.Equal(t, "one", mustRead(t, b, "/plans/.history/a/1.00000000"))
 }
+
+// A file cannot be kept at its own path: the call fails and the file stays as it was.
+func TestWriteKeepingAtTheFilesOwnPathWritesNothing(t *testing.T) {
+	b, _ := newTestLocal(t)
+	mustWrite(t, b, "/plans/a.md", "one")
+	require.Error(t, b.WriteKeeping(context.Background(), &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, "/plans/./a.md"))
+	assert.Equal(t, "one", mustRead(t, b, "/plans/a.md"))
+}

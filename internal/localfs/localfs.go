@@ -378,7 +378,10 @@ func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest
 		return err
 	}
 	defer folder.Close()
-	_, keepDir, keepBase, err := b.fileTarget(ctx, op, keep)
+	keepRel, keepDir, keepBase, err := b.fileTarget(ctx, op, keep)
+	if err == nil && keepRel == path.Join(dir, base) {
+		err = b.wrap(op, keep, errors.New("cannot keep a file at its own path"))
+	}
 	if err != nil {
 		return err
 	}
