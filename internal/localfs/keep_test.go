@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -31,34 +32,25 @@ func inode(t *testing.T, p string) uint64 {
 // WriteKeeping replaces a file as Write does and keeps the replaced one at keep; where names
 // can be swapped, the kept file is the replaced file itself, moved rather than copied.
 func TestWriteKeepingKeepsTheReplacedFile(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		swaps bool
-	}{{"swapped", true}, {"copied", false}} {
-		t.Run(tc.name, func(t *testing.T) {
-			if !tc.swaps {
-				swapNames = func(*os.File, string, *os.File, string) (bool, error) { return false, nil }
-				t.Cleanup(func() { swapNames = exchange })
+	bothWays(t, func(t *testing.T, swaps bool) {
+		ctx := context.Background()
+		b, root := newTestLocal(t)
+		mustWrite(t, b, "/plans/a.md", "one")
+		before := inode(t, filepath.Join(root, "plans", "a.md"))
+		keep := "/plans/.history/a/1.00000000"
+		require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, keep))
+		assert.Equal(t, "two", mustRead(t, b, "/plans/a.md"))
+		assert.Equal(t, "one", mustRead(t, b, keep))
+		if moved := inode(t, filepath.Join(root, "plans", ".history", "a", "1.00000000")) == before; swaps {
+			if !swapsNames {
+				t.Skip("this platform cannot swap names")
 			}
-			ctx := context.Background()
-			b, root := newTestLocal(t)
-			mustWrite(t, b, "/plans/a.md", "one")
-			before := inode(t, filepath.Join(root, "plans", "a.md"))
-			keep := "/plans/.history/a/1.00000000"
-			require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, keep))
-			assert.Equal(t, "two", mustRead(t, b, "/plans/a.md"))
-			assert.Equal(t, "one", mustRead(t, b, keep))
-			if moved := inode(t, filepath.Join(root, "plans", ".history", "a", "1.00000000")) == before; tc.swaps {
-				if !swapsNames {
-					t.Skip("this platform cannot swap names")
-				}
-				assert.True(t, moved, "the replaced file itself is kept")
-			} else {
-				assert.False(t, moved, "a copy is kept")
-			}
-			assert.Equal(t, []string{".history", "a.md"}, dirNames(t, filepath.Join(root, "plans")), "no temp file is left")
-		})
-	}
+			assert.True(t, moved, "the replaced file itself is kept")
+		} else {
+			assert.False(t, moved, "a copy is kept")
+		}
+		assert.Equal(t, []string{".history", "a.md"}, dirNames(t, filepath.Join(root, "plans")), "no temp file is left")
+	})
 }
 
 // A file that does not exist yet is written and nothing is kept.
@@ -81,93 +73,57 @@ func TestWriteKeepingIntoABlockedFolderWritesNothing(t *testing.T) {
 	assert.Equal(t, []string{".history", "a.md"}, dirNames(t, filepath.Join(root, "plans")))
 }
 
-// Readers never find the file missing or cut while it is replaced and its old version kept.
-func TestReadersNeverMissAFileWhileItIsReplacedAndKept(t *testing.T) {
-	ctx := context.Background()
-	b, _ := newTestLocal(t)
-	mustWrite(t, b, "/plans/a.md", "v0")
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	var bad atomic.Value
-	for range 2 {
-		wg.Go(func() {
-			for !stop.Load() {
-				fc, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
-				if err != nil {
-					bad.Store(err.Error())
-					return
-				}
-				if len(fc.Content) < 2 || fc.Content[0] != 'v' {
-					bad.Store("read " + fc.Content)
-					return
-				}
-			}
-		})
-	}
-	for i := 1; i <= 200; i++ {
-		keep := "/plans/.history/a/" + strconv.Itoa(i-1) + ".00000000"
-		require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "v" + strconv.Itoa(i)}, keep))
-	}
-	stop.Store(true)
-	wg.Wait()
-	assert.Nil(t, bad.Load())
-	assert.Equal(t, "v199", mustRead(t, b, "/plans/.history/a/199.00000000"))
-}
-
-// Whoever reads the new file finds the replaced one already kept: there is no moment when a
-// plan names a history entry that is not there yet.
-func TestReadersOfTheNewFileFindTheOldOneKept(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		swaps bool
-	}{{"swapped", true}, {"copied", false}} {
-		t.Run(tc.name, func(t *testing.T) {
-			if !tc.swaps {
-				swapNames = func(*os.File, string, *os.File, string) (bool, error) { return false, nil }
-				t.Cleanup(func() { swapNames = exchange })
-			}
-			ctx := context.Background()
-			b, _ := newTestLocal(t)
-			mustWrite(t, b, "/plans/a.md", "v0")
-			keepOf := func(rev int) string { return "/plans/.history/a/" + strconv.Itoa(rev) + ".00000000" }
-			var stop atomic.Bool
-			var wg sync.WaitGroup
-			var bad atomic.Value
-			var checked atomic.Int64
-			for range 2 {
-				wg.Go(func() {
-					for !stop.Load() {
-						fc, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
-						if err != nil {
-							bad.Store(err.Error())
-							return
-						}
-						rev, err := strconv.Atoi(fc.Content[1:])
-						if err != nil || rev == 0 {
-							continue
-						}
-						kept, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: keepOf(rev - 1)})
-						if err != nil {
-							bad.Store(fc.Content + " is there, its predecessor is not: " + err.Error())
-							return
-						}
-						if kept.Content != "v"+strconv.Itoa(rev-1) {
-							bad.Store("kept " + kept.Content + " for " + fc.Content)
-							return
-						}
-						checked.Add(1)
+// Readers never find the file missing or cut while it is replaced and kept, and whoever reads
+// the new file finds the replaced one already kept: there is no moment when a plan names a
+// history entry that is not there yet.
+func TestReadersFindTheFileWholeAndTheOneItReplacedKept(t *testing.T) {
+	bothWays(t, func(t *testing.T, swaps bool) {
+		ctx := context.Background()
+		b, _ := newTestLocal(t)
+		mustWrite(t, b, "/plans/a.md", "v0")
+		keepOf := func(rev int) string { return "/plans/.history/a/" + strconv.Itoa(rev) + ".00000000" }
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		var bad atomic.Value
+		var checked atomic.Int64
+		for range 2 {
+			wg.Go(func() {
+				for !stop.Load() {
+					fc, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/a.md"})
+					if err != nil {
+						bad.Store(err.Error())
+						return
 					}
-				})
-			}
-			for i := 1; i <= 500; i++ {
-				require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "v" + strconv.Itoa(i)}, keepOf(i-1)))
-			}
-			stop.Store(true)
-			wg.Wait()
-			assert.Nil(t, bad.Load())
-			assert.Positive(t, checked.Load())
-		})
-	}
+					rev, err := strconv.Atoi(strings.TrimPrefix(fc.Content, "v"))
+					if err != nil {
+						bad.Store("read " + fc.Content)
+						return
+					}
+					if rev == 0 {
+						continue
+					}
+					kept, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: keepOf(rev - 1)})
+					if err != nil {
+						bad.Store(fc.Content + " is there, its predecessor is not: " + err.Error())
+						return
+					}
+					if kept.Content != "v"+strconv.Itoa(rev-1) {
+						bad.Store("kept " + kept.Content + " for " + fc.Content)
+						return
+					}
+					checked.Add(1)
+				}
+			})
+		}
+		for i := 1; i <= 500; i++ {
+			require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "v" + strconv.Itoa(i)}, keepOf(i-1)))
+		}
+		stop.Store(true)
+		wg.Wait()
+		assert.Nil(t, bad.Load())
+		assert.Positive(t, checked.Load())
+		assert.Equal(t, "v499", mustRead(t, b, keepOf(499)))
+	})
 }
 
 // A file left at keep by a crash between writing it and the swap is replaced by the next
@@ -188,4 +144,17 @@ func TestWriteKeepingAtTheFilesOwnPathWritesNothing(t *testing.T) {
 	mustWrite(t, b, "/plans/a.md", "one")
 	require.Error(t, b.WriteKeeping(context.Background(), &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, "/plans/./a.md"))
 	assert.Equal(t, "one", mustRead(t, b, "/plans/a.md"))
+}
+
+// bothWays runs test where names can be swapped (swaps) and as where they cannot.
+func bothWays(t *testing.T, test func(t *testing.T, swaps bool)) {
+	for _, swaps := range []bool{true, false} {
+		t.Run(map[bool]string{true: "swapped", false: "copied"}[swaps], func(t *testing.T) {
+			if !swaps {
+				swapNames = func(*os.File, string, *os.File, string) (bool, error) { return false, nil }
+				t.Cleanup(func() { swapNames = exchange })
+			}
+			test(t, swaps)
+		})
+	}
 }
