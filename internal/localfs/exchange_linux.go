@@ -35,10 +35,12 @@ func exchange(dirA *os.File, a string, dirB *os.File, b string) (bool, error) {
 	switch errno {
 	case 0:
 		return true, nil
-	case syscall.EINVAL, syscall.ENOSYS, syscall.EOPNOTSUPP, syscall.EPERM, syscall.EXDEV:
-		// EPERM: a sandbox that filters the call; EXDEV: a mount between the two folders.
-		// The copy still works.
-		return false, nil
+	case syscall.EINVAL, syscall.ENOSYS, syscall.EOPNOTSUPP:
+		return false, nil // the kernel or the file system: the copy still works
+	case syscall.EPERM, syscall.EXDEV:
+		// A sandbox that filters the call, an append-only file, a mount between the two
+		// folders: these two files cannot, others may.
+		return false, errNotSwappedHere
 	}
 	return false, errno
 }

@@ -146,7 +146,8 @@ func TestWriteKeepingAtTheFilesOwnPathWritesNothing(t *testing.T) {
 	assert.Equal(t, "one", mustRead(t, b, "/plans/a.md"))
 }
 
-// bothWays runs test where names can be swapped (swaps) and as where they cannot.
+// bothWays runs test where names can be swapped (swaps) and as where they cannot. It sets
+// the package's swapNames, so no test here runs in parallel.
 func bothWays(t *testing.T, test func(t *testing.T, swaps bool)) {
 	for _, swaps := range []bool{true, false} {
 		t.Run(map[bool]string{true: "swapped", false: "copied"}[swaps], func(t *testing.T) {
@@ -157,4 +158,53 @@ func bothWays(t *testing.T, test func(t *testing.T, swaps bool)) {
 			test(t, swaps)
 		})
 	}
+}
+
+// A swap that fails writes nothing: the plan is as it was, and nothing is left at keep.
+func TestWriteKeepingWhoseSwapFailsWritesNothing(t *testing.T) {
+	swapNames = func(*os.File, string, *os.File, string) (bool, error) { return false, syscall.EIO }
+	t.Cleanup(func() { swapNames = exchange })
+	if !swapsNames {
+		t.Skip("this platform cannot swap names")
+	}
+	b, root := newTestLocal(t)
+	mustWrite(t, b, "/plans/a.md", "one")
+	require.ErrorIs(t, b.WriteKeeping(context.Background(), &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, "/plans/.history/a/1.00000000"), syscall.EIO)
+	assert.Equal(t, "one", mustRead(t, b, "/plans/a.md"))
+	assert.Empty(t, dirNames(t, filepath.Join(root, "plans", ".history", "a")))
+}
+
+// Two files that cannot swap names (an append-only file, a mount between the folders) are
+// copied, and the next write swaps again.
+func TestWriteKeepingCopiesOnlyTheFilesThatCannotSwap(t *testing.T) {
+	if !swapsNames {
+		t.Skip("this platform cannot swap names")
+	}
+	refuse := true
+	swapNames = func(a *os.File, an string, b *os.File, bn string) (bool, error) {
+		if refuse {
+			return false, errNotSwappedHere
+		}
+		return exchange(a, an, b, bn)
+	}
+	t.Cleanup(func() { swapNames = exchange })
+	ctx := context.Background()
+	b, root := newTestLocal(t)
+	mustWrite(t, b, "/plans/a.md", "one")
+	require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, "/plans/.history/a/1.00000000"))
+	assert.Equal(t, "two", mustRead(t, b, "/plans/a.md"))
+	assert.Equal(t, "one", mustRead(t, b, "/plans/.history/a/1.00000000"))
+	refuse = false
+	before := inode(t, filepath.Join(root, "plans", "a.md"))
+	require.NoError(t, b.WriteKeeping(ctx, &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "three"}, "/plans/.history/a/2.00000000"))
+	assert.Equal(t, before, inode(t, filepath.Join(root, "plans", ".history", "a", "2.00000000")), "swapped again")
+}
+
+// keep that reaches the file itself through a linked folder is refused, and the file stays.
+func TestWriteKeepingThroughALinkToTheFileItselfWritesNothing(t *testing.T) {
+	b, root := newTestLocal(t)
+	mustWrite(t, b, "/plans/a.md", "one")
+	require.NoError(t, os.Symlink("plans", filepath.Join(root, "alias")))
+	require.Error(t, b.WriteKeeping(context.Background(), &filesystem.WriteRequest{FilePath: "/plans/a.md", Content: "two"}, "/alias/a.md"))
+	assert.Equal(t, "one", mustRead(t, b, "/plans/a.md"))
 }

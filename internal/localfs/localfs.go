@@ -370,7 +370,9 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 // keep. On Linux the new content is written at keep and swaps names with the file it
 // replaces in one step, so keeping allocates no second file and copies no byte; elsewhere the
 // old file is copied to keep before the new one is renamed into place. keep gets
-// OnceWriter's durability: a crash may lose it.
+// OnceWriter's durability: a crash may lose it. As driver.KeepingWriter says, writers of one
+// file are kept apart by its lock: two WriteKeeping calls of one file at once may undo each
+// other.
 func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest, keep string) error {
 	const op = "write"
 	folder, dir, base, err := b.writeTarget(ctx, req.FilePath)
@@ -391,14 +393,16 @@ func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest
 	}
 	b.sweep(folder, dir)
 	if swapsNames && !b.cannotSwap.Load() {
-		swapped, err := b.swapKeeping(folder, base, keepDir, keepBase, req.Content)
-		if err != nil {
+		swapped, err := b.swapKeeping(folder, base, old, keepDir, keepBase, req.Content)
+		switch {
+		case errors.Is(err, errNotSwappedHere): // these two files cannot: copy this once
+		case err != nil:
 			return b.wrap(op, req.FilePath, err)
-		}
-		if swapped {
+		case swapped:
 			return nil
+		default:
+			b.cannotSwap.Store(true) // this file system cannot: copy from now on
 		}
-		b.cannotSwap.Store(true) // this file system cannot: copy from now on
 	}
 	if err := b.copyKeeping(ctx, folder, base, keep, req.Content); err != nil {
 		return b.wrap(op, req.FilePath, err)
@@ -407,17 +411,26 @@ func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest
 }
 
 // swapKeeping writes content, synced, at keepBase in the folder keepDir (created when
-// missing) and swaps it with base in folder, then syncs folder. It reports false, having
-// written nothing, where the file system cannot swap names; on an error nothing is written.
-// A file already at keepBase is what a crash before a swap left: it is replaced.
-func (b *Backend) swapKeeping(folder *os.Root, base, keepDir, keepBase, content string) (bool, error) {
+// missing) and swaps it with base in folder, whose file is old, then syncs folder. It
+// reports false, having written nothing, where the file system cannot swap names, and
+// errNotSwappedHere where these two files cannot. An error before the swap leaves nothing
+// written; one from the final sync leaves the swap done or not. A file already at keepBase
+// is what a crash before a swap left: it is replaced, unless it is old itself (keep reaches
+// the file through a link).
+func (b *Backend) swapKeeping(folder *os.Root, base string, old fs.FileInfo, keepDir, keepBase, content string) (bool, error) {
 	kept, err := b.openFolder(keepDir, true)
 	if err != nil {
 		return false, err
 	}
 	defer kept.Close()
 	f, err := kept.OpenFile(keepBase, os.O_WRONLY|os.O_CREATE|os.O_EXCL|localOpenNonblock, b.cfg.filePerm)
-	if errors.Is(err, fs.ErrExist) && kept.Remove(keepBase) == nil {
+	if errors.Is(err, fs.ErrExist) {
+		if there, lerr := kept.Lstat(keepBase); lerr == nil && os.SameFile(there, old) {
+			return false, errors.New("cannot keep a file at its own path")
+		}
+		if err = kept.Remove(keepBase); err != nil {
+			return false, err
+		}
 		f, err = kept.OpenFile(keepBase, os.O_WRONLY|os.O_CREATE|os.O_EXCL|localOpenNonblock, b.cfg.filePerm)
 	}
 	if err != nil {
@@ -481,6 +494,10 @@ func (b *Backend) KeepsFor(v any) bool { return v == any(b) }
 
 // swapNames is exchange; tests take the path of a platform without it.
 var swapNames = exchange
+
+// errNotSwappedHere is exchange's error where these two files cannot swap names but others
+// may: WriteKeeping copies this once.
+var errNotSwappedHere = errors.New("these files cannot swap names")
 
 // WriteOnce writes a file that is written once and never rewritten, without the temp file
 // and the two syncs of Write: a crash may leave it missing or cut short (driver.OnceWriter).
