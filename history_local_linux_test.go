@@ -17,8 +17,8 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// On a LocalBackend on Linux a change keeps the file it replaces by moving it into the
-// history: the entry is that very file, so a change creates no file beside its temp file.
+// On a LocalBackend on Linux a change keeps the file it replaces by swapping it into the
+// history: the entry is that very file, so a change creates one file, the new plan file.
 func TestALocalChangeKeepsTheReplacedPlanFileItself(t *testing.T) {
 	ctx := context.Background()
 	root, b, s := shipOnLocal(t)
