@@ -346,23 +346,26 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 	}
 	defer folder.Close()
 	b.sweep(folder, dir)
-
-	f, tmp, err := b.createTemp(folder, base)
-	if err != nil {
+	if err := b.replace(folder, base, req.Content); err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
-	err = writeAndClose(f, req.Content)
-	if err == nil {
+	return nil
+}
+
+// replace renames a synced temp file with content over base in folder and syncs folder.
+func (b *Backend) replace(folder *os.Root, base, content string) error {
+	f, tmp, err := b.createTemp(folder, base)
+	if err != nil {
+		return err
+	}
+	if err = writeAndClose(f, content); err == nil {
 		err = folder.Rename(tmp, base)
 	}
 	if err != nil {
 		_ = folder.Remove(tmp)
-		return b.wrap(op, req.FilePath, err)
+		return err
 	}
-	if err := syncFolder(folder); err != nil {
-		return b.wrap(op, req.FilePath, err)
-	}
-	return nil
+	return syncFolder(folder)
 }
 
 // WriteKeeping does what Write does and, when it replaces a regular file, keeps the replaced
@@ -382,7 +385,7 @@ func (b *Backend) WriteKeeping(ctx context.Context, req *filesystem.WriteRequest
 	defer folder.Close()
 	keepRel, keepDir, keepBase, err := b.fileTarget(ctx, op, keep)
 	if err == nil && keepRel == path.Join(dir, base) {
-		err = b.wrap(op, keep, errors.New("cannot keep a file at its own path"))
+		err = b.wrap(op, keep, errKeepIsTheFile)
 	}
 	if err != nil {
 		return err
@@ -426,7 +429,7 @@ func (b *Backend) swapKeeping(folder *os.Root, base string, old fs.FileInfo, kee
 	f, err := kept.OpenFile(keepBase, os.O_WRONLY|os.O_CREATE|os.O_EXCL|localOpenNonblock, b.cfg.filePerm)
 	if errors.Is(err, fs.ErrExist) {
 		if there, lerr := kept.Lstat(keepBase); lerr == nil && os.SameFile(there, old) {
-			return false, errors.New("cannot keep a file at its own path")
+			return false, errKeepIsTheFile
 		}
 		if err = kept.Remove(keepBase); err != nil {
 			return false, err
@@ -465,8 +468,7 @@ func (b *Backend) swapKeeping(folder *os.Root, base string, old fs.FileInfo, kee
 	return true, nil
 }
 
-// copyKeeping copies the file base in folder to keep, then renames a synced temp file with
-// content over base and syncs folder.
+// copyKeeping copies the file base in folder to keep, then replaces base with content.
 func (b *Backend) copyKeeping(ctx context.Context, folder *os.Root, base, keep, content string) error {
 	raw, err := folder.ReadFile(base)
 	if err == nil {
@@ -475,18 +477,7 @@ func (b *Backend) copyKeeping(ctx context.Context, folder *os.Root, base, keep, 
 	if err != nil {
 		return err
 	}
-	f, tmp, err := b.createTemp(folder, base)
-	if err != nil {
-		return err
-	}
-	if err = writeAndClose(f, content); err == nil {
-		err = folder.Rename(tmp, base)
-	}
-	if err != nil {
-		_ = folder.Remove(tmp)
-		return err
-	}
-	return syncFolder(folder)
+	return b.replace(folder, base, content)
 }
 
 // KeepsFor reports whether v is b itself (driver.Keeper).
@@ -494,6 +485,9 @@ func (b *Backend) KeepsFor(v any) bool { return v == any(b) }
 
 // swapNames is exchange; tests take the path of a platform without it.
 var swapNames = exchange
+
+// errKeepIsTheFile refuses a WriteKeeping whose keep path names the file it writes.
+var errKeepIsTheFile = errors.New("cannot keep a file at its own path")
 
 // errNotSwappedHere is exchange's error where these two files cannot swap names but others
 // may: WriteKeeping copies this once.
