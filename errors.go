@@ -224,6 +224,7 @@ var factTexts = map[string]string{
 	reasonListLimit:                "the limit is out of range (1 to {limit})",
 	reasonNotBoolean:               "{field} is not a boolean",
 	reasonNoteTag:                  "the note {value} ends like a holder's tag (@name)",
+	reasonNoteAfter:                "the note {value} would change which steps step {step} waits for",
 	reasonStepHeld:                 "step {step} is held by {agent}",
 	reasonNoPendingStep:            "no step of plan {name} is pending",
 	reasonStepMoved:                "step {step} changed since revision {rev}: it is {from} now (by {agent})",
@@ -261,6 +262,7 @@ const (
 	reasonFileEmpty   = "file_empty"
 	reasonNotBoolean  = "not_boolean"
 	reasonNoteTag     = "note_tag"      // a note ending like a holder's tag, "(@name)"
+	reasonNoteAfter   = "note_after"    // a note that would read as the step's "(after …)"
 	reasonClaimInText = "claim_in_text" // a body written whole adds a holder's tag to a step
 	reasonSetAside    = "set_aside"     // something the Store did not write stood where its history goes
 )

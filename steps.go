@@ -349,6 +349,11 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
 	updated.Holder = holderOf(updated)
 	updated.After = afterOf(updated.Text)
+	if !slices.Equal(updated.After, afterOf(it.step.Text)) {
+		// The note ends, or a later note will leave it ending, like "(after N)": a move
+		// changes a step's state, never what it waits for.
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAfter, Field: fieldNote, Value: note, Step: number})
+	}
 	return newBody, updated, nil
 }
 

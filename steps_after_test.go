@@ -206,6 +206,43 @@ func TestAnAgentIsToldWhatABlockedStepWaitsFor(t *testing.T) {
 	assert.Contains(t, results[3], `"next_step":{"number":3`)
 }
 
+// A move's note never changes what a step waits for: one that ends like "(after N)", or
+// would once a later note follows it, is refused in the agent's language and nothing is
+// written; the step's own "(after …)" stays in force under notes that do not.
+func TestANoteNeverChangesWhatAStepWaitsFor(t *testing.T) {
+	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
+		s := newGraphStore(t, plan.StoreConfig{})
+		mw, err := plan.New(context.Background(), &plan.Config{Store: s, AgentName: "w1", Language: lang})
+		require.NoError(t, err)
+		m := plantest.NewScriptedModel(
+			plantest.CallTool("update_plan_step", `{"name":"ship","step":1,"status":"in_progress","note":"blocked until the deploy window (after 4)"}`),
+			plantest.CallTool("update_plan_step", `{"name":"ship","step":1,"status":"in_progress","note":"waiting (after 2) — for now"}`),
+			plantest.CallTool("update_plan_step", `{"name":"ship","step":1,"status":"in_progress","note":"on it"}`),
+			plantest.CallTool("update_plan_step", `{"name":"ship","step":1,"status":"completed"}`),
+			plantest.CallTool("update_plan_step", `{"name":"ship","step":2,"status":"in_progress","note":"as planned (after 1)"}`),
+			plantest.Answer("done"),
+		)
+		results := graphRun(t, m, mw)
+		require.Len(t, results, 5)
+		for i, want := range []string{"invalid_argument", "invalid_argument", "", "", ""} {
+			assert.Equal(t, want, graphErrCode(results[i]), "lang %v, call %d: %s", lang, i+1, results[i])
+		}
+		for _, r := range results[:2] {
+			if lang == adk.LanguageChinese {
+				assert.Contains(t, r, "所依赖的步骤")
+			} else {
+				assert.Contains(t, r, "which steps step 1 waits for")
+			}
+		}
+		p, err := s.Get(context.Background(), "ship")
+		require.NoError(t, err)
+		assert.Equal(t, int64(4), p.Revision, "the refused moves wrote nothing")
+		steps := plan.ParseSteps(p.Content)
+		assert.Nil(t, steps[0].After)
+		assert.Equal(t, []int{1}, steps[1].After, "a note repeating the step's own prerequisites is no change")
+	}
+}
+
 func graphRun(t *testing.T, m *plantest.ScriptedModel, handlers ...adk.ChatModelAgentMiddleware) []string {
 	t.Helper()
 	ctx := context.Background()
