@@ -128,11 +128,16 @@ func decodeObject(raw string) (args, bool, error) {
 	if trimmed[0] == '{' {
 		var a args
 		if err := argsAPI.UnmarshalFromString(trimmed, &a); err == nil && a != nil {
-			return a, false, nil
+			a, err = withoutRepeats(trimmed, a)
+			return a, false, err
 		}
 	}
-	if a, ok := embeddedObject(trimmed); ok {
-		return a, true, nil
+	if text, ok := embeddedObject(trimmed); ok {
+		var a args
+		if err := argsAPI.UnmarshalFromString(text, &a); err == nil && a != nil {
+			a, err = withoutRepeats(text, a)
+			return a, true, err
+		}
 	}
 	if trimmed[0] == '"' {
 		var inner string
@@ -140,7 +145,8 @@ func decodeObject(raw string) (args, bool, error) {
 			if s := strings.TrimSpace(inner); strings.HasPrefix(s, "{") {
 				var a args
 				if err := argsAPI.UnmarshalFromString(s, &a); err == nil && a != nil {
-					return a, true, nil
+					a, err = withoutRepeats(s, a)
+					return a, true, err
 				}
 			}
 		}
@@ -152,29 +158,25 @@ func decodeObject(raw string) (args, bool, error) {
 }
 
 // embeddedObject finds the one JSON object in text such as "```json\n{...}\n```" or
-// "Arguments: {...}". The text around it may hold no brace or bracket, so neither two
-// objects nor an array of them is ever read as one.
-func embeddedObject(text string) (args, bool) {
+// "Arguments: {...}" and returns its text. The text around it may hold no brace or bracket,
+// so neither two objects nor an array of them is ever read as one.
+func embeddedObject(text string) (string, bool) {
 	start := strings.IndexByte(text, '{')
 	if start < 0 || strings.ContainsAny(text[:start], "{}[]\"") {
-		return nil, false
+		return "", false
 	}
 	// The standard decoder only finds where the object ends; it is read as every call is.
 	dec := json.NewDecoder(strings.NewReader(text[start:]))
 	var skip json.RawMessage
 	if err := dec.Decode(&skip); err != nil {
-		return nil, false
+		return "", false
 	}
 	end := start + int(dec.InputOffset())
 	rest := text[end:]
 	if strings.ContainsAny(rest, "{}[]\"") || start == 0 && strings.TrimSpace(rest) == "" {
-		return nil, false // more than one object could be meant, or a bare one the fast path refused
+		return "", false // more than one object could be meant, or a bare one the fast path refused
 	}
-	var a args
-	if err := argsAPI.UnmarshalFromString(text[start:end], &a); err != nil || a == nil {
-		return nil, false
-	}
-	return a, true
+	return text[start:end], true
 }
 
 // aliasesOf lists, for each argument, the other names a model gives it. An alias acts

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cloudwego/eino/adk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -99,6 +101,34 @@ func TestArgumentBoundKeepsEveryAcceptableCall(t *testing.T) {
 	out, err = tools["write_plan"].InvokableRun(ctx, `{"name":"padded","content":"x"}`+padding[:len(padding)-len(`{"name":"padded","content":"x"}`)])
 	require.NoError(t, err)
 	require.Empty(t, errorCode(t, out), "exactly at the bound: %s", out)
+}
+
+// Arguments past the bound are told what limit they passed: the plan cap for write_plan,
+// whose body is the only large thing a call holds, and the bound itself, with no advice
+// about plans, for a tool that takes no body; in the model's language either way.
+func TestOversizedArgumentsAreToldTheLimitTheyPassed(t *testing.T) {
+	const maxContent = 2048
+	bound := 6*maxContent + 64<<10
+	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
+		ctx := context.Background()
+		mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), MaxContentBytes: maxContent, Language: lang})
+		require.NoError(t, err)
+		ctx, _, tools := beforeAgentTools(t, ctx, mw)
+		huge := `{"name":"` + strings.Repeat("a", bound) + `"}`
+
+		out, err := tools["read_plan"].InvokableRun(ctx, huge)
+		require.NoError(t, err)
+		require.Equal(t, "too_large", errorCode(t, out), out)
+		assert.Contains(t, out, strconv.Itoa(bound), "lang %v: %s", lang, out)
+		assert.NotContains(t, out, strconv.Itoa(maxContent)+" ", "lang %v: %s", lang, out)
+		plans := map[adk.Language]string{adk.LanguageEnglish: "plan", adk.LanguageChinese: "计划"}[lang]
+		assert.NotContains(t, out, plans, "lang %v: a call with no plan is told about plans: %s", lang, out)
+
+		out, err = tools["write_plan"].InvokableRun(ctx, huge)
+		require.NoError(t, err)
+		require.Equal(t, "too_large", errorCode(t, out), out)
+		assert.Contains(t, out, strconv.Itoa(maxContent), "lang %v: %s", lang, out)
+	}
 }
 
 // writeHugeFile writes n bytes of Markdown to a new file at p, a chunk at a time.

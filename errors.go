@@ -130,7 +130,8 @@ func (e *Error) render(text string) string {
 const (
 	reasonArgsNotObject     = "args_not_object"
 	reasonArgsNotJSON       = "args_not_json"
-	reasonArgsTooLarge      = "args_too_large"
+	reasonArgsTooLarge      = "args_too_large"  // over the bound, for a tool that takes a plan body
+	reasonArgsOverLimit     = "args_over_limit" // over the bound, for a tool that takes none
 	reasonRequired          = "required"
 	reasonNotString         = "not_string"
 	reasonNotInteger        = "not_integer"
@@ -180,6 +181,7 @@ var factTexts = map[string]string{
 	reasonArgsNotObject:            "the arguments are not a JSON object",
 	reasonArgsNotJSON:              "the arguments are not valid JSON",
 	reasonArgsTooLarge:             "the arguments are {size} bytes, over the {limit}-byte limit",
+	reasonArgsOverLimit:            "the arguments are {size} bytes, over the {limit}-byte limit",
 	reasonRequired:                 "{field} is missing",
 	reasonNotString:                "{field} is not a string",
 	reasonNotInteger:               "{field} is not an integer",
@@ -242,6 +244,7 @@ var factTexts = map[string]string{
 	reasonApprovalOrchestratorOnly: "request_plan_approval is for the orchestrator only",
 	reasonUnknownArgument:          "{field} is not an argument of this tool, which takes {value}",
 	reasonConflictingAliases:       "{value} all stand for {field} and have different values",
+	reasonRepeatedArgument:         "{field} is given more than once, with different values",
 	reasonStepIndex:                "{field} may count steps from 0; step counts them from 1",
 }
 
@@ -279,11 +282,12 @@ const (
 )
 
 // Reasons of arguments a tool cannot read with one meaning: an argument it does not take and
-// that is no alias of one it takes; two spellings of one argument with different values; a
-// step named by an index that may count from 0.
+// that is no alias of one it takes; two spellings of one argument with different values; one
+// key given twice with different values; a step named by an index that may count from 0.
 const (
 	reasonUnknownArgument    = "unknown_argument"
 	reasonConflictingAliases = "conflicting_aliases"
+	reasonRepeatedArgument   = "repeated_argument"
 	reasonStepIndex          = "step_index"
 )
 

@@ -67,8 +67,13 @@ func (t *planTool) Info(context.Context) (*schema.ToolInfo, error) { return t.in
 
 func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
 	if limit := maxArgumentBytes(t.env.store.contentCap()); len(argumentsInJSON) > limit {
-		return t.env.errorResult(fail(Error{Code: CodeTooLarge, Reason: reasonArgsTooLarge,
-			Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.contentCap())})), nil
+		// Only a plan body can make a right call this large: the advice is about the plan
+		// where the tool takes one, and about the arguments elsewhere.
+		tooLarge := Error{Code: CodeTooLarge, Reason: reasonArgsTooLarge, Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.contentCap())}
+		if _, body := paramNamed(t.spec, pContent.name); !body {
+			tooLarge.Reason, tooLarge.Limit = reasonArgsOverLimit, int64(limit)
+		}
+		return t.env.errorResult(fail(tooLarge)), nil
 	}
 	a, notes, err := decodeCall(t.spec, t.env.texts, argumentsInJSON)
 	if err != nil {

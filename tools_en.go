@@ -93,6 +93,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.args_not_object":    "arguments must be a JSON object, e.g. {\"name\":\"release-2\"}",
 	"err.args_not_json":      "arguments are not valid JSON; send one JSON object with the documented fields",
 	"err.args_too_large":     "arguments are {size} bytes; a plan is at most {limit} bytes. Shorten the plan or split it into several plans",
+	"err.args_over_limit":    "arguments are {size} bytes, over this tool's {limit}-byte limit; send only the short values it takes",
 	"err.required":           "{field} is required",
 	"err.not_string":         "{field} must be a string, not {value}",
 	"err.not_integer":        "{field} must be an integer, not {value}",
@@ -198,6 +199,7 @@ How to check the result (tests to run, outputs to inspect).
 	// Forgiving arguments: refusals of what has no one meaning, and the note on a call read after normalizing.
 	"err.unknown_argument":    "{field} is not an argument of this tool; it takes {value}. Send the call again with those names",
 	"err.conflicting_aliases": "{value} all mean {field} but have different values; give {field} once",
+	"err.repeated_argument":   "{field} appears more than once with different values; give {field} once",
 	"err.step_index":          "{field} is ambiguous (it may count from 0); give step instead: the step's number counting from 1, as read_plan lists it",
 	"normalized.unwrapped":    "arguments: one bare JSON object",
 }

@@ -91,6 +91,7 @@ var textsZH = map[string]string{
 	"err.args_not_object":    "参数必须是 JSON 对象，例如 {\"name\":\"release-2\"}",
 	"err.args_not_json":      "参数不是有效的 JSON；请发送一个包含文档所列字段的 JSON 对象",
 	"err.args_too_large":     "参数有 {size} 字节；计划最多 {limit} 字节。请缩短计划或拆分为多个计划",
+	"err.args_over_limit":    "参数有 {size} 字节，超过此工具 {limit} 字节的上限；请只发送它需要的简短取值",
 	"err.required":           "缺少必填参数 {field}",
 	"err.not_string":         "{field} 必须是字符串，而不是 {value}",
 	"err.not_integer":        "{field} 必须是整数，而不是 {value}",
@@ -196,6 +197,7 @@ var textsZH = map[string]string{
 	// 宽容的参数：拒绝含义不唯一的参数，以及规范化后附在结果里的说明。
 	"err.unknown_argument":    "{field} 不是该工具的参数；它接受的参数为 {value}。请用这些名字重新调用",
 	"err.conflicting_aliases": "{value} 都表示 {field}，但取值不同；请只给一次 {field}",
+	"err.repeated_argument":   "{field} 出现了不止一次且取值不同；请只给一次 {field}",
 	"err.step_index":          "{field} 含义不明（可能从 0 开始计数）；请改用 step：从 1 开始的步骤编号，与 read_plan 列出的一致",
 	"normalized.unwrapped":    "参数：只需一个 JSON 对象",
 }
