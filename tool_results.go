@@ -46,13 +46,12 @@ type exportResult struct {
 }
 
 // stepResult is what update_plan_step answers: no body, not even the step's own text, which
-// the model just chose, nor the state when it is the one the call spelled (it is there when
-// the call used another spelling, "done" for completed). Progress has the shape it has in
-// every other result.
+// the model just chose, nor its state, which the call spelled (another spelling, "done" for
+// completed, is reported under "normalized" like every forgiven argument). Progress has the
+// shape it has in every other result.
 type stepResult struct {
 	Revision int64     `json:"revision"`
 	Step     int       `json:"step"`
-	Status   StepState `json:"status,omitempty"`
 	Holder   string    `json:"holder,omitempty"`
 	Progress Progress  `json:"progress"`
 	NextStep *nextStep `json:"next_step,omitempty"`

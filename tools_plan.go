@@ -129,10 +129,6 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	steps := stepsOf(p.Content)
-	out := stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: computeProgress(steps)}
-	if string(step.State) != stateText {
-		out.Status = step.State
-	}
-	out.NextStep = shortStep(nextOf(steps))
-	return out, nil
+	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: computeProgress(steps),
+		NextStep: shortStep(nextOf(steps))}, nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // update_plan_step answers with the new revision, the step, the progress and the next step
-// only; the state only when the call spelled it otherwise ("done" is completed).
+// only; a state spelled otherwise ("done" is completed) is named under "normalized".
 func TestUpdatePlanStepResultIsCompact(t *testing.T) {
 	ctx := context.Background()
 	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend()})
