@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"hash/crc32"
 	"path"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/einoplan/plan/driver"
 )
 
 // Defaults of the kept history.
@@ -285,12 +288,12 @@ func (s *Store) dropHistory(ctx context.Context, name string, last int64) {
 	}
 }
 
-// readKept reads and verifies the entry e; nil when it is gone, cut short, or not the
-// revision its name gives.
+// readKept reads and verifies the entry e; nil when it is gone, cut short, not the
+// revision its name gives, or something the Store did not write stands on its path.
 func (s *Store) readKept(ctx context.Context, name string, e listedEntry) (*Plan, error) {
 	raw, exists, err := s.readRaw(ctx, e.path)
-	if c := CodeOf(err); c == CodeCorrupt || c == CodeTooLarge {
-		return nil, nil
+	if c := CodeOf(err); c == CodeCorrupt || c == CodeTooLarge || strayTombstoneFolder(err) || errors.Is(err, driver.ErrNotRegularFile) {
+		return nil, nil // a stray where the entry goes (a file at .history, a folder at its path) keeps nothing
 	}
 	if err != nil || !exists {
 		return nil, err

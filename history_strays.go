@@ -38,11 +38,25 @@ func (s *Store) setAside(ctx context.Context, p string) bool {
 	if !stray {
 		return false
 	}
-	if raw, exists, err := s.readRaw(ctx, p); err == nil && exists {
-		kept := path.Join(s.strayDir(), strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(p, s.dir), "/", "_"), "_")+"-"+strconv.FormatInt(s.now().UnixNano(), 10))
-		if s.backend.Write(ctx, &WriteRequest{FilePath: kept, Content: raw}) != nil {
-			return false
-		}
+	raw, exists, err := s.readRaw(ctx, p)
+	keep := err == nil && exists
+	if p == s.strayDir() {
+		// A stray where the stray folder goes makes way first, then goes in.
+		return s.backend.Delete(ctx, &DeleteRequest{FilePath: p}) == nil && (!keep || s.keepStray(ctx, p, raw))
+	}
+	if keep && !s.keepStray(ctx, p, raw) {
+		return false
 	}
 	return s.backend.Delete(ctx, &DeleteRequest{FilePath: p}) == nil
+}
+
+// keepStray writes raw, the bytes of the stray at p, into the stray folder; should a stray
+// stand where that folder goes (a file at .stray), it is set aside first.
+func (s *Store) keepStray(ctx context.Context, p string, raw string) bool {
+	kept := path.Join(s.strayDir(), strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(p, s.dir), "/", "_"), "_")+"-"+strconv.FormatInt(s.now().UnixNano(), 10))
+	if s.backend.Write(ctx, &WriteRequest{FilePath: kept, Content: raw}) == nil {
+		return true
+	}
+	return p != s.strayDir() && s.setAside(ctx, s.strayDir()) &&
+		s.backend.Write(ctx, &WriteRequest{FilePath: kept, Content: raw}) == nil
 }

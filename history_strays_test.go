@@ -71,6 +71,49 @@ func TestStrayHistoryEntriesNeverBlock(t *testing.T) {
 	assert.EqualValues(t, 2, p.Revision, "revisions go on after the delete")
 }
 
+// Strays where the history and the stray folders go block nothing: history reads past a
+// file at .history before any write set it aside, and a write sets aside a file at .stray
+// too, keeping both files' bytes.
+func TestStraysWhereTheStrayFolderGoesNeverBlock(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	backend, err := plan.NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	for _, body := range []string{"- [ ] one\n", "- [ ] one\n- [ ] two\n"} {
+		_, err = s.Put(ctx, plan.Update{Name: "a", Content: ptr(body)})
+		require.NoError(t, err)
+	}
+	dir := filepath.Join(root, "plans")
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, ".history")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".history"), []byte("a note"), 0o600))
+
+	h, err := s.History(ctx, "a")
+	require.NoError(t, err, "a file at .history does not stop history")
+	require.Len(t, h, 1, "only the plan file itself is kept now")
+	_, err = s.GetRevision(ctx, "a", 2)
+	require.NoError(t, err)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".stray"), []byte("another note"), 0o600))
+	p, err := s.Put(ctx, plan.Update{Name: "a", Content: ptr("- [ ] one\n- [ ] two\n- [ ] three\n")})
+	require.NoError(t, err, "a file at .stray does not stop writes either")
+	assert.EqualValues(t, 3, p.Revision)
+	kept, err := os.ReadDir(filepath.Join(dir, ".stray"))
+	require.NoError(t, err)
+	var bytes []string
+	for _, e := range kept {
+		b, err := os.ReadFile(filepath.Join(dir, ".stray", e.Name()))
+		require.NoError(t, err)
+		bytes = append(bytes, string(b))
+	}
+	assert.ElementsMatch(t, []string{"a note", "another note"}, bytes, "both strays' bytes are kept")
+	h, err = s.History(ctx, "a")
+	require.NoError(t, err)
+	assert.Len(t, h, 2, "history goes on from the write that cleared the way")
+}
+
 // History shows only what the Store kept: entries in the format of earlier releases are
 // never shown, so a lost entry is not stood in for by one of them, and history ends there.
 func TestHistoryNeverServesEntriesOfAnEarlierFormat(t *testing.T) {
