@@ -39,7 +39,7 @@ func TestANoteNeverBecomesAHolder(t *testing.T) {
 }
 
 // A body written whole cannot claim a step: a line that ends in a holder's tag is refused
-// unless it was already there, so no step of a rewrite or a new plan counts as held once a
+// unless it was already there, as often as it was there, so no step of a rewrite or a new plan counts as held once a
 // mover with no name starts it, and a release releases.
 func TestAWrittenBodyNeverClaimsAStep(t *testing.T) {
 	ctx := context.Background()
@@ -64,6 +64,9 @@ func TestAWrittenBodyNeverClaimsAStep(t *testing.T) {
 	moved := "- [~] Ship it (@w1)\n- [~] Build\n"
 	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &moved})
 	requireReason(t, err, "claim_in_text")
+	copied := kept + "- [~] Build (@w1)\n"
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &copied})
+	requireReason(t, err, "claim_in_text") // a copy of the held line would be a second hold
 
 	// A step whose own text ends like a tag (written before this rule) started by nobody
 	// is held by nobody, and stays so after a release.

@@ -132,29 +132,32 @@ func nextFreeStep(steps []Step) (step Step, ok bool) {
 }
 
 // checkNoNewClaims refuses a body written whole (a rewrite, an import, an edited approval)
-// that would claim a step: only a step move writes holder tags, so a line ending in one must
-// be a line cur already had, state and text alike. A step's text thus never names a holder
-// that no move made, whatever its state, and a later move cannot turn it into a hold.
+// that would claim a step: only a step move writes holder tags, so each line ending in one
+// must be a line cur already had, state and text alike, and no more often than cur had it.
+// A step's text thus never names a holder that no move made, whatever its state, a copied
+// line never makes a second hold, and a later move cannot turn either into one.
 func checkNoNewClaims(name string, cur *Plan, body string) error {
 	if !strings.Contains(body, "(@") {
 		return nil
 	}
-	var kept map[string]bool // state + text of cur's lines that end in a tag
+	var kept map[string]int // how many of cur's lines have this state + text, tagged or not
 	for _, st := range stepsOf(body) {
 		if _, h := splitHolder(st.Text); h == "" {
 			continue
 		}
 		if kept == nil {
-			kept = map[string]bool{}
+			kept = map[string]int{}
 			if cur != nil {
 				for _, c := range stepsOf(cur.Content) {
-					kept[string(c.State)+"\n"+c.Text] = true
+					kept[string(c.State)+"\n"+c.Text]++
 				}
 			}
 		}
-		if !kept[string(st.State)+"\n"+st.Text] {
+		line := string(st.State) + "\n" + st.Text
+		if kept[line] == 0 {
 			return fail(Error{Code: CodeInvalidArgument, Reason: reasonClaimInText, Name: name, Field: fieldContent, Step: st.Number, Value: st.Text})
 		}
+		kept[line]--
 	}
 	return nil
 }
