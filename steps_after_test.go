@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -151,6 +152,43 @@ func TestAStepStartsOnlyAfterItsPrerequisites(t *testing.T) {
 }
 
 // When no pending step of a long plan is ready, the answer names the held steps that hold
+// A held step whose prerequisites a rewrite renumbered onto an unfinished step can still
+// be renewed by its holder and released or handed over by the host: moving a step in
+// progress to in_progress starts nothing.
+func TestAHoldOutlivesARewriteThatRenumbersItsPrerequisites(t *testing.T) {
+	ctx := context.Background()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), ClaimTTL: time.Hour})
+	require.NoError(t, err)
+	body := "# P\n- [ ] build\n- [ ] test (after 1)\n"
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &body})
+	require.NoError(t, err)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepCompleted, By: "w1"})
+	require.NoError(t, err)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 2, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err)
+
+	p, err := s.Get(ctx, "p")
+	require.NoError(t, err)
+	rewritten := "# P\n- [ ] prepare\n" + strings.TrimPrefix(p.Content, "# P\n")
+	_, err = s.Put(plan.WithActor(ctx, "planner"), plan.Update{Name: "p", Content: &rewritten})
+	require.NoError(t, err)
+	p, err = s.Get(ctx, "p")
+	require.NoError(t, err)
+	require.Equal(t, "w1", plan.ParseSteps(p.Content)[2].Holder)
+
+	_, st, err := s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 3, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err, "the holder renews its hold")
+	assert.Equal(t, "w1", st.Holder)
+	_, st, err = s.TakeOverStep(plan.WithActor(ctx, "ana"), "p", 3, "w2")
+	require.NoError(t, err, "the host hands it over")
+	assert.Equal(t, "w2", st.Holder)
+	_, st, err = s.TakeOverStep(plan.WithActor(ctx, "ana"), "p", 3, "")
+	require.NoError(t, err, "the host releases it")
+	assert.Empty(t, st.Holder)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 3, State: plan.StepCompleted, By: "w2"})
+	assert.Equal(t, plan.CodeStepBlocked, plan.CodeOf(err), "finishing it still waits for what it waits for")
+}
+
 // everything up, at most 8 of them, whatever the plan's length: never every unfinished step.
 func TestNoReadyStepNamesAFewHeldStepsWhateverThePlansLength(t *testing.T) {
 	for _, steps := range []int{60, 1000} {

@@ -140,9 +140,15 @@ func nextOf(steps []Step) *Step {
 }
 
 // checkReady refuses to start or finish step number of cur (steps parsed from it) while
-// steps it waits for are not completed or skipped: CodeStepBlocked naming them in Waits.
+// steps it waits for are not completed or skipped: CodeStepBlocked naming them in Waits. A
+// step in progress moved to in_progress again (a renewal, a takeover, a release) starts
+// nothing, so it is never refused: a rewrite that renumbered its prerequisites cannot
+// leave a hold that nobody can renew or release.
 func checkReady(cur *Plan, steps []Step, number int, to StepState) error {
 	if to != StepInProgress && to != StepCompleted || number < 1 || number > len(steps) {
+		return nil
+	}
+	if to == StepInProgress && steps[number-1].State == StepInProgress {
 		return nil
 	}
 	waits := waitsOf(steps, steps[number-1])
