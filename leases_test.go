@@ -107,6 +107,26 @@ func TestAnExpiredHoldIsTakenFirstOnEveryBackend(t *testing.T) {
 	}
 }
 
+// A stale move with a note onto a step another agent took since is refused even once that
+// hold expired: the expiry lets anyone take the step, not write over what changed since the
+// revision the mover read.
+func TestAnExpiredHoldLetsNoStaleNoteThrough(t *testing.T) {
+	const ttl = 50 * time.Millisecond
+	s, _ := newTeamStore(t, plan.StoreConfig{ClaimTTL: ttl})
+	ctx := context.Background()
+	seen, err := s.Get(ctx, "team")
+	require.NoError(t, err)
+	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w1", Note: "half done, do not redo"})
+	require.Nil(t, perr)
+	time.Sleep(2 * ttl)
+
+	_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "w2", Note: "done from scratch", IfRevision: rev(seen.Revision)})
+	require.NotNil(t, perr, "a note written over a step that changed since the revision read")
+	assert.Equal(t, plan.CodeRevisionConflict, perr.Code)
+	_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "w2", Note: "done from scratch"})
+	assert.Nil(t, perr, "without the stale revision the expired hold is taken")
+}
+
 // With ClaimTTL 0 a hold never expires.
 func TestWithoutATTLAHoldNeverExpires(t *testing.T) {
 	a, b := leaseStores(t, plan.NewMemoryBackend(), 0, nil)

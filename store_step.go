@@ -253,8 +253,8 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		switch {
 		case c.by != "" && n.Holder == c.by:
 			return nil // its own step
-		case n.Holder != "" && !c.takeover:
-			return nil // setStep refuses it as held
+		case n.Holder != "" && !c.takeover && !holdExpired(cur, n, s.claimTTL, s.now()):
+			return nil // setStep refuses it as held (an expired hold is taken over: judged below)
 		case m.Note == "" && (checkTransition(n.State, m.State) == nil || c.takeover && n.State == StepInProgress && m.State == StepInProgress):
 			return nil
 		}
