@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"sync"
@@ -134,11 +136,22 @@ func (a *agentNames) take(name string) string {
 	base := agentActor(name)
 	taken := base
 	for n := 2; a.inUse[taken]; n++ {
-		suffix := runSep + strconv.Itoa(n)
-		taken = truncateUTF8(base, maxHolderLen-len(suffix)) + suffix
+		taken = runName(base, n)
 	}
 	a.inUse[taken] = true
 	return taken
+}
+
+// runName is base's name for its n-th parallel run, "base·n", at most maxHolderLen bytes:
+// a base cut to fit keeps a hash of all of it, as holderName does, so two agents whose long
+// names share their start never run under one name.
+func runName(base string, n int) string {
+	suffix := runSep + strconv.Itoa(n)
+	if len(base)+len(suffix) <= maxHolderLen {
+		return base + suffix
+	}
+	sum := sha256.Sum256([]byte(base))
+	return truncateUTF8(base, maxHolderLen-len(suffix)-17) + "~" + hex.EncodeToString(sum[:8]) + suffix
 }
 
 func (a *agentNames) release(name string) {

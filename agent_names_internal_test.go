@@ -1,6 +1,9 @@
 package plan
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Only a deep agent's task tool names the sub-agent it starts; any other tool's arguments
 // are the model's and name nobody.
@@ -41,5 +44,29 @@ func TestRunsOfOneSubAgentAtOnceGetTheirOwnNames(t *testing.T) {
 	var none *callToken
 	if none.agentName() != "" {
 		t.Fatal("no call, no name")
+	}
+}
+
+// Second runs of two agents whose long names share their first bytes hold steps under two
+// names, each no longer than a holder name may be.
+func TestParallelRunsOfLongNamedAgentsStayApart(t *testing.T) {
+	prefix := strings.Repeat("research-assistant-", 4)
+	second := func(agent string) string {
+		names := &agentNames{}
+		call := func() *callToken {
+			return &callToken{tool: "task", args: `{"subagent_type":"` + agent + `"}`, names: names}
+		}
+		a, b := call(), call()
+		a.agentName()
+		return holderName(b.agentName())
+	}
+	na, nb := second(prefix+"alpha"), second(prefix+"beta")
+	if na == nb {
+		t.Fatalf("both second runs hold steps as %q", na)
+	}
+	for _, n := range []string{na, nb} {
+		if len(n) > maxHolderLen || !strings.HasSuffix(n, runSep+"2") || !validHolder(n) {
+			t.Errorf("second run named %q (%d bytes)", n, len(n))
+		}
 	}
 }
