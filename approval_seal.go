@@ -14,8 +14,8 @@ import (
 )
 
 // An approval is sealed with a key that only the Store reads: the HMAC-SHA256, under the
-// storage's key, of the plan's name, the approved revision, who approved and when, and the
-// body with every step marker read as pending. Whoever can write a plan file but cannot read
+// storage's key, of the plan's name, the approved revision, who approved and when, the
+// revision of the file that carries it, and the body with every step marker read as pending. Whoever can write a plan file but cannot read
 // the key (a model through the file tools, which keep out of the plans folder; a person or
 // program given the plan files only) cannot make a plan read as approved: an edited body, a
 // copied header, or a plain hash all read as not approved. Whoever can read the key (it is
@@ -85,12 +85,14 @@ func (s *Store) createOnce(ctx context.Context, p string, old *string, content s
 	return s.commit(ctx, p, old, content, "")
 }
 
-// approvalSeal is the seal of p's approval under key.
+// approvalSeal is the seal of p's approval under key. It covers p's own revision too, and
+// every write seals anew: revisions never repeat, so approval lines copied from another
+// revision (one before a revoke, a deleted plan's) read as not approved.
 func approvalSeal(key []byte, p *Plan) string {
 	a := p.Approval
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte("plan approval\n" + p.Name + "\n" + strconv.FormatInt(a.Revision, 10) + "\n" + a.By + "\n" +
-		a.At.UTC().Format(time.RFC3339Nano) + "\n"))
+		a.At.UTC().Format(time.RFC3339Nano) + "\n" + strconv.FormatInt(p.Revision, 10) + "\n"))
 	mac.Write([]byte(approvedBody(p.Content)))
 	return hex.EncodeToString(mac.Sum(nil))
 }

@@ -71,6 +71,45 @@ func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// Approval lines copied back from an earlier revision never undo a revoke: the seal binds
+// the approval to the revision of the file that carries it.
+func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	p, err := s.Put(ctx, plan.Update{Name: "p", Content: ptr("# P\n- [ ] deploy to prod\n")})
+	require.NoError(t, err)
+	_, err = s.Approve(ctx, "p", p.Revision, "ana")
+	require.NoError(t, err)
+	read := func() string {
+		fc, err := backend.Read(ctx, &plan.ReadRequest{FilePath: "/plans/p.md", Offset: 1, Limit: 1 << 20})
+		require.NoError(t, err)
+		return fc.Content
+	}
+	approvedLines := regexp.MustCompile(`(?m)^approved_[a-z]+: .*\n`).FindAllString(read(), -1)
+	require.Len(t, approvedLines, 4)
+
+	_, err = s.Revoke(plan.WithActor(ctx, "ana"), "p")
+	require.NoError(t, err)
+	forged := strings.Replace(read(), "\nupdated_at:", "\n"+strings.Join(approvedLines, "")+"updated_at:", 1)
+	require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/p.md", Content: forged}))
+	got, err := s.Get(ctx, "p")
+	require.NoError(t, err)
+	assert.Nil(t, got.Approval, "ana revoked it")
+
+	// The Store's own approval still reads back after moves, each sealed anew.
+	_, err = s.Approve(ctx, "p", got.Revision, "ana")
+	require.NoError(t, err)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err)
+	fresh, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	got, err = fresh.Get(ctx, "p")
+	require.NoError(t, err)
+	assert.NotNil(t, got.Approval)
+}
+
 // A key file the Store did not write never blocks approvals: plans read as not approved
 // until the next approval replaces it.
 func TestAStrayApprovalKeyIsReplacedByTheNextApproval(t *testing.T) {
