@@ -92,6 +92,26 @@ func sharedFor(backend Backend, dir string) *sharedState {
 	return st
 }
 
+// plansFoldersOn returns dir and the folders of the other live Stores of this process on
+// backend's storage.
+func plansFoldersOn(backend Backend, dir string) []string {
+	dirs := []string{dir}
+	key, ok := keyOf(innermost(backend))
+	if !ok {
+		return dirs
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	for k, wp := range registry.states {
+		other := k.dir
+		k.dir = ""
+		if k == key && other != dir && wp.Value() != nil {
+			dirs = append(dirs, other)
+		}
+	}
+	return dirs
+}
+
 // keyOf identifies the storage of an innermost backend. A pointer is recognised by its
 // address: the Stores holding the state keep the pointer alive, so the address cannot be
 // reused while the entry is in use.

@@ -123,12 +123,23 @@ func (env *toolEnv) guardWorkspace(ws Workspace) {
 	}
 }
 
-// inPlansFolder reports whether the workspace path p (absolute, without "..") names the
-// Store's folder or something inside it: as a path when the Workspace is the same storage,
-// and, when the Store is on a LocalBackend, as the place on disk it reaches through any
-// links, read both as a host path and, for a LocalBackend Workspace, under its root.
+// inPlansFolder reports whether the workspace path p (absolute, without "..") names a plans
+// folder on the Store's storage or something inside it: the Store's own, or that of any other
+// Store of this process on the storage (another middleware's BaseDir). It compares as a path
+// when the Workspace is the same storage and, when the Store is on a LocalBackend, as the
+// place on disk it reaches through any links, read both as a host path and, for a
+// LocalBackend Workspace, under its root.
 func (env *toolEnv) inPlansFolder(p string) bool {
-	dir := env.store.dir
+	for _, dir := range plansFoldersOn(env.store.backend, env.store.dir) {
+		if env.inFolder(p, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// inFolder is inPlansFolder for the one plans folder dir.
+func (env *toolEnv) inFolder(p, dir string) bool {
 	if clean := path.Clean(p); env.sameStorage && (clean == dir || strings.HasPrefix(clean, strings.TrimSuffix(dir, "/")+"/")) {
 		return true
 	}

@@ -143,6 +143,35 @@ func TestWorkspaceThatIsThePlanStorageKeepsOutOfThePlansFolder(t *testing.T) {
 	assert.Contains(t, call("write_plan", `{"name":"victim","content":"- [ ] b\n"}`), fmt.Sprintf(`"revision":%d`, rev+1), "revisions go on after delete")
 }
 
+// The file tools keep out of every plans folder on their storage, not only their own: with
+// team plans in /team and personal ones in /mine on one LocalBackend that is also the
+// Workspace, the personal middleware's export cannot overwrite a team plan, on the same
+// storage or through a second LocalBackend on the same root.
+func TestFileToolsKeepOutOfAnotherStoresPlansFolder(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	lb := newLocal(t, root)
+	team := storeOn(t, lb, "/team")
+	_, err := team.Put(ctx, plan.Update{Name: "victim", Content: ptr("- [ ] real work\n")})
+	require.NoError(t, err)
+	for _, ws := range []plan.Workspace{lb, newLocal(t, root)} {
+		mine, err := plan.New(ctx, &plan.Config{Backend: lb, BaseDir: "/mine", Workspace: ws, ToolPrefix: "my_"})
+		require.NoError(t, err)
+		_, err = storeOn(t, lb, "/mine").Put(ctx, plan.Update{Name: "note", Content: ptr("- [x] nothing\n")})
+		require.NoError(t, err)
+		ctx2, _, tools := beforeAgentTools(t, ctx, mine)
+		out, err := tools["my_export_plan_to_file"].InvokableRun(ctx2, `{"name":"note","path":"/team/victim.md"}`)
+		require.NoError(t, err)
+		assert.Equal(t, "invalid_argument", errorCode(t, out), out)
+		out, err = tools["my_export_plan_to_file"].InvokableRun(ctx2, `{"name":"note","path":"/work/note.md"}`)
+		require.NoError(t, err)
+		assert.Equal(t, "", errorCode(t, out), out)
+	}
+	p, err := team.Get(ctx, "victim")
+	require.NoError(t, err)
+	assert.Equal(t, "- [ ] real work\n", p.Content)
+}
+
 // readFileWorkspace reads with os.ReadFile, which blocks on a named pipe: it offers no
 // bounded read and ignores the context.
 type readFileWorkspace struct{ dir string }
