@@ -18,18 +18,25 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// Whatever stands where the history goes and is not what the Store wrote (a file, a link
-// leading out) is set aside and reported: writes, history and deletes go on, and a stray
-// file's bytes are kept for a person.
-func TestStrayHistoryEntriesNeverBlock(t *testing.T) {
-	ctx := context.Background()
+// newLocalStore is a Store on a LocalBackend in a temp folder, and that folder.
+func newLocalStore(t *testing.T) (*plan.Store, string) {
+	t.Helper()
 	root := t.TempDir()
 	backend, err := plan.NewLocalBackend(root)
 	require.NoError(t, err)
 	t.Cleanup(func() { backend.Close() })
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "a", Content: ptr("- [ ] one\n")})
+	return s, root
+}
+
+// Whatever stands where the history goes and is not what the Store wrote (a file, a link
+// leading out) is set aside and reported: writes, history and deletes go on, and a stray
+// file's bytes are kept for a person.
+func TestStrayHistoryEntriesNeverBlock(t *testing.T) {
+	ctx := context.Background()
+	s, root := newLocalStore(t)
+	_, err := s.Put(ctx, plan.Update{Name: "a", Content: ptr("- [ ] one\n")})
 	require.NoError(t, err)
 
 	history := filepath.Join(root, "plans", ".history")
@@ -76,14 +83,9 @@ func TestStrayHistoryEntriesNeverBlock(t *testing.T) {
 // too, keeping both files' bytes.
 func TestStraysWhereTheStrayFolderGoesNeverBlock(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	backend, err := plan.NewLocalBackend(root)
-	require.NoError(t, err)
-	t.Cleanup(func() { backend.Close() })
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s, root := newLocalStore(t)
 	for _, body := range []string{"- [ ] one\n", "- [ ] one\n- [ ] two\n"} {
-		_, err = s.Put(ctx, plan.Update{Name: "a", Content: ptr(body)})
+		_, err := s.Put(ctx, plan.Update{Name: "a", Content: ptr(body)})
 		require.NoError(t, err)
 	}
 	dir := filepath.Join(root, "plans")
