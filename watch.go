@@ -48,15 +48,18 @@ type WatchOptions struct {
 // the two. For each plan, Changes come in revision order with consecutive revisions (a
 // file edited by hand without a new revision is delivered with the same one); a watcher
 // that cannot vouch for that (a revision that moved by more than one since the
-// last Change, a full buffer, a feed that lost events) first sends one ActionResync and
-// then goes on. A delete carries the last revision the watcher saw.
+// last Change, a new plan first seen past revisions it cannot show, a full buffer, a feed
+// that lost events) first sends one ActionResync and then goes on. A delete carries the
+// last revision the watcher saw.
 //
 // Where the Store keeps history (the default), a watcher misses nothing history still
 // keeps: a plan that moved on by several revisions since the last Change is delivered
 // revision by revision, in order, each with the Action and Actor its plan file records
-// (write, status, step, approve, revoke). Only revisions history no longer has (or a plan
-// edited by hand) give way to one ActionResync and the latest state, as ActionWrite (or
-// ActionApprove when it gained an approval). Created means the plan was not listed before.
+// (write, status, step, approve, revoke), and a plan deleted and created again as its
+// delete, then its create. Only revisions history no longer has give way to one
+// ActionResync, followed by those it still keeps; a plan edited by hand gives way to the
+// latest state, as ActionWrite (or ActionApprove when it gained an approval), after an
+// ActionResync when revisions were skipped. Created means the plan was not listed before.
 // A plan whose file stops decoding is neither changed nor deleted until it decodes again
 // or is removed.
 //
@@ -260,29 +263,44 @@ func (w *watcher) relist(ctx context.Context) bool {
 
 // observe records e as the latest summary of its plan and returns the Changes to deliver:
 // where history keeps them, each revision since the one last delivered, in order, with its
-// action and actor; otherwise one write (or approve) for the latest, and gap reports that
-// revisions were skipped or went backwards, so a resync is owed before it.
+// action and actor; otherwise one write (or approve) for the latest. gap reports that
+// revisions were skipped or went backwards, so a resync is owed before the changes.
 func (w *watcher) observe(ctx context.Context, e *cachedSummary) (changes []Change, gap bool) {
 	name := e.summary.Name
-	k, ok := w.known[name]
-	if ok && (k == e || sameSummary(&k.summary, &e.summary)) {
+	k, known := w.known[name]
+	if known && (k == e || sameSummary(&k.summary, &e.summary)) {
 		return nil, false
 	}
 	w.known[name] = e
 	from := int64(0)
-	if ok {
+	if known {
 		from = k.summary.Revision
 	}
-	if kept, last, ok := w.s.keptChanges(ctx, name, from, !ok); ok {
+	if kept, last, ok := w.s.keptChanges(ctx, name, from); ok {
 		w.known[name] = last
-		return kept, false
+		first := &kept[0]
+		if !known {
+			// History reaching the create vouches for every revision; else some went unseen.
+			gap = !first.Created
+			first.Created = true // the watcher had not listed it
+			return kept, gap
+		}
+		gap = first.Revision != from+1
+		if first.Created {
+			// The plan the watcher knew was deleted before this one was created.
+			kept = append([]Change{deleteChange(name, k)}, kept...)
+		}
+		return kept, gap
 	}
-	c := Change{Name: name, Action: ActionWrite, Revision: e.summary.Revision, Created: !ok,
+	c := Change{Name: name, Action: ActionWrite, Revision: e.summary.Revision, Created: !known,
 		Title: e.summary.Title, Status: e.summary.Status, Author: e.summary.Author, Progress: e.summary.Progress}
-	if ok && k.summary.Approval == nil && e.summary.Approval != nil && e.summary.Revision == k.summary.Revision+1 {
+	if !known {
+		return []Change{c}, e.summary.Revision > 1 // nothing shows the revisions before
+	}
+	if k.summary.Approval == nil && e.summary.Approval != nil && e.summary.Revision == k.summary.Revision+1 {
 		c.Action = ActionApprove // only an approval gives a plan one
 	}
-	return []Change{c}, ok && e.summary.Revision != k.summary.Revision && e.summary.Revision != k.summary.Revision+1
+	return []Change{c}, e.summary.Revision != k.summary.Revision && e.summary.Revision != k.summary.Revision+1
 }
 
 func sameSummary(a, b *Summary) bool {
@@ -370,11 +388,12 @@ func (w *watcher) owed() chan<- Change {
 	return nil
 }
 
-// keptChanges returns the Changes that took a plan from revision from (0: unknown, when
-// created reports a plan not seen before) to the revision it has now, one per revision in
-// order, each with the action and actor its plan file records, and the summary of the
-// last. ok is false when history does not keep every one of them, or the plan is gone.
-func (s *Store) keptChanges(ctx context.Context, name string, from int64, created bool) (changes []Change, last *cachedSummary, ok bool) {
+// keptChanges returns the Changes history keeps of a plan after revision from (0: none
+// known), up to the revision it has now, one per revision in order, each with the action
+// and actor its plan file records, and the summary of the last. They go back to from+1 or
+// to the plan's create where history still keeps it, else as far as it does. ok is false
+// when history is off, a revision was edited by hand, or the plan is gone or did not move on.
+func (s *Store) keptChanges(ctx context.Context, name string, from int64) (changes []Change, last *cachedSummary, ok bool) {
 	if !s.historyOn() {
 		return nil, nil, false
 	}
@@ -385,10 +404,6 @@ func (s *Store) keptChanges(ctx context.Context, name string, from int64, create
 	kept, err := s.keptHistory(ctx, cur, max(from+1, s.oldestShown(cur.Revision)))
 	if err != nil {
 		return nil, nil, false
-	}
-	oldest := kept[len(kept)-1]
-	if oldest.rev != from+1 && !(created && oldest.plan.created) {
-		return nil, nil, false // a revision is no longer kept
 	}
 	changes = make([]Change, 0, len(kept))
 	for i := len(kept) - 1; i >= 0; i-- {

@@ -172,8 +172,8 @@ func TestWatchPollsOtherBackends(t *testing.T) {
 	}
 }
 
-// Without history, two writes between polls skip a revision: the watcher says so with a
-// resync, then delivers the latest state.
+// Without history, two writes between polls skip a revision, and a new plan may be first
+// seen past its create: the watcher says so with a resync, then delivers the latest state.
 func TestWatchGapSendsResync(t *testing.T) {
 	b := NewMemoryBackend()
 	s, err := NewStore(&StoreConfig{Backend: b, HistoryLimit: -1})
@@ -202,6 +202,17 @@ func TestWatchGapSendsResync(t *testing.T) {
 	c = next(t, ch)
 	assert.Equal(t, ActionWrite, c.Action, "one revision on: no resync")
 	assert.Equal(t, int64(4), c.Revision)
+
+	_, err = s.Put(ctx, Update{Name: "dock", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	_, err = s.SetStatus(ctx, "dock", "a", nil)
+	require.NoError(t, err)
+	tick <- time.Now()
+	assert.Equal(t, Change{Action: ActionResync}, next(t, ch), "a new plan first seen past its create")
+	c = next(t, ch)
+	assert.Equal(t, "dock", c.Name)
+	assert.True(t, c.Created)
+	assert.Equal(t, int64(2), c.Revision)
 }
 
 // A receiver that does not keep up never blocks the watcher: changes that do not fit are
@@ -513,4 +524,100 @@ func TestWatchRetriesAFailedPollAtTheNext(t *testing.T) {
 			}
 		})
 	}
+}
+
+// changesUntilQuiet returns what arrives on ch until nothing more does for a while.
+func changesUntilQuiet(ch <-chan Change) []Change {
+	var got []Change
+	for {
+		select {
+		case c := <-ch:
+			got = append(got, c)
+		case <-time.After(200 * time.Millisecond):
+			return got
+		}
+	}
+}
+
+// A plan deleted and created again between two polls is delivered as what happened: the
+// delete of the plan the watcher knew, then the create, with no resync (history keeps both).
+func TestWatchDeliversADeleteBeforeARecreate(t *testing.T) {
+	s := newWatchStore(t, NewMemoryBackend())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	_, err = s.SetStatus(ctx, "ship", "a", nil)
+	require.NoError(t, err)
+	tick := make(chan time.Time)
+	ch, err := s.Watch(ctx, WatchOptions{tick: tick})
+	require.NoError(t, err)
+	_, err = s.Delete(ctx, "ship", nil)
+	require.NoError(t, err)
+	_, err = s.Put(WithActor(ctx, "ana"), Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	tick <- time.Now()
+	assert.Equal(t, []Change{
+		{Name: "ship", Action: ActionDelete, Revision: 2, Title: "Ship", Status: "a"},
+		{Name: "ship", Action: ActionWrite, Revision: 3, Created: true, Title: "Ship", Status: "draft", Author: "ana",
+			Actor: "ana", Progress: Progress{Total: 2, Pending: 2}},
+	}, changesUntilQuiet(ch))
+}
+
+// Where history no longer reaches back to the last revision delivered (or to the create of a
+// plan the watcher never saw), one resync says so, and every revision history still keeps
+// follows, in order, with its action and actor.
+func TestWatchDeliversWhatHistoryKeepsAfterAResync(t *testing.T) {
+	statuses := func(s *Store, ctx context.Context, list ...string) {
+		t.Helper()
+		for _, st := range list {
+			_, err := s.SetStatus(WithActor(ctx, "bo"), "ship", st, nil)
+			require.NoError(t, err)
+		}
+	}
+	kept := func(got []Change) (revs []int64) {
+		for _, c := range got[1:] {
+			assert.Equal(t, ActionStatus, c.Action)
+			assert.Equal(t, "bo", c.Actor)
+			revs = append(revs, c.Revision)
+		}
+		return revs
+	}
+	t.Run("a plan not seen before", func(t *testing.T) {
+		s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend(), HistoryLimit: 3})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		tick := make(chan time.Time)
+		ch, err := s.Watch(ctx, WatchOptions{tick: tick})
+		require.NoError(t, err)
+		_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+		require.NoError(t, err)
+		statuses(s, ctx, "a", "b", "c", "d")
+		tick <- time.Now()
+		got := changesUntilQuiet(ch)
+		require.Len(t, got, 4)
+		assert.Equal(t, Change{Action: ActionResync}, got[0])
+		assert.Equal(t, []int64{3, 4, 5}, kept(got))
+		assert.True(t, got[1].Created, "the watcher had not listed it")
+		assert.Equal(t, "d", got[3].Status)
+	})
+	t.Run("a plan that moved past history", func(t *testing.T) {
+		s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend(), HistoryLimit: 3})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+		require.NoError(t, err)
+		tick := make(chan time.Time)
+		ch, err := s.Watch(ctx, WatchOptions{tick: tick})
+		require.NoError(t, err)
+		statuses(s, ctx, "a", "b", "c", "d")
+		tick <- time.Now()
+		got := changesUntilQuiet(ch)
+		require.Len(t, got, 4)
+		assert.Equal(t, Change{Action: ActionResync}, got[0])
+		assert.Equal(t, []int64{3, 4, 5}, kept(got))
+		assert.False(t, got[1].Created)
+	})
 }
