@@ -11,9 +11,11 @@ import (
 
 // Delete removes a plan. An unguarded delete also removes an entry that does not decode or
 // can never be a plan (a link, a folder, a special file), which is how such a name is
-// recovered. On a Backend that is a driver.Renamer (and not a driver.Swapper) the plan file itself is moved
-// to its tombstone, so deleting needs no new data blocks and works on a full disk; when a
-// delete cannot complete, the plan is left as it was.
+// recovered. The tombstone names who deleted the plan (the context's actor), for watchers in
+// other processes. On a Backend that is a driver.Renamer (and not a driver.Swapper) the plan
+// file itself is moved to its tombstone when nobody is named or the tombstone cannot be
+// written, so deleting needs no new data blocks and works on a full disk; when a delete cannot
+// complete, the plan is left as it was.
 func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int64, error) {
 	if err := ValidateName(name); err != nil {
 		return 0, err
@@ -45,11 +47,21 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		if err := checkRevision(name, f.plan, ifRevision); err != nil {
 			return err
 		}
-		if buried, err := s.buryByRename(ctx, name, f); buried || err != nil {
-			return err
+		// A tombstone moved into place cannot name the deleter: where one is known, it is
+		// written, and the plan file is moved there only when that fails (a full disk).
+		by := actorOf(ctx)
+		if by == "" {
+			if buried, err := s.buryByRename(ctx, name, f); buried || err != nil {
+				return err
+			}
 		}
 		if f.revision > 0 {
-			if err := s.raiseTombstone(ctx, name, f.revision); err != nil {
+			if err := s.raiseTombstone(ctx, name, f.revision, by); err != nil {
+				if by != "" {
+					if buried, berr := s.buryByRename(ctx, name, f); buried || berr != nil {
+						return berr
+					}
+				}
 				return err
 			}
 		}

@@ -13,8 +13,55 @@ import (
 
 // A tombstone, <BaseDir>/.deleted/NAME, records the last revision a deleted plan reached, so
 // revisions never repeat for a name and a writer holding a revision of a deleted plan cannot
-// overwrite a new plan of the same name. It holds either that revision as a number or, when
-// the plan file was moved there, the whole plan file.
+// overwrite a new plan of the same name. It holds that revision as a number; or, when the
+// deleter is known, a header naming the revision and who deleted the plan (hdrDeletedBy); or,
+// when the plan file was moved there, the plan file's header.
+
+// hdrDeletedBy names who deleted a plan, in a tombstone written as a header. A plan file's
+// header never has it, so a tombstone moved into place names nobody. Readers that know only
+// the revision (earlier releases too) skip it.
+const hdrDeletedBy = "deleted_by"
+
+// tombstoneContent is the tombstone of a plan deleted at revision rev by by ("": unknown).
+func tombstoneContent(rev int64, by string) string {
+	if by == "" {
+		return strconv.FormatInt(rev, 10) + "\n"
+	}
+	var b strings.Builder
+	b.WriteString(headerFence + "revision: " + strconv.FormatInt(rev, 10) + "\n")
+	writeHeaderString(&b, hdrDeletedBy, by)
+	b.WriteString(headerFence)
+	return b.String()
+}
+
+// tombstoneDeleter returns who a tombstone says deleted the plan, "" when it does not say.
+func tombstoneDeleter(raw string) string {
+	rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], headerFence)
+	if !ok {
+		return ""
+	}
+	for line := range strings.Lines(rest) {
+		line = strings.TrimRight(line, "\r\n")
+		if line == "---" {
+			break
+		}
+		var by string
+		if v, ok := strings.CutPrefix(line, hdrDeletedBy+": "); ok && decodeJSONString(v, &by) == nil {
+			return by
+		}
+	}
+	return ""
+}
+
+// lastDeletion returns the revision a plan's tombstone records and who it says deleted the
+// plan; 0 and "" when there is no tombstone or it cannot be read.
+func (s *Store) lastDeletion(ctx context.Context, name string) (rev int64, by string) {
+	raw, exists, err := s.readRaw(ctx, s.tombstonePath(name))
+	if err != nil || !exists {
+		return 0, ""
+	}
+	return tombstoneRevision(raw), tombstoneDeleter(raw)
+}
 
 // tombstoneRevision reads a tombstone's revision; anything unreadable counts as none.
 func tombstoneRevision(raw string) int64 {
@@ -48,8 +95,9 @@ func strayTombstoneFolder(err error) bool {
 	return errors.Is(err, syscall.ENOTDIR) || errors.Is(err, driver.ErrOutsideRoot)
 }
 
-// raiseTombstone records that name reached revision rev, never lowering what is recorded.
-func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) error {
+// raiseTombstone records that name reached revision rev and was deleted by by ("":
+// unknown), never lowering what is recorded.
+func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64, by string) error {
 	p := s.tombstonePath(name)
 	return retryLostSwaps(name, func() string { return "record the deletion of " + name }, func() error {
 		raw, exists, err := s.readRaw(ctx, p)
@@ -82,7 +130,7 @@ func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64) erro
 		if exists {
 			old = &raw
 		}
-		return s.commit(ctx, p, old, strconv.FormatInt(rev, 10)+"\n", "")
+		return s.commit(ctx, p, old, tombstoneContent(rev, by), "")
 	})
 }
 

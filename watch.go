@@ -49,8 +49,9 @@ type WatchOptions struct {
 // file edited by hand without a new revision is delivered with the same one); a watcher
 // that cannot vouch for that (a revision that moved by more than one since the
 // last Change, a new plan first seen past revisions it cannot show, a full buffer, a feed
-// that lost events) first sends one ActionResync and then goes on. A delete carries the
-// last revision the watcher saw.
+// that lost events, a plan deleted past the last revision delivered) first sends one
+// ActionResync and then goes on. A delete carries the last revision the watcher saw, and
+// as its Actor who deleted the plan, as the plan's tombstone records.
 //
 // Where the Store keeps history (the default), a watcher misses nothing history still
 // keeps: a plan that moved on by several revisions since the last Change is delivered
@@ -247,7 +248,13 @@ func (w *watcher) relist(ctx context.Context) bool {
 		}
 		for name, k := range w.known {
 			if _, ok := present[name]; !ok {
-				changes = append(changes, deleteChange(name, k))
+				c := deleteChange(name, k)
+				// The tombstone tells who deleted the plan, and whether it moved on unseen first.
+				if rev, by := w.s.lastDeletion(ctx, name); rev >= k.summary.Revision {
+					c.Actor = by
+					gap = gap || rev > k.summary.Revision
+				}
+				changes = append(changes, c)
 				delete(w.known, name)
 			}
 		}
@@ -288,7 +295,11 @@ func (w *watcher) observe(ctx context.Context, e *cachedSummary) (changes []Chan
 		gap = first.Revision != from+1
 		if first.Created {
 			// The plan the watcher knew was deleted before this one was created.
-			kept = append([]Change{deleteChange(name, k)}, kept...)
+			del := deleteChange(name, k)
+			if rev, by := w.s.lastDeletion(ctx, name); rev == from {
+				del.Actor = by
+			}
+			kept = append([]Change{del}, kept...)
 		}
 		return kept, gap
 	}
@@ -308,6 +319,8 @@ func sameSummary(a, b *Summary) bool {
 		a.Progress == b.Progress && a.UpdatedAt.Equal(b.UpdatedAt)
 }
 
+// deleteChange is the delete of a plan last delivered as k (nil: never delivered). Who
+// deleted it is the caller's to add, from the plan's tombstone.
 func deleteChange(name string, k *cachedSummary) Change {
 	c := Change{Name: name, Action: ActionDelete}
 	if k != nil {
@@ -330,7 +343,15 @@ func (w *watcher) event(ctx context.Context, ev driver.FileEvent) {
 	if ev.Deleted {
 		k := w.known[name]
 		delete(w.known, name)
-		w.send(deleteChange(name, k))
+		c := deleteChange(name, k)
+		// A tombstone at the revision last delivered names who deleted it; a later one
+		// belongs to events still to come.
+		if k != nil {
+			if rev, by := w.s.lastDeletion(ctx, name); rev == k.summary.Revision {
+				c.Actor = by
+			}
+		}
+		w.send(c)
 		return
 	}
 	pl, err := DecodePlan(name, ev.Content)

@@ -389,9 +389,10 @@ func TestWatchUsesPushFeed(t *testing.T) {
 	c := next(t, ch)
 	assert.True(t, c.Created)
 	assert.Equal(t, int64(1), c.Revision)
-	_, err = s.Delete(ctx, "ship", nil) // also writes the tombstone /plans/.deleted/ship
+	_, err = s.Delete(WithActor(ctx, "bo"), "ship", nil) // also writes the tombstone /plans/.deleted/ship
 	require.NoError(t, err)
-	assert.Equal(t, Change{Name: "ship", Action: ActionDelete, Revision: 1, Title: "Ship", Status: "draft"}, next(t, ch))
+	assert.Equal(t, Change{Name: "ship", Action: ActionDelete, Revision: 1, Title: "Ship", Status: "draft", Actor: "bo"}, next(t, ch),
+		"the tombstone names who deleted it")
 	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 	require.NoError(t, err)
 	c = next(t, ch)
@@ -552,13 +553,13 @@ func TestWatchDeliversADeleteBeforeARecreate(t *testing.T) {
 	tick := make(chan time.Time)
 	ch, err := s.Watch(ctx, WatchOptions{tick: tick})
 	require.NoError(t, err)
-	_, err = s.Delete(ctx, "ship", nil)
+	_, err = s.Delete(WithActor(ctx, "bo"), "ship", nil)
 	require.NoError(t, err)
 	_, err = s.Put(WithActor(ctx, "ana"), Update{Name: "ship", Content: ptrTo(watchBody)})
 	require.NoError(t, err)
 	tick <- time.Now()
 	assert.Equal(t, []Change{
-		{Name: "ship", Action: ActionDelete, Revision: 2, Title: "Ship", Status: "a"},
+		{Name: "ship", Action: ActionDelete, Revision: 2, Title: "Ship", Status: "a", Actor: "bo"},
 		{Name: "ship", Action: ActionWrite, Revision: 3, Created: true, Title: "Ship", Status: "draft", Author: "ana",
 			Actor: "ana", Progress: Progress{Total: 2, Pending: 2}},
 	}, changesUntilQuiet(ch))
@@ -620,4 +621,26 @@ func TestWatchDeliversWhatHistoryKeepsAfterAResync(t *testing.T) {
 		assert.Equal(t, []int64{3, 4, 5}, kept(got))
 		assert.False(t, got[1].Created)
 	})
+}
+
+// A plan deleted past the revision a watcher last delivered is delivered as a resync (the
+// revisions between went with its history), then its delete, naming who deleted it.
+func TestWatchResyncsBeforeADeletePastTheLastRevisionSeen(t *testing.T) {
+	s := newWatchStore(t, NewMemoryBackend())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	tick := make(chan time.Time)
+	ch, err := s.Watch(ctx, WatchOptions{tick: tick})
+	require.NoError(t, err)
+	_, err = s.SetStatus(ctx, "ship", "a", nil)
+	require.NoError(t, err)
+	_, err = s.Delete(WithActor(ctx, "bo"), "ship", nil)
+	require.NoError(t, err)
+	tick <- time.Now()
+	assert.Equal(t, []Change{
+		{Action: ActionResync},
+		{Name: "ship", Action: ActionDelete, Revision: 1, Title: "Ship", Status: "draft", Actor: "bo"},
+	}, changesUntilQuiet(ch))
 }
