@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -209,17 +210,17 @@ func withSetHeader(texts map[string]string, set string) map[string]string {
 }
 
 // runDigest is the digest a run's instruction carries, after anchor (the plan instruction
-// it follows): initial is the one the run started with, which stays in the run's history;
-// text is the one the model saw last. last and count describe the input of the last model
-// call, to notice a rewritten history.
+// it follows): inHistory is the one the system message in the run's history holds, which
+// the model reads unless text differs; text is the one the model saw last. last and count
+// describe the input of the last model call, to notice a rewritten history.
 type runDigest struct {
-	mu      sync.Mutex
-	anchor  string
-	initial string
-	text    string
-	last    any
-	lastKey string // messageKey of last, once computed
-	count   int
+	mu        sync.Mutex
+	anchor    string
+	inHistory string
+	text      string
+	last      any
+	lastKey   string // messageKey of last, once computed
+	count     int
 }
 
 // sameAsLast reports whether msg is the last message of the previous model call's input.
@@ -242,6 +243,13 @@ func (d *runDigest) sameAsLast(msg any) bool {
 // (so prompt caching keeps working) until the next rewrite. The renewal happens in
 // WrapModel, which sees the messages exactly as the model gets them, after every handler's
 // BeforeModelRewriteState; the run's stored history keeps the instruction as it started.
+//
+// A run resumed from a checkpoint (after request_plan_approval, say) keeps in its history
+// the system message of the run it resumes, with that run's digest. So the first model call
+// of every run finds the digest the history holds, which every renewal replaces; when it is
+// not the run's own, that call reads a fresh digest, as after a rewrite: the tool call the
+// run resumed may have changed the plans since BeforeAgent, and the history may already be
+// compacted.
 
 // WrapModel renews the digest at the model call (see above).
 func (m *middleware[M]) WrapModel(_ context.Context, inner model.BaseModel[M], _ *adk.TypedModelContext[M]) (model.BaseModel[M], error) {
@@ -268,9 +276,9 @@ func (d *digestModel[M]) Stream(ctx context.Context, input []M, opts ...model.Op
 }
 
 // renewDigest returns input with the digest the model is to read in the system messages. It
-// takes a fresh digest when the history was rewritten since the previous model call, and
-// otherwise shows
-// the one shown last. A listing that fails keeps the digest shown.
+// takes a fresh digest when the history was rewritten since the previous model call or
+// holds another run's digest, and otherwise shows the one shown last. A listing that fails
+// keeps the digest shown.
 func (m *middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 	st, _ := ctx.Value(m.stateKey).(*runState)
 	if st == nil {
@@ -279,31 +287,107 @@ func (m *middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 	shown := &st.digest
 	shown.mu.Lock()
 	defer shown.mu.Unlock()
-	// Every model call adds its answer to the history, so a history that did not grow, or
-	// whose message at the place of the last one seen differs from it, was rewritten. (A
-	// retry of the same call reads as one too, and only renews the digest early.) A message
-	// is the same when it is the same value, or a copy with the same content.
-	rewritten := shown.count > 0 && (len(input) <= shown.count || !shown.sameAsLast(input[shown.count-1]))
+	var stale bool
+	if shown.count == 0 {
+		// A history holding another digest than the run's is a resumed run's (see above).
+		header := withSetHeader(st.set.texts, m.cfg.PlanSet)["digest.header"]
+		shown.inHistory = digestInHistory(input, shown.anchor, shown.text, header)
+		stale = shown.inHistory != shown.text
+	} else {
+		// Every model call adds its answer to the history, so a history that did not grow, or
+		// whose message at the place of the last one seen differs from it, was rewritten. (A
+		// retry of the same call reads as one too, and only renews the digest early.) A
+		// message is the same when it is the same value, or a copy with the same content.
+		stale = len(input) <= shown.count || !shown.sameAsLast(input[shown.count-1])
+	}
 	shown.count = len(input)
 	if shown.count > 0 {
 		shown.last, shown.lastKey = any(input[shown.count-1]), ""
 	}
-	if rewritten {
+	if stale {
 		if fresh, err := m.digestOrErr(ctx, st.set.texts); err == nil {
 			shown.text = fresh
 		}
 	}
-	if shown.text == shown.initial {
+	if shown.text == shown.inHistory {
 		return input
 	}
 	out := slices.Clone(input)
 	for i, msg := range out {
-		if renewed, ok := replaceInSystem(msg, shown.anchor+shown.initial, shown.anchor+shown.text); ok {
+		if renewed, ok := replaceInSystem(msg, shown.anchor+shown.inHistory, shown.anchor+shown.text); ok {
 			out[i] = renewed
 			return out
 		}
 	}
 	return input
+}
+
+// digestInHistory is the digest that follows anchor in the first system message of input
+// holding it: rendered when that is the run's own, else the digest found there ("" when
+// none follows the anchor). Without the anchor there is nothing to renew: rendered then.
+func digestInHistory[M adk.MessageType](input []M, anchor, rendered, header string) string {
+	for _, msg := range input {
+		for _, text := range systemTexts(msg) {
+			_, after, ok := strings.Cut(text, anchor)
+			if !ok {
+				continue
+			}
+			if rendered != "" && strings.HasPrefix(after, rendered) {
+				return rendered
+			}
+			return leadingDigest(after, header)
+		}
+	}
+	return rendered
+}
+
+// digestLineStart begins every line of a digest after its header: a plan's ("- name r3 "),
+// or the count of plans it leaves out or could not read ("- +4 ", "- 1 ").
+var digestLineStart = regexp.MustCompile(`^- (?:[a-z0-9][a-z0-9_-]* r[0-9]+ |\+?[0-9]+ )`)
+
+// leadingDigest is the digest s starts with, rendered with header at whatever time: the
+// header line, then its lines, each ending in a line break (every text in one is a JSON
+// string, so none holds a break). It is "" when s starts with no digest.
+func leadingDigest(s, header string) string {
+	before, after, _ := strings.Cut(header, "{time}")
+	if !strings.HasPrefix(s, before) {
+		return ""
+	}
+	at := strings.Index(s[len(before):], after)
+	if at < 0 || strings.Contains(s[len(before):len(before)+at], "\n") {
+		return ""
+	}
+	end := len(before) + at + len(after)
+	for digestLineStart.MatchString(s[end:]) {
+		br := strings.IndexByte(s[end:], '\n')
+		if br < 0 {
+			break
+		}
+		end += br + 1
+	}
+	return s[:end]
+}
+
+// systemTexts are the texts of msg when it is a system message.
+func systemTexts[M adk.MessageType](msg M) []string {
+	switch m := any(msg).(type) {
+	case *schema.Message:
+		if m != nil && m.Role == schema.System {
+			return []string{m.Content}
+		}
+	case *schema.AgenticMessage:
+		if m == nil || m.Role != schema.AgenticRoleTypeSystem {
+			break
+		}
+		var texts []string
+		for _, block := range m.ContentBlocks {
+			if block != nil && block.UserInputText != nil {
+				texts = append(texts, block.UserInputText.Text)
+			}
+		}
+		return texts
+	}
+	return nil
 }
 
 // messageKey identifies a message by its content: a hash of its JSON encoding.

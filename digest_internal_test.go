@@ -83,3 +83,33 @@ func TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries(t *testing.T) {
 		t.Fatalf("a kept line was formatted again:\n%s", got)
 	}
 }
+
+// TestLeadingDigestIsTheWholeDigestAndNothingAfterIt finds a digest rendered at another time
+// (with more and unreadable plans, in either language, with a plan set) at the start of a
+// text, whatever follows it, and finds none where no digest starts.
+func TestLeadingDigestIsTheWholeDigestAndNothingAfterIt(t *testing.T) {
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var plans []*Summary
+	for i := range 5 {
+		plans = append(plans, &Summary{Name: "plan-" + string(rune('a'+i)), Revision: int64(i + 1), Title: "t\n- x r1 ", Status: "s",
+			UpdatedAt: base.Add(time.Duration(i) * time.Hour), Progress: Progress{Total: 2, Completed: 1}})
+	}
+	tails := []string{"", "\n## Other\n- a list item\n", "- not a digest line\n", "- 3rd party\n", "## Plans\n"}
+	for _, texts := range []map[string]string{textsEN, textsZH, withSetHeader(textsEN, "team plans")} {
+		header := texts["digest.header"]
+		for _, unreadable := range []int{0, 2} {
+			digest, _ := renderDigest(plans, unreadable, texts, 3, 4000, nil)
+			if !strings.Contains(digest, texts["digest.more"]) {
+				t.Fatalf("the digest leaves no plan out:\n%s", digest)
+			}
+			for _, tail := range tails {
+				if got := leadingDigest(digest+tail, header); got != digest {
+					t.Fatalf("followed by %q:\n%q\nwant\n%q", tail, got, digest)
+				}
+				if got := leadingDigest(tail, header); got != "" {
+					t.Fatalf("%q starts with no digest, found %q", tail, got)
+				}
+			}
+		}
+	}
+}

@@ -432,3 +432,96 @@ func TestDigestFollowsEveryChangeAndLanguage(t *testing.T) {
 	require.NoError(t, adk.SetLanguage(adk.LanguageEnglish))
 	assert.Equal(t, changed, instruction(), "back in English")
 }
+
+// A run paused for approval and resumed keeps in its history the system message of the run
+// it resumes, with that run's digest. The model reads the plans as they are at the first
+// call after the resume (approval included), and again after a later compaction, whatever
+// the order of the handlers.
+func TestTheDigestIsRenewedAfterAResumeAndACompaction(t *testing.T) {
+	cases := []struct {
+		name string
+		// compactAbove is how many messages the history holds at most before the
+		// summarization compacts it.
+		compactAbove int
+		want         []string // in the digest line of the call that first sees the compacted history
+	}{
+		// The first call after the resume has 6 messages; the plan is approved by then.
+		{"compacted at the first call after the resume", 5, []string{"job r2 ", "done=0/10", "approved=r1"}},
+		// The last call has 14 messages; four steps are done by then.
+		{"compacted after four steps", 13, []string{"job r6 ", "done=4/10", "approved=r1"}},
+	}
+	for _, c := range cases {
+		for _, planFirst := range []bool{true, false} {
+			order := map[bool]string{true: "plan then summarization", false: "summarization then plan"}[planFirst]
+			t.Run(c.name+", "+order, func(t *testing.T) {
+				calls := resumedRunCalls(t, planFirst, c.compactAbove)
+				shrank := -1
+				for i := 1; i < len(calls); i++ {
+					if len(calls[i].Input) < len(calls[i-1].Input) {
+						shrank = i
+						break
+					}
+				}
+				require.Positive(t, shrank, "the history was compacted")
+				sys := calls[shrank].Input[0].Content
+				assert.Equal(t, 1, strings.Count(sys, "- other r1 "), "the digest replaced the one in the history, whole:\n%s", sys)
+				for _, want := range c.want {
+					assert.Contains(t, digestLineOf(sys, "job"), want, "after the compaction the model reads the plan as it is:\n%s", sys)
+				}
+				after := calls[2].Input[0].Content
+				for _, want := range []string{"job r2 ", "approved=r1"} {
+					assert.Contains(t, digestLineOf(after, "job"), want, "after the resume the model reads the plan as it is:\n%s", after)
+				}
+				for i := 3; i < shrank; i++ {
+					assert.Equal(t, after, calls[i].Input[0].Content, "call %d: the system message holds until the compaction", i)
+				}
+			})
+		}
+	}
+}
+
+// resumedRunCalls runs an agent with the plan and summarization handlers in the given order:
+// it writes plan "job" and pauses for its approval, then, resumed approved, completes four
+// steps; the summarization compacts a history of more than compactAbove messages. Another
+// plan is there from the start. It returns the calls of the agent's model.
+func resumedRunCalls(t *testing.T, planFirst bool, compactAbove int) []plantest.Call {
+	t.Helper()
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	_, err := storeOn(t, backend, "").Put(ctx, plan.Update{Name: "other", Content: ptrTo("- [ ] a\n")})
+	require.NoError(t, err)
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "solo", RequireApproval: true})
+	require.NoError(t, err)
+	summ, err := summarization.New(ctx, &summarization.Config{
+		Model:   plantest.NewScriptedModel(plantest.Answer("Wrote plan job, got it approved, did steps.")),
+		Trigger: &summarization.TriggerCondition{ContextMessages: compactAbove, ContextTokens: 1 << 30}})
+	require.NoError(t, err)
+	handlers := []adk.ChatModelAgentMiddleware{mw, summ}
+	if !planFirst {
+		handlers = []adk.ChatModelAgentMiddleware{summ, mw}
+	}
+	turns := []plantest.Turn{
+		writePlanCall("job", tenSteps, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"job"}`),
+	}
+	for i := 1; i <= 4; i++ {
+		turns = append(turns, plantest.CallTool("update_plan_step", fmt.Sprintf(`{"name":"job","step":%d,"status":"completed"}`, i)))
+	}
+	turns = append(turns, plantest.Answer("done for now"))
+	model := plantest.NewScriptedModel(turns...)
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "solo", Description: "works",
+		Instruction: "You work.", Model: model, Handlers: handlers, MaxIterations: 20})
+	require.NoError(t, err)
+	r := newApprovalRig(t, backend, dirCheckPoints{t.TempDir()})
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: r.cps})
+	paused := r.start(runner)
+	require.Len(t, paused, 1)
+	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
+	require.EqualValues(t, 6, r.get("job").Revision)
+	calls := model.Calls()
+	require.Len(t, calls, 7)
+	before := calls[1].Input[0].Content
+	require.Empty(t, digestLineOf(before, "job"), "the run started before the plan")
+	require.NotEmpty(t, digestLineOf(before, "other"), "the run started with another plan")
+	return calls
+}

@@ -378,7 +378,7 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	}
 	st.digest.anchor = m.instruction(set.texts, role)
 	st.digest.text = m.digest(ctx, set.texts)
-	st.digest.initial = st.digest.text
+	st.digest.inHistory = st.digest.text // a resumed run's may differ: see renewDigest
 	next.Instruction = runCtx.Instruction + st.digest.anchor + st.digest.text
 	return ctx, &next, nil
 }
