@@ -29,9 +29,12 @@ func afterOf(text string) []int {
 	if !strings.Contains(text, "(after ") {
 		return nil
 	}
-	rest, _ := splitHolder(text)
-	rest = strings.TrimSuffix(rest, nobodyTag)
+	rest := text
 	for {
+		// A holder's tag (or the mark of nobody) may end the text and what comes before a
+		// note: a step claimed, then finished with a note, reads "x (after 1) (@w1) — note".
+		rest, _ = splitHolder(rest)
+		rest = strings.TrimSuffix(rest, nobodyTag)
 		if m := afterPattern.FindStringSubmatch(rest); m != nil {
 			return parseAfterList(m[1])
 		}

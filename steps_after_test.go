@@ -60,6 +60,9 @@ func TestAfterIsReadFromTheStepText(t *testing.T) {
 	assert.Equal(t, "w1", steps[2].Holder)
 	assert.Equal(t, []int{3}, steps[3].After, "a note a move appended follows the step's own text")
 	assert.Nil(t, steps[4].After, "only an (after …) that ends the text counts")
+	done := plan.ParseSteps("- [x] f (after 1) (@w1) — shipped\n- [x] g (after 1) (@w1) — a — b\n")
+	assert.Equal(t, []int{1}, done[0].After, "a holder's tag before the note")
+	assert.Equal(t, []int{1}, done[1].After)
 }
 
 // A write naming a step the plan does not have, or whose steps wait for each other in a
@@ -275,6 +278,11 @@ func TestANoteNeverChangesWhatAStepWaitsFor(t *testing.T) {
 		p, err := s.Get(context.Background(), "ship")
 		require.NoError(t, err)
 		assert.Equal(t, int64(4), p.Revision, "the refused moves wrote nothing")
+		_, st, err := s.MoveStep(context.Background(), plan.StepMove{Name: "ship", Step: 2, State: plan.StepCompleted, By: "w1", Note: "tested on staging"})
+		require.NoError(t, err, "a claimed step that waits for another is finished with a note")
+		assert.Equal(t, []int{1}, st.After)
+		p, err = s.Get(context.Background(), "ship")
+		require.NoError(t, err)
 		steps := plan.ParseSteps(p.Content)
 		assert.Nil(t, steps[0].After)
 		assert.Equal(t, []int{1}, steps[1].After, "a note repeating the step's own prerequisites is no change")
