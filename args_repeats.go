@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 )
@@ -16,21 +15,12 @@ func withoutRepeats(text string, a args) (args, error) {
 	if topLevelColons(text) == len(a) {
 		return a, nil
 	}
-	dec := json.NewDecoder(strings.NewReader(text))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return a, nil // the fast decoder read it; this one is only here to find repeats
-	}
 	out := make(args, len(a))
-	for dec.More() {
-		tok, err := dec.Token()
-		key, isKey := tok.(string)
-		var raw json.RawMessage
-		if err != nil || !isKey || dec.Decode(&raw) != nil {
-			return a, nil
-		}
+	for _, m := range topLevelMembers(text) {
+		var key string
 		var v any
-		if err := argsAPI.Unmarshal(raw, &v); err != nil {
-			return a, nil
+		if argsAPI.UnmarshalFromString(m.key, &key) != nil || argsAPI.UnmarshalFromString(m.value, &v) != nil {
+			return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotJSON})
 		}
 		prev, seen := out[key]
 		switch {
@@ -41,6 +31,40 @@ func withoutRepeats(text string, a args) (args, error) {
 		}
 	}
 	return out, nil
+}
+
+// member is the JSON text of one key and its value.
+type member struct{ key, value string }
+
+// topLevelMembers splits the object text, one the decoder accepted, into its members, in
+// order, with the scan topLevelColons makes: whatever the decoder accepts (a raw line break
+// in a string too) splits the same way.
+func topLevelMembers(text string) []member {
+	var out []member
+	depth, start, colon := 0, 0, -1
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '"':
+			i = closingQuote(text, i)
+		case '{', '[':
+			if depth++; depth == 1 {
+				start = i + 1
+			}
+		case ':':
+			if depth == 1 && colon < 0 {
+				colon = i
+			}
+		case ',', '}', ']':
+			if depth == 1 && colon >= 0 {
+				out = append(out, member{strings.TrimSpace(text[start:colon]), strings.TrimSpace(text[colon+1 : i])})
+				start, colon = i+1, -1
+			}
+			if text[i] != ',' {
+				depth--
+			}
+		}
+	}
+	return out
 }
 
 // topLevelColons counts the colons of the JSON object text outside strings and nested

@@ -20,3 +20,11 @@ func TestTopLevelColonsCountMembers(t *testing.T) {
 		assert.Equal(t, want, topLevelColons(text), text)
 	}
 }
+
+// The members are split where the decoder splits them, raw line breaks in strings and
+// nested values included.
+func TestTopLevelMembersSplitEachKeyFromItsValue(t *testing.T) {
+	got := topLevelMembers("{ \"a\" : \"x,\n}\" , \"b\":{\"c\":[1,{\"d\":2}]},\"a\":null }")
+	assert.Equal(t, []member{{`"a"`, "\"x,\n}\""}, {`"b"`, `{"c":[1,{"d":2}]}`}, {`"a"`, "null"}}, got)
+	assert.Empty(t, topLevelMembers("{}"))
+}

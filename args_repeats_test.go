@@ -36,6 +36,8 @@ func TestARepeatedArgumentNeverDropsOrSwapsAValue(t *testing.T) {
 			{`{"name":"alpha","name":"beta","content":"# X\n"}`, "invalid_argument", "name"},
 			{"```json\n{\"name\":\"alpha\",\"na\\u006de\":\"beta\",\"content\":\"# X\\n\"}\n```", "invalid_argument", "name"},
 			{`"{\"name\":\"alpha\",\"name\":\"beta\",\"content\":\"# X\\n\"}"`, "invalid_argument", "name"},
+			{"{\"name\":\"release\",\"content\":\"# Mine\n- [ ] x\n\",\"last_known_revision\":1,\"last_known_revision\":null}", "revision_conflict", ""},
+			{"{\"name\":\"alpha\",\"content\":\"# X\n\t\",\"name\":\"beta\"}", "invalid_argument", "name"},
 		} {
 			out, err := tools["write_plan"].InvokableRun(ctx, tc.args)
 			require.NoError(t, err)
