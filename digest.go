@@ -332,8 +332,8 @@ func digestInHistory[M adk.MessageType](input []M, anchor, rendered, header stri
 			if !ok {
 				continue
 			}
-			if rendered != "" && strings.HasPrefix(after, rendered) {
-				return rendered
+			if rendered != "" && strings.HasPrefix(after, rendered) && !digestLineStart.MatchString(after[len(rendered):]) {
+				return rendered // not merely the start of a longer digest (a plan since deleted)
 			}
 			return leadingDigest(after, header)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloudwego/eino/schema"
 )
 
 // TestNewestFirstMatchesStableSort checks newestFirst against the first k of a stable sort
@@ -111,5 +113,26 @@ func TestLeadingDigestIsTheWholeDigestAndNothingAfterIt(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A history whose digest merely starts with the run's own (a plan listed there was deleted
+// since) holds another digest: the whole of it is what a renewal replaces.
+func TestADigestThatMerelyStartsWithTheRunsOwnIsAnother(t *testing.T) {
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	alpha := &Summary{Name: "alpha", Revision: 3, Status: "s", UpdatedAt: at, Progress: Progress{Total: 2}}
+	beta := &Summary{Name: "beta", Revision: 2, Status: "s", UpdatedAt: at.Add(-time.Hour), Progress: Progress{Total: 1}}
+	both, _ := renderDigest([]*Summary{alpha, beta}, 0, textsEN, 12, 4000, nil)
+	now, _ := renderDigest([]*Summary{alpha}, 0, textsEN, 12, 4000, nil)
+	if !strings.HasPrefix(both, now) || both == now {
+		t.Fatalf("the case needs a digest that starts with the other:\n%q\n%q", both, now)
+	}
+	msg := schema.SystemMessage("You work.\nANCHOR" + both + "\nMore instructions.")
+	if got := digestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != both {
+		t.Fatalf("found %q, want the whole digest %q", got, both)
+	}
+	msg = schema.SystemMessage("You work.\nANCHOR" + now + "\nMore instructions.")
+	if got := digestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != now {
+		t.Fatalf("the run's own digest read as %q", got)
 	}
 }
