@@ -584,43 +584,36 @@ func TestWatchDeliversWhatHistoryKeepsAfterAResync(t *testing.T) {
 		}
 		return revs
 	}
-	t.Run("a plan not seen before", func(t *testing.T) {
-		s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend(), HistoryLimit: 3})
-		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		tick := make(chan time.Time)
-		ch, err := s.Watch(ctx, WatchOptions{tick: tick})
-		require.NoError(t, err)
-		_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-		require.NoError(t, err)
-		statuses(s, ctx, "a", "b", "c", "d")
-		tick <- time.Now()
-		got := changesUntilQuiet(ch)
-		require.Len(t, got, 4)
-		assert.Equal(t, Change{Action: ActionResync}, got[0])
-		assert.Equal(t, []int64{3, 4, 5}, kept(got))
-		assert.True(t, got[1].Created, "the watcher had not listed it")
-		assert.Equal(t, "d", got[3].Status)
-	})
-	t.Run("a plan that moved past history", func(t *testing.T) {
-		s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend(), HistoryLimit: 3})
-		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-		require.NoError(t, err)
-		tick := make(chan time.Time)
-		ch, err := s.Watch(ctx, WatchOptions{tick: tick})
-		require.NoError(t, err)
-		statuses(s, ctx, "a", "b", "c", "d")
-		tick <- time.Now()
-		got := changesUntilQuiet(ch)
-		require.Len(t, got, 4)
-		assert.Equal(t, Change{Action: ActionResync}, got[0])
-		assert.Equal(t, []int64{3, 4, 5}, kept(got))
-		assert.False(t, got[1].Created)
-	})
+	for _, seen := range []bool{false, true} {
+		name := map[bool]string{false: "a plan not seen before", true: "a plan that moved past history"}[seen]
+		t.Run(name, func(t *testing.T) {
+			s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend(), HistoryLimit: 3})
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			create := func() {
+				_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+				require.NoError(t, err)
+			}
+			if seen {
+				create()
+			}
+			tick := make(chan time.Time)
+			ch, err := s.Watch(ctx, WatchOptions{tick: tick})
+			require.NoError(t, err)
+			if !seen {
+				create()
+			}
+			statuses(s, ctx, "a", "b", "c", "d")
+			tick <- time.Now()
+			got := changesUntilQuiet(ch)
+			require.Len(t, got, 4)
+			assert.Equal(t, Change{Action: ActionResync}, got[0])
+			assert.Equal(t, []int64{3, 4, 5}, kept(got))
+			assert.Equal(t, !seen, got[1].Created, "Created only when the watcher had not listed it")
+			assert.Equal(t, "d", got[3].Status)
+		})
+	}
 }
 
 // A plan deleted past the revision a watcher last delivered is delivered as a resync (the
