@@ -10,37 +10,42 @@ import (
 // others must agree, or the call is refused (repeated_argument). The decoder keeps only a
 // key's last value, so without this `"last_known_revision":1,"last_known_revision":null`
 // would drop a guard the call spelled. A text with no repeated key, the usual case, costs
-// one scan for its top-level colons.
+// one scan that counts its members.
 func withoutRepeats(text string, a args) (args, error) {
-	if topLevelColons(text) == len(a) {
+	n := 0
+	eachMember(text, func(string, string) { n++ })
+	if n == len(a) {
 		return a, nil
 	}
 	out := make(args, len(a))
-	for _, m := range topLevelMembers(text) {
+	var err error
+	eachMember(text, func(rawKey, rawValue string) {
 		var key string
 		var v any
-		if argsAPI.UnmarshalFromString(m.key, &key) != nil || argsAPI.UnmarshalFromString(m.value, &v) != nil {
-			return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotJSON})
-		}
-		prev, seen := out[key]
 		switch {
-		case !seen || prev == nil:
-			out[key] = v
-		case v != nil && !reflect.DeepEqual(prev, v):
-			return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRepeatedArgument, Field: shownKey(key)})
+		case err != nil:
+		case argsAPI.UnmarshalFromString(rawKey, &key) != nil || argsAPI.UnmarshalFromString(rawValue, &v) != nil:
+			err = fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotJSON})
+		default:
+			prev, seen := out[key]
+			switch {
+			case !seen || prev == nil:
+				out[key] = v
+			case v != nil && !reflect.DeepEqual(prev, v):
+				err = fail(Error{Code: CodeInvalidArgument, Reason: reasonRepeatedArgument, Field: shownKey(key)})
+			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// member is the JSON text of one key and its value.
-type member struct{ key, value string }
-
-// topLevelMembers splits the object text, one the decoder accepted, into its members, in
-// order, with the scan topLevelColons makes: whatever the decoder accepts (a raw line break
-// in a string too) splits the same way.
-func topLevelMembers(text string) []member {
-	var out []member
+// eachMember calls f with the JSON text of each key and value of the object text, one the
+// decoder accepted, in order; fewer members decoded than found means a repeated key. It skips strings whole (a raw line break in one too) and
+// nested values, so it splits wherever the decoder does.
+func eachMember(text string, f func(key, value string)) {
 	depth, start, colon := 0, 0, -1
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
@@ -56,7 +61,7 @@ func topLevelMembers(text string) []member {
 			}
 		case ',', '}', ']':
 			if depth == 1 && colon >= 0 {
-				out = append(out, member{strings.TrimSpace(text[start:colon]), strings.TrimSpace(text[colon+1 : i])})
+				f(strings.TrimSpace(text[start:colon]), strings.TrimSpace(text[colon+1:i]))
 				start, colon = i+1, -1
 			}
 			if text[i] != ',' {
@@ -64,28 +69,9 @@ func topLevelMembers(text string) []member {
 			}
 		}
 	}
-	return out
-}
-
-// topLevelColons counts the colons of the JSON object text outside strings and nested
-// values: one per member, so fewer members decoded than colons means a repeated key.
-func topLevelColons(text string) int {
-	n, depth := 0, 0
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '"':
-			i = closingQuote(text, i)
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ':':
-			if depth == 1 {
-				n++
-			}
-		}
+	if depth >= 1 && colon >= 0 { // text that ends inside its last member
+		f(strings.TrimSpace(text[start:colon]), strings.TrimSpace(text[min(colon+1, len(text)):]))
 	}
-	return n
 }
 
 // closingQuote returns the index of the quote that closes the string opening at text[open],

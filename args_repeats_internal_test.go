@@ -6,6 +6,23 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// topLevelColons counts the members eachMember finds: one per colon between a top-level
+// key and its value.
+func topLevelColons(text string) int {
+	n := 0
+	eachMember(text, func(string, string) { n++ })
+	return n
+}
+
+// member is the JSON text of one key and its value.
+type member struct{ key, value string }
+
+func topLevelMembers(text string) []member {
+	var out []member
+	eachMember(text, func(k, v string) { out = append(out, member{k, v}) })
+	return out
+}
+
 // Only the colons between a top-level key and its value count: not those in strings
 // (escaped quotes included) or nested values.
 func TestTopLevelColonsCountMembers(t *testing.T) {
