@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,8 +148,7 @@ func runName(base string, n int) string {
 	if len(base)+len(suffix) <= maxHolderLen {
 		return base + suffix
 	}
-	sum := sha256.Sum256([]byte(base))
-	return truncateUTF8(base, maxHolderLen-len(suffix)-17) + "~" + hex.EncodeToString(sum[:8]) + suffix
+	return cutKeepingHash(base, maxHolderLen-len(suffix)) + suffix
 }
 
 func (a *agentNames) release(name string) {

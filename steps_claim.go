@@ -64,10 +64,16 @@ func holderName(agent string) string {
 	}
 	name := b.String()
 	if len(name) > maxHolderLen {
-		sum := sha256.Sum256([]byte(name))
-		name = truncateUTF8(name, maxHolderLen-17) + "~" + hex.EncodeToString(sum[:8])
+		name = cutKeepingHash(name, maxHolderLen)
 	}
 	return name
+}
+
+// cutKeepingHash cuts s to n bytes or fewer, the last 17 of them "~" and a hash of all of s,
+// so two strings that share their first bytes stay apart.
+func cutKeepingHash(s string, n int) string {
+	sum := sha256.Sum256([]byte(s))
+	return truncateUTF8(s, n-17) + "~" + hex.EncodeToString(sum[:8])
 }
 
 // validHolder reports whether name is one holderName gives: what a holder tag may name.
