@@ -202,11 +202,18 @@ func withSetHeader(texts map[string]string, set string) map[string]string {
 	if strings.TrimSpace(set) == "" {
 		return texts
 	}
-	header := withPlanSet(texts["digest.header"], texts, set)
-	return map[string]string{"digest.header": header, "digest.more": texts["digest.more"],
+	return map[string]string{"digest.header": digestHeader(texts, set), "digest.more": texts["digest.more"],
 		"digest.unreadable": texts["digest.unreadable"], "digest.title": texts["digest.title"],
 		"digest.status": texts["digest.status"], "digest.done": texts["digest.done"],
 		"digest.next": texts["digest.next"], "digest.approved": texts["digest.approved"]}
+}
+
+// digestHeader is the digest's header line for the plan set set ("" for none).
+func digestHeader(texts map[string]string, set string) string {
+	if strings.TrimSpace(set) == "" {
+		return texts["digest.header"]
+	}
+	return withPlanSet(texts["digest.header"], texts, set)
 }
 
 // runDigest is the digest a run's instruction carries, after anchor (the plan instruction
@@ -290,8 +297,7 @@ func (m *middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 	var stale bool
 	if shown.count == 0 {
 		// A history holding another digest than the run's is a resumed run's (see above).
-		header := withSetHeader(st.set.texts, m.cfg.PlanSet)["digest.header"]
-		shown.inHistory = digestInHistory(input, shown.anchor, shown.text, header)
+		shown.inHistory = digestInHistory(input, shown.anchor, shown.text, digestHeader(st.set.texts, m.cfg.PlanSet))
 		stale = shown.inHistory != shown.text
 	} else {
 		// Every model call adds its answer to the history, so a history that did not grow, or

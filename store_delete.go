@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"iter"
 	"strconv"
 	"strings"
 
@@ -150,23 +151,31 @@ func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int6
 
 // headerRevision returns the revision named in the header of a plan file that may not
 // decode, reading only the header's first headerAllowance bytes.
-func headerRevision(raw string) (int64, bool) {
-	rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], headerFence)
-	if !ok {
-		return 0, false
-	}
-	var rev int64
-	var found bool
-	for line := range strings.Lines(rest) {
-		line = strings.TrimRight(line, "\r\n")
-		if line == "---" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "revision: "); ok {
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
-				rev, found = n, true
-			}
+func headerRevision(raw string) (rev int64, found bool) {
+	for v := range headerValues(raw, "revision") {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
+			rev, found = n, true
 		}
 	}
 	return rev, found
+}
+
+// headerValues yields, in order, the text after "key: " on each line of raw's header that
+// has it, reading only the header's first headerAllowance bytes.
+func headerValues(raw, key string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], headerFence)
+		if !ok {
+			return
+		}
+		for line := range strings.Lines(rest) {
+			line = strings.TrimRight(line, "\r\n")
+			if line == "---" {
+				return
+			}
+			if v, ok := strings.CutPrefix(line, key+": "); ok && !yield(v) {
+				return
+			}
+		}
+	}
 }

@@ -36,17 +36,9 @@ func tombstoneContent(rev int64, by string) string {
 
 // tombstoneDeleter returns who a tombstone says deleted the plan, "" when it does not say.
 func tombstoneDeleter(raw string) string {
-	rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], headerFence)
-	if !ok {
-		return ""
-	}
-	for line := range strings.Lines(rest) {
-		line = strings.TrimRight(line, "\r\n")
-		if line == "---" {
-			break
-		}
+	for v := range headerValues(raw, hdrDeletedBy) {
 		var by string
-		if v, ok := strings.CutPrefix(line, hdrDeletedBy+": "); ok && decodeJSONString(v, &by) == nil {
+		if decodeJSONString(v, &by) == nil {
 			return by
 		}
 	}
