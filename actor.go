@@ -40,3 +40,19 @@ func actorOf(ctx context.Context) string {
 	s, _ := ctx.Value(actorKey{}).(string)
 	return s
 }
+
+// agentCallKey marks a context as a plan tool's call: its changes are an agent's, not a
+// person's. Only the tools set it, so no host context ever carries it.
+type agentCallKey struct{}
+
+// withAgentActor is WithActor for a tool call of agent, marked as an agent's change.
+func withAgentActor(ctx context.Context, agent string) context.Context {
+	return context.WithValue(WithActor(ctx, agent), agentCallKey{}, true)
+}
+
+// byAgent reports whether the changes of ctx come from an agent's tool call; false means a
+// host (a person through planctl, the board, or code with WithActor).
+func byAgent(ctx context.Context) bool {
+	b, _ := ctx.Value(agentCallKey{}).(bool)
+	return b
+}

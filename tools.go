@@ -82,7 +82,7 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	if t.env.listens != nil && t.env.listens(ctx) {
 		ctx = withChangeSink(ctx, t.env.sink) // otherwise no Change is computed at all
 	}
-	ctx = WithActor(ctx, t.env.agent(ctx))
+	ctx = withAgentActor(ctx, t.env.agent(ctx))
 	if t.env.requireApproval {
 		ctx = withStepGate(ctx) // no step moves on a plan not approved, by any tool
 	}
