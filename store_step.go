@@ -211,8 +211,9 @@ func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *Plan, curR
 
 // stepCommutes judges a step move made on revision want against the plan now (StepMove).
 // The list of steps is known unchanged since want when the plan's steps revision is not
-// newer, without reading history; history is read only to compare the step itself (a
-// note, a move its state no longer allows) or when the steps revision is unknown.
+// newer, without reading history; otherwise history is read back to want and each change
+// since is judged as stepsRevision judges it (listKept). History is also read to compare the
+// step itself (a note, a move its state no longer allows).
 func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 	return func(ctx context.Context, want int64, cur *Plan, curRaw string) error {
 		if m.Step == 0 {
@@ -221,16 +222,13 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		now := stepsOf(cur.Content)
 		// was are the steps of revision want, read from history once, when needed.
 		var was []Step
-		kept, looked := false, false
+		kept, listKept, looked := false, false, false
 		baseSteps := func() error {
 			if !looked {
 				looked = true
-				base, err := s.keptRevisionOf(ctx, cur, curRaw, want)
-				if err != nil {
+				var err error
+				if was, listKept, kept, err = s.stepsSince(ctx, cur, want); err != nil {
 					return err
-				}
-				if kept = base != nil; kept {
-					was = stepsOf(base.Content)
 				}
 			}
 			if !kept {
@@ -242,7 +240,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 			if err := baseSteps(); err != nil {
 				return err
 			}
-			if !sameStepList(was, now) {
+			if !listKept {
 				return fail(Error{Code: CodeRevisionConflict, Reason: reasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: want})
 			}
 		}
@@ -271,6 +269,36 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		}
 		return fail(e)
 	}
+}
+
+// stepsSince returns the steps of revision want of cur (kept false when history no longer
+// has every revision from want to cur), and whether each change since kept the list of
+// steps as stepsRevision judges a change: a step move always does (only the Store writes
+// its marker, note and tag); any other change (a rewrite, an edited approval, an edit by
+// hand, which records no change) only when every step keeps its text and nesting. So a
+// rewrite that moves a step and appends " — text" rewords it, though its line reads like a
+// move's.
+func (s *Store) stepsSince(ctx context.Context, cur *Plan, want int64) (was []Step, listKept, kept bool, err error) {
+	if want == cur.Revision {
+		return stepsOf(cur.Content), true, true, nil
+	}
+	if want < s.oldestShown(cur.Revision) || want > cur.Revision || !s.historyOn() {
+		return nil, false, false, nil
+	}
+	revs, err := s.keptHistory(ctx, cur, want)
+	if err != nil || revs[len(revs)-1].rev != want {
+		return nil, false, false, err
+	}
+	listKept = true
+	newer := stepsOf(cur.Content)
+	for i := 1; i < len(revs); i++ {
+		older := stepsOf(revs[i].plan.Content)
+		if revs[i-1].plan.action != ActionStep && !sameStepTexts(older, newer) {
+			listKept = false
+		}
+		newer = older
+	}
+	return newer, listKept, true, nil
 }
 
 // sameStepList reports whether the steps now are those of was, in the same order and
