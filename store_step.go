@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -111,6 +112,9 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		if err := checkReady(cur, steps, number, m.State); err != nil {
 			return nil, err
 		}
+		if err := checkAgentSkip(ctx, cur, steps, number, m.State); err != nil {
+			return nil, err
+		}
 		if err := s.checkContent(body); err != nil {
 			return nil, err
 		}
@@ -157,6 +161,28 @@ func checkReady(cur *Plan, steps []Step, number int, to StepState) error {
 	}
 	return fail(Error{Code: CodeStepBlocked, Reason: reasonStepBlocked, Name: cur.Name, CurrentRevision: cur.Revision,
 		Step: number, From: steps[number-1].State, To: to, Waits: waits, Next: nextAfter(steps, number)})
+}
+
+// checkAgentSkip refuses an agent's skip of step number of cur (steps parsed from it) while
+// other steps wait for it, when the plan is under the approval requirement: skipping it
+// would start what a person approved to run only after it. Only a person (a change through
+// the Store's API, not a plan tool's call) skips such a step. CodeIllegalTransition names
+// the steps that wait in Waits.
+func checkAgentSkip(ctx context.Context, cur *Plan, steps []Step, number int, to StepState) error {
+	if to != StepSkipped || number < 1 || number > len(steps) || !byAgent(ctx) || !gated(ctx, cur) {
+		return nil
+	}
+	var waiting []int
+	for _, st := range steps {
+		if (st.State == StepPending || st.State == StepInProgress) && slices.Contains(st.After, number) {
+			waiting = append(waiting, st.Number)
+		}
+	}
+	if waiting == nil {
+		return nil
+	}
+	return fail(Error{Code: CodeIllegalTransition, Reason: reasonSkipAwaited, Name: cur.Name, CurrentRevision: cur.Revision,
+		Step: number, From: steps[number-1].State, To: to, Waits: waiting})
 }
 
 // nextAfter is the step to point an agent at after it was refused step number: the first
