@@ -18,7 +18,8 @@ type Plan struct {
 	Approval *Approval `json:"approval,omitempty"`
 	// RequiresApproval records that the plan was written under Config.RequireApproval: every
 	// Store and middleware on its storage then refuses step moves, and rewrites that move
-	// steps, until it is approved at its current revision. Once set, it stays.
+	// steps, until it is approved at its current revision. Once set, it stays, through a
+	// delete too: the tombstone keeps it for a plan written again under the name.
 	RequiresApproval bool `json:"requires_approval,omitempty"`
 	// seal is the approval's seal as stored (approval_seal.go); "" when not approved.
 	seal string
