@@ -31,6 +31,9 @@ type Plan struct {
 	// after w1's hold on it expired. Strings, so a Plan stays comparable.
 	holds       string
 	expiredHold string
+	// renewalNotes records the note at the end of each step in progress that the next move
+	// keeping it in progress replaces ("3:45", steps_renewal.go).
+	renewalNotes string
 	// action, created and changedBy record the change that made this revision, as the
 	// header's change lines say (change.go): every kept revision is the plan file as it was
 	// written, so it carries its own record. Empty when the file does not say, or was edited

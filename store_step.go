@@ -17,7 +17,9 @@ type StepMove struct {
 	// ready, that is CodeStepBlocked naming what they wait for.
 	Step  int
 	State StepState
-	// Note is appended to the step's line (after " — ") when not empty.
+	// Note is appended to the step's line (after " — ") when not empty. On a move that keeps
+	// a step in progress (a renewal, a takeover) it replaces the note the previous such move
+	// appended, so renewals never grow a plan; never text that was there otherwise.
 	Note string
 	// IfRevision guards the move like Update.IfRevision, with one difference: a revision
 	// older than the plan's that is still kept in history moves the step anyway when the
@@ -100,6 +102,10 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 				c.renew = true
 			}
 		}
+		keepsInProgress := m.State == StepInProgress && number >= 1 && number <= len(steps) && steps[number-1].State == StepInProgress
+		if keepsInProgress {
+			c.renewalNote = renewalNoteSize(cur.renewalNotes, number)
+		}
 		body, updated, err := setStep(cur.Content, number, m.State, m.Note, c)
 		if err != nil {
 			var e *Error
@@ -123,6 +129,12 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		next.Content = body
 		if m.State == StepInProgress {
 			next.holds = withHold(cur.holds, number, now) // a new hold, or its holder's renewal
+		}
+		switch note := strings.TrimSpace(m.Note); {
+		case keepsInProgress && note != "":
+			next.renewalNotes = withRenewalNote(cur.renewalNotes, number, len(stepNoteSep)+len(note))
+		case !keepsInProgress:
+			next.renewalNotes = withRenewalNote(cur.renewalNotes, number, 0)
 		}
 		if expired != "" {
 			next.expiredHold = strconv.Itoa(number) + " " + expired

@@ -281,6 +281,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	next.stepsRev = stepsRevision(action, cur, next)
 	next.UpdatedAt = s.now().UTC()
 	settleHolds(cur, next)
+	settleRenewalNotes(action, cur, next)
 	if err := s.sealApproval(ctx, next, action == ActionApprove); err != nil {
 		return nil, err
 	}
