@@ -98,7 +98,7 @@ func TestTakeoversReplaceTheLastInProgressNoteOnly(t *testing.T) {
 	assert.Equal(t, "# Ops\n- [~] Rotate — taken 10 (@w1)\n- [ ] Report\n", p.Content)
 
 	// A person rewrites the line: what it ends with is their text now.
-	p, err = s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [~] Rotate — taken 10 — keep this\n- [ ] Report\n")})
+	_, err = s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [~] Rotate — taken 10 — keep this\n- [ ] Report\n")})
 	require.NoError(t, err)
 	p, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w2", Note: "mine", Takeover: true})
 	require.NoError(t, err)

@@ -54,12 +54,12 @@ func TestStaleMovesCommuteOnlyPastMoves(t *testing.T) {
 		for i := 1; i <= n; i++ {
 			fmt.Fprintf(&b, "- [ ] part %d\n", i)
 		}
-		p, err := s.Put(ctx, plan.Update{Name: "work", Content: ptr(b.String())})
+		_, err = s.Put(ctx, plan.Update{Name: "work", Content: ptr(b.String())})
 		require.NoError(t, err)
 		for range rng.IntN(3) { // some earlier moves, so revisions and states vary
 			_, _, _ = s.MoveStep(ctx, plan.StepMove{Name: "work", Step: 1 + rng.IntN(n), State: plan.StepCompleted})
 		}
-		p, err = s.Get(ctx, "work")
+		p, err := s.Get(ctx, "work")
 		require.NoError(t, err)
 		base := p.Revision
 		steps := plan.ParseSteps(p.Content)
