@@ -91,7 +91,11 @@ func (s *Store) createOnce(ctx context.Context, p string, old *string, content s
 func approvalSeal(key []byte, p *Plan) string {
 	a := p.Approval
 	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte("plan approval\n" + p.Name + "\n" + strconv.FormatInt(a.Revision, 10) + "\n" + a.By + "\n" +
+	head := "plan approval\n"
+	if p.renewalNotes != "" {
+		head = "plan approval, renewal notes " + p.renewalNotes + "\n" // which note a renewal replaces
+	}
+	mac.Write([]byte(head + p.Name + "\n" + strconv.FormatInt(a.Revision, 10) + "\n" + a.By + "\n" +
 		a.At.UTC().Format(time.RFC3339Nano) + "\n" + strconv.FormatInt(p.Revision, 10) + "\n"))
 	mac.Write([]byte(approvedBody(p.Content)))
 	return hex.EncodeToString(mac.Sum(nil))

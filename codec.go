@@ -43,6 +43,9 @@ func EncodePlan(p *Plan) string {
 	if p.expiredHold != "" {
 		writeHeaderString(&b, hdrHoldExpired, p.expiredHold)
 	}
+	if p.renewalNotes != "" {
+		writeHeaderString(&b, hdrRenewalNotes, p.renewalNotes)
+	}
 	if p.RequiresApproval {
 		b.WriteString(hdrRequiresApproval + ": true\n")
 	}
@@ -206,6 +209,12 @@ func (p *Plan) setHeader(key, value string) error {
 		_ = decodeJSONString(value, &p.holds)
 	case hdrHoldExpired:
 		_ = decodeJSONString(value, &p.expiredHold)
+	case hdrRenewalNotes:
+		// In its one form only (the seal covers it): a bad entry is no note to replace.
+		var notes string
+		if decodeJSONString(value, &notes) == nil {
+			p.renewalNotes = formatRenewalNotes(parseRenewalNotes(notes))
+		}
 	case hdrChange:
 		// Only a record for the history: a bad value is an unknown change.
 		var action string

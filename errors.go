@@ -58,7 +58,8 @@ type Error struct {
 	// Next is the step an agent looking for work should take instead, when there is one.
 	Next *Step
 	// Waits are the step numbers concerned by a step's prerequisites: those a blocked step
-	// waits for (CodeStepBlocked), or those a refused body names or cycles through. When no
+	// waits for (CodeStepBlocked), those that wait for a step an agent may not skip, or
+	// those a refused body names or cycles through. When no
 	// pending step is ready, the held or failed steps that every pending one waits for,
 	// directly or through other pending steps: the lowest 8.
 	Waits []int
@@ -235,6 +236,7 @@ var factTexts = map[string]string{
 	reasonAfterUnknown:             "step {step} waits for step {value}, which does not exist; the plan has {steps} checklist steps",
 	reasonAfterCycle:               "steps {waits} wait for each other in a cycle",
 	reasonStepBlocked:              "step {step} waits for steps {waits}, which are not completed or skipped",
+	reasonSkipAwaited:              "step {step} of plan {name} cannot be skipped by an agent: the plan requires approval and steps {waits} wait for it",
 	reasonNoReadyStep:              "no pending step of plan {name} is ready: they wait for steps {waits}, which are not completed or skipped",
 	reasonFileNotUTF8:              "file {path} is not valid UTF-8 text",
 	reasonFileEmpty:                "file {path} is empty",
@@ -299,4 +301,6 @@ const (
 	reasonAfterCycle   = "after_cycle"
 	reasonStepBlocked  = "step_blocked"
 	reasonNoReadyStep  = "no_ready_step"
+	// An agent's skip of a step others wait for, under the approval requirement.
+	reasonSkipAwaited = "skip_awaited"
 )

@@ -18,7 +18,8 @@ type Plan struct {
 	Approval *Approval `json:"approval,omitempty"`
 	// RequiresApproval records that the plan was written under Config.RequireApproval: every
 	// Store and middleware on its storage then refuses step moves, and rewrites that move
-	// steps, until it is approved at its current revision. Once set, it stays.
+	// steps, until it is approved at its current revision. Once set, it stays, through a
+	// delete too: the tombstone keeps it for a plan written again under the name.
 	RequiresApproval bool `json:"requires_approval,omitempty"`
 	// seal is the approval's seal as stored (approval_seal.go); "" when not approved.
 	seal string
@@ -30,6 +31,9 @@ type Plan struct {
 	// after w1's hold on it expired. Strings, so a Plan stays comparable.
 	holds       string
 	expiredHold string
+	// renewalNotes records the note at the end of each step in progress that the next move
+	// keeping it in progress replaces ("3:45", steps_renewal.go).
+	renewalNotes string
 	// action, created and changedBy record the change that made this revision, as the
 	// header's change lines say (change.go): every kept revision is the plan file as it was
 	// written, so it carries its own record. Empty when the file does not say, or was edited

@@ -269,6 +269,9 @@ type stepClaim struct {
 	by       string
 	takeover bool
 	renew    bool // by holds the step and moves it to in_progress again: it keeps it
+	// renewalNote is the size of the note at the end of the step's text that a move keeping
+	// it in progress with a note replaces (steps_renewal.go); 0 for none.
+	renewalNote int
 }
 
 // setStep is SetStepState that also checks and writes holders: a step held by another agent
@@ -326,6 +329,9 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	tail := body[it.marker+1 : it.end]
 	if to == StepInProgress && it.step.State == StepInProgress {
 		tail = withoutClaim(tail) // the Store's own tag, or its "held by nobody" mark
+		if note != "" {
+			tail = withoutRenewalNote(tail, c.renewalNote) // replaced, not added to
+		}
 	}
 	var b strings.Builder
 	b.Grow(len(body) + len(stepNoteSep) + len(note) + len(c.by) + 4)

@@ -56,8 +56,8 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 				return err
 			}
 		}
-		if f.revision > 0 {
-			if err := s.raiseTombstone(ctx, name, f.revision, by); err != nil {
+		if f.revision > 0 || f.requiresApproval {
+			if err := s.raiseTombstone(ctx, name, f.revision, by, f.requiresApproval); err != nil {
 				if by != "" {
 					if buried, berr := s.buryByRename(ctx, name, f); buried || berr != nil {
 						return berr
@@ -97,6 +97,9 @@ type deleteTarget struct {
 	revision int64
 	// special: the entry can never be a plan (driver.ErrNotRegularFile); it is removed as it is.
 	special bool
+	// requiresApproval: the plan, or the header of a file that does not decode, records the
+	// approval requirement; its tombstone keeps it.
+	requiresApproval bool
 }
 
 // loadForDelete is load that tolerates, when the delete is unguarded, an entry that does not
@@ -117,13 +120,13 @@ func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int6
 	case !tooLarge:
 		plan, derr := DecodePlan(name, raw)
 		if derr == nil {
-			return deleteTarget{exists: true, plan: plan, raw: raw, revision: plan.Revision}, nil
+			return deleteTarget{exists: true, plan: plan, raw: raw, revision: plan.Revision, requiresApproval: plan.RequiresApproval}, nil
 		}
 		if ifRevision != nil {
 			return deleteTarget{}, derr
 		}
 		rev, _ := headerRevision(raw)
-		return deleteTarget{exists: true, raw: raw, revision: rev}, nil
+		return deleteTarget{exists: true, raw: raw, revision: rev, requiresApproval: headerRequiresApproval(raw)}, nil
 	}
 	// Over the size limit: read the header for its revision, and the whole file where the
 	// conditional delete of a driver.Swapper compares it or no bounded read is offered. This
@@ -146,7 +149,7 @@ func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int6
 		}
 	}
 	rev, _ := headerRevision(raw)
-	return deleteTarget{exists: true, raw: raw, revision: rev}, nil
+	return deleteTarget{exists: true, raw: raw, revision: rev, requiresApproval: headerRequiresApproval(raw)}, nil
 }
 
 // headerRevision returns the revision named in the header of a plan file that may not

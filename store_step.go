@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,7 +17,9 @@ type StepMove struct {
 	// ready, that is CodeStepBlocked naming what they wait for.
 	Step  int
 	State StepState
-	// Note is appended to the step's line (after " — ") when not empty.
+	// Note is appended to the step's line (after " — ") when not empty. On a move that keeps
+	// a step in progress (a renewal, a takeover) it replaces the note the previous such move
+	// appended, so renewals never grow a plan; never text that was there otherwise.
 	Note string
 	// IfRevision guards the move like Update.IfRevision, with one difference: a revision
 	// older than the plan's that is still kept in history moves the step anyway when the
@@ -99,6 +102,10 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 				c.renew = true
 			}
 		}
+		keepsInProgress := m.State == StepInProgress && number >= 1 && number <= len(steps) && steps[number-1].State == StepInProgress
+		if keepsInProgress {
+			c.renewalNote = renewalNoteSize(cur.renewalNotes, number)
+		}
 		body, updated, err := setStep(cur.Content, number, m.State, m.Note, c)
 		if err != nil {
 			var e *Error
@@ -111,6 +118,9 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		if err := checkReady(cur, steps, number, m.State); err != nil {
 			return nil, err
 		}
+		if err := checkAgentSkip(ctx, cur, steps, number, m.State); err != nil {
+			return nil, err
+		}
 		if err := s.checkContent(body); err != nil {
 			return nil, err
 		}
@@ -119,6 +129,12 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		next.Content = body
 		if m.State == StepInProgress {
 			next.holds = withHold(cur.holds, number, now) // a new hold, or its holder's renewal
+		}
+		switch note := strings.TrimSpace(m.Note); {
+		case keepsInProgress && note != "":
+			next.renewalNotes = withRenewalNote(cur.renewalNotes, number, len(stepNoteSep)+len(note))
+		case !keepsInProgress:
+			next.renewalNotes = withRenewalNote(cur.renewalNotes, number, 0)
 		}
 		if expired != "" {
 			next.expiredHold = strconv.Itoa(number) + " " + expired
@@ -157,6 +173,28 @@ func checkReady(cur *Plan, steps []Step, number int, to StepState) error {
 	}
 	return fail(Error{Code: CodeStepBlocked, Reason: reasonStepBlocked, Name: cur.Name, CurrentRevision: cur.Revision,
 		Step: number, From: steps[number-1].State, To: to, Waits: waits, Next: nextAfter(steps, number)})
+}
+
+// checkAgentSkip refuses an agent's skip of step number of cur (steps parsed from it) while
+// other steps wait for it, when the plan is under the approval requirement: skipping it
+// would start what a person approved to run only after it. Only a person (a change through
+// the Store's API, not a plan tool's call) skips such a step. CodeIllegalTransition names
+// the steps that wait in Waits.
+func checkAgentSkip(ctx context.Context, cur *Plan, steps []Step, number int, to StepState) error {
+	if to != StepSkipped || number < 1 || number > len(steps) || !byAgent(ctx) || !gated(ctx, cur) {
+		return nil
+	}
+	var waiting []int
+	for _, st := range steps {
+		if (st.State == StepPending || st.State == StepInProgress) && slices.Contains(st.After, number) {
+			waiting = append(waiting, st.Number)
+		}
+	}
+	if waiting == nil {
+		return nil
+	}
+	return fail(Error{Code: CodeIllegalTransition, Reason: reasonSkipAwaited, Name: cur.Name, CurrentRevision: cur.Revision,
+		Step: number, From: steps[number-1].State, To: to, Waits: waiting})
 }
 
 // nextAfter is the step to point an agent at after it was refused step number: the first
@@ -211,8 +249,9 @@ func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *Plan, curR
 
 // stepCommutes judges a step move made on revision want against the plan now (StepMove).
 // The list of steps is known unchanged since want when the plan's steps revision is not
-// newer, without reading history; history is read only to compare the step itself (a
-// note, a move its state no longer allows) or when the steps revision is unknown.
+// newer, without reading history; otherwise history is read back to want and each change
+// since is judged as stepsRevision judges it (listKept). History is also read to compare the
+// step itself (a note, a move its state no longer allows).
 func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 	return func(ctx context.Context, want int64, cur *Plan, curRaw string) error {
 		if m.Step == 0 {
@@ -221,16 +260,13 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		now := stepsOf(cur.Content)
 		// was are the steps of revision want, read from history once, when needed.
 		var was []Step
-		kept, looked := false, false
+		kept, listKept, looked := false, false, false
 		baseSteps := func() error {
 			if !looked {
 				looked = true
-				base, err := s.keptRevisionOf(ctx, cur, curRaw, want)
-				if err != nil {
+				var err error
+				if was, listKept, kept, err = s.stepsSince(ctx, cur, want); err != nil {
 					return err
-				}
-				if kept = base != nil; kept {
-					was = stepsOf(base.Content)
 				}
 			}
 			if !kept {
@@ -242,7 +278,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 			if err := baseSteps(); err != nil {
 				return err
 			}
-			if !sameStepList(was, now) {
+			if !listKept {
 				return fail(Error{Code: CodeRevisionConflict, Reason: reasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: want})
 			}
 		}
@@ -271,6 +307,36 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		}
 		return fail(e)
 	}
+}
+
+// stepsSince returns the steps of revision want of cur (kept false when history no longer
+// has every revision from want to cur), and whether each change since kept the list of
+// steps as stepsRevision judges a change: a step move always does (only the Store writes
+// its marker, note and tag); any other change (a rewrite, an edited approval, an edit by
+// hand, which records no change) only when every step keeps its text and nesting. So a
+// rewrite that moves a step and appends " — text" rewords it, though its line reads like a
+// move's.
+func (s *Store) stepsSince(ctx context.Context, cur *Plan, want int64) (was []Step, listKept, kept bool, err error) {
+	if want == cur.Revision {
+		return stepsOf(cur.Content), true, true, nil
+	}
+	if want < s.oldestShown(cur.Revision) || want > cur.Revision || !s.historyOn() {
+		return nil, false, false, nil
+	}
+	revs, err := s.keptHistory(ctx, cur, want)
+	if err != nil || revs[len(revs)-1].rev != want {
+		return nil, false, false, err
+	}
+	listKept = true
+	newer := stepsOf(cur.Content)
+	for i := 1; i < len(revs); i++ {
+		older := stepsOf(revs[i].plan.Content)
+		if revs[i-1].plan.action != ActionStep && !sameStepTexts(older, newer) {
+			listKept = false
+		}
+		newer = older
+	}
+	return newer, listKept, true, nil
 }
 
 // sameStepList reports whether the steps now are those of was, in the same order and

@@ -15,23 +15,43 @@ import (
 // revisions never repeat for a name and a writer holding a revision of a deleted plan cannot
 // overwrite a new plan of the same name. It holds that revision as a number; or, when the
 // deleter is known, a header naming the revision and who deleted the plan (hdrDeletedBy); or,
-// when the plan file was moved there, the plan file's header.
+// when the plan file was moved there, the plan file's header. The approval requirement
+// (Plan.RequiresApproval) belongs to the plan, not to one life of it: a tombstone keeps it as
+// the header line requires_approval, and a plan written again under that name has it from
+// its first revision (mutateOnce), whoever deletes or writes it.
 
 // hdrDeletedBy names who deleted a plan, in a tombstone written as a header. A plan file's
 // header never has it, so a tombstone moved into place names nobody. Readers that know only
 // the revision (earlier releases too) skip it.
 const hdrDeletedBy = "deleted_by"
 
-// tombstoneContent is the tombstone of a plan deleted at revision rev by by ("": unknown).
-func tombstoneContent(rev int64, by string) string {
-	if by == "" {
+// tombstoneContent is the tombstone of a plan deleted at revision rev by by ("": unknown),
+// keeping its approval requirement when it had one.
+func tombstoneContent(rev int64, by string, requiresApproval bool) string {
+	if by == "" && !requiresApproval {
 		return strconv.FormatInt(rev, 10) + "\n"
 	}
 	var b strings.Builder
 	b.WriteString(headerFence + "revision: " + strconv.FormatInt(rev, 10) + "\n")
-	writeHeaderString(&b, hdrDeletedBy, by)
+	if by != "" {
+		writeHeaderString(&b, hdrDeletedBy, by)
+	}
+	if requiresApproval {
+		b.WriteString(hdrRequiresApproval + ": true\n")
+	}
 	b.WriteString(headerFence)
 	return b.String()
+}
+
+// headerRequiresApproval reports whether the header of raw, a tombstone or a plan file that
+// may not decode, records the approval requirement.
+func headerRequiresApproval(raw string) bool {
+	for v := range headerValues(raw, hdrRequiresApproval) {
+		if v == "true" {
+			return true
+		}
+	}
+	return false
 }
 
 // tombstoneDeleter returns who a tombstone says deleted the plan, "" when it does not say.
@@ -68,17 +88,24 @@ func tombstoneRevision(raw string) int64 {
 	return n
 }
 
-// lastDeletedRevision returns the revision a deleted plan of that name reached, or 0. A
-// stray entry at the tombstone's path (a folder, a link, a huge file) never blocks the name.
+// lastDeletedRevision returns the revision a deleted plan of that name reached, or 0.
 func (s *Store) lastDeletedRevision(ctx context.Context, name string) (int64, error) {
+	rev, _, err := s.lastDeleted(ctx, name)
+	return rev, err
+}
+
+// lastDeleted returns the revision a deleted plan of that name reached, or 0, and whether it
+// was under the approval requirement. A stray entry at the tombstone's path (a folder, a
+// link, a huge file) never blocks the name.
+func (s *Store) lastDeleted(ctx context.Context, name string) (rev int64, requiresApproval bool, err error) {
 	raw, exists, err := s.readRaw(ctx, s.tombstonePath(name))
 	switch code := CodeOf(err); {
 	case code == CodeCorrupt || code == CodeTooLarge || strayTombstoneFolder(err):
-		return 0, nil
+		return 0, false, nil
 	case err != nil || !exists:
-		return 0, err
+		return 0, false, err
 	}
-	return tombstoneRevision(raw), nil
+	return tombstoneRevision(raw), headerRequiresApproval(raw), nil
 }
 
 // strayTombstoneFolder reports a read that failed because something other than a folder
@@ -88,8 +115,9 @@ func strayTombstoneFolder(err error) bool {
 }
 
 // raiseTombstone records that name reached revision rev and was deleted by by ("":
-// unknown), never lowering what is recorded.
-func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64, by string) error {
+// unknown), under the approval requirement when requiresApproval, never lowering what is
+// recorded nor dropping a requirement it records.
+func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64, by string, requiresApproval bool) error {
 	p := s.tombstonePath(name)
 	return retryLostSwaps(name, func() string { return "record the deletion of " + name }, func() error {
 		raw, exists, err := s.readRaw(ctx, p)
@@ -115,14 +143,16 @@ func (s *Store) raiseTombstone(ctx context.Context, name string, rev int64, by s
 		if err != nil {
 			return err
 		}
-		if exists && tombstoneRevision(raw) >= rev {
-			return nil
-		}
+		requires := requiresApproval
 		var old *string
 		if exists {
-			old = &raw
+			had := headerRequiresApproval(raw)
+			if tombstoneRevision(raw) >= rev && (had || !requires) {
+				return nil
+			}
+			old, rev, requires = &raw, max(rev, tombstoneRevision(raw)), requires || had
 		}
-		return s.commit(ctx, p, old, tombstoneContent(rev, by), "")
+		return s.commit(ctx, p, old, tombstoneContent(rev, by, requires), "")
 	})
 }
 

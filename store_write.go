@@ -257,17 +257,20 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 			return nil, err
 		}
 	}
+	last, required := int64(0), false
+	if cur != nil {
+		last = cur.Revision
+	} else if last, required, err = s.lastDeleted(ctx, name); err != nil {
+		return nil, err
+	}
+	if required {
+		ctx = withStepGate(ctx) // a deleted plan's requirement is the new plan's (store_tombstone.go)
+	}
 	next, err := changeWithApproval(ctx, action, name, cur, change)
 	if err != nil {
 		if guessed {
 			return nil, errWrongGuess
 		}
-		return nil, err
-	}
-	last := int64(0)
-	if cur != nil {
-		last = cur.Revision
-	} else if last, err = s.lastDeletedRevision(ctx, name); err != nil {
 		return nil, err
 	}
 	if last == math.MaxInt64 {
@@ -278,6 +281,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	next.stepsRev = stepsRevision(action, cur, next)
 	next.UpdatedAt = s.now().UTC()
 	settleHolds(cur, next)
+	settleRenewalNotes(action, cur, next)
 	if err := s.sealApproval(ctx, next, action == ActionApprove); err != nil {
 		return nil, err
 	}

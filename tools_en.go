@@ -172,6 +172,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.after_unknown":              "step {step} waits for step {value}, which the plan does not have (it has {steps} steps); nothing was written. Fix the \"(after …)\" of step {step} and write the plan again",
 	"err.after_cycle":                "steps {waits} wait for each other in a cycle, so none of them could ever start; nothing was written. Remove one \"(after …)\" of the cycle and write the plan again",
 	"err.step_blocked":               "step {step} waits for steps {waits}, which are not completed or skipped yet; take next_step instead, or wait until they are done",
+	"err.skip_awaited":               "step {step} was not skipped: steps {waits} wait for it, and on a plan that needs approval only a person skips such a step. Do step {step}, ask a person to skip it, or write the plan without it and have a person approve that (request_plan_approval)",
 	"err.no_ready_step":              "no pending step of plan {name} can start yet: they wait for steps {waits}, which others are working on or which failed. Finish your own steps, or check get_plan_status later",
 	"reminder.header":                "Plans you work on were changed by others since your last turn (read_plan for details):\n",
 	"reminder.by":                    "by",

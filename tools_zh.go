@@ -170,6 +170,7 @@ var textsZH = map[string]string{
 	"err.after_unknown":              "步骤 {step} 依赖步骤 {value}，但计划中没有该步骤（共 {steps} 个步骤）；未写入任何内容。请修正步骤 {step} 的 \"(after …)\" 后重新写入计划",
 	"err.after_cycle":                "步骤 {waits} 互相等待，形成循环，它们都无法开始；未写入任何内容。请删掉循环中的一个 \"(after …)\" 后重新写入计划",
 	"err.step_blocked":               "步骤 {step} 依赖的步骤 {waits} 尚未完成或跳过；请改领 next_step，或等它们完成",
+	"err.skip_awaited":               "步骤 {step} 未被跳过：步骤 {waits} 依赖它，而需要审批的计划中只有人才能跳过这样的步骤。请完成步骤 {step}，或请人来跳过它，或写一版不含它的计划并请人批准（request_plan_approval）",
 	"err.no_ready_step":              "计划 {name} 中没有可以开始的待处理步骤：它们依赖的步骤 {waits} 正在由别人处理或已失败。请完成你自己的步骤，或稍后查看 get_plan_status",
 	"reminder.header":                "你正在处理的计划有他人做了更改（详情用 read_plan 查看）：\n",
 	"reminder.by":                    "更改者",
