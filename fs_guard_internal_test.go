@@ -1,11 +1,15 @@
 package plan
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -165,4 +169,88 @@ func TestFixedPrefixOfAGlob(t *testing.T) {
 	} {
 		assert.Equal(t, want, fixedPrefix(pattern), pattern)
 	}
+}
+
+// TestTheGuardWrapsEveryKindOfToolCall: a refused call never reaches the tool, whether it
+// is invokable, streamable or enhanced; a glob that needs entries left out runs and is
+// rewritten where its result is one string, and is refused where it is not.
+func TestTheGuardWrapsEveryKindOfToolCall(t *testing.T) {
+	ctx := context.Background()
+	_, project, root := guardOnDisk(t)
+	backend, err := NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	mw, err := New(ctx, &Config{Backend: backend, Language: adk.LanguageChinese})
+	require.NoError(t, err)
+	m := mw.(*middleware[*schema.Message])
+	keyArgs := fileArgs("file_path", filepath.Join(root, ".plans.approval-key"))
+	ran := 0
+
+	inv, err := m.WrapInvokableToolCall(ctx, func(context.Context, string, ...tool.Option) (string, error) {
+		ran++
+		return ".plans/plans/deploy.md\nmain.go", nil
+	}, &adk.ToolContext{Name: "read_file"})
+	require.NoError(t, err)
+	out, err := inv(ctx, keyArgs)
+	require.NoError(t, err)
+	assert.Contains(t, out, `"invalid_argument"`)
+	assert.Contains(t, out, "文件工具不能读取", "the refusal is in the model's language")
+
+	glob, err := m.WrapInvokableToolCall(ctx, func(context.Context, string, ...tool.Option) (string, error) {
+		ran++
+		return ".plans/plans/deploy.md\nmain.go", nil
+	}, &adk.ToolContext{Name: "glob"})
+	require.NoError(t, err)
+	out, err = glob(ctx, `{"pattern":"**","path":`+quoteJSON(project)+`}`)
+	require.NoError(t, err)
+	assert.Equal(t, "main.go", out)
+	assert.Equal(t, 1, ran, "only the glob ran")
+
+	stream, err := m.WrapStreamableToolCall(ctx, func(context.Context, string, ...tool.Option) (*schema.StreamReader[string], error) {
+		ran++
+		return schema.StreamReaderFromArray([]string{"x"}), nil
+	}, &adk.ToolContext{Name: "glob"})
+	require.NoError(t, err)
+	sr, err := stream(ctx, `{"pattern":"**","path":`+quoteJSON(project)+`}`)
+	require.NoError(t, err)
+	chunk, err := sr.Recv()
+	require.NoError(t, err)
+	assert.Contains(t, chunk, `"invalid_argument"`)
+
+	enhanced, err := m.WrapEnhancedInvokableToolCall(ctx, func(context.Context, *schema.ToolArgument, ...tool.Option) (*schema.ToolResult, error) {
+		ran++
+		return &schema.ToolResult{}, nil
+	}, &adk.ToolContext{Name: "read_file"})
+	require.NoError(t, err)
+	res, err := enhanced(ctx, &schema.ToolArgument{Text: keyArgs})
+	require.NoError(t, err)
+	require.Len(t, res.Parts, 1)
+	assert.Contains(t, res.Parts[0].Text, `"invalid_argument"`)
+
+	enhancedStream, err := m.WrapEnhancedStreamableToolCall(ctx, func(context.Context, *schema.ToolArgument, ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
+		ran++
+		return schema.StreamReaderFromArray([]*schema.ToolResult{{}}), nil
+	}, &adk.ToolContext{Name: "write_file"})
+	require.NoError(t, err)
+	rs, err := enhancedStream(ctx, &schema.ToolArgument{Text: fileArgs("file_path", filepath.Join(root, "plans", "deploy.md"))})
+	require.NoError(t, err)
+	r, err := rs.Recv()
+	require.NoError(t, err)
+	require.Len(t, r.Parts, 1)
+	assert.Contains(t, r.Parts[0].Text, `"invalid_argument"`)
+	assert.Equal(t, 1, ran, "no refused call ran")
+}
+
+// TestConfigApprovalKeyGoesToTheStore: Config.ApprovalKey seals the approvals of the Store
+// the middleware makes, and is refused beside Config.Store, which has its own.
+func TestConfigApprovalKeyGoesToTheStore(t *testing.T) {
+	ctx := context.Background()
+	key := []byte(strings.Repeat("h", 32))
+	mw, err := New(ctx, &Config{Backend: NewMemoryBackend(), ApprovalKey: key})
+	require.NoError(t, err)
+	assert.Equal(t, key, mw.(*middleware[*schema.Message]).store.givenKey)
+	s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
+	require.NoError(t, err)
+	_, err = New(ctx, &Config{Store: s, ApprovalKey: key})
+	assert.Error(t, err)
 }
