@@ -31,7 +31,6 @@ func guardOnDisk(t *testing.T) (g *fileGuard, project, root string) {
 	return newFileGuard(s, nil), project, root
 }
 
-
 // reasonOf is the reason of a refusal, "" when the call runs.
 func reasonOf(v fileVerdict) string {
 	if v.err == nil {
