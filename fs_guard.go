@@ -119,20 +119,20 @@ func (g *fileGuard) judgeGlob(pattern, dir string) fileVerdict {
 		roots = []string{"/", "."} // eino-ext's default, and a working folder's
 	}
 	fixed := fixedPrefix(pattern)
-	field, scopes := "path", make([]string, 0, len(roots)+1)
+	var scopes []string
 	for _, r := range roots {
+		if v := g.refuseInside("path", r); v.err != nil {
+			return v
+		}
 		scopes = append(scopes, filepath.Join(r, fixed))
 	}
 	if fixed != "" && filepath.IsAbs(filepath.FromSlash(fixed)) {
 		scopes = append(scopes, fixed)
 	}
-	if fixed != "" {
-		field = "pattern"
-	}
 	covered := false
 	for _, scope := range scopes {
-		if v := g.refuseInside(field, scope); v.err != nil {
-			return v
+		if g.inside(scope) {
+			return fileVerdict{err: g.refusal(reasonPlansOffLimits, "pattern", pattern)}
 		}
 		covered = covered || g.covers(scope)
 	}
