@@ -15,51 +15,93 @@ import (
 
 // An approval is sealed with a key that only the Store reads: the HMAC-SHA256, under the
 // storage's key, of the plan's name, the approved revision, who approved and when, the
-// revision of the file that carries it, and the body with every step marker read as pending. Whoever can write a plan file but cannot read
-// the key (a model through the file tools, which keep out of the plans folder; a person or
-// program given the plan files only) cannot make a plan read as approved: an edited body, a
-// copied header, or a plain hash all read as not approved. Whoever can read the key (it is
-// stored beside the plans, at <BaseDir>/.approval-key) can: protect that file as you would a
-// signing key.
+// revision of the file that carries it, and the body with every step marker read as
+// pending. Whoever can write a plan file but cannot read the key (a model through the file
+// tools, which keep out of the plans folder and the key; a person or program given the plan
+// files only) cannot make a plan read as approved: an edited body, a copied header, or a
+// plain hash all read as not approved. Whoever can read the key can: it is either the host's
+// (StoreConfig.ApprovalKey) or a file beside the plans folder, never in it
+// (approvalKeyPath), which a LocalBackend writes with mode 0600.
 
-// approvalKeyFile is where a storage folder keeps the key approvals are sealed with.
+// approvalKeyFile names the key file: <parent>/.<folder>.approval-key beside the plans
+// folder, and <BaseDir>/.approval-key where earlier versions kept it, inside the folder.
 const approvalKeyFile = ".approval-key"
 
-// approvalKey returns the storage's approval key, creating it when create is set and there
-// is none; nil (and no error) when there is none and create is not set. A key once read is
-// kept for every Store on the storage in the process.
+// minApprovalKey is the shortest key the Store accepts, in bytes.
+const minApprovalKey = 32
+
+// approvalKeyPath is where the Store keeps the key of the plans folder dir: beside it, so
+// nothing that reads or lists the plans folder finds it. A Store whose BaseDir is "/" has no
+// place outside its folder, and keeps the key at /.approval-key: give it
+// StoreConfig.ApprovalKey.
+func approvalKeyPath(dir string) string {
+	if dir == "/" {
+		return "/" + approvalKeyFile
+	}
+	parent, base := path.Split(dir)
+	return parent + "." + base + approvalKeyFile
+}
+
+// privateWriter is a Backend that can write a file only the user running the process may
+// read (LocalBackend: mode 0600, whatever its WithPermissions say).
+type privateWriter interface {
+	WritePrivate(ctx context.Context, req *WriteRequest) error
+}
+
+// approvalKey returns the storage's approval key: StoreConfig.ApprovalKey when given, else
+// the key file's, created when create is set and there is none; nil (and no error) when
+// there is none and create is not set. A key file left inside the plans folder by an earlier
+// version is carried over (the approvals it sealed stay valid) and removed. A key file once
+// read is kept for every Store on the storage in the process.
 func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
+	if s.givenKey != nil {
+		return s.givenKey, nil
+	}
 	s.shared.keyMu.Lock()
 	defer s.shared.keyMu.Unlock()
 	if s.shared.key != nil {
 		return s.shared.key, nil
 	}
-	p := path.Join(s.dir, approvalKeyFile)
+	p, legacy := approvalKeyPath(s.dir), path.Join(s.dir, approvalKeyFile)
 	for range 3 {
 		raw, exists, err := s.readRaw(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		if exists {
-			if key, err := hex.DecodeString(strings.TrimSpace(raw)); err == nil && len(key) >= 32 {
-				s.shared.key = key
-				return key, nil
+		if key := parseApprovalKey(raw); exists && key != nil {
+			if p != legacy {
+				s.dropLegacyKey(ctx, legacy)
 			}
-			// Not a key the Store wrote: nothing it seals can be verified, so approvals
-			// read as not approved, and the next approval replaces it.
+			s.shared.key = key
+			return key, nil
 		}
-		if !create {
-			return nil, nil
+		// None, or not a key the Store wrote: nothing it seals can be verified, so approvals
+		// read as not approved, and the next approval replaces it.
+		next := ""
+		if p != legacy {
+			old, found, err := s.readRaw(ctx, legacy)
+			if err != nil {
+				return nil, err
+			}
+			if found && parseApprovalKey(old) != nil {
+				next = old
+			}
 		}
-		key := make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
-			return nil, backendError("make an approval key", err)
+		if next == "" {
+			if !create {
+				return nil, nil
+			}
+			key := make([]byte, minApprovalKey)
+			if _, err := rand.Read(key); err != nil {
+				return nil, backendError("make an approval key", err)
+			}
+			next = hex.EncodeToString(key) + "\n"
 		}
 		var old *string
 		if exists {
 			old = &raw
 		}
-		if err := s.createOnce(ctx, p, old, hex.EncodeToString(key)+"\n"); err != nil && !errors.Is(err, errLostSwap) {
+		if err := s.createOnce(ctx, p, old, next); err != nil && !errors.Is(err, errLostSwap) {
 			return nil, err
 		}
 		// Read it back: another process may have made the key first.
@@ -67,8 +109,27 @@ func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
 	return nil, fail(Error{Code: CodeBackendError, Reason: reasonContention, Name: approvalKeyFile})
 }
 
+// parseApprovalKey is the key a key file holds, or nil when it holds none the Store wrote.
+func parseApprovalKey(raw string) []byte {
+	key, err := hex.DecodeString(strings.TrimSpace(raw))
+	if err != nil || len(key) < minApprovalKey {
+		return nil
+	}
+	return key
+}
+
+// dropLegacyKey removes the key an earlier version kept inside the plans folder, once the
+// key file beside the folder holds the key. A failure leaves it for the next process to
+// remove; the key in use is the one beside the folder either way.
+func (s *Store) dropLegacyKey(ctx context.Context, legacy string) {
+	if _, found, err := s.readRaw(ctx, legacy); err == nil && found {
+		_ = s.backend.Delete(ctx, &DeleteRequest{FilePath: legacy})
+	}
+}
+
 // createOnce writes content at p only where p still holds old (nil: nothing): with a Swapper
-// by compare-and-swap, otherwise under the folder entry's lock.
+// by compare-and-swap, otherwise under the folder entry's lock, privately where the Backend
+// can write so.
 func (s *Store) createOnce(ctx context.Context, p string, old *string, content string) error {
 	if s.swapper != nil {
 		return s.commit(ctx, p, old, content, "")
@@ -81,6 +142,12 @@ func (s *Store) createOnce(ctx context.Context, p string, old *string, content s
 	raw, exists, err := s.readRaw(ctx, p)
 	if err != nil || exists != (old != nil) || exists && raw != *old {
 		return err // someone else wrote it first: read it back
+	}
+	if pw, ok := capability[privateWriter](s.backend); ok {
+		if err := pw.WritePrivate(ctx, &WriteRequest{FilePath: p, Content: content}); err != nil {
+			return backendError("write "+p, err)
+		}
+		return nil
 	}
 	return s.commit(ctx, p, old, content, "")
 }

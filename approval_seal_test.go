@@ -4,7 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -126,4 +130,105 @@ func TestAStrayApprovalKeyIsReplacedByTheNextApproval(t *testing.T) {
 	got, err := s.Get(ctx, "p")
 	require.NoError(t, err)
 	assert.NotNil(t, got.Approval)
+}
+
+// The key approvals are sealed with lives beside the plans folder, never in it, so nothing
+// that may read the plans reads it; on the local disk it is private to the user (mode 0600)
+// whatever modes the backend gives plans.
+func TestTheApprovalKeyLivesOutsideThePlansFolder(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	backend, err := plan.NewLocalBackend(root, plan.WithPermissions(0o755, 0o644))
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	require.NoError(t, err)
+	_, err = s.Approve(ctx, "p", 1, "ana")
+	require.NoError(t, err)
+
+	fi, err := os.Stat(filepath.Join(root, ".plans.approval-key"))
+	require.NoError(t, err, "the key is beside the plans folder")
+	if runtime.GOOS != "windows" {
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	}
+	require.NoError(t, filepath.WalkDir(filepath.Join(root, "plans"), func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		assert.NotContains(t, d.Name(), "approval-key", p)
+		return nil
+	}))
+}
+
+// A host-held key (StoreConfig.ApprovalKey) seals approvals and no key file is written;
+// Stores with the same key agree, a Store with another key or with none reads the plan as
+// not approved.
+func TestAGivenApprovalKeyIsUsedAndNoKeyFileIsWritten(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	key := []byte(strings.Repeat("k", 32))
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: key})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	require.NoError(t, err)
+	_, err = s.Approve(ctx, "p", 1, "ana")
+	require.NoError(t, err)
+	key[0] = 'x' // the Store keeps its own copy
+
+	same, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: []byte(strings.Repeat("k", 32))})
+	require.NoError(t, err)
+	got, err := same.Get(ctx, "p")
+	require.NoError(t, err)
+	require.NotNil(t, got.Approval, "the same key agrees")
+	assert.Equal(t, "ana", got.Approval.By)
+
+	other, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: []byte(strings.Repeat("o", 32))})
+	require.NoError(t, err)
+	got, err = other.Get(ctx, "p")
+	require.NoError(t, err)
+	assert.Nil(t, got.Approval, "another key does not")
+	none, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	got, err = none.Get(ctx, "p")
+	require.NoError(t, err)
+	assert.Nil(t, got.Approval, "nor does a key file")
+
+	for _, p := range []string{"/.plans.approval-key", "/plans/.approval-key"} {
+		_, err := backend.Read(ctx, &plan.ReadRequest{FilePath: p, Offset: 1, Limit: 10})
+		assert.Error(t, err, "%s: no key file", p)
+	}
+	_, err = plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: []byte("short")})
+	assert.Error(t, err, "a key under 32 bytes is refused")
+}
+
+// A key an earlier version kept in the plans folder is carried over: the approvals it
+// sealed stay valid, and it is moved out of the plans folder.
+func TestAnApprovalKeyInThePlansFolderIsMovedOut(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	backend, err := plan.NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	// The earlier layout: a plan approved under the key in <BaseDir>/.approval-key.
+	key := []byte(strings.Repeat("e", 32))
+	earlier, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: key})
+	require.NoError(t, err)
+	_, err = earlier.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	require.NoError(t, err)
+	_, err = earlier.Approve(ctx, "p", 1, "ana")
+	require.NoError(t, err)
+	legacy := filepath.Join(root, "plans", ".approval-key")
+	require.NoError(t, os.WriteFile(legacy, []byte(hex.EncodeToString(key)+"\n"), 0o600))
+
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	got, err := s.Get(ctx, "p")
+	require.NoError(t, err)
+	require.NotNil(t, got.Approval, "an approval made with the earlier key stays valid")
+	assert.Equal(t, "ana", got.Approval.By)
+	_, err = os.Stat(legacy)
+	assert.True(t, os.IsNotExist(err), "the key left the plans folder")
+	moved, err := os.ReadFile(filepath.Join(root, ".plans.approval-key"))
+	require.NoError(t, err)
+	assert.Equal(t, hex.EncodeToString(key), strings.TrimSpace(string(moved)))
 }

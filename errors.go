@@ -225,6 +225,8 @@ var factTexts = map[string]string{
 	reasonCanceled:                 "the request was canceled before anything was written",
 	reasonUnknownOutcome:           "the plan storage failed during a write to {path}, and whether it was done is unknown",
 	reasonListLimit:                "the limit is out of range (1 to {limit})",
+	reasonPlansOffLimits:           "{field} {path} is inside the plans folder {value} or is an approval key",
+	reasonSearchCoversPlans:        "{field} {path} holds the plans folder {value} or an approval key",
 	reasonNotBoolean:               "{field} is not a boolean",
 	reasonNoteTag:                  "the note {value} ends like a holder's tag (@name)",
 	reasonNoteAfter:                "the note {value} would change which steps step {step} waits for",
@@ -270,6 +272,13 @@ const (
 	reasonNoteAfter   = "note_after"    // a note that would read as the step's "(after …)"
 	reasonClaimInText = "claim_in_text" // a body written whole adds a holder's tag to a step
 	reasonSetAside    = "set_aside"     // something the Store did not write stood where its history goes
+)
+
+// Reasons of the file tools' guard (fs_guard.go): a path in a plans folder or at an approval
+// key; a search of a folder that holds one.
+const (
+	reasonPlansOffLimits    = "plans_off_limits"
+	reasonSearchCoversPlans = "search_covers_plans"
 )
 
 // Reasons of moves on a plan that several agents work on: a step another agent holds; a

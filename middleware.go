@@ -53,8 +53,13 @@ type Config struct {
 	// Store cannot recognise by itself (no Unwrap, no capability, a value that is not
 	// comparable).
 	Store *Store
+	// ApprovalKey is StoreConfig.ApprovalKey of the Store made from Backend (unset with
+	// Store): the host's key approvals are sealed with, which no file of the storage holds.
+	ApprovalKey []byte
 	// Workspace is the agent's own file system. When set, export_plan_to_file and
-	// update_plan_from_file are offered; they never reach outside it.
+	// update_plan_from_file are offered; they never reach outside it. Give it the backend of
+	// Eino's filesystem tools too: the middleware then reads their paths as its paths when it
+	// keeps them out of the plans folders and keys (it always reads them as host paths).
 	Workspace Workspace
 	// Language picks the texts the model sees. adk.LanguageChinese is always Chinese; the
 	// zero value, adk.LanguageEnglish, follows adk.SetLanguage as Eino's own middlewares do:
@@ -155,6 +160,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if m.gated, err = newGate(cfg.GatedTools); err != nil {
 		return nil, err
 	}
+	m.files = newFileGuard(m.store, cfg.Workspace)
 	if m.gated != nil {
 		m.cfg.RequireApproval = true
 	}
@@ -210,10 +216,10 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 // storeFor returns the Store a middleware works on: the given one, or one made from cfg.
 func storeFor(cfg *Config) (*Store, error) {
 	if cfg.Store == nil {
-		return NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes, HistoryLimit: cfg.HistoryLimit, ClaimTTL: cfg.ClaimTTL})
+		return NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes, HistoryLimit: cfg.HistoryLimit, ClaimTTL: cfg.ClaimTTL, ApprovalKey: cfg.ApprovalKey})
 	}
-	if cfg.Backend != nil || cfg.BaseDir != "" || cfg.MaxContentBytes != 0 || cfg.HistoryLimit != 0 {
-		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir, MaxContentBytes and HistoryLimit unset (the Store has them)")
+	if cfg.Backend != nil || cfg.BaseDir != "" || cfg.MaxContentBytes != 0 || cfg.HistoryLimit != 0 || cfg.ApprovalKey != nil {
+		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir, MaxContentBytes, HistoryLimit and ApprovalKey unset (the Store has them)")
 	}
 	return cfg.Store, nil
 }
@@ -244,6 +250,8 @@ type middleware[M adk.MessageType] struct {
 	actor string
 	// gated are the tools that run only under an approved step; nil gates none.
 	gated *gate
+	// files keeps Eino's filesystem tools out of the plans folders and keys (fs_guard.go).
+	files *fileGuard
 	// templateName is plan_template's name as this agent's model sees it.
 	templateName string
 	// approvalName is request_plan_approval's, offered with RequireApproval.

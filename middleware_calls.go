@@ -19,8 +19,16 @@ func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.In
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
 		ctx, done := m.startCall(ctx, name, args)
 		defer done()
+		files := m.files.judge(name, args)
+		if files.err != nil {
+			return m.set(ctx).env.errorResult(files.err), nil
+		}
 		if refused, ok := m.check(ctx, name); !ok {
 			return refused, nil
+		}
+		if files.keep != nil {
+			out, err := endpoint(ctx, args, opts...)
+			return files.keep(out), err
 		}
 		return endpoint(ctx, args, opts...)
 	}, nil
@@ -32,6 +40,9 @@ func (m *middleware[M]) WrapStreamableToolCall(_ context.Context, endpoint adk.S
 	return func(ctx context.Context, args string, opts ...tool.Option) (*schema.StreamReader[string], error) {
 		ctx, done := m.startCall(ctx, name, args)
 		defer done()
+		if refused, ok := m.guardWhole(ctx, name, args); !ok {
+			return schema.StreamReaderFromArray([]string{refused}), nil
+		}
 		if refused, ok := m.check(ctx, name); !ok {
 			return schema.StreamReaderFromArray([]string{refused}), nil
 		}
@@ -45,6 +56,9 @@ func (m *middleware[M]) WrapEnhancedInvokableToolCall(_ context.Context, endpoin
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.ToolResult, error) {
 		ctx, done := m.startCall(ctx, name, argumentText(arg))
 		defer done()
+		if refused, ok := m.guardWhole(ctx, name, argumentText(arg)); !ok {
+			return textResult(refused), nil
+		}
 		if refused, ok := m.check(ctx, name); !ok {
 			return textResult(refused), nil
 		}
@@ -59,6 +73,9 @@ func (m *middleware[M]) WrapEnhancedStreamableToolCall(_ context.Context, endpoi
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
 		ctx, done := m.startCall(ctx, name, argumentText(arg))
 		defer done()
+		if refused, ok := m.guardWhole(ctx, name, argumentText(arg)); !ok {
+			return schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)}), nil
+		}
 		if refused, ok := m.check(ctx, name); !ok {
 			return schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)}), nil
 		}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -67,6 +68,13 @@ type StoreConfig struct {
 	// sharing a storage must agree within a small part of ClaimTTL (NTP keeps them within
 	// milliseconds; keep ClaimTTL at minutes, longer than the slowest step between renewals).
 	ClaimTTL time.Duration
+	// ApprovalKey, when set (at least 32 bytes), is the key approvals are sealed with, held
+	// by the host in its own secret store: the Store then never reads or writes a key file.
+	// Every Store that must agree on approvals (every process on the storage) needs the same
+	// key. When nil, the Store keeps a key file beside the plans folder, never in it (see
+	// approval_seal.go): whoever can read the key can make a plan read as approved, so it
+	// must never sit where an agent's tools reach.
+	ApprovalKey []byte
 }
 
 // Action names the kind of mutation a Change reports.
@@ -187,6 +195,8 @@ type Store struct {
 	historyMaxBytes int64
 	// decoded spares re-reads of an unchanged plan file its decode (store_memo.go).
 	decoded decodedMemo
+	// givenKey is StoreConfig.ApprovalKey, a copy (approval_seal.go).
+	givenKey []byte
 }
 
 // NewStore validates cfg and returns a Store.
@@ -204,6 +214,9 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	if cfg.MaxContentBytes < 0 {
 		return nil, fmt.Errorf("plan: MaxContentBytes %d is negative", cfg.MaxContentBytes)
 	}
+	if cfg.ApprovalKey != nil && len(cfg.ApprovalKey) < minApprovalKey {
+		return nil, fmt.Errorf("plan: ApprovalKey has %d bytes; it needs at least %d", len(cfg.ApprovalKey), minApprovalKey)
+	}
 	s := &Store{
 		backend:    cfg.Backend,
 		dir:        dir,
@@ -213,6 +226,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		shared:     sharedFor(cfg.Backend, dir),
 		now:        time.Now,
 		claimTTL:   max(cfg.ClaimTTL, 0),
+		givenKey:   bytes.Clone(cfg.ApprovalKey),
 	}
 	if s.maxContent == 0 {
 		s.maxContent = DefaultMaxContentBytes

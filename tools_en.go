@@ -203,4 +203,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.repeated_argument":   "{field} appears more than once with different values; give {field} once",
 	"err.step_index":          "{field} is ambiguous (it may count from 0); give step instead: the step's number counting from 1, as read_plan lists it",
 	"normalized.unwrapped":    "arguments: one bare JSON object",
+	// The file tools' guard: a path in a plans folder or at a key; a search that holds one.
+	"err.plans_off_limits":    "{path} is inside the plans folder {value} or is the key approvals are sealed with; file tools may not read, list or change it, so this call did nothing. Read plans with read_plan and change them with write_plan and update_plan_step",
+	"err.search_covers_plans": "{field} {path} holds the plans folder {value} or the key approvals are sealed with, which file tools may not search, so this call did nothing. Search a folder that does not hold it (a subfolder of your project); read plans with read_plan",
 }

@@ -123,24 +123,25 @@ func (env *toolEnv) guardWorkspace(ws Workspace) {
 	}
 }
 
-// inPlansFolder reports whether the workspace path p (absolute, without "..") names a plans
-// folder on the Store's storage or something inside it: the Store's own, or that of any other
-// Store of this process on the storage (another middleware's BaseDir). It compares as a path
-// when the Workspace is the same storage and, when the Store is on a LocalBackend, as the
-// place on disk it reaches through any links, read both as a host path and, for a
-// LocalBackend Workspace, under its root.
+// inPlansFolder reports whether the workspace path p names a plans folder on the Store's
+// storage or something inside it, or an approval key file: the Store's own, or those of any
+// other Store of this process on the storage (another middleware's BaseDir). It compares as
+// a path when the Workspace is the same storage and, when the Store is on a LocalBackend, as
+// the place on disk it reaches through any links, read both as a host path and, for a
+// LocalBackend Workspace, under its root. A relative p is read from the root of the
+// storage, and as a host path from the working folder; ".." is read lexically.
 func (env *toolEnv) inPlansFolder(p string) bool {
 	for _, dir := range plansFoldersOn(env.store.backend, env.store.dir) {
-		if env.inFolder(p, dir) {
+		if env.inFolder(p, dir) || env.inFolder(p, approvalKeyPath(dir)) {
 			return true
 		}
 	}
 	return false
 }
 
-// inFolder is inPlansFolder for the one plans folder dir.
+// inFolder is inPlansFolder for the one plans folder (or key file) dir.
 func (env *toolEnv) inFolder(p, dir string) bool {
-	if clean := path.Clean(p); env.sameStorage && (clean == dir || strings.HasPrefix(clean, strings.TrimSuffix(dir, "/")+"/")) {
+	if clean := path.Clean("/" + p); env.sameStorage && (clean == dir || strings.HasPrefix(clean, strings.TrimSuffix(dir, "/")+"/")) {
 		return true
 	}
 	if env.planRoot == "" {
@@ -153,7 +154,7 @@ func (env *toolEnv) inFolder(p, dir string) bool {
 	}
 	// Whatever the Workspace is, a path that names the plans folder on this machine's disk
 	// is refused: many Workspaces (eino-ext's local backend) take host paths.
-	if inside(filepath.FromSlash(p)) {
+	if host, err := filepath.Abs(filepath.FromSlash(p)); err == nil && inside(host) {
 		return true
 	}
 	return env.wsRoot != "" && inside(filepath.Join(env.wsRoot, filepath.FromSlash(p)))

@@ -223,3 +223,34 @@ func TestExportEditUpdateWithEinoWorkspace(t *testing.T) {
 	assert.EqualValues(t, 2, p.Revision)
 	assert.Equal(t, "# Loop\n- [ ] a\n- [ ] b\n- [ ] c\n", p.Content)
 }
+
+// With the Workspace the plans' own storage, the file tools never reach the approval key
+// beside the plans folder: export cannot overwrite it and update cannot read it into a plan.
+func TestPlanFileToolsNeverReachTheApprovalKey(t *testing.T) {
+	ctx := context.Background()
+	lb := newLocal(t, t.TempDir())
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: lb})
+	require.NoError(t, err)
+	_, err = store.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "p", 1, "ana")
+	require.NoError(t, err)
+	before, err := os.ReadFile(filepath.Join(lb.Root(), ".plans.approval-key"))
+	require.NoError(t, err)
+
+	mw, err := plan.New(ctx, &plan.Config{Store: store, Workspace: lb})
+	require.NoError(t, err)
+	ctx, _, tools := beforeAgentTools(t, ctx, mw)
+	for _, tool := range []string{"export_plan_to_file", "update_plan_from_file"} {
+		out, err := tools[tool].InvokableRun(ctx, `{"name":"p","path":"/.plans.approval-key"}`)
+		require.NoError(t, err)
+		assert.Equal(t, "invalid_argument", errorCode(t, out), out)
+	}
+	after, err := os.ReadFile(filepath.Join(lb.Root(), ".plans.approval-key"))
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	got, err := store.Get(ctx, "p")
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, got.Revision, "the plan is as approved")
+	assert.NotNil(t, got.Approval)
+}

@@ -201,4 +201,7 @@ var textsZH = map[string]string{
 	"err.repeated_argument":   "{field} 出现了不止一次且取值不同；请只给一次 {field}",
 	"err.step_index":          "{field} 含义不明（可能从 0 开始计数）；请改用 step：从 1 开始的步骤编号，与 read_plan 列出的一致",
 	"normalized.unwrapped":    "参数：只需一个 JSON 对象",
+	// 文件工具的守卫：位于计划文件夹内或指向密钥的路径；包含它们的搜索。
+	"err.plans_off_limits":    "{path} 位于计划文件夹 {value} 内，或是为审批签名的密钥；文件工具不能读取、列出或修改它，此次调用未做任何事。请用 read_plan 读取计划，用 write_plan 和 update_plan_step 修改计划",
+	"err.search_covers_plans": "{field} {path} 包含计划文件夹 {value} 或为审批签名的密钥，文件工具不能搜索它，此次调用未做任何事。请搜索不包含它的文件夹（项目的子文件夹）；用 read_plan 读取计划",
 }

@@ -346,15 +346,16 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 	}
 	defer folder.Close()
 	b.sweep(folder, dir)
-	if err := b.replace(folder, base, req.Content); err != nil {
+	if err := b.replace(folder, base, req.Content, b.cfg.filePerm); err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
 	return nil
 }
 
-// replace renames a synced temp file with content over base in folder and syncs folder.
-func (b *Backend) replace(folder *os.Root, base, content string) error {
-	f, tmp, err := b.createTemp(folder, base)
+// replace renames a synced temp file with content, created with mode perm, over base in
+// folder and syncs folder.
+func (b *Backend) replace(folder *os.Root, base, content string, perm fs.FileMode) error {
+	f, tmp, err := b.createTemp(folder, base, perm)
 	if err != nil {
 		return err
 	}
@@ -477,7 +478,7 @@ func (b *Backend) copyKeeping(ctx context.Context, folder *os.Root, base, keep, 
 	if err != nil {
 		return err
 	}
-	return b.replace(folder, base, content)
+	return b.replace(folder, base, content, b.cfg.filePerm)
 }
 
 // KeepsFor reports whether v is b itself (driver.Keeper).
@@ -609,13 +610,13 @@ func (b *Backend) checkTarget(folder *os.Root, rel, base string) error {
 
 // createTemp creates a new, empty temp file next to base. Its name starts with "." and
 // contains ".tmp-", so it can never be a plan name, and LsInfo never lists it.
-func (b *Backend) createTemp(folder *os.Root, base string) (*os.File, string, error) {
+func (b *Backend) createTemp(folder *os.Root, base string, perm fs.FileMode) (*os.File, string, error) {
 	if len(base) > 100 {
 		base = base[:100]
 	}
 	for attempt := 0; ; attempt++ {
 		tmp := "." + base + localTempMark + strconv.FormatUint(rand.Uint64(), 36)
-		f, err := folder.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|localOpenNonblock, b.cfg.filePerm)
+		f, err := folder.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|localOpenNonblock, perm)
 		if err == nil {
 			return f, tmp, nil
 		}
