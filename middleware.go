@@ -301,9 +301,10 @@ type runState struct {
 	renamed bool
 
 	mu sync.Mutex
-	// starters are the tools of the run that start sub-agents by subagent_type; exempt the
-	// tools of the run that "*" does not gate.
-	starters, exempt map[string]bool
+	// starters are the run's agent starters (starters.go); exempt the tools of the run
+	// that "*" never gates.
+	starters map[string]*starter
+	exempt   map[string]bool
 
 	digest runDigest
 	// reminders tell the run of others' changes to its plans (reminders.go).
@@ -363,7 +364,7 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 			call.runStarted()
 		}
 	}
-	st.exempt = exemptTools(ctx, runCtx.Tools)
+	st.exempt, st.starters = exemptTools(ctx, runCtx.Tools)
 	ctx = context.WithValue(ctx, m.stateKey, st)
 
 	next := *runCtx
@@ -398,14 +399,10 @@ func (m *middleware[M]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAge
 
 // BeforeModelRewriteState hides plan_template and request_plan_approval from a sub-agent's
 // model. The tools stay registered, so a call to one anyway gets tool_not_available instead
-// of failing the run. It also notes which of the run's tools start sub-agents by a
-// subagent_type argument, to name the runs they start.
+// of failing the run.
 func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
 	if state == nil {
 		return ctx, state, nil
-	}
-	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
-		st.noteStarters(state.ToolInfos)
 	}
 	if m.roleIn(ctx) != RoleSubAgent {
 		return ctx, state, nil
