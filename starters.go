@@ -73,11 +73,11 @@ func (s *starter) runName(tool, args string) string {
 var (
 	// Eino's agent tool and chat model agent, as Eino builds them.
 	agentToolTypes = map[reflect.Type]bool{
-		reflect.TypeOf(adk.NewAgentTool(context.Background(), nil)):                                   true,
+		reflect.TypeOf(adk.NewAgentTool(context.Background(), nil)):                              true,
 		reflect.TypeOf(adk.NewTypedAgentTool[*schema.AgenticMessage](context.Background(), nil)): true,
 	}
 	chatModelAgentTypes = map[reflect.Type]bool{
-		reflect.TypeOf(adk.ChatModelAgent{}):                               true,
+		reflect.TypeOf(adk.ChatModelAgent{}):                              true,
 		reflect.TypeOf(adk.TypedChatModelAgent[*schema.AgenticMessage]{}): true,
 	}
 	// exitToolType is adk's exit tool; transfer_to_agent's type is unexported (see
