@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/gob"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -214,6 +215,9 @@ func exemptTools(ctx context.Context, tools []tool.BaseTool) (exempt map[string]
 		}
 		_, plan := t.(*planTool)
 		control := einoControlTool(t)
+		if !plan && !control && !isStarterType(reflect.TypeOf(t)) {
+			continue // the tool's Info is not needed: "*" gates it and it starts no agent
+		}
 		info, err := t.Info(ctx)
 		if err != nil || info == nil {
 			continue

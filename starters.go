@@ -125,6 +125,11 @@ func starterOf(t tool.BaseTool, name string) *starter {
 	return nil
 }
 
+// isStarterType: typ is the type of one of Eino's agent starters.
+func isStarterType(typ reflect.Type) bool {
+	return agentToolTypes[typ] || isDeepTaskTool(typ) || isSubagentTool(typ)
+}
+
 // isDeepTaskTool: typ is the task tool of Eino's adk/prebuilt/deep (typedTaskTool[M]).
 func isDeepTaskTool(typ reflect.Type) bool {
 	if typ.Kind() != reflect.Pointer {
