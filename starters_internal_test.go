@@ -125,4 +125,20 @@ func TestAToolNamedLikeAStarterIsNone(t *testing.T) {
 	if isSubagentTool(reflect.TypeOf(&struct{}{})) {
 		t.Error("a plain type is taken for the subagent tool")
 	}
+	// isSubagentTool reads the type's name as reflect writes an instance of a generic type:
+	// with each type argument's full package path.
+	it, err := utils.InferTool("agent", "starts agents", func(context.Context, starterProbeInput) (string, error) { return "", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeOf(it)
+	if got, want := typ.Elem().Name(), "invokableTool["+"github.com/einoplan/plan.starterProbeInput,string]"; got != want || typ.Elem().PkgPath() != einoToolUtil {
+		t.Errorf("an inferred tool's type is %s.%s", typ.Elem().PkgPath(), got)
+	}
+}
+
+// starterProbeInput is an inferred tool's input, shaped as the next line's agent tool's.
+type starterProbeInput struct {
+	SubagentType string `json:"subagent_type"`
+	Prompt       string `json:"prompt"`
 }
