@@ -37,9 +37,8 @@ func agentActor(name string) string {
 type callToken struct {
 	tool, args string      // the call's tool and arguments, to name the agent it starts
 	names      *agentNames // the names in use among the calling agent's running sub-agents
-	// starters are the tools of the calling run that declare a subagent_type parameter:
-	// their calls start the sub-agent that argument names.
-	starters map[string]bool
+	// starters are the agent starters among the calling run's tools (starters.go).
+	starters map[string]*starter
 	once     sync.Once
 	agent    string // the name taken, once a run started inside the call asked for it
 
@@ -96,25 +95,24 @@ func (c *callToken) release() {
 	}
 }
 
-// deepTaskTool is the tool through which a deep agent of Eino v0.9 (adk/prebuilt/deep)
-// starts its sub-agents, naming the one to start in subagent_type.
-const deepTaskTool = "task"
-
-// delegatedAgent names the agent a tool call starts: the subagent_type argument of a tool
-// that declares that parameter (a deep agent's task tool, or whichever tool a later Eino
-// starts sub-agents with), else the tool's own name (an agent used as a tool is named after
-// the agent). Only a tool that declares subagent_type is read, so a model cannot name
-// itself by adding the argument to another call.
+// delegatedAgent names the agent a tool call starts: for one of Eino's agent starters, the
+// agent it starts, read from the call's arguments as the starter itself reads them; for any
+// other tool, the tool's own name. The model's text names a run only through a starter, and
+// then only the agent the starter really runs.
 func delegatedAgent(call *callToken) string {
-	if (call.tool == deepTaskTool || call.starters[call.tool]) && strings.Contains(call.args, `"subagent_type"`) {
-		var a struct {
-			SubagentType string `json:"subagent_type"`
-		}
-		if resultAPI.UnmarshalFromString(call.args, &a) == nil && a.SubagentType != "" {
-			return a.SubagentType
+	if s := call.starters[call.tool]; s != nil {
+		if name := s.runName(call.tool, call.args); name != "" {
+			return name
 		}
 	}
 	return call.tool
+}
+
+// startsGuardedAgent reports whether the call is of an agent starter and starts an agent
+// that has a plan middleware gating every tool.
+func (c *callToken) startsGuardedAgent() bool {
+	s := c.starters[c.tool]
+	return s != nil && s.guarded[s.runName(c.tool, c.args)]
 }
 
 // agentNames are the names in use by the running sub-agents of one agent.

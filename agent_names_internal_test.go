@@ -5,19 +5,37 @@ import (
 	"testing"
 )
 
-// Only a deep agent's task tool names the sub-agent it starts; any other tool's arguments
-// are the model's and name nobody.
-func TestDelegatedAgentIsNamedOnlyByTheTaskTool(t *testing.T) {
+// deepTask are the starters of a run whose only starter is a deep agent's task tool.
+var deepTask = map[string]*starter{"task": {kind: deepTaskStarter}}
+
+// Only an agent starter names the sub-agent it starts, read as the starter reads its
+// arguments; any other tool's arguments are the model's and name nobody, whatever the tool
+// is called.
+func TestDelegatedAgentIsNamedOnlyByAStarter(t *testing.T) {
+	starters := map[string]*starter{"task": {kind: deepTaskStarter}, "agent": {kind: subagentToolStarter},
+		"reviewer": {kind: agentToolStarter}}
 	for _, tc := range []struct {
 		tool, args, want string
 	}{
 		{"task", `{"subagent_type":"worker-a","description":"x"}`, "worker-a"},
-		{"worker", `{"request":"x","subagent_type":"worker-a"}`, "worker"},
+		{"task", `{"SUBAGENT_TYPE":"worker-b","description":"x"}`, "worker-b"},
+		{"task", `{"subagent\u005ftype":"worker-b"}`, "worker-b"},
+		{"task", `{"\u017fubagent_type":"worker-b"}`, "worker-b"}, // encoding/json folds ſ to s
+		{"task", `{"subagent_type":"worker-a","Subagent_Type":"worker-b"}`, "worker-b"},
 		{"task", `{"description":"x"}`, "task"},
+		{"task", `not json`, "task"},
+		{"agent", `{"subagent_type":"reviewer","prompt":"x"}`, "reviewer"},
+		{"agent", `{"SUBAGENT_TYPE":"reviewer"}`, "reviewer"},
+		{"reviewer", `{"request":"x","subagent_type":"boss"}`, "reviewer"},
+		{"worker", `{"request":"x","subagent_type":"worker-a"}`, "worker"},
+		{"delegate", `{"subagent_type":"worker-a"}`, "delegate"},
 	} {
-		if got := delegatedAgent(&callToken{tool: tc.tool, args: tc.args}); got != tc.want {
+		if got := delegatedAgent(&callToken{tool: tc.tool, args: tc.args, starters: starters}); got != tc.want {
 			t.Errorf("%s %s: %q, want %q", tc.tool, tc.args, got, tc.want)
 		}
+	}
+	if got := delegatedAgent(&callToken{tool: "task", args: `{"subagent_type":"worker-a"}`}); got != "task" {
+		t.Errorf("a tool named task that is no starter named %q", got)
 	}
 }
 
@@ -25,7 +43,7 @@ func TestDelegatedAgentIsNamedOnlyByTheTaskTool(t *testing.T) {
 func TestRunsOfOneSubAgentAtOnceGetTheirOwnNames(t *testing.T) {
 	names := &agentNames{}
 	call := func() *callToken {
-		return &callToken{tool: "task", args: `{"subagent_type":"general purpose"}`, names: names}
+		return &callToken{tool: "task", args: `{"subagent_type":"general purpose"}`, names: names, starters: deepTask}
 	}
 	a, b, c := call(), call(), call()
 	if got := []string{a.agentName(), b.agentName(), c.agentName(), a.agentName()}; got[0] != "general purpose" ||
@@ -54,7 +72,7 @@ func TestParallelRunsOfLongNamedAgentsStayApart(t *testing.T) {
 	second := func(agent string) string {
 		names := &agentNames{}
 		call := func() *callToken {
-			return &callToken{tool: "task", args: `{"subagent_type":"` + agent + `"}`, names: names}
+			return &callToken{tool: "task", args: `{"subagent_type":"` + agent + `"}`, names: names, starters: deepTask}
 		}
 		a, b := call(), call()
 		a.agentName()

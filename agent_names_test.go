@@ -4,11 +4,14 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/prebuilt/deep"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -185,4 +188,165 @@ func takeThenWaitForPeers(took *sync.WaitGroup) plantest.Turn {
 		}
 		return plantest.CallTool("update_plan_step", `{"name":"release","status":"in_progress"}`)(in)
 	}
+}
+
+// deployPlan is plan release, approved by ana, with nothing taken.
+const deployPlan = "# Release\n- [ ] Write the notes (uses deploy_prod)\n- [ ] Deploy to production (uses deploy_prod)\n"
+
+// approvedDeploy stores deployPlan approved by ana on a fresh MemoryBackend; with holder set,
+// step 1 is held by that agent.
+func approvedDeploy(t *testing.T, holder string) (*plan.MemoryBackend, *plan.Store) {
+	t.Helper()
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	body := deployPlan
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	p, err = store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+	if holder != "" {
+		_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress, By: holder, IfRevision: &p.Revision})
+		require.NoError(t, err)
+	}
+	return backend, store
+}
+
+// sideEffect is a tool whose run is its effect: it counts its runs. params are the
+// parameters it declares.
+type sideEffect struct {
+	name   string
+	params map[string]*schema.ParameterInfo
+	ran    *atomic.Int32
+}
+
+func newSideEffect(name string, params ...string) sideEffect {
+	s := sideEffect{name: name, params: map[string]*schema.ParameterInfo{}, ran: &atomic.Int32{}}
+	for _, p := range params {
+		s.params[p] = &schema.ParameterInfo{Type: schema.String}
+	}
+	return s
+}
+
+func (s sideEffect) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: s.name, Desc: "acts", ParamsOneOf: schema.NewParamsOneOfByParams(s.params)}, nil
+}
+
+func (s sideEffect) InvokableRun(context.Context, string, ...tool.Option) (string, error) {
+	s.ran.Add(1)
+	return "done", nil
+}
+
+// runsAgent is a host's own tool that runs an agent inside its call and declares the
+// parameters a deep agent's task tool has, as a hand-written delegation tool would.
+type runsAgent struct {
+	name  string
+	agent adk.Agent
+}
+
+func (r runsAgent) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: r.name, Desc: "hands work to a helper", ParamsOneOf: schema.NewParamsOneOfByParams(
+		map[string]*schema.ParameterInfo{"subagent_type": {Type: schema.String}, "description": {Type: schema.String}})}, nil
+}
+
+func (r runsAgent) InvokableRun(ctx context.Context, args string, _ ...tool.Option) (string, error) {
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: r.agent}).Query(ctx, args)
+	out := ""
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			return out, nil
+		}
+		if ev.Err != nil {
+			return "", ev.Err
+		}
+		if ev.Output != nil && ev.Output.MessageOutput != nil && ev.Output.MessageOutput.Message != nil {
+			out = ev.Output.MessageOutput.Message.Content
+		}
+	}
+}
+
+// A deep agent's task tool reads subagent_type with encoding/json, keys in any case and
+// escaped; the run it starts acts as the sub-agent the task tool really runs, whatever way
+// the model spelled the key. So a worker's step lets no other worker deploy.
+func TestASubAgentActsAsTheAgentTheTaskToolRuns(t *testing.T) {
+	ctx := context.Background()
+	backend, store := approvedDeploy(t, "")
+	var log gateLog
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "lead", GatedTools: []string{"deploy_prod"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+	deploy := newSideEffect("deploy_prod", "target")
+	worker := func(name string, turns ...plantest.Turn) adk.Agent {
+		a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: name, Description: "does plan steps",
+			Instruction: "You do plan steps.", Model: plantest.NewScriptedModel(turns...), Handlers: []adk.ChatModelAgentMiddleware{mw},
+			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{deploy}}}, MaxIterations: 10})
+		require.NoError(t, err)
+		return a
+	}
+	deployNow := plantest.CallTool("deploy_prod", `{"target":"prod"}`)
+	a := worker("writer-a", plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`), plantest.Answer("a holds 1"))
+	b := worker("writer-b", deployNow, plantest.Answer("b tried"), deployNow, plantest.Answer("b tried"), deployNow, plantest.Answer("b tried"))
+	lead, err := deep.New(ctx, &deep.Config{Name: "lead", Description: "orchestrator",
+		ChatModel: plantest.NewScriptedModel(
+			plantest.CallTool("task", `{"SUBAGENT_TYPE":"writer-a","description":"take step 1 of plan release"}`),
+			plantest.CallTool("task", `{"SUBAGENT_TYPE":"writer-b","description":"deploy"}`),
+			plantest.CallTool("task", `{"subagent\u005ftype":"writer-b","description":"deploy"}`),
+			plantest.CallTool("task", "{\"\u017fubagent_type\":\"writer-b\",\"description\":\"deploy\"}"),
+			plantest.Answer("done")),
+		SubAgents: []adk.Agent{a, b}, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		WithoutWriteTodos: true, WithoutGeneralSubAgent: true, MaxIteration: 10})
+	require.NoError(t, err)
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "release"))
+
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, "writer-a", plan.ParseSteps(p.Content)[0].Holder, p.Content)
+	assert.Zero(t, deploy.ran.Load(), "writer-a's step let no other run deploy")
+	heard := log.calls()
+	require.Len(t, heard, 3, "%+v", heard)
+	for _, c := range heard {
+		assert.Equal(t, "writer-b", c.Agent, "%+v", c)
+		assert.False(t, c.Allowed, "%+v", c)
+	}
+}
+
+// Only Eino's agent starters name the run they start: a host's own tool that runs a helper
+// agent names its run after the tool, whatever subagent_type the model gives it and even
+// when the tool is called task. So a helper never acts as an agent that holds a step.
+func TestOnlyEinoStartersNameTheRunsTheyStart(t *testing.T) {
+	ctx := context.Background()
+	backend, store := approvedDeploy(t, "writer-a")
+	var log gateLog
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "lead", GatedTools: []string{"deploy_prod"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+	deploy := newSideEffect("deploy_prod", "target")
+	deployNow := plantest.CallTool("deploy_prod", `{"target":"prod"}`)
+	helper, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "helper", Description: "helps",
+		Instruction: "You help.", Model: plantest.NewScriptedModel(deployNow, plantest.Answer("tried"), deployNow, plantest.Answer("tried")),
+		Handlers:    []adk.ChatModelAgentMiddleware{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{deploy}}}, MaxIterations: 10})
+	require.NoError(t, err)
+	lead, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "lead", Description: "leads", Instruction: "You lead.",
+		Model: plantest.NewScriptedModel(
+			plantest.CallTool("delegate", `{"subagent_type":"writer-a","description":"deploy"}`),
+			plantest.CallTool("task", `{"subagent_type":"writer-a","description":"deploy"}`),
+			plantest.Answer("done")),
+		Handlers: []adk.ChatModelAgentMiddleware{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{
+			runsAgent{name: "delegate", agent: helper}, runsAgent{name: "task", agent: helper}}}}, MaxIterations: 10})
+	require.NoError(t, err)
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "release"))
+
+	assert.Zero(t, deploy.ran.Load(), "the helper never deployed under writer-a's step")
+	heard := log.calls()
+	require.Len(t, heard, 2, "%+v", heard)
+	assert.Equal(t, "delegate", heard[0].Agent)
+	assert.Equal(t, "task", heard[1].Agent)
+	for _, c := range heard {
+		assert.False(t, c.Allowed, "%+v", c)
+	}
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, "writer-a", plan.ParseSteps(p.Content)[0].Holder)
 }

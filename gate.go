@@ -79,7 +79,9 @@ func newGate(list []string) (*gate, error) {
 	return g, nil
 }
 
-// gates reports whether a call of the tool name in the run of ctx is gated.
+// gates reports whether a call of the tool name in the run of ctx is gated. Under "*" every
+// tool is, except plan tools, adk's exit and transfer tools, and a call of one of Eino's agent
+// starters whose sub-agent has a plan middleware gating every tool itself (starters.go).
 func (m *middleware[M]) gates(ctx context.Context, name string) bool {
 	if m.gated == nil {
 		return false
@@ -95,12 +97,18 @@ func (m *middleware[M]) gates(ctx context.Context, name string) bool {
 	if !m.gated.all {
 		return false
 	}
-	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		return !st.exempt[name]
+	st, ok := ctx.Value(m.stateKey).(*runState)
+	if !ok {
+		return true
 	}
-	return true
+	st.mu.Lock()
+	exempt := st.exempt[name]
+	st.mu.Unlock()
+	if exempt {
+		return false
+	}
+	call, _ := ctx.Value(callKey{}).(*callToken)
+	return call == nil || call.tool != name || !call.startsGuardedAgent()
 }
 
 // check decides a call of the tool name: ok when it may run; otherwise the result the model
@@ -195,63 +203,37 @@ func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 	return s
 }
 
-// exemptTools are the tools of a run that "*" does not gate: plan tools of any middleware,
-// and the tools Eino's adk package makes (agent tools, which start sub-agents, and
-// transfer and exit).
-func exemptTools(ctx context.Context, tools []tool.BaseTool) map[string]bool {
-	out := map[string]bool{}
+// exemptTools are the tools of a run that "*" never gates: plan tools of any middleware, and
+// adk's exit and transfer_to_agent. starters are the run's agent starters, by name
+// (starters.go). Tools a later handler adds are neither: "*" gates them, and a run started
+// in one acts as the tool's name.
+func exemptTools(ctx context.Context, tools []tool.BaseTool) (exempt map[string]bool, starters map[string]*starter) {
+	exempt = map[string]bool{}
 	for _, t := range tools {
 		if t == nil {
 			continue
 		}
 		_, plan := t.(*planTool)
-		typ := reflect.TypeOf(t)
-		for typ.Kind() == reflect.Pointer {
-			typ = typ.Elem()
+		control := einoControlTool(t)
+		if !plan && !control && !isStarterType(reflect.TypeOf(t)) {
+			continue // the tool's Info is not needed: "*" gates it and it starts no agent
 		}
-		if !plan && typ.PkgPath() != "github.com/cloudwego/eino/adk" {
+		info, err := t.Info(ctx)
+		if err != nil || info == nil {
 			continue
 		}
-		if info, err := t.Info(ctx); err == nil && info != nil {
-			out[info.Name] = true
-		}
-	}
-	return out
-}
-
-// noteStarters records the tools among infos that declare a subagent_type parameter: they
-// start sub-agents (a deep agent's task tool, or whichever tool a later Eino uses), so the
-// runs they start are named by that argument, and "*" does not gate them.
-func (st *runState) noteStarters(infos []*schema.ToolInfo) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for _, info := range infos {
-		if info == nil || st.starters[info.Name] || !declaresSubagentType(info) {
+		if plan || control {
+			exempt[info.Name] = true
 			continue
 		}
-		starters := make(map[string]bool, len(st.starters)+1)
-		for k := range st.starters {
-			starters[k] = true
+		if s := starterOf(t, info.Name); s != nil {
+			if starters == nil {
+				starters = map[string]*starter{}
+			}
+			starters[info.Name] = s
 		}
-		starters[info.Name] = true
-		st.starters = starters // calls already under way keep the map they read
-		if st.exempt == nil {
-			st.exempt = map[string]bool{}
-		}
-		st.exempt[info.Name] = true
 	}
-}
-
-func declaresSubagentType(info *schema.ToolInfo) bool {
-	if info.ParamsOneOf == nil {
-		return false
-	}
-	js, err := info.ParamsOneOf.ToJSONSchema()
-	if err != nil || js == nil || js.Properties == nil {
-		return false
-	}
-	_, ok := js.Properties.Get("subagent_type")
-	return ok
+	return exempt, starters
 }
 
 // runPathOf is the RunPath of an event that a parallel run of a sub-agent sends under its own

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -518,4 +519,126 @@ func TestAnExpiredHoldPermitsNoGatedCall(t *testing.T) {
 	assert.Empty(t, code, "and the write runs again")
 	content, _ := fileOn(ctx, files, "/notes.md")
 	assert.Equal(t, "renewed", content, "the late write never ran")
+}
+
+// opsAgent is an agent without a plan middleware whose run is the side effect: it counts
+// its runs.
+type opsAgent struct{ ran *atomic.Int32 }
+
+func (o opsAgent) Name(context.Context) string        { return "ops" }
+func (o opsAgent) Description(context.Context) string { return "operates production" }
+func (o opsAgent) Run(context.Context, *adk.AgentInput, ...adk.AgentRunOption) *adk.AsyncIterator[*adk.AgentEvent] {
+	o.ran.Add(1)
+	iter, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
+	gen.Send(adk.EventFromMessage(schema.AssistantMessage("namespace prod deleted", nil), nil, schema.Assistant, ""))
+	gen.Close()
+	return iter
+}
+
+// Under "*" a tool that merely declares a subagent_type parameter is gated like any other:
+// it starts no sub-agent of Eino's, so its call is the caller's own side effect.
+func TestStarGatesAToolThatOnlyDeclaresSubagentType(t *testing.T) {
+	ctx := context.Background()
+	var log gateLog
+	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "lead", GatedTools: []string{"*"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+	spawn := newSideEffect("spawn_job", "subagent_type", "command")
+	model := plantest.NewScriptedModel(
+		plantest.CallTool("spawn_job", `{"subagent_type":"ops","command":"kubectl delete ns prod"}`),
+		plantest.Answer("stopped"))
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "lead", Description: "leads",
+		Instruction: "You lead.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{spawn}}}})
+	require.NoError(t, err)
+	gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "clean up"))
+
+	assert.Zero(t, spawn.ran.Load(), "the job never ran")
+	code, msg := gateCode(t, gateResult(t, model, 1))
+	assert.Equal(t, "not_approved", code)
+	assert.Contains(t, msg, "spawn_job did not run")
+	require.Len(t, log.calls(), 1)
+	assert.Equal(t, plan.GatedCall{Tool: "spawn_job", Agent: "lead", Reason: "no_plan"}, log.calls()[0])
+}
+
+// Under "*" an agent tool is left to its agent's own gate only when that agent has a plan
+// middleware gating every tool: an agent tool around an agent without one (whose run is the
+// side effect) is gated, while one around a gated worker starts it, and the worker's own
+// calls are gated in its run.
+func TestStarGatesAnAgentToolWhoseAgentHasNoPlanGate(t *testing.T) {
+	ctx := context.Background()
+	var log gateLog
+	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "lead", GatedTools: []string{"*"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+	ungated, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "notes"})
+	require.NoError(t, err)
+	ops := opsAgent{ran: &atomic.Int32{}}
+	deploy := newSideEffect("deploy_prod", "target")
+	workerModel := plantest.NewScriptedModel(plantest.CallTool("deploy_prod", `{"target":"prod"}`), plantest.Answer("refused"))
+	worker, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "does plan steps",
+		Instruction: "You do plan steps.", Model: workerModel, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{deploy}}}})
+	require.NoError(t, err)
+	notesModel := plantest.NewScriptedModel(plantest.Answer("noted"))
+	notes, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "notes", Description: "takes notes",
+		Instruction: "You take notes.", Model: notesModel, Handlers: []adk.ChatModelAgentMiddleware{ungated}})
+	require.NoError(t, err)
+	model := plantest.NewScriptedModel(
+		plantest.CallTool("ops", `{"request":"delete namespace prod"}`),
+		plantest.CallTool("notes", `{"request":"note it"}`),
+		plantest.CallTool("worker", `{"request":"deploy"}`),
+		plantest.Answer("stopped"))
+	lead, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "lead", Description: "leads",
+		Instruction: "You lead.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 10,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{
+			adk.NewAgentTool(ctx, ops), adk.NewAgentTool(ctx, notes), adk.NewAgentTool(ctx, worker)}}}})
+	require.NoError(t, err)
+	gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "clean up"))
+
+	assert.Zero(t, ops.ran.Load(), "the agent without a plan middleware never ran")
+	assert.Empty(t, notesModel.Calls(), "nor did the agent whose plan middleware gates nothing")
+	assert.Len(t, workerModel.Calls(), 2, "the gated worker ran")
+	assert.Zero(t, deploy.ran.Load(), "and its deploy was gated in its own run")
+	code, msg := gateCode(t, gateResult(t, model, 1))
+	assert.Equal(t, "not_approved", code)
+	assert.Contains(t, msg, "ops did not run")
+	heard := log.calls()
+	require.Len(t, heard, 3, "%+v", heard)
+	assert.Equal(t, []string{"ops", "notes", "deploy_prod"}, []string{heard[0].Tool, heard[1].Tool, heard[2].Tool})
+	assert.Equal(t, []string{"lead", "lead", "worker"}, []string{heard[0].Agent, heard[1].Agent, heard[2].Agent})
+	for _, c := range heard {
+		assert.False(t, c.Allowed, "%+v", c)
+	}
+}
+
+// Under "*" a deep agent's task call is left to the sub-agent's own gate only for a
+// sub-agent whose plan middleware gates every tool; a task for one without (whose run is the
+// side effect) is gated.
+func TestStarGatesATaskForASubAgentWithoutAPlanGate(t *testing.T) {
+	ctx := context.Background()
+	var log gateLog
+	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "lead", GatedTools: []string{"*"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+	ops := opsAgent{ran: &atomic.Int32{}}
+	workerModel := plantest.NewScriptedModel(plantest.Answer("nothing to do"))
+	worker, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "does plan steps",
+		Instruction: "You do plan steps.", Model: workerModel, Handlers: []adk.ChatModelAgentMiddleware{mw}})
+	require.NoError(t, err)
+	model := plantest.NewScriptedModel(
+		plantest.CallTool("task", `{"subagent_type":"ops","description":"delete namespace prod"}`),
+		plantest.CallTool("task", `{"subagent_type":"worker","description":"look around"}`),
+		plantest.Answer("stopped"))
+	lead, err := deep.New(ctx, &deep.Config{Name: "lead", Description: "orchestrator", ChatModel: model,
+		SubAgents: []adk.Agent{ops, worker}, Handlers: []adk.ChatModelAgentMiddleware{mw},
+		WithoutWriteTodos: true, WithoutGeneralSubAgent: true, MaxIteration: 10})
+	require.NoError(t, err)
+	gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "clean up"))
+
+	assert.Zero(t, ops.ran.Load(), "the sub-agent without a plan middleware never ran")
+	assert.Len(t, workerModel.Calls(), 1, "the gated worker ran")
+	code, msg := gateCode(t, gateResult(t, model, 1))
+	assert.Equal(t, "not_approved", code)
+	assert.Contains(t, msg, "task did not run")
+	heard := log.calls()
+	require.Len(t, heard, 1, "%+v", heard)
+	assert.Equal(t, plan.GatedCall{Tool: "task", Agent: "lead", Reason: "no_plan"}, heard[0])
 }

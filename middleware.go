@@ -70,10 +70,15 @@ type Config struct {
 	Role Role
 	// AgentName is who this agent's tool calls act as: the author of plans it creates without
 	// one, who the history says made its changes, and the holder of the steps it moves to
-	// in_progress. A sub-agent's run acts as the agent it was started as (the subagent_type
-	// argument of the tool that started it, or the agent tool's name) instead; a second run of
-	// one sub-agent at once acts as "name·2" (see GatedCall). With no name, steps it takes are
-	// held by nobody, so a gated tool never runs.
+	// in_progress. It is a security principal: every run of one name (two sessions, two
+	// processes, two hosts on one storage) holds the same steps, and a step held by it lets
+	// each of them run gated tools, so give agents that must not share holds different
+	// names. A sub-agent's run acts instead as the agent that Eino's starter really runs: the
+	// agent of an adk.NewAgentTool, or the sub-agent a deep agent's task tool starts, read from
+	// its arguments as the task tool reads them. Any other tool that runs an agent names that
+	// run after itself, never after its arguments. A second run of one sub-agent at once acts
+	// as "name·2" (see GatedCall). With no name, steps it takes are held by nobody, so a
+	// gated tool never runs.
 	AgentName string
 	// MaxContentBytes caps a plan's body; default 1 MiB (a given Store's own cap otherwise).
 	MaxContentBytes int
@@ -114,9 +119,11 @@ type Config struct {
 	// call of one runs only while the calling agent holds an in_progress step of a plan that
 	// is approved at its current revision. Otherwise the tool does not run, the model gets
 	// {"error":{"code":"not_approved","message":...}} saying what to do next, and the run goes
-	// on. "*" gates every tool except plan tools and the tools that start sub-agents (agent
-	// tools, and tools with a subagent_type parameter such as a deep agent's task). Setting it
-	// implies RequireApproval. Sub-agents act under their own holds, so each sub-agent that
+	// on. "*" gates every tool except plan tools, adk's exit and transfer_to_agent, and a call of
+	// one of Eino's agent starters (adk.NewAgentTool, a deep agent's task) whose sub-agent has
+	// a plan middleware gating every tool ("*") itself; a tool that merely declares a
+	// subagent_type parameter, or starts an agent without such a middleware, is gated. Setting
+	// it implies RequireApproval. Sub-agents act under their own holds, so each sub-agent that
 	// calls gated tools needs a plan middleware with GatedTools too; an orchestrator that acts
 	// itself takes a step like anyone else.
 	GatedTools []string
@@ -309,9 +316,10 @@ type runState struct {
 	renamed bool
 
 	mu sync.Mutex
-	// starters are the tools of the run that start sub-agents by subagent_type; exempt the
-	// tools of the run that "*" does not gate.
-	starters, exempt map[string]bool
+	// starters are the run's agent starters (starters.go); exempt the tools of the run
+	// that "*" never gates.
+	starters map[string]*starter
+	exempt   map[string]bool
 
 	digest runDigest
 	// reminders tell the run of others' changes to its plans (reminders.go).
@@ -371,7 +379,7 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 			call.runStarted()
 		}
 	}
-	st.exempt = exemptTools(ctx, runCtx.Tools)
+	st.exempt, st.starters = exemptTools(ctx, runCtx.Tools)
 	ctx = context.WithValue(ctx, m.stateKey, st)
 
 	next := *runCtx
@@ -406,14 +414,10 @@ func (m *middleware[M]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAge
 
 // BeforeModelRewriteState hides plan_template and request_plan_approval from a sub-agent's
 // model. The tools stay registered, so a call to one anyway gets tool_not_available instead
-// of failing the run. It also notes which of the run's tools start sub-agents by a
-// subagent_type argument, to name the runs they start.
+// of failing the run.
 func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
 	if state == nil {
 		return ctx, state, nil
-	}
-	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
-		st.noteStarters(state.ToolInfos)
 	}
 	if m.roleIn(ctx) != RoleSubAgent {
 		return ctx, state, nil

@@ -7,14 +7,14 @@ import "testing"
 // when both are over.
 func TestARunKeepsItsNameUntilItEnds(t *testing.T) {
 	names := &agentNames{}
-	call := &callToken{tool: "task", args: `{"subagent_type":"worker"}`, names: names}
+	call := &callToken{tool: "task", args: `{"subagent_type":"worker"}`, names: names, starters: deepTask}
 	call.begin()
 	if got := call.agentName(); got != "worker" {
 		t.Fatalf("name %q", got)
 	}
 	call.runStarted()
 	call.release() // the tool call returned; the run goes on
-	second := &callToken{tool: "task", args: `{"subagent_type":"worker"}`, names: names}
+	second := &callToken{tool: "task", args: `{"subagent_type":"worker"}`, names: names, starters: deepTask}
 	second.begin()
 	if got := second.agentName(); got != "worker"+runSep+"2" {
 		t.Fatalf("a run started while the first still runs is %q", got)
@@ -23,22 +23,6 @@ func TestARunKeepsItsNameUntilItEnds(t *testing.T) {
 	call.runEnded()
 	if len(names.inUse) != 0 {
 		t.Fatalf("names left in use: %v", names.inUse)
-	}
-}
-
-// Only a tool that declares subagent_type (or Eino v0.9's task tool) names the agent it
-// starts by that argument; any other tool's arguments are the model's and name nobody.
-func TestSubagentTypeIsReadOnlyFromToolsThatDeclareIt(t *testing.T) {
-	starters := map[string]bool{"agent": true}
-	for _, tc := range []struct{ tool, args, want string }{
-		{"agent", `{"subagent_type":"reviewer","prompt":"x"}`, "reviewer"},
-		{"task", `{"subagent_type":"worker-a"}`, "worker-a"},
-		{"worker", `{"request":"x","subagent_type":"boss"}`, "worker"},
-		{"agent", `{"prompt":"x"}`, "agent"},
-	} {
-		if got := delegatedAgent(&callToken{tool: tc.tool, args: tc.args, starters: starters}); got != tc.want {
-			t.Errorf("%s %s: %q, want %q", tc.tool, tc.args, got, tc.want)
-		}
 	}
 }
 
