@@ -31,6 +31,8 @@ type config struct {
 	onDecision func(context.Context, Decision)
 	maxStreams int
 	watch      plan.WatchOptions
+	hosts      []hostName
+	hostsSet   bool
 }
 
 // DefaultMaxStreams is how many event streams a board serves at once unless WithMaxStreams
@@ -97,8 +99,13 @@ func New(store *plan.Store, opts ...Option) http.Handler {
 	return b
 }
 
-// ServeHTTP answers one request; it never panics on any input.
+// ServeHTTP answers one request; it never panics on any input. A request for a host the
+// board does not answer for (see WithHosts) is refused first.
 func (b *board) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !b.hostAllowed(r) {
+		writeError(w, wrongHost())
+		return
+	}
 	if b.store == nil {
 		writeError(w, &apiError{status: http.StatusServiceUnavailable, Code: "no_store", Message: "the board has no plan store"})
 		return
