@@ -496,6 +496,7 @@
   (async function start() {
     try { state.me = await call('api/me'); } catch (e) { /* read-only until known */ }
     renderHeader();
+    if (state.me.sign_in_to_read && !state.me.can_act) { notice(t('err_sign_in_required'), 'error'); return; }
     connect();
   })();
 })();
