@@ -31,6 +31,10 @@ type config struct {
 	onDecision func(context.Context, Decision)
 	maxStreams int
 	watch      plan.WatchOptions
+	hosts      []hostName
+	hostsSet   bool
+	// signInToRead: WithSignInToRead.
+	signInToRead bool
 }
 
 // DefaultMaxStreams is how many event streams a board serves at once unless WithMaxStreams
@@ -71,7 +75,9 @@ type board struct {
 }
 
 // New returns the board of store as an http.Handler: the page at "/", the JSON API under
-// "/api/", the event stream at "/api/events". Mount it at a folder of any server with
+// "/api/", the event stream at "/api/events". It answers only for its own host names
+// (WithHosts), and every answer is bounded in size whatever the plans hold: the list is
+// of summaries, in pages capped in bytes, and steps come per plan, in pages too. Mount it at a folder of any server with
 // http.StripPrefix; its URLs are relative to that folder. A nil store gives a handler that
 // answers 503 to everything.
 func New(store *plan.Store, opts ...Option) http.Handler {
@@ -85,10 +91,11 @@ func New(store *plan.Store, opts ...Option) http.Handler {
 	m.HandleFunc("GET /{$}", b.page)
 	m.HandleFunc("GET /static/{file}", b.asset)
 	m.HandleFunc("GET /api/me", b.me)
-	m.HandleFunc("GET /api/plans", b.listPlans)
-	m.HandleFunc("GET /api/plans/{name}", b.onePlan)
-	m.HandleFunc("GET /api/plans/{name}/diff", b.diff)
-	m.HandleFunc("GET /api/events", b.events)
+	m.HandleFunc("GET /api/plans", b.read(b.listPlans))
+	m.HandleFunc("GET /api/plans/{name}", b.read(b.onePlan))
+	m.HandleFunc("GET /api/plans/{name}/diff", b.read(b.diff))
+	m.HandleFunc("GET /api/plans/{name}/steps", b.read(b.planSteps))
+	m.HandleFunc("GET /api/events", b.read(b.events))
 	m.HandleFunc("POST /api/plans/{name}/approve", b.action(b.approve))
 	m.HandleFunc("POST /api/plans/{name}/reject", b.action(b.reject))
 	m.HandleFunc("POST /api/plans/{name}/steps/{step}/holder", b.action(b.handOver))
@@ -97,8 +104,13 @@ func New(store *plan.Store, opts ...Option) http.Handler {
 	return b
 }
 
-// ServeHTTP answers one request; it never panics on any input.
+// ServeHTTP answers one request; it never panics on any input. A request for a host the
+// board does not answer for (see WithHosts) is refused first.
 func (b *board) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !b.hostAllowed(r) {
+		writeError(w, wrongHost())
+		return
+	}
 	if b.store == nil {
 		writeError(w, &apiError{status: http.StatusServiceUnavailable, Code: "no_store", Message: "the board has no plan store"})
 		return

@@ -154,6 +154,20 @@ type planJSON struct {
 	} `json:"history"`
 }
 
+// summaryJSON is one plan of the list; Steps must stay absent.
+type summaryJSON struct {
+	Name        string    `json:"name"`
+	Title       string    `json:"title"`
+	Revision    int64     `json:"revision"`
+	CurrentStep *stepJSON `json:"current_step"`
+	NextStep    *stepJSON `json:"next_step"`
+	Progress    struct {
+		Total   int `json:"total"`
+		Percent int `json:"percent"`
+	} `json:"progress"`
+	Steps any `json:"steps"`
+}
+
 type actionJSON struct {
 	Plan    planJSON `json:"plan"`
 	Changed bool     `json:"changed"`
@@ -167,3 +181,10 @@ func mustNot(t *testing.T, err error) {
 }
 
 var errNoSession = errors.New("no session")
+
+func decodeBytes(t *testing.T, data []byte, out any) {
+	t.Helper()
+	if err := json.Unmarshal(data, out); err != nil {
+		t.Fatalf("%v: %.300s", err, data)
+	}
+}

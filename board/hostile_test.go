@@ -10,7 +10,9 @@ import (
 func httptestRequest(t *testing.T, h http.Handler, target string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.Host = "127.0.0.1"
+	h.ServeHTTP(rec, req)
 	return rec
 }
 
@@ -27,7 +29,7 @@ func TestOddRequestsGetAnAnswerNeverAPanic(t *testing.T) {
 	for _, p := range paths {
 		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut} {
 			for _, b := range bodies {
-				req := httptest.NewRequest(m, "http://example.com"+p, strings.NewReader(b))
+				req := httptest.NewRequest(m, "http://127.0.0.1"+p, strings.NewReader(b))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("X-Plan-Board", "1")
 				rec := httptest.NewRecorder()
@@ -42,7 +44,7 @@ func TestOddRequestsGetAnAnswerNeverAPanic(t *testing.T) {
 		`{"revision":1,"feedback":"` + strings.Repeat("x", 70000) + `"}`, "\xff\xfe"}
 	for _, p := range []string{"/api/plans/release/approve", "/api/plans/release/reject", "/api/plans/release/steps/2/holder"} {
 		for _, b := range malformed {
-			req := httptest.NewRequest(http.MethodPost, "http://example.com"+p, strings.NewReader(b))
+			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1"+p, strings.NewReader(b))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("X-Plan-Board", "1")
 			rec := httptest.NewRecorder()

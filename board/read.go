@@ -3,72 +3,20 @@ package board
 import (
 	"net/http"
 	"strconv"
-
-	"github.com/einoplan/plan"
 )
 
-// Bounds of GET /api/plans.
-const (
-	defaultListLimit = 200
-	maxListLimit     = 1000
-)
-
-// me says who the request comes from and whether they may act: {"person", "can_act"}.
+// me says who the request comes from, whether they may act, and whether reading needs a
+// sign-in: {"person", "can_act", "read_only", "sign_in_to_read"}.
 func (b *board) me(w http.ResponseWriter, r *http.Request) {
 	out := struct {
 		Person   string `json:"person,omitempty"`
 		CanAct   bool   `json:"can_act"`
 		ReadOnly bool   `json:"read_only"`
-	}{ReadOnly: b.cfg.person == nil}
+		// SignInToRead: reading the plans needs a signed-in person (WithSignInToRead).
+		SignInToRead bool `json:"sign_in_to_read,omitempty"`
+	}{ReadOnly: b.cfg.person == nil, SignInToRead: b.cfg.signInToRead}
 	if person, err := b.person(r); err == nil {
 		out.Person, out.CanAct = person, true
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-// listPlans answers GET /api/plans[?limit=N&cursor=C&status=S]: a page of plans in name
-// order, each with its steps and who changed it last, the files that could not be read,
-// the number of plans that match, and the cursor of the next page.
-func (b *board) listPlans(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	limit := defaultListLimit
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxListLimit {
-			writeError(w, badRequest("limit must be a number from 1 to "+strconv.Itoa(maxListLimit)))
-			return
-		}
-		limit = n
-	}
-	listing, err := b.store.ListPage(r.Context(), plan.ListOptions{Limit: limit, Cursor: q.Get("cursor"), Status: q.Get("status")})
-	if err != nil {
-		writeError(w, storeError(err))
-		return
-	}
-	type warning struct {
-		Name    string    `json:"name"`
-		Code    plan.Code `json:"code"`
-		Message string    `json:"message"`
-	}
-	out := struct {
-		Plans      []planView `json:"plans"`
-		Warnings   []warning  `json:"warnings"`
-		Total      int        `json:"total"`
-		NextCursor string     `json:"next_cursor,omitempty"`
-	}{Plans: make([]planView, 0, len(listing.Plans)), Warnings: []warning{}, Total: listing.Total, NextCursor: listing.NextCursor}
-	for _, wn := range listing.Warnings {
-		out.Warnings = append(out.Warnings, warning{wn.Name, wn.Code, wn.Message})
-	}
-	for _, s := range listing.Plans {
-		d, err := b.detailOf(r.Context(), s.Name)
-		if err != nil {
-			if r.Context().Err() != nil {
-				writeError(w, storeError(err))
-				return
-			}
-			continue // deleted or broken since the listing: the next change says so
-		}
-		out.Plans = append(out.Plans, d.planView)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -12,14 +12,14 @@ import (
 
 const releasePlan = "# Release 2.0\n- [x] Write the changelog\n- [ ] Run the checks\n- [ ] Tag and publish\n- [ ] Announce\n"
 
-func TestListShowsEveryPlanWithProgressStepsAndWhoChangedIt(t *testing.T) {
+func TestListShowsEachPlansSummaryWithProgressAndItsCurrentAndNextStep(t *testing.T) {
 	r := newRig(t)
 	r.put("release", releasePlan)
 	r.start("release", 2, "worker-1")
 	r.put("docs", "# Docs\n- [ ] Outline\n")
 	var out struct {
-		Plans []planJSON `json:"plans"`
-		Total int        `json:"total"`
+		Plans []summaryJSON `json:"plans"`
+		Total int           `json:"total"`
 	}
 	if st := r.get("/api/plans", &out); st != http.StatusOK {
 		t.Fatalf("status %d", st)
@@ -28,11 +28,14 @@ func TestListShowsEveryPlanWithProgressStepsAndWhoChangedIt(t *testing.T) {
 		t.Fatalf("plans %+v", out)
 	}
 	rel := out.Plans[1]
-	if rel.Title != "Release 2.0" || rel.Revision != 2 || rel.ChangedBy != "worker-1" || rel.Progress.Total != 4 || rel.Progress.Percent != 25 {
+	if rel.Title != "Release 2.0" || rel.Revision != 2 || rel.Progress.Total != 4 || rel.Progress.Percent != 25 || rel.Steps != nil {
 		t.Fatalf("release %+v", rel)
 	}
-	if len(rel.Steps) != 4 || rel.Steps[1] != (stepJSON{2, "in_progress", "Run the checks", "worker-1"}) {
-		t.Fatalf("steps %+v", rel.Steps)
+	if rel.CurrentStep == nil || *rel.CurrentStep != (stepJSON{2, "in_progress", "Run the checks", "worker-1"}) {
+		t.Fatalf("current step %+v", rel.CurrentStep)
+	}
+	if rel.NextStep == nil || *rel.NextStep != (stepJSON{3, "pending", "Tag and publish", ""}) {
+		t.Fatalf("next step %+v", rel.NextStep)
 	}
 }
 

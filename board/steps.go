@@ -17,6 +17,8 @@ type stepView struct {
 	// its line kept says; "" when none does.
 	By    string `json:"by,omitempty"`
 	Depth int    `json:"depth,omitempty"`
+	// Cut reports that Text was cut short to bound the answer; the plan's body has it whole.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -24,17 +26,23 @@ func stepsOf(body string) []stepView {
 	steps := plan.ParseSteps(body)
 	out := make([]stepView, 0, len(steps))
 	for _, s := range steps {
-		v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth}
-		text, tag, ok := cutTag(s.Text)
-		switch {
-		case ok && s.State == plan.StepInProgress && tag == s.Holder:
-			v.Text = text // the holder's tag, or the mark of a step nobody holds
-		case ok && s.State != plan.StepInProgress && s.State != plan.StepPending && tag != "":
-			v.Text, v.By = text, tag
-		}
-		out = append(out, v)
+		out = append(out, stepViewOf(s))
 	}
 	return out
+}
+
+// stepViewOf is step s as the page shows it: the holder's tag (or the tag of who held it)
+// apart from the text.
+func stepViewOf(s plan.Step) stepView {
+	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth}
+	text, tag, ok := cutTag(s.Text)
+	switch {
+	case ok && s.State == plan.StepInProgress && tag == s.Holder:
+		v.Text = text // the holder's tag, or the mark of a step nobody holds
+	case ok && s.State != plan.StepInProgress && s.State != plan.StepPending && tag != "":
+		v.Text, v.By = text, tag
+	}
+	return v
 }
 
 // cutTag splits the " (@name)" tag that ends a step's line from its text; name may be ""

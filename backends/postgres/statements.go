@@ -14,10 +14,10 @@ import (
 // the content (generated columns), so they can never disagree with it, even after an edit
 // made with SQL.
 type statements struct {
-	read, readAtMost, readVersion, list string
-	write, writeOnce, create, swap      string
-	swapKeeping                         string
-	remove, compareDelete               string
+	read, readAtMost, readBack, list string
+	write, writeOnce, create, swap   string
+	swapKeeping                      string
+	remove, compareDelete            string
 }
 
 // nowMicros is the server's clock in microseconds since the Unix epoch.
@@ -32,9 +32,18 @@ func newStatements(schema string) statements {
 	upsert := ` ON CONFLICT (dir, name) DO UPDATE SET content = EXCLUDED.content,
 	mtime = greatest(EXCLUDED.mtime, f.mtime + 1), version = EXCLUDED.version, once = EXCLUDED.once`
 	return statements{
-		read:        sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2`),
-		readVersion: sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2 AND version = $3`),
-		readAtMost:  sub(`SELECT substring(content FROM 1 FOR $3) FROM {S}.files WHERE dir = $1 AND name = $2`),
+		read: sub(`SELECT content FROM {S}.files WHERE dir = $1 AND name = $2`),
+		// What confirms a notification: the row it names (NULLs when there is none) with its
+		// version, whether its hash is $3 (the SHA-256 of the content the notification
+		// carried, or NULL), and its content when $4 asks for it and the hash is not $3; and
+		// whether the session that sent it ($5, its process ID) is live and its role may
+		// write the table $6.
+		readBack: sub(`SELECT f.version, f.hash IS NOT DISTINCT FROM $3,
+	CASE WHEN $4 AND f.hash IS DISTINCT FROM $3 THEN f.content END,
+	EXISTS (SELECT FROM pg_stat_get_activity($5::integer) AS a
+		WHERE has_table_privilege(a.usesysid, $6::text, 'INSERT, UPDATE, DELETE'))
+FROM (SELECT) AS one LEFT JOIN {S}.files AS f ON f.dir = $1 AND f.name = $2`),
+		readAtMost: sub(`SELECT substring(content FROM 1 FOR $3) FROM {S}.files WHERE dir = $1 AND name = $2`),
 		// The files of $1, then its subfolders by a loose index scan over the folders below
 		// $2 (the child prefix; $3 is the bound above every path that starts with it). Each
 		// step moves to the least folder past the current one, skipping the whole subtree of

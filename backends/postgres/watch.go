@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"strconv"
@@ -29,10 +30,13 @@ const watchPing = 5 * time.Second
 // pool). A trigger on the
 // files table queues the notification in the same transaction as the change, and
 // PostgreSQL delivers notifications in commit order, so a change is announced exactly when
-// it commits and events for one file arrive in the order the writes landed. The event
-// carries the whole new content: small files travel in the notification, larger ones are
-// read back by the version the notification names; when that version has already been
-// replaced (the feed fell behind a later write), the feed sends a Resync in its place.
+// it commits and events for one file arrive in the order the writes landed. A notification
+// is only a hint (any role that can connect may send one): the feed reads the row back and
+// delivers what the table confirms, a write still at the version named, with the content
+// the notification carried (small files) or read from the row (larger ones), or a delete of
+// a row that is gone. When the version named has already been replaced (the feed fell
+// behind a later write), the feed sends a Resync in its place; a notification the table
+// contradicts is dropped.
 // When the connection is lost (a terminated session, a server restart, no answer to a
 // check within watchPing) the feed connects and listens again, backing off while the server
 // is away, then sends one FileEvent with Resync set. When the receiver falls watchBuffer
@@ -102,7 +106,7 @@ func (f *feed) receive(ctx context.Context, in chan<- driver.FileEvent) {
 		lost := false
 		switch {
 		case err == nil:
-			ev, ok, ferr := f.event(ctx, n.Payload)
+			ev, ok, ferr := f.event(ctx, n.PID, n.Payload)
 			if ferr != nil {
 				lost = true
 			} else if ok && !send(ctx, in, ev) {
@@ -144,30 +148,62 @@ func (f *feed) relisten(ctx context.Context) *pgx.Conn {
 	}
 }
 
-// event decodes a notification; ok is false for a malformed one, which is skipped. A write
-// whose version was already replaced comes back as a Resync. An error means the content
-// could not be fetched: the connection is to be replaced.
-func (f *feed) event(ctx context.Context, payload string) (ev driver.FileEvent, ok bool, err error) {
+// event turns a notification into the event to deliver, after reading its row back: any
+// role that can connect may NOTIFY on the channel, so a notification is only a hint, and
+// the table decides.
+//   - Confirmed: a write whose row is still at the version named, with the content the
+//     notification carried (or, for a large one, with the row's content read now); a delete
+//     of a row that is gone. It is delivered.
+//   - Contradicted: a version the row never had (past the row's), other content at the
+//     row's version, a delete of the row at its current version or a later one. Skipped, as
+//     is a malformed payload: ok is false.
+//   - Past: the row moved on (a later version, a delete, a write after a delete). The
+//     notification is delivered as it came when its sender is a live session whose role
+//     may write the table (such a role could have written anything anyway), and a large
+//     write comes back as a Resync; from any other sender the feed sends a Resync, since
+//     the table no longer shows what happened.
+//
+// An error means the row could not be read: the connection is to be replaced.
+func (f *feed) event(ctx context.Context, sender uint32, payload string) (ev driver.FileEvent, ok bool, err error) {
 	n, ok := parseNotification(payload)
 	if !ok {
 		return ev, false, nil
 	}
-	ev = driver.FileEvent{Path: joinPath(f.dir, n.name), Deleted: n.deleted, Content: n.content}
-	if !n.fetch {
-		return ev, true, nil
+	var carried []byte // the SHA-256 of the content the notification carried, if any
+	if !n.deleted && !n.fetch {
+		sum := sha256.Sum256([]byte(n.content))
+		carried = sum[:]
 	}
-	fetch, cancel := context.WithTimeout(ctx, watchPing)
+	read, cancel := context.WithTimeout(ctx, watchPing)
 	defer cancel()
+	var version *int64
+	var same *bool
 	var content []byte
-	err = f.conn.QueryRow(fetch, f.b.sql.readVersion, f.dir, n.name, n.version).Scan(&content)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return driver.FileEvent{Resync: true}, true, nil
-	}
+	var writer bool
+	table := pgx.Identifier{f.b.schema, "files"}.Sanitize()
+	err = f.conn.QueryRow(read, f.b.sql.readBack, f.dir, n.name, carried, n.fetch, int64(sender), table).
+		Scan(&version, &same, &content, &writer)
 	if err != nil {
 		return ev, false, err
 	}
-	ev.Content = string(content)
-	return ev, true, nil
+	ev = driver.FileEvent{Path: joinPath(f.dir, n.name), Deleted: n.deleted, Content: n.content}
+	gone := version == nil
+	switch {
+	case n.deleted && gone: // confirmed
+		return ev, true, nil
+	case !gone && *version == n.version && !n.deleted: // the version named
+		if n.fetch {
+			ev.Content = string(content)
+			return ev, true, nil
+		}
+		return ev, *same, nil
+	case !gone && *version <= n.version: // contradicted
+		return ev, false, nil
+	case writer && !n.fetch: // past, from a session that may write
+		return ev, true, nil
+	default: // past
+		return driver.FileEvent{Resync: true}, true, nil
+	}
 }
 
 // notification is a decoded payload of the files trigger:

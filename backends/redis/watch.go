@@ -27,7 +27,12 @@ const watchPing = 5 * time.Second
 // its event (path and whole new content, or the delete) in the same atomic step, on the
 // folder's channel in the folder's slot (sharded pub/sub on Redis 7, so it follows the
 // slot on a Cluster): events arrive in the order the changes landed, and none is missed
-// while the subscription holds. When it does not (the connection drops, the slot moves,
+// while the subscription holds. Any client may publish on that channel, so a message is
+// only a hint: the feed reads the file back and delivers a write only while the file holds
+// the content it carries, a delete only once the file is gone, and drops any other message
+// (one the scripts never sent, or one the file has moved past: the message of the change
+// that moved it follows and is delivered in its turn; the Store reads the revisions between
+// from its history). When it does not (the connection drops, the slot moves,
 // the receiver falls watchBuffer events behind) the feed subscribes again and sends one
 // FileEvent with Resync set, after which the receiver must re-read dir. Every change that
 // lands after WatchFiles returns is delivered or covered by a Resync. The channel is closed
@@ -159,8 +164,10 @@ func (b *Backend) receive(ctx context.Context, ps *redis.PubSub, ch string, in c
 			pinged = false
 			switch m := msg.(type) {
 			case *redis.Message:
-				if ev, ok := parseEvent(m.Payload); ok && !send(ctx, in, ev) {
-					return
+				if ev, ok := parseEvent(m.Payload); ok {
+					if ev, ok = b.confirm(ctx, ev); ok && !send(ctx, in, ev) {
+						return
+					}
 				}
 			case *redis.Subscription:
 				lost = m.Kind == "sunsubscribe" || m.Kind == "unsubscribe"

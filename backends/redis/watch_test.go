@@ -35,7 +35,8 @@ func wantEvent(t *testing.T, w <-chan driver.FileEvent, want driver.FileEvent) {
 }
 
 // watchOrder writes, swaps and deletes files in and around /plans through writer and checks
-// that the watcher on /plans sees exactly the changes directly inside it, in order.
+// that the watcher on /plans sees the changes directly inside it, in order, and nothing
+// else: only a write already replaced when the feed read it back may be missing.
 func watchOrder(t *testing.T, watcher, writer *Backend) {
 	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
@@ -68,8 +69,18 @@ func watchOrder(t *testing.T, watcher, writer *Backend) {
 	want = append(want, driver.FileEvent{Path: "/plans/a.md", Deleted: true})
 	mustWrite(t, writer, "/plans/b.md", "")
 	want = append(want, driver.FileEvent{Path: "/plans/b.md"})
-	for _, ev := range want {
-		wantEvent(t, w, ev)
+	// In order; a write the file had moved past when the feed read it back may be skipped,
+	// never the change that moved it.
+	for i := 0; i < len(want); i++ {
+		got := next(t, w)
+		j := i
+		for j < len(want) && want[j] != got && !want[j].Deleted && want[j].Path == got.Path {
+			j++
+		}
+		if j == len(want) || want[j] != got {
+			t.Fatalf("event %+v, want %+v", got, want[i])
+		}
+		i = j
 	}
 	select {
 	case ev := <-w:
@@ -121,8 +132,8 @@ func TestWatchFilesOverflowResync(t *testing.T) {
 		t.Fatal(err)
 	}
 	const writes = watchBuffer + 60
-	for i := range writes {
-		mustWrite(t, b, "/plans/a.md", fmt.Sprint(i))
+	for i := range writes { // one file each: a file written again before the feed reads it back is skipped
+		mustWrite(t, b, fmt.Sprintf("/plans/%d.md", i), fmt.Sprint(i))
 	}
 	// Let the feed fill its buffer and take in (and drop) the rest.
 	for deadline := time.Now().Add(10 * time.Second); len(w) < watchBuffer && time.Now().Before(deadline); {
@@ -130,7 +141,7 @@ func TestWatchFilesOverflowResync(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	for i := range watchBuffer {
-		wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: fmt.Sprint(i)})
+		wantEvent(t, w, driver.FileEvent{Path: fmt.Sprintf("/plans/%d.md", i), Content: fmt.Sprint(i)})
 	}
 	wantEvent(t, w, driver.FileEvent{Resync: true})
 	mustWrite(t, b, "/plans/a.md", "later")

@@ -37,8 +37,8 @@ func chromiumPath(t *testing.T) string {
 }
 
 // browser starts a headless Chromium with a fresh profile and no network beyond loopback,
-// speaking lang (e.g. "en-US", "zh-CN"), and returns a tab context.
-func browser(t *testing.T, lang string) context.Context {
+// speaking lang (e.g. "en-US", "zh-CN"), with any extra options, and returns a tab context.
+func browser(t *testing.T, lang string, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := chromiumPath(t)
 	opts := []chromedp.ExecAllocatorOption{
@@ -58,6 +58,7 @@ func browser(t *testing.T, lang string) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1360, 900),
 	}
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)

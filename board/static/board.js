@@ -10,7 +10,8 @@
       live: 'Live', connecting: 'Connecting…', reconnecting: 'Reconnecting…',
       signedIn: 'Signed in as {who}', readOnly: 'Read-only', notSignedIn: 'Not signed in: read-only',
       empty: 'No plans yet. A plan shows here as soon as an agent writes one.',
-      revision: 'Revision {rev}', changedBy: '{who} {what}', updated: 'updated {when}',
+      revision: 'Revision {rev}', changedBy: '{who} {what}', writtenBy: 'written by {who}', updated: 'updated {when}',
+      moreSteps: 'Show {n} more steps',
       act_write: 'edited the plan', act_step: 'moved a step', act_status: 'set the status',
       act_approve: 'approved it', act_revoke: 'withdrew the approval', act_delete: 'deleted it',
       approved: 'Approved at revision {rev} by {by}', unapproved: 'Not approved',
@@ -35,6 +36,7 @@
       err_revision_conflict: 'The plan changed after you opened it: you saw revision {rev}, it is now at revision {cur}. Nothing was changed. Look at the current revision, then try again.',
       err_read_only: 'This board is read-only: the server lets nobody act on it.',
       err_unauthenticated: 'Sign in to act on the board.',
+      err_sign_in_required: 'Sign in to see the plans.',
       err_cross_site: 'The request was refused because it did not come from this page.',
       err_not_json: 'The request was refused because it did not come from this page.',
       err_not_found: 'This plan no longer exists.',
@@ -56,7 +58,8 @@
       live: '实时', connecting: '连接中…', reconnecting: '重新连接中…',
       signedIn: '当前用户：{who}', readOnly: '只读', notSignedIn: '未登录：只读',
       empty: '还没有计划。智能体一写下计划，就会显示在这里。',
-      revision: '第 {rev} 版', changedBy: '{who} {what}', updated: '更新于 {when}',
+      revision: '第 {rev} 版', changedBy: '{who} {what}', writtenBy: '作者 {who}', updated: '更新于 {when}',
+      moreSteps: '再显示 {n} 个步骤',
       act_write: '编辑了计划', act_step: '移动了步骤', act_status: '设置了状态',
       act_approve: '批准了计划', act_revoke: '撤销了批准', act_delete: '删除了计划',
       approved: '已由 {by} 批准（第 {rev} 版）', unapproved: '未批准',
@@ -81,6 +84,7 @@
       err_revision_conflict: '你打开后此计划已被修改：你看到的是第 {rev} 版，现在是第 {cur} 版。没有做任何更改。请先查看当前版本，再重试。',
       err_read_only: '此看板为只读：服务器不允许任何人在此操作。',
       err_unauthenticated: '请先登录再操作。',
+      err_sign_in_required: '请先登录再查看计划。',
       err_cross_site: '请求被拒绝：它不是从本页面发出的。',
       err_not_json: '请求被拒绝：它不是从本页面发出的。',
       err_not_found: '此计划已不存在。',
@@ -138,7 +142,7 @@
   document.title = t('title');
   for (const e of document.querySelectorAll('[data-t]')) e.textContent = t(e.dataset.t);
 
-  const state = { me: { can_act: false, read_only: true }, plans: new Map(), warnings: [], total: 0, history: new Set(), seq: new Map() };
+  const state = { me: { can_act: false, read_only: true }, plans: new Map(), warnings: [], total: 0, history: new Set(), seq: new Map(), changes: new Map() };
 
   // --- talking to the board ---
   class BoardError extends Error {
@@ -158,6 +162,7 @@
     return body;
   }
   const planURL = (name) => 'api/plans/' + encodeURIComponent(name);
+  const stepsURL = (name, from) => planURL(name) + '/steps' + (from > 1 ? '?from=' + from : '');
   function act(path, payload) {
     return call(path, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Plan-Board': '1' }, body: JSON.stringify(payload) });
   }
@@ -209,11 +214,15 @@
 
     const meta = el('p', 'meta');
     const parts = [t('revision', { rev: p.revision })];
-    if (p.changed_by) parts.push(t('changedBy', { who: p.changed_by, what: t('act_' + (p.change_action || 'write')) }));
+    const seen = state.changes.get(p.name);
+    const by = p.changed_by || (seen && seen.revision === p.revision ? seen.actor : '');
+    const what = p.changed_by ? p.change_action : (seen && seen.revision === p.revision ? seen.action : '');
+    if (by) parts.push(t('changedBy', { who: by, what: t('act_' + (what || 'write')) }));
+    else if (p.author) parts.push(t('writtenBy', { who: p.author }));
     const w = when(p.updated_at);
     if (w) parts.push(t('updated', { when: w }));
     meta.textContent = parts.join(' · ');
-    meta.dataset.changedBy = p.changed_by || '';
+    meta.dataset.changedBy = by || '';
     card.append(meta);
 
     const list = el('ol', 'steps');
@@ -235,6 +244,14 @@
       list.append(li);
     }
     card.append(list);
+    if (p.next_from) {
+      const shown = (p.steps || []).length;
+      const total = (p.progress && p.progress.total) || 0;
+      const mb = el('button', 'small more-steps', t('moreSteps', { n: Math.max(total - shown, 1) }));
+      mb.type = 'button';
+      mb.addEventListener('click', () => moreSteps(p));
+      card.append(mb);
+    }
 
     const actions = el('div', 'actions');
     if (state.me.can_act) {
@@ -305,15 +322,41 @@
   }
 
   // --- loading ---
+  // The list gives summaries, a page at a time; each card's steps come per plan, a page at
+  // a time too, so no answer grows with the plans.
+  async function listAll() {
+    const plans = [];
+    let res, cursor = '', total = 0, warnings = [];
+    for (let i = 0; i < 1000; i++) {
+      res = await call('api/plans' + (cursor ? '?cursor=' + encodeURIComponent(cursor) : ''));
+      plans.push(...res.plans);
+      total = res.total;
+      if (i === 0) warnings = res.warnings || [];
+      if (!res.next_cursor) break;
+      cursor = res.next_cursor;
+    }
+    return { plans, total, warnings };
+  }
+  // card reads what a card shows of plan name: its summary and first page of steps, and its
+  // kept revisions when its history is open.
+  async function card(name) {
+    const p = await call(stepsURL(name));
+    if (state.history.has(name)) {
+      try { const d = await call(planURL(name)); p.history = d.history; p.changed_by = d.changed_by; p.change_action = d.change_action; } catch (e) { /* shown without */ }
+    }
+    return p;
+  }
   async function loadAll() {
     try {
-      const res = await call('api/plans');
+      const res = await listAll();
       state.plans = new Map();
       state.total = res.total;
       $('plans').replaceChildren();
       for (const p of res.plans) { state.plans.set(p.name, p); place(p, false); }
-      for (const name of state.history) if (state.plans.has(name)) refresh(name, false);
-      if (res.warnings && res.warnings.length) notice(res.warnings.map((w) => t('warning', { name: w.name, msg: w.message })).join(' '), 'error');
+      const queue = res.plans.map((p) => p.name);
+      const worker = async () => { while (queue.length) await refresh(queue.shift(), true); };
+      await Promise.all([worker(), worker(), worker(), worker()]);
+      if (res.warnings.length) notice(res.warnings.map((w) => t('warning', { name: w.name, msg: w.message })).join(' '), 'error');
       renderHeader();
       document.body.dataset.loaded = '1';
     } catch (e) { notice(errorText(e), 'error'); }
@@ -323,7 +366,7 @@
     const n = (state.seq.get(name) || 0) + 1;
     state.seq.set(name, n);
     try {
-      const p = await call(planURL(name));
+      const p = await card(name);
       if (state.seq.get(name) !== n) return;
       const shown = state.plans.get(name);
       if (shown && shown.revision > p.revision) return;
@@ -335,6 +378,17 @@
     } catch (e) {
       if (state.seq.get(name) === n && e.code === 'not_found') removePlan(name);
     }
+  }
+  // moreSteps appends the next page of a card's steps.
+  async function moreSteps(p) {
+    try {
+      const next = await call(stepsURL(p.name, p.next_from));
+      const shown = state.plans.get(p.name);
+      if (!shown || shown !== p || next.revision !== p.revision) { refresh(p.name, true); return; }
+      p.steps = (p.steps || []).concat(next.steps);
+      p.next_from = next.next_from;
+      place(p, false);
+    } catch (e) { notice(errorText(e), 'error'); }
   }
 
   function connect() {
@@ -348,7 +402,11 @@
       let c;
       try { c = JSON.parse(ev.data); } catch (e) { return; }
       if (!c || typeof c.name !== 'string' || !c.name) return;
-      if (c.action === 'delete') { removePlan(c.name); state.total = Math.max(0, state.total - 1); renderHeader(); return; }
+      if (c.action === 'delete') {
+        if (state.plans.has(c.name)) state.total = Math.max(0, state.total - 1);
+        removePlan(c.name); state.changes.delete(c.name); return;
+      }
+      state.changes.set(c.name, { revision: c.revision, actor: c.actor || '', action: c.action });
       refresh(c.name, false);
     });
     es.addEventListener('error', () => setLive('reconnecting'));
@@ -438,6 +496,7 @@
   (async function start() {
     try { state.me = await call('api/me'); } catch (e) { /* read-only until known */ }
     renderHeader();
+    if (state.me.sign_in_to_read && !state.me.can_act) { notice(t('err_sign_in_required'), 'error'); return; }
     connect();
   })();
 })();

@@ -20,6 +20,7 @@ const defaultServeAddr = "127.0.0.1:8080"
 // serve runs the plan board (package board) on -addr until interrupted. On a loopback
 // address, whoever opens the page acts as $USER, as with approve and take; on any other
 // address the board is read-only, since anyone who reaches it would act as that person.
+// The board answers only for the address it listens on and the loopback names (serveHosts).
 func (c *cli) serve([]string) error {
 	addr := c.addr
 	if addr == "" {
@@ -45,6 +46,7 @@ func (c *cli) serve([]string) error {
 	if err != nil {
 		return &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot listen on %s: %v", addr, err)}
 	}
+	opts = append(opts, board.WithHosts(serveHosts(host, ln.Addr())...))
 	srv := &http.Server{
 		Handler:           board.New(store, opts...),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -82,4 +84,36 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// serveHosts names the hosts the board answers for when listening on host at addr: the
+// loopback names and the address listened on, each with the port, and, on an address of
+// every interface, this machine's name and interface addresses. Any other Host header is
+// refused, so a page on a host name rebound to this address gets nothing.
+func serveHosts(host string, addr net.Addr) []string {
+	_, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return nil
+	}
+	names := []string{"localhost", "127.0.0.1", "::1"}
+	if host != "" {
+		names = append(names, host)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		if name, err := os.Hostname(); err == nil && name != "" {
+			names = append(names, name)
+		}
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range addrs {
+				if n, ok := a.(*net.IPNet); ok {
+					names = append(names, n.IP.String())
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, net.JoinHostPort(n, port))
+	}
+	return out
 }

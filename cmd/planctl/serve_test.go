@@ -89,3 +89,47 @@ func TestServeRefusesABadAddress(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code)
 	assert.Contains(t, r.stderr, "-addr applies to serve only")
 }
+
+func TestServeRefusesARequestForAnotherHostName(t *testing.T) {
+	dir := newDir(t)
+	t.Setenv("USER", "alice")
+	url, _ := startServe(t, "-dir", dir, "serve", "-addr", "127.0.0.1:0")
+	port := url[strings.LastIndex(url, ":")+1 : len(url)-1]
+
+	// A page on rebound.test, whose name now resolves to 127.0.0.1, approves as the board's
+	// own page would: same origin as far as the browser can tell.
+	req, err := http.NewRequest(http.MethodPost, url+"api/plans/ship/approve", strings.NewReader(`{"revision":1}`))
+	require.NoError(t, err)
+	req.Host = "rebound.test:" + port
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Plan-Board", "1")
+	req.Header.Set("Origin", "http://rebound.test:"+port)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode)
+
+	req, err = http.NewRequest(http.MethodGet, url+"api/plans/ship", nil)
+	require.NoError(t, err)
+	req.Host = "rebound.test:" + port
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode, "nothing is read for another host either")
+
+	r := planctl(t, "-dir", dir, "show", "ship")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, "approved at")
+
+	// The loopback names it serves under still work.
+	for _, host := range []string{"localhost:" + port, "127.0.0.1:" + port} {
+		req, err = http.NewRequest(http.MethodGet, url+"api/plans/ship", nil)
+		require.NoError(t, err)
+		req.Host = host
+		resp, err = http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, host)
+	}
+}
