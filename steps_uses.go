@@ -3,6 +3,8 @@ package plan
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A step names the gated tools (Config.GatedTools) it may use with "(uses deploy_prod,
@@ -64,7 +66,8 @@ func suffixRun(s string) (after []int, uses []string, ok bool) {
 }
 
 // usesList reads "uses a, b" (the inside of a "(uses …)"): the names, and whether group is
-// such a list. A name is 1 to maxToolNameLen bytes without spaces, commas or parentheses;
+// such a list. A name is 1 to maxToolNameLen bytes of UTF-8 without spaces, control
+// characters, commas or parentheses;
 // a list with any other entry is no list, so it unlocks nothing.
 func usesList(group string) ([]string, bool) {
 	list, found := strings.CutPrefix(group, "uses ")
@@ -74,7 +77,7 @@ func usesList(group string) ([]string, bool) {
 	var names []string
 	for f := range strings.SplitSeq(list, ",") {
 		name := strings.TrimSpace(f)
-		if name == "" || len(name) > maxToolNameLen || strings.ContainsAny(name, " \t,()") {
+		if name == "" || len(name) > maxToolNameLen || !utf8.ValidString(name) || strings.ContainsFunc(name, notInToolName) {
 			return nil, false
 		}
 		names = append(names, name)
@@ -82,8 +85,8 @@ func usesList(group string) ([]string, bool) {
 	return names, true
 }
 
-// usesOf is the tools a step's text says it may use (stepSuffixes).
-func usesOf(text string) []string {
-	_, uses := stepSuffixes(text)
-	return uses
+// notInToolName reports whether r may not be part of a name in "(uses …)": spaces, control
+// characters, commas and parentheses.
+func notInToolName(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || r == ',' || r == '(' || r == ')'
 }
