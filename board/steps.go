@@ -17,6 +17,9 @@ type stepView struct {
 	// its line kept says; "" when none does.
 	By    string `json:"by,omitempty"`
 	Depth int    `json:"depth,omitempty"`
+	// Uses are the gated tools the step may use, as its "(uses …)" names them (plan.Step.Uses):
+	// what a person approving the plan lets it do.
+	Uses []string `json:"uses,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -24,7 +27,7 @@ func stepsOf(body string) []stepView {
 	steps := plan.ParseSteps(body)
 	out := make([]stepView, 0, len(steps))
 	for _, s := range steps {
-		v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth}
+		v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, Uses: s.Uses}
 		text, tag, ok := cutTag(s.Text)
 		switch {
 		case ok && s.State == plan.StepInProgress && tag == s.Holder:
