@@ -160,12 +160,17 @@ func TestToolNotNamedAdviceAndTeachingInBothLanguages(t *testing.T) {
 	ctx := context.Background()
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		backend := approvedPlans(t, map[string]string{"readme": "# Docs\n- [ ] Fix a typo in the README (uses write_file)\n"})
+		store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+		require.NoError(t, err)
+		_, err = store.Put(ctx, plan.Update{Name: "draft", Content: gatePtr("# Draft\n- [ ] Deploy\n")})
+		require.NoError(t, err)
 		var deploys atomic.Int32
 		var log gateLog
 		model, runner := usesAgent(t, &plan.Config{Backend: backend, AgentName: "worker", GatedTools: []string{"deploy_prod"}, Language: lang},
 			filesystem.NewInMemoryBackend(), &deploys, &log,
 			takeStep("readme", 1), deploy,
 			plantest.CallTool("plan_template", `{"goal":"ship v2"}`),
+			takeStep("draft", 1),
 			plantest.Answer("done"))
 		gateEvents(t, runner.Query(ctx, "ship"))
 
@@ -179,6 +184,10 @@ func TestToolNotNamedAdviceAndTeachingInBothLanguages(t *testing.T) {
 		template := gateResult(t, model, 3)
 		assert.Contains(t, template, "(uses deploy_prod)", "plan_template teaches (uses …)")
 		assert.Equal(t, lang == adk.LanguageChinese, gateHan(template))
+		code, msg = gateCode(t, gateResult(t, model, 4))
+		assert.Equal(t, "not_approved", code, "the draft is not approved")
+		assert.Contains(t, msg, "(uses", "the not_approved advice teaches (uses …): %s", msg)
+		assert.Equal(t, lang == adk.LanguageChinese, gateHan(msg), msg)
 		system := model.Calls()[0].Input[0]
 		require.Equal(t, schema.System, system.Role)
 		assert.Contains(t, system.Content, "(uses tool_a, tool_b)", "the instruction teaches (uses …)")

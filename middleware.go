@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -201,7 +202,11 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 		template = texts["template"]
 	}
 	if m.gated != nil {
+		// Plan mode: the plan must name what each step may use, so the guide and the
+		// not_approved advice teach "(uses …)".
 		template = strings.TrimRight(template, "\n") + "\n\n" + texts["template.uses"] + "\n"
+		texts = maps.Clone(texts)
+		texts["err.not_approved"] = texts["err.not_approved.gated"]
 	}
 	env := &toolEnv{store: m.store, workspace: m.cfg.Workspace, texts: texts, template: template,
 		agent: m.agentIn, role: m.roleIn, sink: m.changeSink(), listens: m.listening, requireApproval: m.cfg.RequireApproval}

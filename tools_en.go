@@ -166,6 +166,7 @@ How to check the result (tests to run, outputs to inspect).
 	"approval.already":               "Already approved; nothing to ask.",
 	"digest.approved":                "approved",
 	"err.not_approved":               "plan {name} is not approved yet, so its steps cannot move; call request_plan_approval, or wait for a person to approve it",
+	"err.not_approved.gated":         "plan {name} is not approved yet, so its steps cannot move; make each step that needs a tool with side effects end with (uses tool_name), then call request_plan_approval, or wait for a person to approve it",
 	"err.approval_stale":             "plan {name} changed from revision {rev} to {current} while a person reviewed it; nothing was approved. Read it with read_plan, then call request_plan_approval again",
 	"err.no_decision":                "no decision was given on plan {name}; it is not approved. Call request_plan_approval again later, or wait for a person",
 	"err.approval_orchestrator_only": "request_plan_approval is for the orchestrator only; wait until a person approves the plan, or tell the orchestrator it needs approval",

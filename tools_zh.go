@@ -164,6 +164,7 @@ var textsZH = map[string]string{
 	"approval.already":               "已经批准；无需再次请求。",
 	"digest.approved":                "已批准",
 	"err.not_approved":               "计划 {name} 尚未获批，步骤不能推进；请调用 request_plan_approval，或等待有人批准",
+	"err.not_approved.gated":         "计划 {name} 尚未获批，步骤不能推进；请让每个需要有副作用工具的步骤以 (uses 工具名) 结尾，然后调用 request_plan_approval，或等待有人批准",
 	"err.approval_stale":             "计划 {name} 在审批期间从 revision {rev} 变为 {current}；未批准任何内容。请用 read_plan 重新读取，再调用 request_plan_approval",
 	"err.no_decision":                "计划 {name} 没有得到审批决定，仍未获批。请稍后再调用 request_plan_approval，或等待有人处理",
 	"err.approval_orchestrator_only": "request_plan_approval 仅供编排者使用；请等待计划获批，或告知编排者该计划需要审批",
