@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,9 +17,10 @@ import (
 
 // GatedCall reports one call of a gated tool (Config.GatedTools), before it runs: who called
 // what, and under which hold. A call runs only while Agent holds step Step of plan Plan,
-// approved at Revision, its revision when the call was checked; a refused call has Allowed
-// false, Reason saying why, and Plan, Step and Revision of the hold or plan it lacked the
-// approval of, when there is one.
+// approved at Revision, its revision when the call was checked, and the step names Tool in
+// its "(uses …)" (Uses; any held step with Config.GateAnyHeldStep). A refused call has
+// Allowed false, Reason saying why, and Plan, Step, Revision and Uses of the hold or plan it
+// lacked the approval or the naming of, when there is one.
 type GatedCall struct {
 	Tool  string `json:"tool"`
 	Agent string `json:"agent"` // the run's agent name: "worker", or "worker·2" for a second run at once
@@ -26,13 +28,16 @@ type GatedCall struct {
 	Allowed bool `json:"allowed"`
 	// Reason is why a call was refused: "no_agent" (the run has no name to hold steps by),
 	// "no_plan", "not_approved" (no plan is approved), "hold_not_approved" (the step held
-	// is on a plan not approved at its current revision), "no_step" (nothing held) or
-	// "unavailable" (the plans could not be read). "" when Allowed.
+	// is on a plan not approved at its current revision), "tool_not_named" (the step held
+	// on an approved plan does not name Tool in its "(uses …)"), "no_step" (nothing held)
+	// or "unavailable" (the plans could not be read). "" when Allowed.
 	Reason   string `json:"reason,omitempty"`
 	Plan     string `json:"plan,omitempty"`
 	Step     int    `json:"step,omitempty"`
 	StepText string `json:"step_text,omitempty"`
 	Revision int64  `json:"revision,omitempty"`
+	// Uses are the gated tools the step held may use (Step.Uses).
+	Uses []string `json:"uses,omitempty"`
 }
 
 func init() {
@@ -45,6 +50,7 @@ const (
 	gateNoPlan          = "no_plan"
 	gateNotApproved     = "not_approved"
 	gateHoldNotApproved = "hold_not_approved"
+	gateToolNotNamed    = "tool_not_named"
 	gateNoStep          = "no_step"
 	gateUnavailable     = "unavailable"
 )
@@ -72,7 +78,7 @@ func newGate(list []string) (*gate, error) {
 		}
 	}
 	for _, n := range defaultToolNames {
-		if g.names[n] {
+		if g.names[n] && n != ToolExportPlanToFile { // gated anyway: see gatesExport
 			return nil, fmt.Errorf("plan: GatedTools names %q, a plan tool: plan tools are never gated", n)
 		}
 	}
@@ -114,7 +120,7 @@ func (m *middleware[M]) gates(ctx context.Context, name string) bool {
 // check decides a call of the tool name: ok when it may run; otherwise the result the model
 // gets instead. Both are reported to the host.
 func (m *middleware[M]) check(ctx context.Context, name string) (refusal string, ok bool) {
-	if !m.gates(ctx, name) {
+	if !m.gates(ctx, name) && !m.gatesExport(name) {
 		return "", true
 	}
 	call := m.decide(ctx, name)
@@ -128,9 +134,16 @@ func (m *middleware[M]) check(ctx context.Context, name string) (refusal string,
 	return m.refusal(ctx, call), false
 }
 
+// gatesExport reports whether name is this middleware's export_plan_to_file under
+// GatedTools: it writes a file as a file tool does, so it passes the same gate, under the
+// name its model sees.
+func (m *middleware[M]) gatesExport(name string) bool {
+	return m.gated != nil && name == m.names[ToolExportPlanToFile]
+}
+
 // decide finds the hold a call of tool runs under: a step in progress held by the calling
-// agent on a plan approved at its current revision, in the most recently updated plan that
-// has one.
+// agent that names tool in its "(uses …)" (any held step with Config.GateAnyHeldStep), on
+// a plan approved at its current revision, in the most recently updated plan that has one.
 func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 	call := GatedCall{Tool: tool, Agent: m.agentIn(ctx)}
 	if call.Agent == "" {
@@ -146,7 +159,11 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 	copy(plans, listing.Plans)
 	sort.SliceStable(plans, func(i, j int) bool { return plans[i].UpdatedAt.After(plans[j].UpdatedAt) })
 	holder := holderName(call.Agent)
-	var held, approved *Summary
+	var approved *Summary
+	// held is the first hold of a plan not approved (one naming tool first); unnamed the
+	// first hold of an approved plan that does not name tool.
+	var held, unnamed *GatedCall
+	heldNames := false
 	for i := range plans {
 		p := &plans[i]
 		if p.Approval != nil && approved == nil {
@@ -163,19 +180,33 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 			if holderOf(s) != holder || !m.store.holdLive(cur, s) {
 				continue // not the caller's, or its lease ran out (another agent may take it)
 			}
-			if cur.Approval != nil {
-				call.Allowed, call.Plan, call.Step, call.Revision = true, cur.Name, s.Number, cur.Revision
-				call.StepText, _ = splitHolder(s.Text)
-				return call
-			}
-			if held == nil {
-				held = &Summary{Name: cur.Name, Revision: cur.Revision, CurrentStep: &Step{Number: s.Number}}
+			names := m.cfg.GateAnyHeldStep || slices.Contains(s.Uses, tool)
+			hold := call
+			hold.Plan, hold.Step, hold.Revision, hold.Uses = cur.Name, s.Number, cur.Revision, slices.Clone(s.Uses)
+			switch {
+			case cur.Approval != nil && names:
+				hold.Allowed = true
+				hold.StepText, _ = splitHolder(s.Text)
+				return hold
+			case cur.Approval != nil:
+				if unnamed == nil {
+					unnamed = &hold
+				}
+			case held == nil || names && !heldNames:
+				held, heldNames = &hold, names
 			}
 		}
 	}
 	switch {
+	case held != nil && heldNames:
+		held.Reason = gateHoldNotApproved
+		return *held
+	case unnamed != nil:
+		unnamed.Reason = gateToolNotNamed
+		return *unnamed
 	case held != nil:
-		call.Reason, call.Plan, call.Step, call.Revision = gateHoldNotApproved, held.Name, held.CurrentStep.Number, held.Revision
+		held.Reason = gateHoldNotApproved
+		return *held
 	case approved != nil:
 		call.Reason, call.Plan, call.Revision = gateNoStep, approved.Name, approved.Revision
 	case len(plans) == 0:
@@ -197,8 +228,12 @@ func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 			key += ".sub"
 		}
 	}
+	uses := texts["gate.uses_none"]
+	if len(call.Uses) > 0 {
+		uses = strings.Join(call.Uses, ", ")
+	}
 	msg := strings.NewReplacer("{tool}", call.Tool, "{name}", call.Plan, "{step}", itoa(call.Step),
-		"{rev}", fmt.Sprint(call.Revision), "{agent}", call.Agent).Replace(texts[key])
+		"{rev}", fmt.Sprint(call.Revision), "{agent}", call.Agent, "{uses}", uses).Replace(texts[key])
 	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: CodeNotApproved, Message: msg, CurrentRevision: call.Revision}})
 	return s
 }

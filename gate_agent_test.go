@@ -156,7 +156,7 @@ func fileOn(ctx context.Context, fs *filesystem.InMemoryBackend, path string) (s
 	return fc.Content, true
 }
 
-const gatePlan = "# Release\n- [ ] Write the changelog\n- [ ] Tag the release\n"
+const gatePlan = "# Release\n- [ ] Write the changelog (uses write_file, edit_file)\n- [ ] Tag the release (uses write_file)\n"
 
 // approvedRelease stores gatePlan as plan release, approved by ana, on a fresh
 // MemoryBackend, and gives Eino's filesystem middleware on an in-memory file system.
@@ -269,7 +269,8 @@ func TestGatedFileToolsRunOnlyUnderAnApprovedStep(t *testing.T) {
 	ran := heard[3]
 	assert.True(t, ran.Allowed)
 	assert.Equal(t, plan.GatedCall{Tool: "write_file", Agent: "planner", Allowed: true, Plan: "release", Step: 1,
-		StepText: "Write the changelog", Revision: 3}, ran, "the write ran under step 1 at revision 3")
+		StepText: "Write the changelog (uses write_file, edit_file)", Revision: 3,
+		Uses: []string{"edit_file", "write_file"}}, ran, "the write ran under step 1 at revision 3")
 	assert.Equal(t, "edit_file", heard[4].Tool)
 	assert.False(t, heard[4].Allowed)
 
@@ -315,7 +316,8 @@ func TestDeepAgentWorkersWriteOnlyUnderTheirOwnSteps(t *testing.T) {
 	heard := log.calls()
 	require.Len(t, heard, 3, "%+v", heard)
 	assert.Equal(t, plan.GatedCall{Tool: "write_file", Agent: "writer-a", Allowed: true, Plan: "release", Step: 1,
-		StepText: "Write the changelog", Revision: 3}, heard[0])
+		StepText: "Write the changelog (uses write_file, edit_file)", Revision: 3,
+		Uses: []string{"edit_file", "write_file"}}, heard[0])
 	assert.Equal(t, "writer-b", heard[1].Agent)
 	assert.Equal(t, "no_step", heard[1].Reason, "writer-a's step does not let writer-b write")
 	assert.Equal(t, "writer-b", heard[2].Agent)

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// A step may wait for others: its text ends with "(after 2, 3)", before any note a move
-// appended (" — note") and before its holder's tag, e.g. "- [~] Deploy (after 2, 3) (@w1)".
+// A step may wait for others: its text ends with "(after 2, 3)" (in any order with other
+// suffixes such as "(uses …)", steps_uses.go), before any note a move appended (" — note")
+// and before its holder's tag, e.g. "- [~] Deploy (after 2, 3) (@w1)".
 // The numbers are step numbers as ParseSteps counts them. A step is ready when every step it
 // waits for is completed or skipped: a failed prerequisite blocks it until the plan is
 // rewritten. The Store refuses a body whose prerequisites name a step that does not exist
@@ -18,33 +19,16 @@ import (
 // maxAfterStep bounds a number read from "(after …)": anything larger names no step.
 const maxAfterStep = 1 << 20
 
-// afterPattern is "(after 2, 3)" ("step"/"steps" may precede the numbers, commas may lack the
-// space), anchored at the end of what it is matched against.
-var afterPattern = regexp.MustCompile(`\(after (?:steps? )?([0-9]{1,8}(?:, ?[0-9]{1,8})*)\)$`)
+// afterGroup is the inside of "(after 2, 3)" ("step"/"steps" may precede the numbers, commas
+// may lack the space).
+var afterGroup = regexp.MustCompile(`^after (?:steps? )?([0-9]{1,8}(?:, ?[0-9]{1,8})*)$`)
 
-// afterOf reads the prerequisites of a step from its text: the numbers of an "(after …)"
-// that ends the text once its holder's tag and any notes are cut off, in ascending order
-// without repeats; nil when there is none.
+// afterOf reads the prerequisites of a step from its text: the numbers of its "(after …)",
+// read among the suffixes that end the text before any notes (stepSuffixes), in ascending
+// order without repeats; nil when there is none.
 func afterOf(text string) []int {
-	if !strings.Contains(text, "(after ") {
-		return nil
-	}
-	rest := text
-	for {
-		// A holder's tag (or the mark of nobody) may end the text and what comes before a
-		// note: a step claimed, then finished with a note, reads "x (after 1) (@w1) — note".
-		rest, _ = splitHolder(rest)
-		rest = strings.TrimSuffix(rest, nobodyTag)
-		if m := afterPattern.FindStringSubmatch(rest); m != nil {
-			return parseAfterList(m[1])
-		}
-		// A note appended by a move follows the step's own text: look before it.
-		i := strings.LastIndex(rest, stepNoteSep)
-		if i < 0 {
-			return nil
-		}
-		rest = rest[:i]
-	}
+	after, _ := stepSuffixes(text)
+	return after
 }
 
 func parseAfterList(list string) []int {

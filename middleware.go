@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -116,17 +117,25 @@ type Config struct {
 	// GatedTools turns it on.
 	RequireApproval bool
 	// GatedTools names tools of the agent, other than plan tools, that have side effects: a
-	// call of one runs only while the calling agent holds an in_progress step of a plan that
-	// is approved at its current revision. Otherwise the tool does not run, the model gets
+	// call of one runs only while the calling agent holds an in_progress step that names the
+	// tool in its "(uses …)" ("- [ ] Deploy (after 3) (uses deploy_prod)", Step.Uses), of a
+	// plan that is approved at its current revision; a step naming no tools unlocks none.
+	// Otherwise the tool does not run, the model gets
 	// {"error":{"code":"not_approved","message":...}} saying what to do next, and the run goes
 	// on. "*" gates every tool except plan tools, adk's exit and transfer_to_agent, and a call of
 	// one of Eino's agent starters (adk.NewAgentTool, a deep agent's task) whose sub-agent has
 	// a plan middleware gating every tool ("*") itself; a tool that merely declares a
-	// subagent_type parameter, or starts an agent without such a middleware, is gated. Setting
+	// subagent_type parameter, or starts an agent without such a middleware, is gated. With any
+	// GatedTools, export_plan_to_file, which writes a Workspace file, is gated too, under its
+	// name as the model sees it (so a step must name it); naming it here is allowed. Setting
 	// it implies RequireApproval. Sub-agents act under their own holds, so each sub-agent that
 	// calls gated tools needs a plan middleware with GatedTools too; an orchestrator that acts
 	// itself takes a step like anyone else.
 	GatedTools []string
+	// GateAnyHeldStep is a weaker GatedTools: any step the calling agent holds of an approved
+	// plan unlocks every gated tool, whatever its "(uses …)" names, so a person who approved
+	// "Fix a typo" has approved deploying under it too. Off by default.
+	GateAnyHeldStep bool
 	// OnGatedCall hears every call of a gated tool, run or refused, before it runs; during
 	// a run the same GatedCall is also emitted as an Eino event whose
 	// Output.CustomizedOutput is the GatedCall.
@@ -204,6 +213,13 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 	template := m.cfg.Template
 	if strings.TrimSpace(template) == "" {
 		template = texts["template"]
+	}
+	if m.gated != nil {
+		// Plan mode: the plan must name what each step may use, so the guide and the
+		// not_approved advice teach "(uses …)".
+		template = strings.TrimRight(template, "\n") + "\n\n" + texts["template.uses"] + "\n"
+		texts = maps.Clone(texts)
+		texts["err.not_approved"] = texts["err.not_approved.gated"]
 	}
 	env := &toolEnv{store: m.store, workspace: m.cfg.Workspace, texts: texts, template: template,
 		agent: m.agentIn, role: m.roleIn, sink: m.changeSink(), listens: m.listening, requireApproval: m.cfg.RequireApproval}

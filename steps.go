@@ -43,6 +43,10 @@ type Step struct {
 	// its text ends with (before any note and holder tag; graph.go). Text keeps them as
 	// written. nil when it waits for none.
 	After []int `json:"after,omitempty"`
+	// Uses are the gated tools the step may use (Config.GatedTools), sorted: the names of
+	// the "(uses deploy_prod, write_file)" its text ends with (steps_uses.go). Text keeps
+	// them as written. nil when it names none: then it unlocks no gated tool.
+	Uses []string `json:"uses,omitempty"`
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known
@@ -131,7 +135,7 @@ func parseSteps(body string) []Step {
 			steps = make([]Step, 0, n)
 		}
 		it.step.Holder = holderOf(it.step)
-		it.step.After = afterOf(it.step.Text)
+		it.step.After, it.step.Uses = stepSuffixes(it.step.Text)
 		steps = append(steps, it.step)
 		return true
 	})
@@ -354,11 +358,16 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	updated.State = to
 	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
 	updated.Holder = holderOf(updated)
-	updated.After = afterOf(updated.Text)
-	if !slices.Equal(updated.After, afterOf(it.step.Text)) {
+	updated.After, updated.Uses = stepSuffixes(updated.Text)
+	after, uses := stepSuffixes(it.step.Text)
+	if !slices.Equal(updated.After, after) {
 		// The note ends, or a later note will leave it ending, like "(after N)": a move
 		// changes a step's state, never what it waits for.
 		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAfter, Field: fieldNote, Value: note, Step: number})
+	}
+	if !slices.Equal(updated.Uses, uses) {
+		// Nor what it may use: an approved step's tools are the ones a person approved.
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteUses, Field: fieldNote, Value: note, Step: number})
 	}
 	return newBody, updated, nil
 }

@@ -134,13 +134,15 @@ func (s *Store) lastApproved(ctx context.Context, cur *Plan) (int64, error) {
 }
 
 // approvalRequest builds what a person is shown to approve plan name at its current revision:
-// the plan, and what changed since the last approved revision when the history still has it.
+// the plan, its steps with the tools each may use, and what changed since the last approved
+// revision when the history still has it.
 func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Plan, ApprovalRequest, error) {
 	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {
 		return nil, ApprovalRequest{}, err
 	}
-	req := ApprovalRequest{Name: name, Revision: cur.Revision, Title: cur.Title, Content: cur.Content, Message: message}
+	req := ApprovalRequest{Name: name, Revision: cur.Revision, Title: cur.Title, Content: cur.Content, Message: message,
+		Steps: ParseSteps(cur.Content)}
 	if cur.Approval != nil {
 		return cur, req, nil
 	}

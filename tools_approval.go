@@ -26,6 +26,10 @@ type ApprovalRequest struct {
 	Content  string
 	Diff     string
 	Message  string // what the agent said when asking
+	// Steps are the steps of Content, each with the gated tools it may use (Step.Uses):
+	// under Config.GatedTools, approving lets each step use exactly those, and a step that
+	// names none use none.
+	Steps []Step
 }
 
 // ApprovalDecision is the resume data a host passes for an ApprovalRequest, by interrupt ID,

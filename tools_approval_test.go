@@ -158,7 +158,7 @@ func TestApprovalApproved(t *testing.T) {
 	paused := r.start(runner)
 	require.Len(t, paused, 1)
 	assert.Equal(t, plan.ApprovalRequest{Name: "release", Revision: 1, Title: "Release", Content: approvalPlan,
-		Message: "ready for review"}, paused[0].req)
+		Message: "ready for review", Steps: plan.ParseSteps(approvalPlan)}, paused[0].req)
 	require.Nil(t, r.get("release").Approval, "nothing is approved while the person looks")
 
 	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
@@ -179,6 +179,27 @@ func TestApprovalApproved(t *testing.T) {
 	require.Len(t, hist, 3)
 	assert.Equal(t, plan.ActionApprove, hist[1].Action)
 	assert.Equal(t, "ana", hist[1].Author, "the history names the person who approved, not the agent that asked")
+}
+
+// The approval request lists each step with the gated tools it may use, so a person
+// approves exactly that: a step that names none may use none.
+func TestTheApprovalRequestListsWhatEachStepMayUse(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	body := "# Release\n- [ ] Run the tests\n- [ ] Deploy to production (after 1) (uses deploy_prod)\n- [ ] Announce it (uses post_message, write_file)\n"
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", body, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+		plantest.Answer("waiting"),
+	)
+	paused := r.start(r.runner(model))
+	require.Len(t, paused, 1)
+	steps := paused[0].req.Steps
+	require.Len(t, steps, 3)
+	assert.Nil(t, steps[0].Uses)
+	assert.Equal(t, "Deploy to production (after 1) (uses deploy_prod)", steps[1].Text)
+	assert.Equal(t, []string{"deploy_prod"}, steps[1].Uses)
+	assert.Equal(t, []int{1}, steps[1].After)
+	assert.Equal(t, []string{"post_message", "write_file"}, steps[2].Uses)
 }
 
 // A rejection writes nothing and hands the person's feedback to the model, which revises the

@@ -224,3 +224,21 @@ func TestStepsShowTheirTextWithoutTagsAndWhoHeldThem(t *testing.T) {
 		t.Errorf("released step %+v", released)
 	}
 }
+
+// A step's "(uses …)" reaches the page as its uses: what the review dialog lists.
+func TestStepsCarryTheToolsTheyMayUse(t *testing.T) {
+	r := newRig(t)
+	r.put("deploy", "# Deploy\n- [ ] Fix a typo\n- [ ] Deploy (after 1) (uses deploy_prod, write_file)\n")
+	var p struct {
+		Steps []struct {
+			Number int      `json:"number"`
+			Uses   []string `json:"uses"`
+		} `json:"steps"`
+	}
+	if st := r.get("/api/plans/deploy", &p); st != http.StatusOK {
+		t.Fatalf("status %d", st)
+	}
+	if len(p.Steps) != 2 || p.Steps[0].Uses != nil || strings.Join(p.Steps[1].Uses, ",") != "deploy_prod,write_file" {
+		t.Fatalf("steps %+v", p.Steps)
+	}
+}

@@ -19,6 +19,9 @@ type stepView struct {
 	Depth int    `json:"depth,omitempty"`
 	// Cut reports that Text was cut short to bound the answer; the plan's body has it whole.
 	Cut bool `json:"cut,omitempty"`
+	// Uses are the gated tools the step may use, as its "(uses …)" names them (plan.Step.Uses):
+	// what a person approving the plan lets it do.
+	Uses []string `json:"uses,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -34,7 +37,7 @@ func stepsOf(body string) []stepView {
 // stepViewOf is step s as the page shows it: the holder's tag (or the tag of who held it)
 // apart from the text.
 func stepViewOf(s plan.Step) stepView {
-	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth}
+	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, Uses: s.Uses}
 	text, tag, ok := cutTag(s.Text)
 	switch {
 	case ok && s.State == plan.StepInProgress && tag == s.Holder:

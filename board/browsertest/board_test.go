@@ -205,3 +205,30 @@ func TestRejectingInThePageNeedsFeedbackAndPassesItOn(t *testing.T) {
 		t.Fatalf("stored %+v %v", p, err)
 	}
 }
+
+// The review dialog lists, per step, the gated tools its "(uses …)" names, and "nothing" for
+// a step that names none, so a person approves exactly that; in the browser's language.
+func TestReviewListsWhatEachStepMayUse(t *testing.T) {
+	r := newRig(t, asPerson("alice"))
+	r.put("deploy", "# Deploy\n- [ ] Fix a typo in the README\n- [ ] Deploy to production (after 1) (uses deploy_prod, write_file)\n")
+	for _, tc := range []struct{ lang, none, named string }{
+		{"en-US", "Step 1: nothing", "Step 2: deploy_prod, write_file"},
+		{"zh-CN", "第 1 步：无", "第 2 步：deploy_prod, write_file"},
+	} {
+		ctx := browser(t, tc.lang)
+		r.open(ctx)
+		err := chromedp.Do(ctx,
+			chromedp.Click(chromedp.CSS(`article[data-plan="deploy"] button.review`)),
+			chromedp.WaitVisible(chromedp.CSS(`#review[data-revision="1"]`)),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := text(t, ctx, `#review-uses li[data-step="1"]`); got != tc.none {
+			t.Errorf("%s: step 1 %q", tc.lang, got)
+		}
+		if got := text(t, ctx, `#review-uses li[data-step="2"]`); got != tc.named {
+			t.Errorf("%s: step 2 %q", tc.lang, got)
+		}
+	}
+}

@@ -25,6 +25,7 @@
       feedback: 'Feedback (required to reject)',
       staleReview: 'This plan has changed since you opened it: it is now at revision {cur}.',
       reviewCurrent: 'Review the current revision',
+      usesTitle: 'What each step may use (its tools with side effects):', usesStep: 'Step {n}: {tools}', usesNone: 'nothing',
       handTitle: 'Hand over step {n}', newHolder: 'New holder', handOver: 'Hand over', release: 'Release',
       handStep: '{text} · {holder}',
       approvedOk: 'You approved revision {rev} of {name}.',
@@ -73,6 +74,7 @@
       feedback: '意见（驳回时必填）',
       staleReview: '你打开后此计划已被修改：现在是第 {cur} 版。',
       reviewCurrent: '审阅当前版本',
+      usesTitle: '各步骤可使用的工具（有副作用的工具）：', usesStep: '第 {n} 步：{tools}', usesNone: '无',
       handTitle: '移交第 {n} 步', newHolder: '新的负责人', handOver: '移交', release: '释放',
       handStep: '{text} · {holder}',
       approvedOk: '你已批准 {name} 的第 {rev} 版。',
@@ -422,6 +424,14 @@
     $('review-meta').textContent = t('reviewMeta', { rev: p.revision, status: statusText(p.status) }) +
       ' · ' + (p.approval ? t('approved', { rev: p.approval.revision, by: p.approval.by }) : t('unapproved'));
     $('review-content').textContent = p.content;
+    const uses = $('review-uses');
+    uses.replaceChildren();
+    for (const s of p.steps || []) {
+      const named = Array.isArray(s.uses) && s.uses.length > 0;
+      const li = el('li', named ? 'uses' : 'uses none', t('usesStep', { n: s.number, tools: named ? s.uses.join(', ') : t('usesNone') }));
+      li.dataset.step = String(s.number);
+      uses.append(li);
+    }
     $('review-approve').textContent = t('approveRev', { rev: p.revision });
     $('review-feedback').value = '';
     $('review-error').hidden = true;

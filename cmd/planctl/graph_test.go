@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,4 +32,29 @@ func TestShowSaysWhatStepsWaitFor(t *testing.T) {
 	s := agentStore(t, dir, "x")
 	_, err := s.Get(context.Background(), "h")
 	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err), "nothing was written")
+}
+
+// show lists, per step, the gated tools its "(uses …)" names, so a person approves exactly
+// that; -json carries them as each step's uses.
+func TestShowListsWhatEachStepMayUse(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plans")
+	file := filepath.Join(t.TempDir(), "uses.md")
+	body := "# R\n- [ ] Run the tests\n- [ ] Deploy (after 1) (uses deploy_prod)\n- [ ] Announce (uses post_message, write_file)\n"
+	require.NoError(t, os.WriteFile(file, []byte(body), 0o600))
+	r := planctl(t, "-dir", dir, "import", "r", file)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	out := planctl(t, "-dir", dir, "show", "r").stdout
+	assert.Contains(t, out, "\nuses:     step 2: deploy_prod; step 3: post_message, write_file; other steps: none\n")
+	var shown struct {
+		Steps []plan.Step `json:"steps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(planctl(t, "-dir", dir, "show", "r", "-json").stdout), &shown))
+	require.Len(t, shown.Steps, 3)
+	assert.Nil(t, shown.Steps[0].Uses)
+	assert.Equal(t, []string{"deploy_prod"}, shown.Steps[1].Uses)
+	assert.Equal(t, []string{"post_message", "write_file"}, shown.Steps[2].Uses)
+
+	require.NoError(t, os.WriteFile(file, []byte("# G\n- [ ] a\n"), 0o600))
+	require.Equal(t, exitOK, planctl(t, "-dir", dir, "import", "g", file).code)
+	assert.NotContains(t, planctl(t, "-dir", dir, "show", "g").stdout, "uses:", "no step names a tool")
 }

@@ -412,6 +412,9 @@ func (c *cli) show(args []string) error {
 	if waiting := waitingText(steps); waiting != "" {
 		fmt.Fprintf(c.stdout, "waiting:  %s\n", waiting)
 	}
+	if uses := usesText(steps); uses != "" {
+		fmt.Fprintf(c.stdout, "uses:     %s\n", uses)
+	}
 	fmt.Fprintln(c.stdout)
 	_, err = io.WriteString(c.stdout, renderBody(p.Content, steps, c.color))
 	return err

@@ -50,6 +50,25 @@ func renderBody(body string, steps []plan.Step, color bool) string {
 	return strings.Join(lines, "\n")
 }
 
+// usesText lists the steps that name gated tools in "(uses …)" and what each may use
+// ("step 2: deploy_prod; step 3: post_message, write_file; other steps: none"), "" when no
+// step names any: under plan mode a step unlocks only the tools it names.
+func usesText(steps []plan.Step) string {
+	var parts []string
+	for _, s := range steps {
+		if len(s.Uses) > 0 {
+			parts = append(parts, fmt.Sprintf("step %d: %s", s.Number, oneLine(strings.Join(s.Uses, ", "))))
+		}
+	}
+	if parts == nil {
+		return ""
+	}
+	if len(parts) < len(steps) {
+		parts = append(parts, "other steps: none")
+	}
+	return strings.Join(parts, "; ")
+}
+
 // printable replaces control characters other than tab by repl.
 func printable(s string, repl rune) string {
 	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) {

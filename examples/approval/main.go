@@ -7,8 +7,9 @@
 // steps: with Config.RequireApproval, update_plan_step refuses to move a step of a plan that
 // is not approved. The worker's file tool (write_file, from Eino's filesystem middleware) is
 // gated (Config.GatedTools): it writes only while the worker holds a step of the approved
-// plan, so its first write, before it took a step, is refused, and every write that runs is
-// reported with the step it ran under.
+// plan that names it, "(uses write_file)", so its first write, before it took a step, is
+// refused, and every write that runs is reported with the step it ran under. The person is
+// shown what each step may use.
 //
 //	go run ./examples/approval                   # asks you in the terminal
 //	go run ./examples/approval -decide approve   # approves at once
@@ -65,9 +66,9 @@ func main() {
 const planName = "release"
 
 const releasePlan = `# Release 2.0
-- [ ] Write the changelog
-- [ ] Run the preflight checks
-- [ ] Tag and publish
+- [ ] Write the changelog (uses write_file)
+- [ ] Run the preflight checks (uses write_file)
+- [ ] Tag and publish (uses write_file)
 `
 
 // person decides on one approval request.
@@ -144,7 +145,7 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend, decide person) 
 	// One middleware serves both agents: the worker, started inside the orchestrator's tool
 	// call, is a sub-agent, so it never gets request_plan_approval. GatedTools implies
 	// RequireApproval: write_file runs only under a step the calling agent holds of an
-	// approved plan.
+	// approved plan, and only a step that names it in its "(uses …)".
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "planner", GatedTools: []string{"write_file"}})
 	if err != nil {
 		return err
@@ -271,6 +272,13 @@ func showRequest(w io.Writer, req plan.ApprovalRequest) {
 		fmt.Fprintf(w, "The planner says: %s\n", req.Message)
 	}
 	fmt.Fprint(w, req.Content)
+	for _, s := range req.Steps {
+		uses := "nothing"
+		if len(s.Uses) > 0 {
+			uses = strings.Join(s.Uses, ", ")
+		}
+		fmt.Fprintf(w, "  step %d may use: %s\n", s.Number, uses)
+	}
 	if req.Diff != "" {
 		fmt.Fprintf(w, "Changes since the last approval:\n%s", req.Diff)
 	}
@@ -309,7 +317,7 @@ func orchestratorModel() *plantest.ScriptedModel {
 		case strings.Contains(last, `"approved":true`):
 			return plantest.CallTool("worker", `{"request":"Carry out every step of plan release."}`)(input)
 		case strings.Contains(last, `"approved":false`):
-			revised := strings.Replace(releasePlan, "- [ ] Tag and publish", "- [ ] Prepare a rollback\n- [ ] Tag and publish", 1)
+			revised := strings.Replace(releasePlan, "- [ ] Tag and publish", "- [ ] Prepare a rollback (uses write_file)\n- [ ] Tag and publish", 1)
 			return plantest.CallTool("write_plan", `{"name":"release","content":`+jsonString(revised)+`}`)(input)
 		}
 		return plantest.Answer("Release 2.0 is done.")(input)

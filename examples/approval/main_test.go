@@ -40,7 +40,8 @@ func TestApprove(t *testing.T) {
 		"🔓 write_file by worker runs under step 3 of plan release (revision 7)",
 		"The plan as stored (revision 8, approved at revision 1 by release-manager)",
 		"- [x] Tag and publish",
-		"/release/step-3.md: Done: Tag and publish\n",
+		"/release/step-3.md: Done: Tag and publish (uses write_file)\n",
+		"  step 2 may use: write_file\n",
 	} {
 		assert.Contains(t, text, want)
 	}
@@ -58,7 +59,7 @@ func TestRejectThenApprove(t *testing.T) {
 		"- [x] Prepare a rollback",
 		"The plan as stored (revision 11, approved at revision 2 by release-manager)",
 		"🔓 write_file by worker runs under step 3 of plan release (revision 8)",
-		"/release/step-3.md: Done: Prepare a rollback\n",
+		"/release/step-3.md: Done: Prepare a rollback (uses write_file)\n",
 	} {
 		assert.Contains(t, text, want)
 	}
@@ -69,13 +70,13 @@ func TestRejectThenApprove(t *testing.T) {
 
 // TestTerminalEdit: the person types a name, chooses to edit, and types a new plan.
 func TestTerminalEdit(t *testing.T) {
-	in := "ana\nx\ne\n# Release 2.0\n- [ ] Tag and publish\n.\n"
+	in := "ana\nx\ne\n# Release 2.0\n- [ ] Tag and publish (uses write_file)\n.\n"
 	var prompts bytes.Buffer
 	text := runWith(t, plan.NewMemoryBackend(), terminal(bufio.NewReader(strings.NewReader(in)), &prompts))
 	assert.Contains(t, prompts.String(), "[a]pprove, [r]eject, [e]dit: [a]pprove", "an unknown choice asks again")
 	assert.Contains(t, text, "✋ ana decides: approve an edited plan")
 	assert.Contains(t, text, "The plan as stored (revision 4, approved at revision 2 by ana):\n# Release 2.0\n- [x] Tag and publish")
-	assert.Contains(t, text, "/release/step-1.md: Done: Tag and publish\n", "the worker wrote under the one step of the edited plan")
+	assert.Contains(t, text, "/release/step-1.md: Done: Tag and publish (uses write_file)\n", "the worker wrote under the one step of the edited plan")
 }
 
 func TestUnknownDecision(t *testing.T) {
