@@ -120,7 +120,7 @@ func (m *middleware[M]) gates(ctx context.Context, name string) bool {
 // check decides a call of the tool name: ok when it may run; otherwise the result the model
 // gets instead. Both are reported to the host.
 func (m *middleware[M]) check(ctx context.Context, name string) (refusal string, ok bool) {
-	if !m.gates(ctx, name) && !m.gatesExport(name) {
+	if !m.gates(ctx, name) && !m.gatesExport(ctx, name) {
 		return "", true
 	}
 	call := m.decide(ctx, name)
@@ -137,8 +137,20 @@ func (m *middleware[M]) check(ctx context.Context, name string) (refusal string,
 // gatesExport reports whether name is this middleware's export_plan_to_file under
 // GatedTools: it writes a file as a file tool does, so it passes the same gate, under the
 // name its model sees.
-func (m *middleware[M]) gatesExport(name string) bool {
-	return m.gated != nil && name == m.names[ToolExportPlanToFile]
+func (m *middleware[M]) gatesExport(ctx context.Context, name string) bool {
+	if m.gated == nil {
+		return false
+	}
+	if name == m.names[ToolExportPlanToFile] {
+		return true
+	}
+	st, ok := ctx.Value(m.stateKey).(*runState)
+	if !ok {
+		return false
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.exports[name]
 }
 
 // decide finds the hold a call of tool runs under: a step in progress held by the calling
@@ -242,19 +254,23 @@ func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 // adk's exit and transfer_to_agent. starters are the run's agent starters, by name
 // (starters.go). Tools a later handler adds are neither: "*" gates them, and a run started
 // in one acts as the tool's name.
-func exemptTools(ctx context.Context, tools []tool.BaseTool) (exempt map[string]bool, starters map[string]*starter) {
-	exempt = map[string]bool{}
+func exemptTools(ctx context.Context, tools []tool.BaseTool) (exempt, exports map[string]bool, starters map[string]*starter) {
+	exempt, exports = map[string]bool{}, map[string]bool{}
 	for _, t := range tools {
 		if t == nil {
 			continue
 		}
-		_, plan := t.(*planTool)
+		pt, plan := t.(*planTool)
 		control := einoControlTool(t)
 		if !plan && !control && !isStarterType(reflect.TypeOf(t)) {
 			continue // the tool's Info is not needed: "*" gates it and it starts no agent
 		}
 		info, err := t.Info(ctx)
 		if err != nil || info == nil {
+			continue
+		}
+		if plan && pt.spec.name == ToolExportPlanToFile {
+			exports[info.Name] = true // it writes a Workspace file: never exempt
 			continue
 		}
 		if plan || control {
@@ -268,7 +284,7 @@ func exemptTools(ctx context.Context, tools []tool.BaseTool) (exempt map[string]
 			starters[info.Name] = s
 		}
 	}
-	return exempt, starters
+	return exempt, exports, starters
 }
 
 // runPathOf is the RunPath of an event that a parallel run of a sub-agent sends under its own

@@ -271,3 +271,30 @@ func TestAnotherMiddlewaresExportCanBeGatedByName(t *testing.T) {
 	require.Len(t, log.calls(), 1)
 	assert.Equal(t, "my_export_plan_to_file", log.calls()[0].Tool)
 }
+
+// A gating middleware gates every plan middleware's export_plan_to_file it finds among the
+// agent's tools, named or not: nothing a plan tool writes escapes the gate.
+func TestAGatingMiddlewareGatesEveryExportOfTheAgent(t *testing.T) {
+	ctx := context.Background()
+	files := filesystem.NewInMemoryBackend()
+	var log gateLog
+	mine, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Workspace: files, AgentName: "worker", ToolPrefix: "my_"})
+	require.NoError(t, err)
+	team, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "worker",
+		GatedTools: []string{"write_file"}, OnGatedCall: log.hear})
+	require.NoError(t, err)
+	model := plantest.NewScriptedModel(
+		plantest.CallTool("my_write_plan", `{"name":"notes","content":"# x\n- [ ] y\n","last_known_revision":0}`),
+		plantest.CallTool("my_export_plan_to_file", `{"name":"notes","path":"/app/deploy.sh"}`),
+		plantest.Answer("done"))
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "works",
+		Instruction: "You work.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{mine, team}})
+	require.NoError(t, err)
+	gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
+	code, _ := gateCode(t, gateResult(t, model, 2))
+	assert.Equal(t, "not_approved", code, gateResult(t, model, 2))
+	_, written := fileOn(ctx, files, "/app/deploy.sh")
+	assert.False(t, written)
+	require.Len(t, log.calls(), 1)
+	assert.Equal(t, "my_export_plan_to_file", log.calls()[0].Tool)
+}

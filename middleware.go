@@ -336,6 +336,9 @@ type runState struct {
 	// that "*" never gates.
 	starters map[string]*starter
 	exempt   map[string]bool
+	// exports are the export_plan_to_file tools of every plan middleware of the run: they
+	// write Workspace files, so a gating middleware gates them all.
+	exports map[string]bool
 
 	digest runDigest
 	// reminders tell the run of others' changes to its plans (reminders.go).
@@ -395,7 +398,7 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 			call.runStarted()
 		}
 	}
-	st.exempt, st.starters = exemptTools(ctx, runCtx.Tools)
+	st.exempt, st.exports, st.starters = exemptTools(ctx, runCtx.Tools)
 	ctx = context.WithValue(ctx, m.stateKey, st)
 
 	next := *runCtx

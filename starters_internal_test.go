@@ -80,7 +80,7 @@ func TestOnlyAnAgentWithAPlanMiddlewareGatingEveryToolGuardsItsStarter(t *testin
 	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "hi")
 	for _, ok := iter.Next(); ok; _, ok = iter.Next() {
 	}
-	exempt, starters := exemptTools(ctx, probe.tools)
+	exempt, _, starters := exemptTools(ctx, probe.tools)
 	if len(exempt) != 0 || len(starters) != 1 || starters["task"] == nil || starters["task"].kind != deepTaskStarter {
 		t.Fatalf("exempt %v, starters %v", exempt, starters)
 	}
@@ -118,7 +118,7 @@ func TestAToolNamedLikeAStarterIsNone(t *testing.T) {
 		if s := starterOf(it, name); s != nil {
 			t.Errorf("%s is taken for a starter", name)
 		}
-		if _, starters := exemptTools(ctx, []tool.BaseTool{it}); starters != nil {
+		if _, _, starters := exemptTools(ctx, []tool.BaseTool{it}); starters != nil {
 			t.Errorf("%s is taken for a starter", name)
 		}
 	}
