@@ -330,7 +330,7 @@ func (s *Store) readKept(ctx context.Context, name string, e listedEntry) (*Plan
 	if len(e.sum) != entrySumDigits || entrySum(raw) != e.sum {
 		return nil, entryMismatch, nil
 	}
-	p, err := DecodePlan(name, raw)
+	p, err := decodePlan(name, raw)
 	if err != nil || p.Revision != e.rev {
 		return nil, entryMismatch, nil
 	}
