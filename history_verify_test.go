@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bytedance/sonic"
+	"github.com/cloudwego/eino/adk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -121,15 +122,26 @@ func TestAForgedHistoryEntryIsNotServed(t *testing.T) {
 		plantest.Answer("read")), agent))
 	require.Len(t, results, 1)
 	assert.NotContains(t, results[0], "FORGED")
-	var full struct {
-		Revision int64   `json:"revision"`
-		Changes  *string `json:"changes"`
-		Content  string  `json:"content"`
-	}
-	require.NoError(t, sonic.UnmarshalString(results[0], &full), results[0])
+	full := wholePlanRead(t, results[0])
 	assert.Nil(t, full.Changes, "no changes computed from a forged revision")
 	assert.EqualValues(t, 3, full.Revision)
 	assert.Contains(t, full.Content, "- [ ] deploy to production", "the whole current plan instead")
+	assert.Contains(t, full.Note, "could not be verified", "and the model is told why")
+}
+
+// wholeRead is a read_plan result that gives the whole plan.
+type wholeRead struct {
+	Revision int64   `json:"revision"`
+	Changes  *string `json:"changes"`
+	Content  string  `json:"content"`
+	Note     string  `json:"note"`
+}
+
+func wholePlanRead(t *testing.T, result string) wholeRead {
+	t.Helper()
+	var full wholeRead
+	require.NoError(t, sonic.UnmarshalString(result, &full), result)
+	return full
 }
 
 var checksumLine = regexp.MustCompile(`(?m)^checksum: "[0-9a-f]{8}"\n`)
@@ -188,6 +200,18 @@ func TestHistoryKeptUnderACRCIsReportedAsUnverifiable(t *testing.T) {
 	assert.Equal(t, []int64{2}, revisionNumbers(h))
 	assert.True(t, h[0].OlderUnverified)
 	assert.Equal(t, plan.ActionStatus, h[0].Action, "the current revision's record still holds")
+	for lang, want := range map[adk.Language]string{adk.LanguageEnglish: "older format that cannot be verified", adk.LanguageChinese: "无法校验的旧格式"} {
+		agent, err := plan.New(ctx, &plan.Config{Backend: b, AgentName: "worker", Language: lang})
+		require.NoError(t, err)
+		results := toolResults(runAgent(t, plantest.NewScriptedModel(
+			plantest.CallTool("read_plan", `{"name":"ship","since_revision":1}`),
+			plantest.Answer("read")), agent))
+		require.Len(t, results, 1)
+		full := wholePlanRead(t, results[0])
+		assert.Nil(t, full.Changes, lang)
+		assert.Equal(t, "# Ship\n- [ ] build\n", full.Content, lang)
+		assert.Contains(t, full.Note, want, "%s: read_plan says why it gave the whole plan", lang)
+	}
 
 	_, err = fresh.SetStatus(plan.WithActor(ctx, "ana"), "ship", "done", nil)
 	require.NoError(t, err)

@@ -203,6 +203,6 @@ How to check the result (tests to run, outputs to inspect).
 	"err.step_index":          "{field} is ambiguous (it may count from 0); give step instead: the step's number counting from 1, as read_plan lists it",
 	"normalized.unwrapped":    "arguments: one bare JSON object",
 	// A kept revision that cannot be verified.
-	"err.revision_mismatch":     "the kept copy of revision {rev} of plan {name} could not be verified, so it is not shown; read_plan without since_revision gives the whole plan (revision {current})",
-	"err.revision_unverifiable": "revision {rev} of plan {name} was kept in an older format that cannot be verified, so it is not shown; read_plan without since_revision gives the whole plan (revision {current})",
+	"err.revision_mismatch":     "the kept copy of revision {rev} of plan {name} could not be verified, so the changes since it cannot be shown; read the whole plan (revision {current}) instead",
+	"err.revision_unverifiable": "revision {rev} of plan {name} was kept in an older format that cannot be verified, so the changes since it cannot be shown; read the whole plan (revision {current}) instead",
 }

@@ -201,6 +201,6 @@ var textsZH = map[string]string{
 	"err.step_index":          "{field} 含义不明（可能从 0 开始计数）；请改用 step：从 1 开始的步骤编号，与 read_plan 列出的一致",
 	"normalized.unwrapped":    "参数：只需一个 JSON 对象",
 	// 无法校验的保留版本。
-	"err.revision_mismatch":     "计划 {name} 的 revision {rev} 的保留副本无法校验，因此不予显示；不带 since_revision 调用 read_plan 可读取整个计划（revision {current}）",
-	"err.revision_unverifiable": "计划 {name} 的 revision {rev} 以无法校验的旧格式保留，因此不予显示；不带 since_revision 调用 read_plan 可读取整个计划（revision {current}）",
+	"err.revision_mismatch":     "计划 {name} 的 revision {rev} 的保留副本无法校验，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
+	"err.revision_unverifiable": "计划 {name} 的 revision {rev} 以无法校验的旧格式保留，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
 }
