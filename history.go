@@ -317,15 +317,15 @@ const (
 // SHA-256 that names it (forged, swapped or cut short), is not the revision its name gives,
 // or is named by a CRC-32C.
 func (s *Store) readKept(ctx context.Context, name string, e listedEntry) (*Plan, entryFault, error) {
-	if len(e.sum) == crcEntryDigits {
-		return nil, entryUnverifiable, nil // not even read: a CRC proves nothing
-	}
 	raw, exists, err := s.readRaw(ctx, e.path)
 	if c := CodeOf(err); c == CodeCorrupt || c == CodeTooLarge || strayTombstoneFolder(err) || errors.Is(err, driver.ErrNotRegularFile) {
 		return nil, entryGone, nil // a stray where the entry goes (a file at .history, a folder at its path) keeps nothing
 	}
 	if err != nil || !exists {
 		return nil, entryGone, err
+	}
+	if len(e.sum) == crcEntryDigits {
+		return nil, entryUnverifiable, nil // whatever its bytes: a CRC proves nothing
 	}
 	if len(e.sum) != entrySumDigits || entrySum(raw) != e.sum {
 		return nil, entryMismatch, nil

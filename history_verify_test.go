@@ -222,5 +222,18 @@ func TestHistoryKeptUnderACRCIsReportedAsUnverifiable(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int64{3, 2}, revisionNumbers(h))
 	assert.True(t, h[1].OlderUnverified)
-	assert.Len(t, entryFiles(t, b, "ship"), 2, "the entry kept under a CRC stays for a conversion")
+	files := entryFiles(t, b, "ship")
+	require.Len(t, files, 2, "the entry kept under a CRC stays for a conversion")
+
+	for _, f := range files { // once it is gone, revision 1 is simply not kept
+		if strings.HasPrefix(path.Base(f), "1.") {
+			require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: f}))
+		}
+	}
+	_, err = fresh.GetRevision(ctx, "ship", 1)
+	require.ErrorAs(t, err, &perr)
+	assert.Equal(t, "no_revision", perr.Reason)
+	h, err = fresh.History(ctx, "ship")
+	require.NoError(t, err)
+	assert.False(t, h[len(h)-1].OlderUnverified)
 }
