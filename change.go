@@ -11,7 +11,7 @@ import (
 //
 //	change: "step"          the action; "create" for the first revision of a plan
 //	changed_by: "worker-2"  who made it, when anyone was named
-//	replaces: "1a2b3c4d"    the checksum of the file it replaced: its history entry's name
+//	replaces: "9f86d0…"     the SHA-256 of the file it replaced: its history entry's name
 //	checksum: "5e6f7a8b"    the CRC-32C of the whole file without this line
 //
 // The checksum tells the Store's record from an edit by hand: a file that no longer matches
@@ -52,7 +52,7 @@ func writeChecksum(b *strings.Builder, p *Plan) {
 	sum := crc32.Update(0, castagnoli, bytesOf(b.String()))
 	sum = crc32.Update(sum, castagnoli, bytesOf(headerFence))
 	sum = crc32.Update(sum, castagnoli, bytesOf(p.Content))
-	var scratch [len(hdrChecksum) + 4 + entrySumDigits + 2]byte
+	var scratch [len(hdrChecksum) + 4 + crcEntryDigits + 2]byte
 	out := append(scratch[:0], hdrChecksum+`: "`...)
 	out = appendHex32(out, sum)
 	b.Write(append(out, "\"\n"...))
@@ -78,7 +78,7 @@ func (c *changeCheck) holds(raw string) bool {
 	}
 	sum := crc32.Update(0, castagnoli, bytesOf(raw[:c.start]))
 	sum = crc32.Update(sum, castagnoli, bytesOf(raw[c.end:]))
-	var scratch [2 + entrySumDigits]byte
+	var scratch [2 + crcEntryDigits]byte
 	out := append(scratch[:0], '"')
 	out = appendHex32(out, sum)
 	return string(append(out, '"')) == c.value

@@ -108,9 +108,25 @@ func needsEscape(s string) bool {
 // DecodePlan parses a stored plan. Anything that is not a header this package could have
 // written (no opening or closing fence, a line that is not `key: JSON scalar`, a negative
 // revision, a bad timestamp) is an *Error with CodeCorrupt. Unknown keys are ignored so
-// newer writers stay readable. A header without revision decodes as revision 0. Approval
-// lines that are malformed or do not match the body leave the plan not approved.
+// newer writers stay readable. A header without revision decodes as revision 0.
+//
+// The plan it returns is never approved (Approval is nil), whatever approval lines the file
+// holds: an approval counts only when its seal is the storage's, and only a Store, which
+// reads the key, can check that (Store.Get, GetRevision and List report verified approvals).
+// So neither DecodePlan nor Summarize of its result can be made to report an approval by
+// whoever writes a file; EncodePlan of its result writes no approval lines.
 func DecodePlan(name, raw string) (*Plan, error) {
+	p, err := decodePlan(name, raw)
+	if err == nil {
+		p.Approval, p.seal = nil, ""
+	}
+	return p, err
+}
+
+// decodePlan is DecodePlan keeping the file's approval with its seal, unchecked: the Store
+// checks the seal (checkApprovalSeal) before anyone reads it. Approval lines that are
+// malformed leave the plan not approved.
+func decodePlan(name, raw string) (*Plan, error) {
 	if !strings.HasPrefix(raw, headerFence) {
 		return nil, corrupt(name, "missing the opening --- line")
 	}

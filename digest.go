@@ -169,15 +169,16 @@ func newestFirst(plans []*Summary, k int) []*Summary {
 }
 
 // digestLine is one plan's line. Every text a person or a model wrote (title, status, step)
-// is a JSON string, so none can end the line, close its quotes or pass for another field:
-// only the name (a-z, 0-9, '-', '_'), numbers and the digest's own words stand outside.
+// is quoted by quoteInline, so none can end the line (with a line break of any kind), close
+// its quotes or pass for another field: only the name (a-z, 0-9, '-', '_'), numbers and the
+// digest's own words stand outside.
 func digestLine(p Summary, texts map[string]string) string {
 	line := fmt.Sprintf("- %s r%d %s=%s %s=%s", p.Name, p.Revision,
-		texts["digest.title"], jsonString(truncateUTF8(p.Title, 80)), texts["digest.status"], jsonString(truncateUTF8(p.Status, 40)))
+		texts["digest.title"], quoteInline(p.Title, 80), texts["digest.status"], quoteInline(p.Status, 40))
 	if p.Progress.Total > 0 {
 		line += fmt.Sprintf(" %s=%d/%d", texts["digest.done"], p.Progress.Completed+p.Progress.Skipped, p.Progress.Total)
 		if next := nextPending(p); next != nil {
-			line += fmt.Sprintf(" %s=#%d %s", texts["digest.next"], next.Number, jsonString(truncateUTF8(next.Text, 80)))
+			line += fmt.Sprintf(" %s=#%d %s", texts["digest.next"], next.Number, quoteInline(next.Text, 80))
 		}
 	}
 	if p.Approval != nil {

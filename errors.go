@@ -176,6 +176,12 @@ const (
 	reasonUnknownOutcome    = "unknown_outcome"
 )
 
+// Reasons of not_found for a kept revision the SHA-256 chain does not prove (history.go).
+const (
+	reasonRevisionMismatch     = "revision_mismatch"     // its entry does not match the SHA-256 naming it
+	reasonRevisionUnverifiable = "revision_unverifiable" // kept under a CRC-32C by an earlier release
+)
+
 // factTexts states each failure in English with its facts and without advice: what
 // Error.Message says to logs and host programs.
 var factTexts = map[string]string{
@@ -251,6 +257,9 @@ var factTexts = map[string]string{
 	reasonConflictingAliases:       "{value} all stand for {field} and have different values",
 	reasonRepeatedArgument:         "{field} is given more than once, with different values",
 	reasonStepIndex:                "{field} may count steps from 0; step counts them from 1",
+	// A kept revision the SHA-256 chain from the plan file does not prove (history.go).
+	reasonRevisionMismatch:     "the kept copy of revision {rev} of plan {name} (or of a revision after it) does not match the SHA-256 its next revision names, so it is not served; the plan is at revision {current}",
+	reasonRevisionUnverifiable: "revision {rev} of plan {name} was kept by an earlier release under a CRC-32C, which cannot prove it, so it is not served until its history is converted; the plan is at revision {current}",
 }
 
 // Reasons of approvals: a move of a plan that is not approved; a decision on a revision

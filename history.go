@@ -2,8 +2,9 @@ package plan
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
-	"hash/crc32"
 	"path"
 	"slices"
 	"strconv"
@@ -32,12 +33,17 @@ type Revision struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	Title     string    `json:"title"`
 	Status    string    `json:"status"`
+	// OlderUnverified is set on the oldest revision History returns when the revision before
+	// it is kept but cannot be verified: its entry does not match the SHA-256 this revision
+	// names (forged, swapped or cut short), or the release before kept it under a CRC-32C.
+	// That revision and older ones are not served (GetRevision, Diff, read_plan).
+	OlderUnverified bool `json:"older_unverified,omitempty"`
 }
 
 // History keeps the last revisions of every plan in the Backend, next to the plans, so
 // every process and machine on the same storage sees the same history:
 //
-//	<BaseDir>/.history/<name>/<revision>.<CRC-32C of the file, 8 hex digits>
+//	<BaseDir>/.history/<name>/<revision>.<SHA-256 of the file, 64 hex digits>
 //
 // An entry is the plan file of that revision exactly as it was stored, kept when the next
 // revision replaces it; the current revision is the plan file itself. Each plan file records
@@ -51,12 +57,20 @@ type Revision struct {
 //
 // History runs from the plan file down the chain of the files each revision replaced: an
 // entry counts only when it is the one the next revision names, its bytes still match that
-// checksum (an entry written without a sync may be cut short by a crash) and it decodes to
-// its revision. So it is what that revision was, even when the write that kept it then lost
-// a race, and a plan whose revisions started over (its file removed by hand) never shows
-// another's. The chain ends at the first revision whose entry is missing and at a create.
-// Entries of earlier releases (<revision>-<12 hex digits>, with lines of their own in front)
-// are never shown, and prunes remove them.
+// SHA-256 and it decodes to its revision. Each entry names its own predecessor's SHA-256 in
+// turn, so the chain is a hash chain anchored in the plan file: an entry forged or swapped
+// in (or cut short by a crash, since entries are written without a sync) is refused, never
+// served (revisionAt reports it as revision_mismatch), and so is everything older. So an
+// entry is what that revision was, even when the write that kept it then lost a race, and a
+// plan whose revisions started over (its file removed by hand) never shows another's. The
+// chain ends at the first revision whose entry is missing and at a create.
+//
+// The release before named entries by a CRC-32C (<revision>.<8 hex digits>), which anyone
+// can forge, so those entries are not served: GetRevision, Diff and read_plan's
+// since_revision report them as revision_unverifiable, and History stops above them with
+// Revision.OlderUnverified set. Prunes keep them like any entry, for a conversion to
+// read. Entries of releases before that (<revision>-<12 hex digits>, with lines of their own
+// in front) are never shown, and prunes remove them.
 
 // historyDir is the folder of a plan's kept revisions.
 // Names never need cleaning (planPath), so no path.Join.
@@ -80,13 +94,15 @@ func (s *Store) entryPath(name string, rev int64, sum string) string {
 }
 
 const (
-	entrySumDigits    = 8  // hex digits of an entry's CRC-32C
-	legacyEntryDigits = 12 // hex digits of the SHA-256 in an entry name of earlier releases
+	entrySumDigits    = 2 * sha256.Size // hex digits of an entry's SHA-256
+	crcEntryDigits    = 8               // hex digits of the CRC-32C naming an entry of the release before
+	legacyEntryDigits = 12              // hex digits of the SHA-256 in an entry name of earlier releases
 )
 
-// appendEntrySum appends the CRC-32C of raw in entrySumDigits hex digits.
+// appendEntrySum appends the SHA-256 of raw in entrySumDigits hex digits.
 func appendEntrySum(dst []byte, raw string) []byte {
-	return appendHex32(dst, crc32.Update(0, castagnoli, bytesOf(raw)))
+	sum := sha256.Sum256(bytesOf(raw)) // read in place: no copy of the file
+	return hex.AppendEncode(dst, sum[:])
 }
 
 // entrySum is appendEntrySum of raw as a string.
@@ -132,7 +148,7 @@ func (s *Store) writeEntry(ctx context.Context, p, content string) error {
 // listedEntry is one entry file found in a plan's history folder.
 type listedEntry struct {
 	rev    int64
-	sum    string // entrySumDigits hex digits; legacyEntryDigits in an entry of an earlier release
+	sum    string // entrySumDigits hex digits; crcEntryDigits or legacyEntryDigits in an entry of an earlier release
 	legacy bool
 	path   string
 	size   int64
@@ -158,7 +174,7 @@ func (s *Store) listHistory(ctx context.Context, name string) ([]listedEntry, er
 		}
 		rev, err := strconv.ParseInt(num, 10, 64)
 		if info.IsDir || !ok || err != nil || rev <= 0 || strconv.FormatInt(rev, 10) != num ||
-			(legacy && len(sum) != legacyEntryDigits) || (!legacy && len(sum) != entrySumDigits) {
+			(legacy && len(sum) != legacyEntryDigits) || (!legacy && len(sum) != entrySumDigits && len(sum) != crcEntryDigits) {
 			continue
 		}
 		out = append(out, listedEntry{rev: rev, sum: sum, legacy: legacy, path: dir + "/" + base, size: info.Size})
@@ -288,24 +304,37 @@ func (s *Store) dropHistory(ctx context.Context, name string, last int64) {
 	}
 }
 
-// readKept reads and verifies the entry e; nil when it is gone, cut short, not the
-// revision its name gives, or something the Store did not write stands on its path.
-func (s *Store) readKept(ctx context.Context, name string, e listedEntry) (*Plan, error) {
+// How an entry the chain names failed to be what its name says.
+type entryFault int
+
+const (
+	entryGone         entryFault = iota // missing, or a stray stands on its path
+	entryMismatch                       // its bytes do not match the SHA-256 that names it, or it is not its revision
+	entryUnverifiable                   // named by the CRC-32C of the release before, which proves nothing
+)
+
+// readKept reads and verifies the entry e; nil and why when it is gone, does not match the
+// SHA-256 that names it (forged, swapped or cut short), is not the revision its name gives,
+// or is named by a CRC-32C.
+func (s *Store) readKept(ctx context.Context, name string, e listedEntry) (*Plan, entryFault, error) {
 	raw, exists, err := s.readRaw(ctx, e.path)
 	if c := CodeOf(err); c == CodeCorrupt || c == CodeTooLarge || strayTombstoneFolder(err) || errors.Is(err, driver.ErrNotRegularFile) {
-		return nil, nil // a stray where the entry goes (a file at .history, a folder at its path) keeps nothing
+		return nil, entryGone, nil // a stray where the entry goes (a file at .history, a folder at its path) keeps nothing
 	}
 	if err != nil || !exists {
-		return nil, err
+		return nil, entryGone, err
 	}
-	if entrySum(raw) != e.sum {
-		return nil, nil
+	if len(e.sum) == crcEntryDigits {
+		return nil, entryUnverifiable, nil // whatever its bytes: a CRC proves nothing
 	}
-	p, err := DecodePlan(name, raw)
+	if len(e.sum) != entrySumDigits || entrySum(raw) != e.sum {
+		return nil, entryMismatch, nil
+	}
+	p, err := decodePlan(name, raw)
 	if err != nil || p.Revision != e.rev {
-		return nil, nil
+		return nil, entryMismatch, nil
 	}
-	return p, nil
+	return p, 0, nil
 }
 
 // keptRevision is one revision History can show: the plan file, or a verified entry.
@@ -314,25 +343,45 @@ type keptRevision struct {
 	plan *Plan
 }
 
+// keptChain is what keptHistory found: the revisions it verified, newest first, and, when
+// the chain ends at an entry it refused, which revision and why.
+type keptChain struct {
+	revs      []keptRevision
+	refused   int64 // the revision whose entry was refused; 0 when none was
+	refusedAs entryFault
+}
+
 // keptHistory returns cur and the verified entries of the revisions before it, newest
-// first, down to oldest. Each revision names the file it replaced (replaces), so the entry
-// of the one before is found by its name, without listing, and only that one counts: the
-// chain runs without a gap from cur, and ends at the first revision whose entry is missing
-// or cut short, or that replaced nothing (a create). So a plan created again under a name,
-// with its revisions starting over, never shows the revisions of another.
+// first, down to oldest. Each revision names the file it replaced (replaces) by its SHA-256,
+// so the entry of the one before is found by its name, without listing, and only that one
+// counts: the chain runs without a gap from cur, and ends at the first revision whose entry
+// is missing or refused, or that replaced nothing (a create). So a plan created again under
+// a name, with its revisions starting over, never shows the revisions of another.
 func (s *Store) keptHistory(ctx context.Context, cur *Plan, oldest int64) ([]keptRevision, error) {
-	out := []keptRevision{{rev: cur.Revision, plan: cur}}
+	chain, err := s.keptChainOf(ctx, cur, oldest)
+	return chain.revs, err
+}
+
+// keptChainOf is keptHistory, saying where and why the chain ends at a refused entry.
+func (s *Store) keptChainOf(ctx context.Context, cur *Plan, oldest int64) (keptChain, error) {
+	out := keptChain{revs: []keptRevision{{rev: cur.Revision, plan: cur}}}
 	if !s.keepsEntries() {
 		return out, nil
 	}
 	for p := cur; p.replaces != "" && p.Revision-1 >= oldest; {
 		e := listedEntry{rev: p.Revision - 1, sum: p.replaces}
 		e.path = s.entryPath(cur.Name, e.rev, e.sum)
-		kept, err := s.readKept(ctx, cur.Name, e)
-		if err != nil || kept == nil {
+		kept, fault, err := s.readKept(ctx, cur.Name, e)
+		if err != nil {
 			return out, err
 		}
-		out = append(out, keptRevision{rev: e.rev, plan: kept})
+		if kept == nil {
+			if fault != entryGone {
+				out.refused, out.refusedAs = e.rev, fault
+			}
+			return out, nil
+		}
+		out.revs = append(out.revs, keptRevision{rev: e.rev, plan: kept})
 		p = kept
 	}
 	return out, nil
@@ -350,25 +399,30 @@ func revisionOf(p *Plan) Revision {
 
 // History returns the kept revisions of a plan, newest first; the current revision is
 // always the first. Entries that cannot be shown to be what that revision was are left out,
-// and so is everything older.
+// and so is everything older; when the entry the oldest revision shown names is refused, its
+// OlderUnverified says so.
 func (s *Store) History(ctx context.Context, name string) ([]Revision, error) {
 	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	kept, err := s.keptHistory(ctx, cur, s.oldestShown(cur.Revision))
+	kept, err := s.keptChainOf(ctx, cur, s.oldestShown(cur.Revision))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Revision, len(kept))
-	for i, k := range kept {
+	out := make([]Revision, len(kept.revs))
+	for i, k := range kept.revs {
 		out[i] = revisionOf(k.plan)
 	}
+	out[len(out)-1].OlderUnverified = kept.refused != 0
 	return out, nil
 }
 
-// GetRevision returns revision rev of a plan while it is kept: the current plan, or a
-// verified entry of its history; not_found otherwise (never kept, pruned, or unverifiable).
+// GetRevision returns revision rev of a plan while it is kept: the current plan, or an
+// entry of its history verified by the SHA-256 chain from the plan file; not_found otherwise:
+// reason no_revision when never kept or pruned, revision_mismatch when the entry kept for it
+// (or for a revision between) does not match its SHA-256 (forged, swapped or cut short),
+// revision_unverifiable when the release before kept it under a CRC-32C.
 func (s *Store) GetRevision(ctx context.Context, name string, rev int64) (*Plan, error) {
 	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {
@@ -381,19 +435,27 @@ func (s *Store) revisionAt(ctx context.Context, cur *Plan, rev int64) (*Plan, er
 	if rev == cur.Revision {
 		return cur, nil
 	}
-	missing := fail(Error{Code: CodeNotFound, Reason: reasonNoRevision, Name: cur.Name, Revision: rev, CurrentRevision: cur.Revision})
-	if rev < s.oldestShown(cur.Revision) || rev > cur.Revision || !s.historyOn() {
-		return nil, missing
+	missing := func(reason string) error {
+		return fail(Error{Code: CodeNotFound, Reason: reason, Name: cur.Name, Revision: rev, CurrentRevision: cur.Revision})
 	}
-	kept, err := s.keptHistory(ctx, cur, rev)
+	if rev < s.oldestShown(cur.Revision) || rev > cur.Revision || !s.historyOn() {
+		return nil, missing(reasonNoRevision)
+	}
+	kept, err := s.keptChainOf(ctx, cur, rev)
 	if err != nil {
 		return nil, err
 	}
-	if k := kept[len(kept)-1]; k.rev == rev {
+	if k := kept.revs[len(kept.revs)-1]; k.rev == rev {
 		s.checkApprovalSeal(ctx, k.plan)
 		return k.plan, nil
 	}
-	return nil, missing
+	switch kept.refusedAs {
+	case entryMismatch:
+		return nil, missing(reasonRevisionMismatch)
+	case entryUnverifiable:
+		return nil, missing(reasonRevisionUnverifiable)
+	}
+	return nil, missing(reasonNoRevision)
 }
 
 // loadExisting is load for a plan that must exist.

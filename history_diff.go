@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"strconv"
 )
 
@@ -26,15 +27,21 @@ func (s *Store) Diff(ctx context.Context, name string, from, to int64) (string, 
 }
 
 // changesSince returns the current plan and, when revision since is kept, that revision
-// (nil otherwise), for a reader who already has since.
-func (s *Store) changesSince(ctx context.Context, name string, since int64) (cur, old *Plan, err error) {
+// (nil otherwise), for a reader who already has since. When since is kept but cannot be
+// verified (history.go), unverified says why, so the reader is told instead of left to
+// take the whole plan for a diff it did not get.
+func (s *Store) changesSince(ctx context.Context, name string, since int64) (cur, old *Plan, unverified *Error, err error) {
 	cur, _, err = s.loadExisting(ctx, name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	old, err = s.revisionAt(ctx, cur, since)
 	if CodeOf(err) == CodeNotFound {
-		return cur, nil, nil
+		var e *Error
+		if errors.As(err, &e) && (e.Reason == reasonRevisionMismatch || e.Reason == reasonRevisionUnverifiable) {
+			unverified = e
+		}
+		return cur, nil, unverified, nil
 	}
-	return cur, old, err
+	return cur, old, nil, err
 }

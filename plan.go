@@ -67,7 +67,8 @@ type Summary struct {
 	Repaired bool      `json:"repaired,omitempty"`
 }
 
-// Summarize derives the Summary of p, parsing its checklist once.
+// Summarize derives the Summary of p, parsing its checklist once. Its Approval is p's: set
+// only on a plan a Store read and whose seal it checked, never on one from DecodePlan.
 func (p *Plan) Summarize() Summary {
 	steps := stepsOf(p.Content)
 	sum := Summary{

@@ -178,10 +178,23 @@ func (m *middleware[M]) changedByOthers(ctx context.Context, p *Plan, since int6
 }
 
 // reminderLine is one plan's line: its revision, who changed it, the steps whose state
-// changed since (or that the steps were rewritten), and the next ready step.
+// changed since (or that the steps were rewritten), and the next ready step. Every name and
+// text in it is quoted (quoteInline, inlineName), so the line stays one line.
 func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]string, p *Plan, since int64, who []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "- %s r%d→r%d %s %s", p.Name, since, p.Revision, texts["reminder.by"], strings.Join(who, ", "))
+	// Actor names are quoted (quoteInline): a name is text someone chose, and must never
+	// start a line of the user-role message or pass for its words. "?" (unknown) stays bare.
+	fmt.Fprintf(&b, "- %s r%d→r%d %s ", p.Name, since, p.Revision, texts["reminder.by"])
+	for i, by := range who {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if by == "?" {
+			b.WriteString(by)
+			continue
+		}
+		b.WriteString(quoteInline(by, maxActorQuote))
+	}
 	now := stepsOf(p.Content)
 	if old, err := m.store.GetRevision(ctx, p.Name, since); err == nil {
 		was := stepsOf(old.Content)
@@ -193,7 +206,7 @@ func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]strin
 				if s.State != was[i].State || s.Holder != was[i].Holder {
 					item := fmt.Sprintf("#%d %s", s.Number, s.State)
 					if s.Holder != "" {
-						item += " (@" + s.Holder + ")"
+						item += " (@" + inlineName(s.Holder) + ")"
 					}
 					moved = append(moved, item)
 				}
@@ -209,7 +222,7 @@ func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]strin
 	progress := computeProgress(now)
 	fmt.Fprintf(&b, "; %s=%d/%d", texts["digest.done"], progress.Completed+progress.Skipped, progress.Total)
 	if next, ok := nextFreeStep(now); ok {
-		fmt.Fprintf(&b, "; %s=#%d %s", texts["digest.next"], next.Number, jsonString(truncateUTF8(next.Text, 80)))
+		fmt.Fprintf(&b, "; %s=#%d %s", texts["digest.next"], next.Number, quoteInline(next.Text, 80))
 	}
 	return b.String()
 }

@@ -35,7 +35,8 @@ func (s *Store) List(ctx context.Context) (*Listing, error) {
 }
 
 // ListPage is List one page at a time: the plans after opts.Cursor whose status matches,
-// at most opts.Limit of them. Warnings come with the first page only.
+// at most opts.Limit of them. Warnings come with the first page only. The Listing is the
+// caller's own: changing it changes nothing the Store or another caller reads.
 func (s *Store) ListPage(ctx context.Context, opts ListOptions) (*Listing, error) {
 	entries, warnings, err := s.list(ctx)
 	if err != nil {
@@ -46,10 +47,60 @@ func (s *Store) ListPage(ctx context.Context, opts ListOptions) (*Listing, error
 	for i, c := range page.entries {
 		out.Plans[i] = c.summary
 	}
-	if opts.Cursor == "" {
-		out.Warnings = warnings
+	detachSummaries(out.Plans)
+	if opts.Cursor == "" && len(warnings) > 0 {
+		out.Warnings = slices.Clone(warnings) // the stray warnings a vouched listing keeps are shared
+		for i, w := range out.Warnings {
+			if w.Err != nil {
+				e := *w.Err
+				out.Warnings[i].Err = &e
+			}
+		}
 	}
 	return out, nil
+}
+
+// detachSummaries gives sums, copied from the list cache, steps and approvals of their own,
+// so that nothing a caller changes in a Listing reaches the cache (and with it every agent's
+// digest). Each kind of copy shares one array for the whole page: a few allocations per
+// List, however many plans it holds.
+func detachSummaries(sums []Summary) {
+	var steps, approvals, afters int
+	for i := range sums {
+		for _, st := range [...]*Step{sums[i].CurrentStep, sums[i].NextStep} {
+			if st != nil {
+				steps++
+				afters += len(st.After)
+			}
+		}
+		if sums[i].Approval != nil {
+			approvals++
+		}
+	}
+	stepCopies := make([]Step, 0, steps)
+	approvalCopies := make([]Approval, 0, approvals)
+	afterCopies := make([]int, 0, afters)
+	detach := func(st *Step) *Step {
+		if st == nil {
+			return nil
+		}
+		stepCopies = append(stepCopies, *st)
+		c := &stepCopies[len(stepCopies)-1]
+		if st.After != nil {
+			n := len(afterCopies)
+			afterCopies = append(afterCopies, st.After...)
+			c.After = afterCopies[n:len(afterCopies):len(afterCopies)]
+		}
+		return c
+	}
+	for i := range sums {
+		sums[i].CurrentStep = detach(sums[i].CurrentStep)
+		sums[i].NextStep = detach(sums[i].NextStep)
+		if a := sums[i].Approval; a != nil {
+			approvalCopies = append(approvalCopies, *a)
+			sums[i].Approval = &approvalCopies[len(approvalCopies)-1]
+		}
+	}
 }
 
 // summaries is every plan's summary in name order, shared with the list cache (read only),

@@ -25,11 +25,11 @@ type decodedMemo struct {
 // decodedFile is one plan file and what was derived from it.
 type decodedFile struct {
 	raw  string
-	plan *Plan // as DecodePlan returned it, before the approval seal is checked; nil until decoded
+	plan *Plan // as decodePlan returned it, before the approval seal is checked; nil until decoded
 	utf8 int8  // whether raw is valid UTF-8 (which a change built on a guess needs): 0 until checked, 1 yes, -1 no
 }
 
-// decode returns DecodePlan(name, raw), from the memo when raw is the file last decoded
+// decode returns decodePlan(name, raw), from the memo when raw is the file last decoded
 // under name. The Plan returned is the caller's own.
 func (m *decodedMemo) decode(name, raw string) (*Plan, error) {
 	m.mu.Lock()
@@ -38,7 +38,7 @@ func (m *decodedMemo) decode(name, raw string) (*Plan, error) {
 	if f != nil && f.raw == raw && f.plan != nil {
 		return f.plan.copy(), nil
 	}
-	p, err := DecodePlan(name, raw)
+	p, err := decodePlan(name, raw)
 	if err != nil {
 		return nil, err
 	}

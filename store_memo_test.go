@@ -26,7 +26,7 @@ func TestRememberedPlanIsWhatTheFileDecodesTo(t *testing.T) {
 		raw, exists, err := s.readRaw(ctx, s.planPath("ship"))
 		require.NoError(t, err)
 		require.True(t, exists)
-		want, err := DecodePlan("ship", raw)
+		want, err := decodePlan("ship", raw)
 		require.NoError(t, err, step)
 		s.decoded.mu.Lock()
 		f := s.decoded.files["ship"]

@@ -20,6 +20,7 @@ type readResult struct {
 	Summary
 	Approved *bool  `json:"approved,omitempty"` // false when approval is required and missing
 	Content  string `json:"content"`
+	Note     string `json:"note,omitempty"` // why since_revision gave the whole plan, when it was kept but not verified
 }
 
 type statusResult struct {

@@ -30,11 +30,13 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	// A since_revision that is not kept (pruned, never existed, negative) gets the whole plan.
+	// A since_revision that is not kept (pruned, never existed, negative) gets the whole plan;
+	// one kept but not verified gets it with a note saying so.
 	var p, old *Plan
+	var unverified *Error
 	var err error
 	if since != nil {
-		p, old, err = env.store.changesSince(ctx, name, *since)
+		p, old, unverified, err = env.store.changesSince(ctx, name, *since)
 	} else {
 		p, err = env.store.Get(ctx, name)
 	}
@@ -43,6 +45,9 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	}
 	if old != nil {
 		return newChangesResult(p, old), nil
+	}
+	if unverified != nil {
+		return readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Content: p.Content, Note: env.errorMessage(unverified)}, nil
 	}
 	if text, ok := env.reads.get(p); ok {
 		return text, nil

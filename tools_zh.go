@@ -210,4 +210,7 @@ var textsZH = map[string]string{
 	// 文件工具的守卫：位于计划文件夹内或指向密钥的路径；包含它们的搜索。
 	"err.plans_off_limits":    "{path} 位于计划文件夹 {value} 内，或是为审批签名的密钥；文件工具不能读取、列出或修改它，此次调用未做任何事。请用 read_plan 读取计划，用 write_plan 和 update_plan_step 修改计划",
 	"err.search_covers_plans": "{field} {path} 包含计划文件夹 {value} 或为审批签名的密钥，文件工具不能搜索它，此次调用未做任何事。请搜索不包含它的文件夹（项目的子文件夹）；用 read_plan 读取计划",
+	// 无法校验的保留版本。
+	"err.revision_mismatch":     "计划 {name} 的 revision {rev} 的保留副本无法校验，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
+	"err.revision_unverifiable": "计划 {name} 的 revision {rev} 以无法校验的旧格式保留，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
 }

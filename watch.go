@@ -354,7 +354,7 @@ func (w *watcher) event(ctx context.Context, ev driver.FileEvent) {
 		w.send(c)
 		return
 	}
-	pl, err := DecodePlan(name, ev.Content)
+	pl, err := decodePlan(name, ev.Content)
 	if err != nil {
 		return
 	}

@@ -44,8 +44,11 @@ func (c *cli) log(args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if oldest := revs[len(revs)-1].Revision; oldest > 1 {
-		fmt.Fprintf(c.stdout, "revisions before %d are no longer kept\n", oldest)
+	switch last := revs[len(revs)-1]; {
+	case last.OlderUnverified:
+		fmt.Fprintf(c.stdout, "revisions before %d are kept but cannot be verified, so they are not shown\n", last.Revision)
+	case last.Revision > 1:
+		fmt.Fprintf(c.stdout, "revisions before %d are no longer kept\n", last.Revision)
 	}
 	return nil
 }

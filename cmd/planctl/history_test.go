@@ -145,3 +145,30 @@ func TestRenderDiff(t *testing.T) {
 	assert.Contains(t, colored, "status: \"a\" -> \"b\"\n\x1b[1m--- p@1\x1b[0m\n\x1b[1m+++ p@2\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@\x1b[0m\n keep\n")
 	assert.Contains(t, colored, "\n\x1b[31m--- gone ?[2J\x1b[0m\n\x1b[32m+++ new\x1b[0m\n", "body lines after the first hunk are body lines")
 }
+
+// A kept revision whose entry does not match the SHA-256 that names it (forged, swapped or
+// cut short) is left out of log, said so, and refused by diff with the reason.
+func TestLogAndDiffOfARevisionThatCannotBeVerified(t *testing.T) {
+	dir, _ := shipAtRev3(t)
+	entries, err := filepath.Glob(filepath.Join(dir, ".history", "ship", "2.*"))
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	raw, err := os.ReadFile(entries[0])
+	require.NoError(t, err)
+	forged := strings.Replace(string(raw), "- [ ] Tag", "- [x] Tag", 1)
+	require.NotEqual(t, string(raw), forged)
+	require.NoError(t, os.WriteFile(entries[0], []byte(forged), 0o644))
+
+	r := planctl(t, "-dir", dir, "log", "ship")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	got := lines(r.stdout)
+	require.Len(t, got, 3, r.stdout)
+	assert.Regexp(t, `^3\s`, got[1])
+	assert.Equal(t, "revisions before 3 are kept but cannot be verified, so they are not shown", got[2])
+
+	r = planctl(t, "-dir", dir, "diff", "ship", "2", "3")
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, "revision 2 of ship")
+	assert.Contains(t, r.stderr, "does not match the SHA-256")
+}

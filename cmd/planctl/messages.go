@@ -56,6 +56,14 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 			return fmt.Sprintf("revision %d of %s is no longer kept (it is at revision %d); `planctl log %s` lists the kept revisions",
 				pe.Revision, name, pe.CurrentRevision, name), exitNotFound
 		}
+		switch pe.Reason {
+		case "revision_mismatch":
+			return fmt.Sprintf("the kept copy of revision %d of %s (or of a revision after it) does not match the SHA-256 that names it, so it is not shown (it is at revision %d); `planctl log %s` lists the revisions that can be verified",
+				pe.Revision, name, pe.CurrentRevision, name), exitNotFound
+		case "revision_unverifiable":
+			return fmt.Sprintf("revision %d of %s was kept by an earlier release under a CRC-32C, which cannot prove it, so it is not shown (it is at revision %d); `planctl log %s` lists the revisions that can be verified",
+				pe.Revision, name, pe.CurrentRevision, name), exitNotFound
+		}
 		msg := fmt.Sprintf("no plan named %s in %s; `planctl list` shows the plans there", name, c.loc.shown)
 		if listing, ok := c.nestedPlans(); ok && hasPlan(listing, name) {
 			msg = fmt.Sprintf("no plan named %s in %s, but its plans folder has one: use -dir %s", name, c.loc.shown, c.loc.nested)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -318,36 +317,3 @@ func (s stamps) FolderStamp(ctx context.Context, dir string) (string, bool, erro
 // StrictModTimes reports that every write gives a file a ModifiedAt no earlier write had,
 // so the Store may cache a summary the moment it reads it.
 func (b *Backend) StrictModTimes() bool { return true }
-
-// Snapshot is every file of a Backend at one instant, for Restore.
-type Snapshot struct{ folders map[string]*memFolder }
-
-// Snapshot returns the Backend's files as they are now.
-func (b *Backend) Snapshot() Snapshot {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return Snapshot{folders: cloneFolders(b.folders)}
-}
-
-// Restore puts back the files of s, replacing every file. Each restored file gets a new
-// modification time and each folder a new stamp, as if written anew: nothing cached under a
-// file's time or a folder's stamp before Restore is taken for what it restores.
-func (b *Backend) Restore(s Snapshot) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.folders = cloneFolders(s.folders)
-	for _, f := range b.folders {
-		for name, c := range f.files {
-			f.files[name] = memFile{content: c.content, modified: b.modified(), path: c.path}
-		}
-		b.changed(f)
-	}
-}
-
-func cloneFolders(folders map[string]*memFolder) map[string]*memFolder {
-	out := make(map[string]*memFolder, len(folders))
-	for dir, f := range folders {
-		out[dir] = &memFolder{files: maps.Clone(f.files), subs: maps.Clone(f.subs)}
-	}
-	return out
-}
