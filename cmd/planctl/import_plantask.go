@@ -17,6 +17,10 @@ import (
 	"github.com/einoplan/plan"
 )
 
+func init() {
+	commands["import-plantask"] = command{args: []string{"NAME", "TASKDIR"}, flags: []string{"rev"}, run: (*cli).importPlantask}
+}
+
 // plantaskTask is one task as Eino's plantask middleware stores it: <BaseDir>/<id>.json.
 type plantaskTask struct {
 	ID          string         `json:"id"`
@@ -102,9 +106,9 @@ func (c *cli) readPlantask(from string) ([]*plantaskTask, string, error) {
 	var files []file
 	var read func(string) ([]byte, error)
 	var where string
-	if c.set["redis"] || c.redisURL != "" || c.set["postgres"] || c.postgres != "" || os.Getenv("PLAN_POSTGRES") != "" && !c.set["redis"] {
+	if c.loc.server != "" {
 		dir := path.Clean("/" + from)
-		where = c.loc.shown[:len(c.loc.shown)-len(c.loc.baseDir)] + dir
+		where = c.loc.server + " " + dir
 		entries, err := c.loc.backend.LsInfo(c.ctx, &plan.LsInfoRequest{Path: dir})
 		if err != nil {
 			return nil, where, &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot list %s: %v", where, err)}
@@ -221,7 +225,7 @@ func planFromTasks(where string, tasks []*plantaskTask) imported {
 	}
 	var b strings.Builder
 	var imp imported
-	fmt.Fprintf(&b, "# Tasks from plantask\n\nImported from %s. Each step ends with the id its task had there, as [task N].\n", oneLine(where))
+	fmt.Fprintf(&b, "# Tasks from plantask\n\nImported from %s. Each step names the id its task had there: [task N].\n", oneLine(where))
 	for i, t := range tasks {
 		slices.Sort(waits[i])
 		waits[i] = slices.Compact(waits[i])
@@ -281,7 +285,7 @@ func planFromTasks(where string, tasks []*plantaskTask) imported {
 func stepBlock(line, description string, info []string) string {
 	var desc []string
 	for _, l := range strings.Split(strings.ReplaceAll(strings.TrimSpace(description), "\r\n", "\n"), "\n") {
-		desc = append(desc, strings.TrimRight(l, " \t\r"))
+		desc = append(desc, printable(strings.TrimRight(l, " \t\r"), ' '))
 	}
 	if len(desc) == 1 && desc[0] == "" {
 		desc = nil
