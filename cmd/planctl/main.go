@@ -2,7 +2,8 @@
 // github.com/einoplan/plan, from a terminal or a script, on a local folder or on Redis,
 // with the same revision checks and locks the agents use.
 //
-//	go install github.com/einoplan/plan/cmd/planctl@latest
+//	go install github.com/einoplan/plan/cmd/planctl@latest   # once versions are published
+//	go install ./cmd/planctl                                 # until then, in a clone
 //
 // Usage:
 //
