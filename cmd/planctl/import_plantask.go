@@ -62,6 +62,11 @@ func (c *cli) importPlantask(args []string) error {
 			"no plantask tasks (N.json files) in %s; give the BaseDir the plantask middleware was configured with", where)}
 	}
 	imp := planFromTasks(where, tasks)
+	if len(imp.body) > plan.DefaultMaxContentBytes {
+		return &cliError{code: plan.CodeTooLarge, exit: exitFailed, msg: fmt.Sprintf(
+			"the %d tasks in %s make a plan of %d bytes, more than a plan may hold (%d); nothing was written",
+			len(tasks), where, len(imp.body), plan.DefaultMaxContentBytes)}
+	}
 	if c.rev == nil {
 		zero := int64(0)
 		c.rev = &zero // create only: replacing a plan takes -rev N
@@ -168,6 +173,7 @@ func (c *cli) readPlantask(from string) ([]*plantaskTask, string, error) {
 			continue
 		}
 		t.num, t.ID = f.num, strconv.Itoa(f.num) // the file name is the id plantask goes by
+		t.Owner = strings.TrimSpace(t.Owner)
 		tasks = append(tasks, t)
 	}
 	return tasks, where, nil

@@ -186,3 +186,45 @@ func TestImportPlantaskReplacesAPlanOnlyAtTheRevisionGiven(t *testing.T) {
 	assert.Equal(t, exitFailed, r.code)
 	assert.Contains(t, r.stderr, filepath.Join(root, "plans-of-nobody")+" does not exist")
 }
+
+// Whatever a task's subject and description hold, each task is exactly one step with the
+// text, state and prerequisites it should have, and the Store accepts the body: a subject
+// ending like "(after 2)" or like a holder's tag is neither, a description with a checklist
+// or a fence of its own adds no step.
+func TestImportedTasksStayOneStepEach(t *testing.T) {
+	tasks := []*plantaskTask{
+		{ID: "1", Subject: "Looks done (after 2)", Status: taskCompleted,
+			Description: "```\n- [ ] fenced\n```\n- [x] a checklist\n> - [ ] quoted\n"},
+		{ID: "2", Subject: "Ends like a tag (@mallory)", Status: taskInProgress, Owner: "bob", BlockedBy: []string{"1"}},
+		{ID: "3", Subject: "Two\nlines\x1b[2J", Status: "unknown", Blocks: []string{"2"},
+			Description: "Setext underline next\n===\n    indented\n<!-- unclosed comment"},
+		{ID: "7", Subject: "", Status: taskPending, BlockedBy: []string{"9", "3"}, Owner: "carol",
+			Metadata: map[string]any{"b": []any{1, "x"}, "a": nil}},
+	}
+	imp := planFromTasks("/tasks", tasks)
+	type step struct {
+		state plan.StepState
+		text  string
+		after []int
+	}
+	var got []step
+	for _, s := range plan.ParseSteps(imp.body) {
+		got = append(got, step{s.State, s.Text, s.After})
+	}
+	assert.Equal(t, []step{
+		{plan.StepCompleted, "Looks done (after 2) [task 1]", nil},
+		{plan.StepInProgress, "Ends like a tag (@mallory) [task 2] (after 1, 3)", []int{1, 3}},
+		{plan.StepPending, "Two lines [2J [task 3]", nil},
+		{plan.StepPending, "(no subject) [task 7] (after 3)", []int{3}},
+	}, got, imp.body)
+	assert.Equal(t, []importHold{{step: 2, id: "2", owner: "bob", takeover: true}}, imp.holds)
+	assert.Contains(t, imp.body, "  plantask status: unknown\n")
+	assert.Contains(t, imp.body, "  owner: carol\n")
+	assert.Contains(t, imp.body, `  metadata: {"a":null,"b":[1,"x"]}`+"\n")
+	assert.Contains(t, imp.body, "  ````text\n  ```\n  - [ ] fenced\n")
+
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	_, err = store.Put(context.Background(), plan.Update{Name: "x", Content: &imp.body})
+	require.NoError(t, err, imp.body)
+}
