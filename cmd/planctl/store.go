@@ -41,7 +41,7 @@ func (e *cliError) Error() string { return e.msg }
 // openStore opens the Store on DIR, on the local disk, in Redis or in PostgreSQL. Read-only
 // commands create nothing: a missing local DIR or PostgreSQL schema is an error naming it.
 func (c *cli) openStore(readOnly bool) (func(), error) {
-	closeBackend := func() {}
+	var closeBackend func()
 	pgURL, err := c.postgresURL()
 	if err != nil {
 		return nil, err
