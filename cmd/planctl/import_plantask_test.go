@@ -159,6 +159,18 @@ func TestImportPlantaskCarriesARealPlantaskStoreOver(t *testing.T) {
 	assert.NotContains(t, results[0], `"error"`)
 	assert.Contains(t, results[0], "Write the migration [task 2] (after 1) (@bob)")
 	assert.Contains(t, results[0], "Up and down.")
+
+	// The holds are the Store's: another agent is refused bob's step, bob finishes it.
+	eve, err := plan.New(context.Background(), &plan.Config{Backend: local, AgentName: "eve"})
+	require.NoError(t, err)
+	results = runAgent(t, plantest.NewScriptedModel(plantest.CallTool("update_plan_step", `{"name":"db","step":2,"status":"completed"}`)), eve)
+	require.Len(t, results, 1)
+	assert.Contains(t, results[0], `"step_held"`)
+	bob, err := plan.New(context.Background(), &plan.Config{Backend: local, AgentName: "bob"})
+	require.NoError(t, err)
+	results = runAgent(t, plantest.NewScriptedModel(plantest.CallTool("update_plan_step", `{"name":"db","step":2,"status":"completed"}`)), bob)
+	require.Len(t, results, 1)
+	assert.NotContains(t, results[0], `"error"`, results[0])
 }
 
 // An existing plan is replaced only when -rev names its revision.
