@@ -103,7 +103,7 @@ func storeLayer(name string) bool {
 }
 
 func toolLayer(name string) bool {
-	for _, prefix := range []string{"tool", "args", "params", "middleware", "digest", "agent_names", "gate", "reminders"} {
+	for _, prefix := range []string{"tool", "args", "params", "middleware", "digest", "agent_names", "gate", "reminders", "eino_seam"} {
 		if strings.HasPrefix(name, prefix) {
 			return true
 		}

@@ -371,12 +371,10 @@ func (m *middleware[M]) roleIn(ctx context.Context) Role {
 	return RoleAuto
 }
 
-// BeforeAgent adds the plan tools, the instruction and the digest, and marks the run's
-// context with its role so that runs started inside it know they are sub-agents.
-func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
-	if runCtx == nil {
-		return ctx, runCtx, nil
-	}
+// beforeAgent adds the plan tools, the instruction and the digest to a run's, and marks the
+// run's context with its role so that runs started inside it know they are sub-agents.
+// BeforeAgent (eino_seam_agent.go) is what Eino calls.
+func (m *middleware[M]) beforeAgent(ctx context.Context, runCtx runSetup) (context.Context, runSetup, error) {
 	call, _ := ctx.Value(callKey{}).(*callToken)
 	mark, marked := ctx.Value(runKey{}).(runMark)
 	nested := marked && (mark.nested || mark.call != call)
@@ -401,7 +399,7 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	st.exempt, st.exports, st.starters = exemptTools(ctx, runCtx.Tools)
 	ctx = context.WithValue(ctx, m.stateKey, st)
 
-	next := *runCtx
+	next := runCtx
 	next.Tools = make([]tool.BaseTool, 0, len(runCtx.Tools)+len(set.tools))
 	next.Tools = append(next.Tools, runCtx.Tools...)
 	for _, t := range set.tools {
@@ -415,7 +413,7 @@ func (m *middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAg
 	st.digest.text = m.digest(ctx, set.texts)
 	st.digest.inHistory = st.digest.text // a resumed run's may differ: see renewDigest
 	next.Instruction = runCtx.Instruction + st.digest.anchor + st.digest.text
-	return ctx, &next, nil
+	return ctx, next, nil
 }
 
 // AfterAgent ends a sub-agent's run: the name it acted as is free again once the tool call

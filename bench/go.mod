@@ -7,7 +7,7 @@ require (
 	github.com/cloudwego/eino v0.9.21
 	github.com/einoplan/plan v0.0.0
 	github.com/einoplan/plan/backends/postgres v0.0.0
-	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/tiktoken-go/tokenizer v0.7.0
 )

@@ -1,6 +1,6 @@
-// Package plantest holds what tests of code using plan need: a scripted chat model that
-// drives a real Eino agent without a network, and a conformance suite every Backend must
-// pass.
+// Package plantest holds a scripted chat model that drives a real Eino agent without a
+// network, for tests of code using plan. The conformance suite every Backend must pass is
+// package github.com/einoplan/plan/driver/drivertest.
 package plantest
 
 import (

@@ -34,6 +34,7 @@ type Backend struct {
 	pool         *pgxpool.Pool
 	schema       string
 	listenConfig *pgx.ConnConfig // WithListenConfig, else nil for the pool's settings
+	existingOnly bool            // WithExistingSchema: create and migrate nothing
 	sql          statements
 }
 
@@ -49,8 +50,9 @@ var (
 
 // New returns a Backend on pool, first creating or migrating its schema (DefaultSchema
 // unless WithSchema says otherwise) to SchemaVersion; see README.md for what that creates.
-// It refuses a schema a later release migrated (ErrSchemaTooNew). The pool's own settings
-// decide connection limits and timeouts; every call also honours its context. Watching
+// It refuses a schema a later release migrated (ErrSchemaTooNew); with WithExistingSchema
+// it creates and migrates nothing. The pool's own settings decide connection limits and
+// timeouts; every call also honours its context. Watching
 // opens one connection of its own per feed from the pool's connection settings (or those of
 // WithListenConfig), which must reach PostgreSQL in session mode (README.md, PgBouncer).
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Backend, error) {
@@ -64,7 +66,11 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Backend, err
 	if err := checkSchemaName(b.schema); err != nil {
 		return nil, err
 	}
-	if err := ensureSchema(ctx, pool, b.schema); err != nil {
+	ensure := ensureSchema
+	if b.existingOnly {
+		ensure = checkSchema
+	}
+	if err := ensure(ctx, pool, b.schema); err != nil {
 		return nil, err
 	}
 	b.sql = newStatements(b.schema)

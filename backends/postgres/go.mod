@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/cloudwego/eino v0.9.21
 	github.com/einoplan/plan v0.0.0-00010101000000-000000000000
-	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jackc/pgx/v5 v5.13.0
 )
 
 require (

@@ -13,7 +13,7 @@ require (
 	github.com/einoplan/plan/backends/postgres v0.0.0-00010101000000-000000000000
 	github.com/einoplan/plan/backends/redis v0.0.0-00010101000000-000000000000
 	github.com/einoplan/plan/board v0.0.0-00010101000000-000000000000
-	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.10.0
 	golang.org/x/sys v0.30.0

@@ -2,7 +2,8 @@
 // github.com/einoplan/plan, from a terminal or a script, on a local folder or on Redis,
 // with the same revision checks and locks the agents use.
 //
-//	go install github.com/einoplan/plan/cmd/planctl@latest
+//	go install github.com/einoplan/plan/cmd/planctl@latest   # once versions are published
+//	go install ./cmd/planctl                                 # until then, in a clone
 //
 // Usage:
 //
@@ -17,6 +18,7 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] status NAME STATUS [-rev N]
 //	planctl [-dir DIR | -redis URL | -postgres URL] export NAME FILE   the body, ready to edit ("-": standard output)
 //	planctl [-dir DIR | -redis URL | -postgres URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
+//	planctl [-dir DIR | -redis URL | -postgres URL] import-plantask NAME TASKDIR [-rev N]  a plan from Eino plantask's tasks
 //	planctl [-dir DIR | -redis URL | -postgres URL] rm NAME [-rev N]
 //	planctl [-dir DIR | -redis URL | -postgres URL] serve [-addr HOST:PORT]  the plan board in a browser, acting as $USER
 //
@@ -84,6 +86,9 @@ Commands:
   status NAME STATUS        set a plan's status
   export NAME FILE          write a plan's body to FILE ("-" for standard output)
   import NAME FILE          create a plan, or replace its body, from FILE ("-" for standard input)
+  import-plantask NAME TASKDIR
+                            create a plan from the tasks Eino's plantask middleware keeps in
+                            TASKDIR (its BaseDir: a folder, or a path in Redis or PostgreSQL)
   rm NAME                   delete a plan
   serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080)
 
@@ -95,7 +100,8 @@ Flags, before or after the command:
                (default $PLAN_POSTGRES; schema $PLAN_POSTGRES_SCHEMA)
   -prefix P    key prefix of the Redis backend (default its own)
   -rev N       change the plan only if it is still at revision N (status, import, rm);
-               with import, -rev 0 only creates; approve needs it
+               with import, -rev 0 only creates; import-plantask only creates without it;
+               approve needs it
   -by WHO      who approves (approve; default $USER)
   -to WHO      who takes the step over (take; without it the step is released)
   -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
@@ -200,7 +206,7 @@ type command struct {
 	args     []string // names of the positional arguments
 	optional int      // how many of the last args may be left out
 	flags    []string // the command flags it accepts (json, rev, by, to, limit, after, status)
-	readOnly bool     // never writes, so a missing DIR is simply empty
+	readOnly bool     // never writes, so it creates no missing DIR or schema either
 	run      func(c *cli, args []string) error
 }
 

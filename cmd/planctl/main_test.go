@@ -259,14 +259,18 @@ func TestInvalidName(t *testing.T) {
 		"starting with a letter or digit, at most 64 bytes\n", r.stderr)
 }
 
-func TestMissingDirIsEmptyAndNotCreated(t *testing.T) {
+// A read-only command on a folder that does not exist fails naming it, and creates nothing.
+func TestReadOnlyCommandsReportAMissingDirAndCreateNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nowhere")
-	r := planctl(t, "-dir", dir, "list")
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "No plans in "+dir+"\n", r.stdout)
-	assert.Equal(t, exitNotFound, planctl(t, "-dir", dir, "show", "x").code)
-	_, err := os.Stat(dir)
-	assert.True(t, os.IsNotExist(err))
+	for _, args := range [][]string{{"list"}, {"show", "x"}, {"log", "x"}, {"diff", "x"}, {"export", "x", "-"}, {"watch"}} {
+		r := planctl(t, append([]string{"-dir", dir}, args...)...)
+		assert.Equal(t, exitFailed, r.code, "%v", args)
+		assert.Equal(t, "planctl: "+dir+" does not exist: no plans there, and nothing was created; check -dir (default $PLAN_DIR, else ./.plans)\n",
+			r.stderr, "%v", args)
+		assert.Empty(t, r.stdout, "%v", args)
+		_, err := os.Stat(dir)
+		assert.True(t, os.IsNotExist(err), "%v created %s", args, dir)
+	}
 }
 
 func TestDirFromEnvironment(t *testing.T) {

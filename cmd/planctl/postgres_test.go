@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -42,13 +44,10 @@ func TestPostgresCommands(t *testing.T) {
 	t.Setenv("PLAN_POSTGRES", url)
 	file := filepath.Join(t.TempDir(), "ship.md")
 	require.NoError(t, os.WriteFile(file, []byte(shipBody), 0o600))
-	where := strings.TrimSuffix(strings.TrimPrefix(url, "postgres://postgres@"), "?sslmode=disable")
+	where := strings.TrimSuffix(strings.TrimPrefix(url, "postgres://postgres@"), "?sslmode=disable") +
+		" (schema " + os.Getenv("PLAN_POSTGRES_SCHEMA") + ")"
 
-	r := planctl(t, "list")
-	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Equal(t, "No plans in postgres://"+where+" /plans\n", r.stdout)
-
-	r = planctl(t, "import", "ship", file)
+	r := planctl(t, "import", "ship", file)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Equal(t, "ship: created from "+file+", revision 1, [#####-----] 2/4\n", r.stdout)
 
@@ -80,6 +79,34 @@ func TestPostgresCommands(t *testing.T) {
 		r = planctl(t, "-postgres", url, "-redis", "redis://localhost:6379/0", "list")
 		assert.Equal(t, exitUsage, r.code, r.stderr)
 	})
+}
+
+// A read-only command on a schema that does not exist (a mistyped $PLAN_POSTGRES_SCHEMA)
+// fails naming the server and the schema, and creates nothing.
+func TestPostgresReadOnlyCommandsCreateNoSchema(t *testing.T) {
+	url := postgresServer(t)
+	t.Setenv("PLAN_POSTGRES", url)
+	schema := os.Getenv("PLAN_POSTGRES_SCHEMA")
+	where := strings.TrimSuffix(strings.TrimPrefix(url, "postgres://postgres@"), "?sslmode=disable")
+	for _, args := range [][]string{{"list"}, {"show", "x"}, {"log", "x"}, {"diff", "x"}, {"export", "x", "-"}, {"watch"}} {
+		r := planctl(t, args...)
+		assert.Equal(t, exitFailed, r.code, "%v", args)
+		assert.Equal(t, "planctl: no plans at postgres://"+where+" (schema "+schema+"): the schema does not exist or has no plan tables, "+
+			"and nothing was created; check $PLAN_POSTGRES_SCHEMA\n", r.stderr, "%v", args)
+		assert.Empty(t, r.stdout, "%v", args)
+	}
+	pool, err := pgxpool.New(context.Background(), url)
+	require.NoError(t, err)
+	defer pool.Close()
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&n))
+	assert.Zero(t, n, "schema %s was created", schema)
+
+	t.Setenv("PLAN_POSTGRES_SCHEMA", "")
+	r := planctl(t, "list")
+	assert.Equal(t, exitFailed, r.code)
+	assert.Equal(t, "planctl: no plans at postgres://"+where+" (schema plan): the schema does not exist or has no plan tables, "+
+		"and nothing was created; check $PLAN_POSTGRES_SCHEMA (unset: the default schema)\n", r.stderr)
 }
 
 // A server that does not answer is reported as such, with the address, and exit status 1.

@@ -35,7 +35,8 @@ func TestRedisCommands(t *testing.T) {
 
 	r := planctl(t, with("list")...)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Equal(t, "No plans in "+strings.TrimSuffix(args[1], "/0")+"/0 /plans\n", r.stdout)
+	assert.Equal(t, "No plans in "+strings.TrimSuffix(args[1], "/0")+"/0 (prefix "+args[3]+") /plans\n", r.stdout,
+		"an empty list says where it looked: server, prefix, folder")
 
 	r = planctl(t, with("import", "ship", file)...)
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -67,7 +68,7 @@ func TestRedisWatch(t *testing.T) {
 	bin := planctlBinary(t)
 	var out lockedBuffer
 	stop := watching(t, &out, args...)
-	waitFor(t, "output", out.String, `no plans in redis://\S+ /plans yet; waiting for changes\n$`)
+	waitFor(t, "output", out.String, `no plans in redis://\S+ \(prefix \S+\) /plans yet; waiting for changes\n$`)
 
 	cmd := exec.Command(bin, append(args, "import", "ship", "-")...)
 	cmd.Stdin = strings.NewReader(shipBody)

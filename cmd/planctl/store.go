@@ -23,8 +23,8 @@ import (
 type location struct {
 	backend plan.Backend
 	baseDir string // the plans folder inside backend
-	shown   string // the folder as -dir names it, with the Redis address when on Redis
-	missing bool   // a local DIR that does not exist (read-only commands only)
+	shown   string // the folder as -dir names it, after the server (and schema or prefix) when not local
+	server  string // shown without the folder: the server, schema or prefix; "" for a local DIR
 	// nested is the -dir value of the plans sub-folder of DIR.
 	nested string
 }
@@ -39,15 +39,15 @@ type cliError struct {
 func (e *cliError) Error() string { return e.msg }
 
 // openStore opens the Store on DIR, on the local disk, in Redis or in PostgreSQL. Read-only
-// commands do not create a missing local DIR: they see no plans.
+// commands create nothing: a missing local DIR or PostgreSQL schema is an error naming it.
 func (c *cli) openStore(readOnly bool) (func(), error) {
-	closeBackend := func() {}
+	var closeBackend func()
 	pgURL, err := c.postgresURL()
 	if err != nil {
 		return nil, err
 	}
 	if pgURL != "" {
-		if closeBackend, err = c.openPostgres(pgURL); err != nil {
+		if closeBackend, err = c.openPostgres(pgURL, readOnly); err != nil {
 			return nil, err
 		}
 	} else if c.redisURL != "" {
@@ -68,8 +68,12 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 			client.Close()
 			return nil, &cliError{msg: err.Error(), exit: exitFailed}
 		}
-		c.loc = location{backend: backend, baseDir: base,
-			shown: c.redisAddr(client) + " " + base, nested: path.Join(base, "plans")}
+		server := c.redisAddr(client)
+		if c.prefix != "" {
+			server += " (prefix " + c.prefix + ")"
+		}
+		c.loc = location{backend: backend, baseDir: base, server: server,
+			shown: server + " " + base, nested: path.Join(base, "plans")}
 		closeBackend = func() { client.Close() }
 	} else {
 		if c.dir == "" {
@@ -80,14 +84,14 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 		}
 		c.loc = location{baseDir: "/", shown: c.dir, nested: filepath.Join(c.dir, "plans")}
 		if _, err := os.Stat(c.dir); readOnly && errors.Is(err, fs.ErrNotExist) {
-			c.loc.backend, c.loc.missing = plan.NewMemoryBackend(), true
-		} else {
-			local, err := plan.NewLocalBackend(c.dir)
-			if err != nil {
-				return nil, &cliError{msg: fmt.Sprintf("cannot open the plans folder %s: %v", c.dir, errors.Unwrap(err)), exit: exitFailed}
-			}
-			c.loc.backend, closeBackend = local, func() { local.Close() }
+			return nil, &cliError{exit: exitFailed, msg: fmt.Sprintf(
+				"%s does not exist: no plans there, and nothing was created; check -dir (default $PLAN_DIR, else ./.plans)", c.dir)}
 		}
+		local, err := plan.NewLocalBackend(c.dir)
+		if err != nil {
+			return nil, &cliError{msg: fmt.Sprintf("cannot open the plans folder %s: %v", c.dir, errors.Unwrap(err)), exit: exitFailed}
+		}
+		c.loc.backend, closeBackend = local, func() { local.Close() }
 	}
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl",
 		OnChange: func(_ context.Context, ch plan.Change) { c.created, c.changed = ch.Created, true }})
@@ -124,9 +128,6 @@ func (c *cli) redisAddr(client *redis.Client) string {
 // nestedPlans counts the plans in the "plans" sub-folder of DIR, where a program using
 // plan.NewLocalBackend(DIR) keeps them, for a DIR that holds none itself.
 func (c *cli) nestedPlans() (*plan.Listing, bool) {
-	if c.loc.missing {
-		return nil, false
-	}
 	sub, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: path.Join(c.loc.baseDir, "plans")})
 	if err != nil {
 		return nil, false
@@ -187,8 +188,9 @@ func (c *cli) postgresURL() (string, error) {
 }
 
 // openPostgres opens the PostgreSQL backend on url (schema $PLAN_POSTGRES_SCHEMA, else the
-// backend's own), checking that the server answers, and sets c.loc.
-func (c *cli) openPostgres(url string) (func(), error) {
+// backend's own), checking that the server answers, and sets c.loc. For a read-only command
+// it creates nothing: a missing schema is an error naming it.
+func (c *cli) openPostgres(url string, readOnly bool) (func(), error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, &cliError{msg: fmt.Sprintf("-postgres %s is not a PostgreSQL URL such as postgres://user@localhost:5432/db (%v)", url, err), exit: exitUsage}
@@ -208,10 +210,21 @@ func (c *cli) openPostgres(url string) (func(), error) {
 		return nil, &cliError{msg: fmt.Sprintf("cannot reach PostgreSQL at %s: %v", where, err), exit: exitFailed}
 	}
 	var opts []postgres.Option
-	if schema := os.Getenv("PLAN_POSTGRES_SCHEMA"); schema != "" {
-		opts = append(opts, postgres.WithSchema(schema))
+	schema, from := os.Getenv("PLAN_POSTGRES_SCHEMA"), "$PLAN_POSTGRES_SCHEMA"
+	if schema == "" {
+		schema, from = postgres.DefaultSchema, "$PLAN_POSTGRES_SCHEMA (unset: the default schema)"
 	}
+	opts = append(opts, postgres.WithSchema(schema))
+	if readOnly {
+		opts = append(opts, postgres.WithExistingSchema())
+	}
+	where += " (schema " + schema + ")"
 	backend, err := postgres.New(ctx, pool, opts...)
+	if errors.Is(err, postgres.ErrNoSchema) {
+		pool.Close()
+		return nil, &cliError{exit: exitFailed, msg: fmt.Sprintf(
+			"no plans at %s: the schema does not exist or has no plan tables, and nothing was created; check %s", where, from)}
+	}
 	if err != nil {
 		pool.Close()
 		return nil, &cliError{msg: err.Error(), exit: exitFailed}
@@ -220,6 +233,6 @@ func (c *cli) openPostgres(url string) (func(), error) {
 		c.dir = plan.DefaultBaseDir
 	}
 	base := path.Clean("/" + c.dir)
-	c.loc = location{backend: backend, baseDir: base, shown: where + " " + base, nested: path.Join(base, "plans")}
+	c.loc = location{backend: backend, baseDir: base, server: where, shown: where + " " + base, nested: path.Join(base, "plans")}
 	return pool.Close, nil
 }

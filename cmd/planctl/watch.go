@@ -15,9 +15,6 @@ import (
 // change any process makes until interrupted. On a terminal the whole view is redrawn on
 // each change; otherwise each change prints one plain line, for logs and scripts.
 func (c *cli) watch([]string) error {
-	if c.loc.missing {
-		return &cliError{exit: exitFailed, msg: fmt.Sprintf("%s does not exist; check -dir, or create the folder to watch it before any plan is written", c.dir)}
-	}
 	// Watch before List: a change landing between the two is then never missed.
 	changes, err := c.store.Watch(c.ctx)
 	if err != nil {

@@ -10,6 +10,14 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
+// This file is the one place that reads the language adk.SetLanguage chose (Config.Language
+// left empty follows it, as Eino's own middlewares do). Eino v0.9.21 has no public getter,
+// hence the probe below. Eino's next line exports adk.SelectPrompt, which picks one of an
+// English and a Chinese text by that language: serving it, einoLanguage becomes one call,
+// adk.SelectPrompt with "en" and "zh" as the two texts, and languageProbe and this file's
+// patchtoolcalls import go away; callers (Config.language, PatchedToolResultGenerator) do
+// not change.
+
 // einoLanguage is the language adk.SetLanguage chose. Eino keeps it in a variable with no
 // public getter, so it is read through a public Eino component whose texts follow it: the
 // patchtoolcalls middleware, which answers a tool call that has no result with a default
