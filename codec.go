@@ -47,6 +47,7 @@ func EncodePlan(p *Plan) string {
 		b.WriteString(hdrRequiresApproval + ": true\n")
 	}
 	writeApproval(&b, p)
+	writeDecisions(&b, p)
 	writeChecksum(&b, p)
 	b.WriteString(headerFence)
 	b.WriteString(p.Content)
@@ -137,6 +138,9 @@ func DecodePlan(name, raw string) (*Plan, error) {
 			stepsBody = value
 			continue
 		}
+		if p.setDecisionHeader(key, value) {
+			continue
+		}
 		if key == hdrChecksum {
 			check.found(raw, rest, len(line)+1, value)
 			continue
@@ -146,6 +150,7 @@ func DecodePlan(name, raw string) (*Plan, error) {
 		}
 	}
 	p.Content = rest
+	p.settleDecisions()
 	if !check.holds(raw) {
 		p.action, p.created, p.changedBy = "", false, "" // edited by hand: nobody known did it
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Code classifies an Error. Codes are part of the tool contract: models and host programs
@@ -62,6 +63,9 @@ type Error struct {
 	// pending step is ready, the held or failed steps that every pending one waits for,
 	// directly or through other pending steps: the lowest 8.
 	Waits []int
+	// Expires is when the hold that causes a step_held or step_blocked refusal runs out
+	// unless its holder renews it (StoreConfig.ClaimTTL); zero without a lease.
+	Expires time.Time
 	// Message states the facts in English.
 	Message string
 	// Err is the underlying cause, never shown to a model.

@@ -268,7 +268,7 @@ func TestGatedFileToolsRunOnlyUnderAnApprovedStep(t *testing.T) {
 	ran := heard[3]
 	assert.True(t, ran.Allowed)
 	assert.Equal(t, plan.GatedCall{Tool: "write_file", Agent: "planner", Allowed: true, Plan: "release", Step: 1,
-		StepText: "Write the changelog", Revision: 3}, ran, "the write ran under step 1 at revision 3")
+		StepText: "Write the changelog", Revision: 4}, ran, "the write ran under step 1 at revision 4")
 	assert.Equal(t, "edit_file", heard[4].Tool)
 	assert.False(t, heard[4].Allowed)
 

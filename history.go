@@ -32,6 +32,17 @@ type Revision struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	Title     string    `json:"title"`
 	Status    string    `json:"status"`
+	// ByAgent reports that an agent's tool call made this change; false means a host made
+	// it through the Store (a person through planctl or the board, or code), or, with no
+	// Action, that nobody knows.
+	ByAgent bool `json:"by_agent,omitempty"`
+	// Expired names the agent whose hold on step ExpiredStep had expired (its lease,
+	// StoreConfig.ClaimTTL, ran out) when this change moved that step; "" otherwise.
+	Expired     string `json:"expired,omitempty"`
+	ExpiredStep int    `json:"expired_step,omitempty"`
+	// Rejection is the rejection this change recorded (ActionReject): the revision turned
+	// down, by whom and the feedback.
+	Rejection *Rejection `json:"rejection,omitempty"`
 }
 
 // History keeps the last revisions of every plan in the Backend, next to the plans, so
@@ -344,6 +355,11 @@ func revisionOf(p *Plan) Revision {
 	r := Revision{Revision: p.Revision, UpdatedAt: p.UpdatedAt, Title: p.Title, Status: p.Status, Author: p.Author}
 	if p.action != "" {
 		r.Action, r.Author = p.action, p.changedBy
+		r.ByAgent = p.byAgent
+	}
+	r.Expired, r.ExpiredStep = expiredHolder(p.expiredHold), expiredStepOf(p.expiredHold)
+	if p.action == ActionReject {
+		r.Rejection = p.Rejection
 	}
 	return r
 }
