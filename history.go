@@ -43,6 +43,8 @@ type Revision struct {
 	// Rejection is the rejection this change recorded (ActionReject): the revision turned
 	// down, by whom and the feedback.
 	Rejection *Rejection `json:"rejection,omitempty"`
+	// Approved is the revision an approval (ActionApprove) approved; 0 otherwise.
+	Approved int64 `json:"approved,omitempty"`
 }
 
 // History keeps the last revisions of every plan in the Backend, next to the plans, so
@@ -360,6 +362,9 @@ func revisionOf(p *Plan) Revision {
 	r.Expired, r.ExpiredStep = expiredHolder(p.expiredHold), expiredStepOf(p.expiredHold)
 	if p.action == ActionReject {
 		r.Rejection = p.Rejection
+	}
+	if p.action == ActionApprove && p.Approval != nil {
+		r.Approved = p.Approval.Revision
 	}
 	return r
 }
