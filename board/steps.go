@@ -17,6 +17,8 @@ type stepView struct {
 	// its line kept says; "" when none does.
 	By    string `json:"by,omitempty"`
 	Depth int    `json:"depth,omitempty"`
+	// After lists the steps this one waits for, as its "(after …)" says.
+	After []int `json:"after,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -24,7 +26,7 @@ func stepsOf(body string) []stepView {
 	steps := plan.ParseSteps(body)
 	out := make([]stepView, 0, len(steps))
 	for _, s := range steps {
-		v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth}
+		v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, After: s.After}
 		text, tag, ok := cutTag(s.Text)
 		switch {
 		case ok && s.State == plan.StepInProgress && tag == s.Holder:
