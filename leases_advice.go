@@ -120,3 +120,17 @@ func (env *toolEnv) leaseAdvice(end time.Time) string {
 	}
 	return strings.NewReplacer("{at}", end.UTC().Format(time.RFC3339), "{in}", in.String()).Replace(env.texts["lease.until"])
 }
+
+// HeldUntil is when the hold on step number of p runs out unless its holder renews it
+// (StoreConfig.ClaimTTL), as every Store on the storage judges it; zero when the Store has
+// no lease, or the step is not held in progress.
+func (s *Store) HeldUntil(p *Plan, number int) time.Time {
+	if p == nil || number < 1 {
+		return time.Time{}
+	}
+	steps := stepsOf(p.Content)
+	if number > len(steps) {
+		return time.Time{}
+	}
+	return s.leaseEnd(p, steps[number-1])
+}

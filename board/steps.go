@@ -2,6 +2,7 @@ package board
 
 import (
 	"strings"
+	"time"
 
 	"github.com/einoplan/plan"
 )
@@ -19,6 +20,9 @@ type stepView struct {
 	Depth int    `json:"depth,omitempty"`
 	// After lists the steps this one waits for, as its "(after …)" says.
 	After []int `json:"after,omitempty"`
+	// HeldUntil is when the holder's lease on a step in progress runs out unless renewed
+	// (StoreConfig.ClaimTTL); nil without a lease.
+	HeldUntil *time.Time `json:"held_until,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.

@@ -65,5 +65,11 @@ func (b *board) detail(p *plan.Plan, history []plan.Revision) *planDetail {
 	if history == nil {
 		history = []plan.Revision{}
 	}
-	return &planDetail{planView: viewOf(p, history), Content: p.Content, History: history}
+	v := viewOf(p, history)
+	for i, s := range v.Steps {
+		if end := b.store.HeldUntil(p, s.Number); !end.IsZero() {
+			v.Steps[i].HeldUntil = &end
+		}
+	}
+	return &planDetail{planView: v, Content: p.Content, History: history}
 }

@@ -212,3 +212,46 @@ func TestTheReviewShowsWhatChangedSinceTheLastApproval(t *testing.T) {
 		t.Fatalf("diff %q", got)
 	}
 }
+
+// A step held under a lease shows until when; a lease that ran out shows as expired.
+func TestThePageShowsWhenAHoldRunsOut(t *testing.T) {
+	backend, err := plan.NewLocalBackend(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { backend.Close() })
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ClaimTTL: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(board.New(store, asPerson("alice")))
+	t.Cleanup(srv.Close)
+	r := &rig{t: t, store: store, srv: srv}
+	r.put("release", releasePlan)
+	ctx := browser(t, "en-US")
+	r.open(ctx)
+	p, _, err := store.MoveStep(context.Background(), plan.StepMove{Name: "release", Step: 2, State: plan.StepInProgress, By: "worker-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := `article[data-plan="release"] li[data-step="2"] .lease`
+	waitFor(t, ctx, `!!document.querySelector('`+sel+`')`, pageDeadline)
+	expires, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('`+sel+`').dataset.expires`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end, err := time.Parse(time.RFC3339Nano, expires); err != nil || !end.Equal(store.HeldUntil(p, 2)) {
+		t.Fatalf("expires %q, want %v (%v)", expires, store.HeldUntil(p, 2), err)
+	}
+	if got := text(t, ctx, sel); !strings.HasPrefix(got, "until ") {
+		t.Fatalf("lease %q", got)
+	}
+	time.Sleep(time.Until(store.HeldUntil(p, 2)) + 100*time.Millisecond)
+	if _, err := store.SetStatus(context.Background(), "release", "late", nil); err != nil { // the card is drawn again
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.querySelector('`+sel+`').dataset.expired === '1'`, pageDeadline)
+	if got := text(t, ctx, sel); !strings.HasPrefix(got, "lease expired ") {
+		t.Fatalf("lease %q", got)
+	}
+}

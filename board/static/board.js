@@ -17,7 +17,7 @@
       approved: 'Approved at revision {rev} by {by}', unapproved: 'Not approved',
       waiting: '{who} waits for a decision on revision {rev} since {since}', someone: 'A run',
       rejectedBy: 'Revision {rev} rejected by {by}: {feedback}',
-      after: 'after {steps}', reviewDiff: 'Changes since revision {rev}, approved by {by}:',
+      leaseUntil: 'until {when}', leaseExpired: 'lease expired {when}', after: 'after {steps}', reviewDiff: 'Changes since revision {rev}, approved by {by}:',
       progress: '{done}/{total} · {pct}%', noSteps: 'No steps',
       st_pending: 'To do', st_in_progress: 'In progress', st_completed: 'Done', st_failed: 'Failed', st_skipped: 'Skipped',
       nobody: 'held by nobody',
@@ -67,7 +67,7 @@
       approved: '已由 {by} 批准（第 {rev} 版）', unapproved: '未批准',
       waiting: '{who} 自 {since} 起等待对第 {rev} 版的决定', someone: '一个运行',
       rejectedBy: '第 {rev} 版已被 {by} 驳回：{feedback}',
-      after: '在 {steps} 之后', reviewDiff: '自 {by} 批准的第 {rev} 版以来的改动：',
+      leaseUntil: '持有至 {when}', leaseExpired: '持有已于 {when} 过期', after: '在 {steps} 之后', reviewDiff: '自 {by} 批准的第 {rev} 版以来的改动：',
       progress: '{done}/{total} · {pct}%', noSteps: '没有步骤',
       st_pending: '待办', st_in_progress: '进行中', st_completed: '已完成', st_failed: '失败', st_skipped: '已跳过',
       nobody: '无人负责',
@@ -249,6 +249,13 @@
       if (s.by) li.append(el('span', 'by', '@' + s.by));
       if (s.state === 'in_progress') {
         li.append(s.holder ? el('span', 'holder', '@' + s.holder) : el('span', 'holder nobody', t('nobody')));
+        if (s.holder && s.held_until) {
+          const end = new Date(s.held_until);
+          const gone = end.getTime() <= Date.now();
+          const lease = el('span', 'lease', t(gone ? 'leaseExpired' : 'leaseUntil', { when: when(s.held_until) }));
+          lease.dataset.expires = s.held_until; lease.dataset.expired = gone ? '1' : '0';
+          li.append(lease);
+        }
       }
       if (state.me.can_act && (s.state === 'in_progress' || s.state === 'pending')) {
         const b = el('button', 'small hand', s.state === 'pending' ? t('assignBtn') : t('handOverBtn'));
