@@ -6,13 +6,14 @@ import (
 	"strings"
 )
 
-// A person's edit fences the agents: a change made through the Store by a host (planctl, the
-// board, code with WithActor), not by an agent's tool call, is recorded in the plan file
+// A person's edit fences the agents: a change made through the Store by a host that names
+// who makes it (WithActor: planctl, the board, code), not by an agent's tool call, is
+// recorded in the plan file
 // (by_agent absent on its revision, fence carried forward, decisions.go), so every process sees it.
 // An agent's stale move or status change based on a revision before it is never commuted
 // past it: the agent is told to read what the person changed (read_plan with
 // since_revision), then goes on. An approval fences nothing: it changes nothing an agent
-// acts on.
+// acts on; nor does a host's change that names nobody (automation, not a person).
 
 // settleHostMarks records on next, made by ctx over cur (nil: a create), whether a host made
 // it, and the newest host change agents must read.
@@ -22,7 +23,7 @@ func settleHostMarks(ctx context.Context, action Action, cur, next *Plan) {
 	if cur != nil {
 		next.fence = cur.fence
 	}
-	if !next.byAgent && cur != nil && action != ActionApprove {
+	if !next.byAgent && cur != nil && action != ActionApprove && actorOf(ctx) != "" {
 		next.fence = strconv.FormatInt(next.Revision, 10) + " " + next.changedBy
 	}
 }
@@ -47,22 +48,13 @@ func checkFence(ctx context.Context, cur *Plan, want int64) error {
 	if rev <= want || rev > cur.Revision {
 		return nil
 	}
-	reason := reasonPersonChanged
-	if who == "" {
-		reason = reasonPersonChangedUnnamed
-	}
-	return fail(Error{Code: CodeRevisionConflict, Reason: reason, Name: cur.Name,
+	return fail(Error{Code: CodeRevisionConflict, Reason: reasonPersonChanged, Name: cur.Name,
 		CurrentRevision: cur.Revision, Revision: want, Agent: who})
 }
 
-// reasonPersonChanged: an agent's stale change after a person changed the plan; the
-// _unnamed one when the host named nobody.
-const (
-	reasonPersonChanged        = "person_changed"
-	reasonPersonChangedUnnamed = "person_changed_unnamed"
-)
+// reasonPersonChanged: an agent's stale change after a person changed the plan.
+const reasonPersonChanged = "person_changed"
 
 func init() {
 	factTexts[reasonPersonChanged] = "plan {name} was changed by a person ({agent}) since revision {rev}; it is at revision {current}"
-	factTexts[reasonPersonChangedUnnamed] = "plan {name} was changed by a person since revision {rev}; it is at revision {current}"
 }
