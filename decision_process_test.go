@@ -159,3 +159,78 @@ func TestADecisionMadeInAnotherProcessResumesTheRun(t *testing.T) {
 		assert.EqualValues(t, 2, reject.Rejection.Revision)
 	}
 }
+
+// shipLoop is the event loop of docs/plan-mode.md, as it is written there.
+func shipLoop(ctx context.Context, store *plan.Store, agent adk.Agent, checkpoints adk.CheckPointStore) error {
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: checkpoints})
+	iter := runner.Query(ctx, "ship it", adk.WithCheckPointID("ship"))
+	for iter != nil {
+		var asked *plan.ApprovalRequest
+		var interruptID string
+		for {
+			ev, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if ev.Err != nil {
+				return ev.Err
+			}
+			if ev.Action != nil && ev.Action.Interrupted != nil {
+				for _, ic := range ev.Action.Interrupted.InterruptContexts {
+					if req, ok := ic.Info.(plan.ApprovalRequest); ok && ic.IsRootCause {
+						asked, interruptID = &req, ic.ID
+					}
+				}
+			}
+			if ev.Output == nil {
+				continue
+			}
+			switch out := ev.Output.CustomizedOutput.(type) {
+			case plan.GatedCall:
+				fmt.Println(ev.AgentName, out.Tool, out.Allowed, out.Plan, out.Step, out.Reason)
+			case plan.Change:
+				fmt.Println(ev.AgentName, out.Name, out.Revision, out.Action)
+			}
+		}
+		iter = nil
+		if asked != nil { // paused: wait for a person, then go on
+			decision, err := store.WaitDecision(ctx, asked.Name, asked.Revision)
+			if err != nil {
+				return err
+			}
+			iter, err = runner.ResumeWithParams(ctx, "ship", &adk.ResumeParams{Targets: map[string]any{interruptID: decision}})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// The event loop of docs/plan-mode.md does not end at request_plan_approval: it waits for
+// the approval made in another process and the run goes on to the approved step.
+func TestThePlanModeLoopGoesOnAfterAnApprovalMadeElsewhere(t *testing.T) {
+	doc, err := os.ReadFile("docs/plan-mode.md")
+	require.NoError(t, err)
+	require.Contains(t, string(doc), "decision, err := store.WaitDecision(ctx, asked.Name, asked.Revision)", "the loop tested is the documented one")
+	root := t.TempDir()
+	r := newApprovalRig(t, newLocal(t, root), dirCheckPoints{t.TempDir()})
+	person := childtest.Start(t, "TestDeciderChildProcess", map[string]string{deciderEnv: root + " approve"})
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`),
+		plantest.Answer("working"),
+	)
+	agent, err := adk.NewChatModelAgent(r.ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
+		Instruction: "You plan.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{r.middleware()}})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
+	defer cancel()
+	require.NoError(t, shipLoop(ctx, r.store, agent, r.cps))
+	require.NoError(t, person.Wait())
+	calls := model.Calls()
+	require.Len(t, calls, 4, "the run went on after the approval")
+	assert.Contains(t, lastToolResult(calls[2]), `"approved":true`)
+	assert.Empty(t, errorCode(t, lastToolResult(calls[3])))
+}
