@@ -24,7 +24,8 @@ const (
 	hdrFence            = "fence"
 )
 
-// Waiting says that a run is paused until a person decides on a plan (request_plan_approval).
+// Waiting says that a run is paused until a person decides on a plan: request_plan_approval
+// records it in a change of its own (Action "await"), and a decision (Approve, Reject) ends it.
 type Waiting struct {
 	// Revision is the revision the run asked a person to approve.
 	Revision int64 `json:"revision"`
