@@ -106,11 +106,11 @@ func (h *approvalHeader) approval(planRevision int64) (*Approval, string) {
 }
 
 // settleApproval decides what approval next carries after a change of kind action to cur.
-// Approve and revoke set it themselves. A step move keeps the approval of cur: the Store
+// Approve, revoke and reject set it themselves. A step move keeps the approval of cur: the Store
 // made that change, marker, note and holder, itself. Any other change keeps it only when it
 // leaves the body as it was (a status, a title). A new plan is never approved.
 func settleApproval(action Action, cur, next *Plan) {
-	if action == ActionApprove || action == ActionRevoke {
+	if action == ActionApprove || action == ActionRevoke || action == ActionReject {
 		return
 	}
 	if cur == nil || cur.Approval == nil {

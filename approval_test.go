@@ -22,15 +22,15 @@ func TestApprovalGate(t *testing.T) {
 	model := plantest.NewScriptedModel(
 		writePlanCall("release", approvalPlan, 0), // r1
 		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`),
-		plantest.CallTool("request_plan_approval", `{"name":"release"}`),                                                  // r2: approved r1
-		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md"}`), // r3
-		plantest.CallTool("set_plan_status", `{"name":"release","status":"in-progress"}`),                                 // r4
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),                                                  // r2: waits, r3: approved r2
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md"}`), // r4
+		plantest.CallTool("set_plan_status", `{"name":"release","status":"in-progress"}`),                                 // r5
 		plantest.CallTool("get_plan_status", `{"name":"release"}`),
-		writePlanCall("release", strings.Replace(approvalRevised, "- [ ] Write", "- [x] Write", 1), 4), // r5
+		writePlanCall("release", strings.Replace(approvalRevised, "- [ ] Write", "- [x] Write", 1), 5), // r6
 		plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`),
 		plantest.CallTool("read_plan", `{"name":"release"}`),
-		plantest.CallTool("request_plan_approval", `{"name":"release"}`),                            // r6: approved r5
-		plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`), // r7
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),                            // r7: waits, r8: approved r7
+		plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`), // r9
 		plantest.Answer("tagging"),
 	)
 	runner := r.runner(model)
@@ -44,7 +44,7 @@ func TestApprovalGate(t *testing.T) {
 	assert.Empty(t, errorCode(t, resultAt(t, model, 4)), "moves are allowed once approved")
 	assert.Empty(t, errorCode(t, resultAt(t, model, 5)))
 	status := resultAt(t, model, 6)
-	assert.Contains(t, status, `"approval":{"revision":1,"by":"ana"`, "a step move with a note and a status change keep the approval")
+	assert.Contains(t, status, `"approval":{"revision":2,"by":"ana"`, "a step move with a note and a status change keep the approval")
 	assert.NotContains(t, status, `"approved":false`)
 	assert.Empty(t, errorCode(t, resultAt(t, model, 7)))
 	assert.Equal(t, "not_approved", errorCode(t, resultAt(t, model, 8)), "a body edit revokes the approval")
@@ -53,24 +53,24 @@ func TestApprovalGate(t *testing.T) {
 	assert.NotContains(t, read, `"approval":`)
 
 	require.Len(t, paused, 1)
-	assert.EqualValues(t, 5, paused[0].req.Revision)
-	assert.Contains(t, paused[0].req.Diff, "+- [ ] Roll back if the smoke test fails", "the person sees what changed since revision 1")
-	assert.Contains(t, paused[0].req.Diff, "release@1")
+	assert.EqualValues(t, 7, paused[0].req.Revision)
+	assert.Contains(t, paused[0].req.Diff, "+- [ ] Roll back if the smoke test fails", "the person sees what changed since revision 2")
+	assert.Contains(t, paused[0].req.Diff, "release@2")
 	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "bo"}}))
 	assert.Empty(t, errorCode(t, resultAt(t, model, 11)))
 	p := r.get("release")
 	require.NotNil(t, p.Approval)
-	assert.Equal(t, plan.Approval{Revision: 5, By: "bo", At: p.Approval.At}, *p.Approval)
-	assert.EqualValues(t, 7, p.Revision)
+	assert.Equal(t, plan.Approval{Revision: 7, By: "bo", At: p.Approval.At}, *p.Approval)
+	assert.EqualValues(t, 9, p.Revision)
 
 	// A new run sees the approval in its digest and in list_plans.
 	next := plantest.NewScriptedModel(plantest.CallTool("list_plans", `{}`), plantest.Answer("ok"))
 	assert.Empty(t, r.untilPause(r.runner(next).Query(r.ctx, "status?", adk.WithCheckPointID("second"))))
 	system := next.Calls()[0].Input[0]
 	require.Equal(t, schema.System, system.Role)
-	assert.Contains(t, system.Content, "approved=r5")
+	assert.Contains(t, system.Content, "approved=r7")
 	assert.Contains(t, system.Content, "request_plan_approval", "the orchestrator is told to ask")
-	assert.Contains(t, resultAt(t, next, 1), `"approval":{"revision":5,"by":"bo"`)
+	assert.Contains(t, resultAt(t, next, 1), `"approval":{"revision":7,"by":"bo"`)
 }
 
 // TestApprovalGateOffByDefault: without RequireApproval steps move freely, the tool is not

@@ -50,6 +50,7 @@ func EncodePlan(p *Plan) string {
 		b.WriteString(hdrRequiresApproval + ": true\n")
 	}
 	writeApproval(&b, p)
+	writeDecisions(&b, p)
 	writeChecksum(&b, p)
 	b.WriteString(headerFence)
 	b.WriteString(p.Content)
@@ -156,6 +157,9 @@ func decodePlan(name, raw string) (*Plan, error) {
 			stepsBody = value
 			continue
 		}
+		if p.setDecisionHeader(key, value) {
+			continue
+		}
 		if key == hdrChecksum {
 			check.found(raw, rest, len(line)+1, value)
 			continue
@@ -165,6 +169,7 @@ func decodePlan(name, raw string) (*Plan, error) {
 		}
 	}
 	p.Content = rest
+	p.settleDecisions()
 	if !check.holds(raw) {
 		p.action, p.created, p.changedBy = "", false, "" // edited by hand: nobody known did it
 	}

@@ -446,9 +446,9 @@ func TestTheDigestIsRenewedAfterAResumeAndACompaction(t *testing.T) {
 		want         []string // in the digest line of the call that first sees the compacted history
 	}{
 		// The first call after the resume has 6 messages; the plan is approved by then.
-		{"compacted at the first call after the resume", 5, []string{"job r2 ", "done=0/10", "approved=r1"}},
+		{"compacted at the first call after the resume", 5, []string{"job r3 ", "done=0/10", "approved=r2"}},
 		// The last call has 14 messages; four steps are done by then.
-		{"compacted after four steps", 13, []string{"job r6 ", "done=4/10", "approved=r1"}},
+		{"compacted after four steps", 13, []string{"job r7 ", "done=4/10", "approved=r2"}},
 	}
 	for _, c := range cases {
 		for _, planFirst := range []bool{true, false} {
@@ -469,7 +469,7 @@ func TestTheDigestIsRenewedAfterAResumeAndACompaction(t *testing.T) {
 					assert.Contains(t, digestLineOf(sys, "job"), want, "after the compaction the model reads the plan as it is:\n%s", sys)
 				}
 				after := calls[2].Input[0].Content
-				for _, want := range []string{"job r2 ", "approved=r1"} {
+				for _, want := range []string{"job r3 ", "approved=r2"} {
 					assert.Contains(t, digestLineOf(after, "job"), want, "after the resume the model reads the plan as it is:\n%s", after)
 				}
 				for i := 3; i < shrank; i++ {
@@ -517,7 +517,7 @@ func resumedRunCalls(t *testing.T, planFirst bool, compactAbove int) []plantest.
 	paused := r.start(runner)
 	require.Len(t, paused, 1)
 	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
-	require.EqualValues(t, 6, r.get("job").Revision)
+	require.EqualValues(t, 7, r.get("job").Revision) // with the run's wait for the approval
 	calls := model.Calls()
 	require.Len(t, calls, 7)
 	before := calls[1].Input[0].Content

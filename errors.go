@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Code classifies an Error. Codes are part of the tool contract: models and host programs
@@ -63,6 +64,9 @@ type Error struct {
 	// pending step is ready, the held or failed steps that every pending one waits for,
 	// directly or through other pending steps: the lowest 8.
 	Waits []int
+	// Expires is when the hold that causes a step_held or step_blocked refusal runs out
+	// unless its holder renews it (StoreConfig.ClaimTTL); zero without a lease.
+	Expires time.Time
 	// Message states the facts in English.
 	Message string
 	// Err is the underlying cause, never shown to a model.
@@ -182,9 +186,17 @@ const (
 	reasonRevisionUnverifiable = "revision_unverifiable" // kept under a CRC-32C by an earlier release
 )
 
+// Reasons of revision_conflict and step moves that a person or an expired hold caused.
+const (
+	reasonPersonChanged = "person_changed" // a person changed the plan since the agent's revision
+	reasonHoldTaken     = "hold_taken"     // the mover's hold expired and another took the step
+)
+
 // factTexts states each failure in English with its facts and without advice: what
 // Error.Message says to logs and host programs.
 var factTexts = map[string]string{
+	reasonHoldTaken:                "the hold of the mover on step {step} expired and {agent} took the step at revision {rev}; it is {from} now",
+	reasonPersonChanged:            "plan {name} was changed by a person ({agent}) since revision {rev}; it is at revision {current}",
 	reasonArgsNotObject:            "the arguments are not a JSON object",
 	reasonArgsNotJSON:              "the arguments are not valid JSON",
 	reasonArgsTooLarge:             "the arguments are {size} bytes, over the {limit}-byte limit",

@@ -269,8 +269,8 @@ func TestGatedFileToolsRunOnlyUnderAnApprovedStep(t *testing.T) {
 	ran := heard[3]
 	assert.True(t, ran.Allowed)
 	assert.Equal(t, plan.GatedCall{Tool: "write_file", Agent: "planner", Allowed: true, Plan: "release", Step: 1,
-		StepText: "Write the changelog (uses write_file, edit_file)", Revision: 3,
-		Uses: []string{"edit_file", "write_file"}}, ran, "the write ran under step 1 at revision 3")
+		StepText: "Write the changelog (uses write_file, edit_file)", Revision: 4,
+		Uses: []string{"edit_file", "write_file"}}, ran, "the write ran under step 1 at revision 4")
 	assert.Equal(t, "edit_file", heard[4].Tool)
 	assert.False(t, heard[4].Allowed)
 

@@ -38,6 +38,19 @@ type Revision struct {
 	// names (forged, swapped or cut short), or the release before kept it under a CRC-32C.
 	// That revision and older ones are not served (GetRevision, Diff, read_plan).
 	OlderUnverified bool `json:"older_unverified,omitempty"`
+	// ByAgent reports that an agent's tool call made this change; false means a host made
+	// it through the Store (a person through planctl or the board, or code), or, with no
+	// Action, that nobody knows.
+	ByAgent bool `json:"by_agent,omitempty"`
+	// Expired names the agent whose hold on step ExpiredStep had expired (its lease,
+	// StoreConfig.ClaimTTL, ran out) when this change moved that step; "" otherwise.
+	Expired     string `json:"expired,omitempty"`
+	ExpiredStep int    `json:"expired_step,omitempty"`
+	// Rejection is the rejection this change recorded (ActionReject): the revision turned
+	// down, by whom and the feedback.
+	Rejection *Rejection `json:"rejection,omitempty"`
+	// Approved is the revision an approval (ActionApprove) approved; 0 otherwise.
+	Approved int64 `json:"approved,omitempty"`
 }
 
 // History keeps the last revisions of every plan in the Backend, next to the plans, so
@@ -393,6 +406,14 @@ func revisionOf(p *Plan) Revision {
 	r := Revision{Revision: p.Revision, UpdatedAt: p.UpdatedAt, Title: p.Title, Status: p.Status, Author: p.Author}
 	if p.action != "" {
 		r.Action, r.Author = p.action, p.changedBy
+		r.ByAgent = p.byAgent
+	}
+	r.Expired, r.ExpiredStep = expiredHolder(p.expiredHold), expiredStepOf(p.expiredHold)
+	if p.action == ActionReject {
+		r.Rejection = p.Rejection
+	}
+	if p.action == ActionApprove && p.Approval != nil {
+		r.Approved = p.Approval.Revision
 	}
 	return r
 }

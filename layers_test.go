@@ -90,7 +90,7 @@ func TestLayersPointDownOnly(t *testing.T) {
 // Workspace guard's storage identity, whether a lease still holds for the tool gate).
 var toolSeams = map[string]bool{
 	"contentCap": true, "dir": true, "approvalRequest": true, "approveContent": true, "changesSince": true, "backend": true, "holdLive": true,
-	"summaries": true,
+	"summaries": true, "markWaiting": true, "now": true,
 }
 
 func storeLayer(name string) bool {

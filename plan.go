@@ -21,6 +21,11 @@ type Plan struct {
 	// steps, until it is approved at its current revision. Once set, it stays, through a
 	// delete too: the tombstone keeps it for a plan written again under the name.
 	RequiresApproval bool `json:"requires_approval,omitempty"`
+	// Waiting is the run paused until a person decides on the plan; nil when none is.
+	Waiting *Waiting `json:"waiting,omitempty"`
+	// Rejection is the last rejection of the plan (Store.Reject), until it is approved or a
+	// run asks again; nil otherwise.
+	Rejection *Rejection `json:"rejection,omitempty"`
 	// seal is the approval's seal as stored (approval_seal.go); "" when not approved.
 	seal string
 	// stepsRev is the revision at which the list of steps (their text and order) last
@@ -43,6 +48,10 @@ type Plan struct {
 	created   bool
 	changedBy string
 	replaces  string
+	// byAgent records that an agent's tool call made this revision, not a host; fence is
+	// "<revision> <who>" of the newest host change agents must read (fence.go).
+	byAgent bool
+	fence   string
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
 	Repaired bool `json:"repaired,omitempty"`
@@ -65,6 +74,8 @@ type Summary struct {
 	NextStep *Step     `json:"next_step,omitempty"`
 	Approval *Approval `json:"approval,omitempty"`
 	Repaired bool      `json:"repaired,omitempty"`
+	// Waiting is the run paused until a person decides on the plan; nil when none is.
+	Waiting *Waiting `json:"waiting,omitempty"`
 }
 
 // Summarize derives the Summary of p, parsing its checklist once. Its Approval is p's: set
@@ -74,7 +85,7 @@ func (p *Plan) Summarize() Summary {
 	sum := Summary{
 		Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author,
 		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: computeProgress(steps), Repaired: p.Repaired,
-		Approval: p.Approval,
+		Approval: p.Approval, Waiting: p.Waiting,
 	}
 	if cur, ok := currentStep(steps); ok {
 		sum.CurrentStep = &cur

@@ -26,12 +26,13 @@ func (s *Store) Approve(ctx context.Context, name string, rev int64, by string) 
 	if rev < 1 {
 		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: fieldIfRevision, Revision: rev})
 	}
-	ctx = WithActor(ctx, by) // the history names the approver
+	ctx = asPerson(ctx, by) // the history names the approver
 	p, err := s.mutate(ctx, ActionApprove, name, &rev, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
 		}
 		next := *cur
+		next.Waiting, next.Rejection = nil, nil // decided
 		next.Approval = &Approval{Revision: cur.Revision, By: by, At: s.now().UTC()}
 		return &next, nil
 	})
@@ -52,7 +53,7 @@ func (s *Store) approveContent(ctx context.Context, name string, rev int64, cont
 	if err := s.checkContent(content); err != nil {
 		return nil, err
 	}
-	ctx = WithActor(ctx, by)
+	ctx = asPerson(ctx, by)
 	p, err := s.mutate(ctx, ActionApprove, name, &rev, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
@@ -64,6 +65,7 @@ func (s *Store) approveContent(ctx context.Context, name string, rev int64, cont
 			return nil, err
 		}
 		next := *cur
+		next.Waiting, next.Rejection = nil, nil // decided
 		next.Content = content
 		next.Approval = &Approval{Revision: cur.Revision + 1, By: by, At: s.now().UTC()}
 		return &next, nil

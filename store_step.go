@@ -87,7 +87,7 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 			}
 			if !ok {
 				if waits := blockingSteps(steps); len(waits) > 0 {
-					return nil, fail(Error{Code: CodeStepBlocked, Reason: reasonNoReadyStep, Name: cur.Name, CurrentRevision: cur.Revision, Waits: waits})
+					return nil, s.withLease(fail(Error{Code: CodeStepBlocked, Reason: reasonNoReadyStep, Name: cur.Name, CurrentRevision: cur.Revision, Waits: waits}), cur, steps)
 				}
 				return nil, fail(Error{Code: CodeIllegalTransition, Reason: reasonNoPendingStep, Name: cur.Name, CurrentRevision: cur.Revision})
 			}
@@ -113,10 +113,10 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 				e.Name, e.CurrentRevision = cur.Name, cur.Revision
 				e.Next = nextAfter(steps, number)
 			}
-			return nil, err
+			return nil, s.withLease(err, cur, steps)
 		}
 		if err := checkReady(cur, steps, number, m.State); err != nil {
-			return nil, err
+			return nil, s.withLease(err, cur, steps)
 		}
 		if err := checkAgentSkip(ctx, cur, steps, number, m.State); err != nil {
 			return nil, err
@@ -142,7 +142,7 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		return &next, nil
 	})
 	if err != nil {
-		return nil, Step{}, err
+		return nil, Step{}, s.explainTaken(ctx, err, m.Name, m.Step, claim.by)
 	}
 	s.notify(ctx, ActionStep, p, false)
 	return p, step, nil
@@ -215,6 +215,9 @@ func (s *Store) rebase(ctx context.Context, cur *Plan, curRaw string, want int64
 	var e *Error
 	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != reasonStale {
 		return stale
+	}
+	if err := checkFence(ctx, cur, want); err != nil {
+		return err // a person's change is read before anything goes past it
 	}
 	if err := commutes(ctx, want, cur, curRaw); err != errUnknownBase {
 		return err

@@ -286,6 +286,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		return nil, err
 	}
 	next.action, next.created, next.changedBy = action, cur == nil, changedBy(ctx, cur, next)
+	settleHostMarks(ctx, action, cur, next)
 	next.replaces = "" // the sum of cur's file, where history keeps it
 	if cur != nil && s.keepsEntries() {
 		next.replaces = entrySum(raw)

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"strings"
+	"time"
 )
 
 type errorBody struct {
@@ -11,6 +12,8 @@ type errorBody struct {
 	CurrentRevision int64     `json:"current_revision,omitempty"`
 	NextStep        *nextStep `json:"next_step,omitempty"`
 	Waits           []int     `json:"waits,omitempty"` // the steps a blocked step waits for
+	// ExpiresAt is when the hold that refused the move runs out unless renewed (RFC 3339).
+	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
 // errorResult is the tool result for err: its code, and a message in the model's language
@@ -21,7 +24,12 @@ func (env *toolEnv) errorResult(err error) string {
 	if !errors.As(err, &pe) {
 		pe = backendError("complete the request", err)
 	}
-	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: pe.Code, Message: env.errorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next), Waits: pe.Waits}})
+	body := errorBody{Code: pe.Code, Message: env.errorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next), Waits: pe.Waits}
+	if !pe.Expires.IsZero() {
+		body.Message += env.leaseAdvice(pe.Expires)
+		body.ExpiresAt = pe.Expires.UTC().Format(time.RFC3339)
+	}
+	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": body})
 	return s
 }
 

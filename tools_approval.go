@@ -118,6 +118,12 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 		if cur.Approval != nil {
 			return approvalResult{Name: name, Revision: cur.Revision, Approved: true, Approval: cur.Approval, Next: env.texts["approval.already"]}, nil
 		}
+		// The plan says a run waits on it, and the person decides on the revision that says so.
+		waiting, err := env.store.markWaiting(ctx, name, cur.Revision, env.agent(ctx))
+		if err != nil {
+			return nil, err
+		}
+		req.Revision = waiting.Revision
 		return nil, interrupted{tool.StatefulInterrupt(ctx, req, req)}
 	}
 	target, hasData, data := tool.GetResumeContext[any](ctx)
@@ -192,8 +198,10 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 	}
 	by = truncateUTF8(by, maxHeaderField)
 	if !d.Approved {
+		feedback := truncateUTF8(d.Feedback, maxApprovalFeedback)
+		keepRejection(ctx, env, asked, by, feedback)
 		return approvalResult{Name: asked.Name, Revision: asked.Revision, By: by,
-			Feedback: truncateUTF8(d.Feedback, maxApprovalFeedback), Next: env.texts["approval.rejected"]}, nil
+			Feedback: feedback, Next: env.texts["approval.rejected"]}, nil
 	}
 	var p *Plan
 	var err error
@@ -218,16 +226,16 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 		Feedback: truncateUTF8(d.Feedback, maxApprovalFeedback), Next: env.texts["approval.approved"]}, nil
 }
 
-// alreadyDecided returns the plan when it carries exactly the approval d asks for: the
-// revision shown (or, with an edited body, that body as the next one) approved by by. A
+// alreadyDecided returns the plan when it carries the approval d asks for: the revision
+// shown or a later one (or, with an edited body, that body as the next one) approved by by. A
 // resume that is replayed (a host retrying after a crash) then reports what happened.
 func alreadyDecided(ctx context.Context, env *toolEnv, asked ApprovalRequest, d ApprovalDecision, by string) *Plan {
 	p, err := env.store.Get(ctx, asked.Name)
 	if err != nil || p.Approval == nil || p.Approval.By != by {
 		return nil
 	}
-	if d.Content == nil && p.Approval.Revision == asked.Revision {
-		return p
+	if d.Content == nil && p.Approval.Revision >= asked.Revision {
+		return p // approved by that person elsewhere (WaitDecision), maybe after editing it
 	}
 	if d.Content != nil && p.Approval.Revision == asked.Revision+1 {
 		if edited, err := env.store.GetRevision(ctx, asked.Name, asked.Revision+1); err == nil && edited.Content == *d.Content {
@@ -245,4 +253,15 @@ func (env *toolEnv) unapproved(p *Plan) *bool {
 	}
 	no := false
 	return &no
+}
+
+// keepRejection records a rejection given as resume data in the history, unless it is
+// there already (the person rejected with Store.Reject, or a resume is replayed). A plan
+// that moved on since the revision shown keeps nothing: the model still gets the feedback.
+func keepRejection(ctx context.Context, env *toolEnv, asked ApprovalRequest, by, feedback string) {
+	p, err := env.store.Get(ctx, asked.Name)
+	if err != nil || p.Revision != asked.Revision {
+		return
+	}
+	_, _ = env.store.Reject(ctx, asked.Name, asked.Revision, by, feedback)
 }

@@ -59,8 +59,8 @@ func newApprovalRig(t *testing.T, backend plan.Backend, cps adk.CheckPointStore)
 	return &approvalRig{t: t, ctx: context.Background(), backend: backend, cps: cps, store: store, lang: adk.LanguageEnglish}
 }
 
-// runner builds a fresh middleware, agent and Runner around model, as a restarted server would.
-func (r *approvalRig) runner(model *plantest.ScriptedModel) *adk.Runner {
+// middleware is a fresh plan middleware of the rig's orchestrator.
+func (r *approvalRig) middleware() adk.ChatModelAgentMiddleware {
 	r.t.Helper()
 	mw, err := plan.New(r.ctx, &plan.Config{Backend: r.backend, RequireApproval: true, AgentName: "planner",
 		HistoryLimit: 20, Language: r.lang, OnChange: func(_ context.Context, c plan.Change) {
@@ -69,8 +69,14 @@ func (r *approvalRig) runner(model *plantest.ScriptedModel) *adk.Runner {
 			r.mu.Unlock()
 		}})
 	require.NoError(r.t, err)
+	return mw
+}
+
+// runner builds a fresh middleware, agent and Runner around model, as a restarted server would.
+func (r *approvalRig) runner(model *plantest.ScriptedModel) *adk.Runner {
+	r.t.Helper()
 	agent, err := adk.NewChatModelAgent(r.ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
-		Instruction: "You plan.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{mw}})
+		Instruction: "You plan.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{r.middleware()}})
 	require.NoError(r.t, err)
 	return adk.NewRunner(r.ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: r.cps})
 }
@@ -151,32 +157,33 @@ func TestApprovalApproved(t *testing.T) {
 	model := plantest.NewScriptedModel(
 		writePlanCall("release", approvalPlan, 0),
 		plantest.CallTool("request_plan_approval", `{"name":"release","message":"ready for review"}`),
-		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","last_known_revision":2}`),
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","last_known_revision":3}`),
 		plantest.Answer("changelog written"),
 	)
 	runner := r.runner(model)
 	paused := r.start(runner)
 	require.Len(t, paused, 1)
-	assert.Equal(t, plan.ApprovalRequest{Name: "release", Revision: 1, Title: "Release", Content: approvalPlan,
-		Message: "ready for review", Steps: plan.ParseSteps(approvalPlan)}, paused[0].req)
+	assert.Equal(t, plan.ApprovalRequest{Name: "release", Revision: 2, Title: "Release", Content: approvalPlan,
+		Message: "ready for review", Steps: plan.ParseSteps(approvalPlan)}, paused[0].req, "the person decides on the revision that says the run waits")
 	require.Nil(t, r.get("release").Approval, "nothing is approved while the person looks")
 
 	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
 	res := resultAt(t, model, 2)
 	assert.Contains(t, res, `"approved":true`)
-	assert.Contains(t, res, `"approval":{"revision":1,"by":"ana"`)
+	assert.Contains(t, res, `"approval":{"revision":2,"by":"ana"`)
 	assert.Empty(t, errorCode(t, resultAt(t, model, 3)), "the step moves once approved")
 
 	p := r.get("release")
 	require.NotNil(t, p.Approval)
-	assert.Equal(t, int64(1), p.Approval.Revision)
+	assert.Equal(t, int64(2), p.Approval.Revision)
 	assert.Equal(t, "ana", p.Approval.By)
 	assert.False(t, p.Approval.At.IsZero())
-	assert.EqualValues(t, 3, p.Revision)
-	assert.Equal(t, []plan.Action{plan.ActionWrite, plan.ActionApprove, plan.ActionStep}, r.actions())
+	assert.Nil(t, p.Waiting, "the decision ends the wait")
+	assert.EqualValues(t, 4, p.Revision)
+	assert.Equal(t, []plan.Action{plan.ActionWrite, "await", plan.ActionApprove, plan.ActionStep}, r.actions())
 	hist, err := r.store.History(r.ctx, "release")
 	require.NoError(t, err)
-	require.Len(t, hist, 3)
+	require.Len(t, hist, 4)
 	assert.Equal(t, plan.ActionApprove, hist[1].Action)
 	assert.Equal(t, "ana", hist[1].Author, "the history names the person who approved, not the agent that asked")
 }
@@ -209,7 +216,7 @@ func TestApprovalRejectedThenRevisedAndApproved(t *testing.T) {
 	model := plantest.NewScriptedModel(
 		writePlanCall("release", approvalPlan, 0),
 		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
-		writePlanCall("release", approvalRevised, 1),
+		writePlanCall("release", approvalRevised, 3),
 		plantest.CallTool("request_plan_approval", `{"name":"release","message":"added a rollback step"}`),
 		plantest.Answer("approved"),
 	)
@@ -222,16 +229,21 @@ func TestApprovalRejectedThenRevisedAndApproved(t *testing.T) {
 	assert.Contains(t, res, `"feedback":"add a rollback step"`)
 	assert.Contains(t, res, "request_plan_approval", "the model is told what to do next")
 	assert.Nil(t, r.get("release").Approval)
-	assert.Equal(t, []plan.Action{plan.ActionWrite, plan.ActionWrite}, r.actions(), "a rejection writes nothing")
+	assert.Equal(t, []plan.Action{plan.ActionWrite, "await", plan.ActionReject, plan.ActionWrite, "await"}, r.actions(), "a rejection is kept")
+	hist, err := r.store.History(r.ctx, "release")
+	require.NoError(t, err)
+	require.Equal(t, plan.ActionReject, hist[2].Action)
+	assert.Equal(t, "ana", hist[2].Author)
+	assert.Equal(t, &plan.Rejection{Revision: 2, By: "ana", At: hist[2].Rejection.At, Feedback: "add a rollback step"}, hist[2].Rejection)
 
 	require.Len(t, paused, 1, "the revised plan is asked for again")
-	assert.EqualValues(t, 2, paused[0].req.Revision)
+	assert.EqualValues(t, 5, paused[0].req.Revision)
 	assert.Equal(t, approvalRevised, paused[0].req.Content)
 	assert.Empty(t, paused[0].req.Diff, "no revision was approved before")
 	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
 	p := r.get("release")
 	require.NotNil(t, p.Approval)
-	assert.EqualValues(t, 2, p.Approval.Revision)
+	assert.EqualValues(t, 5, p.Approval.Revision)
 	assert.Equal(t, approvalRevised, p.Content)
 }
 
@@ -252,14 +264,14 @@ func TestApprovalWithEditedBody(t *testing.T) {
 	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana",
 		Content: &edited, Feedback: "I added the rollback step"}}))
 	res := resultAt(t, model, 2)
-	assert.Contains(t, res, `"revision":2`)
-	assert.Contains(t, res, `"approval":{"revision":2,"by":"ana"`)
+	assert.Contains(t, res, `"revision":3`)
+	assert.Contains(t, res, `"approval":{"revision":3,"by":"ana"`)
 	assert.Contains(t, res, "I added the rollback step")
 	assert.Empty(t, errorCode(t, resultAt(t, model, 3)), "the person's new step can start")
 	p := r.get("release")
 	require.NotNil(t, p.Approval)
-	assert.EqualValues(t, 2, p.Approval.Revision, "the edited revision is the approved one")
-	assert.EqualValues(t, 3, p.Revision)
+	assert.EqualValues(t, 3, p.Approval.Revision, "the edited revision is the approved one")
+	assert.EqualValues(t, 4, p.Revision)
 	assert.Equal(t, strings.Replace(approvalRevised, "- [ ] Roll back if the smoke test fails", "- [~] Roll back if the smoke test fails (@planner)", 1), p.Content)
 }
 
@@ -284,14 +296,14 @@ func TestApprovalPlanChangedWhileWaiting(t *testing.T) {
 		res := resultAt(t, model, 2)
 		assert.Equal(t, "revision_conflict", errorCode(t, res))
 		assert.Contains(t, res, "request_plan_approval")
-		assert.Contains(t, res, `"current_revision":2`)
+		assert.Contains(t, res, `"current_revision":3`)
 		assert.Equal(t, lang == adk.LanguageChinese, hasHanRune(res), res)
 		_, msg := errorMessage(t, res)
 		n, words := englishRun(msg)
 		assert.Equal(t, lang == adk.LanguageEnglish, n >= 2, "English %q in %s", words, msg)
 		p := r.get("release")
 		assert.Nil(t, p.Approval, "what the person did not see is not approved")
-		assert.EqualValues(t, 2, p.Revision)
+		assert.EqualValues(t, 3, p.Revision)
 	}
 }
 
@@ -332,7 +344,7 @@ func TestApprovalNeedsADecision(t *testing.T) {
 	paused = r.resume(runner, map[string]any{ids["alpha"]: plan.ApprovalDecision{Approved: true, By: "ana"}})
 	require.Len(t, paused, 1, "the request nobody answered is asked again")
 	assert.Equal(t, "beta", paused[0].req.Name)
-	assert.EqualValues(t, 1, paused[0].req.Revision)
+	assert.EqualValues(t, 2, paused[0].req.Revision)
 	require.NotNil(t, r.get("alpha").Approval)
 	require.Nil(t, r.get("beta").Approval)
 	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: &plan.ApprovalDecision{Approved: true}}))
@@ -354,7 +366,7 @@ func TestApprovalAfterRestart(t *testing.T) {
 
 	after := newApprovalRig(t, newLocal(t, root), cps)
 	model := plantest.NewScriptedModel(
-		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","last_known_revision":2}`),
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","last_known_revision":3}`),
 		plantest.Answer("done"),
 	)
 	assert.Empty(t, after.resume(after.runner(model), map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
@@ -366,7 +378,7 @@ func TestApprovalAfterRestart(t *testing.T) {
 	assert.Equal(t, 1, p.Summarize().Progress.Completed)
 	raw, err := os.ReadFile(filepath.Join(root, "plans", "release.md"))
 	require.NoError(t, err)
-	assert.Contains(t, string(raw), "approved_revision: 1\napproved_by: \"ana\"\n")
+	assert.Contains(t, string(raw), "approved_revision: 2\napproved_by: \"ana\"\n")
 }
 
 // TestApprovalWithEmptyEdit: an edited body the Store refuses approves nothing.
@@ -385,7 +397,7 @@ func TestApprovalWithEmptyEdit(t *testing.T) {
 	assert.Equal(t, "invalid_argument", errorCode(t, resultAt(t, model, 2)))
 	p := r.get("release")
 	assert.Nil(t, p.Approval)
-	assert.EqualValues(t, 1, p.Revision)
+	assert.EqualValues(t, 2, p.Revision)
 }
 
 // A resume replayed from the same checkpoint (a host retrying after a crash) reports the

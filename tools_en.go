@@ -155,6 +155,9 @@ How to check the result (tests to run, outputs to inspect).
 	"err.step_held":          "step {step} is held by {agent}, who moved it to in_progress; take next_step instead, or pass takeover true only if {agent} has stopped working on it",
 	"err.step_moved":         "step {step} was changed by {agent} since revision {rev} and is {from} now, so it cannot become {to}; take next_step instead (current revision {current})",
 	"err.steps_changed":      "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}, so step numbers may have moved; catch up with read_plan since_revision {rev}, then retry with last_known_revision {current}",
+	"err.person_changed":     "a person ({agent}) changed plan {name} since revision {rev}, which you based this change on; nothing was written. Read what they changed with read_plan since_revision {rev}, follow it, then retry with last_known_revision {current} if the change still makes sense",
+	"err.hold_taken":         "your hold on step {step} expired (you did not move it within the lease) and {agent} took the step over at revision {rev}; it is {from} now, so your change was not written. Do not redo its work: take next_step instead, or check get_plan_status",
+	"lease.until":            ". The hold runs out at {at} (in {in}) unless its holder renews it: keep working on other steps or wait until then, call get_plan_status again, and take the step if it is free",
 	// Approval (Config.RequireApproval).
 	"instruction.approval":           "- Steps start once a person approved the plan (it then shows approval): after writing it, call request_plan_approval.\n",
 	"instruction.approval.sub":       "- Steps move only on approved plans (they show approval); on not_approved, report back.\n",

@@ -153,6 +153,9 @@ var textsZH = map[string]string{
 	"err.step_held":          "步骤 {step} 由 {agent} 持有（是它设为 in_progress 的）；请改领 next_step，只有在 {agent} 已停止处理时才把 takeover 设为 true",
 	"err.step_moved":         "步骤 {step} 在 revision {rev} 之后已被 {agent} 修改，现在是 {from}，不能再变为 {to}；请改领 next_step（当前 revision {current}）",
 	"err.steps_changed":      "计划 {name} 的步骤在 revision {rev} 之后被增删、改写或重新排序，步骤编号可能已变；请用 read_plan since_revision {rev} 追上变更，再用 last_known_revision {current} 重试",
+	"err.person_changed":     "计划 {name} 在你这次修改所依据的 revision {rev} 之后被人（{agent}）修改了；没有写入任何内容。请用 read_plan 加 since_revision {rev} 阅读他们的改动并照做，若此修改仍然合理，再用 last_known_revision {current} 重试",
+	"err.hold_taken":         "你对步骤 {step} 的持有已过期（你未在租期内推进它），{agent} 已在 revision {rev} 接手该步骤；它现在是 {from}，所以你的修改没有写入。不要重做它的工作：请改领 next_step，或查看 get_plan_status",
+	"lease.until":            "。该持有将于 {at}（{in} 后）到期，除非持有者续期：先做其他步骤或等到那时，再调用 get_plan_status，步骤空出后即可领取",
 	// 审批（Config.RequireApproval）。
 	"instruction.approval":           "- 计划经人批准（显示 approval）后步骤才能开始：写好计划后调用 request_plan_approval。\n",
 	"instruction.approval.sub":       "- 只有已批准（显示 approval）的计划才能推进步骤；遇到 not_approved 时请如实汇报，不要自行改写。\n",

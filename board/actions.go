@@ -77,9 +77,10 @@ func (b *board) approve(w http.ResponseWriter, r *http.Request, person string) {
 	b.answer(w, ctx, name, true)
 }
 
-// reject turns down the revision the page showed, with feedback: only while the plan is
-// still at that revision. An approval the plan carries is withdrawn (Store.Revoke); the
-// feedback goes to OnDecision.
+// reject turns down the revision the page showed, with feedback (Store.Reject): only while
+// the plan is still at that revision. The rejection is kept in the history, a run waiting
+// with Store.WaitDecision gets the feedback, an approval the plan carried is withdrawn, and
+// the decision goes to OnDecision too.
 func (b *board) reject(w http.ResponseWriter, r *http.Request, person string) {
 	a, e := readAction(r)
 	if e != nil {
@@ -92,26 +93,13 @@ func (b *board) reject(w http.ResponseWriter, r *http.Request, person string) {
 	}
 	name := r.PathValue("name")
 	ctx := plan.WithActor(r.Context(), person)
-	cur, err := b.store.Get(ctx, name)
-	if err != nil {
+	if _, err := b.store.Reject(ctx, name, a.Revision, person, a.Feedback); err != nil {
 		writeError(w, storeError(err))
 		return
 	}
-	if cur.Revision != a.Revision {
-		writeError(w, conflict(name, a.Revision, cur.Revision))
-		return
-	}
-	changed := false
-	if cur.Approval != nil {
-		if _, err := b.store.Revoke(ctx, name); err != nil {
-			writeError(w, storeError(err))
-			return
-		}
-		changed = true
-	}
 	b.decided(ctx, Decision{Name: name, Revision: a.Revision,
 		ApprovalDecision: plan.ApprovalDecision{Approved: false, By: person, Feedback: a.Feedback}})
-	b.answer(w, ctx, name, changed)
+	b.answer(w, ctx, name, true)
 }
 
 // handOver gives a step to the named holder, or releases it ("" holder), with

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/board"
 )
 
@@ -138,6 +139,7 @@ func TestStaleApprovalIsAConflictAndWritesNothing(t *testing.T) {
 	}
 }
 
+// A rejection needs feedback, is kept in the history with it, and withdraws an approval.
 func TestRejectingNeedsFeedbackAndWithdrawsAnApproval(t *testing.T) {
 	var got []board.Decision
 	var mu sync.Mutex
@@ -152,23 +154,31 @@ func TestRejectingNeedsFeedbackAndWithdrawsAnApproval(t *testing.T) {
 		t.Fatalf("status %d %+v", st, e)
 	}
 	var out actionJSON
-	if st := r.post("/api/plans/release/reject", map[string]any{"revision": 1, "feedback": "Add a rollback step"}, &out); st != http.StatusOK || out.Changed {
+	if st := r.post("/api/plans/release/reject", map[string]any{"revision": 1, "feedback": "Add a rollback step"}, &out); st != http.StatusOK || !out.Changed {
 		t.Fatalf("status %d %+v", st, out)
 	}
-	_, err := r.store.Approve(context.Background(), "release", 1, "alice")
+	if out.Plan.Revision != 2 || out.Plan.Rejection == nil || out.Plan.Rejection.Feedback != "Add a rollback step" || out.Plan.Rejection.Revision != 1 {
+		t.Fatalf("the rejection is not kept: %+v", out.Plan)
+	}
+	hist, err := r.store.History(context.Background(), "release")
 	mustNot(t, err)
-	if st := r.post("/api/plans/release/reject", map[string]any{"revision": 1, "feedback": "stale"}, &e); st != http.StatusConflict || e.Error.CurrentRevision != 2 {
+	if hist[0].Action != plan.ActionReject || hist[0].Author != "bob" || hist[0].Rejection == nil || hist[0].Rejection.Feedback != "Add a rollback step" {
+		t.Fatalf("history %+v", hist[0])
+	}
+	_, err = r.store.Approve(context.Background(), "release", 2, "alice")
+	mustNot(t, err)
+	if st := r.post("/api/plans/release/reject", map[string]any{"revision": 2, "feedback": "stale"}, &e); st != http.StatusConflict || e.Error.CurrentRevision != 3 {
 		t.Fatalf("a stale rejection: %d %+v", st, e)
 	}
-	if st := r.post("/api/plans/release/reject", map[string]any{"revision": 2, "feedback": "No, add a rollback step"}, &out); st != http.StatusOK || !out.Changed {
+	if st := r.post("/api/plans/release/reject", map[string]any{"revision": 3, "feedback": "No, add a rollback step"}, &out); st != http.StatusOK || !out.Changed {
 		t.Fatalf("status %d %+v", st, out)
 	}
-	if out.Plan.Approval != nil || out.Plan.ChangedBy != "bob" || out.Plan.Revision != 3 {
+	if out.Plan.Approval != nil || out.Plan.ChangedBy != "bob" || out.Plan.Revision != 4 {
 		t.Fatalf("plan %+v", out.Plan)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 2 || got[1].Approved || got[1].Feedback != "No, add a rollback step" || got[1].By != "bob" || got[1].Revision != 2 {
+	if len(got) != 2 || got[1].Approved || got[1].Feedback != "No, add a rollback step" || got[1].By != "bob" || got[1].Revision != 3 {
 		t.Fatalf("decisions %+v", got)
 	}
 }

@@ -146,8 +146,10 @@ type planJSON struct {
 		Revision int64  `json:"revision"`
 		By       string `json:"by"`
 	} `json:"approval"`
-	Content string `json:"content"`
-	History []struct {
+	Content   string          `json:"content"`
+	Rejection *plan.Rejection `json:"rejection"`
+	Waiting   *plan.Waiting   `json:"waiting"`
+	History   []struct {
 		Revision int64  `json:"revision"`
 		Author   string `json:"author"`
 		Action   string `json:"action"`

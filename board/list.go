@@ -30,6 +30,7 @@ type summaryView struct {
 	Revision    int64          `json:"revision"`
 	UpdatedAt   time.Time      `json:"updated_at"`
 	Approval    *plan.Approval `json:"approval,omitempty"`
+	Waiting     *plan.Waiting  `json:"waiting,omitempty"`
 	Progress    plan.Progress  `json:"progress"`
 	CurrentStep *stepView      `json:"current_step,omitempty"`
 	NextStep    *stepView      `json:"next_step,omitempty"`
@@ -43,6 +44,11 @@ func summaryOf(s plan.Summary) summaryView {
 		a := *s.Approval
 		a.By = cutText(a.By, maxSummaryTextSize)
 		v.Approval = &a
+	}
+	if s.Waiting != nil {
+		w := *s.Waiting
+		w.Agent = cutText(w.Agent, maxSummaryTextSize)
+		v.Waiting = &w
 	}
 	step := func(st *plan.Step) *stepView {
 		if st == nil {

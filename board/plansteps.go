@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/einoplan/plan"
 )
 
 // Bounds of GET /api/plans/{name}/steps: the JSON bytes of the steps a page holds at most,
@@ -18,8 +20,10 @@ const (
 // bytes. NextFrom, when not 0, is the number of the first step left for the next page.
 type stepsPage struct {
 	summaryView
-	Steps    []json.RawMessage `json:"steps"`
-	NextFrom int               `json:"next_from,omitempty"`
+	// Rejection is the plan's last rejection, its feedback cut to maxStepTextSize bytes.
+	Rejection *plan.Rejection   `json:"rejection,omitempty"`
+	Steps     []json.RawMessage `json:"steps"`
+	NextFrom  int               `json:"next_from,omitempty"`
 }
 
 // planSteps answers GET /api/plans/{name}/steps[?from=N]: the plan's summary and a page of
@@ -40,6 +44,11 @@ func (b *board) planSteps(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := stepsPage{summaryView: summaryOf(p.Summarize()), Steps: []json.RawMessage{}}
+	if p.Rejection != nil {
+		rej := *p.Rejection
+		rej.By, rej.Feedback = cutText(rej.By, maxSummaryTextSize), cutText(rej.Feedback, maxStepTextSize)
+		out.Rejection = &rej
+	}
 	size := 0
 	for _, s := range stepsOf(p.Content) {
 		if s.Number < from {
@@ -47,6 +56,9 @@ func (b *board) planSteps(w http.ResponseWriter, r *http.Request) {
 		}
 		if len(s.Text) > maxStepTextSize {
 			s.Text, s.Cut = cutText(s.Text, maxStepTextSize), true
+		}
+		if end := b.store.HeldUntil(p, s.Number); !end.IsZero() {
+			s.HeldUntil = &end
 		}
 		data, err := json.Marshal(s)
 		if err != nil {

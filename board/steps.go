@@ -2,6 +2,7 @@ package board
 
 import (
 	"strings"
+	"time"
 
 	"github.com/einoplan/plan"
 )
@@ -22,6 +23,11 @@ type stepView struct {
 	// Uses are the gated tools the step may use, as its "(uses …)" names them (plan.Step.Uses):
 	// what a person approving the plan lets it do.
 	Uses []string `json:"uses,omitempty"`
+	// After lists the steps this one waits for, as its "(after …)" says.
+	After []int `json:"after,omitempty"`
+	// HeldUntil is when the holder's lease on a step in progress runs out unless renewed
+	// (StoreConfig.ClaimTTL); nil without a lease.
+	HeldUntil *time.Time `json:"held_until,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -37,7 +43,7 @@ func stepsOf(body string) []stepView {
 // stepViewOf is step s as the page shows it: the holder's tag (or the tag of who held it)
 // apart from the text.
 func stepViewOf(s plan.Step) stepView {
-	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, Uses: s.Uses}
+	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, Uses: s.Uses, After: s.After}
 	text, tag, ok := cutTag(s.Text)
 	switch {
 	case ok && s.State == plan.StepInProgress && tag == s.Holder:

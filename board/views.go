@@ -17,8 +17,11 @@ type planView struct {
 	Revision  int64          `json:"revision"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	Approval  *plan.Approval `json:"approval,omitempty"`
-	Progress  plan.Progress  `json:"progress"`
-	Steps     []stepView     `json:"steps"`
+	// Waiting is the run paused until a person decides; Rejection the last rejection.
+	Waiting   *plan.Waiting   `json:"waiting,omitempty"`
+	Rejection *plan.Rejection `json:"rejection,omitempty"`
+	Progress  plan.Progress   `json:"progress"`
+	Steps     []stepView      `json:"steps"`
 	// ChangedBy is who made the current revision, as the history records it; "" when
 	// unknown. ChangeAction is what kind of change made it.
 	ChangedBy    string      `json:"changed_by,omitempty"`
@@ -36,7 +39,7 @@ type planDetail struct {
 // viewOf builds the view of p; history is the plan's kept revisions, newest first, or nil.
 func viewOf(p *plan.Plan, history []plan.Revision) planView {
 	v := planView{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
-		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Progress: p.Summarize().Progress, Steps: stepsOf(p.Content),
+		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting, Rejection: p.Rejection, Progress: p.Summarize().Progress, Steps: stepsOf(p.Content),
 		Repaired: p.Repaired}
 	if len(history) > 0 && history[0].Revision == p.Revision {
 		v.ChangedBy, v.ChangeAction = history[0].Author, history[0].Action
@@ -62,5 +65,11 @@ func (b *board) detail(p *plan.Plan, history []plan.Revision) *planDetail {
 	if history == nil {
 		history = []plan.Revision{}
 	}
-	return &planDetail{planView: viewOf(p, history), Content: p.Content, History: history}
+	v := viewOf(p, history)
+	for i, s := range v.Steps {
+		if end := b.store.HeldUntil(p, s.Number); !end.IsZero() {
+			v.Steps[i].HeldUntil = &end
+		}
+	}
+	return &planDetail{planView: v, Content: p.Content, History: history}
 }

@@ -201,7 +201,7 @@ func TestRejectingInThePageNeedsFeedbackAndPassesItOn(t *testing.T) {
 	}
 	waitFor(t, ctx, `!document.querySelector('#notice').hidden && document.querySelector('#notice').textContent === 'You rejected revision 1 of release.'`, pageDeadline)
 	p, err := r.store.Get(context.Background(), "release")
-	if err != nil || p.Revision != 1 || p.Approval != nil {
+	if err != nil || p.Revision != 2 || p.Approval != nil || p.Rejection == nil || p.Rejection.Feedback != "Add a rollback step" {
 		t.Fatalf("stored %+v %v", p, err)
 	}
 }

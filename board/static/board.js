@@ -14,7 +14,11 @@
       moreSteps: 'Show {n} more steps',
       act_write: 'edited the plan', act_step: 'moved a step', act_status: 'set the status',
       act_approve: 'approved it', act_revoke: 'withdrew the approval', act_delete: 'deleted it',
+      act_reject: 'rejected it', act_await: 'asked for approval',
       approved: 'Approved at revision {rev} by {by}', unapproved: 'Not approved',
+      waiting: '{who} waits for a decision on revision {rev} since {since}', someone: 'A run',
+      rejectedBy: 'Revision {rev} rejected by {by}: {feedback}',
+      leaseUntil: 'until {when}', leaseExpired: 'lease expired {when}', after: 'after {steps}', reviewDiff: 'Changes since revision {rev}, approved by {by}:',
       progress: '{done}/{total} · {pct}%', noSteps: 'No steps',
       st_pending: 'To do', st_in_progress: 'In progress', st_completed: 'Done', st_failed: 'Failed', st_skipped: 'Skipped',
       nobody: 'held by nobody',
@@ -63,7 +67,11 @@
       moreSteps: '再显示 {n} 个步骤',
       act_write: '编辑了计划', act_step: '移动了步骤', act_status: '设置了状态',
       act_approve: '批准了计划', act_revoke: '撤销了批准', act_delete: '删除了计划',
+      act_reject: '驳回了计划', act_await: '请求批准',
       approved: '已由 {by} 批准（第 {rev} 版）', unapproved: '未批准',
+      waiting: '{who} 自 {since} 起等待对第 {rev} 版的决定', someone: '一个运行',
+      rejectedBy: '第 {rev} 版已被 {by} 驳回：{feedback}',
+      leaseUntil: '持有至 {when}', leaseExpired: '持有已于 {when} 过期', after: '在 {steps} 之后', reviewDiff: '自 {by} 批准的第 {rev} 版以来的改动：',
       progress: '{done}/{total} · {pct}%', noSteps: '没有步骤',
       st_pending: '待办', st_in_progress: '进行中', st_completed: '已完成', st_failed: '失败', st_skipped: '已跳过',
       nobody: '无人负责',
@@ -190,7 +198,7 @@
     const who = $('who');
     if (state.me.can_act) who.textContent = t('signedIn', { who: state.me.person });
     else who.textContent = state.me.read_only ? t('readOnly') : t('notSignedIn');
-    $('empty').hidden = n > 0;
+    $('empty').hidden = n > 0 || !state.loaded; // no "no plans" before the first list came
   }
   const MARKS = { pending: '○', in_progress: '◐', completed: '✓', failed: '✕', skipped: '–' };
 
@@ -204,6 +212,14 @@
       : el('span', 'badge approval unapproved', t('unapproved'));
     head.append(appr);
     card.append(head);
+    if (p.waiting) {
+      const wt = el('p', 'waiting', t('waiting', { who: p.waiting.agent || t('someone'), rev: p.waiting.revision, since: when(p.waiting.since) }));
+      wt.dataset.revision = String(p.waiting.revision);
+      card.append(wt);
+    }
+    if (p.rejection && !p.approval) {
+      card.append(el('p', 'rejected', t('rejectedBy', { rev: p.rejection.revision, by: p.rejection.by, feedback: p.rejection.feedback || '' })));
+    }
 
     const prog = el('div', 'progress');
     const bar = el('div', 'bar'); const fill = el('div', 'fill');
@@ -232,10 +248,25 @@
       const li = el('li', 'step');
       li.dataset.step = String(s.number); li.dataset.state = s.state;
       if (s.depth) li.style.paddingLeft = (s.depth * 1.2) + 'rem';
-      li.append(el('span', 'mark', MARKS[s.state] || '?'), el('span', 'state', t('st_' + s.state)), el('span', 'text', s.text));
+      const after = (s.after || []).length ? s.after : null;
+      const text = after ? s.text.replace(/\s*\(after\s+[\d,\s]+\)/i, '') : s.text;
+      li.append(el('span', 'mark', MARKS[s.state] || '?'), el('span', 'state', t('st_' + s.state)), el('span', 'text', text));
+      if (after) {
+        const a = el('span', 'after', t('after', { steps: after.join(', ') }));
+        const done = (n) => (p.steps || []).some((o) => o.number === n && (o.state === 'completed' || o.state === 'skipped'));
+        a.dataset.ready = after.every(done) ? '1' : '0';
+        li.append(a);
+      }
       if (s.by) li.append(el('span', 'by', '@' + s.by));
       if (s.state === 'in_progress') {
         li.append(s.holder ? el('span', 'holder', '@' + s.holder) : el('span', 'holder nobody', t('nobody')));
+        if (s.holder && s.held_until) {
+          const end = new Date(s.held_until);
+          const gone = end.getTime() <= Date.now();
+          const lease = el('span', 'lease', t(gone ? 'leaseExpired' : 'leaseUntil', { when: when(s.held_until) }));
+          lease.dataset.expires = s.held_until; lease.dataset.expired = gone ? '1' : '0';
+          li.append(lease);
+        }
       }
       if (state.me.can_act && (s.state === 'in_progress' || s.state === 'pending')) {
         const b = el('button', 'small hand', s.state === 'pending' ? t('assignBtn') : t('handOverBtn'));
@@ -358,7 +389,8 @@
       const queue = res.plans.map((p) => p.name);
       const worker = async () => { while (queue.length) await refresh(queue.shift(), true); };
       await Promise.all([worker(), worker(), worker(), worker()]);
-      if (res.warnings.length) notice(res.warnings.map((w) => t('warning', { name: w.name, msg: w.message })).join(' '), 'error');
+      if (res.warnings && res.warnings.length) notice(res.warnings.map((w) => t('warning', { name: w.name, msg: w.message })).join(' '), 'error');
+      state.loaded = true;
       renderHeader();
       document.body.dataset.loaded = '1';
     } catch (e) { notice(errorText(e), 'error'); }
@@ -419,7 +451,7 @@
   async function openReview(name) {
     let p;
     try { p = await call(planURL(name)); } catch (e) { notice(errorText(e), 'error'); return; }
-    review.name = p.name; review.revision = p.revision; review.title = p.title || p.name;
+    review.name = p.name; review.revision = p.revision; review.title = p.title || p.name; review.approved = !!p.approval;
     $('review-title').textContent = t('reviewTitle', { title: review.title });
     $('review-meta').textContent = t('reviewMeta', { rev: p.revision, status: statusText(p.status) }) +
       ' · ' + (p.approval ? t('approved', { rev: p.approval.revision, by: p.approval.by }) : t('unapproved'));
@@ -432,12 +464,28 @@
       li.dataset.step = String(s.number);
       uses.append(li);
     }
+    showReviewDiff(p);
     $('review-approve').textContent = t('approveRev', { rev: p.revision });
     $('review-feedback').value = '';
     $('review-error').hidden = true;
     $('review-stale').hidden = true;
     $('review').dataset.revision = String(p.revision);
     if (!$('review').open) $('review').showModal();
+  }
+  // showReviewDiff shows, for a plan approved before, what changed since the last approved
+  // revision the history keeps.
+  async function showReviewDiff(p) {
+    const box = $('review-diff'), label = $('review-diff-label');
+    box.hidden = true; label.hidden = true; box.textContent = '';
+    const last = (p.history || []).find((r) => r.action === 'approve' && r.approved && r.approved < p.revision);
+    if (!last || p.approval) return;
+    try {
+      const res = await call(planURL(p.name) + '/diff?from=' + last.approved + '&to=' + p.revision);
+      if (review.name !== p.name || review.revision !== p.revision || !res.diff) return;
+      label.textContent = t('reviewDiff', { rev: last.approved, by: last.author || '' });
+      box.textContent = res.diff; box.dataset.from = String(last.approved);
+      box.hidden = false; label.hidden = false;
+    } catch (e) { /* the history no longer keeps it: the body alone is shown */ }
   }
   function reviewStale() {
     const d = $('review');
@@ -457,7 +505,7 @@
       const res = await act(planURL(review.name) + '/' + kind, { revision: review.revision, feedback: feedback });
       $('review').close();
       if (kind === 'approve') notice(t('approvedOk', { rev: review.revision, name: review.name }));
-      else notice(t(res.changed ? 'rejectedRevoked' : 'rejectedOk', { rev: review.revision, name: review.name }));
+      else notice(t(review.approved ? 'rejectedRevoked' : 'rejectedOk', { rev: review.revision, name: review.name }));
       if (res.plan) { state.plans.set(res.plan.name, res.plan); place(res.plan, false); }
     } catch (e) {
       box.textContent = errorText(e); box.hidden = false; box.dataset.code = e.code;

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -23,7 +24,12 @@ func (c *cli) log(args []string) error {
 		return c.writeJSON(revs)
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "REV\tTIME\tACTION\tBY\tSTATUS")
+	expiries := slices.ContainsFunc(revs, func(r plan.Revision) bool { return r.Expired != "" })
+	header := "REV\tTIME\tACTION\tBY\tSTATUS"
+	if expiries {
+		header += "\tEXPIRED" // whose hold had expired when the change moved its step
+	}
+	fmt.Fprintln(tw, header)
 	for _, r := range revs {
 		action, by := string(r.Action), r.Author
 		if action == "" {
@@ -35,11 +41,22 @@ func (c *cli) log(args []string) error {
 				by = p.Approval.By
 			}
 		}
+		if rj := r.Rejection; r.Action == plan.ActionReject && rj != nil {
+			action = fmt.Sprintf("reject r%d %q", rj.Revision, clip(oneLine(rj.Feedback), 40))
+		}
 		if by == "" {
 			by = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Revision, r.UpdatedAt.Local().Format(time.DateTime),
+		line := fmt.Sprintf("%d\t%s\t%s\t%s\t%s", r.Revision, r.UpdatedAt.Local().Format(time.DateTime),
 			action, clip(oneLine(by), 30), clip(oneLine(r.Status), 30))
+		if expiries {
+			expired := "-"
+			if r.Expired != "" {
+				expired = fmt.Sprintf("%s (step %d)", clip(oneLine(r.Expired), 30), r.ExpiredStep)
+			}
+			line += "\t" + expired
+		}
+		fmt.Fprintln(tw, line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -13,6 +13,7 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] log NAME [-json]   the kept revisions, newest first
 //	planctl [-dir DIR | -redis URL | -postgres URL] diff NAME [FROM [TO]]  what changed between two kept revisions
 //	planctl [-dir DIR | -redis URL | -postgres URL] approve NAME -rev N [-by WHO]  approve exactly revision N
+//	planctl [-dir DIR | -redis URL | -postgres URL] reject NAME -rev N -feedback TEXT [-by WHO]  turn down revision N, saying why
 //	planctl [-dir DIR | -redis URL | -postgres URL] revoke NAME
 //	planctl [-dir DIR | -redis URL | -postgres URL] take NAME STEP [-to WHO]  hand a step to WHO, or release it
 //	planctl [-dir DIR | -redis URL | -postgres URL] status NAME STATUS [-rev N]
@@ -77,10 +78,14 @@ Commands:
   list                      list plans: name, title, status, progress, revision, approval, last update
   show NAME                 print a plan's header (approval, who holds which step) and body
   watch                     a live view of every plan, redrawn on every change (Ctrl-C quits)
-  log NAME                  the kept revisions, newest first: revision, time, action, who, status
+  log NAME                  the kept revisions, newest first: revision, time, action, who, status,
+                            whose hold had expired
   diff NAME [FROM [TO]]     what changed from revision FROM (default: the one before TO)
                             to TO (default: the current revision)
-  approve NAME -rev N       approve revision N, the one you reviewed, if the plan is still at N
+  approve NAME -rev N       approve revision N, the one you reviewed, if the plan is still at N;
+                            without -rev, print what changed since the last approved revision
+  reject NAME -rev N -feedback TEXT
+                            turn down revision N, saying why: a run waiting on it gets TEXT
   revoke NAME               withdraw a plan's approval
   take NAME STEP [-to WHO]  hand a step in progress to WHO, or release it (no -to)
   status NAME STATUS        set a plan's status
@@ -102,7 +107,8 @@ Flags, before or after the command:
   -rev N       change the plan only if it is still at revision N (status, import, rm);
                with import, -rev 0 only creates; import-plantask only creates without it;
                approve needs it
-  -by WHO      who approves (approve; default $USER)
+  -by WHO      who approves or rejects (approve, reject; default $USER)
+  -feedback T  why the plan is rejected (reject)
   -to WHO      who takes the step over (take; without it the step is released)
   -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
   -json        print JSON (list, show, log)
@@ -139,6 +145,7 @@ type cli struct {
 	jsonOut  bool
 	page     plan.ListOptions // -limit, -after, -status
 	by       string           // -by
+	feedback string           // -feedback
 	to       string           // -to
 	addr     string           // -addr (serve)
 	set      map[string]bool  // the flags given
@@ -184,6 +191,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.StringVar(&c.page.Cursor, "after", "", "")
 	fs.StringVar(&c.page.Status, "status", "", "")
 	fs.StringVar(&c.by, "by", "", "")
+	fs.StringVar(&c.feedback, "feedback", "", "")
 	fs.StringVar(&c.to, "to", "", "")
 	fs.StringVar(&c.addr, "addr", "", "")
 	var rest []string
@@ -217,6 +225,7 @@ var commands = map[string]command{
 	"log":     {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).log},
 	"diff":    {args: []string{"NAME", "FROM", "TO"}, optional: 2, readOnly: true, run: (*cli).diff},
 	"approve": {args: []string{"NAME"}, flags: []string{"rev", "by"}, run: (*cli).approve},
+	"reject":  {args: []string{"NAME"}, flags: []string{"rev", "by", "feedback"}, run: (*cli).reject},
 	"revoke":  {args: []string{"NAME"}, run: (*cli).revoke},
 	"take":    {args: []string{"NAME", "STEP"}, flags: []string{"to"}, run: (*cli).take},
 	"status":  {args: []string{"NAME", "STATUS"}, flags: []string{"rev"}, run: (*cli).setStatus},
@@ -228,7 +237,7 @@ var commands = map[string]command{
 
 // commandFlags are the flags that only some commands accept, in the order usage errors
 // name them.
-var commandFlags = []string{"json", "rev", "by", "to", "addr", "limit", "after", "status"}
+var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status"}
 
 // flagMisuse names a command flag given to a command that does not accept it, and the
 // commands that do; "" when every flag given applies.
@@ -362,7 +371,7 @@ func (c *cli) list([]string) error {
 	fmt.Fprintln(tw, "NAME\tTITLE\tSTATUS\tPROGRESS\tREV\tAPPROVED\tUPDATED")
 	for _, p := range listing.Plans {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, clip(oneLine(p.Title), 40), clip(oneLine(p.Status), 20),
-			progressText(p.Progress), p.Revision, approvalCell(p.Approval), p.UpdatedAt.Local().Format("2006-01-02 15:04"))
+			progressText(p.Progress), p.Revision, approvalCell(p.Approval, p.Waiting), p.UpdatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -400,6 +409,12 @@ func (c *cli) show(args []string) error {
 	fmt.Fprintf(c.stdout, "revision: %d\n", p.Revision)
 	if p.Approval != nil {
 		fmt.Fprintf(c.stdout, "approval: %s\n", approvalText(p.Approval))
+	}
+	if p.Waiting != nil {
+		fmt.Fprintf(c.stdout, "asked:    %s\n", waitingRunText(p.Waiting))
+	}
+	if p.Rejection != nil {
+		fmt.Fprintf(c.stdout, "rejected: %s\n", rejectionText(p.Rejection))
 	}
 	if p.Author != "" {
 		fmt.Fprintf(c.stdout, "author:   %s\n", oneLine(p.Author))

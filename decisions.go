@@ -1,0 +1,132 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// What a plan file records of the people in the loop, besides an approval (approval.go):
+//
+//	waiting: "4 2026-11-27T10:00:00Z planner"  a run waits for a decision on revision 4 since then
+//	rejected: "4 2026-11-27T10:05:00Z alice"   revision 4 was rejected, by alice, then
+//	rejected_feedback: "Add a rollback step"   what alice said
+//	by_agent: true                             an agent's tool call made this revision, not a host
+//	fence: "6 alice"                           the newest change by a host that agents must read
+//
+// waiting and rejected stay on the plan until a decision, or a new request, replaces them.
+// by_agent belongs to its revision alone; fence is carried forward (fence.go).
+const (
+	hdrWaiting          = "waiting"
+	hdrRejected         = "rejected"
+	hdrRejectedFeedback = "rejected_feedback"
+	hdrByAgent          = "by_agent"
+	hdrFence            = "fence"
+)
+
+// Waiting says that a run is paused until a person decides on a plan: request_plan_approval
+// records it in a change of its own (Action "await"), and a decision (Approve, Reject) ends it.
+type Waiting struct {
+	// Revision is the revision the run asked a person to approve.
+	Revision int64 `json:"revision"`
+	// Agent is the agent that asked; Since when it did.
+	Agent string    `json:"agent,omitempty"`
+	Since time.Time `json:"since"`
+}
+
+// Rejection records that a person turned down a revision of a plan, and why.
+type Rejection struct {
+	Revision int64     `json:"revision"`
+	By       string    `json:"by"`
+	At       time.Time `json:"at"`
+	Feedback string    `json:"feedback,omitempty"`
+}
+
+// formatMark writes "<rev> <RFC 3339 time> <who>", the value of waiting and rejected.
+func formatMark(rev int64, at time.Time, who string) string {
+	return strconv.FormatInt(rev, 10) + " " + at.UTC().Format(time.RFC3339Nano) + " " + who
+}
+
+// parseMark reads formatMark's text; ok is false when it is malformed.
+func parseMark(v string) (rev int64, at time.Time, who string, ok bool) {
+	parts := strings.SplitN(v, " ", 3)
+	if len(parts) < 2 {
+		return 0, time.Time{}, "", false
+	}
+	rev, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil || rev < 1 {
+		return 0, time.Time{}, "", false
+	}
+	if at, err = time.Parse(time.RFC3339Nano, parts[1]); err != nil || at.UTC().Year() > 9999 || at.UTC().Year() < 0 {
+		return 0, time.Time{}, "", false
+	}
+	if len(parts) == 3 {
+		who = parts[2]
+	}
+	return rev, at.UTC(), who, true
+}
+
+// writeDecisions appends the header lines of p's waiting run, rejection, and the host's
+// marks.
+func writeDecisions(b *strings.Builder, p *Plan) {
+	if w := p.Waiting; w != nil {
+		writeHeaderString(b, hdrWaiting, formatMark(w.Revision, w.Since, w.Agent))
+	}
+	if r := p.Rejection; r != nil {
+		writeHeaderString(b, hdrRejected, formatMark(r.Revision, r.At, r.By))
+		if r.Feedback != "" {
+			writeHeaderString(b, hdrRejectedFeedback, r.Feedback)
+		}
+	}
+	if p.byAgent {
+		b.WriteString(hdrByAgent + ": true\n")
+	}
+	if p.fence != "" {
+		writeHeaderString(b, hdrFence, p.fence)
+	}
+}
+
+// setDecisionHeader reads one of writeDecisions' lines, and reports whether key was one. A
+// malformed value is no value: these lines never make a plan unreadable.
+func (p *Plan) setDecisionHeader(key, value string) bool {
+	var s string
+	switch key {
+	case hdrWaiting:
+		if decodeJSONString(value, &s) == nil {
+			if rev, at, who, ok := parseMark(s); ok {
+				p.Waiting = &Waiting{Revision: rev, Agent: who, Since: at}
+			}
+		}
+	case hdrRejected:
+		if decodeJSONString(value, &s) == nil {
+			if rev, at, who, ok := parseMark(s); ok {
+				feedback := ""
+				if p.Rejection != nil {
+					feedback = p.Rejection.Feedback
+				}
+				p.Rejection = &Rejection{Revision: rev, By: who, At: at, Feedback: feedback}
+			}
+		}
+	case hdrRejectedFeedback:
+		if decodeJSONString(value, &s) == nil {
+			if p.Rejection == nil {
+				p.Rejection = &Rejection{}
+			}
+			p.Rejection.Feedback = s
+		}
+	case hdrByAgent:
+		p.byAgent = value == "true"
+	case hdrFence:
+		_ = decodeJSONString(value, &p.fence)
+	default:
+		return false
+	}
+	return true
+}
+
+// settleDecisions drops a rejection line decoded without its rejected line.
+func (p *Plan) settleDecisions() {
+	if p.Rejection != nil && p.Rejection.Revision == 0 {
+		p.Rejection = nil
+	}
+}

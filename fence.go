@@ -1,0 +1,53 @@
+package plan
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// A person's edit fences the agents: a change made through the Store by a host that names
+// who makes it (WithActor: planctl, the board, code), not by an agent's tool call, is
+// recorded in the plan file
+// (by_agent absent on its revision, fence carried forward, decisions.go), so every process sees it.
+// An agent's stale move or status change based on a revision before it is never commuted
+// past it: the agent is told to read what the person changed (read_plan with
+// since_revision), then goes on. An approval fences nothing: it changes nothing an agent
+// acts on; nor does a host's change that names nobody (automation, not a person).
+
+// settleHostMarks records on next, made by ctx over cur (nil: a create), whether a host made
+// it, and the newest host change agents must read.
+func settleHostMarks(ctx context.Context, action Action, cur, next *Plan) {
+	next.byAgent = byAgent(ctx)
+	next.fence = ""
+	if cur != nil {
+		next.fence = cur.fence
+	}
+	if !next.byAgent && cur != nil && action != ActionApprove && actorOf(ctx) != "" {
+		next.fence = strconv.FormatInt(next.Revision, 10) + " " + next.changedBy
+	}
+}
+
+// fenceOf reads a fence value: the revision of the host change and who made it.
+func fenceOf(p *Plan) (int64, string) {
+	rev, who, _ := strings.Cut(p.fence, " ")
+	n, err := strconv.ParseInt(rev, 10, 64)
+	if err != nil || n < 1 {
+		return 0, ""
+	}
+	return n, who
+}
+
+// checkFence refuses an agent's change based on revision want of cur when a host changed
+// the plan after want: revision_conflict, naming who and since which revision to read.
+func checkFence(ctx context.Context, cur *Plan, want int64) error {
+	if cur == nil || !byAgent(ctx) {
+		return nil
+	}
+	rev, who := fenceOf(cur)
+	if rev <= want || rev > cur.Revision {
+		return nil
+	}
+	return fail(Error{Code: CodeRevisionConflict, Reason: reasonPersonChanged, Name: cur.Name,
+		CurrentRevision: cur.Revision, Revision: want, Agent: who})
+}

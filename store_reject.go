@@ -1,0 +1,81 @@
+package plan
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+)
+
+// ActionReject is the Action of a change that records a person's rejection of a revision
+// (Store.Reject); actionAwait the one of a run starting to wait for a decision
+// (request_plan_approval). Both leave the body as it is.
+const (
+	ActionReject Action = "reject"
+	actionAwait  Action = "await"
+)
+
+// maxRejectFeedback bounds what a person says with a rejection.
+const maxRejectFeedback = maxApprovalFeedback
+
+// asPerson marks ctx as a person's decision made by by: the history names them, and the
+// change counts as a host's even when made while resuming an agent's tool call.
+func asPerson(ctx context.Context, by string) context.Context {
+	return context.WithValue(WithActor(ctx, by), agentCallKey{}, false)
+}
+
+// Reject records that by turned down revision rev of a plan, with feedback, only if the plan
+// is still at rev (revision_conflict otherwise, and nothing is written): a person rejects
+// what they saw. It is a change of its own (ActionReject, revision rev+1, the body as it
+// was): History keeps it with by and the feedback, Watch delivers it, and a run waiting
+// with WaitDecision gets it. An approval the plan carried is withdrawn; Plan.Rejection
+// holds the rejection until the plan is approved or a run asks again.
+func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback string) (*Plan, error) {
+	if err := checkApprover(by); err != nil {
+		return nil, err
+	}
+	if rev < 1 {
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: fieldIfRevision, Revision: rev})
+	}
+	if !utf8.ValidString(feedback) {
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: "feedback"})
+	}
+	if len(feedback) > maxRejectFeedback {
+		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: "feedback", Size: int64(len(feedback)), Limit: maxRejectFeedback})
+	}
+	ctx = asPerson(ctx, by)
+	p, err := s.mutate(ctx, ActionReject, name, &rev, func(cur *Plan) (*Plan, error) {
+		if cur == nil {
+			return nil, notFound(name)
+		}
+		next := *cur
+		next.Approval = nil
+		next.Waiting = nil
+		next.Rejection = &Rejection{Revision: cur.Revision, By: by, At: s.now().UTC(), Feedback: strings.TrimSpace(feedback)}
+		return &next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notify(ctx, ActionReject, p, false)
+	return p, nil
+}
+
+// markWaiting records that agent's run waits for a decision on plan name, at the revision
+// it writes (rev+1, the body as it was), only while the plan is at rev. It drops an earlier
+// rejection: the run asks again.
+func (s *Store) markWaiting(ctx context.Context, name string, rev int64, agent string) (*Plan, error) {
+	p, err := s.mutate(ctx, actionAwait, name, &rev, func(cur *Plan) (*Plan, error) {
+		if cur == nil {
+			return nil, notFound(name)
+		}
+		next := *cur
+		next.Rejection = nil
+		next.Waiting = &Waiting{Revision: cur.Revision + 1, Agent: agent, Since: s.now().UTC()}
+		return &next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notify(ctx, actionAwait, p, false)
+	return p, nil
+}
