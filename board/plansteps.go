@@ -57,8 +57,10 @@ func (b *board) planSteps(w http.ResponseWriter, r *http.Request) {
 		if len(s.Text) > maxStepTextSize {
 			s.Text, s.Cut = cutText(s.Text, maxStepTextSize), true
 		}
-		if end := b.store.HeldUntil(p, s.Number); !end.IsZero() {
-			s.HeldUntil = &end
+		if s.State == plan.StepInProgress && s.Holder != "" { // each lookup reads the steps again
+			if end := b.store.HeldUntil(p, s.Number); !end.IsZero() {
+				s.HeldUntil = &end
+			}
 		}
 		data, err := json.Marshal(s)
 		if err != nil {

@@ -67,6 +67,9 @@ func (b *board) detail(p *plan.Plan, history []plan.Revision) *planDetail {
 	}
 	v := viewOf(p, history)
 	for i, s := range v.Steps {
+		if s.State != plan.StepInProgress || s.Holder == "" {
+			continue
+		}
 		if end := b.store.HeldUntil(p, s.Number); !end.IsZero() {
 			v.Steps[i].HeldUntil = &end
 		}
