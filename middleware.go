@@ -127,6 +127,15 @@ type Config struct {
 	// change either way. It sees only changes made through this middleware's tools; changes
 	// by other processes, machines or Stores reach a program through Store.Watch.
 	OnChange func(ctx context.Context, c Change)
+	// RequireEvidence refuses (evidence_required) an agent's completion of a step that
+	// carries no evidence (update_plan_step's evidence), unless the step already has some
+	// (a review's completion). Completions by people (the Store's API) are not checked.
+	RequireEvidence bool
+	// Verify, when set, runs before an agent's completion of a step lands, outside any lock:
+	// an error refuses it (not_verified, with the error's text for the model), nothing is
+	// written and the step stays in progress with its holder. The completion then lands only
+	// if no change since touched the step (Completion.Revision).
+	Verify func(ctx context.Context, c Completion) error
 }
 
 // New returns the middleware for agents on *schema.Message.
@@ -194,6 +203,7 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 	}
 	env := &toolEnv{store: m.store, workspace: m.cfg.Workspace, texts: texts, template: template,
 		agent: m.agentIn, role: m.roleIn, sink: m.changeSink(), listens: m.listening, requireApproval: m.cfg.RequireApproval}
+	env.requireEvidence, env.verify = m.cfg.RequireEvidence, m.cfg.Verify
 	if m.cfg.Workspace != nil {
 		env.guardWorkspace(m.cfg.Workspace)
 	}

@@ -55,6 +55,8 @@ type stepResult struct {
 	Holder   string    `json:"holder,omitempty"`
 	Progress Progress  `json:"progress"`
 	NextStep *nextStep `json:"next_step,omitempty"`
+	// Review says, in the model's language, that the step now awaits someone else's review.
+	Review string `json:"review,omitempty"`
 }
 
 // nextStep is the step to take next: the first pending one.

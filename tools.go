@@ -38,6 +38,9 @@ type toolEnv struct {
 	listens   func(context.Context) bool    // whether sink has anyone to tell, during this call
 	// requireApproval: update_plan_step moves steps of approved plans only.
 	requireApproval bool
+	// requireEvidence and verify check an agent's completion first (completion.go).
+	requireEvidence bool
+	verify          func(context.Context, Completion) error
 	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
 	// the Store's folder and plans change only through the Store.
 	sameStorage bool
@@ -138,7 +141,7 @@ func toolSpecs() []toolSpec {
 		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
 		{ToolSetPlanStatus, []param{pName, pNewStatus, pRevision}, runSetPlanStatus},
 		{ToolGetPlanStatus, []param{pName}, runGetPlanStatus},
-		{ToolUpdatePlanStep, []param{pName, pStep, pStepState, pNote, pRevision, pTakeover}, runUpdatePlanStep},
+		{ToolUpdatePlanStep, []param{pName, pStep, pStepState, pNote, pEvidence, pRevision, pTakeover}, runUpdatePlanStep},
 		{ToolExportPlanToFile, []param{pName, pPath}, runExportPlanToFile},
 		{ToolUpdatePlanFromFile, []param{pName, pPath, pTitle, pAuthor, pStatus, pRevision}, runUpdatePlanFromFile},
 		{ToolPlanTemplate, []param{pGoal}, runPlanTemplate},

@@ -108,6 +108,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
 	name, number, stateText := f.str(pName), f.integer(pStep), f.str(pStepState)
 	note, rev, takeover := f.str(pNote), f.integer(pRevision), f.boolean(pTakeover)
+	evidence := f.str(pEvidence)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -124,11 +125,14 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	case number != nil:
 		at = int(*number)
 	}
-	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: at, State: state, Note: note, IfRevision: rev, Takeover: takeover})
+	if rev, err = env.verifyCompletion(ctx, name, at, state, evidence, rev); err != nil {
+		return nil, err
+	}
+	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, IfRevision: rev, Takeover: takeover})
 	if err != nil {
 		return nil, err
 	}
 	steps := stepsOf(p.Content)
 	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: computeProgress(steps),
-		NextStep: shortStep(nextOf(steps))}, nil
+		NextStep: shortStep(nextOf(steps)), Review: env.reviewNote(step)}, nil
 }

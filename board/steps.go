@@ -17,6 +17,11 @@ type stepView struct {
 	// its line kept says; "" when none does.
 	By    string `json:"by,omitempty"`
 	Depth int    `json:"depth,omitempty"`
+	// Evidence is what its completion said shows the step done, apart from its text.
+	Evidence string `json:"evidence,omitempty"`
+	// AwaitingReview: done by DoneBy and waiting for someone else to complete it.
+	AwaitingReview bool   `json:"awaiting_review,omitempty"`
+	DoneBy         string `json:"done_by,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -25,12 +30,18 @@ func stepsOf(body string) []stepView {
 	out := make([]stepView, 0, len(steps))
 	for _, s := range steps {
 		v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth}
+		v.Evidence, v.AwaitingReview, v.DoneBy = s.Evidence, s.AwaitingReview, s.DoneBy
+		if before, _, found := cutLast(s.Text, " — evidence: "); found && s.Evidence != "" {
+			s.Text = before // shown apart
+		}
 		text, tag, ok := cutTag(s.Text)
 		switch {
 		case ok && s.State == plan.StepInProgress && tag == s.Holder:
 			v.Text = text // the holder's tag, or the mark of a step nobody holds
 		case ok && s.State != plan.StepInProgress && s.State != plan.StepPending && tag != "":
 			v.Text, v.By = text, tag
+		case s.Evidence != "":
+			v.Text = s.Text
 		}
 		out = append(out, v)
 	}

@@ -17,6 +17,7 @@
       progress: '{done}/{total} · {pct}%', noSteps: 'No steps',
       st_pending: 'To do', st_in_progress: 'In progress', st_completed: 'Done', st_failed: 'Failed', st_skipped: 'Skipped',
       nobody: 'held by nobody',
+      evidence: 'evidence: {text}', awaitingReview: 'awaiting review', awaitingReviewBy: 'done by {who}, awaiting review',
       review: 'Review…', history: 'History', hideHistory: 'Hide history', diff: 'Changes', noHistory: 'No kept revisions.',
       handOverBtn: 'Hand over…', assignBtn: 'Assign…',
       reviewTitle: 'Review {title}', reviewMeta: 'Revision {rev} · status {status}',
@@ -63,6 +64,7 @@
       progress: '{done}/{total} · {pct}%', noSteps: '没有步骤',
       st_pending: '待办', st_in_progress: '进行中', st_completed: '已完成', st_failed: '失败', st_skipped: '已跳过',
       nobody: '无人负责',
+      evidence: '证据：{text}', awaitingReview: '等待复核', awaitingReviewBy: '{who} 已完成，等待复核',
       review: '审阅…', history: '历史', hideHistory: '收起历史', diff: '改动', noHistory: '没有保留的版本。',
       handOverBtn: '移交…', assignBtn: '指派…',
       reviewTitle: '审阅 {title}', reviewMeta: '第 {rev} 版 · 状态 {status}',
@@ -223,7 +225,9 @@
       if (s.depth) li.style.paddingLeft = (s.depth * 1.2) + 'rem';
       li.append(el('span', 'mark', MARKS[s.state] || '?'), el('span', 'state', t('st_' + s.state)), el('span', 'text', s.text));
       if (s.by) li.append(el('span', 'by', '@' + s.by));
-      if (s.state === 'in_progress') {
+      if (s.evidence) li.append(el('span', 'evidence', t('evidence', { text: s.evidence })));
+      if (s.awaiting_review) li.append(el('span', 'awaiting', s.done_by ? t('awaitingReviewBy', { who: '@' + s.done_by }) : t('awaitingReview')));
+      if (s.state === 'in_progress' && !s.awaiting_review) {
         li.append(s.holder ? el('span', 'holder', '@' + s.holder) : el('span', 'holder nobody', t('nobody')));
       }
       if (state.me.can_act && (s.state === 'in_progress' || s.state === 'pending')) {

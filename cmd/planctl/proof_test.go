@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+// proofDir is a plans folder holding plan ship with step 2 completed with evidence by w1.
+func proofDir(t *testing.T, body string) (string, *plan.Store) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "plans")
+	backend, err := plan.NewLocalBackend(dir)
+	require.NoError(t, err)
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, BaseDir: "/"})
+	require.NoError(t, err)
+	_, err = store.Put(context.Background(), plan.Update{Name: "ship", Content: &body})
+	require.NoError(t, err)
+	return dir, store
+}
+
+func TestShowHasTheEvidenceOfEachStep(t *testing.T) {
+	dir, store := proofDir(t, "# Ship\n- [ ] Freeze\n- [ ] Test\n")
+	ctx := context.Background()
+	_, _, err := store.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 2, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err)
+	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 2, State: plan.StepCompleted, By: "w1", Evidence: "go test ./... exit 0, 212 passed"})
+	require.NoError(t, err)
+
+	r := planctl(t, "-dir", dir, "show", "ship")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Test (@w1) — evidence: go test ./... exit 0, 212 passed")
+
+	r = planctl(t, "-dir", dir, "show", "ship", "-json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var out struct {
+		Steps []plan.Step `json:"steps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+	require.Len(t, out.Steps, 2)
+	assert.Equal(t, "go test ./... exit 0, 212 passed", out.Steps[1].Evidence)
+}
