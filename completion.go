@@ -11,7 +11,8 @@ type Completion struct {
 	Step int
 	// Text is the step's text as the plan has it now, without its holder's tag.
 	Text string
-	// Evidence is what the agent says shows the step done, folded to one line; "" for none.
+	// Evidence is what the agent says shows the step done, folded to one line; for a
+	// review's completion that gives none, the evidence its doer gave; "" for none.
 	Evidence string
 	// Agent is who completes it: the calling agent's name ("" for an agent with no name).
 	Agent string
@@ -42,7 +43,10 @@ func (env *toolEnv) verifyCompletion(ctx context.Context, name string, number in
 		return ifRevision, nil // the move refuses it, naming why
 	}
 	evidence = foldEvidence(evidence)
-	if env.requireEvidence && evidence == "" && st.Evidence == "" {
+	if evidence == "" {
+		evidence = st.Evidence // a review's completion: the doer's evidence
+	}
+	if env.requireEvidence && evidence == "" {
 		return nil, fail(Error{Code: CodeEvidenceRequired, Reason: reasonEvidenceRequired, Name: name, Step: number, CurrentRevision: p.Revision})
 	}
 	if env.verify != nil {

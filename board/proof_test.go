@@ -37,3 +37,34 @@ func TestAStepShowsItsEvidenceApartFromItsText(t *testing.T) {
 		t.Errorf("step %+v", got)
 	}
 }
+
+func TestAPersonCompletesAReviewOnTheBoard(t *testing.T) {
+	r := newRig(t, asPerson("carol"))
+	r.put("release", "# Release\n- [x] Build\n- [~] Publish (review) — evidence: v2 is out (done by @worker-1, awaiting review)\n- [ ] Announce\n")
+	var p struct {
+		Steps []proofStep `json:"steps"`
+	}
+	if st := r.get("/api/plans/release", &p); st != http.StatusOK {
+		t.Fatalf("status %d", st)
+	}
+	if s := p.Steps[1]; !s.AwaitingReview || s.DoneBy != "worker-1" || s.Evidence != "v2 is out" || s.Holder != "" {
+		t.Fatalf("step awaiting review %+v", s)
+	}
+	var e errorBody
+	if st := r.post("/api/plans/release/steps/3/complete", map[string]any{"revision": 1}, &e); st != http.StatusConflict || e.Error.Code != "not_awaiting_review" {
+		t.Fatalf("a step not awaiting review: status %d %+v", st, e)
+	}
+	var out struct {
+		Plan struct {
+			Steps     []proofStep `json:"steps"`
+			ChangedBy string      `json:"changed_by"`
+		} `json:"plan"`
+		Changed bool `json:"changed"`
+	}
+	if st := r.post("/api/plans/release/steps/2/complete", map[string]any{"revision": 1}, &out); st != http.StatusOK || !out.Changed {
+		t.Fatalf("status %d %+v", st, out)
+	}
+	if s := out.Plan.Steps[1]; s.State != "completed" || s.AwaitingReview || s.Evidence != "v2 is out" || out.Plan.ChangedBy != "carol" {
+		t.Fatalf("reviewed step %+v by %s", s, out.Plan.ChangedBy)
+	}
+}

@@ -18,6 +18,7 @@
       st_pending: 'To do', st_in_progress: 'In progress', st_completed: 'Done', st_failed: 'Failed', st_skipped: 'Skipped',
       nobody: 'held by nobody',
       evidence: 'evidence: {text}', awaitingReview: 'awaiting review', awaitingReviewBy: 'done by {who}, awaiting review',
+      completeReviewBtn: 'Complete review', reviewedOk: 'Step {n} of {name} is reviewed and completed.', err_not_awaiting_review: 'This step no longer awaits review.',
       review: 'Review…', history: 'History', hideHistory: 'Hide history', diff: 'Changes', noHistory: 'No kept revisions.',
       handOverBtn: 'Hand over…', assignBtn: 'Assign…',
       reviewTitle: 'Review {title}', reviewMeta: 'Revision {rev} · status {status}',
@@ -65,6 +66,7 @@
       st_pending: '待办', st_in_progress: '进行中', st_completed: '已完成', st_failed: '失败', st_skipped: '已跳过',
       nobody: '无人负责',
       evidence: '证据：{text}', awaitingReview: '等待复核', awaitingReviewBy: '{who} 已完成，等待复核',
+      completeReviewBtn: '完成复核', reviewedOk: '{name} 的第 {n} 步已复核并完成。', err_not_awaiting_review: '此步骤已不再等待复核。',
       review: '审阅…', history: '历史', hideHistory: '收起历史', diff: '改动', noHistory: '没有保留的版本。',
       handOverBtn: '移交…', assignBtn: '指派…',
       reviewTitle: '审阅 {title}', reviewMeta: '第 {rev} 版 · 状态 {status}',
@@ -229,6 +231,12 @@
       if (s.awaiting_review) li.append(el('span', 'awaiting', s.done_by ? t('awaitingReviewBy', { who: '@' + s.done_by }) : t('awaitingReview')));
       if (s.state === 'in_progress' && !s.awaiting_review) {
         li.append(s.holder ? el('span', 'holder', '@' + s.holder) : el('span', 'holder nobody', t('nobody')));
+      }
+      if (state.me.can_act && s.awaiting_review) {
+        const c = el('button', 'small complete', t('completeReviewBtn'));
+        c.type = 'button';
+        c.addEventListener('click', () => completeReview(p, s));
+        li.append(c);
       }
       if (state.me.can_act && (s.state === 'in_progress' || s.state === 'pending')) {
         const b = el('button', 'small hand', s.state === 'pending' ? t('assignBtn') : t('handOverBtn'));
@@ -431,6 +439,13 @@
       else notice(t('releasedOk', { n: hand.step, name: hand.name }));
       if (res.plan) { state.plans.set(res.plan.name, res.plan); place(res.plan, false); }
     } catch (e) { box.textContent = errorText(e); box.hidden = false; box.dataset.code = e.code; }
+  }
+  async function completeReview(p, s) {
+    try {
+      const res = await act(planURL(p.name) + '/steps/' + s.number + '/complete', { revision: p.revision });
+      notice(t('reviewedOk', { n: s.number, name: p.name }));
+      if (res.plan) { state.plans.set(res.plan.name, res.plan); place(res.plan, false); }
+    } catch (e) { notice(errorText(e), 'error'); }
   }
   $('hand-give').addEventListener('click', () => giveTo($('hand-holder').value.trim()));
   $('hand-release').addEventListener('click', () => giveTo(''));

@@ -46,3 +46,25 @@ func TestShowHasTheEvidenceOfEachStep(t *testing.T) {
 	require.Len(t, out.Steps, 2)
 	assert.Equal(t, "go test ./... exit 0, 212 passed", out.Steps[1].Evidence)
 }
+
+func TestCompleteFinishesAReviewAndShowListsWhatAwaitsReview(t *testing.T) {
+	dir, _ := proofDir(t, "# Ship\n- [x] Freeze\n- [~] Publish (review) — evidence: v2 is out (done by @w1, awaiting review)\n")
+	r := planctl(t, "-dir", dir, "show", "ship")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "review:   step 2, done by w1\n")
+
+	r = planctl(t, "-dir", dir, "complete", "ship", "2", "-by", "alice")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ship: step 2 (Publish (review) — evidence: v2 is out (reviewed by @alice)) completed by alice; revision 2\n", r.stdout)
+	r = planctl(t, "-dir", dir, "show", "ship", "-json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var out struct {
+		Steps []plan.Step `json:"steps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+	assert.Equal(t, plan.StepCompleted, out.Steps[1].State)
+	assert.Equal(t, "v2 is out", out.Steps[1].Evidence)
+
+	r = planctl(t, "-dir", dir, "complete", "ship", "x")
+	assert.Equal(t, exitUsage, r.code)
+}

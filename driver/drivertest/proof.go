@@ -1,0 +1,111 @@
+package drivertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// testProofOfDone: in real agent runs on the backend, in English and Chinese, a completion
+// keeps its evidence, one without evidence is refused where evidence is required, a
+// verifier's refusal writes nothing, and a step asking for review is completed by someone
+// other than its doer.
+func testProofOfDone(t *testing.T, b plan.Backend, dir string) {
+	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
+		name := map[adk.Language]string{adk.LanguageEnglish: "ship-en", adk.LanguageChinese: "ship-zh"}[lang]
+		ctx := context.Background()
+		s := newStore(t, b, dir)
+		_, err := s.Put(ctx, plan.Update{Name: name, Content: ptr("# Ship\n- [ ] Build\n- [ ] Publish (review)\n")})
+		require.NoError(t, err)
+		verify := func(_ context.Context, c plan.Completion) error {
+			if !strings.Contains(c.Evidence, "exit 0") {
+				return errors.New("no passing run in the evidence")
+			}
+			return nil
+		}
+		call := func(args string) plantest.Turn {
+			return plantest.WithUsage(plantest.CallTool(plan.ToolUpdatePlanStep, args), plantest.Usage{PromptTokens: 900, CompletionTokens: 40})
+		}
+		worker := agentRun(t, ctx, s, "worker-1", lang, verify,
+			call(`{"name":"`+name+`","step":1,"status":"in_progress"}`),
+			call(`{"name":"`+name+`","step":1,"status":"completed"}`),
+			call(`{"name":"`+name+`","step":1,"status":"completed","evidence":"make build"}`),
+			call(`{"name":"`+name+`","step":1,"status":"completed","evidence":"make build exit 0"}`),
+			call(`{"name":"`+name+`","step":2,"status":"in_progress"}`),
+			call(`{"name":"`+name+`","step":2,"status":"completed","evidence":"upload exit 0"}`),
+			call(`{"name":"`+name+`","step":2,"status":"completed","evidence":"upload exit 0"}`),
+		)
+		require.Len(t, worker, 7)
+		assert.Equal(t, "evidence_required", resultCode(t, worker[1]), worker[1])
+		assert.Equal(t, "not_verified", resultCode(t, worker[2]), worker[2])
+		assert.Equal(t, "", resultCode(t, worker[3]), worker[3])
+		assert.Equal(t, "", resultCode(t, worker[5]), worker[5])
+		assert.Equal(t, "illegal_transition", resultCode(t, worker[6]), worker[6])
+
+		p, err := s.Get(ctx, name)
+		require.NoError(t, err)
+		steps := plan.ParseSteps(p.Content)
+		assert.Equal(t, plan.StepCompleted, steps[0].State)
+		assert.Equal(t, "make build exit 0", steps[0].Evidence)
+		assert.True(t, steps[1].AwaitingReview, steps[1].Text)
+		assert.Equal(t, "worker-1", steps[1].DoneBy)
+
+		reviewer := agentRun(t, ctx, s, "worker-2", lang, verify, call(`{"name":"`+name+`","step":2,"status":"completed"}`))
+		require.Len(t, reviewer, 1)
+		assert.Equal(t, "", resultCode(t, reviewer[0]), reviewer[0])
+		p, err = s.Get(ctx, name)
+		require.NoError(t, err)
+		assert.Equal(t, 100, p.Summarize().Progress.Percent)
+		assert.Equal(t, "upload exit 0", plan.ParseSteps(p.Content)[1].Evidence)
+	}
+}
+
+// agentRun runs an agent named agent on s with the plan middleware, requiring evidence and
+// checking completions with verify, and returns its tool results in order.
+func agentRun(t *testing.T, ctx context.Context, s *plan.Store, agent string, lang adk.Language, verify func(context.Context, plan.Completion) error, turns ...plantest.Turn) []string {
+	t.Helper()
+	mw, err := plan.New(ctx, &plan.Config{Store: s, AgentName: agent, Language: lang, RequireEvidence: true, Verify: verify})
+	require.NoError(t, err)
+	a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: agent, Description: "works", Instruction: "Work.",
+		Model: plantest.NewScriptedModel(turns...), Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 50})
+	require.NoError(t, err)
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: a}).Query(ctx, "go")
+	var results []string
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			return results
+		}
+		require.NoError(t, ev.Err)
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
+				results = append(results, msg.Content)
+			}
+		}
+	}
+}
+
+// resultCode is the error code of a tool result; "" for a success.
+func resultCode(t *testing.T, result string) string {
+	t.Helper()
+	var r struct {
+		Error *struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(result), &r), result)
+	if r.Error == nil {
+		return ""
+	}
+	return r.Error.Code
+}
