@@ -16,6 +16,7 @@ const (
 	reasonEvidenceRequired = "evidence_required"
 	reasonNotVerified      = "not_verified"
 	reasonReviewOwn        = "review_own"
+	reasonCostInvalid      = "cost_invalid"
 )
 
 func init() {
@@ -25,6 +26,7 @@ func init() {
 		reasonEvidenceRequired: "step {step} of plan {name} cannot be completed without evidence",
 		reasonNotVerified:      "the completion of step {step} of plan {name} was not verified: {said}",
 		reasonReviewOwn:        "step {step} of plan {name} awaits review of {agent}'s work, and only another agent or a person completes it",
+		reasonCostInvalid:      "a step's cost has a negative or too large count, or comes with a move to {to}",
 	} {
 		factTexts[k] = v
 	}

@@ -136,6 +136,10 @@ type Config struct {
 	// written and the step stays in progress with its holder. The completion then lands only
 	// if no change since touched the step (Completion.Revision).
 	Verify func(ctx context.Context, c Completion) error
+	// OnCost hears what each step cost when this middleware's agent moves it out of
+	// in_progress, and when a step first goes over its budget or its plan's (CostReport).
+	// During a run the same CostReport is also emitted as an Eino event.
+	OnCost func(ctx context.Context, r CostReport)
 }
 
 // New returns the middleware for agents on *schema.Message.
@@ -204,6 +208,7 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 	env := &toolEnv{store: m.store, workspace: m.cfg.Workspace, texts: texts, template: template,
 		agent: m.agentIn, role: m.roleIn, sink: m.changeSink(), listens: m.listening, requireApproval: m.cfg.RequireApproval}
 	env.requireEvidence, env.verify = m.cfg.RequireEvidence, m.cfg.Verify
+	env.costs, env.report = m.costsIn, m.reportCost
 	if m.cfg.Workspace != nil {
 		env.guardWorkspace(m.cfg.Workspace)
 	}
@@ -318,6 +323,8 @@ type runState struct {
 	digest runDigest
 	// reminders tell the run of others' changes to its plans (reminders.go).
 	reminders runReminders
+	// costs measure the steps the run holds (costs.go).
+	costs runCosts
 }
 
 func inRun(ctx context.Context) bool {

@@ -53,6 +53,9 @@ type Step struct {
 	// waits, in_progress and held by nobody, for another agent or a person to complete it.
 	AwaitingReview bool   `json:"awaiting_review,omitempty"`
 	DoneBy         string `json:"done_by,omitempty"`
+	// Cost is what the step cost while an agent held it, as its line says (steps_cost.go);
+	// nil when it says nothing. Shared by every copy of the step: do not modify it.
+	Cost *StepCost `json:"cost,omitempty"`
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known
@@ -287,6 +290,7 @@ type stepClaim struct {
 	// whether the move completes into review or completes a review (steps_review.go), which
 	// reviewer does.
 	evidence string
+	cost     *StepCost
 	review   reviewMove
 	reviewer string
 }

@@ -16,8 +16,8 @@ type Budget struct {
 	Time   time.Duration `json:"time,omitempty"`   // wall time
 }
 
-// IsZero reports whether b bounds nothing.
-func (b Budget) IsZero() bool { return b.Tokens <= 0 && b.Time <= 0 }
+// isZero reports whether b bounds nothing.
+func (b Budget) isZero() bool { return b.Tokens <= 0 && b.Time <= 0 }
 
 // stepAsks reads "(review)" and "(budget …)" among the parenthesised groups that end a
 // step's own text (before notes, evidence and tags), in any order.
@@ -67,7 +67,7 @@ func parseBudget(s string) (Budget, bool) {
 		}
 		b.Time = d
 	}
-	return b, !b.IsZero()
+	return b, !b.isZero()
 }
 
 // parseTokenCount reads "20k", "1.5m" or "20000".

@@ -14,6 +14,9 @@ const (
 // readProof fills the fields of s that its line's evidence, "(review)" and review mark give.
 func readProof(s *Step) {
 	s.Evidence = evidenceOf(s.Text)
+	if strings.Contains(s.Text, costSep) {
+		s.Cost = costOf(s.Text)
+	}
 	if strings.Contains(s.Text, "(review)") {
 		s.Review, _ = stepAsks(s.Text)
 	}
@@ -21,8 +24,13 @@ func readProof(s *Step) {
 	s.AwaitingReview, s.DoneBy = r.awaiting, r.doneBy
 }
 
-// writeProof writes what a move adds after a step's note: its evidence, then the review mark.
+// writeProof writes what a move adds after a step's note: its cost, its evidence, then the
+// review mark.
 func writeProof(b *strings.Builder, c stepClaim) {
+	if c.cost != nil {
+		b.WriteString(costSep)
+		b.WriteString(c.cost.String())
+	}
 	if c.evidence != "" {
 		b.WriteString(evidenceSep)
 		b.WriteString(c.evidence)

@@ -26,6 +26,10 @@ type StepMove struct {
 	// at most 1,000 bytes, line breaks read as spaces, written after the note as
 	// " — evidence: …" and read back as Step.Evidence.
 	Evidence string
+	// Cost is what the step cost while its holder worked on it (the middleware measures it),
+	// written with a move to completed, failed or skipped as " — cost: …", before the
+	// evidence, and read back as Step.Cost. nil writes none.
+	Cost *StepCost
 	// IfRevision guards the move like Update.IfRevision, with one difference: a revision
 	// older than the plan's that is still kept in history moves the step anyway when the
 	// changes since cannot have made the move wrong, because the list of steps (their text

@@ -5,6 +5,9 @@ import "context"
 // checkMoveEvidence refuses evidence that cannot be written, or on a move that finishes
 // nothing.
 func checkMoveEvidence(m StepMove) error {
+	if m.Cost != nil && (!m.Cost.valid() || m.State != StepCompleted && m.State != StepFailed && m.State != StepSkipped) {
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonCostInvalid, Name: m.Name, Step: m.Step, To: m.State})
+	}
 	if m.Evidence == "" {
 		return nil
 	}
@@ -19,7 +22,7 @@ func checkMoveEvidence(m StepMove) error {
 // doer, an agent) or completes the review (anyone else). An agent completing a review of its
 // own work is CodeIllegalTransition (review_own).
 func proofClaim(ctx context.Context, cur *Plan, steps []Step, number int, m StepMove, c stepClaim) (stepClaim, error) {
-	c.evidence = m.Evidence
+	c.evidence, c.cost = m.Evidence, m.Cost
 	if m.State != StepCompleted || number < 1 || number > len(steps) {
 		return c, nil
 	}

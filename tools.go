@@ -41,6 +41,9 @@ type toolEnv struct {
 	// requireEvidence and verify check an agent's completion first (completion.go).
 	requireEvidence bool
 	verify          func(context.Context, Completion) error
+	// costs is the measure of a call's run (nil outside one); report tells the host.
+	costs  func(context.Context) *runCosts
+	report func(context.Context, CostReport)
 	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
 	// the Store's folder and plans change only through the Store.
 	sameStorage bool

@@ -10,14 +10,15 @@ import (
 
 // proofStep is a step as the board's plan view shows it, with its proof of done.
 type proofStep struct {
-	Number         int    `json:"number"`
-	State          string `json:"state"`
-	Text           string `json:"text"`
-	Holder         string `json:"holder"`
-	By             string `json:"by"`
-	Evidence       string `json:"evidence"`
-	AwaitingReview bool   `json:"awaiting_review"`
-	DoneBy         string `json:"done_by"`
+	Number         int            `json:"number"`
+	State          string         `json:"state"`
+	Text           string         `json:"text"`
+	Holder         string         `json:"holder"`
+	By             string         `json:"by"`
+	Evidence       string         `json:"evidence"`
+	AwaitingReview bool           `json:"awaiting_review"`
+	DoneBy         string         `json:"done_by"`
+	Cost           *plan.StepCost `json:"cost"`
 }
 
 func TestAStepShowsItsEvidenceApartFromItsText(t *testing.T) {
@@ -66,5 +67,26 @@ func TestAPersonCompletesAReviewOnTheBoard(t *testing.T) {
 	}
 	if s := out.Plan.Steps[1]; s.State != "completed" || s.AwaitingReview || s.Evidence != "v2 is out" || out.Plan.ChangedBy != "carol" {
 		t.Fatalf("reviewed step %+v by %s", s, out.Plan.ChangedBy)
+	}
+}
+
+func TestAStepAndItsPlanShowWhatTheyCost(t *testing.T) {
+	r := newRig(t)
+	r.put("release", "# Release\n- [x] Build (@w1) — cost: 2000+100 tokens, 2 calls, 3 tools, 40s — evidence: ok\n- [x] Test (@w2) — cost: 3 calls (3 without usage), 1 tools, 20s\n- [ ] Ship\n")
+	var p struct {
+		Steps []proofStep   `json:"steps"`
+		Cost  plan.StepCost `json:"cost"`
+	}
+	if st := r.get("/api/plans/release", &p); st != http.StatusOK {
+		t.Fatalf("status %d", st)
+	}
+	if p.Steps[0].Text != "Build" || p.Steps[0].By != "w1" || p.Steps[0].Evidence != "ok" || p.Steps[1].Text != "Test" {
+		t.Errorf("steps %+v", p.Steps)
+	}
+	if p.Steps[0].Cost == nil || *p.Steps[0].Cost != (plan.StepCost{PromptTokens: 2000, CompletionTokens: 100, ModelCalls: 2, ToolCalls: 3, Seconds: 40}) || p.Steps[2].Cost != nil {
+		t.Errorf("step costs %+v", p.Steps)
+	}
+	if p.Cost != (plan.StepCost{PromptTokens: 2000, CompletionTokens: 100, ModelCalls: 5, NoUsage: 3, ToolCalls: 4, Seconds: 60}) {
+		t.Errorf("plan cost %+v", p.Cost)
 	}
 }

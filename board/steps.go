@@ -22,6 +22,8 @@ type stepView struct {
 	// AwaitingReview: done by DoneBy and waiting for someone else to complete it.
 	AwaitingReview bool   `json:"awaiting_review,omitempty"`
 	DoneBy         string `json:"done_by,omitempty"`
+	// Cost is what the step cost while an agent held it, apart from its text.
+	Cost *plan.StepCost `json:"cost,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -30,8 +32,11 @@ func stepsOf(body string) []stepView {
 	out := make([]stepView, 0, len(steps))
 	for _, s := range steps {
 		v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth}
-		v.Evidence, v.AwaitingReview, v.DoneBy = s.Evidence, s.AwaitingReview, s.DoneBy
+		v.Evidence, v.AwaitingReview, v.DoneBy, v.Cost = s.Evidence, s.AwaitingReview, s.DoneBy, s.Cost
 		if before, _, found := cutLast(s.Text, " — evidence: "); found && s.Evidence != "" {
+			s.Text = before // shown apart
+		}
+		if before, _, found := cutLast(s.Text, " — cost: "); found && s.Cost != nil {
 			s.Text = before // shown apart
 		}
 		text, tag, ok := cutTag(s.Text)
@@ -40,7 +45,7 @@ func stepsOf(body string) []stepView {
 			v.Text = text // the holder's tag, or the mark of a step nobody holds
 		case ok && s.State != plan.StepInProgress && s.State != plan.StepPending && tag != "":
 			v.Text, v.By = text, tag
-		case s.Evidence != "":
+		case s.Evidence != "" || s.Cost != nil:
 			v.Text = s.Text
 		}
 		out = append(out, v)
@@ -80,4 +85,25 @@ func stepAt(steps []stepView, number int) (stepView, bool) {
 		}
 	}
 	return stepView{}, false
+}
+
+// costOf is what steps cost together, as their lines say; nil when none says.
+func costOf(steps []stepView) *plan.StepCost {
+	var total *plan.StepCost
+	for _, s := range steps {
+		if s.Cost == nil {
+			continue
+		}
+		if total == nil {
+			total = &plan.StepCost{}
+		}
+		c := *s.Cost
+		total.PromptTokens += c.PromptTokens
+		total.CompletionTokens += c.CompletionTokens
+		total.ModelCalls += c.ModelCalls
+		total.NoUsage += c.NoUsage
+		total.ToolCalls += c.ToolCalls
+		total.Seconds += c.Seconds
+	}
+	return total
 }

@@ -49,3 +49,31 @@ func reviewText(steps []plan.Step) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// costText is what the steps cost together and which steps say, for show: "4400+200
+// tokens, 5 calls (3 without usage), 4 tools, 60s (steps 1, 2)"; "" when no step says.
+func costText(steps []plan.Step) string {
+	var total plan.StepCost
+	var which []string
+	for _, s := range steps {
+		if s.Cost == nil {
+			continue
+		}
+		c := *s.Cost
+		total.PromptTokens += c.PromptTokens
+		total.CompletionTokens += c.CompletionTokens
+		total.ModelCalls += c.ModelCalls
+		total.NoUsage += c.NoUsage
+		total.ToolCalls += c.ToolCalls
+		total.Seconds += c.Seconds
+		which = append(which, strconv.Itoa(s.Number))
+	}
+	if which == nil {
+		return ""
+	}
+	label := "steps "
+	if len(which) == 1 {
+		label = "step "
+	}
+	return total.String() + " (" + label + strings.Join(which, ", ") + ")"
+}

@@ -419,6 +419,9 @@ func (c *cli) show(args []string) error {
 	if review := reviewText(steps); review != "" {
 		fmt.Fprintf(c.stdout, "review:   %s\n", review)
 	}
+	if cost := costText(steps); cost != "" {
+		fmt.Fprintf(c.stdout, "cost:     %s\n", cost)
+	}
 	fmt.Fprintln(c.stdout)
 	_, err = io.WriteString(c.stdout, renderBody(p.Content, steps, c.color))
 	return err

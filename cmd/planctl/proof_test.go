@@ -68,3 +68,19 @@ func TestCompleteFinishesAReviewAndShowListsWhatAwaitsReview(t *testing.T) {
 	r = planctl(t, "-dir", dir, "complete", "ship", "x")
 	assert.Equal(t, exitUsage, r.code)
 }
+
+func TestShowHasWhatEachStepAndThePlanCost(t *testing.T) {
+	dir, _ := proofDir(t, "# Ship\n- [x] Build (@w1) — cost: 2000+100 tokens, 2 calls, 3 tools, 40s — evidence: ok\n- [x] Test (@w2) — cost: 3 calls (3 without usage), 1 tools, 20s\n- [ ] Ship\n")
+	r := planctl(t, "-dir", dir, "show", "ship")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "cost:     2000+100 tokens, 5 calls (3 without usage), 4 tools, 60s (steps 1, 2)\n")
+	assert.Contains(t, r.stdout, "Test (@w2) — cost: 3 calls (3 without usage), 1 tools, 20s")
+	r = planctl(t, "-dir", dir, "show", "ship", "-json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var out struct {
+		Steps []plan.Step `json:"steps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+	require.NotNil(t, out.Steps[0].Cost)
+	assert.Equal(t, plan.StepCost{PromptTokens: 2000, CompletionTokens: 100, ModelCalls: 2, ToolCalls: 3, Seconds: 40}, *out.Steps[0].Cost)
+}

@@ -17,7 +17,7 @@ import (
 )
 
 // testProofOfDone: in real agent runs on the backend, in English and Chinese, a completion
-// keeps its evidence, one without evidence is refused where evidence is required, a
+// keeps its evidence and what the step cost, one without evidence is refused where evidence is required, a
 // verifier's refusal writes nothing, and a step asking for review is completed by someone
 // other than its doer.
 func testProofOfDone(t *testing.T, b plan.Backend, dir string) {
@@ -57,6 +57,12 @@ func testProofOfDone(t *testing.T, b plan.Backend, dir string) {
 		steps := plan.ParseSteps(p.Content)
 		assert.Equal(t, plan.StepCompleted, steps[0].State)
 		assert.Equal(t, "make build exit 0", steps[0].Evidence)
+		// Three model calls and three tool calls while worker-1 held step 1.
+		if assert.NotNil(t, steps[0].Cost, steps[0].Text) {
+			c := *steps[0].Cost
+			c.Seconds = 0
+			assert.Equal(t, plan.StepCost{PromptTokens: 2700, CompletionTokens: 120, ModelCalls: 3, ToolCalls: 3}, c)
+		}
 		assert.True(t, steps[1].AwaitingReview, steps[1].Text)
 		assert.Equal(t, "worker-1", steps[1].DoneBy)
 
