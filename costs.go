@@ -43,11 +43,16 @@ type heldStep struct {
 	step  int
 	since time.Time
 	cost  StepCost
-	over  string // the budget already reported gone over
+	// stepBudget and planBudget bound it, as the plan said when the run took it, and spent
+	// is what the plan's steps had recorded then.
+	stepBudget, planBudget *Budget
+	spent                  StepCost
+	over                   string // the budget already reported gone over
 }
 
 // take starts measuring step of plan, unless it is measured already (a renewal).
-func (r *runCosts) take(plan string, step int, now time.Time) {
+func (r *runCosts) take(p *Plan, s Step, now time.Time) {
+	plan, step := p.Name, s.Number
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, h := range r.held {
@@ -56,7 +61,9 @@ func (r *runCosts) take(plan string, step int, now time.Time) {
 			return
 		}
 	}
-	r.held = append(r.held, &heldStep{plan: plan, step: step, since: now})
+	h := &heldStep{plan: plan, step: step, since: now}
+	h.stepBudget, h.planBudget, h.spent = budgetsOf(p, s)
+	r.held = append(r.held, h)
 }
 
 // current is the step the run's calls are attributed to; nil when it holds none.
@@ -169,7 +176,9 @@ type meteredModel[M adk.MessageType] struct {
 func (w *meteredModel[M]) Generate(ctx context.Context, input []M, opts ...model.Option) (M, error) {
 	out, err := w.inner.Generate(ctx, input, opts...)
 	if r := w.m.costsIn(ctx); r != nil && err == nil {
-		r.modelCall(usageOf(out))
+		if h := r.modelCall(usageOf(out)); h != nil {
+			w.m.noteBudget(ctx, r, h)
+		}
 	}
 	return out, err
 }
@@ -188,6 +197,7 @@ func (w *meteredModel[M]) Stream(ctx context.Context, input []M, opts ...model.O
 	return schema.StreamReaderWithConvert(sr, func(chunk M) (M, error) {
 		if u := usageOf(chunk); u != nil {
 			r.streamUsage(h, &applied, u)
+			w.m.noteBudget(ctx, r, h)
 		}
 		return chunk, nil
 	}), nil
@@ -199,4 +209,8 @@ func (m *middleware[M]) reportCost(ctx context.Context, r CostReport) {
 		m.cfg.OnCost(ctx, r)
 	}
 	m.emit(ctx, r)
+}
+
+func init() {
+	schema.RegisterName[CostReport]("einoplan_cost_report") // events are kept in checkpoints
 }

@@ -26,8 +26,9 @@ type GatedCall struct {
 	Allowed bool `json:"allowed"`
 	// Reason is why a call was refused: "no_agent" (the run has no name to hold steps by),
 	// "no_plan", "not_approved" (no plan is approved), "hold_not_approved" (the step held
-	// is on a plan not approved at its current revision), "no_step" (nothing held) or
-	// "unavailable" (the plans could not be read). "" when Allowed.
+	// is on a plan not approved at its current revision), "no_step" (nothing held),
+	// "unavailable" (the plans could not be read) or "over_budget" (the step held, or its
+	// plan, went over its budget: budgets.go). "" when Allowed.
 	Reason   string `json:"reason,omitempty"`
 	Plan     string `json:"plan,omitempty"`
 	Step     int    `json:"step,omitempty"`
@@ -158,7 +159,7 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 			if cur.Approval != nil {
 				call.Allowed, call.Plan, call.Step, call.Revision = true, cur.Name, s.Number, cur.Revision
 				call.StepText, _ = splitHolder(s.Text)
-				return call
+				return m.budgetGate(ctx, cur, s, call)
 			}
 			if held == nil {
 				held = &Summary{Name: cur.Name, Revision: cur.Revision, CurrentStep: &Step{Number: s.Number}}
@@ -191,7 +192,7 @@ func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 	}
 	msg := strings.NewReplacer("{tool}", call.Tool, "{name}", call.Plan, "{step}", itoa(call.Step),
 		"{rev}", fmt.Sprint(call.Revision), "{agent}", call.Agent).Replace(texts[key])
-	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: CodeNotApproved, Message: msg, CurrentRevision: call.Revision}})
+	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: gateCode(call.Reason), Message: msg, CurrentRevision: call.Revision}})
 	return s
 }
 

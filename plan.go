@@ -21,6 +21,9 @@ type Plan struct {
 	// steps, until it is approved at its current revision. Once set, it stays, through a
 	// delete too: the tombstone keeps it for a plan written again under the name.
 	RequiresApproval bool `json:"requires_approval,omitempty"`
+	// Budget is what the whole plan may cost, as its header writes it ("200k tokens, 1h",
+	// steps_asks.go): a person sets it (Update.Budget); "" bounds nothing.
+	Budget string `json:"budget,omitempty"`
 	// seal is the approval's seal as stored (approval_seal.go); "" when not approved.
 	seal string
 	// stepsRev is the revision at which the list of steps (their text and order) last

@@ -56,6 +56,9 @@ type Step struct {
 	// Cost is what the step cost while an agent held it, as its line says (steps_cost.go);
 	// nil when it says nothing. Shared by every copy of the step: do not modify it.
 	Cost *StepCost `json:"cost,omitempty"`
+	// Budget is what the step may cost, as its own text ends with "(budget 20k tokens)",
+	// "(budget 10m)" or both (steps_asks.go); nil for none. Shared: do not modify it.
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known

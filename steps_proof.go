@@ -17,8 +17,11 @@ func readProof(s *Step) {
 	if strings.Contains(s.Text, costSep) {
 		s.Cost = costOf(s.Text)
 	}
-	if strings.Contains(s.Text, "(review)") {
-		s.Review, _ = stepAsks(s.Text)
+	if strings.Contains(s.Text, "(review)") || strings.Contains(s.Text, "(budget ") {
+		var b Budget
+		if s.Review, b = stepAsks(s.Text); !b.isZero() {
+			s.Budget = &b
+		}
 	}
 	r := reviewOf(*s)
 	s.AwaitingReview, s.DoneBy = r.awaiting, r.doneBy

@@ -140,7 +140,7 @@ func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Pla
 	if err != nil {
 		return nil, ApprovalRequest{}, err
 	}
-	req := ApprovalRequest{Name: name, Revision: cur.Revision, Title: cur.Title, Content: cur.Content, Message: message}
+	req := ApprovalRequest{Name: name, Revision: cur.Revision, Title: cur.Title, Content: cur.Content, Message: message, Budget: totalBudget(cur)}
 	if cur.Approval != nil {
 		return cur, req, nil
 	}

@@ -26,6 +26,9 @@ type ApprovalRequest struct {
 	Content  string
 	Diff     string
 	Message  string // what the agent said when asking
+	// Budget is what the plan may cost in total: its own budget (Plan.Budget), else what
+	// its steps' budgets add up to; nil when nothing says.
+	Budget *Budget
 }
 
 // ApprovalDecision is the resume data a host passes for an ApprovalRequest, by interrupt ID,

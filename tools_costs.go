@@ -23,7 +23,8 @@ func (env *toolEnv) stepCost(ctx context.Context, name string, at int, state Ste
 
 // measured follows a move that landed: a step the run now holds is measured from now on,
 // and one it took out of in_progress is no longer, its cost reported to the host.
-func (env *toolEnv) measured(ctx context.Context, name string, step Step, cost *StepCost) {
+func (env *toolEnv) measured(ctx context.Context, p *Plan, step Step, cost *StepCost) {
+	name := p.Name
 	if env.costs == nil {
 		return
 	}
@@ -34,7 +35,7 @@ func (env *toolEnv) measured(ctx context.Context, name string, step Step, cost *
 	agent := holderName(env.agent(ctx))
 	switch {
 	case step.State == StepInProgress && step.Holder != "" && step.Holder == agent:
-		r.take(name, step.Number, time.Now())
+		r.take(p, step, time.Now())
 	case cost != nil:
 		r.drop(name, step.Number)
 		if env.report != nil {

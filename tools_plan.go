@@ -135,7 +135,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	env.measured(ctx, name, step, cost)
+	env.measured(ctx, p, step, cost)
 	steps := stepsOf(p.Content)
 	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: computeProgress(steps),
 		NextStep: shortStep(nextOf(steps)), Review: env.reviewNote(step)}, nil

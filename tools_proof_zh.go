@@ -9,6 +9,8 @@ var textsProofZH = map[string]string{
 	"err.not_verified":          "计划 {name} 的第 {step} 步未完成：对你的完成所做的检查未通过：{said}。该步骤仍由你持有；请按提示修正，然后附上新的证据再次完成",
 	"err.review_own":            "计划 {name} 的第 {step} 步正等待复核你自己的工作，须由其他智能体或人来完成。请改做 next_step",
 	"step.awaiting_review":      "第 {step} 步等待复核：由其他智能体或人来完成。请接着做 next_step",
+	"gate.over_budget":          "{tool} 未运行：你持有的计划 {name} 第 {step} 步已超出预算（或整个计划已超出）。只有人可以提高预算：请不用 {tool} 完成该步骤，或请人提高预算",
+	"gate.over_budget.sub":      "{tool} 未运行：你持有的计划 {name} 第 {step} 步已超出预算（或整个计划已超出）。请汇报：第 {step} 步需要更高的预算",
 }
 
 func init() {

@@ -90,3 +90,16 @@ func TestAStepAndItsPlanShowWhatTheyCost(t *testing.T) {
 		t.Errorf("plan cost %+v", p.Cost)
 	}
 }
+
+func TestAPlanShowsItsBudget(t *testing.T) {
+	r := newRig(t)
+	body := "# Release\n- [ ] Build (budget 20k tokens)\n"
+	_, err := r.store.Put(context.Background(), plan.Update{Name: "release", Content: &body, Budget: "200k tokens, 1h"})
+	mustNot(t, err)
+	var p struct {
+		Budget string `json:"budget"`
+	}
+	if st := r.get("/api/plans/release", &p); st != http.StatusOK || p.Budget != "200k tokens, 1h" {
+		t.Fatalf("status %d, budget %q", st, p.Budget)
+	}
+}

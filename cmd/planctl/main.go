@@ -15,6 +15,7 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] revoke NAME
 //	planctl [-dir DIR | -redis URL | -postgres URL] take NAME STEP [-to WHO]  hand a step to WHO, or release it
 //	planctl [-dir DIR | -redis URL | -postgres URL] complete NAME STEP [-by WHO] [-rev N]  complete a step (a review)
+//	planctl [-dir DIR | -redis URL | -postgres URL] budget NAME BUDGET [-rev N]  set what the plan may cost
 //	planctl [-dir DIR | -redis URL | -postgres URL] status NAME STATUS [-rev N]
 //	planctl [-dir DIR | -redis URL | -postgres URL] export NAME FILE   the body, ready to edit ("-": standard output)
 //	planctl [-dir DIR | -redis URL | -postgres URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
@@ -84,6 +85,8 @@ Commands:
   take NAME STEP [-to WHO]  hand a step in progress to WHO, or release it (no -to)
   complete NAME STEP        complete a step as a person (-by WHO, default $USER): the
                             review of a step that awaits it
+  budget NAME BUDGET        set what the plan may cost ("200k tokens", "1h" or both,
+                            comma separated); keeps its approval
   status NAME STATUS        set a plan's status
   export NAME FILE          write a plan's body to FILE ("-" for standard output)
   import NAME FILE          create a plan, or replace its body, from FILE ("-" for standard input)
@@ -97,7 +100,7 @@ Flags, before or after the command:
   -postgres URL  plans kept in PostgreSQL, e.g. postgres://user@localhost:5432/db
                (default $PLAN_POSTGRES; schema $PLAN_POSTGRES_SCHEMA)
   -prefix P    key prefix of the Redis backend (default its own)
-  -rev N       change the plan only if it is still at revision N (status, import, rm, complete);
+  -rev N       change the plan only if it is still at revision N (status, import, rm, complete, budget);
                with import, -rev 0 only creates; approve needs it
   -by WHO      who approves or completes (approve, complete; default $USER)
   -to WHO      who takes the step over (take; without it the step is released)
@@ -217,6 +220,7 @@ var commands = map[string]command{
 	"revoke":   {args: []string{"NAME"}, run: (*cli).revoke},
 	"take":     {args: []string{"NAME", "STEP"}, flags: []string{"to"}, run: (*cli).take},
 	"complete": {args: []string{"NAME", "STEP"}, flags: []string{"rev", "by"}, run: (*cli).complete},
+	"budget":   {args: []string{"NAME", "BUDGET"}, flags: []string{"rev"}, run: (*cli).budget},
 	"status":   {args: []string{"NAME", "STATUS"}, flags: []string{"rev"}, run: (*cli).setStatus},
 	"export":   {args: []string{"NAME", "FILE"}, readOnly: true, run: (*cli).export},
 	"import":   {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
@@ -418,6 +422,9 @@ func (c *cli) show(args []string) error {
 	}
 	if review := reviewText(steps); review != "" {
 		fmt.Fprintf(c.stdout, "review:   %s\n", review)
+	}
+	if p.Budget != "" {
+		fmt.Fprintf(c.stdout, "budget:   %s\n", oneLine(p.Budget))
 	}
 	if cost := costText(steps); cost != "" {
 		fmt.Fprintf(c.stdout, "cost:     %s\n", cost)

@@ -84,3 +84,21 @@ func TestShowHasWhatEachStepAndThePlanCost(t *testing.T) {
 	require.NotNil(t, out.Steps[0].Cost)
 	assert.Equal(t, plan.StepCost{PromptTokens: 2000, CompletionTokens: 100, ModelCalls: 2, ToolCalls: 3, Seconds: 40}, *out.Steps[0].Cost)
 }
+
+func TestBudgetSetsWhatThePlanMayCostAndKeepsItsApproval(t *testing.T) {
+	dir, store := proofDir(t, "# Ship\n- [ ] Build (budget 20k tokens)\n")
+	ctx := context.Background()
+	_, err := store.Approve(ctx, "ship", 1, "alice")
+	require.NoError(t, err)
+	r := planctl(t, "-dir", dir, "budget", "ship", "200k tokens, 1h")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ship: budget 200k tokens, 1h, revision 3\n", r.stdout)
+	p, err := store.Get(ctx, "ship")
+	require.NoError(t, err)
+	assert.NotNil(t, p.Approval, "a budget alone keeps the approval")
+	r = planctl(t, "-dir", dir, "show", "ship")
+	assert.Contains(t, r.stdout, "budget:   200k tokens, 1h\n")
+	r = planctl(t, "-dir", dir, "budget", "ship", "plenty")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, `plenty is not a budget`)
+}
