@@ -140,6 +140,11 @@ type Config struct {
 	// in_progress, and when a step first goes over its budget or its plan's (CostReport).
 	// During a run the same CostReport is also emitted as an Eino event.
 	OnCost func(ctx context.Context, r CostReport)
+	// LeanWorker gives an agent that only takes and finishes steps a lean plan tax: its model
+	// sees update_plan_step and read_plan, with short texts, and a short instruction; a call
+	// to another plan tool gets tool_not_available (tools_lean.go). Every guard stays. Off by
+	// default: hosts choose it for their workers.
+	LeanWorker bool
 }
 
 // New returns the middleware for agents on *schema.Message.
@@ -197,7 +202,11 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 
 // toolSet builds the texts and tools of one language.
 func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
-	texts, err := renameTools(textsIn(lang), m.names)
+	base := textsIn(lang)
+	if m.cfg.LeanWorker {
+		base = withLean(base, lang == adk.LanguageChinese)
+	}
+	texts, err := renameTools(base, m.names)
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +217,7 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 	env := &toolEnv{store: m.store, workspace: m.cfg.Workspace, texts: texts, template: template,
 		agent: m.agentIn, role: m.roleIn, sink: m.changeSink(), listens: m.listening, requireApproval: m.cfg.RequireApproval}
 	env.requireEvidence, env.verify = m.cfg.RequireEvidence, m.cfg.Verify
+	env.lean = m.cfg.LeanWorker
 	env.costs, env.report = m.costsIn, m.reportCost
 	if m.cfg.Workspace != nil {
 		env.guardWorkspace(m.cfg.Workspace)
@@ -424,12 +434,12 @@ func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		st.noteStarters(state.ToolInfos)
 	}
-	if m.roleIn(ctx) != RoleSubAgent {
+	if m.roleIn(ctx) != RoleSubAgent && !m.cfg.LeanWorker {
 		return ctx, state, nil
 	}
 	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))
 	for _, info := range state.ToolInfos {
-		if info == nil || info.Name != m.templateName && info.Name != m.approvalName {
+		if info == nil || info.Name != m.templateName && info.Name != m.approvalName && !m.leanHides(info.Name) {
 			kept = append(kept, info)
 		}
 	}
@@ -447,10 +457,10 @@ func (m *middleware[M]) instruction(texts map[string]string, role Role) string {
 	if m.cfg.Workspace != nil {
 		b.WriteString(texts["instruction.files"])
 	}
-	if role == RoleOrchestrator {
+	if role == RoleOrchestrator && !m.cfg.LeanWorker {
 		b.WriteString(texts["instruction.template"])
 	}
-	if m.cfg.RequireApproval && role == RoleOrchestrator {
+	if m.cfg.RequireApproval && role == RoleOrchestrator && !m.cfg.LeanWorker {
 		b.WriteString(texts["instruction.approval"])
 	} else if m.cfg.RequireApproval {
 		b.WriteString(texts["instruction.approval.sub"])

@@ -41,6 +41,8 @@ type toolEnv struct {
 	// requireEvidence and verify check an agent's completion first (completion.go).
 	requireEvidence bool
 	verify          func(context.Context, Completion) error
+	// lean: a lean worker's tools; the others are not available (tools_lean.go).
+	lean bool
 	// costs is the measure of a call's run (nil outside one); report tells the host.
 	costs  func(context.Context) *runCosts
 	report func(context.Context, CostReport)
@@ -80,6 +82,9 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 			tooLarge.Reason, tooLarge.Limit = reasonArgsOverLimit, int64(limit)
 		}
 		return t.env.errorResult(fail(tooLarge)), nil
+	}
+	if t.env.lean && !leanTools[t.spec.name] {
+		return t.env.errorResult(fail(Error{Code: CodeToolNotAvailable, Reason: reasonLeanWorker})), nil
 	}
 	a, notes, err := decodeCall(t.spec, t.env.texts, argumentsInJSON)
 	if err != nil {
