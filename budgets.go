@@ -29,6 +29,8 @@ const reasonBudgetInvalid = "budget_invalid"
 
 func init() {
 	factTexts[reasonBudgetInvalid] = "budget {value} is not a budget such as \"200k tokens\", \"1h\" or \"200k tokens, 1h\""
+	textsEN["err.budget_invalid"] = "budget {value} does not read; write \"200k tokens\", \"1h\" or \"200k tokens, 1h\""
+	textsZH["err.budget_invalid"] = "预算 {value} 无法识别；请写成 \"200k tokens\"、\"1h\" 或 \"200k tokens, 1h\""
 }
 
 // checkBudget refuses a plan budget that does not read; "" is none.
@@ -150,10 +152,15 @@ func gateCode(reason string) Code {
 	return CodeNotApproved
 }
 
-// claimKey is what a rewrite must keep of a held step for its holder's tag to stay: its state
-// and text, a budget it names aside, so a person raises a step's budget without releasing it.
+// claimKey is what a rewrite must keep of a step for its holder's tag to stay: its state and
+// text, a budget it names and the cost the middleware wrote aside, so a person raises a step's
+// budget without releasing it, and a rewrite may leave a finished step's cost out.
 func claimKey(s Step) string {
-	return string(s.State) + "\n" + withoutBudget(s.Text)
+	text := withoutBudget(s.Text)
+	if c := costOf(text); c != nil {
+		text = strings.Replace(text, costSep+c.String(), "", 1)
+	}
+	return string(s.State) + "\n" + text
 }
 
 // withoutBudget is text with every "(budget …)" group written as "(budget)".

@@ -66,7 +66,7 @@ func TestAnAgentsEvidenceIsKeptWithTheStep(t *testing.T) {
 				results := toolResults(runAgent(t, m, mw))
 				require.Len(t, results, 3)
 				assert.Equal(t, "", errorCode(t, results[1]), results[1])
-				assert.Contains(t, resultField(t, results[2], "content"), "Build the binaries (@worker-1) — evidence: go build ./... exit 0 sha256 9f2c")
+				assert.Regexp(t, `Build the binaries \(@worker-1\) — cost: 1000\+50 tokens, 1 calls, 1 tools, \d+s — evidence: go build \./\.\.\. exit 0 sha256 9f2c\n`, resultField(t, results[2], "content"))
 
 				p, err := store.Get(ctx, "release")
 				require.NoError(t, err)
@@ -126,7 +126,7 @@ func TestEvidenceKeepsTheApprovalAndIsBounded(t *testing.T) {
 			require.NoError(t, err)
 			p, err := store.Put(ctx, plan.Update{Name: "release", Content: &[]string{proofPlan}[0]})
 			require.NoError(t, err)
-			p, err = store.Approve(ctx, "release", p.Revision, "alice")
+			_, err = store.Approve(ctx, "release", p.Revision, "alice")
 			require.NoError(t, err)
 			_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress, By: "w1"})
 			require.NoError(t, err)
