@@ -42,6 +42,8 @@ func TestALeanWorkersPlanTaxFitsInFifteenHundredBytes(t *testing.T) {
 		fullTools, fullIns := taxOf(t, guards, lang)
 		t.Logf("language %v: lean %d (tools %d, instruction and digest %d); full %d (tools %d, instruction and digest %d)",
 			lang, leanTools+leanIns, leanTools, leanIns, fullTools+fullIns, fullTools, fullIns)
+		orchTools, orchIns := taxOf(t, Config{AgentName: "lead", Role: RoleOrchestrator, RequireApproval: true}, lang)
+		t.Logf("language %v: orchestrator %d (tools %d, instruction and digest %d)", lang, orchTools+orchIns, orchTools, orchIns)
 		assert.LessOrEqual(t, leanTools+leanIns, 1500)
 		assert.Greater(t, fullTools+fullIns, 2*(leanTools+leanIns))
 	}
