@@ -206,9 +206,10 @@ func movesSteps(cur, next *Plan) bool {
 	return false
 }
 
-// gateKey is what movesSteps compares of a step: its state and its text before any note.
+// gateKey is what movesSteps compares of a step: its state and its text before any note, a
+// budget it names aside (raising one moves nothing).
 func gateKey(s Step) string {
 	text, _ := splitHolder(s.Text)
 	text, _, _ = strings.Cut(text, stepNoteSep)
-	return string(s.State) + "\n" + strings.TrimSpace(text)
+	return string(s.State) + "\n" + strings.TrimSpace(withoutBudget(text))
 }

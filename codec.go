@@ -49,6 +49,9 @@ func EncodePlan(p *Plan) string {
 	if p.RequiresApproval {
 		b.WriteString(hdrRequiresApproval + ": true\n")
 	}
+	if p.Budget != "" {
+		writeHeaderString(&b, hdrBudget, p.Budget)
+	}
 	writeApproval(&b, p)
 	writeDecisions(&b, p)
 	writeChecksum(&b, p)
@@ -220,6 +223,11 @@ func (p *Plan) setHeader(key, value string) error {
 		p.Revision = n
 	case hdrRequiresApproval:
 		p.RequiresApproval = value == "true"
+	case hdrBudget:
+		// A budget that does not read bounds nothing.
+		if decodeJSONString(value, &p.Budget) != nil || checkBudget(p.Budget) != nil {
+			p.Budget = ""
+		}
 	case "steps_revision":
 		// Only a hint for judging stale step moves: a bad value is no value.
 		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n > 0 {

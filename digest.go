@@ -266,7 +266,7 @@ func (m *middleware[M]) WrapModel(_ context.Context, inner model.BaseModel[M], _
 		renew = func(_ context.Context, input []M) []M { return input }
 	}
 	// Reminders of others' changes follow the input, after the digest (reminders.go).
-	return &digestModel[M]{inner: inner, renew: func(ctx context.Context, input []M) []M { return m.remind(ctx, renew(ctx, input)) }}, nil
+	return m.metered(&digestModel[M]{inner: inner, renew: func(ctx context.Context, input []M) []M { return m.remind(ctx, renew(ctx, input)) }}), nil
 }
 
 // digestModel is a model whose input gets the run's current digest.

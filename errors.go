@@ -128,6 +128,7 @@ func (e *Error) render(text string) string {
 		"{to}", string(e.To),
 		"{agent}", quoteForMessage(e.Agent),
 		"{waits}", formatSteps(e.Waits),
+		"{said}", e.Value, // unquoted: what a host's check said (Config.Verify)
 	).Replace(text)
 }
 

@@ -29,8 +29,9 @@ type GatedCall struct {
 	// Reason is why a call was refused: "no_agent" (the run has no name to hold steps by),
 	// "no_plan", "not_approved" (no plan is approved), "hold_not_approved" (the step held
 	// is on a plan not approved at its current revision), "tool_not_named" (the step held
-	// on an approved plan does not name Tool in its "(uses …)"), "no_step" (nothing held)
-	// or "unavailable" (the plans could not be read). "" when Allowed.
+	// on an approved plan does not name Tool in its "(uses …)"), "no_step" (nothing held),
+	// "unavailable" (the plans could not be read) or "over_budget" (the step held, or its
+	// plan, went over its budget: budgets.go). "" when Allowed.
 	Reason   string `json:"reason,omitempty"`
 	Plan     string `json:"plan,omitempty"`
 	Step     int    `json:"step,omitempty"`
@@ -199,7 +200,7 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 			case cur.Approval != nil && names:
 				hold.Allowed = true
 				hold.StepText, _ = splitHolder(s.Text)
-				return hold
+				return m.budgetGate(ctx, cur, s, hold)
 			case cur.Approval != nil:
 				if unnamed == nil {
 					unnamed = &hold
@@ -246,7 +247,7 @@ func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 	}
 	msg := strings.NewReplacer("{tool}", call.Tool, "{name}", call.Plan, "{step}", itoa(call.Step),
 		"{rev}", fmt.Sprint(call.Revision), "{agent}", call.Agent, "{uses}", uses).Replace(texts[key])
-	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: CodeNotApproved, Message: msg, CurrentRevision: call.Revision}})
+	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: gateCode(call.Reason), Message: msg, CurrentRevision: call.Revision}})
 	return s
 }
 

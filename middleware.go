@@ -148,6 +148,24 @@ type Config struct {
 	// change either way. It sees only changes made through this middleware's tools; changes
 	// by other processes, machines or Stores reach a program through Store.Watch.
 	OnChange func(ctx context.Context, c Change)
+	// RequireEvidence refuses (evidence_required) an agent's completion of a step that
+	// carries no evidence (update_plan_step's evidence), unless the step already has some
+	// (a review's completion). Completions by people (the Store's API) are not checked.
+	RequireEvidence bool
+	// Verify, when set, runs before an agent's completion of a step lands, outside any lock:
+	// an error refuses it (not_verified, with the error's text for the model), nothing is
+	// written and the step stays in progress with its holder. The completion then lands only
+	// if no change since touched the step (Completion.Revision).
+	Verify func(ctx context.Context, c Completion) error
+	// OnCost hears what each step cost when this middleware's agent moves it out of
+	// in_progress, and when a step first goes over its budget or its plan's (CostReport).
+	// During a run the same CostReport is also emitted as an Eino event.
+	OnCost func(ctx context.Context, r CostReport)
+	// LeanWorker gives an agent that only takes and finishes steps a lean plan tax: its model
+	// sees update_plan_step and read_plan, with short texts, and a short instruction; a call
+	// to another plan tool gets tool_not_available (tools_lean.go). Every guard stays. Off by
+	// default: hosts choose it for their workers.
+	LeanWorker bool
 }
 
 // New returns the middleware for agents on *schema.Message.
@@ -206,7 +224,11 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 
 // toolSet builds the texts and tools of one language.
 func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
-	texts, err := renameTools(textsIn(lang), m.names)
+	base := textsIn(lang)
+	if m.cfg.LeanWorker {
+		base = withLean(base, lang == adk.LanguageChinese)
+	}
+	texts, err := renameTools(base, m.names)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +245,9 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 	}
 	env := &toolEnv{store: m.store, workspace: m.cfg.Workspace, texts: texts, template: template,
 		agent: m.agentIn, role: m.roleIn, sink: m.changeSink(), listens: m.listening, requireApproval: m.cfg.RequireApproval}
+	env.requireEvidence, env.verify = m.cfg.RequireEvidence, m.cfg.Verify
+	env.lean = m.cfg.LeanWorker
+	env.costs, env.report = m.costsIn, m.reportCost
 	if m.cfg.Workspace != nil {
 		env.guardWorkspace(m.cfg.Workspace)
 	}
@@ -343,6 +368,8 @@ type runState struct {
 	digest runDigest
 	// reminders tell the run of others' changes to its plans (reminders.go).
 	reminders runReminders
+	// costs measure the steps the run holds (costs.go).
+	costs runCosts
 }
 
 func inRun(ctx context.Context) bool {
@@ -436,12 +463,12 @@ func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 	if state == nil {
 		return ctx, state, nil
 	}
-	if m.roleIn(ctx) != RoleSubAgent {
+	if m.roleIn(ctx) != RoleSubAgent && !m.cfg.LeanWorker {
 		return ctx, state, nil
 	}
 	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))
 	for _, info := range state.ToolInfos {
-		if info == nil || info.Name != m.templateName && info.Name != m.approvalName {
+		if info == nil || info.Name != m.templateName && info.Name != m.approvalName && !m.leanHides(info.Name) {
 			kept = append(kept, info)
 		}
 	}
@@ -459,10 +486,10 @@ func (m *middleware[M]) instruction(texts map[string]string, role Role) string {
 	if m.cfg.Workspace != nil {
 		b.WriteString(texts["instruction.files"])
 	}
-	if role == RoleOrchestrator {
+	if role == RoleOrchestrator && !m.cfg.LeanWorker {
 		b.WriteString(texts["instruction.template"])
 	}
-	if m.cfg.RequireApproval && role == RoleOrchestrator {
+	if m.cfg.RequireApproval && role == RoleOrchestrator && !m.cfg.LeanWorker {
 		b.WriteString(texts["instruction.approval"])
 	} else if m.cfg.RequireApproval {
 		b.WriteString(texts["instruction.approval.sub"])

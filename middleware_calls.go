@@ -93,6 +93,9 @@ func (m *middleware[M]) startCall(ctx context.Context, name, args string) (conte
 		st.mu.Unlock()
 	}
 	call.begin()
+	if r := m.costsIn(ctx); r != nil {
+		r.toolCall()
+	}
 	return context.WithValue(ctx, callKey{}, call), call.release
 }
 

@@ -21,6 +21,7 @@ var (
 	pStepState = param{"status", schema.String, true}  // update_plan_step: the step's state
 	pStep      = param{"step", schema.Integer, false}  // update_plan_step: omitted with in_progress, the next free step
 	pNote      = param{"note", schema.String, false}
+	pEvidence  = param{"evidence", schema.String, false} // update_plan_step: what shows a step done
 	pRevision  = param{"last_known_revision", schema.Integer, false}
 	pSince     = param{"since_revision", schema.Integer, false} // read_plan: only the changes since
 	pTakeover  = param{"takeover", schema.Boolean, false}       // update_plan_step: move a step another agent holds

@@ -26,6 +26,9 @@ type Plan struct {
 	// Rejection is the last rejection of the plan (Store.Reject), until it is approved or a
 	// run asks again; nil otherwise.
 	Rejection *Rejection `json:"rejection,omitempty"`
+	// Budget is what the whole plan may cost, as its header writes it ("200k tokens, 1h",
+	// steps_asks.go): a person sets it (Update.Budget); "" bounds nothing.
+	Budget string `json:"budget,omitempty"`
 	// seal is the approval's seal as stored (approval_seal.go); "" when not approved.
 	seal string
 	// stepsRev is the revision at which the list of steps (their text and order) last

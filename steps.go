@@ -47,6 +47,22 @@ type Step struct {
 	// the "(uses deploy_prod, write_file)" its text ends with (steps_uses.go). Text keeps
 	// them as written. nil when it names none: then it unlocks no gated tool.
 	Uses []string `json:"uses,omitempty"`
+	// Evidence is what its completion said shows the step done: the text after the
+	// " — evidence: " its line ends with (steps_evidence.go); "" for none.
+	Evidence string `json:"evidence,omitempty"`
+	// Review: the step's own text ends with "(review)", so whoever did it cannot complete it
+	// (steps_review.go).
+	Review bool `json:"review,omitempty"`
+	// AwaitingReview: the step was completed by DoneBy ("" for an agent with no name) and
+	// waits, in_progress and held by nobody, for another agent or a person to complete it.
+	AwaitingReview bool   `json:"awaiting_review,omitempty"`
+	DoneBy         string `json:"done_by,omitempty"`
+	// Cost is what the step cost while an agent held it, as its line says (steps_cost.go);
+	// nil when it says nothing. Shared by every copy of the step: do not modify it.
+	Cost *StepCost `json:"cost,omitempty"`
+	// Budget is what the step may cost, as its own text ends with "(budget 20k tokens)",
+	// "(budget 10m)" or both (steps_asks.go); nil for none. Shared: do not modify it.
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known
@@ -136,6 +152,7 @@ func parseSteps(body string) []Step {
 		}
 		it.step.Holder = holderOf(it.step)
 		it.step.After, it.step.Uses = stepSuffixes(it.step.Text)
+		readProof(&it.step)
 		steps = append(steps, it.step)
 		return true
 	})
@@ -276,6 +293,13 @@ type stepClaim struct {
 	// renewalNote is the size of the note at the end of the step's text that a move keeping
 	// it in progress with a note replaces (steps_renewal.go); 0 for none.
 	renewalNote int
+	// evidence is written after the note by a move that leaves in_progress; review says
+	// whether the move completes into review or completes a review (steps_review.go), which
+	// reviewer does.
+	evidence string
+	cost     *StepCost
+	review   reviewMove
+	reviewer string
 }
 
 // setStep is SetStepState that also checks and writes holders: a step held by another agent
@@ -331,6 +355,9 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 
 	// tail is the line after the marker: "]", then " text" when there is a text.
 	tail := body[it.marker+1 : it.end]
+	if c.review == reviewDone {
+		tail, _ = cutReviewMark(tail)
+	}
 	if to == StepInProgress && it.step.State == StepInProgress {
 		tail = withoutClaim(tail) // the Store's own tag, or its "held by nobody" mark
 		if note != "" {
@@ -340,13 +367,18 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	var b strings.Builder
 	b.Grow(len(body) + len(stepNoteSep) + len(note) + len(c.by) + 4)
 	b.WriteString(body[:it.marker])
-	b.WriteByte(markerOf(to))
+	marker := markerOf(to)
+	if c.review == reviewInto {
+		marker = markerOf(StepInProgress)
+	}
+	b.WriteByte(marker)
 	start := b.Len()
 	b.WriteString(tail)
 	if note != "" {
 		b.WriteString(stepNoteSep)
 		b.WriteString(note)
 	}
+	writeProof(&b, c)
 	if to == StepInProgress {
 		b.WriteString(claimTag(c.by, b.String()[start:]))
 	}
@@ -355,10 +387,11 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	newBody = b.String()
 
 	updated = it.step
-	updated.State = to
+	updated.State = stateOf(marker)
 	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
 	updated.Holder = holderOf(updated)
 	updated.After, updated.Uses = stepSuffixes(updated.Text)
+	readProof(&updated)
 	after, uses := stepSuffixes(it.step.Text)
 	if !slices.Equal(updated.After, after) {
 		// The note ends, or a later note will leave it ending, like "(after N)": a move

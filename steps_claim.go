@@ -155,11 +155,11 @@ func checkNoNewClaims(name string, cur *Plan, body string) error {
 			kept = map[string]int{}
 			if cur != nil {
 				for _, c := range stepsOf(cur.Content) {
-					kept[string(c.State)+"\n"+c.Text]++
+					kept[claimKey(c)]++
 				}
 			}
 		}
-		line := string(st.State) + "\n" + st.Text
+		line := claimKey(st)
 		if kept[line] == 0 {
 			return fail(Error{Code: CodeInvalidArgument, Reason: reasonClaimInText, Name: name, Field: fieldContent, Step: st.Number, Value: st.Text})
 		}

@@ -123,6 +123,9 @@ type Update struct {
 	Title   string
 	Status  string
 	Author  string
+	// Budget sets what the whole plan may cost, "200k tokens", "1h" or both comma separated
+	// (Plan.Budget); a change of it alone keeps the plan's approval.
+	Budget string
 	// IfRevision guards the write: nil writes whatever is stored, 0 only creates, and n > 0
 	// only updates revision n.
 	IfRevision *int64

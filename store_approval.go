@@ -144,7 +144,7 @@ func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Pla
 		return nil, ApprovalRequest{}, err
 	}
 	req := ApprovalRequest{Name: name, Revision: cur.Revision, Title: cur.Title, Content: cur.Content, Message: message,
-		Steps: ParseSteps(cur.Content)}
+		Steps: ParseSteps(cur.Content), Budget: totalBudget(cur)}
 	if cur.Approval != nil {
 		return cur, req, nil
 	}

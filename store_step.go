@@ -21,6 +21,15 @@ type StepMove struct {
 	// a step in progress (a renewal, a takeover) it replaces the note the previous such move
 	// appended, so renewals never grow a plan; never text that was there otherwise.
 	Note string
+	// Evidence is what shows the step is done (a command and its exit code, test counts, a
+	// link, an artifact's hash), for a move to completed, failed or skipped: one paragraph of
+	// at most 1,000 bytes, line breaks read as spaces, written after the note as
+	// " — evidence: …" and read back as Step.Evidence.
+	Evidence string
+	// Cost is what the step cost while its holder worked on it (the middleware measures it),
+	// written with a move to completed, failed or skipped as " — cost: …", before the
+	// evidence, and read back as Step.Cost. nil writes none.
+	Cost *StepCost
 	// IfRevision guards the move like Update.IfRevision, with one difference: a revision
 	// older than the plan's that is still kept in history moves the step anyway when the
 	// changes since cannot have made the move wrong, because the list of steps (their text
@@ -71,6 +80,10 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 	if err := checkNote(m.Note); err != nil {
 		return nil, Step{}, err
 	}
+	m.Evidence = foldEvidence(m.Evidence)
+	if err := checkMoveEvidence(m); err != nil {
+		return nil, Step{}, err
+	}
 	var step Step
 	p, err := s.mutateCommuting(ctx, ActionStep, m.Name, m.IfRevision, s.stepCommutes(m, claim), func(cur *Plan) (*Plan, error) {
 		if cur == nil {
@@ -105,6 +118,10 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		keepsInProgress := m.State == StepInProgress && number >= 1 && number <= len(steps) && steps[number-1].State == StepInProgress
 		if keepsInProgress {
 			c.renewalNote = renewalNoteSize(cur.renewalNotes, number)
+		}
+		c, err := proofClaim(ctx, cur, steps, number, m, c)
+		if err != nil {
+			return nil, err
 		}
 		body, updated, err := setStep(cur.Content, number, m.State, m.Note, c)
 		if err != nil {

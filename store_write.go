@@ -20,6 +20,9 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if err := checkBudget(u.Budget); err != nil {
+		return nil, err
+	}
 	var created bool
 	p, err := s.mutate(ctx, ActionWrite, u.Name, u.IfRevision, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
@@ -33,7 +36,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 				return nil, err
 			}
 			created = true
-			next := &Plan{Title: u.Title, Status: u.Status, Author: u.Author, Content: *u.Content}
+			next := &Plan{Title: u.Title, Status: u.Status, Author: u.Author, Budget: u.Budget, Content: *u.Content}
 			if next.Title == "" {
 				next.Title = titleFromContent(next.Content)
 			}
@@ -64,6 +67,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 		keepUnlessEmpty(&next.Title, u.Title)
 		keepUnlessEmpty(&next.Status, u.Status)
 		keepUnlessEmpty(&next.Author, u.Author)
+		keepUnlessEmpty(&next.Budget, u.Budget)
 		return &next, nil
 	})
 	if err != nil {

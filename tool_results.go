@@ -18,9 +18,11 @@ func newWriteResult(p *Plan) writeResult {
 // readResult is read_plan's answer: the plan's summary and its body.
 type readResult struct {
 	Summary
-	Approved *bool  `json:"approved,omitempty"` // false when approval is required and missing
-	Content  string `json:"content"`
-	Note     string `json:"note,omitempty"` // why since_revision gave the whole plan, when it was kept but not verified
+	Approved *bool `json:"approved,omitempty"` // false when approval is required and missing
+	// Cost is what the plan's steps cost together, as their lines say (each line has its own).
+	Cost    *StepCost `json:"cost,omitempty"`
+	Content string    `json:"content"`
+	Note    string    `json:"note,omitempty"` // why since_revision gave the whole plan, when it was kept but not verified
 }
 
 type statusResult struct {
@@ -32,6 +34,26 @@ type statusResult struct {
 	NextStep    *nextStep `json:"next_step,omitempty"`
 	Approval    *Approval `json:"approval,omitempty"`
 	Approved    *bool     `json:"approved,omitempty"` // false when approval is required and missing
+	// Cost is what the plan's steps cost together; StepCosts what each did, by step.
+	Cost      *StepCost  `json:"cost,omitempty"`
+	StepCosts []stepCost `json:"step_costs,omitempty"`
+}
+
+// stepCost is one step's cost in get_plan_status.
+type stepCost struct {
+	Step int `json:"step"`
+	StepCost
+}
+
+// stepCostsOf lists the costs steps carry, by step.
+func stepCostsOf(steps []Step) []stepCost {
+	var out []stepCost
+	for _, s := range steps {
+		if s.Cost != nil {
+			out = append(out, stepCost{Step: s.Number, StepCost: *s.Cost})
+		}
+	}
+	return out
 }
 
 type deleteResult struct {
@@ -56,6 +78,8 @@ type stepResult struct {
 	Holder   string    `json:"holder,omitempty"`
 	Progress Progress  `json:"progress"`
 	NextStep *nextStep `json:"next_step,omitempty"`
+	// Review says, in the model's language, that the step now awaits someone else's review.
+	Review string `json:"review,omitempty"`
 }
 
 // nextStep is the step to take next: the first pending one.

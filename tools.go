@@ -38,6 +38,14 @@ type toolEnv struct {
 	listens   func(context.Context) bool    // whether sink has anyone to tell, during this call
 	// requireApproval: update_plan_step moves steps of approved plans only.
 	requireApproval bool
+	// requireEvidence and verify check an agent's completion first (completion.go).
+	requireEvidence bool
+	verify          func(context.Context, Completion) error
+	// lean: a lean worker's tools; the others are not available (tools_lean.go).
+	lean bool
+	// costs is the measure of a call's run (nil outside one); report tells the host.
+	costs  func(context.Context) *runCosts
+	report func(context.Context, CostReport)
 	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
 	// the Store's folder and plans change only through the Store.
 	sameStorage bool
@@ -74,6 +82,9 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 			tooLarge.Reason, tooLarge.Limit = reasonArgsOverLimit, int64(limit)
 		}
 		return t.env.errorResult(fail(tooLarge)), nil
+	}
+	if t.env.lean && !leanTools[t.spec.name] {
+		return t.env.errorResult(fail(Error{Code: CodeToolNotAvailable, Reason: reasonLeanWorker})), nil
 	}
 	a, notes, err := decodeCall(t.spec, t.env.texts, argumentsInJSON)
 	if err != nil {
@@ -138,7 +149,7 @@ func toolSpecs() []toolSpec {
 		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
 		{ToolSetPlanStatus, []param{pName, pNewStatus, pRevision}, runSetPlanStatus},
 		{ToolGetPlanStatus, []param{pName}, runGetPlanStatus},
-		{ToolUpdatePlanStep, []param{pName, pStep, pStepState, pNote, pRevision, pTakeover}, runUpdatePlanStep},
+		{ToolUpdatePlanStep, []param{pName, pStep, pStepState, pNote, pEvidence, pRevision, pTakeover}, runUpdatePlanStep},
 		{ToolExportPlanToFile, []param{pName, pPath}, runExportPlanToFile},
 		{ToolUpdatePlanFromFile, []param{pName, pPath, pTitle, pAuthor, pStatus, pRevision}, runUpdatePlanFromFile},
 		{ToolPlanTemplate, []param{pGoal}, runPlanTemplate},

@@ -30,6 +30,9 @@ type ApprovalRequest struct {
 	// under Config.GatedTools, approving lets each step use exactly those, and a step that
 	// names none use none.
 	Steps []Step
+	// Budget is what the plan may cost in total: its own budget (Plan.Budget), else what
+	// its steps' budgets add up to; nil when nothing says.
+	Budget *Budget
 }
 
 // ApprovalDecision is the resume data a host passes for an ApprovalRequest, by interrupt ID,

@@ -52,7 +52,7 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if text, ok := env.reads.get(p); ok {
 		return text, nil
 	}
-	text, err := resultAPI.MarshalToString(readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Content: p.Content})
+	text, err := resultAPI.MarshalToString(readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Cost: planCost(stepsOf(p.Content)), Content: p.Content})
 	if err != nil {
 		return nil, backendError("encode the result", err)
 	}
@@ -106,6 +106,8 @@ func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if cur := sum.CurrentStep; cur != nil && cur.State == StepInProgress {
 		out.CurrentStep = cur
 	}
+	steps := stepsOf(p.Content)
+	out.Cost, out.StepCosts = planCost(steps), stepCostsOf(steps)
 	return out, nil
 }
 
@@ -113,6 +115,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	f := a.fields()
 	name, number, stateText := f.str(pName), f.integer(pStep), f.str(pStepState)
 	note, rev, takeover := f.str(pNote), f.integer(pRevision), f.boolean(pTakeover)
+	evidence := f.str(pEvidence)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -129,11 +132,16 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	case number != nil:
 		at = int(*number)
 	}
-	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: at, State: state, Note: note, IfRevision: rev, Takeover: takeover})
+	if rev, err = env.verifyCompletion(ctx, name, at, state, evidence, rev); err != nil {
+		return nil, err
+	}
+	cost := env.stepCost(ctx, name, at, state)
+	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, Cost: cost, IfRevision: rev, Takeover: takeover})
 	if err != nil {
 		return nil, err
 	}
+	env.measured(ctx, p, step, cost)
 	steps := stepsOf(p.Content)
 	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: computeProgress(steps),
-		NextStep: shortStep(nextOf(steps))}, nil
+		NextStep: shortStep(nextOf(steps)), Review: env.reviewNote(step)}, nil
 }

@@ -7,6 +7,7 @@
 //	go run . -quick   # smaller sizes and shorter timings, under 20 seconds
 //	go run . -session # only the session benchmark (scripts/bench-session.sh adds the previous build)
 //	go run . -contention  # table 4 only, tab-separated (scripts/bench-contention.sh)
+//	go run . -cost    # only the cost per step table: plan, its lean worker, plantask, no plan tools
 package main
 
 import (
@@ -66,6 +67,7 @@ func main() {
 	sessionRounds := flag.Int("session-rounds", 5, "with -session: rounds (1 with -quick)")
 	sessionSteps := flag.Int("session-steps", 60, "with -session: steps of the plan")
 	sessionWorkers := flag.Int("session-workers", 4, "with -session: workers")
+	costOnly := flag.Bool("cost", false, "only the cost per step table")
 	contention := flag.Bool("contention", false, "only table 4, as tab-separated lines, Redis included (for scripts/bench-contention.sh)")
 	flag.Parse()
 	if *session {
@@ -75,6 +77,13 @@ func main() {
 			o.rounds = 1
 		}
 		if err := sessionCommand(context.Background(), os.Stdout, o); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *costOnly {
+		if err := costCommand(context.Background(), os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -149,6 +158,12 @@ func allTables(ctx context.Context, cfg config) ([]*table, error) {
 	}
 	tables = append(tables, resync)
 	progress("edit loop")
+	costs, err := costPerStepTable(ctx, c, costSteps)
+	if err != nil {
+		return nil, fmt.Errorf("cost per step: %w", err)
+	}
+	tables = append(tables, costs)
+	progress("cost per step")
 	ops, err := operationTables(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("operations: %w", err)

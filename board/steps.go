@@ -28,6 +28,13 @@ type stepView struct {
 	// HeldUntil is when the holder's lease on a step in progress runs out unless renewed
 	// (StoreConfig.ClaimTTL); nil without a lease.
 	HeldUntil *time.Time `json:"held_until,omitempty"`
+	// Evidence is what its completion said shows the step done, apart from its text.
+	Evidence string `json:"evidence,omitempty"`
+	// AwaitingReview: done by DoneBy and waiting for someone else to complete it.
+	AwaitingReview bool   `json:"awaiting_review,omitempty"`
+	DoneBy         string `json:"done_by,omitempty"`
+	// Cost is what the step cost while an agent held it, apart from its text.
+	Cost *plan.StepCost `json:"cost,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -44,12 +51,21 @@ func stepsOf(body string) []stepView {
 // apart from the text.
 func stepViewOf(s plan.Step) stepView {
 	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, Uses: s.Uses, After: s.After}
+	v.Evidence, v.AwaitingReview, v.DoneBy, v.Cost = s.Evidence, s.AwaitingReview, s.DoneBy, s.Cost
+	if before, _, found := cutLast(s.Text, " — evidence: "); found && s.Evidence != "" {
+		s.Text = before // shown apart
+	}
+	if before, _, found := cutLast(s.Text, " — cost: "); found && s.Cost != nil {
+		s.Text = before // shown apart
+	}
 	text, tag, ok := cutTag(s.Text)
 	switch {
 	case ok && s.State == plan.StepInProgress && tag == s.Holder:
 		v.Text = text // the holder's tag, or the mark of a step nobody holds
 	case ok && s.State != plan.StepInProgress && s.State != plan.StepPending && tag != "":
 		v.Text, v.By = text, tag
+	case s.Evidence != "" || s.Cost != nil:
+		v.Text = s.Text
 	}
 	return v
 }
@@ -86,4 +102,25 @@ func stepAt(steps []stepView, number int) (stepView, bool) {
 		}
 	}
 	return stepView{}, false
+}
+
+// costOf is what steps cost together, as their lines say; nil when none says.
+func costOf(steps []stepView) *plan.StepCost {
+	var total *plan.StepCost
+	for _, s := range steps {
+		if s.Cost == nil {
+			continue
+		}
+		if total == nil {
+			total = &plan.StepCost{}
+		}
+		c := *s.Cost
+		total.PromptTokens += c.PromptTokens
+		total.CompletionTokens += c.CompletionTokens
+		total.ModelCalls += c.ModelCalls
+		total.NoUsage += c.NoUsage
+		total.ToolCalls += c.ToolCalls
+		total.Seconds += c.Seconds
+	}
+	return total
 }

@@ -27,6 +27,9 @@ type planView struct {
 	ChangedBy    string      `json:"changed_by,omitempty"`
 	ChangeAction plan.Action `json:"change_action,omitempty"`
 	Repaired     bool        `json:"repaired,omitempty"`
+	// Cost is what its steps cost together, as their lines say; Budget what the plan may.
+	Cost   *plan.StepCost `json:"cost,omitempty"`
+	Budget string         `json:"budget,omitempty"`
 }
 
 // planDetail is planView with the body and the kept revisions, newest first.
@@ -41,6 +44,7 @@ func viewOf(p *plan.Plan, history []plan.Revision) planView {
 	v := planView{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
 		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting, Rejection: p.Rejection, Progress: p.Summarize().Progress, Steps: stepsOf(p.Content),
 		Repaired: p.Repaired}
+	v.Cost, v.Budget = costOf(v.Steps), p.Budget
 	if len(history) > 0 && history[0].Revision == p.Revision {
 		v.ChangedBy, v.ChangeAction = history[0].Author, history[0].Action
 	}

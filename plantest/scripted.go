@@ -27,6 +27,8 @@ type ScriptedModel struct {
 	calls  []Call
 	bound  []*schema.ToolInfo
 	parent *ScriptedModel
+	// billing is Billing's bytes per token; 0 reports no usage but what turns set.
+	billing int
 }
 
 // Call is one recorded model call.
@@ -89,13 +91,19 @@ func (m *ScriptedModel) Generate(_ context.Context, input []*schema.Message, opt
 		turn = r.turns[r.next]
 		r.next++
 	}
+	bill := r.billing
 	r.mu.Unlock()
+	var msg *schema.Message
 	if turn != nil {
-		if msg := turn(input); msg != nil {
-			return msg, nil
-		}
+		msg = turn(input)
 	}
-	return schema.AssistantMessage("done", nil), nil
+	if msg == nil {
+		msg = schema.AssistantMessage("done", nil)
+	}
+	if bill > 0 {
+		msg = billed(msg, input, tools, bill)
+	}
+	return msg, nil
 }
 
 // Stream plays the next turn as a one-chunk stream.

@@ -22,6 +22,9 @@
       progress: '{done}/{total} · {pct}%', noSteps: 'No steps',
       st_pending: 'To do', st_in_progress: 'In progress', st_completed: 'Done', st_failed: 'Failed', st_skipped: 'Skipped',
       nobody: 'held by nobody',
+      evidence: 'evidence: {text}', planCost: 'cost {cost}', planBudget: 'budget {budget}',
+      cost: '{tokens} tokens, {calls} calls, {tools} tools, {secs}s', costSomeUsage: '{tokens} tokens ({none} of {calls} calls reported no usage), {tools} tools, {secs}s', costNoUsage: '{calls} calls (no usage reported), {tools} tools, {secs}s', awaitingReview: 'awaiting review', awaitingReviewBy: 'done by {who}, awaiting review',
+      completeReviewBtn: 'Complete review', reviewedOk: 'Step {n} of {name} is reviewed and completed.', err_not_awaiting_review: 'This step no longer awaits review.',
       review: 'Review…', history: 'History', hideHistory: 'Hide history', diff: 'Changes', noHistory: 'No kept revisions.',
       handOverBtn: 'Hand over…', assignBtn: 'Assign…',
       reviewTitle: 'Review {title}', reviewMeta: 'Revision {rev} · status {status}',
@@ -75,6 +78,9 @@
       progress: '{done}/{total} · {pct}%', noSteps: '没有步骤',
       st_pending: '待办', st_in_progress: '进行中', st_completed: '已完成', st_failed: '失败', st_skipped: '已跳过',
       nobody: '无人负责',
+      evidence: '证据：{text}', planCost: '花费 {cost}', planBudget: '预算 {budget}',
+      cost: '{tokens} 个 token，{calls} 次模型调用，{tools} 次工具调用，{secs} 秒', costSomeUsage: '{tokens} 个 token（{calls} 次调用中 {none} 次未报告用量），{tools} 次工具调用，{secs} 秒', costNoUsage: '{calls} 次模型调用（未报告用量），{tools} 次工具调用，{secs} 秒', awaitingReview: '等待复核', awaitingReviewBy: '{who} 已完成，等待复核',
+      completeReviewBtn: '完成复核', reviewedOk: '{name} 的第 {n} 步已复核并完成。', err_not_awaiting_review: '此步骤已不再等待复核。',
       review: '审阅…', history: '历史', hideHistory: '收起历史', diff: '改动', noHistory: '没有保留的版本。',
       handOverBtn: '移交…', assignBtn: '指派…',
       reviewTitle: '审阅 {title}', reviewMeta: '第 {rev} 版 · 状态 {status}',
@@ -176,6 +182,11 @@
   function act(path, payload) {
     return call(path, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Plan-Board': '1' }, body: JSON.stringify(payload) });
   }
+  function costText(c) {
+    const vars = { tokens: (c.prompt_tokens || 0) + (c.completion_tokens || 0), calls: c.model_calls || 0, tools: c.tool_calls || 0, secs: c.seconds || 0, none: c.no_usage || 0 };
+    if (vars.none && vars.none === vars.calls) return t('costNoUsage', vars);
+    return t(vars.none ? 'costSomeUsage' : 'cost', vars);
+  }
   function errorText(err) {
     const key = 'err_' + err.code;
     const vars = { rev: err.revision, cur: err.current, holder: err.holder ? '@' + err.holder : '', code: err.code };
@@ -239,6 +250,8 @@
     else if (p.author) parts.push(t('writtenBy', { who: p.author }));
     const w = when(p.updated_at);
     if (w) parts.push(t('updated', { when: w }));
+    if (p.cost) parts.push(t('planCost', { cost: costText(p.cost) }));
+    if (p.budget) parts.push(t('planBudget', { budget: p.budget }));
     meta.textContent = parts.join(' · ');
     meta.dataset.changedBy = by || '';
     card.append(meta);
@@ -258,7 +271,10 @@
         li.append(a);
       }
       if (s.by) li.append(el('span', 'by', '@' + s.by));
-      if (s.state === 'in_progress') {
+      if (s.cost) li.append(el('span', 'cost', costText(s.cost)));
+      if (s.evidence) li.append(el('span', 'evidence', t('evidence', { text: s.evidence })));
+      if (s.awaiting_review) li.append(el('span', 'awaiting', s.done_by ? t('awaitingReviewBy', { who: '@' + s.done_by }) : t('awaitingReview')));
+      if (s.state === 'in_progress' && !s.awaiting_review) {
         li.append(s.holder ? el('span', 'holder', '@' + s.holder) : el('span', 'holder nobody', t('nobody')));
         if (s.holder && s.held_until) {
           const end = new Date(s.held_until);
@@ -267,6 +283,12 @@
           lease.dataset.expires = s.held_until; lease.dataset.expired = gone ? '1' : '0';
           li.append(lease);
         }
+      }
+      if (state.me.can_act && s.awaiting_review) {
+        const c = el('button', 'small complete', t('completeReviewBtn'));
+        c.type = 'button';
+        c.addEventListener('click', () => completeReview(p, s));
+        li.append(c);
       }
       if (state.me.can_act && (s.state === 'in_progress' || s.state === 'pending')) {
         const b = el('button', 'small hand', s.state === 'pending' ? t('assignBtn') : t('handOverBtn'));
@@ -543,6 +565,13 @@
       else notice(t('releasedOk', { n: hand.step, name: hand.name }));
       if (res.plan) { state.plans.set(res.plan.name, res.plan); place(res.plan, false); }
     } catch (e) { box.textContent = errorText(e); box.hidden = false; box.dataset.code = e.code; }
+  }
+  async function completeReview(p, s) {
+    try {
+      const res = await act(planURL(p.name) + '/steps/' + s.number + '/complete', { revision: p.revision });
+      notice(t('reviewedOk', { n: s.number, name: p.name }));
+      if (res.plan) { state.plans.set(res.plan.name, res.plan); place(res.plan, false); }
+    } catch (e) { notice(errorText(e), 'error'); }
   }
   $('hand-give').addEventListener('click', () => giveTo($('hand-holder').value.trim()));
   $('hand-release').addEventListener('click', () => giveTo(''));

@@ -106,7 +106,7 @@ func TestApproveWho(t *testing.T) {
 	assert.Contains(t, r.stderr, "planctl: not_found: no plan named nope")
 	r = planctl(t, "-dir", dir, "show", "ship", "-by", "x")
 	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "planctl: -by applies to approve and reject only, not to show\n")
+	assert.Contains(t, r.stderr, "planctl: -by applies to approve, complete and reject only, not to show\n")
 	p, err := agentStore(t, dir, "w").Get(context.Background(), "ship")
 	require.NoError(t, err)
 	assert.Equal(t, "carol", p.Approval.By, "no refused approval was written")

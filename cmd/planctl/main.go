@@ -16,6 +16,8 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] reject NAME -rev N -feedback TEXT [-by WHO]  turn down revision N, saying why
 //	planctl [-dir DIR | -redis URL | -postgres URL] revoke NAME
 //	planctl [-dir DIR | -redis URL | -postgres URL] take NAME STEP [-to WHO]  hand a step to WHO, or release it
+//	planctl [-dir DIR | -redis URL | -postgres URL] complete NAME STEP [-by WHO] [-rev N]  complete a step (a review)
+//	planctl [-dir DIR | -redis URL | -postgres URL] budget NAME BUDGET [-rev N]  set what the plan may cost
 //	planctl [-dir DIR | -redis URL | -postgres URL] status NAME STATUS [-rev N]
 //	planctl [-dir DIR | -redis URL | -postgres URL] export NAME FILE   the body, ready to edit ("-": standard output)
 //	planctl [-dir DIR | -redis URL | -postgres URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
@@ -88,6 +90,10 @@ Commands:
                             turn down revision N, saying why: a run waiting on it gets TEXT
   revoke NAME               withdraw a plan's approval
   take NAME STEP [-to WHO]  hand a step in progress to WHO, or release it (no -to)
+  complete NAME STEP        complete a step as a person (-by WHO, default $USER): the
+                            review of a step that awaits it
+  budget NAME BUDGET        set what the plan may cost ("200k tokens", "1h" or both,
+                            comma separated); keeps its approval
   status NAME STATUS        set a plan's status
   export NAME FILE          write a plan's body to FILE ("-" for standard output)
   import NAME FILE          create a plan, or replace its body, from FILE ("-" for standard input)
@@ -104,10 +110,10 @@ Flags, before or after the command:
   -postgres URL  plans kept in PostgreSQL, e.g. postgres://user@localhost:5432/db
                (default $PLAN_POSTGRES; schema $PLAN_POSTGRES_SCHEMA)
   -prefix P    key prefix of the Redis backend (default its own)
-  -rev N       change the plan only if it is still at revision N (status, import, rm);
+  -rev N       change the plan only if it is still at revision N (status, import, rm, complete, budget);
                with import, -rev 0 only creates; import-plantask only creates without it;
                approve needs it
-  -by WHO      who approves or rejects (approve, reject; default $USER)
+  -by WHO      who approves, rejects or completes (approve, reject, complete; default $USER)
   -feedback T  why the plan is rejected (reject)
   -to WHO      who takes the step over (take; without it the step is released)
   -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
@@ -219,20 +225,22 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"list":    {flags: []string{"json", "limit", "after", "status"}, readOnly: true, run: (*cli).list},
-	"show":    {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).show},
-	"watch":   {readOnly: true, run: (*cli).watch},
-	"log":     {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).log},
-	"diff":    {args: []string{"NAME", "FROM", "TO"}, optional: 2, readOnly: true, run: (*cli).diff},
-	"approve": {args: []string{"NAME"}, flags: []string{"rev", "by"}, run: (*cli).approve},
-	"reject":  {args: []string{"NAME"}, flags: []string{"rev", "by", "feedback"}, run: (*cli).reject},
-	"revoke":  {args: []string{"NAME"}, run: (*cli).revoke},
-	"take":    {args: []string{"NAME", "STEP"}, flags: []string{"to"}, run: (*cli).take},
-	"status":  {args: []string{"NAME", "STATUS"}, flags: []string{"rev"}, run: (*cli).setStatus},
-	"export":  {args: []string{"NAME", "FILE"}, readOnly: true, run: (*cli).export},
-	"import":  {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
-	"rm":      {args: []string{"NAME"}, flags: []string{"rev"}, run: (*cli).remove},
-	"serve":   {flags: []string{"addr"}, run: (*cli).serve},
+	"list":     {flags: []string{"json", "limit", "after", "status"}, readOnly: true, run: (*cli).list},
+	"show":     {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).show},
+	"watch":    {readOnly: true, run: (*cli).watch},
+	"log":      {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).log},
+	"diff":     {args: []string{"NAME", "FROM", "TO"}, optional: 2, readOnly: true, run: (*cli).diff},
+	"approve":  {args: []string{"NAME"}, flags: []string{"rev", "by"}, run: (*cli).approve},
+	"reject":   {args: []string{"NAME"}, flags: []string{"rev", "by", "feedback"}, run: (*cli).reject},
+	"revoke":   {args: []string{"NAME"}, run: (*cli).revoke},
+	"take":     {args: []string{"NAME", "STEP"}, flags: []string{"to"}, run: (*cli).take},
+	"complete": {args: []string{"NAME", "STEP"}, flags: []string{"rev", "by"}, run: (*cli).complete},
+	"budget":   {args: []string{"NAME", "BUDGET"}, flags: []string{"rev"}, run: (*cli).budget},
+	"status":   {args: []string{"NAME", "STATUS"}, flags: []string{"rev"}, run: (*cli).setStatus},
+	"export":   {args: []string{"NAME", "FILE"}, readOnly: true, run: (*cli).export},
+	"import":   {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
+	"rm":       {args: []string{"NAME"}, flags: []string{"rev"}, run: (*cli).remove},
+	"serve":    {flags: []string{"addr"}, run: (*cli).serve},
 }
 
 // commandFlags are the flags that only some commands accept, in the order usage errors
@@ -435,6 +443,15 @@ func (c *cli) show(args []string) error {
 	}
 	if uses := usesText(steps); uses != "" {
 		fmt.Fprintf(c.stdout, "uses:     %s\n", uses)
+	}
+	if review := reviewText(steps); review != "" {
+		fmt.Fprintf(c.stdout, "review:   %s\n", review)
+	}
+	if p.Budget != "" {
+		fmt.Fprintf(c.stdout, "budget:   %s\n", oneLine(p.Budget))
+	}
+	if cost := costText(steps); cost != "" {
+		fmt.Fprintf(c.stdout, "cost:     %s\n", cost)
 	}
 	fmt.Fprintln(c.stdout)
 	_, err = io.WriteString(c.stdout, renderBody(p.Content, steps, c.color))

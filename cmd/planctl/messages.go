@@ -88,6 +88,8 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 			return fmt.Sprintf("-by must name who approves: not empty, at most 1024 bytes of UTF-8 (%s)", pe.Reason), exitUsage
 		case c.command == "take":
 			return fmt.Sprintf("take refused the change to %s (%s)", name, pe.Reason), exitFailed
+		case c.command == "budget":
+			return fmt.Sprintf("%s is not a budget: write \"200k tokens\", \"1h\" or \"200k tokens, 1h\"", oneLine(c.args[1])), exitUsage
 		}
 		return fmt.Sprintf("%s refused the change to %s: a title, status or author over 1024 bytes or not UTF-8", c.command, name), exitFailed
 	case plan.CodeIllegalTransition:

@@ -99,6 +99,7 @@ var suiteCases = []suiteCase{
 	{"non_comparable_wrapper", testNonComparableWrapper},
 	{"base_dir_spellings", testBaseDirSpellings},
 	{"canceled_context", testCanceled},
+	{"proof_of_done", testProofOfDone},
 }
 
 func newStore(t *testing.T, b plan.Backend, dir string) *plan.Store {

@@ -1,0 +1,175 @@
+package plan
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Budgets: a step may name what it may cost, "(budget 20k tokens)", "(budget 10m)" or both
+// (steps_asks.go), and a plan in its header (Plan.Budget). The middleware tells the host when
+// a step its agent holds first goes over its budget or its plan's (Config.OnCost, Over set),
+// and with Config.GatedTools the step's gated tools stop (over_budget) until a person raises
+// the budget: a step's by rewriting its text, a plan's with Update.Budget (planctl budget),
+// which keeps the approval.
+
+// CodeOverBudget: a gated tool did not run because the step its agent holds, or its plan,
+// went over its budget.
+const CodeOverBudget Code = "over_budget"
+
+// gateOverBudget is the reason of a gated call refused for a budget.
+const gateOverBudget = "over_budget"
+
+// hdrBudget is the header key of Plan.Budget.
+const hdrBudget = "budget"
+
+// reasonBudgetInvalid: a plan budget that does not read.
+const reasonBudgetInvalid = "budget_invalid"
+
+func init() {
+	factTexts[reasonBudgetInvalid] = "budget {value} is not a budget such as \"200k tokens\", \"1h\" or \"200k tokens, 1h\""
+	textsEN["err.budget_invalid"] = "budget {value} does not read; write \"200k tokens\", \"1h\" or \"200k tokens, 1h\""
+	textsZH["err.budget_invalid"] = "预算 {value} 无法识别；请写成 \"200k tokens\"、\"1h\" 或 \"200k tokens, 1h\""
+}
+
+// checkBudget refuses a plan budget that does not read; "" is none.
+func checkBudget(s string) error {
+	if s == "" {
+		return nil
+	}
+	if _, ok := parseBudget(s); !ok || len(s) > maxHeaderField {
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonBudgetInvalid, Field: "Budget", Value: s})
+	}
+	return nil
+}
+
+// planBudget is p's own budget; nil when it has none.
+func planBudget(p *Plan) *Budget {
+	if p == nil || p.Budget == "" {
+		return nil
+	}
+	b, ok := parseBudget(p.Budget)
+	if !ok {
+		return nil
+	}
+	return &b
+}
+
+// totalBudget is what a person approving p is shown it may cost: its own budget, else what
+// its steps' budgets add up to; nil when nothing says.
+func totalBudget(p *Plan) *Budget {
+	if b := planBudget(p); b != nil {
+		return b
+	}
+	var total *Budget
+	for _, s := range stepsOf(p.Content) {
+		if s.Budget == nil {
+			continue
+		}
+		if total == nil {
+			total = &Budget{}
+		}
+		total.Tokens += s.Budget.Tokens
+		total.Time += s.Budget.Time
+	}
+	return total
+}
+
+// overBudget says which budget a step went over ("step" or "plan", and that budget), having
+// cost live so far on top of what its plan's steps recorded (spent); "" when within both.
+func overBudget(step, plan *Budget, spent StepCost, live StepCost, elapsed time.Duration) (string, *Budget) {
+	over := func(b *Budget, tokens int64, d time.Duration) bool {
+		return b != nil && (b.Tokens > 0 && tokens > b.Tokens || b.Time > 0 && d > b.Time)
+	}
+	liveTokens := live.PromptTokens + live.CompletionTokens
+	if over(step, liveTokens, elapsed) {
+		return "step", step
+	}
+	if over(plan, spent.PromptTokens+spent.CompletionTokens+liveTokens, time.Duration(spent.Seconds)*time.Second+elapsed) {
+		return "plan", plan
+	}
+	return "", nil
+}
+
+// budgetsOf are the budgets a step of p is bound by, and what p's steps recorded so far.
+func budgetsOf(p *Plan, s Step) (step, plan *Budget, spent StepCost) {
+	if c := planCost(stepsOf(p.Content)); c != nil {
+		spent = *c
+	}
+	return s.Budget, planBudget(p), spent
+}
+
+// noteBudget reports, once per budget, a step of the run that went over it.
+func (m *middleware[M]) noteBudget(ctx context.Context, r *runCosts, h *heldStep) {
+	r.mu.Lock()
+	over, b := overBudget(h.stepBudget, h.planBudget, h.spent, h.cost, time.Since(h.since))
+	report := over != "" && h.over != over
+	if report {
+		h.over = over
+	}
+	c := h.cost
+	c.Seconds = wholeSeconds(time.Since(h.since))
+	plan, step := h.plan, h.step
+	r.mu.Unlock()
+	if report {
+		m.reportCost(ctx, CostReport{Plan: plan, Step: step, State: StepInProgress, Agent: m.agentIn(ctx), Cost: c, Over: over, Budget: b})
+	}
+}
+
+// budgetGate refuses call, allowed under step s of cur, when that step or cur went over its
+// budget, counting what the run measured of the step so far.
+func (m *middleware[M]) budgetGate(ctx context.Context, cur *Plan, s Step, call GatedCall) GatedCall {
+	if !call.Allowed {
+		return call
+	}
+	stepB, planB, spent := budgetsOf(cur, s)
+	if stepB == nil && planB == nil {
+		return call
+	}
+	var live StepCost
+	var elapsed time.Duration
+	if r := m.costsIn(ctx); r != nil {
+		r.mu.Lock()
+		for _, h := range r.held {
+			if h.plan == cur.Name && h.step == s.Number {
+				live, elapsed = h.cost, time.Since(h.since)
+			}
+		}
+		r.mu.Unlock()
+	}
+	if over, _ := overBudget(stepB, planB, spent, live, elapsed); over != "" {
+		call.Allowed, call.Reason = false, gateOverBudget
+	}
+	return call
+}
+
+// gateCode is the code of a gated call refused for reason.
+func gateCode(reason string) Code {
+	if reason == gateOverBudget {
+		return CodeOverBudget
+	}
+	return CodeNotApproved
+}
+
+// claimKey is what a rewrite must keep of a step for its holder's tag to stay: its state and
+// text, a budget it names and the cost the middleware wrote aside, so a person raises a step's
+// budget without releasing it, and a rewrite may leave a finished step's cost out.
+func claimKey(s Step) string {
+	text := withoutBudget(s.Text)
+	if c := costOf(text); c != nil {
+		text = strings.Replace(text, costSep+c.String(), "", 1)
+	}
+	return string(s.State) + "\n" + text
+}
+
+// withoutBudget is text with every "(budget …)" group written as "(budget)".
+func withoutBudget(text string) string {
+	if !strings.Contains(text, "(budget ") {
+		return text
+	}
+	return budgetGroup.ReplaceAllString(text, "(budget)")
+}
+
+// budgetGroup is a "(budget …)" group of a step's text.
+var budgetGroup = regexp.MustCompile(`\(budget [^()]*\)`)

@@ -1,0 +1,86 @@
+package plan
+
+import "context"
+
+// Completion is a step completion about to land, as Config.Verify sees it: nothing of it is
+// written until Verify returns nil.
+type Completion struct {
+	// Plan is the plan's name.
+	Plan string
+	// Step is the step's number, from 1.
+	Step int
+	// Text is the step's text as the plan has it now, without its holder's tag.
+	Text string
+	// Evidence is what the agent says shows the step done, folded to one line; for a
+	// review's completion that gives none, the evidence its doer gave; "" for none.
+	Evidence string
+	// Agent is who completes it: the calling agent's name ("" for an agent with no name).
+	Agent string
+	// Revision is the plan's revision the completion was checked against; the completion
+	// lands on it, or on a later one only where no change since touched the step.
+	Revision int64
+}
+
+// verifyCompletion runs the checks of a completion an agent asks for, before anything is
+// written: RequireEvidence (CodeEvidenceRequired) and Verify (CodeNotVerified). It returns
+// the revision the move must be guarded by (ifRevision itself when the call gave one), or
+// nil when there is nothing to check.
+func (env *toolEnv) verifyCompletion(ctx context.Context, name string, number int, state StepState, evidence string, ifRevision *int64) (*int64, error) {
+	if state != StepCompleted || number < 1 || !env.requireEvidence && env.verify == nil {
+		return ifRevision, nil
+	}
+	p, err := env.store.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	steps := stepsOf(p.Content)
+	if number > len(steps) {
+		return ifRevision, nil // the move names the missing step
+	}
+	st := steps[number-1]
+	agent := holderName(env.agent(ctx))
+	if st.State != StepPending && st.State != StepInProgress || st.Holder != "" && st.Holder != agent || st.AwaitingReview && st.DoneBy == agent && agent != "" {
+		return ifRevision, nil // the move refuses it, naming why
+	}
+	evidence = foldEvidence(evidence)
+	if evidence == "" {
+		evidence = st.Evidence // a review's completion: the doer's evidence
+	}
+	if env.requireEvidence && evidence == "" {
+		return nil, fail(Error{Code: CodeEvidenceRequired, Reason: reasonEvidenceRequired, Name: name, Step: number, CurrentRevision: p.Revision})
+	}
+	if env.verify != nil {
+		text, _ := splitHolder(st.Text)
+		c := Completion{Plan: name, Step: number, Text: text, Evidence: evidence, Agent: env.agent(ctx), Revision: p.Revision}
+		if err := env.verify(ctx, c); err != nil {
+			return nil, fail(Error{Code: CodeNotVerified, Reason: reasonNotVerified, Name: name, Step: number, CurrentRevision: p.Revision, Value: verifierText(err)})
+		}
+	}
+	if ifRevision == nil {
+		rev := p.Revision
+		ifRevision = &rev
+	}
+	return ifRevision, nil
+}
+
+// maxVerifierText bounds the verifier's words a model reads.
+const maxVerifierText = 500
+
+// verifierText is what Config.Verify's error says, on one line and at most 500 bytes.
+func verifierText(err error) string {
+	t := foldEvidence(err.Error())
+	if len(t) > maxVerifierText {
+		t = truncateUTF8(t, maxVerifierText) + "…"
+	}
+	return t
+}
+
+// reviewNote is what a step result tells the model of a step its completion left awaiting
+// review; "" for any other step.
+func (env *toolEnv) reviewNote(s Step) string {
+	if !s.AwaitingReview {
+		return ""
+	}
+	e := Error{Step: s.Number}
+	return e.render(env.texts["step.awaiting_review"])
+}

@@ -1,0 +1,169 @@
+package plan_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// probe is a tool with a side effect the agent calls while it works on a step.
+type probe struct{}
+
+func (probe) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: "probe", Desc: "checks something",
+		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"what": {Type: schema.String}})}, nil
+}
+
+func (probe) InvokableRun(context.Context, string, ...tool.Option) (string, error) { return "ok", nil }
+
+// runWorker runs an agent with the probe tool and mw, streaming or not, and returns its events.
+func runWorker(t *testing.T, m *plantest.ScriptedModel, streaming bool, mw adk.ChatModelAgentMiddleware) []*adk.AgentEvent {
+	t.Helper()
+	ctx := context.Background()
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "works", Instruction: "You work.",
+		Model: m, Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 50,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{probe{}}}}})
+	require.NoError(t, err)
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming}).Query(ctx, "go")
+	var events []*adk.AgentEvent
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			return events
+		}
+		require.NoError(t, ev.Err)
+		events = append(events, ev)
+	}
+}
+
+// toolResultsOf are the tool results of events, in order, streamed or not.
+func toolResultsOf(t *testing.T, events []*adk.AgentEvent) []string {
+	t.Helper()
+	var out []string
+	for _, ev := range events {
+		if ev.Output == nil || ev.Output.MessageOutput == nil || ev.Output.MessageOutput.Role != schema.Tool {
+			continue
+		}
+		msg, err := ev.Output.MessageOutput.GetMessage()
+		require.NoError(t, err)
+		out = append(out, msg.Content)
+	}
+	return out
+}
+
+// The model calls, tool calls and time of the agent while it holds a step are that step's
+// cost: written with the step when it is completed, shown by get_plan_status and read_plan,
+// heard by the host and seen in the run's events. A model reporting no usage is counted in
+// calls only, and the step says so.
+func TestAStepRecordsWhatItCost(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		for _, lg := range proofLanguages {
+			for bname, backend := range proofBackends(t) {
+				for _, usage := range []bool{true, false} {
+					name := lg.name + "/" + bname
+					if streaming {
+						name += "/streaming"
+					}
+					if !usage {
+						name += "/no-usage"
+					}
+					t.Run(name, func(t *testing.T) {
+						testAStepRecordsWhatItCost(t, backend, lg.lang, streaming, usage)
+					})
+				}
+			}
+		}
+	}
+}
+
+func testAStepRecordsWhatItCost(t *testing.T, backend plan.Backend, lang adk.Language, streaming, usage bool) {
+	ctx := context.Background()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &[]string{proofPlan}[0]})
+	require.NoError(t, err)
+	turn := func(tt plantest.Turn) plantest.Turn {
+		if !usage {
+			return tt
+		}
+		return plantest.WithUsage(tt, plantest.Usage{PromptTokens: 1000, CompletionTokens: 50})
+	}
+	m := plantest.NewScriptedModel(
+		turn(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
+		turn(plantest.CallTool("probe", `{"what":"build"}`)),
+		turn(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"make exit 0"}`)),
+		turn(plantest.CallTool(plan.ToolGetPlanStatus, `{"name":"release"}`)),
+		turn(plantest.CallTool(plan.ToolReadPlan, `{"name":"release"}`)),
+	)
+	var mu sync.Mutex
+	var heard []plan.CostReport
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lang,
+		OnCost: func(_ context.Context, r plan.CostReport) { mu.Lock(); heard = append(heard, r); mu.Unlock() }})
+	require.NoError(t, err)
+	events := runWorker(t, m, streaming, mw)
+	results := toolResultsOf(t, events)
+	require.Len(t, results, 5)
+
+	// Two model calls while it held step 1 (the probe's and the completion's); two tool calls
+	// (the probe, and update_plan_step completing it).
+	want := plan.StepCost{PromptTokens: 2000, CompletionTokens: 100, ModelCalls: 2, ToolCalls: 2}
+	line := "— cost: 2000+100 tokens, 2 calls, 2 tools, 0s — evidence: make exit 0"
+	if !usage {
+		want = plan.StepCost{ModelCalls: 2, NoUsage: 2, ToolCalls: 2}
+		line = "— cost: 2 calls (2 without usage), 2 tools, 0s — evidence: make exit 0"
+	}
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	st := plan.ParseSteps(p.Content)[0]
+	require.NotNil(t, st.Cost, st.Text)
+	assert.Equal(t, want, *st.Cost)
+	assert.Contains(t, st.Text, line)
+
+	var status struct {
+		Cost      *plan.StepCost `json:"cost"`
+		StepCosts []struct {
+			Step int `json:"step"`
+			plan.StepCost
+		} `json:"step_costs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(results[3]), &status), results[3])
+	require.NotNil(t, status.Cost, results[3])
+	assert.Equal(t, want, *status.Cost)
+	require.Len(t, status.StepCosts, 1)
+	assert.Equal(t, 1, status.StepCosts[0].Step)
+	assert.Equal(t, want, status.StepCosts[0].StepCost)
+
+	var read struct {
+		Cost    *plan.StepCost `json:"cost"`
+		Content string         `json:"content"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(results[4]), &read), results[4])
+	require.NotNil(t, read.Cost)
+	assert.Equal(t, want, *read.Cost)
+	assert.Contains(t, read.Content, line)
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, heard, 1)
+	assert.Equal(t, plan.CostReport{Plan: "release", Step: 1, State: plan.StepCompleted, Agent: "worker-1", Cost: want}, heard[0])
+	var inEvents []plan.CostReport
+	for _, ev := range events {
+		if ev.Output != nil {
+			if r, ok := ev.Output.CustomizedOutput.(plan.CostReport); ok {
+				inEvents = append(inEvents, r)
+			}
+		}
+	}
+	assert.Equal(t, heard, inEvents)
+}

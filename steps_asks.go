@@ -1,0 +1,87 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// What a step's own text asks for at its end, among its other parenthesised endings such as
+// "(after 2)": "(review)" (steps_review.go) and "(budget 20k tokens)", "(budget 10m)" or
+// "(budget 20k tokens, 10m)".
+
+// Budget bounds what one step, or a whole plan, may cost. Zero fields bound nothing.
+type Budget struct {
+	Tokens int64         `json:"tokens,omitempty"` // prompt and completion tokens together
+	Time   time.Duration `json:"time,omitempty"`   // wall time
+}
+
+// isZero reports whether b bounds nothing.
+func (b Budget) isZero() bool { return b.Tokens <= 0 && b.Time <= 0 }
+
+// stepAsks reads "(review)" and "(budget …)" among the parenthesised groups that end a
+// step's own text (before notes, evidence and tags), in any order.
+func stepAsks(text string) (review bool, budget Budget) {
+	text, _ = splitHolder(text)
+	text, _, _ = strings.Cut(text, stepNoteSep)
+	for range 8 {
+		text = strings.TrimRight(text, " ")
+		if !strings.HasSuffix(text, ")") {
+			break
+		}
+		i := strings.LastIndexByte(text, '(')
+		if i < 0 {
+			break
+		}
+		group := text[i+1 : len(text)-1]
+		text = text[:i]
+		switch {
+		case group == "review":
+			review = true
+		case strings.HasPrefix(group, "budget "):
+			if b, ok := parseBudget(strings.TrimPrefix(group, "budget ")); ok {
+				budget = b
+			}
+		}
+	}
+	return review, budget
+}
+
+// parseBudget reads "20k tokens", "10m" or both, comma separated: tokens as a number with an
+// optional k or m (thousands, millions), time as a Go duration.
+func parseBudget(s string) (Budget, bool) {
+	var b Budget
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if n, ok := strings.CutSuffix(part, " tokens"); ok {
+			t, ok := parseTokenCount(n)
+			if !ok {
+				return Budget{}, false
+			}
+			b.Tokens = t
+			continue
+		}
+		d, err := time.ParseDuration(part)
+		if err != nil || d <= 0 {
+			return Budget{}, false
+		}
+		b.Time = d
+	}
+	return b, !b.isZero()
+}
+
+// parseTokenCount reads "20k", "1.5m" or "20000".
+func parseTokenCount(s string) (int64, bool) {
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(s, "k"), strings.HasSuffix(s, "K"):
+		mult, s = 1e3, s[:len(s)-1]
+	case strings.HasSuffix(s, "m"), strings.HasSuffix(s, "M"):
+		mult, s = 1e6, s[:len(s)-1]
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || f*mult > 1e15 {
+		return 0, false
+	}
+	return int64(f * mult), true
+}

@@ -1,0 +1,117 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// What a step cost is written with the step when it leaves in_progress, after any note and
+// before the evidence, as " — cost: 12400+380 tokens, 7 calls, 4 tools, 80s": prompt and
+// completion tokens, model calls, tool calls and wall time, attributed by the middleware to
+// the step its agent held (costs.go). Calls whose model reported no usage are counted and
+// said: "7 calls (2 without usage)"; with none reporting usage there are no tokens at all.
+
+// StepCost is what one step cost while an agent held it, or what steps cost together.
+type StepCost struct {
+	PromptTokens     int64 `json:"prompt_tokens,omitempty"`
+	CompletionTokens int64 `json:"completion_tokens,omitempty"`
+	// ModelCalls counts the model calls; NoUsage those of them whose model reported no usage,
+	// so their tokens are not in the counts.
+	ModelCalls int `json:"model_calls"`
+	NoUsage    int `json:"no_usage,omitempty"`
+	ToolCalls  int `json:"tool_calls"`
+	// Seconds is the wall time, in whole seconds.
+	Seconds int64 `json:"seconds"`
+}
+
+// add is c and o together.
+func (c StepCost) add(o StepCost) StepCost {
+	c.PromptTokens += o.PromptTokens
+	c.CompletionTokens += o.CompletionTokens
+	c.ModelCalls += o.ModelCalls
+	c.NoUsage += o.NoUsage
+	c.ToolCalls += o.ToolCalls
+	c.Seconds += o.Seconds
+	return c
+}
+
+// costSep starts a step's cost on its line.
+const costSep = stepNoteSep + "cost: "
+
+// maxCount bounds every number of a cost, so a line stays short and sums never overflow.
+const maxCount = 1e15
+
+// valid reports whether every count of c is one a line can carry.
+func (c StepCost) valid() bool {
+	for _, n := range []int64{c.PromptTokens, c.CompletionTokens, int64(c.ModelCalls), int64(c.NoUsage), int64(c.ToolCalls), c.Seconds} {
+		if n < 0 || n > maxCount {
+			return false
+		}
+	}
+	return c.NoUsage <= c.ModelCalls
+}
+
+// String is the cost as its line carries it, without the separator.
+func (c StepCost) String() string {
+	var b strings.Builder
+	if c.NoUsage < c.ModelCalls {
+		fmt.Fprintf(&b, "%d+%d tokens, ", c.PromptTokens, c.CompletionTokens)
+	}
+	fmt.Fprintf(&b, "%d calls", c.ModelCalls)
+	if c.NoUsage > 0 {
+		fmt.Fprintf(&b, " (%d without usage)", c.NoUsage)
+	}
+	fmt.Fprintf(&b, ", %d tools, %ds", c.ToolCalls, c.Seconds)
+	return b.String()
+}
+
+var costPattern = regexp.MustCompile(`^(?:([0-9]{1,16})\+([0-9]{1,16}) tokens, )?([0-9]{1,16}) calls(?: \(([0-9]{1,16}) without usage\))?, ([0-9]{1,16}) tools, ([0-9]{1,16})s$`)
+
+// costOf reads the cost a step's line carries, before its evidence; nil for none.
+func costOf(text string) *StepCost {
+	i := strings.Index(text, costSep)
+	if i < 0 {
+		return nil
+	}
+	rest := text[i+len(costSep):]
+	if j := strings.Index(rest, evidenceSep); j >= 0 {
+		rest = rest[:j]
+	} else {
+		rest, _ = splitHolder(rest)
+		rest, _ = cutReviewMark(rest)
+		if k := strings.LastIndex(rest, reviewedMark); k >= 0 {
+			rest = rest[:k]
+		}
+	}
+	m := costPattern.FindStringSubmatch(rest)
+	if m == nil {
+		return nil
+	}
+	n := func(s string) int64 { v, _ := strconv.ParseInt(s, 10, 64); return v }
+	c := &StepCost{PromptTokens: n(m[1]), CompletionTokens: n(m[2]), ModelCalls: int(n(m[3])), NoUsage: int(n(m[4])), ToolCalls: int(n(m[5])), Seconds: n(m[6])}
+	if m[1] == "" && c.NoUsage != c.ModelCalls || !c.valid() {
+		return nil
+	}
+	return c
+}
+
+// planCost is what the steps of a plan cost together, as their lines say; nil when none says.
+func planCost(steps []Step) *StepCost {
+	var total *StepCost
+	for _, s := range steps {
+		if s.Cost == nil {
+			continue
+		}
+		if total == nil {
+			total = &StepCost{}
+		}
+		*total = total.add(*s.Cost)
+	}
+	return total
+}
+
+// wholeSeconds is d in whole seconds, rounded to the nearest.
+func wholeSeconds(d time.Duration) int64 { return int64((d + time.Second/2) / time.Second) }

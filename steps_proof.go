@@ -1,0 +1,47 @@
+package plan
+
+import "strings"
+
+// reviewMove is what a completion does to a step asking for review.
+type reviewMove int
+
+const (
+	reviewNone reviewMove = iota
+	reviewInto            // its doer completes it: it stays in_progress, awaiting review
+	reviewDone            // another agent or a person completes the review
+)
+
+// readProof fills the fields of s that its line's evidence, "(review)" and review mark give.
+func readProof(s *Step) {
+	s.Evidence = evidenceOf(s.Text)
+	if strings.Contains(s.Text, costSep) {
+		s.Cost = costOf(s.Text)
+	}
+	if strings.Contains(s.Text, "(review)") || strings.Contains(s.Text, "(budget ") {
+		var b Budget
+		if s.Review, b = stepAsks(s.Text); !b.isZero() {
+			s.Budget = &b
+		}
+	}
+	r := reviewOf(*s)
+	s.AwaitingReview, s.DoneBy = r.awaiting, r.doneBy
+}
+
+// writeProof writes what a move adds after a step's note: its cost, its evidence, then the
+// review mark.
+func writeProof(b *strings.Builder, c stepClaim) {
+	if c.cost != nil {
+		b.WriteString(costSep)
+		b.WriteString(c.cost.String())
+	}
+	if c.evidence != "" {
+		b.WriteString(evidenceSep)
+		b.WriteString(c.evidence)
+	}
+	switch c.review {
+	case reviewInto:
+		b.WriteString(awaitingMark(c.by))
+	case reviewDone:
+		b.WriteString(reviewDoneMark(c.reviewer))
+	}
+}

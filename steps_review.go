@@ -1,0 +1,67 @@
+package plan
+
+import "strings"
+
+// A step whose text ends with "(review)" is done only once someone other than who did it
+// completes it. Its holder's completion leaves it in_progress, held by nobody, its line
+// ending with " (done by @name, awaiting review)" after the evidence; another agent or a
+// person (the board, planctl) then completes it, which writes " (reviewed by @name)" in
+// place of that mark. The state names stay the five the file format has.
+
+const (
+	awaitingMarkEnd = ", awaiting review)"
+	awaitingMarkBy  = " (done by @"
+	awaitingNobody  = " (awaiting review)"
+	reviewedMark    = " (reviewed"
+)
+
+// awaitingMark is what a completion of a step asking for review by by appends to its line.
+func awaitingMark(by string) string {
+	if by == "" {
+		return awaitingNobody
+	}
+	return awaitingMarkBy + by + awaitingMarkEnd
+}
+
+// reviewDoneMark is what the review's completion by by appends in place of the mark.
+func reviewDoneMark(by string) string {
+	if by == "" {
+		return reviewedMark + ")"
+	}
+	return reviewedMark + " by @" + by + ")"
+}
+
+// reviewState is what the end of a step's text says of its review.
+type reviewState struct {
+	awaiting bool   // its completion awaits review
+	doneBy   string // who completed it into review; "" for nobody known
+}
+
+// cutReviewMark is text without the awaiting-review mark it ends with, and what the mark
+// says; text itself and a zero reviewState when it ends with none.
+func cutReviewMark(text string) (string, reviewState) {
+	if t, ok := strings.CutSuffix(text, awaitingNobody); ok {
+		return t, reviewState{awaiting: true}
+	}
+	if !strings.HasSuffix(text, awaitingMarkEnd) {
+		return text, reviewState{}
+	}
+	i := strings.LastIndex(text, awaitingMarkBy)
+	if i < 0 {
+		return text, reviewState{}
+	}
+	name := text[i+len(awaitingMarkBy) : len(text)-len(awaitingMarkEnd)]
+	if !validHolder(name) {
+		return text, reviewState{}
+	}
+	return text[:i], reviewState{awaiting: true, doneBy: name}
+}
+
+// reviewOf is what a step's line says of its review, for a step in progress only.
+func reviewOf(s Step) reviewState {
+	if s.State != StepInProgress {
+		return reviewState{}
+	}
+	_, r := cutReviewMark(s.Text)
+	return r
+}
