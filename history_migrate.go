@@ -75,7 +75,10 @@ type PlanCheck struct {
 
 // CheckReport is what an upgrade left to do in a plans folder.
 type CheckReport struct {
-	Plans []PlanCheck `json:"plans"`
+	// Format is the plan file format version this release writes; a plan of a newer one
+	// reads, but no change of it is written.
+	Format int64       `json:"format"`
+	Plans  []PlanCheck `json:"plans"`
 	// LegacyKey is the path of an approval key where releases up to 0.1.0 kept it, inside the
 	// plans folder; the next approval or Migrate moves it beside the folder. "" when none.
 	LegacyKey string `json:"legacy_key,omitempty"`
@@ -90,7 +93,7 @@ type CheckReport struct {
 // reads: it creates, moves and removes nothing (not even the key, which a read of an
 // approved plan would move).
 func (s *Store) Check(ctx context.Context) (*CheckReport, error) {
-	out := &CheckReport{Plans: []PlanCheck{}}
+	out := &CheckReport{Format: formatVersion, Plans: []PlanCheck{}}
 	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: s.dir})
 	if err != nil && !isNotExist(err) {
 		return nil, backendError("list "+s.dir, err)
