@@ -26,7 +26,9 @@ func format1File(rev int64, status, replaces string) string {
 	return out + "---\n# Old\n- [ ] One\n"
 }
 
-func crcName(raw string) string { return fmt.Sprintf("%08x", crc32.Checksum([]byte(raw), castagnoliTable)) }
+func crcName(raw string) string {
+	return fmt.Sprintf("%08x", crc32.Checksum([]byte(raw), castagnoliTable))
+}
 
 func readFile(t *testing.T, b plan.Backend, p string) string {
 	t.Helper()
@@ -61,9 +63,15 @@ func TestAPlanOfANewerFormatReadsButIsNeverRewritten(t *testing.T) {
 	rev := p.Revision
 	status := "done"
 	for what, write := range map[string]func() error{
-		"put":     func() error { _, err := s.Put(ctx, plan.Update{Name: "next", Content: &body, IfRevision: &rev}); return err },
-		"status":  func() error { _, err := s.SetStatus(ctx, "next", status, nil); return err },
-		"step":    func() error { _, _, err := s.MoveStep(ctx, plan.StepMove{Name: "next", Step: 1, State: plan.StepCompleted}); return err },
+		"put": func() error {
+			_, err := s.Put(ctx, plan.Update{Name: "next", Content: &body, IfRevision: &rev})
+			return err
+		},
+		"status": func() error { _, err := s.SetStatus(ctx, "next", status, nil); return err },
+		"step": func() error {
+			_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "next", Step: 1, State: plan.StepCompleted})
+			return err
+		},
 		"migrate": func() error { _, err := s.Migrate(ctx, "next"); return err },
 	} {
 		err := write()
