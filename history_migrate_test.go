@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
 )
 
 var castagnoliTable = crc32.MakeTable(crc32.Castagnoli)
@@ -205,4 +206,33 @@ func TestAnOldEntryThatDoesNotMatchItsCRCIsReportedAndNotConverted(t *testing.T)
 	var pe *plan.Error
 	require.True(t, errors.As(err, &pe), "%v", err)
 	assert.Equal(t, plan.CodeNotFound, pe.Code)
+}
+
+// An agent whose plan was stored by a newer release reads it, and its change is refused as
+// a tool error that tells it to ask a person; the run goes on and nothing is written.
+func TestAnAgentReadsAPlanOfANewerFormatAndIsToldItCannotChangeIt(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	body := "# Next\n- [ ] One\n"
+	_, err = s.Put(ctx, plan.Update{Name: "next", Content: &body})
+	require.NoError(t, err)
+	newer := strings.Replace(readFile(t, backend, "/plans/next.md"), "format: 2\n", "format: 3\n", 1)
+	writeFile(t, backend, "/plans/next.md", newer)
+
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
+	require.NoError(t, err)
+	model := plantest.NewScriptedModel(
+		plantest.CallTool("update_plan_step", `{"name":"next","step":1,"status":"in_progress"}`),
+		plantest.CallTool("read_plan", `{"name":"next"}`),
+		plantest.Answer("asked a person"))
+	results := toolResults(runAgent(t, model, mw))
+	require.Len(t, results, 2)
+	code, msg := errorMessage(t, results[0])
+	assert.Equal(t, plan.CodeCorrupt, code)
+	assert.Contains(t, msg, "newer version")
+	assert.Contains(t, msg, "ask a person")
+	assert.Contains(t, results[1], "- [ ] One")
+	assert.Equal(t, newer, readFile(t, backend, "/plans/next.md"), "nothing was written")
 }
