@@ -236,3 +236,56 @@ func TestAnAgentReadsAPlanOfANewerFormatAndIsToldItCannotChangeIt(t *testing.T) 
 	assert.Contains(t, results[1], "- [ ] One")
 	assert.Equal(t, newer, readFile(t, backend, "/plans/next.md"), "nothing was written")
 }
+
+// Check says why an approval no longer holds (the key missing, another key, the file
+// edited), and reports the files set aside, reading only.
+func TestCheckSaysWhyAnApprovalNoLongerHolds(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	body := "# Ok\n- [ ] One\n"
+	_, err = s.Put(ctx, plan.Update{Name: "ok", Content: &body})
+	require.NoError(t, err)
+	_, err = s.Approve(ctx, "ok", 1, "ana")
+	require.NoError(t, err)
+	writeFile(t, backend, "/plans/.stray/_history-1", "left over")
+	reason := func(s *plan.Store) string {
+		t.Helper()
+		r, err := s.Check(ctx)
+		require.NoError(t, err)
+		require.Len(t, r.Plans, 1)
+		assert.Equal(t, []string{"/plans/.stray/_history-1"}, r.Strays)
+		return r.Plans[0].Reapprove
+	}
+	assert.Equal(t, "", reason(s), "the approval holds")
+
+	key := readFile(t, backend, "/.plans.approval-key")
+	writeFile(t, backend, "/.plans.approval-key", strings.Repeat("ab", 32)+"\n")
+	fresh := func() *plan.Store { // a Store of another process, which has not read the key yet
+		t.Helper()
+		other, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+		require.NoError(t, err)
+		return other
+	}
+	assert.Equal(t, "key_changed", reason(fresh()))
+	require.NoError(t, backend.Delete(ctx, &plan.DeleteRequest{FilePath: "/.plans.approval-key"}))
+	assert.Equal(t, "key_missing", reason(fresh()))
+	assert.NotContains(t, lsNames(t, backend, "/"), ".plans.approval-key", "check made no key")
+
+	writeFile(t, backend, "/.plans.approval-key", key)
+	raw := readFile(t, backend, "/plans/ok.md")
+	writeFile(t, backend, "/plans/ok.md", strings.Replace(raw, "- [ ] One", "- [ ] One, and more", 1))
+	assert.Equal(t, "edited", reason(fresh()))
+}
+
+func lsNames(t *testing.T, b plan.Backend, dir string) []string {
+	t.Helper()
+	infos, err := b.LsInfo(context.Background(), &plan.LsInfoRequest{Path: dir})
+	require.NoError(t, err)
+	var out []string
+	for _, info := range infos {
+		out = append(out, info.Path[strings.LastIndexByte(info.Path, '/')+1:])
+	}
+	return out
+}
