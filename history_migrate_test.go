@@ -289,3 +289,35 @@ func lsNames(t *testing.T, b plan.Backend, dir string) []string {
 	}
 	return out
 }
+
+// After Migrate, an agent's read_plan since a revision 0.1.0 kept gives the changes since it
+// instead of the whole plan with a note that the revision cannot be verified.
+func TestReadPlanSinceARevisionOf010WorksOnceMigrated(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	r1 := format1File(1, "draft", "")
+	r2 := strings.Replace(format1File(2, "active", crcName(r1)), "- [ ] One\n", "- [ ] One\n- [ ] Two\n", 1)
+	writeFile(t, backend, "/plans/.history/old/1."+crcName(r1), r1)
+	writeFile(t, backend, "/plans/old.md", r2)
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	read := func() string {
+		t.Helper()
+		mw, err := plan.New(ctx, &plan.Config{Backend: backend})
+		require.NoError(t, err)
+		model := plantest.NewScriptedModel(
+			plantest.CallTool("read_plan", `{"name":"old","since_revision":1}`),
+			plantest.Answer("read"))
+		results := toolResults(runAgent(t, model, mw))
+		require.Len(t, results, 1)
+		return results[0]
+	}
+	before := read()
+	assert.Contains(t, before, "older format", before)
+
+	_, err = s.Migrate(ctx, "old")
+	require.NoError(t, err)
+	after := read()
+	assert.NotContains(t, after, "older format", after)
+	assert.Contains(t, after, "+- [ ] Two", after)
+}
