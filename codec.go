@@ -18,6 +18,7 @@ func EncodePlan(p *Plan) string {
 	var b strings.Builder
 	b.Grow(len(p.Content) + 280 + len(p.Title) + len(p.Status) + len(p.Author) + len(p.changedBy) + len(p.holds))
 	b.WriteString(headerFence)
+	b.WriteString(formatLine)
 	writeHeaderString(&b, "title", p.Title)
 	writeHeaderString(&b, "status", p.Status)
 	writeHeaderString(&b, "author", p.Author)
@@ -228,6 +229,8 @@ func (p *Plan) setHeader(key, value string) error {
 		if decodeJSONString(value, &p.Budget) != nil || checkBudget(p.Budget) != nil {
 			p.Budget = ""
 		}
+	case hdrFormat:
+		p.newerFormat = newerFormat(value)
 	case "steps_revision":
 		// Only a hint for judging stale step moves: a bad value is no value.
 		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n > 0 {

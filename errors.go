@@ -273,6 +273,7 @@ var factTexts = map[string]string{
 	// A kept revision the SHA-256 chain from the plan file does not prove (history.go).
 	reasonRevisionMismatch:     "the kept copy of revision {rev} of plan {name} (or of a revision after it) does not match the SHA-256 its next revision names, so it is not served; the plan is at revision {current}",
 	reasonRevisionUnverifiable: "revision {rev} of plan {name} was kept by an earlier release under a CRC-32C, which cannot prove it, so it is not served until its history is converted; the plan is at revision {current}",
+	reasonNewerFormat:          "plan {name} is stored in file format {value}, newer than this release writes, so it is not changed; use the release that wrote it",
 }
 
 // Reasons of approvals: a move of a plan that is not approved; a decision on a revision

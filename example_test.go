@@ -180,6 +180,7 @@ func ExampleNewLocalBackend() {
 	}
 	// Output:
 	// ---
+	// format: 2
 	// title: "Launch"
 	// status: "draft"
 	// author: "ops"

@@ -55,6 +55,9 @@ type Plan struct {
 	// "<revision> <who>" of the newest host change agents must read (fence.go).
 	byAgent bool
 	fence   string
+	// newerFormat is the format version the file's header names when it is newer than
+	// formatVersion (format.go); 0 otherwise.
+	newerFormat int64
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
 	Repaired bool `json:"repaired,omitempty"`

@@ -250,6 +250,9 @@ func (s *Store) current(ctx context.Context, name string, guess bool) (cur *Plan
 
 func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *Plan) (*Plan, error), guess bool) (*Plan, error) {
 	cur, raw, guessed, err := s.current(ctx, name, guess)
+	if err == nil {
+		err = checkFormat(cur)
+	}
 	if err != nil {
 		return nil, err
 	}

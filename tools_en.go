@@ -218,4 +218,5 @@ How to check the result (tests to run, outputs to inspect).
 	// A kept revision that cannot be verified.
 	"err.revision_mismatch":     "the kept copy of revision {rev} of plan {name} could not be verified, so the changes since it cannot be shown; read the whole plan (revision {current}) instead",
 	"err.revision_unverifiable": "revision {rev} of plan {name} was kept in an older format that cannot be verified, so the changes since it cannot be shown; read the whole plan (revision {current}) instead",
+	"err.newer_format":          "plan {name} was written by a newer version of the plan store (file format {value}), which this one cannot change without losing what it recorded; read it, and ask a person to upgrade the plan store",
 }

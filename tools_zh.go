@@ -216,4 +216,5 @@ var textsZH = map[string]string{
 	// 无法校验的保留版本。
 	"err.revision_mismatch":     "计划 {name} 的 revision {rev} 的保留副本无法校验，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
 	"err.revision_unverifiable": "计划 {name} 的 revision {rev} 以无法校验的旧格式保留，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
+	"err.newer_format":          "计划 {name} 由更新版本的计划存储写入（文件格式 {value}），本版本无法在不丢失其记录的情况下修改它；可以阅读它，并请人升级计划存储",
 }

@@ -23,6 +23,8 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
 //	planctl [-dir DIR | -redis URL | -postgres URL] import-plantask NAME TASKDIR [-rev N]  a plan from Eino plantask's tasks
 //	planctl [-dir DIR | -redis URL | -postgres URL] rm NAME [-rev N]
+//	planctl [-dir DIR | -redis URL | -postgres URL] check [-json]   after an upgrade: what is left to do
+//	planctl [-dir DIR | -redis URL | -postgres URL] migrate [NAME] [-json]  convert what an earlier release stored
 //	planctl [-dir DIR | -redis URL | -postgres URL] serve [-addr HOST:PORT]  the plan board in a browser, acting as $USER
 //
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
@@ -41,7 +43,8 @@
 // on. Flags may stand before or after the command, with one dash or two.
 //
 // Exit status: 0 done; 1 failed; 2 usage error; 3 revision conflict, the plan is no longer
-// at revision N and nothing was changed; 4 no such plan, or no such kept revision. Errors go
+// at revision N and nothing was changed; 4 no such plan, or no such kept revision; 5 check
+// found something to do. Errors go
 // to standard error as "planctl: CODE: what happened and what to do", CODE being the plan
 // error code (revision_conflict, not_found, corrupt, ...). list reports plan files it
 // cannot read as warnings on standard error and lists the others.
@@ -101,6 +104,10 @@ Commands:
                             create a plan from the tasks Eino's plantask middleware keeps in
                             TASKDIR (its BaseDir: a folder, or a path in Redis or PostgreSQL)
   rm NAME                   delete a plan
+  check                     after an upgrade: what is left to do (plans to migrate, approvals
+                            to give again, history that cannot be read); exit 5 if anything
+  migrate [NAME]            convert what an earlier release stored (its kept revisions, the
+                            file format) in NAME or in every plan; a second run does nothing
   serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080)
 
 Flags, before or after the command:
@@ -117,13 +124,13 @@ Flags, before or after the command:
   -feedback T  why the plan is rejected (reject)
   -to WHO      who takes the step over (take; without it the step is released)
   -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
-  -json        print JSON (list, show, log)
+  -json        print JSON (list, show, log, check, migrate)
   -limit N     list at most N plans, then say how to see the next page (list)
   -after NAME  list the plans after NAME, as that hint says (list)
   -status S    list only plans whose status is exactly S (list)
 
 Exit status: 0 done, 1 failed, 2 usage error, 3 revision conflict (nothing changed),
-4 no such plan or revision.
+4 no such plan or revision, 5 check found something to do.
 `
 
 func main() {

@@ -262,7 +262,7 @@ func TestInvalidName(t *testing.T) {
 // A read-only command on a folder that does not exist fails naming it, and creates nothing.
 func TestReadOnlyCommandsReportAMissingDirAndCreateNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nowhere")
-	for _, args := range [][]string{{"list"}, {"show", "x"}, {"log", "x"}, {"diff", "x"}, {"export", "x", "-"}, {"watch"}} {
+	for _, args := range [][]string{{"list"}, {"show", "x"}, {"log", "x"}, {"diff", "x"}, {"export", "x", "-"}, {"watch"}, {"check"}} {
 		r := planctl(t, append([]string{"-dir", dir}, args...)...)
 		assert.Equal(t, exitFailed, r.code, "%v", args)
 		assert.Equal(t, "planctl: "+dir+" does not exist: no plans there, and nothing was created; check -dir (default $PLAN_DIR, else ./.plans)\n",
