@@ -317,7 +317,7 @@ func kernelLocation(p string) string {
 // guardWhole is the guard for a tool whose result the middleware does not rewrite (a
 // stream, a multimodal result): a listing that would need entries left out is refused.
 func (m *middleware[M]) guardWhole(ctx context.Context, name, args string) (refusal string, ok bool) {
-	v := m.files.judge(name, args)
+	v := m.files.judge(m.fileToolKind(ctx, name), args)
 	if v.err == nil && v.keep != nil {
 		v.err = v.whole
 	}
