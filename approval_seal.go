@@ -156,9 +156,14 @@ func (s *Store) createOnce(ctx context.Context, p string, old *string, content s
 // every write seals anew: revisions never repeat, so approval lines copied from another
 // revision (one before a revoke, a deleted plan's) read as not approved. It covers the body
 // as written, step markers included: an edit outside the Store that only marks steps done
-// changes which steps are done, so it voids the approval.
+// changes which steps are done, so it voids the approval; so does one that drops the plan's
+// approval requirement (Plan.RequiresApproval), which it covers too.
 func approvalSeal(key []byte, p *Plan) string {
-	return sealOver(key, p, "plan approval of the body as written", p.Content)
+	head := "plan approval of the body as written"
+	if p.RequiresApproval {
+		head += ", approval required"
+	}
+	return sealOver(key, p, head, p.Content)
 }
 
 // markerBlindSeal is the seal earlier versions wrote, over the body with every step marker
