@@ -154,17 +154,34 @@ func (s *Store) createOnce(ctx context.Context, p string, old *string, content s
 
 // approvalSeal is the seal of p's approval under key. It covers p's own revision too, and
 // every write seals anew: revisions never repeat, so approval lines copied from another
-// revision (one before a revoke, a deleted plan's) read as not approved.
+// revision (one before a revoke, a deleted plan's) read as not approved. It covers the body
+// as written, step markers included: an edit outside the Store that only marks steps done
+// changes which steps are done, so it voids the approval; so does one that drops the plan's
+// approval requirement (Plan.RequiresApproval), which it covers too.
 func approvalSeal(key []byte, p *Plan) string {
+	head := "plan approval of the body as written"
+	if p.RequiresApproval {
+		head += ", approval required"
+	}
+	return sealOver(key, p, head, p.Content)
+}
+
+// markerBlindSeal is the seal earlier versions wrote, over the body with every step marker
+// read as pending. It is still accepted for a plan sealed before the upgrade, until its next
+// write seals it with approvalSeal; no seal the Store writes now is one.
+func markerBlindSeal(key []byte, p *Plan) string {
+	return sealOver(key, p, "plan approval", approvedBody(p.Content))
+}
+
+func sealOver(key []byte, p *Plan, head, body string) string {
 	a := p.Approval
 	mac := hmac.New(sha256.New, key)
-	head := "plan approval\n"
 	if p.renewalNotes != "" {
-		head = "plan approval, renewal notes " + p.renewalNotes + "\n" // which note a renewal replaces
+		head += ", renewal notes " + p.renewalNotes // which note a renewal replaces
 	}
-	mac.Write([]byte(head + p.Name + "\n" + strconv.FormatInt(a.Revision, 10) + "\n" + a.By + "\n" +
+	mac.Write([]byte(head + "\n" + p.Name + "\n" + strconv.FormatInt(a.Revision, 10) + "\n" + a.By + "\n" +
 		a.At.UTC().Format(time.RFC3339Nano) + "\n" + strconv.FormatInt(p.Revision, 10) + "\n"))
-	mac.Write([]byte(approvedBody(p.Content)))
+	mac.Write([]byte(body))
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
@@ -194,7 +211,8 @@ func (s *Store) checkApprovalSeal(ctx context.Context, p *Plan) {
 		return
 	}
 	key, err := s.approvalKey(ctx, false)
-	if err != nil || key == nil || !hmac.Equal([]byte(p.seal), []byte(approvalSeal(key, p))) {
+	if err != nil || key == nil || !hmac.Equal([]byte(p.seal), []byte(approvalSeal(key, p))) &&
+		!hmac.Equal([]byte(p.seal), []byte(markerBlindSeal(key, p))) {
 		p.Approval, p.seal = nil, ""
 	}
 }

@@ -220,9 +220,24 @@ func (g *fileGuard) refusal(reason, field, p string) *Error {
 	return fail(Error{Code: CodeInvalidArgument, Reason: reason, Field: field, Path: p, Value: where})
 }
 
-// within reports whether target is folder or lies in it; sep is the separator of both.
+// within reports whether target is folder or lies in it; sep is the separator of both, and
+// both are clean. Case is ignored, by Unicode folding: on a file system that ignores it
+// (macOS, Windows) ".PLANS" is ".plans".
 func within(target, folder, sep string) bool {
-	return target == folder || strings.HasPrefix(target, strings.TrimSuffix(folder, sep)+sep)
+	if folder == sep {
+		return strings.HasPrefix(target, sep)
+	}
+	folder = strings.TrimSuffix(folder, sep)
+	for {
+		if strings.EqualFold(target, folder) {
+			return true
+		}
+		i := strings.LastIndex(target, sep)
+		if i <= 0 {
+			return false
+		}
+		target = target[:i]
+	}
 }
 
 // orHere is p, or "." (the working folder, as Eino's backends read "") when p is empty.
@@ -302,7 +317,7 @@ func kernelLocation(p string) string {
 // guardWhole is the guard for a tool whose result the middleware does not rewrite (a
 // stream, a multimodal result): a listing that would need entries left out is refused.
 func (m *middleware[M]) guardWhole(ctx context.Context, name, args string) (refusal string, ok bool) {
-	v := m.files.judge(name, args)
+	v := m.files.judge(m.fileToolKind(ctx, name), args)
 	if v.err == nil && v.keep != nil {
 		v.err = v.whole
 	}

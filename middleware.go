@@ -364,6 +364,8 @@ type runState struct {
 	// exports are the export_plan_to_file tools of every plan middleware of the run: they
 	// write Workspace files, so a gating middleware gates them all.
 	exports map[string]bool
+	// fileTools are the run's renamed Eino filesystem tools, by name (fs_guard_names.go).
+	fileTools map[string]string
 
 	digest runDigest
 	// reminders tell the run of others' changes to its plans (reminders.go).
@@ -424,6 +426,7 @@ func (m *middleware[M]) beforeAgent(ctx context.Context, runCtx runSetup) (conte
 		}
 	}
 	st.exempt, st.exports, st.starters = exemptTools(ctx, runCtx.Tools)
+	st.fileTools = renamedFileTools(ctx, runCtx.Tools)
 	ctx = context.WithValue(ctx, m.stateKey, st)
 
 	next := runCtx

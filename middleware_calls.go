@@ -19,7 +19,7 @@ func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.In
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
 		ctx, done := m.startCall(ctx, name, args)
 		defer done()
-		files := m.files.judge(name, args)
+		files := m.files.judge(m.fileToolKind(ctx, name), args)
 		if files.err != nil {
 			return m.set(ctx).env.errorResult(files.err), nil
 		}

@@ -147,7 +147,8 @@ func TestApprovalKeptAndRevoked(t *testing.T) {
 
 // TestApprovalOnDisk: a plan file without approval lines (written before approvals
 // existed) reads as not approved; a hand edit of the body, or of the approval lines, makes
-// it not approved without making it unreadable; a marker flipped by hand keeps it.
+// it not approved without making it unreadable, and so does a marker flipped by hand (which
+// steps are done is part of what was approved).
 func TestApprovalOnDisk(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -166,7 +167,7 @@ func TestApprovalOnDisk(t *testing.T) {
 	}{
 		"old file":           {old, false},
 		"body edited":        {strings.Replace(approved, "Tag the release", "Tag and publish", 1), false},
-		"marker flipped":     {strings.Replace(approved, "- [ ] Tag", "- [x] Tag", 1), true},
+		"marker flipped":     {strings.Replace(approved, "- [ ] Tag", "- [x] Tag", 1), false},
 		"revision malformed": {strings.Replace(approved, "approved_revision: 1", "approved_revision: one", 1), false},
 		"hash changed":       {strings.Replace(approved, "approved_hash: \"", "approved_hash: \"0", 1), false},
 		"by not a string":    {strings.Replace(approved, "approved_by: \"ana\"", "approved_by: ana", 1), false},

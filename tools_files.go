@@ -149,8 +149,7 @@ func (env *toolEnv) inFolder(p, dir string) bool {
 	}
 	plans := realLocation(filepath.Join(env.planRoot, filepath.FromSlash(dir)))
 	inside := func(target string) bool {
-		target = realLocation(target)
-		return target == plans || strings.HasPrefix(target, plans+string(filepath.Separator))
+		return within(realLocation(target), plans, string(filepath.Separator))
 	}
 	// Whatever the Workspace is, a path that names the plans folder on this machine's disk
 	// is refused: many Workspaces (eino-ext's local backend) take host paths.

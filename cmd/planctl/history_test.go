@@ -172,3 +172,23 @@ func TestLogAndDiffOfARevisionThatCannotBeVerified(t *testing.T) {
 	assert.Contains(t, r.stderr, "revision 2 of ship")
 	assert.Contains(t, r.stderr, "does not match the SHA-256")
 }
+
+// With $USER unset (a container, cron), planctl's changes still name who made them,
+// "planctl": a change that names nobody would not fence the agents.
+func TestPlanctlNamesItselfWhenUserIsUnset(t *testing.T) {
+	t.Setenv("USER", "")
+	dir := newDir(t)
+	backend, err := plan.NewLocalBackend(filepath.Dir(dir))
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	r := planctl(t, "-dir", dir, "status", "ship", "active", "-rev", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	revs, err := store.History(context.Background(), "ship")
+	require.NoError(t, err)
+	require.Len(t, revs, 2)
+	for _, rev := range revs {
+		assert.Equal(t, "planctl", rev.Author, "revision %d", rev.Revision)
+	}
+}

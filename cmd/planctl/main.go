@@ -278,8 +278,9 @@ func flagMisuse(name string, cmd command, set map[string]bool) string {
 }
 
 func (c *cli) run(args []string) int {
-	// The history names the person at the terminal as who made each change.
-	c.ctx = plan.WithActor(c.ctx, os.Getenv("USER"))
+	// The history names the person at the terminal as who made each change, so their
+	// changes fence the agents.
+	c.ctx = plan.WithActor(c.ctx, terminalPerson())
 	rest, err := c.parse(args)
 	if errors.Is(err, flag.ErrHelp) || (err == nil && len(rest) > 0 && rest[0] == "help") {
 		fmt.Fprint(c.stdout, usage)
@@ -579,4 +580,13 @@ func nextStep(sum plan.Summary) *plan.Step {
 		return sum.CurrentStep
 	}
 	return nil
+}
+
+// terminalPerson is who runs planctl: $USER, else (a container, cron) "planctl", the author
+// it gives the plans it creates. Never "": a change that names nobody is not a person's.
+func terminalPerson() string {
+	if who := strings.TrimSpace(os.Getenv("USER")); who != "" {
+		return who
+	}
+	return "planctl"
 }
