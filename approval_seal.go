@@ -50,9 +50,10 @@ type privateWriter interface {
 
 // approvalKey returns the storage's approval key: StoreConfig.ApprovalKey when given, else
 // the key file's, created when create is set and there is none; nil (and no error) when
-// there is none and create is not set. A key file left inside the plans folder by an earlier
-// version is carried over (the approvals it sealed stay valid) and removed. A key file once
-// read is kept for every Store on the storage in the process.
+// there is none and create is not set. A key file once read is kept for every Store on the
+// storage in the process. A key file inside the plans folder, where 0.1.0 kept it, is never
+// taken here: whoever can write plan files could have put it there, so only a person's
+// migration adopts it (adoptLegacyKey).
 func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
 	if s.givenKey != nil {
 		return s.givenKey, nil
@@ -77,26 +78,14 @@ func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
 		}
 		// None, or not a key the Store wrote: nothing it seals can be verified, so approvals
 		// read as not approved, and the next approval replaces it.
-		next := ""
-		if p != legacy {
-			old, found, err := s.readRaw(ctx, legacy)
-			if err != nil {
-				return nil, err
-			}
-			if found && parseApprovalKey(old) != nil {
-				next = old
-			}
+		if !create {
+			return nil, nil
 		}
-		if next == "" {
-			if !create {
-				return nil, nil
-			}
-			key := make([]byte, minApprovalKey)
-			if _, err := rand.Read(key); err != nil {
-				return nil, backendError("make an approval key", err)
-			}
-			next = hex.EncodeToString(key) + "\n"
+		key := make([]byte, minApprovalKey)
+		if _, err := rand.Read(key); err != nil {
+			return nil, backendError("make an approval key", err)
 		}
+		next := hex.EncodeToString(key) + "\n"
 		var old *string
 		if exists {
 			old = &raw
@@ -116,6 +105,39 @@ func parseApprovalKey(raw string) []byte {
 		return nil
 	}
 	return key
+}
+
+// adoptLegacyKey moves a key file left inside the plans folder by 0.1.0 beside the folder,
+// so the approvals it sealed hold again, unless a key beside the folder exists already (then
+// the one inside is removed). Only a person's migration calls it (Store.Migrate): a key in
+// the plans folder may have been planted by whoever can write plan files.
+func (s *Store) adoptLegacyKey(ctx context.Context) error {
+	p, legacy := approvalKeyPath(s.dir), path.Join(s.dir, approvalKeyFile)
+	if s.givenKey != nil || p == legacy {
+		return nil
+	}
+	s.shared.keyMu.Lock()
+	defer s.shared.keyMu.Unlock()
+	raw, exists, err := s.readRaw(ctx, p)
+	if err != nil {
+		return err
+	}
+	if !exists || parseApprovalKey(raw) == nil {
+		old, found, err := s.readRaw(ctx, legacy)
+		if err != nil || !found || parseApprovalKey(old) == nil {
+			return err
+		}
+		var prev *string
+		if exists {
+			prev = &raw
+		}
+		if err := s.createOnce(ctx, p, prev, old); err != nil && !errors.Is(err, errLostSwap) {
+			return err
+		}
+		s.shared.key = nil // read again: the key beside the folder is the one in use
+	}
+	s.dropLegacyKey(ctx, legacy)
+	return nil
 }
 
 // dropLegacyKey removes the key an earlier version kept inside the plans folder, once the
@@ -211,8 +233,14 @@ func (s *Store) checkApprovalSeal(ctx context.Context, p *Plan) {
 		return
 	}
 	key, err := s.approvalKey(ctx, false)
-	if err != nil || key == nil || !hmac.Equal([]byte(p.seal), []byte(approvalSeal(key, p))) &&
-		!hmac.Equal([]byte(p.seal), []byte(markerBlindSeal(key, p))) {
+	if err != nil || key == nil || !sealHolds(key, p) {
 		p.Approval, p.seal = nil, ""
 	}
+}
+
+// sealHolds reports whether p's approval was sealed under key: by this release, or by an
+// earlier one whose seal did not cover the step markers (until the plan's next write).
+func sealHolds(key []byte, p *Plan) bool {
+	return hmac.Equal([]byte(p.seal), []byte(approvalSeal(key, p))) ||
+		hmac.Equal([]byte(p.seal), []byte(markerBlindSeal(key, p)))
 }

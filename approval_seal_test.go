@@ -203,13 +203,14 @@ func TestAGivenApprovalKeyIsUsedAndNoKeyFileIsWritten(t *testing.T) {
 
 // A key an earlier version kept in the plans folder is carried over: the approvals it
 // sealed stay valid, and it is moved out of the plans folder.
-func TestAnApprovalKeyInThePlansFolderIsMovedOut(t *testing.T) {
+func TestAKeyInThePlansFolderCountsOnlyOnceAPersonMigrates(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	backend, err := plan.NewLocalBackend(root)
 	require.NoError(t, err)
 	t.Cleanup(func() { backend.Close() })
-	// The earlier layout: a plan approved under the key in <BaseDir>/.approval-key.
+	// The layout of 0.1.0 (or a key planted by whoever can write plan files): a plan sealed
+	// under the key in <BaseDir>/.approval-key.
 	key := []byte(strings.Repeat("e", 32))
 	earlier, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: key})
 	require.NoError(t, err)
@@ -224,7 +225,15 @@ func TestAnApprovalKeyInThePlansFolderIsMovedOut(t *testing.T) {
 	require.NoError(t, err)
 	got, err := s.Get(ctx, "p")
 	require.NoError(t, err)
-	require.NotNil(t, got.Approval, "an approval made with the earlier key stays valid")
+	assert.Nil(t, got.Approval, "a key inside the plans folder is not taken by itself")
+	_, err = os.Stat(legacy)
+	require.NoError(t, err, "it stays for a person to see (planctl check) and migrate")
+
+	_, err = s.Migrate(ctx, "p")
+	require.NoError(t, err)
+	got, err = s.Get(ctx, "p")
+	require.NoError(t, err)
+	require.NotNil(t, got.Approval, "once migrated, an approval made with the earlier key holds")
 	assert.Equal(t, "ana", got.Approval.By)
 	_, err = os.Stat(legacy)
 	assert.True(t, os.IsNotExist(err), "the key left the plans folder")

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"context"
-	"crypto/hmac"
 	"hash/crc32"
 	"path"
 	"slices"
@@ -182,7 +181,7 @@ func (s *Store) reapprove(ctx context.Context, p *Plan) (string, error) {
 	switch {
 	case key == nil:
 		return reapproveKeyMissing, nil
-	case hmac.Equal([]byte(p.seal), []byte(approvalSeal(key, p))):
+	case sealHolds(key, p):
 		return "", nil
 	case p.action != "" || p.created: // its checksum holds: the Store wrote it so
 		return reapproveKeyChanged, nil
@@ -284,10 +283,8 @@ func (s *Store) Migrate(ctx context.Context, name string) (MigrateReport, error)
 		return MigrateReport{}, err
 	}
 	defer unlock()
-	if s.givenKey == nil { // a key left where 0.1.0 kept it moves beside the folder
-		if _, err := s.approvalKey(ctx, false); err != nil {
-			return MigrateReport{}, err
-		}
+	if err := s.adoptLegacyKey(ctx); err != nil { // a key left where 0.1.0 kept it
+		return MigrateReport{}, err
 	}
 	var out MigrateReport
 	err = retryLostSwaps(name, func() string { return "migrate " + s.planPath(name) }, func() (err error) {
