@@ -146,7 +146,7 @@ func TestAPersonCompletesAReview(t *testing.T) {
 			_, st, err := store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted})
 			require.NoError(t, err)
 			assert.Equal(t, plan.StepCompleted, st.State)
-			assert.Regexp(t, `^Ship \(review\) \(@worker-1\) — cost: 1000\+50 tokens, 1 calls, 1 tools, \d+s \(reviewed by @alice\)$`, st.Text)
+			assert.Regexp(t, `^Ship \(review\) \(@worker-1\) — cost: 1000\+50 tokens, 1 call, 1 tool, \d+s \(reviewed by @alice\)$`, st.Text)
 			_, st, err = store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 2, State: plan.StepCompleted})
 			require.NoError(t, err)
 			assert.Equal(t, plan.StepCompleted, st.State)

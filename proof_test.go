@@ -66,7 +66,7 @@ func TestAnAgentsEvidenceIsKeptWithTheStep(t *testing.T) {
 				results := toolResults(runAgent(t, m, mw))
 				require.Len(t, results, 3)
 				assert.Equal(t, "", errorCode(t, results[1]), results[1])
-				assert.Regexp(t, `Build the binaries \(@worker-1\) — cost: 1000\+50 tokens, 1 calls, 1 tools, \d+s — evidence: go build \./\.\.\. exit 0 sha256 9f2c\n`, resultField(t, results[2], "content"))
+				assert.Regexp(t, `Build the binaries \(@worker-1\) — cost: 1000\+50 tokens, 1 call, 1 tool, \d+s — evidence: go build \./\.\.\. exit 0 sha256 9f2c\n`, resultField(t, results[2], "content"))
 
 				p, err := store.Get(ctx, "release")
 				require.NoError(t, err)

@@ -60,15 +60,23 @@ func (c StepCost) String() string {
 	if c.NoUsage < c.ModelCalls {
 		fmt.Fprintf(&b, "%d+%d tokens, ", c.PromptTokens, c.CompletionTokens)
 	}
-	fmt.Fprintf(&b, "%d calls", c.ModelCalls)
+	fmt.Fprintf(&b, "%d %s", c.ModelCalls, plural(c.ModelCalls, "call"))
 	if c.NoUsage > 0 {
 		fmt.Fprintf(&b, " (%d without usage)", c.NoUsage)
 	}
-	fmt.Fprintf(&b, ", %d tools, %ds", c.ToolCalls, c.Seconds)
+	fmt.Fprintf(&b, ", %d %s, %ds", c.ToolCalls, plural(c.ToolCalls, "tool"), c.Seconds)
 	return b.String()
 }
 
-var costPattern = regexp.MustCompile(`^(?:([0-9]{1,16})\+([0-9]{1,16}) tokens, )?([0-9]{1,16}) calls(?: \(([0-9]{1,16}) without usage\))?, ([0-9]{1,16}) tools, ([0-9]{1,16})s$`)
+// plural is word for a count of n: "1 call", "2 calls".
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+var costPattern = regexp.MustCompile(`^(?:([0-9]{1,16})\+([0-9]{1,16}) tokens, )?([0-9]{1,16}) calls?(?: \(([0-9]{1,16}) without usage\))?, ([0-9]{1,16}) tools?, ([0-9]{1,16})s$`)
 
 // costOf reads the cost a step's line carries, before its evidence; nil for none.
 func costOf(text string) *StepCost {

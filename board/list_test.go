@@ -51,7 +51,7 @@ func TestTheListOfLargePlansStaysUnderItsByteCap(t *testing.T) {
 	if len(body) > 64<<10 {
 		t.Fatalf("12 plans of 1 MiB listed in %d bytes", len(body))
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 48<<20 { // the plans are read and their steps parsed once
 		t.Errorf("one listing allocated %d MiB", alloc>>20)
 	}
 	var out struct {

@@ -72,7 +72,7 @@ func TestAPersonCompletesAReviewOnTheBoard(t *testing.T) {
 
 func TestAStepAndItsPlanShowWhatTheyCost(t *testing.T) {
 	r := newRig(t)
-	r.put("release", "# Release\n- [x] Build (@w1) — cost: 2000+100 tokens, 2 calls, 3 tools, 40s — evidence: ok\n- [x] Test (@w2) — cost: 3 calls (3 without usage), 1 tools, 20s\n- [ ] Ship\n")
+	r.put("release", "# Release\n- [x] Build (@w1) — cost: 2000+100 tokens, 2 calls, 3 tools, 40s — evidence: ok\n- [x] Test (@w2) — cost: 3 calls (3 without usage), 1 tool, 20s\n- [ ] Ship\n")
 	var p struct {
 		Steps []proofStep   `json:"steps"`
 		Cost  plan.StepCost `json:"cost"`

@@ -70,11 +70,11 @@ func TestCompleteFinishesAReviewAndShowListsWhatAwaitsReview(t *testing.T) {
 }
 
 func TestShowHasWhatEachStepAndThePlanCost(t *testing.T) {
-	dir, _ := proofDir(t, "# Ship\n- [x] Build (@w1) — cost: 2000+100 tokens, 2 calls, 3 tools, 40s — evidence: ok\n- [x] Test (@w2) — cost: 3 calls (3 without usage), 1 tools, 20s\n- [ ] Ship\n")
+	dir, _ := proofDir(t, "# Ship\n- [x] Build (@w1) — cost: 2000+100 tokens, 2 calls, 3 tools, 40s — evidence: ok\n- [x] Test (@w2) — cost: 3 calls (3 without usage), 1 tool, 20s\n- [ ] Ship\n")
 	r := planctl(t, "-dir", dir, "show", "ship")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "cost:     2000+100 tokens, 5 calls (3 without usage), 4 tools, 60s (steps 1, 2)\n")
-	assert.Contains(t, r.stdout, "Test (@w2) — cost: 3 calls (3 without usage), 1 tools, 20s")
+	assert.Contains(t, r.stdout, "Test (@w2) — cost: 3 calls (3 without usage), 1 tool, 20s")
 	r = planctl(t, "-dir", dir, "show", "ship", "-json")
 	require.Equal(t, 0, r.code, r.stderr)
 	var out struct {

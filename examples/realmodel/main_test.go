@@ -127,7 +127,7 @@ func TestSessionAgainstLocalEndpoint(t *testing.T) {
 		"  [##########] 2/2 release r6 status\n",
 		"orchestrator: Release 1.0 is planned and done.\n",
 		"Plan release: \"Release 1.0\", status done, revision 6, [##########] 2/2\n",
-		"- [x] Tag v1.0.0 (@worker) — tagged\n",
+		"- [x] Tag v1.0.0 (@worker) — tagged — cost: 1+1 tokens, 1 call, 1 tool, ",
 	} {
 		require.Contains(t, text, want)
 	}
