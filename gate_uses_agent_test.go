@@ -245,56 +245,45 @@ func TestExportPlanToFileRunsOnlyUnderAStepThatNamesIt(t *testing.T) {
 	assert.Error(t, err, "other plan tools write only plans, and are never gated")
 }
 
-// On an agent with two plan middlewares, naming the other's export tool in GatedTools gates
-// it like a file write.
-func TestAnotherMiddlewaresExportCanBeGatedByName(t *testing.T) {
-	ctx := context.Background()
-	files := filesystem.NewInMemoryBackend()
-	var log gateLog
-	team, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "worker",
-		GatedTools: []string{"write_file", "my_export_plan_to_file"}, OnGatedCall: log.hear})
-	require.NoError(t, err)
-	mine, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Workspace: files, AgentName: "worker", ToolPrefix: "my_"})
-	require.NoError(t, err)
-	model := plantest.NewScriptedModel(
-		plantest.CallTool("my_write_plan", `{"name":"notes","content":"# x\n- [ ] y\n","last_known_revision":0}`),
-		plantest.CallTool("my_export_plan_to_file", `{"name":"notes","path":"/app/deploy.sh"}`),
-		plantest.Answer("done"))
-	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "works",
-		Instruction: "You work.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{team, mine}})
-	require.NoError(t, err)
-	gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
-	code, _ := gateCode(t, gateResult(t, model, 2))
-	assert.Equal(t, "not_approved", code, gateResult(t, model, 2))
-	_, written := fileOn(ctx, files, "/app/deploy.sh")
-	assert.False(t, written)
-	require.Len(t, log.calls(), 1)
-	assert.Equal(t, "my_export_plan_to_file", log.calls()[0].Tool)
-}
-
-// A gating middleware gates every plan middleware's export_plan_to_file it finds among the
-// agent's tools, named or not: nothing a plan tool writes escapes the gate.
-func TestAGatingMiddlewareGatesEveryExportOfTheAgent(t *testing.T) {
-	ctx := context.Background()
-	files := filesystem.NewInMemoryBackend()
-	var log gateLog
-	mine, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Workspace: files, AgentName: "worker", ToolPrefix: "my_"})
-	require.NoError(t, err)
-	team, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "worker",
-		GatedTools: []string{"write_file"}, OnGatedCall: log.hear})
-	require.NoError(t, err)
-	model := plantest.NewScriptedModel(
-		plantest.CallTool("my_write_plan", `{"name":"notes","content":"# x\n- [ ] y\n","last_known_revision":0}`),
-		plantest.CallTool("my_export_plan_to_file", `{"name":"notes","path":"/app/deploy.sh"}`),
-		plantest.Answer("done"))
-	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "works",
-		Instruction: "You work.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{mine, team}})
-	require.NoError(t, err)
-	gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
-	code, _ := gateCode(t, gateResult(t, model, 2))
-	assert.Equal(t, "not_approved", code, gateResult(t, model, 2))
-	_, written := fileOn(ctx, files, "/app/deploy.sh")
-	assert.False(t, written)
-	require.Len(t, log.calls(), 1)
-	assert.Equal(t, "my_export_plan_to_file", log.calls()[0].Tool)
+// On an agent with two plan middlewares, the gating one gates the other's export_plan_to_file
+// like a file write: by name in GatedTools whatever the order of the handlers, and without
+// a name when the other is listed first. Nothing a plan tool writes escapes the gate.
+func TestAnotherMiddlewaresExportIsGated(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		gated      []string
+		gatesFirst bool
+	}{
+		{"named, listed after", []string{"write_file", "my_export_plan_to_file"}, true},
+		{"unnamed, listed before", []string{"write_file"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			files := filesystem.NewInMemoryBackend()
+			var log gateLog
+			team, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "worker",
+				GatedTools: tc.gated, OnGatedCall: log.hear})
+			require.NoError(t, err)
+			mine, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Workspace: files, AgentName: "worker", ToolPrefix: "my_"})
+			require.NoError(t, err)
+			handlers := []adk.ChatModelAgentMiddleware{mine, team}
+			if tc.gatesFirst {
+				handlers = []adk.ChatModelAgentMiddleware{team, mine}
+			}
+			model := plantest.NewScriptedModel(
+				plantest.CallTool("my_write_plan", `{"name":"notes","content":"# x\n- [ ] y\n","last_known_revision":0}`),
+				plantest.CallTool("my_export_plan_to_file", `{"name":"notes","path":"/app/deploy.sh"}`),
+				plantest.Answer("done"))
+			agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "works",
+				Instruction: "You work.", Model: model, Handlers: handlers})
+			require.NoError(t, err)
+			gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
+			code, _ := gateCode(t, gateResult(t, model, 2))
+			assert.Equal(t, "not_approved", code, gateResult(t, model, 2))
+			_, written := fileOn(ctx, files, "/app/deploy.sh")
+			assert.False(t, written)
+			require.Len(t, log.calls(), 1)
+			assert.Equal(t, "my_export_plan_to_file", log.calls()[0].Tool)
+		})
+	}
 }

@@ -121,27 +121,12 @@ func (b *board) handOver(w http.ResponseWriter, r *http.Request, person string) 
 		writeError(w, &apiError{status: http.StatusBadRequest, Code: "bad_holder", Message: "a holder is a name of at most 64 bytes without spaces or parentheses"})
 		return
 	}
-	number, err := strconv.Atoi(r.PathValue("step"))
-	if err != nil || number < 1 {
-		writeError(w, badRequest("steps are numbered from 1"))
+	ctx, name, step, ok := b.stepShown(w, r, person, a.Revision)
+	if !ok {
 		return
 	}
-	name := r.PathValue("name")
-	ctx := plan.WithActor(r.Context(), person)
-	cur, err := b.store.Get(ctx, name)
-	if err != nil {
-		writeError(w, storeError(err))
-		return
-	}
-	if cur.Revision != a.Revision {
-		writeError(w, conflict(name, a.Revision, cur.Revision))
-		return
-	}
-	step, ok := stepAt(stepsOf(cur.Content), number)
+	number := step.Number
 	switch {
-	case !ok:
-		writeError(w, &apiError{status: http.StatusNotFound, Code: "no_such_step", Message: "plan " + name + " has no step " + strconv.Itoa(number)})
-		return
 	case step.State == plan.StepPending && holder == "":
 		writeError(w, &apiError{status: http.StatusConflict, Code: "nothing_to_release", Message: "the step is pending: nobody holds it"})
 		return
@@ -154,6 +139,31 @@ func (b *board) handOver(w http.ResponseWriter, r *http.Request, person string) 
 		return
 	}
 	b.answer(w, ctx, name, true)
+}
+
+// stepShown is the step of the request's path, as the person acting (ctx) saw it: only
+// while the plan is still at the revision the page showed. ok false: the answer is written.
+func (b *board) stepShown(w http.ResponseWriter, r *http.Request, person string, rev int64) (ctx context.Context, name string, step stepView, ok bool) {
+	number, err := strconv.Atoi(r.PathValue("step"))
+	if err != nil || number < 1 {
+		writeError(w, badRequest("steps are numbered from 1"))
+		return nil, "", stepView{}, false
+	}
+	name = r.PathValue("name")
+	ctx = plan.WithActor(r.Context(), person)
+	cur, err := b.store.Get(ctx, name)
+	if err != nil {
+		writeError(w, storeError(err))
+		return nil, "", stepView{}, false
+	}
+	if cur.Revision != rev {
+		writeError(w, conflict(name, rev, cur.Revision))
+		return nil, "", stepView{}, false
+	}
+	if step, ok = stepAt(stepsOf(cur.Content), number); !ok {
+		writeError(w, &apiError{status: http.StatusNotFound, Code: "no_such_step", Message: "plan " + name + " has no step " + strconv.Itoa(number)})
+	}
+	return ctx, name, step, ok
 }
 
 func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f || r == utf8.RuneError }

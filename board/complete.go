@@ -16,33 +16,16 @@ func (b *board) completeReview(w http.ResponseWriter, r *http.Request, person st
 		writeError(w, e)
 		return
 	}
-	number, err := strconv.Atoi(r.PathValue("step"))
-	if err != nil || number < 1 {
-		writeError(w, badRequest("steps are numbered from 1"))
+	ctx, name, step, ok := b.stepShown(w, r, person, a.Revision)
+	if !ok {
 		return
 	}
-	name := r.PathValue("name")
-	ctx := plan.WithActor(r.Context(), person)
-	cur, err := b.store.Get(ctx, name)
-	if err != nil {
-		writeError(w, storeError(err))
-		return
-	}
-	if cur.Revision != a.Revision {
-		writeError(w, conflict(name, a.Revision, cur.Revision))
-		return
-	}
-	step, ok := stepAt(stepsOf(cur.Content), number)
-	switch {
-	case !ok:
-		writeError(w, &apiError{status: http.StatusNotFound, Code: "no_such_step", Message: "plan " + name + " has no step " + strconv.Itoa(number)})
-		return
-	case !step.AwaitingReview:
-		writeError(w, &apiError{status: http.StatusConflict, Code: "not_awaiting_review", Message: "step " + strconv.Itoa(number) + " does not await review"})
+	if !step.AwaitingReview {
+		writeError(w, &apiError{status: http.StatusConflict, Code: "not_awaiting_review", Message: "step " + strconv.Itoa(step.Number) + " does not await review"})
 		return
 	}
 	rev := a.Revision
-	if _, _, err := b.store.MoveStep(ctx, plan.StepMove{Name: name, Step: number, State: plan.StepCompleted, IfRevision: &rev}); err != nil {
+	if _, _, err := b.store.MoveStep(ctx, plan.StepMove{Name: name, Step: step.Number, State: plan.StepCompleted, IfRevision: &rev}); err != nil {
 		writeError(w, storeError(err))
 		return
 	}

@@ -339,6 +339,11 @@ func (b *Backend) openRegular(op, vpath string) (*os.File, fs.FileInfo, error) {
 // instant leaves one of the two. A symbolic link at the path (one that stays under the root)
 // is replaced, not written through; anything else but a regular file is refused.
 func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error {
+	return b.writeWithPerm(ctx, req, b.cfg.filePerm)
+}
+
+// writeWithPerm is Write of a file created with mode perm.
+func (b *Backend) writeWithPerm(ctx context.Context, req *filesystem.WriteRequest, perm fs.FileMode) error {
 	const op = "write"
 	folder, dir, base, err := b.writeTarget(ctx, req.FilePath)
 	if err != nil {
@@ -346,7 +351,7 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 	}
 	defer folder.Close()
 	b.sweep(folder, dir)
-	if err := b.replace(folder, base, req.Content, b.cfg.filePerm); err != nil {
+	if err := b.replace(folder, base, req.Content, perm); err != nil {
 		return b.wrap(op, req.FilePath, err)
 	}
 	return nil

@@ -13,15 +13,5 @@ const privateFilePerm = 0o600
 // WithPermissions says, and replaces what was there (a file of another mode too) in one
 // rename, so it is never readable by others, not even for an instant.
 func (b *Backend) WritePrivate(ctx context.Context, req *filesystem.WriteRequest) error {
-	const op = "write"
-	folder, dir, base, err := b.writeTarget(ctx, req.FilePath)
-	if err != nil {
-		return err
-	}
-	defer folder.Close()
-	b.sweep(folder, dir)
-	if err := b.replace(folder, base, req.Content, privateFilePerm); err != nil {
-		return b.wrap(op, req.FilePath, err)
-	}
-	return nil
+	return b.writeWithPerm(ctx, req, privateFilePerm)
 }
