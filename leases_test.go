@@ -48,7 +48,7 @@ func leaseMove(s *plan.Store, by string, step int, to plan.StepState) (*plan.Pla
 // pending one, without a takeover, and the change says whose hold expired. Renewing (its
 // holder moving it to in_progress again) keeps it.
 func TestAnExpiredHoldIsTakenFirstOnEveryBackend(t *testing.T) {
-	const ttl = 150 * time.Millisecond
+	const ttl = 600 * time.Millisecond // a third of it covers a few moves on a loaded machine
 	for _, bc := range []struct {
 		name string
 		new  func(t *testing.T) plan.Backend
