@@ -30,7 +30,8 @@
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
 // ./.plans when that is unset. A program that keeps plans with plan.NewLocalBackend(ROOT)
 // and the default BaseDir ("/plans") keeps them in ROOT/plans, so use -dir ROOT/plans;
-// given ROOT, planctl says so. On Unix-like systems planctl takes the same folder lock as
+// given ROOT, planctl says so. planctl opens DIR as such a program does (its parent, with
+// BaseDir "/<DIR's name>"), so both find the approval key beside DIR. On Unix-like systems planctl takes the same folder lock as
 // those programs, so it never interleaves a change with theirs.
 //
 // -redis URL (default $PLAN_REDIS) works on the plans an agent keeps with the Redis

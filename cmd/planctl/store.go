@@ -82,12 +82,15 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 		if c.dir == "" {
 			c.dir = ".plans"
 		}
-		c.loc = location{baseDir: "/", shown: c.dir, nested: filepath.Join(c.dir, "plans")}
 		if _, err := os.Stat(c.dir); readOnly && errors.Is(err, fs.ErrNotExist) {
 			return nil, &cliError{exit: exitFailed, msg: fmt.Sprintf(
 				"%s does not exist: no plans there, and nothing was created; check -dir (default $PLAN_DIR, else ./.plans)", c.dir)}
 		}
-		local, err := plan.NewLocalBackend(c.dir)
+		// The folder is opened as a program opens it, plan.NewLocalBackend(PARENT) with BaseDir
+		// "/FOLDER", so both find the approval key in one place, beside the folder.
+		root, base := localRoot(c.dir)
+		c.loc = location{baseDir: base, shown: c.dir, nested: filepath.Join(c.dir, "plans")}
+		local, err := plan.NewLocalBackend(root)
 		if err != nil {
 			return nil, &cliError{msg: fmt.Sprintf("cannot open the plans folder %s: %v", c.dir, errors.Unwrap(err)), exit: exitFailed}
 		}
@@ -101,6 +104,20 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 	}
 	c.store = store
 	return closeBackend, nil
+}
+
+// localRoot is the folder a LocalBackend for the plans folder dir opens, and dir's BaseDir
+// inside it: its parent and "/<its name>", or dir itself and "/" for a file system's root.
+func localRoot(dir string) (root, baseDir string) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir, "/"
+	}
+	parent := filepath.Dir(abs)
+	if parent == abs {
+		return abs, "/"
+	}
+	return parent, "/" + filepath.Base(abs)
 }
 
 // dialRedis connects to -redis URL and checks that the server answers.

@@ -100,24 +100,18 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	run010(t, dir, "import", "mid", body(v1))
 	run010(t, dir, "take", "mid", "1", "-to", "worker-1")
 
-	// A host with the default BaseDir finds the key where 0.1.0 kept it; Check says so and
-	// moves nothing.
-	nested, err := plan.NewLocalBackend(root)
+	// A host with the default BaseDir, as planctl now opens the folder, finds the key where
+	// 0.1.0 kept it: Check says so and moves nothing.
+	local, err := plan.NewLocalBackend(root)
 	require.NoError(t, err)
-	defer nested.Close()
-	hostStore, err := plan.NewStore(&plan.StoreConfig{Backend: nested})
+	defer local.Close()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: local})
 	require.NoError(t, err)
-	hostReport, err := hostStore.Check(ctx)
+	hostReport, err := store.Check(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "/plans/.approval-key", hostReport.LegacyKey)
 	assert.FileExists(t, filepath.Join(dir, ".approval-key"))
 	assert.NoFileExists(t, filepath.Join(root, ".plans.approval-key"), "check moved the key")
-
-	local, err := plan.NewLocalBackend(dir)
-	require.NoError(t, err)
-	defer local.Close()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: local, BaseDir: "/"})
-	require.NoError(t, err)
 
 	// Read as they are.
 	listing, err := store.List(ctx)
@@ -125,7 +119,7 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	assert.Len(t, listing.Plans, 3)
 	appr, err := store.Get(ctx, "appr")
 	require.NoError(t, err)
-	require.NotNil(t, appr.Approval, "an approval of 0.1.0 holds")
+	assert.Nil(t, appr.Approval, "a key inside the plans folder counts only once a person migrates")
 	hist, err := store.History(ctx, "hist")
 	require.NoError(t, err)
 	require.Len(t, hist, 1)
@@ -141,8 +135,9 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	assert.Equal(t, exitPending, r.code, r.stderr)
 	assert.Equal(t, "appr r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
 		"hist r4: format 1; kept revisions 3, 2, 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
-		"mid r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n", r.stdout)
-	assert.Equal(t, "planctl: "+dir+": 3 to do (listed above)\n", r.stderr)
+		"mid r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
+		"the approval key is at /plans/.approval-key, inside the plans folder, where 0.1.0 kept it: the approvals it sealed read as not approved until `planctl migrate` moves it beside the folder\n", r.stdout)
+	assert.Equal(t, "planctl: "+dir+": 4 to do (listed above)\n", r.stderr)
 	assert.Equal(t, before, snapshot(t, dir), "check changed the folder")
 
 	// An agent writes with this release before the migration: its entry of revision 4 is
