@@ -57,7 +57,7 @@ func (c *cli) check([]string) error {
 		}
 	}
 	if r.LegacyKey != "" {
-		say("the approval key is at %s, inside the plans folder, where 0.1.0 kept it: `planctl migrate` (or the next approval) moves it beside the folder", r.LegacyKey)
+		say("the approval key is at %s, inside the plans folder, where 0.1.0 kept it: only `planctl migrate` moves it beside the folder (an approval given first makes a new key, and the approvals the old one sealed are lost)", r.LegacyKey)
 	}
 	for _, s := range r.Strays {
 		say("set aside: %s (a file that stood where history goes); look at it, then remove it", s)

@@ -31,7 +31,8 @@
 // ./.plans when that is unset. A program that keeps plans with plan.NewLocalBackend(ROOT)
 // and the default BaseDir ("/plans") keeps them in ROOT/plans, so use -dir ROOT/plans;
 // given ROOT, planctl says so. On Unix-like systems planctl takes the same folder lock as
-// those programs, so it never interleaves a change with theirs.
+// those programs, so it never interleaves a change with theirs, and it reads and seals
+// approvals with their key, ROOT/.plans.approval-key beside the folder.
 //
 // -redis URL (default $PLAN_REDIS) works on the plans an agent keeps with the Redis
 // backend: redis://[user:password@]host:port/db, rediss:// for TLS. There -dir is the

@@ -15,10 +15,11 @@ import (
 // proofDir is a plans folder holding plan ship with step 2 completed with evidence by w1.
 func proofDir(t *testing.T, body string) (string, *plan.Store) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "plans")
-	backend, err := plan.NewLocalBackend(dir)
+	root := t.TempDir()
+	dir := filepath.Join(root, "plans")
+	backend, err := plan.NewLocalBackend(root) // as a host keeps them; planctl -dir ROOT/plans
 	require.NoError(t, err)
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, BaseDir: "/"})
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	_, err = store.Put(context.Background(), plan.Update{Name: "ship", Content: &body})
 	require.NoError(t, err)

@@ -87,7 +87,12 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 			return nil, &cliError{exit: exitFailed, msg: fmt.Sprintf(
 				"%s does not exist: no plans there, and nothing was created; check -dir (default $PLAN_DIR, else ./.plans)", c.dir)}
 		}
-		local, err := plan.NewLocalBackend(c.dir)
+		root, base, err := localRoot(c.dir)
+		if err != nil {
+			return nil, &cliError{msg: fmt.Sprintf("cannot open the plans folder %s: %v", c.dir, err), exit: exitFailed}
+		}
+		c.loc.baseDir = base
+		local, err := plan.NewLocalBackend(root)
 		if err != nil {
 			return nil, &cliError{msg: fmt.Sprintf("cannot open the plans folder %s: %v", c.dir, errors.Unwrap(err)), exit: exitFailed}
 		}
@@ -235,4 +240,20 @@ func (c *cli) openPostgres(url string, readOnly bool) (func(), error) {
 	base := path.Clean("/" + c.dir)
 	c.loc = location{backend: backend, baseDir: base, server: where, shown: where + " " + base, nested: path.Join(base, "plans")}
 	return pool.Close, nil
+}
+
+// localRoot is the LocalBackend root and BaseDir of the plans folder dir: its parent and
+// "/<name>", as a program with plan.NewLocalBackend(parent) and BaseDir "/<name>" opens it,
+// so planctl and that program share the approval key kept beside the folder
+// (<parent>/.<name>.approval-key). A folder with no parent ("/") is opened at "/".
+func localRoot(dir string) (root, baseDir string, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", err
+	}
+	parent, name := filepath.Dir(abs), filepath.Base(abs)
+	if parent == abs || name == "" || name == "." || name == ".." {
+		return abs, "/", nil
+	}
+	return parent, "/" + name, nil
 }

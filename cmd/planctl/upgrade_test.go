@@ -141,8 +141,9 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	assert.Equal(t, exitPending, r.code, r.stderr)
 	assert.Equal(t, "appr r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
 		"hist r4: format 1; kept revisions 3, 2, 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
-		"mid r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n", r.stdout)
-	assert.Equal(t, "planctl: "+dir+": 3 to do (listed above)\n", r.stderr)
+		"mid r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
+		"the approval key is at /plans/.approval-key, inside the plans folder, where 0.1.0 kept it: only `planctl migrate` moves it beside the folder (an approval given first makes a new key, and the approvals the old one sealed are lost)\n", r.stdout)
+	assert.Equal(t, "planctl: "+dir+": 4 to do (listed above)\n", r.stderr)
 	assert.Equal(t, before, snapshot(t, dir), "check changed the folder")
 
 	// An agent writes with this release before the migration: its entry of revision 4 is
