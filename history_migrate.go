@@ -79,7 +79,8 @@ type CheckReport struct {
 	Format int64       `json:"format"`
 	Plans  []PlanCheck `json:"plans"`
 	// LegacyKey is the path of an approval key where releases up to 0.1.0 kept it, inside the
-	// plans folder; the next approval or Migrate moves it beside the folder. "" when none.
+	// plans folder; only Migrate moves it beside the folder (an approval given first makes a
+	// new key instead). "" when none.
 	LegacyKey string `json:"legacy_key,omitempty"`
 	// Strays are the files the Store set aside from where its history goes (.stray), for a
 	// person to look at and remove.
