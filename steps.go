@@ -402,6 +402,10 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 		// Nor what it may use: an approved step's tools are the ones a person approved.
 		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteUses, Field: fieldNote, Value: note, Step: number})
 	}
+	if r, b := stepAsks(it.step.Text); updated.Review != r || (updated.Budget == nil) != b.isZero() || updated.Budget != nil && *updated.Budget != b {
+		// Nor whether it asks for review, nor its budget.
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAsks, Field: fieldNote, Value: note, Step: number})
+	}
 	return newBody, updated, nil
 }
 

@@ -1,0 +1,69 @@
+package plan_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+)
+
+// A step whose own text contains " — " still asks for review and keeps its budget: its doer's
+// completion awaits review, as for any other "(review)" step.
+func TestAReviewStepWhoseTextHasADashStillAwaitsReview(t *testing.T) {
+	ctx := context.Background()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	body := "- [ ] Ship v2 — the web part (review) (budget 10m)\n"
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	st := plan.ParseSteps(body)[0]
+	assert.True(t, st.Review)
+	require.NotNil(t, st.Budget)
+	assert.Equal(t, 10*time.Minute, st.Budget.Time)
+
+	m := plantest.NewScriptedModel(
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"deployed"}`),
+	)
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1"})
+	require.NoError(t, err)
+	results := toolResults(runAgent(t, m, mw))
+	require.Len(t, results, 2)
+	assert.Equal(t, "", errorCode(t, results[1]), results[1])
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	st = plan.ParseSteps(p.Content)[0]
+	assert.Equal(t, plan.StepInProgress, st.State, p.Content)
+	assert.True(t, st.AwaitingReview)
+	assert.Equal(t, "worker-1", st.DoneBy)
+	assert.Equal(t, "deployed", st.Evidence)
+}
+
+// A note that would read as the step's own "(review)" or "(budget …)" is refused, so a move
+// never changes what a step asks for, and nothing is written.
+func TestANoteCannotChangeWhatAStepAsksFor(t *testing.T) {
+	ctx := context.Background()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	body := "- [ ] Ship (review)\n- [ ] Tell\n"
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	for _, mv := range []plan.StepMove{
+		{Name: "release", Step: 1, State: plan.StepInProgress, By: "ana", Note: "fast (budget 1m)"},
+		{Name: "release", Step: 2, State: plan.StepInProgress, By: "ana", Note: "see (review)"},
+		{Name: "release", Step: 2, State: plan.StepSkipped, Note: "later (budget 20k tokens)"},
+	} {
+		_, _, err := store.MoveStep(ctx, mv)
+		var e *plan.Error
+		require.ErrorAs(t, err, &e, mv.Note)
+		assert.Equal(t, plan.CodeInvalidArgument, e.Code)
+	}
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, body, p.Content)
+}
