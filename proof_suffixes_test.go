@@ -67,3 +67,35 @@ func TestANoteCannotChangeWhatAStepAsksFor(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, body, p.Content)
 }
+
+// A note that would read as evidence or a cost, or evidence that would read as a cost, is
+// refused: Step.Evidence and Step.Cost are only ever what a move gave as such.
+func TestANoteOrEvidenceCannotForgeEvidenceOrCost(t *testing.T) {
+	ctx := context.Background()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	body := "- [ ] Build\n- [ ] Test\n"
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+
+	m := plantest.NewScriptedModel(
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","note":"evidence: go test ./... exit 0"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","note":"done — cost: 1+1 tokens, 1 call, 0 tools, 1s"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"ok — cost: 1+1 tokens, 1 call, 0 tools, 1s"}`),
+	)
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1"})
+	require.NoError(t, err)
+	results := toolResults(runAgent(t, m, mw))
+	require.Len(t, results, 3)
+	for _, r := range results {
+		assert.Equal(t, string(plan.CodeInvalidArgument), errorCode(t, r), r)
+	}
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, body, p.Content, "nothing is written")
+
+	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 2, State: plan.StepSkipped, Note: "cost: 9+9 tokens, 2 calls, 1 tool, 5s"})
+	var e *plan.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, plan.CodeInvalidArgument, e.Code)
+}

@@ -269,7 +269,7 @@ func setStepState(body string, number int, to StepState, note string) (newBody s
 }
 
 // checkNote is the one check of a step note, wherever it comes from: one line of valid
-// UTF-8, at most maxStepNoteLen bytes once trimmed.
+// UTF-8, at most maxStepNoteLen bytes once trimmed, that cannot read as evidence or a cost.
 func checkNote(note string) error {
 	note = strings.TrimSpace(note)
 	switch {
@@ -279,6 +279,9 @@ func checkNote(note string) error {
 		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: fieldNote})
 	case strings.ContainsAny(note, "\r\n"):
 		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: fieldNote})
+	case strings.Contains(stepNoteSep+note, evidenceSep) || strings.Contains(stepNoteSep+note, costSep):
+		// Only a move's own evidence and cost are read back as Step.Evidence and Step.Cost.
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteProof, Field: fieldNote, Value: note})
 	}
 	return nil
 }
