@@ -99,3 +99,34 @@ func TestANoteOrEvidenceCannotForgeEvidenceOrCost(t *testing.T) {
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, plan.CodeInvalidArgument, e.Code)
 }
+
+// Evidence that mentions a review in its own words reads back whole, before and after the
+// review's mark.
+func TestEvidenceMentioningAReviewReadsBackWhole(t *testing.T) {
+	ctx := context.Background()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	body := "- [ ] Build (review)\n- [ ] Test\n"
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	const ev = "flaky test (reviewed by hand) passes on rerun"
+	m := plantest.NewScriptedModel(
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"`+ev+`"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed","evidence":"`+ev+`"}`),
+	)
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1"})
+	require.NoError(t, err)
+	for _, r := range toolResults(runAgent(t, m, mw)) {
+		assert.Equal(t, "", errorCode(t, r), r)
+	}
+	_, st, err := store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted, By: "bob"})
+	require.NoError(t, err)
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	steps := plan.ParseSteps(p.Content)
+	assert.Equal(t, ev, st.Evidence)
+	assert.Equal(t, ev, steps[0].Evidence, p.Content)
+	assert.Equal(t, plan.StepCompleted, steps[0].State)
+	assert.Equal(t, ev, steps[1].Evidence, p.Content)
+}

@@ -80,8 +80,5 @@ func evidenceOf(text string) string {
 	rest := text[i+len(evidenceSep):]
 	rest, _ = splitHolder(rest)
 	rest, _ = cutReviewMark(rest)
-	if j := strings.LastIndex(rest, reviewedMark); j >= 0 {
-		rest = rest[:j]
-	}
-	return rest
+	return cutReviewedMark(rest)
 }
