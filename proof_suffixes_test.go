@@ -130,3 +130,41 @@ func TestEvidenceMentioningAReviewReadsBackWhole(t *testing.T) {
 	assert.Equal(t, plan.StepCompleted, steps[0].State)
 	assert.Equal(t, ev, steps[1].Evidence, p.Content)
 }
+
+// A completion based on a revision from before a step awaited review does not complete its
+// review: the reviewer never saw the work it would approve (step_moved), and nothing is
+// written. Based on a revision that shows it awaiting review, it does.
+func TestAStaleCompletionDoesNotReviewWorkItNeverSaw(t *testing.T) {
+	ctx := context.Background()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	body := "- [ ] Build (review)\n- [ ] Test\n"
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"built"}`),
+	)
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "ana"})
+	require.NoError(t, err)
+	for _, r := range toolResults(runAgent(t, m, mw)) {
+		require.Equal(t, "", errorCode(t, r), r)
+	}
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	require.True(t, plan.ParseSteps(p.Content)[0].AwaitingReview, p.Content)
+	seen := p.Revision - 1 // step 1 held by ana, its work not done yet
+
+	_, _, err = store.MoveStep(plan.WithActor(ctx, "bob"), plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted, IfRevision: &seen})
+	var e *plan.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, plan.CodeRevisionConflict, e.Code)
+	now, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, p.Content, now.Content, "nothing is written")
+
+	_, st, err := store.MoveStep(plan.WithActor(ctx, "bob"), plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted, IfRevision: &now.Revision})
+	require.NoError(t, err)
+	assert.Equal(t, plan.StepCompleted, st.State)
+	assert.Equal(t, "built", st.Evidence)
+}
