@@ -250,6 +250,7 @@ var factTexts = map[string]string{
 	reasonNoteTag:                  "the note {value} ends like a holder's tag (@name)",
 	reasonNoteAfter:                "the note {value} would change which steps step {step} waits for",
 	reasonNoteUses:                 "the note {value} would change which tools step {step} may use",
+	reasonNoteAsks:                 "the note {value} would change whether step {step} asks for review or its budget",
 	reasonStepHeld:                 "step {step} is held by {agent}",
 	reasonNoPendingStep:            "no step of plan {name} is pending",
 	reasonStepMoved:                "step {step} changed since revision {rev}: it is {from} now (by {agent})",
@@ -295,6 +296,7 @@ const (
 	reasonNoteTag     = "note_tag"      // a note ending like a holder's tag, "(@name)"
 	reasonNoteAfter   = "note_after"    // a note that would read as the step's "(after …)"
 	reasonNoteUses    = "note_uses"     // a note that would change the step's "(uses …)"
+	reasonNoteAsks    = "note_asks"     // a note that would change the step's "(review)" or "(budget …)"
 	reasonClaimInText = "claim_in_text" // a body written whole adds a holder's tag to a step
 	reasonSetAside    = "set_aside"     // something the Store did not write stood where its history goes
 )

@@ -17,12 +17,14 @@ const (
 	reasonNotVerified      = "not_verified"
 	reasonReviewOwn        = "review_own"
 	reasonCostInvalid      = "cost_invalid"
+	reasonNoteProof        = "note_proof" // a note that would read as the evidence or cost a move writes
 )
 
 func init() {
 	for k, v := range map[string]string{
 		reasonEvidenceState:    "evidence is given with a move to {to}; only completed, failed or skipped take evidence",
-		reasonEvidenceForm:     "the evidence has control characters or contains \" — evidence: \"",
+		reasonEvidenceForm:     "the evidence has control characters or contains \" — evidence: \" or \" — cost: \"",
+		reasonNoteProof:        "the note {value} would read as evidence or a cost (\" — evidence: \", \" — cost: \")",
 		reasonEvidenceRequired: "step {step} of plan {name} cannot be completed without evidence",
 		reasonNotVerified:      "the completion of step {step} of plan {name} was not verified: {said}",
 		reasonReviewOwn:        "step {step} of plan {name} awaits review of {agent}'s work, and only another agent or a person completes it",

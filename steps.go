@@ -269,7 +269,7 @@ func setStepState(body string, number int, to StepState, note string) (newBody s
 }
 
 // checkNote is the one check of a step note, wherever it comes from: one line of valid
-// UTF-8, at most maxStepNoteLen bytes once trimmed.
+// UTF-8, at most maxStepNoteLen bytes once trimmed, that cannot read as evidence or a cost.
 func checkNote(note string) error {
 	note = strings.TrimSpace(note)
 	switch {
@@ -279,6 +279,9 @@ func checkNote(note string) error {
 		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: fieldNote})
 	case strings.ContainsAny(note, "\r\n"):
 		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: fieldNote})
+	case strings.Contains(stepNoteSep+note, evidenceSep) || strings.Contains(stepNoteSep+note, costSep):
+		// Only a move's own evidence and cost are read back as Step.Evidence and Step.Cost.
+		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteProof, Field: fieldNote, Value: note})
 	}
 	return nil
 }
@@ -401,6 +404,10 @@ func setStep(body string, number int, to StepState, note string, c stepClaim) (n
 	if !slices.Equal(updated.Uses, uses) {
 		// Nor what it may use: an approved step's tools are the ones a person approved.
 		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteUses, Field: fieldNote, Value: note, Step: number})
+	}
+	if r, b := stepAsks(it.step.Text); updated.Review != r || (updated.Budget == nil) != b.isZero() || updated.Budget != nil && *updated.Budget != b {
+		// Nor whether it asks for review, nor its budget.
+		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAsks, Field: fieldNote, Value: note, Step: number})
 	}
 	return newBody, updated, nil
 }

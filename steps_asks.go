@@ -20,10 +20,26 @@ type Budget struct {
 func (b Budget) isZero() bool { return b.Tokens <= 0 && b.Time <= 0 }
 
 // stepAsks reads "(review)" and "(budget …)" among the parenthesised groups that end a
-// step's own text (before notes, evidence and tags), in any order.
+// step's own text, in any order, as stepSuffixes finds them: the last run of groups, looking
+// before each " — " from the end, that has one of them (a step's own text may contain " — "
+// too). A move never changes what they read (setStep refuses a note that would).
 func stepAsks(text string) (review bool, budget Budget) {
 	text, _ = splitHolder(text)
-	text, _, _ = strings.Cut(text, stepNoteSep)
+	for {
+		if review, budget, ok := asksRun(text); ok {
+			return review, budget
+		}
+		i := strings.LastIndex(text, stepNoteSep)
+		if i < 0 {
+			return false, Budget{}
+		}
+		text = text[:i]
+	}
+}
+
+// asksRun reads the parenthesised groups that end text; ok reports whether one of them is
+// "(review)" or a "(budget …)" that reads.
+func asksRun(text string) (review bool, budget Budget, ok bool) {
 	for range 8 {
 		text = strings.TrimRight(text, " ")
 		if !strings.HasSuffix(text, ")") {
@@ -37,14 +53,14 @@ func stepAsks(text string) (review bool, budget Budget) {
 		text = text[:i]
 		switch {
 		case group == "review":
-			review = true
+			review, ok = true, true
 		case strings.HasPrefix(group, "budget "):
-			if b, ok := parseBudget(strings.TrimPrefix(group, "budget ")); ok {
-				budget = b
+			if b, read := parseBudget(strings.TrimPrefix(group, "budget ")); read {
+				budget, ok = b, true
 			}
 		}
 	}
-	return review, budget
+	return review, budget, ok
 }
 
 // parseBudget reads "20k tokens", "10m" or both, comma separated: tokens as a number with an

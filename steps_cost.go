@@ -90,9 +90,7 @@ func costOf(text string) *StepCost {
 	} else {
 		rest, _ = splitHolder(rest)
 		rest, _ = cutReviewMark(rest)
-		if k := strings.LastIndex(rest, reviewedMark); k >= 0 {
-			rest = rest[:k]
-		}
+		rest = cutReviewedMark(rest)
 	}
 	m := costPattern.FindStringSubmatch(rest)
 	if m == nil {

@@ -54,14 +54,14 @@ func foldEvidence(s string) string {
 
 // checkEvidence is the one check of evidence once folded: valid UTF-8 of at most
 // maxEvidenceLen bytes, no control characters, and not containing the separator that
-// starts it, so it reads back whole.
+// starts it or a cost's, so it reads back whole and never as a cost.
 func checkEvidence(e string) error {
 	switch {
 	case len(e) > maxEvidenceLen:
 		return fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: fieldEvidence, Size: int64(len(e)), Limit: maxEvidenceLen})
 	case !utf8.ValidString(e):
 		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: fieldEvidence})
-	case strings.Contains(e, evidenceSep) || strings.IndexFunc(e, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) >= 0:
+	case strings.Contains(e, evidenceSep) || strings.Contains(e, costSep) || strings.IndexFunc(e, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) >= 0:
 		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEvidenceForm, Field: fieldEvidence})
 	}
 	if _, tag := splitHolder(e); tag != "" {
@@ -80,8 +80,5 @@ func evidenceOf(text string) string {
 	rest := text[i+len(evidenceSep):]
 	rest, _ = splitHolder(rest)
 	rest, _ = cutReviewMark(rest)
-	if j := strings.LastIndex(rest, reviewedMark); j >= 0 {
-		rest = rest[:j]
-	}
-	return rest
+	return cutReviewedMark(rest)
 }

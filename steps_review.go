@@ -31,6 +31,19 @@ func reviewDoneMark(by string) string {
 	return reviewedMark + " by @" + by + ")"
 }
 
+// cutReviewedMark is text without the mark of a completed review it ends with, as
+// reviewDoneMark writes it; text itself when it ends with none.
+func cutReviewedMark(text string) string {
+	if t, ok := strings.CutSuffix(text, reviewDoneMark("")); ok {
+		return t
+	}
+	i := strings.LastIndex(text, reviewedMark+" by @")
+	if i < 0 || !strings.HasSuffix(text, ")") || !validHolder(text[i+len(reviewedMark+" by @"):len(text)-1]) {
+		return text
+	}
+	return text[:i]
+}
+
 // reviewState is what the end of a step's text says of its review.
 type reviewState struct {
 	awaiting bool   // its completion awaits review

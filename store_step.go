@@ -311,6 +311,8 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 			return nil // its own step
 		case n.Holder != "" && !c.takeover && !holdExpired(cur, n, s.claimTTL, s.now()):
 			return nil // setStep refuses it as held (an expired hold is taken over: judged below)
+		case n.AwaitingReview && m.State == StepCompleted:
+			// A review completes what its reviewer saw awaiting review: judged below.
 		case m.Note == "" && (checkTransition(n.State, m.State) == nil || c.takeover && n.State == StepInProgress && m.State == StepInProgress):
 			return nil
 		}

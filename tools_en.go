@@ -185,6 +185,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.step_changed":               "step {step} changed since revision {rev} and is {from} now, so it cannot become {to}; take next_step instead (current revision {current})",
 	"err.note_tag":                   "the note {value} ends like a holder's tag (@name), which would name a holder; reword its end",
 	"err.note_after":                 "the note {value} ends like \"(after N)\", which would change which steps step {step} waits for; reword its end",
+	"err.note_asks":                  "the note {value} would change whether step {step} asks for review or its budget (its \"(review)\", \"(budget …)\"); reword its end",
 	"err.note_uses":                  "the note {value} would change which tools step {step} may use (its \"(uses …)\"); reword its end",
 	"err.claim_in_text":              "step {step} ends like a holder's tag (@name), and only update_plan_step claims steps; end that step differently (e.g. \"(by name)\") and send the plan again",
 	"err.set_aside":                  "files the plan store did not write stood where it keeps history; they were moved to {path} for a person to look at. Plans are not affected",
