@@ -24,15 +24,6 @@ const gateOverBudget = "over_budget"
 // hdrBudget is the header key of Plan.Budget.
 const hdrBudget = "budget"
 
-// reasonBudgetInvalid: a plan budget that does not read.
-const reasonBudgetInvalid = "budget_invalid"
-
-func init() {
-	factTexts[reasonBudgetInvalid] = "budget {value} is not a budget such as \"200k tokens\", \"1h\" or \"200k tokens, 1h\""
-	textsEN["err.budget_invalid"] = "budget {value} does not read; write \"200k tokens\", \"1h\" or \"200k tokens, 1h\""
-	textsZH["err.budget_invalid"] = "预算 {value} 无法识别；请写成 \"200k tokens\"、\"1h\" 或 \"200k tokens, 1h\""
-}
-
 // checkBudget refuses a plan budget that does not read; "" is none.
 func checkBudget(s string) error {
 	if s == "" {

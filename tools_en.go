@@ -220,4 +220,37 @@ How to check the result (tests to run, outputs to inspect).
 	"err.revision_mismatch":     "the kept copy of revision {rev} of plan {name} could not be verified, so the changes since it cannot be shown; read the whole plan (revision {current}) instead",
 	"err.revision_unverifiable": "revision {rev} of plan {name} was kept in an older format that cannot be verified, so the changes since it cannot be shown; read the whole plan (revision {current}) instead",
 	"err.newer_format":          "plan {name} was written by a newer version of the plan store (file format {value}), which this one cannot change without losing what it recorded; read it, and ask a person to upgrade the plan store",
+	// Evidence, verification, review and budgets.
+	"update_plan_step.evidence": "With completed: what shows it is done (command and exit code, test counts, link).",
+	"err.evidence_state":        "evidence goes with status completed, failed or skipped, not {to}; send it with the move that finishes the step",
+	"err.evidence_form":         "the evidence has control characters or the text \" — evidence: \" or \" — cost: \"; send it as plain text on one paragraph",
+	"err.evidence_required":     "step {step} of plan {name} was not completed: a completion needs evidence. Call update_plan_step again with evidence: what shows it is done (a command and its exit code, test counts, a link)",
+	"err.not_verified":          "step {step} of plan {name} was not completed: the check of your completion failed: {said}. The step is still yours; fix what it says, then complete it again with new evidence",
+	"err.note_proof":            "the note {value} would read as evidence or a cost (\"evidence: \", \"cost: \" after \" — \"); send evidence in evidence, and reword the note",
+	"err.review_own":            "step {step} of plan {name} awaits review of your own work; another agent or a person completes it. Take next_step instead",
+	"err.cost_invalid":          "a step's cost was refused: a count is negative or too large, or the move to {to} finishes nothing",
+	"step.awaiting_review":      "step {step} awaits review: another agent or a person completes it. Take next_step",
+	"gate.over_budget":          "{tool} did not run: step {step} of plan {name}, which you hold, went over its budget (or the plan did). Only a person can raise it: finish the step without {tool}, or ask a person to raise the budget",
+	"gate.over_budget.sub":      "{tool} did not run: step {step} of plan {name}, which you hold, went over its budget (or the plan did). Report back that step {step} needs a higher budget",
+	"err.budget_invalid":        "budget {value} does not read; write \"200k tokens\", \"1h\" or \"200k tokens, 1h\"",
+	"err.lean_worker":           "you only take and finish steps: use update_plan_step and read_plan",
+}
+
+// leanEN replaces the texts of the same keys for a lean worker (tools_lean.go).
+var leanEN = map[string]string{
+	"instruction": `
+## Plans
+Shared plans; you work their steps. update_plan_step status in_progress takes the next free step (yours); do it, then complete it, with evidence. On an error, do what its message says.
+`,
+	"update_plan_step":                     "Take (in_progress) or finish a step.",
+	"update_plan_step.step":                "Omit with in_progress: next free step.",
+	"update_plan_step.status":              "in_progress, completed, failed or skipped.",
+	"update_plan_step.note":                "",
+	"update_plan_step.evidence":            "With completed: what shows it done.",
+	"update_plan_step.takeover":            "Only if its holder stopped.",
+	"update_plan_step.last_known_revision": "",
+	"read_plan":                            "Read a plan.",
+	"read_plan.since_revision":             "Only changes since.",
+	"instruction.approval.sub":             "- Steps move on approved plans only; on not_approved, report back.\n",
+	"instruction.gated":                    "- Side-effect tools run only while you hold an in_progress step of an approved plan.\n",
 }

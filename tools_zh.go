@@ -218,4 +218,37 @@ var textsZH = map[string]string{
 	"err.revision_mismatch":     "计划 {name} 的 revision {rev} 的保留副本无法校验，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
 	"err.revision_unverifiable": "计划 {name} 的 revision {rev} 以无法校验的旧格式保留，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
 	"err.newer_format":          "计划 {name} 由更新版本的计划存储写入（文件格式 {value}），本版本无法在不丢失其记录的情况下修改它；可以阅读它，并请人升级计划存储",
+	// 证据、校验、复核与预算。
+	"update_plan_step.evidence": "与 completed 一起：证明已完成的依据（命令及退出码、测试数、链接）。",
+	"err.evidence_state":        "evidence 只能与 completed、failed 或 skipped 一起提交，不能与 {to} 一起；请在完成该步骤的那次调用中提交",
+	"err.evidence_form":         "evidence 含有控制字符或文本 \" — evidence: \" 或 \" — cost: \"；请以一段纯文本提交",
+	"err.evidence_required":     "计划 {name} 的第 {step} 步未完成：完成需要提供证据。请再次调用 update_plan_step 并附上 evidence：证明已完成的依据（命令及退出码、测试数、链接）",
+	"err.not_verified":          "计划 {name} 的第 {step} 步未完成：对你的完成所做的检查未通过：{said}。该步骤仍由你持有；请按提示修正，然后附上新的证据再次完成",
+	"err.note_proof":            "备注 {value} 会被读作 evidence 或开销（\" — \" 之后的 \"evidence: \"、\"cost: \"）；请把证据放在 evidence 中，并改写备注",
+	"err.review_own":            "计划 {name} 的第 {step} 步正等待复核你自己的工作，须由其他智能体或人来完成。请改做 next_step",
+	"err.cost_invalid":          "步骤的花费被拒绝：某个计数为负或过大，或移到 {to} 并未结束该步骤",
+	"step.awaiting_review":      "第 {step} 步等待复核：由其他智能体或人来完成。请接着做 next_step",
+	"gate.over_budget":          "{tool} 未运行：你持有的计划 {name} 第 {step} 步已超出预算（或整个计划已超出）。只有人可以提高预算：请不用 {tool} 完成该步骤，或请人提高预算",
+	"gate.over_budget.sub":      "{tool} 未运行：你持有的计划 {name} 第 {step} 步已超出预算（或整个计划已超出）。请汇报：第 {step} 步需要更高的预算",
+	"err.budget_invalid":        "预算 {value} 无法识别；请写成 \"200k tokens\"、\"1h\" 或 \"200k tokens, 1h\"",
+	"err.lean_worker":           "你只负责领取和完成步骤：请使用 update_plan_step 和 read_plan",
+}
+
+// leanZH replaces the texts of the same keys for a lean worker (tools_lean.go).
+var leanZH = map[string]string{
+	"instruction": `
+## 计划
+共享计划，你负责其中的步骤。update_plan_step 的 status 为 in_progress 时领取下一个空闲步骤（归你）；完成后设为 completed 并附上证据。出错时按 message 操作。
+`,
+	"update_plan_step":                     "领取（in_progress）或结束一个步骤。",
+	"update_plan_step.step":                "与 in_progress 一起省略：下一个空闲步骤。",
+	"update_plan_step.status":              "in_progress、completed、failed 或 skipped。",
+	"update_plan_step.note":                "",
+	"update_plan_step.evidence":            "与 completed 一起：完成的依据。",
+	"update_plan_step.takeover":            "仅当持有者已停止时。",
+	"update_plan_step.last_known_revision": "",
+	"read_plan":                            "读取计划。",
+	"read_plan.since_revision":             "只要此后的变更。",
+	"instruction.approval.sub":             "- 只有已批准的计划才能推进步骤；遇到 not_approved 请汇报。\n",
+	"instruction.gated":                    "- 有副作用的工具只在你持有已批准计划的 in_progress 步骤时运行。\n",
 }
