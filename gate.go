@@ -163,13 +163,12 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 		call.Reason = gateNoAgent
 		return call
 	}
-	listing, err := m.store.List(ctx)
+	shared, _, err := m.store.summaries(ctx) // read only: the list cache's own
 	if err != nil {
 		call.Reason = gateUnavailable
 		return call
 	}
-	plans := make([]Summary, len(listing.Plans))
-	copy(plans, listing.Plans)
+	plans := slices.Clone(shared)
 	sort.SliceStable(plans, func(i, j int) bool { return plans[i].UpdatedAt.After(plans[j].UpdatedAt) })
 	holder := holderName(call.Agent)
 	var approved *Summary
@@ -177,8 +176,7 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 	// first hold of an approved plan that does not name tool.
 	var held, unnamed *GatedCall
 	heldNames := false
-	for i := range plans {
-		p := &plans[i]
+	for _, p := range plans {
 		if p.Approval != nil && approved == nil {
 			approved = p
 		}

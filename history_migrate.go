@@ -129,14 +129,7 @@ func (s *Store) checkPlan(ctx context.Context, name string) (PlanCheck, error) {
 	if err := ValidateName(name); err != nil {
 		return PlanCheck{}, err
 	}
-	raw, exists, err := s.readRaw(ctx, s.planPath(name))
-	if err != nil {
-		return PlanCheck{}, err
-	}
-	if !exists {
-		return PlanCheck{}, notFound(name)
-	}
-	cur, err := decodePlan(name, raw)
+	cur, raw, err := s.readAsStored(ctx, name)
 	if err != nil {
 		return PlanCheck{}, err
 	}
@@ -296,14 +289,7 @@ func (s *Store) Migrate(ctx context.Context, name string) (MigrateReport, error)
 }
 
 func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, error) {
-	raw, exists, err := s.readRaw(ctx, s.planPath(name))
-	if err != nil {
-		return MigrateReport{}, err
-	}
-	if !exists {
-		return MigrateReport{}, notFound(name)
-	}
-	cur, err := decodePlan(name, raw)
+	cur, raw, err := s.readAsStored(ctx, name)
 	if err != nil {
 		return MigrateReport{}, err
 	}
@@ -441,4 +427,18 @@ func upgradeFile(raw, replaces string) string {
 	b.WriteString(headerFence)
 	b.WriteString(body)
 	return b.String()
+}
+
+// readAsStored reads and decodes the plan file of name as it is stored, its approval
+// unchecked, so Check can say why a seal fails and Migrate rewrites only what it converts.
+func (s *Store) readAsStored(ctx context.Context, name string) (*Plan, string, error) {
+	raw, exists, err := s.readRaw(ctx, s.planPath(name))
+	if err != nil {
+		return nil, "", err
+	}
+	if !exists {
+		return nil, "", notFound(name)
+	}
+	cur, err := decodePlan(name, raw)
+	return cur, raw, err
 }
