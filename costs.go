@@ -214,3 +214,55 @@ func (m *middleware[M]) reportCost(ctx context.Context, r CostReport) {
 func init() {
 	schema.RegisterName[CostReport]("einoplan_cost_report") // events are kept in checkpoints
 }
+
+// noteBudget reports, once per budget, a step of the run that went over it.
+func (m *middleware[M]) noteBudget(ctx context.Context, r *runCosts, h *heldStep) {
+	r.mu.Lock()
+	over, b := overBudget(h.stepBudget, h.planBudget, h.spent, h.cost, time.Since(h.since))
+	report := over != "" && h.over != over
+	if report {
+		h.over = over
+	}
+	c := h.cost
+	c.Seconds = wholeSeconds(time.Since(h.since))
+	plan, step := h.plan, h.step
+	r.mu.Unlock()
+	if report {
+		m.reportCost(ctx, CostReport{Plan: plan, Step: step, State: StepInProgress, Agent: m.agentIn(ctx), Cost: c, Over: over, Budget: b})
+	}
+}
+
+// budgetGate refuses call, allowed under step s of cur, when that step or cur went over its
+// budget, counting what the run measured of the step so far.
+func (m *middleware[M]) budgetGate(ctx context.Context, cur *Plan, s Step, call GatedCall) GatedCall {
+	if !call.Allowed {
+		return call
+	}
+	stepB, planB, spent := budgetsOf(cur, s)
+	if stepB == nil && planB == nil {
+		return call
+	}
+	var live StepCost
+	var elapsed time.Duration
+	if r := m.costsIn(ctx); r != nil {
+		r.mu.Lock()
+		for _, h := range r.held {
+			if h.plan == cur.Name && h.step == s.Number {
+				live, elapsed = h.cost, time.Since(h.since)
+			}
+		}
+		r.mu.Unlock()
+	}
+	if over, _ := overBudget(stepB, planB, spent, live, elapsed); over != "" {
+		call.Allowed, call.Reason = false, gateOverBudget
+	}
+	return call
+}
+
+// gateCode is the code of a gated call refused for reason.
+func gateCode(reason string) Code {
+	if reason == gateOverBudget {
+		return CodeOverBudget
+	}
+	return CodeNotApproved
+}

@@ -106,12 +106,6 @@ func (s *Store) entryPath(name string, rev int64, sum string) string {
 	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
 }
 
-const (
-	entrySumDigits    = 2 * sha256.Size // hex digits of an entry's SHA-256
-	crcEntryDigits    = 8               // hex digits of the CRC-32C naming an entry of the release before
-	legacyEntryDigits = 12              // hex digits of the SHA-256 in an entry name of earlier releases
-)
-
 // appendEntrySum appends the SHA-256 of raw in entrySumDigits hex digits.
 func appendEntrySum(dst []byte, raw string) []byte {
 	sum := sha256.Sum256(bytesOf(raw)) // read in place: no copy of the file

@@ -137,9 +137,3 @@ func expiredHolder(v string) string {
 	_, who, _ := strings.Cut(v, " ")
 	return who
 }
-
-// holdLive reports whether step st of p, held by someone, is still held: its lease (ClaimTTL)
-// has not run out. The tool gate asks it, so an expired hold permits no side effect.
-func (s *Store) holdLive(p *Plan, st Step) bool {
-	return !holdExpired(p, st, s.claimTTL, s.now())
-}

@@ -112,3 +112,16 @@ func truncateUTF8(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// maxHeaderField bounds one header field's value.
+const maxHeaderField = 1024
+
+// copy returns a Plan that shares nothing mutable with p.
+func (p *Plan) copy() *Plan {
+	c := *p
+	if p.Approval != nil {
+		a := *p.Approval
+		c.Approval = &a
+	}
+	return &c
+}

@@ -167,3 +167,12 @@ func checkNoNewClaims(name string, cur *Plan, body string) error {
 	}
 	return nil
 }
+
+// stepKey is a step's text without the tag of its holder.
+func stepKey(s Step) string {
+	if s.Holder == "" {
+		return s.Text
+	}
+	rest, _ := splitHolder(s.Text)
+	return rest
+}

@@ -17,7 +17,6 @@ import (
 const (
 	DefaultBaseDir         = "/plans"
 	DefaultMaxContentBytes = 1 << 20
-	maxHeaderField         = 1024
 	// headerAllowance bounds the stored header, so a stored file is at most
 	// MaxContentBytes+headerAllowance bytes.
 	headerAllowance = 16 << 10
@@ -76,17 +75,6 @@ type StoreConfig struct {
 	// must never sit where an agent's tools reach.
 	ApprovalKey []byte
 }
-
-// Action names the kind of mutation a Change reports.
-type Action string
-
-// The mutations a Change can report.
-const (
-	ActionWrite  Action = "write"
-	ActionStatus Action = "status"
-	ActionStep   Action = "step"
-	ActionDelete Action = "delete"
-)
 
 // Change describes one successful mutation. It never carries the plan's body.
 type Change struct {
@@ -339,4 +327,10 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 	if sink != nil {
 		sink(ctx, c)
 	}
+}
+
+// holdLive reports whether step st of p, held by someone, is still held: its lease (ClaimTTL)
+// has not run out. The tool gate asks it, so an expired hold permits no side effect.
+func (s *Store) holdLive(p *Plan, st Step) bool {
+	return !holdExpired(p, st, s.claimTTL, s.now())
 }

@@ -7,14 +7,6 @@ import (
 	"strings"
 )
 
-// The mutations of approvals. Each is a write of its own: it makes a revision, is kept in
-// the history and is reported as a Change, so who approved what, and who revoked it, can be
-// read back later.
-const (
-	ActionApprove Action = "approve"
-	ActionRevoke  Action = "revoke"
-)
-
 // Approve records that by approved revision rev of a plan, only if the plan is still at
 // rev (revision_conflict otherwise, and nothing is written): a person approves what they
 // saw, never what changed since. The approval is written as revision rev+1, with the same

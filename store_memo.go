@@ -99,13 +99,3 @@ func (m *decodedMemo) last(name string) (raw string, p *Plan, ok bool) {
 	}
 	return f.raw, f.plan.copy(), true
 }
-
-// copy returns a Plan that shares nothing mutable with p.
-func (p *Plan) copy() *Plan {
-	c := *p
-	if p.Approval != nil {
-		a := *p.Approval
-		c.Approval = &a
-	}
-	return &c
-}

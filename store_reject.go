@@ -6,14 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// ActionReject is the Action of a change that records a person's rejection of a revision
-// (Store.Reject); actionAwait the one of a run starting to wait for a decision
-// (request_plan_approval). Both leave the body as it is.
-const (
-	ActionReject Action = "reject"
-	actionAwait  Action = "await"
-)
-
 // maxRejectFeedback bounds what a person says with a rejection.
 const maxRejectFeedback = maxApprovalFeedback
 

@@ -389,15 +389,6 @@ func sameStepList(was, now []Step) bool {
 	return true
 }
 
-// stepKey is a step's text without the tag of its holder.
-func stepKey(s Step) string {
-	if s.Holder == "" {
-		return s.Text
-	}
-	rest, _ := splitHolder(s.Text)
-	return rest
-}
-
 // whoMoved names the agent whose change first altered step number after revision since,
 // from the kept history; "" when the history does not say.
 func (s *Store) whoMoved(ctx context.Context, cur *Plan, since int64, number int) string {

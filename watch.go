@@ -11,11 +11,6 @@ import (
 	"github.com/einoplan/plan/driver"
 )
 
-// ActionResync is the Action of a Change that tells a watcher it may have missed changes:
-// its Name is empty and its other fields are zero. The receiver should List again to learn
-// the current state. It is sent once for any number of missed changes.
-const ActionResync Action = "resync"
-
 // Defaults of WatchOptions.
 const (
 	defaultWatchInterval = 100 * time.Millisecond
