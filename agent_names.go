@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // A sub-agent's run acts as the agent it was started as, so the steps it takes are held
@@ -143,10 +145,10 @@ func (a *agentNames) take(name string) string {
 // names share their start never run under one name.
 func runName(base string, n int) string {
 	suffix := runSep + strconv.Itoa(n)
-	if len(base)+len(suffix) <= maxHolderLen {
+	if len(base)+len(suffix) <= document.MaxHolderLen {
 		return base + suffix
 	}
-	return cutKeepingHash(base, maxHolderLen-len(suffix)) + suffix
+	return document.CutKeepingHash(base, document.MaxHolderLen-len(suffix)) + suffix
 }
 
 func (a *agentNames) release(name string) {

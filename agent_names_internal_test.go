@@ -3,6 +3,8 @@ package plan
 import (
 	"strings"
 	"testing"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // deepTask are the starters of a run whose only starter is a deep agent's task tool.
@@ -76,14 +78,14 @@ func TestParallelRunsOfLongNamedAgentsStayApart(t *testing.T) {
 		}
 		a, b := call(), call()
 		a.agentName()
-		return holderName(b.agentName())
+		return document.HolderName(b.agentName())
 	}
 	na, nb := second(prefix+"alpha"), second(prefix+"beta")
 	if na == nb {
 		t.Fatalf("both second runs hold steps as %q", na)
 	}
 	for _, n := range []string{na, nb} {
-		if len(n) > maxHolderLen || !strings.HasSuffix(n, runSep+"2") || !validHolder(n) {
+		if len(n) > document.MaxHolderLen || !strings.HasSuffix(n, runSep+"2") || !document.ValidHolder(n) {
 			t.Errorf("second run named %q (%d bytes)", n, len(n))
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // An approval is sealed with a key that only the Store reads: the HMAC-SHA256, under the
@@ -95,7 +97,7 @@ func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
 		}
 		// Read it back: another process may have made the key first.
 	}
-	return nil, fail(Error{Code: CodeBackendError, Reason: reasonContention, Name: approvalKeyFile})
+	return nil, document.Fail(Error{Code: CodeBackendError, Reason: document.ReasonContention, Name: approvalKeyFile})
 }
 
 // parseApprovalKey is the key a key file holds, or nil when it holds none the Store wrote.
@@ -192,14 +194,14 @@ func approvalSeal(key []byte, p *Plan) string {
 // read as pending. It is still accepted for a plan sealed before the upgrade, until its next
 // write seals it with approvalSeal; no seal the Store writes now is one.
 func markerBlindSeal(key []byte, p *Plan) string {
-	return sealOver(key, p, "plan approval", approvedBody(p.Content))
+	return sealOver(key, p, "plan approval", document.ApprovedBody(p.Content))
 }
 
 func sealOver(key []byte, p *Plan, head, body string) string {
 	a := p.Approval
 	mac := hmac.New(sha256.New, key)
-	if p.renewalNotes != "" {
-		head += ", renewal notes " + p.renewalNotes // which note a renewal replaces
+	if p.RenewalNotes != "" {
+		head += ", renewal notes " + p.RenewalNotes // which note a renewal replaces
 	}
 	mac.Write([]byte(head + "\n" + p.Name + "\n" + strconv.FormatInt(a.Revision, 10) + "\n" + a.By + "\n" +
 		a.At.UTC().Format(time.RFC3339Nano) + "\n" + strconv.FormatInt(p.Revision, 10) + "\n"))
@@ -210,7 +212,7 @@ func sealOver(key []byte, p *Plan, head, body string) string {
 // sealApproval seals next's approval before it is written; a plan that is not approved
 // carries no seal.
 func (s *Store) sealApproval(ctx context.Context, next *Plan, create bool) error {
-	next.seal = ""
+	next.Seal = ""
 	if next.Approval == nil {
 		return nil
 	}
@@ -222,7 +224,7 @@ func (s *Store) sealApproval(ctx context.Context, next *Plan, create bool) error
 		next.Approval = nil // approved under no key: never, so nothing to keep
 		return nil
 	}
-	next.seal = approvalSeal(key, next)
+	next.Seal = approvalSeal(key, next)
 	return nil
 }
 
@@ -234,13 +236,13 @@ func (s *Store) checkApprovalSeal(ctx context.Context, p *Plan) {
 	}
 	key, err := s.approvalKey(ctx, false)
 	if err != nil || key == nil || !sealHolds(key, p) {
-		p.Approval, p.seal = nil, ""
+		p.Approval, p.Seal = nil, ""
 	}
 }
 
 // sealHolds reports whether p's approval was sealed under key: by this release, or by an
 // earlier one whose seal did not cover the step markers (until the plan's next write).
 func sealHolds(key []byte, p *Plan) bool {
-	return hmac.Equal([]byte(p.seal), []byte(approvalSeal(key, p))) ||
-		hmac.Equal([]byte(p.seal), []byte(markerBlindSeal(key, p)))
+	return hmac.Equal([]byte(p.Seal), []byte(approvalSeal(key, p))) ||
+		hmac.Equal([]byte(p.Seal), []byte(markerBlindSeal(key, p)))
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bytedance/sonic"
+	"github.com/einoplan/plan/internal/document"
 )
 
 var argsAPI = sonic.Config{UseNumber: true}.Froze()
@@ -40,16 +41,16 @@ func (a args) str(p param) (string, error) {
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
-			return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonRequired, Field: key})
+			return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRequired, Field: key})
 		}
 		return "", nil
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonNotString, Field: key, Value: typeName(v)})
+		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotString, Field: key, Value: typeName(v)})
 	}
 	if required && s == "" {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: key})
+		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonEmpty, Field: key})
 	}
 	return s, nil
 }
@@ -60,17 +61,17 @@ func (a args) integer(p param) (*int64, error) {
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
-			return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRequired, Field: key})
+			return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRequired, Field: key})
 		}
 		return nil, nil
 	}
 	num, ok := v.(json.Number)
 	if !ok {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotInteger, Field: key, Value: typeName(v)})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotInteger, Field: key, Value: typeName(v)})
 	}
 	n, err := strconv.ParseInt(num.String(), 10, 64)
 	if err != nil {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotInteger, Field: key, Value: num.String()})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotInteger, Field: key, Value: num.String()})
 	}
 	return &n, nil
 }
@@ -83,7 +84,7 @@ func (a args) boolean(p param) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotBoolean, Field: p.name, Value: typeName(v)})
+		return false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotBoolean, Field: p.name, Value: typeName(v)})
 	}
 	return b, nil
 }
@@ -105,18 +106,18 @@ func workspacePath(a args, env *toolEnv) (string, error) {
 		return "", err
 	}
 	if len(p) > 4096 || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathUnusable, Field: given.name})
+		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathUnusable, Field: given.name})
 	}
 	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if part == ".." {
-			return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathEscapes, Field: given.name, Path: p})
+			return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathEscapes, Field: given.name, Path: p})
 		}
 	}
 	if !strings.HasPrefix(p, "/") {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathRelative, Field: given.name, Path: p})
+		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathRelative, Field: given.name, Path: p})
 	}
 	if env.inPlansFolder(p) {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonPathInPlans, Field: given.name, Path: p, Value: env.store.dir})
+		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathInPlans, Field: given.name, Path: p, Value: env.store.dir})
 	}
 	return p, nil
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // decodeCall reads one tool call's arguments for spec, forgiving where the meaning is clear
@@ -60,9 +61,9 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 				continue // null says nothing, whatever it is called
 			}
 			if _, step := paramNamed(spec, pStep.name); step && isStepIndexKey(key) {
-				return nil, nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonStepIndex, Field: shownKey(key)})
+				return nil, nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonStepIndex, Field: shownKey(key)})
 			}
-			return nil, nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonUnknownArgument,
+			return nil, nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonUnknownArgument,
 				Field: shownKey(key), Value: paramList(spec.params)})
 		}
 		if v == nil {
@@ -82,7 +83,7 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 						by = append(by, g.key)
 					}
 				}
-				return nil, nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonConflictingAliases,
+				return nil, nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonConflictingAliases,
 					Field: canon, Value: strings.Join(by, ", ")})
 			}
 			continue
@@ -152,9 +153,9 @@ func decodeObject(raw string) (args, bool, error) {
 		}
 	}
 	if trimmed[0] != '{' {
-		return nil, false, fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotObject})
+		return nil, false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonArgsNotObject})
 	}
-	return nil, false, fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotJSON})
+	return nil, false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonArgsNotJSON})
 }
 
 // embeddedObject finds the one JSON object in text such as "```json\n{...}\n```" or
@@ -299,7 +300,7 @@ func normalizeValue(tool string, p param, v any) (any, bool, error) {
 			return json.Number(strconv.FormatInt(n, 10)), true, nil
 		}
 		if _, ok := v.(string); ok {
-			return nil, false, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotInteger, Field: p.name, Value: text})
+			return nil, false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotInteger, Field: p.name, Value: text})
 		}
 	case schema.Boolean:
 		if s, ok := v.(string); ok {
@@ -309,7 +310,7 @@ func normalizeValue(tool string, p param, v any) (any, bool, error) {
 			case "false":
 				return false, true, nil
 			}
-			return nil, false, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotBoolean, Field: p.name, Value: s})
+			return nil, false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotBoolean, Field: p.name, Value: s})
 		}
 	case schema.String:
 		if s, ok := v.(string); ok && tool == ToolUpdatePlanStep && p.name == pStepState.name {
@@ -380,7 +381,7 @@ func shownKey(key string) string {
 	if plain {
 		return key
 	}
-	return quoteForMessage(key)
+	return document.QuoteForMessage(key)
 }
 
 // paramList names the arguments a tool takes, in the order of its schema.

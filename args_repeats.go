@@ -3,6 +3,8 @@ package plan
 import (
 	"reflect"
 	"strings"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // withoutRepeats returns a, the decoding of the JSON object text, once a key given more than
@@ -25,14 +27,14 @@ func withoutRepeats(text string, a args) (args, error) {
 		switch {
 		case err != nil:
 		case argsAPI.UnmarshalFromString(rawKey, &key) != nil || argsAPI.UnmarshalFromString(rawValue, &v) != nil:
-			err = fail(Error{Code: CodeInvalidArgument, Reason: reasonArgsNotJSON})
+			err = document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonArgsNotJSON})
 		default:
 			prev, seen := out[key]
 			switch {
 			case !seen || prev == nil:
 				out[key] = v
 			case v != nil && !reflect.DeepEqual(prev, v):
-				err = fail(Error{Code: CodeInvalidArgument, Reason: reasonRepeatedArgument, Field: shownKey(key)})
+				err = document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRepeatedArgument, Field: shownKey(key)})
 			}
 		}
 	})

@@ -6,18 +6,20 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 var nameOracle = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 func FuzzValidateName(f *testing.F) {
 	for _, s := range []string{"release-2", "a", "0_x", "-a", "_a", "A", "a/b", "../x", "a.md", "",
-		strings.Repeat("a", maxNameLen), strings.Repeat("a", maxNameLen+1), "a\n", "é", "a\x00"} {
+		strings.Repeat("a", document.MaxNameLen), strings.Repeat("a", document.MaxNameLen+1), "a\n", "é", "a\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
 		err := ValidateName(name)
-		want := len(name) <= maxNameLen && nameOracle.MatchString(name)
+		want := len(name) <= document.MaxNameLen && nameOracle.MatchString(name)
 		if want != (err == nil) {
 			t.Fatalf("ValidateName(%q) = %v, want accepted=%v", name, err, want)
 		}
@@ -47,7 +49,7 @@ func codecTime(sec, nsec int64) time.Time {
 }
 
 // validHeader reports whether s is a header string the Store could have written.
-func validHeader(s string) bool { return len(s) <= maxHeaderField && utf8.ValidString(s) }
+func validHeader(s string) bool { return len(s) <= document.MaxHeaderField && utf8.ValidString(s) }
 
 func FuzzPlanCodec(f *testing.F) {
 	f.Add("Release 2", "draft", "planner", int64(3), int64(1767225600), int64(123456789),
@@ -92,9 +94,9 @@ func FuzzPlanCodec(f *testing.F) {
 			return
 		}
 		p := &Plan{Name: "fuzz", Title: title, Status: status, Author: author, Revision: revision,
-			UpdatedAt: codecTime(sec, nsec), Content: body, stepsRev: max(1, revision-nsec%3)}
-		if p.stepsRev > revision {
-			p.stepsRev = revision // a plan at revision 0 records none
+			UpdatedAt: codecTime(sec, nsec), Content: body, StepsRev: max(1, revision-nsec%3)}
+		if p.StepsRev > revision {
+			p.StepsRev = revision // a plan at revision 0 records none
 		}
 		enc := EncodePlan(p)
 		got, err := DecodePlan("fuzz", enc)

@@ -1,6 +1,10 @@
 package plan
 
-import "context"
+import (
+	"context"
+
+	"github.com/einoplan/plan/internal/document"
+)
 
 // Completion is a step completion about to land, as Config.Verify sees it: nothing of it is
 // written until Verify returns nil.
@@ -33,27 +37,27 @@ func (env *toolEnv) verifyCompletion(ctx context.Context, name string, number in
 	if err != nil {
 		return nil, err
 	}
-	steps := stepsOf(p.Content)
+	steps := document.StepsOf(p.Content)
 	if number > len(steps) {
 		return ifRevision, nil // the move names the missing step
 	}
 	st := steps[number-1]
-	agent := holderName(env.agent(ctx))
+	agent := document.HolderName(env.agent(ctx))
 	if st.State != StepPending && st.State != StepInProgress || st.Holder != "" && st.Holder != agent || st.AwaitingReview && st.DoneBy == agent && agent != "" {
 		return ifRevision, nil // the move refuses it, naming why
 	}
-	evidence = foldEvidence(evidence)
+	evidence = document.FoldEvidence(evidence)
 	if evidence == "" {
 		evidence = st.Evidence // a review's completion: the doer's evidence
 	}
 	if env.requireEvidence && evidence == "" {
-		return nil, fail(Error{Code: CodeEvidenceRequired, Reason: reasonEvidenceRequired, Name: name, Step: number, CurrentRevision: p.Revision})
+		return nil, document.Fail(Error{Code: CodeEvidenceRequired, Reason: document.ReasonEvidenceRequired, Name: name, Step: number, CurrentRevision: p.Revision})
 	}
 	if env.verify != nil {
-		text, _ := splitHolder(st.Text)
+		text, _ := document.SplitHolder(st.Text)
 		c := Completion{Plan: name, Step: number, Text: text, Evidence: evidence, Agent: env.agent(ctx), Revision: p.Revision}
 		if err := env.verify(ctx, c); err != nil {
-			return nil, fail(Error{Code: CodeNotVerified, Reason: reasonNotVerified, Name: name, Step: number, CurrentRevision: p.Revision, Value: verifierText(err)})
+			return nil, document.Fail(Error{Code: CodeNotVerified, Reason: document.ReasonNotVerified, Name: name, Step: number, CurrentRevision: p.Revision, Value: verifierText(err)})
 		}
 	}
 	if ifRevision == nil {
@@ -68,9 +72,9 @@ const maxVerifierText = 500
 
 // verifierText is what Config.Verify's error says, on one line and at most 500 bytes.
 func verifierText(err error) string {
-	t := foldEvidence(err.Error())
+	t := document.FoldEvidence(err.Error())
 	if len(t) > maxVerifierText {
-		t = truncateUTF8(t, maxVerifierText) + "…"
+		t = document.TruncateUTF8(t, maxVerifierText) + "…"
 	}
 	return t
 }
@@ -82,5 +86,5 @@ func (env *toolEnv) reviewNote(s Step) string {
 		return ""
 	}
 	e := Error{Step: s.Number}
-	return e.render(env.texts["step.awaiting_review"])
+	return e.Render(env.texts["step.awaiting_review"])
 }

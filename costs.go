@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // The middleware measures what each step costs: every model call's usage (prompt and
@@ -62,7 +63,7 @@ func (r *runCosts) take(p *Plan, s Step, now time.Time) {
 		}
 	}
 	h := &heldStep{plan: plan, step: step, since: now}
-	h.stepBudget, h.planBudget, h.spent = budgetsOf(p, s)
+	h.stepBudget, h.planBudget, h.spent = document.BudgetsOf(p, s)
 	r.held = append(r.held, h)
 }
 
@@ -81,7 +82,7 @@ func (r *runCosts) snapshot(plan string, step int, now time.Time) (StepCost, boo
 	for _, h := range r.held {
 		if h.plan == plan && h.step == step {
 			c := h.cost
-			c.Seconds = wholeSeconds(now.Sub(h.since))
+			c.Seconds = document.WholeSeconds(now.Sub(h.since))
 			return c, true
 		}
 	}
@@ -218,13 +219,13 @@ func init() {
 // noteBudget reports, once per budget, a step of the run that went over it.
 func (m *middleware[M]) noteBudget(ctx context.Context, r *runCosts, h *heldStep) {
 	r.mu.Lock()
-	over, b := overBudget(h.stepBudget, h.planBudget, h.spent, h.cost, time.Since(h.since))
+	over, b := document.OverBudget(h.stepBudget, h.planBudget, h.spent, h.cost, time.Since(h.since))
 	report := over != "" && h.over != over
 	if report {
 		h.over = over
 	}
 	c := h.cost
-	c.Seconds = wholeSeconds(time.Since(h.since))
+	c.Seconds = document.WholeSeconds(time.Since(h.since))
 	plan, step := h.plan, h.step
 	r.mu.Unlock()
 	if report {
@@ -238,7 +239,7 @@ func (m *middleware[M]) budgetGate(ctx context.Context, cur *Plan, s Step, call 
 	if !call.Allowed {
 		return call
 	}
-	stepB, planB, spent := budgetsOf(cur, s)
+	stepB, planB, spent := document.BudgetsOf(cur, s)
 	if stepB == nil && planB == nil {
 		return call
 	}
@@ -253,15 +254,15 @@ func (m *middleware[M]) budgetGate(ctx context.Context, cur *Plan, s Step, call 
 		}
 		r.mu.Unlock()
 	}
-	if over, _ := overBudget(stepB, planB, spent, live, elapsed); over != "" {
-		call.Allowed, call.Reason = false, gateOverBudget
+	if over, _ := document.OverBudget(stepB, planB, spent, live, elapsed); over != "" {
+		call.Allowed, call.Reason = false, document.GateOverBudget
 	}
 	return call
 }
 
 // gateCode is the code of a gated call refused for reason.
 func gateCode(reason string) Code {
-	if reason == gateOverBudget {
+	if reason == document.GateOverBudget {
 		return CodeOverBudget
 	}
 	return CodeNotApproved

@@ -1,8 +1,10 @@
 package plan
 
+import "github.com/einoplan/plan/internal/document"
+
 // Unexported functions that the external tests of this package exercise directly.
 var (
-	HolderName   = holderName
-	NextStep     = nextFreeStep
-	SetStepState = setStepState
+	HolderName   = document.HolderName
+	NextStep     = document.NextFreeStep
+	SetStepState = document.SetStepState
 )

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bytedance/sonic"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // The middleware keeps Eino's filesystem tools (adk/middlewares/filesystem) out of the plans
@@ -95,7 +96,7 @@ func (g *fileGuard) judge(name, args string) fileVerdict {
 			return v
 		}
 		if g.covers(scope) {
-			return fileVerdict{err: g.refusal(reasonSearchCoversPlans, "path", scope)}
+			return fileVerdict{err: g.refusal(document.ReasonSearchCoversPlans, "path", scope)}
 		}
 		return fileVerdict{}
 	case einoGlob:
@@ -132,7 +133,7 @@ func (g *fileGuard) judgeGlob(pattern, dir string) fileVerdict {
 	covered := false
 	for _, scope := range scopes {
 		if g.inside(scope) {
-			return fileVerdict{err: g.refusal(reasonPlansOffLimits, "pattern", pattern)}
+			return fileVerdict{err: g.refusal(document.ReasonPlansOffLimits, "pattern", pattern)}
 		}
 		covered = covered || g.covers(scope)
 	}
@@ -140,7 +141,7 @@ func (g *fileGuard) judgeGlob(pattern, dir string) fileVerdict {
 		return fileVerdict{}
 	}
 	return fileVerdict{keep: func(result string) string { return g.unlisted(result, roots) },
-		whole: g.refusal(reasonSearchCoversPlans, "path", orHere(dir))}
+		whole: g.refusal(document.ReasonSearchCoversPlans, "path", orHere(dir))}
 }
 
 // unlisted is a glob's listing (one path a line, relative to a root or absolute) without the
@@ -166,7 +167,7 @@ func (g *fileGuard) unlisted(result string, roots []string) string {
 // refuseInside refuses p when it resolves into a plans folder or to a key file.
 func (g *fileGuard) refuseInside(field, p string) fileVerdict {
 	if g.inside(p) {
-		return fileVerdict{err: g.refusal(reasonPlansOffLimits, field, p)}
+		return fileVerdict{err: g.refusal(document.ReasonPlansOffLimits, field, p)}
 	}
 	return fileVerdict{}
 }
@@ -217,7 +218,7 @@ func (g *fileGuard) refusal(reason, field, p string) *Error {
 	if g.env.planRoot != "" {
 		where = filepath.Join(g.env.planRoot, filepath.FromSlash(where))
 	}
-	return fail(Error{Code: CodeInvalidArgument, Reason: reason, Field: field, Path: p, Value: where})
+	return document.Fail(Error{Code: CodeInvalidArgument, Reason: reason, Field: field, Path: p, Value: where})
 }
 
 // within reports whether target is folder or lies in it; sep is the separator of both, and

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -64,11 +65,11 @@ func TestFileToolPathsIntoThePlansFolderAreRefused(t *testing.T) {
 			root + "//plans/./deploy.md",
 			filepath.Join(project, "src", "..", ".plans", "plans", "deploy.md"),
 		} {
-			assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge(tool, fileArgs("file_path", p))), "%s %s", tool, p)
+			assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge(tool, fileArgs("file_path", p))), "%s %s", tool, p)
 		}
 		// Eino decodes keys without regard to case and reads escapes: so does the guard.
-		assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge(tool, fileArgs("FILE_PATH", planFile))), tool)
-		assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge(tool, `{"file\u005fpath":`+quoteJSON(planFile)+`}`)), tool)
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge(tool, fileArgs("FILE_PATH", planFile))), tool)
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge(tool, `{"file\u005fpath":`+quoteJSON(planFile)+`}`)), tool)
 		assert.Equal(t, "", reasonOf(g.judge(tool, fileArgs("file_path", filepath.Join(project, "main.go")))), tool)
 		assert.Equal(t, "", reasonOf(g.judge(tool, fileArgs("file_path", filepath.Join(root, "notes.md")))), tool)
 	}
@@ -88,10 +89,10 @@ func TestALinkIntoThePlansFolderIsFollowed(t *testing.T) {
 		filepath.Join(project, "docs"),
 		filepath.Join(project, "deep") + "/../deploy.md", // the kernel: <plans>/deploy.md
 	} {
-		assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge("write_file", fileArgs("file_path", p))), p)
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("write_file", fileArgs("file_path", p))), p)
 	}
-	assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge("ls", fileArgs("path", filepath.Join(project, "docs")))))
-	assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge("grep", fileArgs("path", filepath.Join(project, "docs")))))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("ls", fileArgs("path", filepath.Join(project, "docs")))))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("grep", fileArgs("path", filepath.Join(project, "docs")))))
 }
 
 // TestSearchesKeepOutOfThePlansFolder: ls lists the plans folder's parent (names only) but
@@ -99,22 +100,22 @@ func TestALinkIntoThePlansFolderIsFollowed(t *testing.T) {
 // results carry contents); glob of one runs with the entries inside left out.
 func TestSearchesKeepOutOfThePlansFolder(t *testing.T) {
 	g, project, root := guardOnDisk(t)
-	assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge("ls", fileArgs("path", filepath.Join(root, "plans")))))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("ls", fileArgs("path", filepath.Join(root, "plans")))))
 	assert.Equal(t, "", reasonOf(g.judge("ls", fileArgs("path", root))))
 	assert.Equal(t, "", reasonOf(g.judge("ls", fileArgs("path", project))))
 
 	for _, p := range []string{project, root, "/"} {
-		assert.Equal(t, reasonSearchCoversPlans, reasonOf(g.judge("grep", `{"pattern":"x","path":`+quoteJSON(p)+`}`)), p)
+		assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.judge("grep", `{"pattern":"x","path":`+quoteJSON(p)+`}`)), p)
 	}
-	assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge("grep", `{"pattern":"x","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("grep", `{"pattern":"x","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
 	src := filepath.Join(project, "src")
 	require.NoError(t, os.Mkdir(src, 0o700))
 	assert.Equal(t, "", reasonOf(g.judge("grep", `{"pattern":"x","path":`+quoteJSON(src)+`}`)))
 
 	// glob in the plans folder, by its path or by the fixed part of its pattern: refused.
-	assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge("glob", `{"pattern":"*.md","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
-	assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge("glob", `{"pattern":".plans/plans/*.md","path":`+quoteJSON(project)+`}`)))
-	assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge("glob", `{"pattern":`+quoteJSON(filepath.Join(root, "plans")+"/*")+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("glob", `{"pattern":"*.md","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("glob", `{"pattern":".plans/plans/*.md","path":`+quoteJSON(project)+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("glob", `{"pattern":`+quoteJSON(filepath.Join(root, "plans")+"/*")+`}`)))
 
 	// glob above it: what lies inside is left out of the listing.
 	v := g.judge("glob", `{"pattern":"**/*","path":`+quoteJSON(project)+`}`)
@@ -137,11 +138,11 @@ func TestGuardReadsWorkspacePathsAsTheStoragesOwn(t *testing.T) {
 	require.NoError(t, err)
 	g := newFileGuard(s, backend)
 	for _, p := range []string{"/team/plans/a.md", "team/plans", "/team/.plans.approval-key", "/x/../team/plans/a.md"} {
-		assert.Equal(t, reasonPlansOffLimits, reasonOf(g.judge("read_file", fileArgs("file_path", p))), p)
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("read_file", fileArgs("file_path", p))), p)
 	}
 	assert.Equal(t, "", reasonOf(g.judge("read_file", fileArgs("file_path", "/team/notes.md"))))
-	assert.Equal(t, reasonSearchCoversPlans, reasonOf(g.judge("grep", `{"pattern":"x"}`)), "grep of the whole storage")
-	assert.Equal(t, reasonSearchCoversPlans, reasonOf(g.judge("grep", `{"pattern":"x","path":"/team"}`)))
+	assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.judge("grep", `{"pattern":"x"}`)), "grep of the whole storage")
+	assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.judge("grep", `{"pattern":"x","path":"/team"}`)))
 	assert.Equal(t, "", reasonOf(g.judge("grep", `{"pattern":"x","path":"/src"}`)))
 
 	unrelated := newFileGuard(s, nil)

@@ -13,6 +13,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // GatedCall reports one call of a gated tool (Config.GatedTools), before it runs: who called
@@ -170,7 +171,7 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 	}
 	plans := slices.Clone(shared)
 	sort.SliceStable(plans, func(i, j int) bool { return plans[i].UpdatedAt.After(plans[j].UpdatedAt) })
-	holder := holderName(call.Agent)
+	holder := document.HolderName(call.Agent)
 	var approved *Summary
 	// held is the first hold of a plan not approved (one naming tool first); unnamed the
 	// first hold of an approved plan that does not name tool.
@@ -187,8 +188,8 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 		if err != nil {
 			continue
 		}
-		for _, s := range stepsOf(cur.Content) {
-			if holderOf(s) != holder || !m.store.holdLive(cur, s) {
+		for _, s := range document.StepsOf(cur.Content) {
+			if document.HolderOf(s) != holder || !m.store.holdLive(cur, s) {
 				continue // not the caller's, or its lease ran out (another agent may take it)
 			}
 			names := m.cfg.GateAnyHeldStep || slices.Contains(s.Uses, tool)
@@ -197,7 +198,7 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 			switch {
 			case cur.Approval != nil && names:
 				hold.Allowed = true
-				hold.StepText, _ = splitHolder(s.Text)
+				hold.StepText, _ = document.SplitHolder(s.Text)
 				return m.budgetGate(ctx, cur, s, hold)
 			case cur.Approval != nil:
 				if unnamed == nil {

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Defaults of the kept history.
@@ -108,13 +109,13 @@ func (s *Store) entryPath(name string, rev int64, sum string) string {
 
 // appendEntrySum appends the SHA-256 of raw in entrySumDigits hex digits.
 func appendEntrySum(dst []byte, raw string) []byte {
-	sum := sha256.Sum256(bytesOf(raw)) // read in place: no copy of the file
+	sum := sha256.Sum256(document.BytesOf(raw)) // read in place: no copy of the file
 	return hex.AppendEncode(dst, sum[:])
 }
 
 // entrySum is appendEntrySum of raw as a string.
 func entrySum(raw string) string {
-	var scratch [entrySumDigits]byte
+	var scratch [document.EntrySumDigits]byte
 	return string(appendEntrySum(scratch[:0], raw))
 }
 
@@ -181,7 +182,7 @@ func (s *Store) listHistory(ctx context.Context, name string) ([]listedEntry, er
 		}
 		rev, err := strconv.ParseInt(num, 10, 64)
 		if info.IsDir || !ok || err != nil || rev <= 0 || strconv.FormatInt(rev, 10) != num ||
-			(legacy && len(sum) != legacyEntryDigits) || (!legacy && len(sum) != entrySumDigits && len(sum) != crcEntryDigits) {
+			(legacy && len(sum) != document.LegacyEntryDigits) || (!legacy && len(sum) != document.EntrySumDigits && len(sum) != document.CrcEntryDigits) {
 			continue
 		}
 		out = append(out, listedEntry{rev: rev, sum: sum, legacy: legacy, path: dir + "/" + base, size: info.Size})
@@ -331,13 +332,13 @@ func (s *Store) readKept(ctx context.Context, name string, e listedEntry) (*Plan
 	if err != nil || !exists {
 		return nil, entryGone, err
 	}
-	if len(e.sum) == crcEntryDigits {
+	if len(e.sum) == document.CrcEntryDigits {
 		return nil, entryUnverifiable, nil // whatever its bytes: a CRC proves nothing
 	}
-	if len(e.sum) != entrySumDigits || entrySum(raw) != e.sum {
+	if len(e.sum) != document.EntrySumDigits || entrySum(raw) != e.sum {
 		return nil, entryMismatch, nil
 	}
-	p, err := decodePlan(name, raw)
+	p, err := document.DecodeSealed(name, raw)
 	if err != nil || p.Revision != e.rev {
 		return nil, entryMismatch, nil
 	}
@@ -375,8 +376,8 @@ func (s *Store) keptChainOf(ctx context.Context, cur *Plan, oldest int64) (keptC
 	if !s.keepsEntries() {
 		return out, nil
 	}
-	for p := cur; p.replaces != "" && p.Revision-1 >= oldest; {
-		e := listedEntry{rev: p.Revision - 1, sum: p.replaces}
+	for p := cur; p.Replaces != "" && p.Revision-1 >= oldest; {
+		e := listedEntry{rev: p.Revision - 1, sum: p.Replaces}
 		e.path = s.entryPath(cur.Name, e.rev, e.sum)
 		kept, fault, err := s.readKept(ctx, cur.Name, e)
 		if err != nil {
@@ -398,15 +399,15 @@ func (s *Store) keptChainOf(ctx context.Context, cur *Plan, oldest int64) (keptC
 // (written by an earlier release, or by a person) names the plan's author.
 func revisionOf(p *Plan) Revision {
 	r := Revision{Revision: p.Revision, UpdatedAt: p.UpdatedAt, Title: p.Title, Status: p.Status, Author: p.Author}
-	if p.action != "" {
-		r.Action, r.Author = p.action, p.changedBy
-		r.ByAgent = p.byAgent
+	if p.Action != "" {
+		r.Action, r.Author = p.Action, p.ChangedBy
+		r.ByAgent = p.ByAgent
 	}
-	r.Expired, r.ExpiredStep = expiredHolder(p.expiredHold), expiredStepOf(p.expiredHold)
-	if p.action == ActionReject {
+	r.Expired, r.ExpiredStep = document.ExpiredHolder(p.ExpiredHold), expiredStepOf(p.ExpiredHold)
+	if p.Action == ActionReject {
 		r.Rejection = p.Rejection
 	}
-	if p.action == ActionApprove && p.Approval != nil {
+	if p.Action == ActionApprove && p.Approval != nil {
 		r.Approved = p.Approval.Revision
 	}
 	return r
@@ -451,10 +452,10 @@ func (s *Store) revisionAt(ctx context.Context, cur *Plan, rev int64) (*Plan, er
 		return cur, nil
 	}
 	missing := func(reason string) error {
-		return fail(Error{Code: CodeNotFound, Reason: reason, Name: cur.Name, Revision: rev, CurrentRevision: cur.Revision})
+		return document.Fail(Error{Code: CodeNotFound, Reason: reason, Name: cur.Name, Revision: rev, CurrentRevision: cur.Revision})
 	}
 	if rev < s.oldestShown(cur.Revision) || rev > cur.Revision || !s.historyOn() {
-		return nil, missing(reasonNoRevision)
+		return nil, missing(document.ReasonNoRevision)
 	}
 	kept, err := s.keptChainOf(ctx, cur, rev)
 	if err != nil {
@@ -466,11 +467,11 @@ func (s *Store) revisionAt(ctx context.Context, cur *Plan, rev int64) (*Plan, er
 	}
 	switch kept.refusedAs {
 	case entryMismatch:
-		return nil, missing(reasonRevisionMismatch)
+		return nil, missing(document.ReasonRevisionMismatch)
 	case entryUnverifiable:
-		return nil, missing(reasonRevisionUnverifiable)
+		return nil, missing(document.ReasonRevisionUnverifiable)
 	}
-	return nil, missing(reasonNoRevision)
+	return nil, missing(document.ReasonNoRevision)
 }
 
 // loadExisting is load for a plan that must exist.

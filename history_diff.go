@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strconv"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Diff returns what changed in a plan from revision from to revision to (both kept): a
@@ -23,7 +25,7 @@ func (s *Store) Diff(ctx context.Context, name string, from, to int64) (string, 
 		return "", err
 	}
 	label := func(p *Plan) string { return name + "@" + strconv.FormatInt(p.Revision, 10) }
-	return diffPlans(a, b, label(a), label(b), 3), nil
+	return document.DiffPlans(a, b, label(a), label(b), 3), nil
 }
 
 // changesSince returns the current plan and, when revision since is kept, that revision
@@ -38,7 +40,7 @@ func (s *Store) changesSince(ctx context.Context, name string, since int64) (cur
 	old, err = s.revisionAt(ctx, cur, since)
 	if CodeOf(err) == CodeNotFound {
 		var e *Error
-		if errors.As(err, &e) && (e.Reason == reasonRevisionMismatch || e.Reason == reasonRevisionUnverifiable) {
+		if errors.As(err, &e) && (e.Reason == document.ReasonRevisionMismatch || e.Reason == document.ReasonRevisionUnverifiable) {
 			unverified = e
 		}
 		return cur, nil, unverified, nil

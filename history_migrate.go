@@ -6,6 +6,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Upgrades. Release 0.1.0 wrote format 1: no format line, history entries named by the
@@ -93,7 +95,7 @@ type CheckReport struct {
 // reads: it creates, moves and removes nothing (not even the key, which a read of an
 // approved plan would move).
 func (s *Store) Check(ctx context.Context) (*CheckReport, error) {
-	out := &CheckReport{Format: formatVersion, Plans: []PlanCheck{}}
+	out := &CheckReport{Format: document.FormatVersion, Plans: []PlanCheck{}}
 	infos, err := s.backend.LsInfo(ctx, &LsInfoRequest{Path: s.dir})
 	if err != nil && !isNotExist(err) {
 		return nil, backendError("list "+s.dir, err)
@@ -133,7 +135,7 @@ func (s *Store) checkPlan(ctx context.Context, name string) (PlanCheck, error) {
 	if err != nil {
 		return PlanCheck{}, err
 	}
-	c := PlanCheck{Name: name, Revision: cur.Revision, Format: fileFormat(raw)}
+	c := PlanCheck{Name: name, Revision: cur.Revision, Format: document.FileFormat(raw)}
 	c.Reapprove, err = s.reapprove(ctx, cur)
 	if err != nil {
 		return PlanCheck{}, err
@@ -150,7 +152,7 @@ func (s *Store) checkPlan(ctx context.Context, name string) (PlanCheck, error) {
 	if u := chain.unreadable; u != nil {
 		c.UnreadableRevision, c.UnreadableReason = u.rev, u.reason
 	}
-	c.NeedsMigrate = c.Format < formatVersion || len(c.Convertible) > 0
+	c.NeedsMigrate = c.Format < document.FormatVersion || len(c.Convertible) > 0
 	return c, nil
 }
 
@@ -177,7 +179,7 @@ func (s *Store) reapprove(ctx context.Context, p *Plan) (string, error) {
 		return reapproveKeyMissing, nil
 	case sealHolds(key, p):
 		return "", nil
-	case p.action != "" || p.created: // its checksum holds: the Store wrote it so
+	case p.Action != "" || p.Created: // its checksum holds: the Store wrote it so
 		return reapproveKeyChanged, nil
 	}
 	return reapproveEdited, nil
@@ -206,8 +208,8 @@ func (s *Store) oldChain(ctx context.Context, cur *Plan, raw string) (chainOfFil
 		return out, nil
 	}
 	oldest := s.oldestShown(cur.Revision)
-	for p := cur; p.replaces != "" && p.Revision-1 >= oldest; {
-		rev, sum := p.Revision-1, p.replaces
+	for p := cur; p.Replaces != "" && p.Revision-1 >= oldest; {
+		rev, sum := p.Revision-1, p.Replaces
 		at := s.entryPath(cur.Name, rev, sum)
 		kept, exists, err := s.readRaw(ctx, at)
 		if c := CodeOf(err); c == CodeCorrupt || c == CodeTooLarge || strayTombstoneFolder(err) {
@@ -219,7 +221,7 @@ func (s *Store) oldChain(ctx context.Context, cur *Plan, raw string) (chainOfFil
 		if !exists {
 			return out, nil
 		}
-		crc := len(sum) == crcEntryDigits
+		crc := len(sum) == document.CrcEntryDigits
 		reason := unreadableForged
 		matches := entrySum(kept) == sum
 		if crc {
@@ -227,7 +229,7 @@ func (s *Store) oldChain(ctx context.Context, cur *Plan, raw string) (chainOfFil
 		}
 		var next *Plan
 		if matches {
-			if next, err = decodePlan(cur.Name, kept); err != nil || next.Revision != rev {
+			if next, err = document.DecodeSealed(cur.Name, kept); err != nil || next.Revision != rev {
 				matches = false
 			}
 		}
@@ -243,8 +245,8 @@ func (s *Store) oldChain(ctx context.Context, cur *Plan, raw string) (chainOfFil
 
 // crcSum is the CRC-32C of raw in 8 hex digits: the name format 1 gave an entry.
 func crcSum(raw string) string {
-	var scratch [crcEntryDigits]byte
-	return string(appendHex32(scratch[:0], crc32.Update(0, castagnoli, bytesOf(raw))))
+	var scratch [document.CrcEntryDigits]byte
+	return string(document.AppendHex32(scratch[:0], crc32.Update(0, document.Castagnoli, document.BytesOf(raw))))
 }
 
 // MigrateReport is what Migrate did to one plan.
@@ -293,7 +295,7 @@ func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, er
 	if err != nil {
 		return MigrateReport{}, err
 	}
-	if err := checkFormat(cur); err != nil {
+	if err := document.CheckFormat(cur); err != nil {
 		return MigrateReport{}, err
 	}
 	chain, err := s.oldChain(ctx, cur, raw)
@@ -310,7 +312,7 @@ func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, er
 			deepest = i
 		}
 	}
-	if deepest < 0 && fileFormat(raw) >= formatVersion {
+	if deepest < 0 && document.FileFormat(raw) >= document.FormatVersion {
 		return out, nil
 	}
 	// From the oldest file that stays as it is up to the plan file: each rewritten so that
@@ -342,7 +344,7 @@ func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, er
 		}
 	}
 	if replaces == "" {
-		replaces = cur.replaces
+		replaces = cur.Replaces
 	}
 	file := upgradeFile(raw, replaces)
 	if file != raw {
@@ -351,7 +353,7 @@ func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, er
 		}
 		s.forget(name)
 		s.forgetEntries(name)
-		if p, err := decodePlan(name, file); err == nil {
+		if p, err := document.DecodeSealed(name, file); err == nil {
 			s.decoded.wrote(name, file, p)
 		}
 		out.Rewritten = true
@@ -366,11 +368,11 @@ func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, er
 // its header, replaces naming the given sum (when the file has a replaces line), and its
 // checksum line computed anew when it held for raw. Every other byte stays.
 func upgradeFile(raw, replaces string) string {
-	rest, ok := strings.CutPrefix(raw, headerFence)
+	rest, ok := strings.CutPrefix(raw, document.HeaderFence)
 	if !ok {
 		return raw
 	}
-	var check changeCheck
+	var check document.ChangeCheck
 	var lines []string
 	checksumAt := -1
 	for {
@@ -383,24 +385,24 @@ func upgradeFile(raw, replaces string) string {
 		}
 		key, _, _ := strings.Cut(line, ": ")
 		switch key {
-		case hdrFormat:
+		case document.HdrFormat:
 			rest = after
 			continue
-		case hdrReplaces:
-			line = hdrReplaces + ": " + `"` + replaces + `"`
-		case hdrChecksum:
-			check.found(raw, after, len(line)+1, strings.TrimPrefix(line, hdrChecksum+": "))
+		case document.HdrReplaces:
+			line = document.HdrReplaces + ": " + `"` + replaces + `"`
+		case document.HdrChecksum:
+			check.Found(raw, after, len(line)+1, strings.TrimPrefix(line, document.HdrChecksum+": "))
 			checksumAt = len(lines)
 		}
 		lines = append(lines, line)
 		rest = after
 	}
 	body := rest[len("---\n"):]
-	held := checksumAt >= 0 && check.holds(raw)
+	held := checksumAt >= 0 && check.Holds(raw)
 	var b strings.Builder
 	b.Grow(len(raw) + 80)
-	b.WriteString(headerFence)
-	b.WriteString(formatLine)
+	b.WriteString(document.HeaderFence)
+	b.WriteString(document.FormatLine)
 	for i, line := range lines {
 		if i == checksumAt && held {
 			continue
@@ -417,14 +419,14 @@ func upgradeFile(raw, replaces string) string {
 			tail += "\n"
 		}
 		head = head[:len(head)-len(tail)]
-		sum := crc32.Update(0, castagnoli, bytesOf(head))
-		sum = crc32.Update(sum, castagnoli, bytesOf(tail))
-		sum = crc32.Update(sum, castagnoli, bytesOf(headerFence))
-		sum = crc32.Update(sum, castagnoli, bytesOf(body))
-		out := head + hdrChecksum + `: "` + string(appendHex32(nil, sum)) + "\"\n" + tail + headerFence + body
+		sum := crc32.Update(0, document.Castagnoli, document.BytesOf(head))
+		sum = crc32.Update(sum, document.Castagnoli, document.BytesOf(tail))
+		sum = crc32.Update(sum, document.Castagnoli, document.BytesOf(document.HeaderFence))
+		sum = crc32.Update(sum, document.Castagnoli, document.BytesOf(body))
+		out := head + document.HdrChecksum + `: "` + string(document.AppendHex32(nil, sum)) + "\"\n" + tail + document.HeaderFence + body
 		return out
 	}
-	b.WriteString(headerFence)
+	b.WriteString(document.HeaderFence)
 	b.WriteString(body)
 	return b.String()
 }
@@ -439,6 +441,6 @@ func (s *Store) readAsStored(ctx context.Context, name string) (*Plan, string, e
 	if !exists {
 		return nil, "", notFound(name)
 	}
-	cur, err := decodePlan(name, raw)
+	cur, err := document.DecodeSealed(name, raw)
 	return cur, raw, err
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // What a model needs to use leases: when a hold that stops it runs out, and, when its own
@@ -27,7 +29,7 @@ func (s *Store) leaseEnd(p *Plan, st Step) time.Time {
 	if s.claimTTL <= 0 || st.State != StepInProgress || st.Holder == "" {
 		return time.Time{}
 	}
-	return p.heldSince(st).Add(s.claimTTL).UTC()
+	return p.HeldSince(st).Add(s.claimTTL).UTC()
 }
 
 // withLease adds to a step_held or step_blocked refusal err, made on cur, when the hold
@@ -70,16 +72,16 @@ func (s *Store) holdTaken(ctx context.Context, err error, cur *Plan, number int,
 	}
 	want := strconv.Itoa(number) + " " + mover
 	for _, k := range kept {
-		if k.plan.expiredHold != want {
+		if k.plan.ExpiredHold != want {
 			continue
 		}
-		steps := stepsOf(cur.Content)
-		taken := Error{Code: e.Code, Reason: reasonHoldTaken, Name: cur.Name, CurrentRevision: cur.Revision,
-			Revision: k.rev, Step: number, To: e.To, Agent: k.plan.changedBy, Next: nextAfter(steps, number)}
+		steps := document.StepsOf(cur.Content)
+		taken := Error{Code: e.Code, Reason: document.ReasonHoldTaken, Name: cur.Name, CurrentRevision: cur.Revision,
+			Revision: k.rev, Step: number, To: e.To, Agent: k.plan.ChangedBy, Next: nextAfter(steps, number)}
 		if number <= len(steps) {
 			taken.From = steps[number-1].State
 		}
-		return fail(taken)
+		return document.Fail(taken)
 	}
 	return err
 }
@@ -101,7 +103,7 @@ func (s *Store) explainTaken(ctx context.Context, err error, name string, number
 // another, in a state that allows no such move, or moved since the mover's revision.
 func refusedMove(e *Error) bool {
 	return e.Code == CodeStepHeld || e.Code == CodeIllegalTransition ||
-		e.Reason == reasonStepMoved || e.Reason == reasonStepChanged
+		e.Reason == document.ReasonStepMoved || e.Reason == document.ReasonStepChanged
 }
 
 // leaseAdvice is what the model reads after a refusal caused by a hold that runs out at
@@ -121,7 +123,7 @@ func (s *Store) HeldUntil(p *Plan, number int) time.Time {
 	if p == nil || number < 1 {
 		return time.Time{}
 	}
-	steps := stepsOf(p.Content)
+	steps := document.StepsOf(p.Content)
 	if number > len(steps) {
 		return time.Time{}
 	}

@@ -1,127 +1,176 @@
 package plan
 
 import (
-	"time"
-	"unicode/utf8"
+	"context"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
-// Plan is one stored plan: a small header and a Markdown body kept byte for byte.
-type Plan struct {
-	Name      string    `json:"name"`
-	Title     string    `json:"title"`
-	Status    string    `json:"status"`
-	Author    string    `json:"author"`
-	Revision  int64     `json:"revision"`
-	UpdatedAt time.Time `json:"updated_at"`
-	Content   string    `json:"content"`
-	// Approval is the approval the current body carries; nil when not approved.
-	Approval *Approval `json:"approval,omitempty"`
-	// RequiresApproval records that the plan was written under Config.RequireApproval: every
-	// Store and middleware on its storage then refuses step moves, and rewrites that move
-	// steps, until it is approved at its current revision. Once set, it stays, through a
-	// delete too: the tombstone keeps it for a plan written again under the name.
-	RequiresApproval bool `json:"requires_approval,omitempty"`
-	// Waiting is the run paused until a person decides on the plan; nil when none is.
-	Waiting *Waiting `json:"waiting,omitempty"`
-	// Rejection is the last rejection of the plan (Store.Reject), until it is approved or a
-	// run asks again; nil otherwise.
-	Rejection *Rejection `json:"rejection,omitempty"`
-	// Budget is what the whole plan may cost, as its header writes it ("200k tokens, 1h",
-	// steps_asks.go): a person sets it (Update.Budget); "" bounds nothing.
-	Budget string `json:"budget,omitempty"`
-	// seal is the approval's seal as stored (approval_seal.go); "" when not approved.
-	seal string
-	// stepsRev is the revision at which the list of steps (their text and order) last
-	// changed; 0 when the file does not say.
-	stepsRev int64
-	// holds is when each held step was last moved by its holder, as the header stores it
-	// ("3@<time>,5@<time>", leases.go); expiredHold is "3 w1" when this revision moved step 3
-	// after w1's hold on it expired. Strings, so a Plan stays comparable.
-	holds       string
-	expiredHold string
-	// renewalNotes records the note at the end of each step in progress that the next move
-	// keeping it in progress replaces ("3:45", steps_renewal.go).
-	renewalNotes string
-	// action, created and changedBy record the change that made this revision, as the
-	// header's change lines say (change.go): every kept revision is the plan file as it was
-	// written, so it carries its own record. Empty when the file does not say, or was edited
-	// by hand since. replaces is the checksum of the file this revision replaced, which
-	// names its history entry.
-	action    Action
-	created   bool
-	changedBy string
-	replaces  string
-	// byAgent records that an agent's tool call made this revision, not a host; fence is
-	// "<revision> <who>" of the newest host change agents must read (fence.go).
-	byAgent bool
-	fence   string
-	// newerFormat is the format version the file's header names when it is newer than
-	// formatVersion (format.go); 0 otherwise.
-	newerFormat int64
-	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
-	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
-	Repaired bool `json:"repaired,omitempty"`
+// Action names the kind of mutation a Change reports.
+type Action = document.Action
+
+const ActionApprove = document.ActionApprove
+
+const ActionDelete = document.ActionDelete
+
+const ActionReject = document.ActionReject
+
+// ActionResync is the Action of a Change that tells a watcher it may have missed changes:
+// its Name is empty and its other fields are zero. The receiver should List again to learn
+// the current state. It is sent once for any number of missed changes.
+const ActionResync = document.ActionResync
+
+const ActionRevoke = document.ActionRevoke
+
+const ActionStatus = document.ActionStatus
+
+const ActionStep = document.ActionStep
+
+const ActionWrite = document.ActionWrite
+
+// Approval records that a person approved a plan: the revision whose body they saw, who,
+// and when. It stays on the plan while the body changes only by step moves and notes
+// (update_plan_step) or not at all (status, title, author); any other change to the body
+// revokes it. The stored header also carries the approval's seal (approval_seal.go), so a
+// body edited outside the Store, or an approval written by anyone without the storage's
+// key, reads as not approved.
+type Approval = document.Approval
+
+// Budget bounds what one step, or a whole plan, may cost. Zero fields bound nothing.
+type Budget = document.Budget
+
+// Code classifies an Error. Codes are part of the tool contract: models and host programs
+// branch on them, so they never change meaning.
+type Code = document.Code
+
+const CodeBackendError = document.CodeBackendError
+
+const CodeCanceled = document.CodeCanceled
+
+const CodeCorrupt = document.CodeCorrupt
+
+const CodeEvidenceRequired = document.CodeEvidenceRequired
+
+const CodeIllegalTransition = document.CodeIllegalTransition
+
+const CodeInvalidArgument = document.CodeInvalidArgument
+
+const CodeNotApproved = document.CodeNotApproved
+
+const CodeNotFound = document.CodeNotFound
+
+const CodeNotVerified = document.CodeNotVerified
+
+// CodeOf returns the Code of err if it is (or wraps) an *Error, and "" otherwise.
+func CodeOf(err error) Code {
+	return document.CodeOf(err)
 }
+
+// CodeOverBudget: a gated tool did not run because the step its agent holds, or its plan,
+// went over its budget.
+const CodeOverBudget = document.CodeOverBudget
+
+const CodeRevisionConflict = document.CodeRevisionConflict
+
+const CodeStepBlocked = document.CodeStepBlocked
+
+const CodeStepHeld = document.CodeStepHeld
+
+const CodeTooLarge = document.CodeTooLarge
+
+const CodeToolNotAvailable = document.CodeToolNotAvailable
+
+const CodeUnknownOutcome = document.CodeUnknownOutcome
+
+// DecodePlan parses a stored plan. Anything that is not a header this package could have
+// written (no opening or closing fence, a line that is not `key: JSON scalar`, a negative
+// revision, a bad timestamp) is an *Error with CodeCorrupt. Unknown keys are ignored so
+// newer writers stay readable. A header without revision decodes as revision 0.
+//
+// The plan it returns is never approved (Approval is nil), whatever approval lines the file
+// holds: an approval counts only when its seal is the storage's, and only a Store, which
+// reads the key, can check that (Store.Get, GetRevision and List report verified approvals).
+// So neither DecodePlan nor Summarize of its result can be made to report an approval by
+// whoever writes a file; EncodePlan of its result writes no approval lines.
+func DecodePlan(name string, raw string) (*Plan, error) {
+	return document.DecodePlan(name, raw)
+}
+
+// EncodePlan renders p as it is stored: a header of `key: value` lines between two "---"
+// lines, each value a JSON scalar (so YAML readers parse it too), then the body unchanged.
+// The name is not stored: it is the file name.
+func EncodePlan(p *Plan) string {
+	return document.EncodePlan(p)
+}
+
+// Error is the one error type the Store and the tools return. It carries facts, never
+// advice: Message states them in English for logs and host programs, and each audience (the
+// model through the tools, a person through planctl) renders its own words from Code, Reason
+// and the fields. A field is set when the failure concerns it.
+type Error = document.Error
+
+// ParseSteps returns the checklist items of body in document order, or nil when there are
+// none. Body is read as CommonMark: a step is a list item ("-", "*", "+", "1." or "1)", in
+// blockquotes and nested lists too) whose first block is a paragraph starting with a marker
+// "[c]", c being one of the marker characters, followed by a space or the end of the line.
+// Nothing inside a code block (fenced, even unclosed, or indented) or an HTML block or
+// comment is a step, nor is a paragraph that a setext underline turns into a heading. It
+// never fails, and its time grows linearly with len(body).
+func ParseSteps(body string) []Step {
+	return document.ParseSteps(body)
+}
+
+// Plan is one stored plan: a small header and a Markdown body kept byte for byte.
+type Plan = document.Plan
+
+// Progress counts steps by state. Total is the sum of the other counts for steps in known
+// states; Percent is floor(100*(Completed+Skipped)/Total), and 0 when Total is 0. In JSON,
+// zero counts are omitted to keep tool results short; total and percent are always there.
+type Progress = document.Progress
+
+// Rejection records that a person turned down a revision of a plan, and why.
+type Rejection = document.Rejection
+
+// Step is one checklist item of a plan body. Number, Depth and Line are derived from the
+// body's block structure; State and Text are read from the line that holds the marker.
+type Step = document.Step
+
+const StepCompleted = document.StepCompleted
+
+// StepCost is what one step cost while an agent held it, or what steps cost together.
+type StepCost = document.StepCost
+
+const StepFailed = document.StepFailed
+
+const StepInProgress = document.StepInProgress
+
+const StepPending = document.StepPending
+
+const StepSkipped = document.StepSkipped
+
+// StepState is the state of one checklist step. Each state has exactly one marker character
+// inside the step's brackets, so a state is always read from and written to the plan body.
+type StepState = document.StepState
 
 // Summary is a plan without its body: what list_plans, the digest and change events carry.
-type Summary struct {
-	Name        string    `json:"name"`
-	Title       string    `json:"title"`
-	Status      string    `json:"status"`
-	Author      string    `json:"author,omitempty"`
-	Revision    int64     `json:"revision"`
-	UpdatedAt   time.Time `json:"updated_at"`
-	Progress    Progress  `json:"progress"`
-	CurrentStep *Step     `json:"current_step,omitempty"`
-	// NextStep is the first ready step (pending, every step it waits for completed or
-	// skipped), when it is not CurrentStep: the step an agent looking for work takes while
-	// others hold steps in progress. CurrentStep is the first step in progress, else that
-	// same ready step; neither is set for a step that is not ready.
-	NextStep *Step     `json:"next_step,omitempty"`
-	Approval *Approval `json:"approval,omitempty"`
-	Repaired bool      `json:"repaired,omitempty"`
-	// Waiting is the run paused until a person decides on the plan; nil when none is.
-	Waiting *Waiting `json:"waiting,omitempty"`
+type Summary = document.Summary
+
+// ValidateName accepts exactly the names matching ^[a-z0-9][a-z0-9_-]*$ of at most
+// maxNameLen bytes. Names are rejected, never rewritten: rewriting would let two different
+// inputs land on one file, and a name that is only ever [a-z0-9_-] cannot leave BaseDir.
+func ValidateName(name string) error {
+	return document.ValidateName(name)
 }
 
-// Summarize derives the Summary of p, parsing its checklist once. Its Approval is p's: set
-// only on a plan a Store read and whose seal it checked, never on one from DecodePlan.
-func (p *Plan) Summarize() Summary {
-	steps := stepsOf(p.Content)
-	sum := Summary{
-		Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author,
-		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: computeProgress(steps), Repaired: p.Repaired,
-		Approval: p.Approval, Waiting: p.Waiting,
-	}
-	if cur, ok := currentStep(steps); ok {
-		sum.CurrentStep = &cur
-		if next, ok := nextFreeStep(steps); ok && next.Number != cur.Number {
-			sum.NextStep = &next
-		}
-	}
-	return sum
-}
+// Waiting says that a run is paused until a person decides on a plan: request_plan_approval
+// records it in a change of its own (Action "await"), and a decision (Approve, Reject) ends it.
+type Waiting = document.Waiting
 
-// truncateUTF8 cuts s to at most n bytes without splitting a rune.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// maxHeaderField bounds one header field's value.
-const maxHeaderField = 1024
-
-// copy returns a Plan that shares nothing mutable with p.
-func (p *Plan) copy() *Plan {
-	c := *p
-	if p.Approval != nil {
-		a := *p.Approval
-		c.Approval = &a
-	}
-	return &c
+// WithActor returns ctx marked with who makes the Store changes made with it: a person
+// using a host program, say. The history records name as who made each change (but an
+// approval, which names its approver), MoveStep holds steps under it when given no name of
+// its own, and a plan created without an author gets it. Tool calls carry the agent that
+// makes them; "" leaves ctx unchanged.
+func WithActor(ctx context.Context, name string) context.Context {
+	return document.WithActor(ctx, name)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // maxActorQuote bounds an actor's or a holder's name where a model reads it.
@@ -16,7 +18,7 @@ const maxActorQuote = 64
 // overrides and zero-width marks). So the result holds no line break of any kind, and text
 // a person or a model wrote can never start a line of its own or pass for the line's words.
 func quoteInline(s string, max int) string {
-	q := jsonString(truncateUTF8(s, max))
+	q := jsonString(document.TruncateUTF8(s, max))
 	for i := 0; i < len(q); i++ {
 		if q[i] >= utf8.RuneSelf-1 { // DEL, or the first byte of a rune past ASCII
 			return escapeInline(q)

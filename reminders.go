@@ -9,6 +9,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Reminders: when a plan the run works on (one its tool calls wrote, read or moved steps
@@ -195,9 +196,9 @@ func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]strin
 		}
 		b.WriteString(quoteInline(by, maxActorQuote))
 	}
-	now := stepsOf(p.Content)
+	now := document.StepsOf(p.Content)
 	if old, err := m.store.GetRevision(ctx, p.Name, since); err == nil {
-		was := stepsOf(old.Content)
+		was := document.StepsOf(old.Content)
 		if !sameStepList(was, now) {
 			b.WriteString("; " + texts["reminder.rewritten"])
 		} else {
@@ -219,9 +220,9 @@ func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]strin
 			}
 		}
 	}
-	progress := computeProgress(now)
+	progress := document.ComputeProgress(now)
 	fmt.Fprintf(&b, "; %s=%d/%d", texts["digest.done"], progress.Completed+progress.Skipped, progress.Total)
-	if next, ok := nextFreeStep(now); ok {
+	if next, ok := document.NextFreeStep(now); ok {
 		fmt.Fprintf(&b, "; %s=#%d %s", texts["digest.next"], next.Number, quoteInline(next.Text, 80))
 	}
 	return b.String()

@@ -1,6 +1,10 @@
 package plan
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/einoplan/plan/internal/document"
+)
 
 // A run started in a tool call keeps the name it acts as after the call returned, for as
 // long as the run lasts (a sub-agent run in the background); the name is free again only
@@ -38,7 +42,7 @@ func TestRunNamesNeverEqualARealAgent(t *testing.T) {
 			t.Fatalf("%q and %q act as %q", name, other, actor)
 		}
 		seen[actor] = name
-		holders[holderName(actor)] = name
+		holders[document.HolderName(actor)] = name
 		for _, r := range actor {
 			if string(r) == runSep {
 				t.Fatalf("%q acts as %q, which has the run separator", name, actor)
@@ -51,7 +55,7 @@ func TestRunNamesNeverEqualARealAgent(t *testing.T) {
 	if _, clash := seen[run]; clash {
 		t.Fatalf("run name %q equals a real agent's", run)
 	}
-	if _, clash := holders[holderName(run)]; clash {
-		t.Fatalf("run holder %q equals a real agent's", holderName(run))
+	if _, clash := holders[document.HolderName(run)]; clash {
+		t.Fatalf("run holder %q equals a real agent's", document.HolderName(run))
 	}
 }

@@ -3,6 +3,8 @@ package plan
 import (
 	"strings"
 	"testing"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // This file keeps the line-based step reader that ParseSteps used before it followed the
@@ -11,8 +13,8 @@ import (
 // parseStepsLineBased is ParseSteps on the line-based reader.
 func parseStepsLineBased(body string) []Step {
 	var steps []Step
-	scanStepsLineBased(body, func(it scannedStep) bool {
-		steps = append(steps, it.step)
+	scanStepsLineBased(body, func(it document.ScannedStep) bool {
+		steps = append(steps, it.Step)
 		return true
 	})
 	return steps
@@ -33,7 +35,7 @@ func BenchmarkParseStepsLineBased(b *testing.B) {
 // scanStepsLineBased calls yield with each step of body in document order until yield returns
 // false, and returns the number of steps it passed to yield. It walks the body line by
 // line, tracking fenced code blocks and the indentation of the enclosing steps.
-func scanStepsLineBased(body string, yield func(scannedStep) bool) (count int) {
+func scanStepsLineBased(body string, yield func(document.ScannedStep) bool) (count int) {
 	var fenceChar byte // '`' or '~' while inside a fenced code block, else 0
 	var fenceLen int
 	// indents holds the indentation widths of the open enclosing steps, outermost first.
@@ -83,16 +85,16 @@ func scanStepsLineBased(body string, yield func(scannedStep) bool) (count int) {
 			if textAt >= 0 {
 				text = body[start+i+textAt : end]
 			}
-			it := scannedStep{
-				step: Step{
+			it := document.ScannedStep{
+				Step: Step{
 					Number: count,
-					State:  stateOf(body[marker]),
+					State:  document.StateOf(body[marker]),
 					Text:   text,
 					Depth:  depth,
 					Line:   line,
 				},
-				marker: marker,
-				end:    end,
+				Marker: marker,
+				End:    end,
 			}
 			if !yield(it) {
 				return count
@@ -137,7 +139,7 @@ func checklistMarkerLineBased(s string) (m, textAt int) {
 	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
 		j++
 	}
-	if j == i || len(s) < j+3 || s[j] != '[' || s[j+2] != ']' || stateOf(s[j+1]) == "" {
+	if j == i || len(s) < j+3 || s[j] != '[' || s[j+2] != ']' || document.StateOf(s[j+1]) == "" {
 		return -1, -1
 	}
 	switch {

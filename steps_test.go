@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,12 +17,12 @@ var allStates = []StepState{StepPending, StepInProgress, StepCompleted, StepFail
 // the valid states.
 func TestParseStepState(t *testing.T) {
 	for _, st := range allStates {
-		got, err := parseStepState(string(st))
+		got, err := document.ParseStepState(string(st))
 		require.NoError(t, err)
 		assert.Equal(t, st, got)
 	}
 	for _, bad := range []string{"", "done", "Pending", "in-progress", " pending", "completed "} {
-		_, err := parseStepState(bad)
+		_, err := document.ParseStepState(bad)
 		require.Error(t, err, bad)
 		assert.Equal(t, CodeInvalidArgument, CodeOf(err))
 		assert.Contains(t, err.Error(), "pending, in_progress, completed, failed, skipped")
@@ -212,11 +213,11 @@ func TestTitleFromContent(t *testing.T) {
 		{"a quoted heading", "> # Quoted\n", "Quoted"},
 		{"no heading", "#hashtag\n- [ ] a\n", ""},
 		{"CRLF", "# T\r\n", "T"},
-		{"long titles are cut", "# " + strings.Repeat("é", maxHeaderField) + "\n", strings.Repeat("é", maxHeaderField/2)},
+		{"long titles are cut", "# " + strings.Repeat("é", document.MaxHeaderField) + "\n", strings.Repeat("é", document.MaxHeaderField/2)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, titleFromContent(tt.body))
+			assert.Equal(t, tt.want, document.TitleFromContent(tt.body))
 		})
 	}
 }
@@ -244,8 +245,8 @@ func TestRenderSteps(t *testing.T) {
 		{State: StepSkipped, Text: "c"},
 		{State: "bogus", Text: "d", Depth: -3},
 	}
-	assert.Equal(t, "- [ ] a\n  - [~] a1\n    - [x]\n- [!] b\n- [-] c\n- [ ] d\n", renderSteps(steps))
-	assert.Equal(t, "", renderSteps(nil))
+	assert.Equal(t, "- [ ] a\n  - [~] a1\n    - [x]\n- [!] b\n- [-] c\n- [ ] d\n", document.RenderSteps(steps))
+	assert.Equal(t, "", document.RenderSteps(nil))
 }
 
 // Rendered steps parse back to the same steps.
@@ -260,7 +261,7 @@ func TestRenderStepsRoundTrip(t *testing.T) {
 	}
 	for _, body := range bodies {
 		steps := ParseSteps(body)
-		got := ParseSteps(renderSteps(steps))
+		got := ParseSteps(document.RenderSteps(steps))
 		want := make([]Step, len(steps))
 		for i, s := range steps {
 			s.Line = i
@@ -298,7 +299,7 @@ func TestComputeProgress(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, computeProgress(tt.steps))
+			assert.Equal(t, tt.want, document.ComputeProgress(tt.steps))
 		})
 	}
 }
@@ -319,7 +320,7 @@ func TestCurrentStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := currentStep(ParseSteps(tt.body))
+			got, ok := document.CurrentStep(ParseSteps(tt.body))
 			assert.Equal(t, tt.wantOK, ok)
 			assert.Equal(t, tt.want, got.Number)
 		})
@@ -340,7 +341,7 @@ func TestCheckTransitionMatrix(t *testing.T) {
 	for _, from := range allStates {
 		for _, to := range allStates {
 			t.Run(string(from)+"->"+string(to), func(t *testing.T) {
-				err := checkTransition(from, to)
+				err := document.CheckTransition(from, to)
 				if legal[[2]StepState{from, to}] {
 					assert.NoError(t, err)
 					return
@@ -362,8 +363,8 @@ func TestCheckTransitionMatrix(t *testing.T) {
 
 // A move from or to an unknown state is invalid_argument.
 func TestCheckTransitionUnknownState(t *testing.T) {
-	assert.Equal(t, CodeInvalidArgument, CodeOf(checkTransition("done", StepCompleted)))
-	assert.Equal(t, CodeInvalidArgument, CodeOf(checkTransition(StepPending, "done")))
+	assert.Equal(t, CodeInvalidArgument, CodeOf(document.CheckTransition("done", StepCompleted)))
+	assert.Equal(t, CodeInvalidArgument, CodeOf(document.CheckTransition(StepPending, "done")))
 }
 
 const setBody = "# Plan\r\n\r\nIntro [x] text.\r\n\r\n- [ ] first\r\n  - [~] nested\r\n```\r\n- [ ] code\r\n```\r\n1. [X] done\r\n* [ ]\r\n- [ ] last"
@@ -397,7 +398,7 @@ func TestSetStepState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, updated, err := setStepState(tt.body, tt.number, tt.to, tt.note)
+			got, updated, err := document.SetStepState(tt.body, tt.number, tt.to, tt.note)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantBody, got)
 			assert.Equal(t, tt.to, updated.State)
@@ -437,7 +438,7 @@ func TestSetStepStateErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, updated, err := setStepState(tt.body, tt.number, tt.to, tt.note)
+			got, updated, err := document.SetStepState(tt.body, tt.number, tt.to, tt.note)
 			require.Error(t, err)
 			assert.Equal(t, tt.code, CodeOf(err))
 			for _, s := range tt.contains {
@@ -452,8 +453,8 @@ func TestSetStepStateErrors(t *testing.T) {
 // A note of exactly the limit in bytes, once trimmed of the white space and newlines around
 // it, is kept whole.
 func TestSetStepStateNoteLimits(t *testing.T) {
-	note := strings.Repeat("é", maxStepNoteLen/2) // exactly maxStepNoteLen bytes
-	got, _, err := setStepState("- [ ] a\n", 1, StepCompleted, "\n "+note+" \n")
+	note := strings.Repeat("é", document.MaxStepNoteLen/2) // exactly maxStepNoteLen bytes
+	got, _, err := document.SetStepState("- [ ] a\n", 1, StepCompleted, "\n "+note+" \n")
 	require.NoError(t, err)
 	assert.Equal(t, "- [x] a — "+note+"\n", got)
 }
@@ -463,15 +464,15 @@ func TestSetStepStateNoteLimits(t *testing.T) {
 func TestSetStepStateEveryTransition(t *testing.T) {
 	for _, from := range allStates {
 		for _, to := range allStates {
-			body := "intro\n- [ ] keep\n- [" + string(markerOf(from)) + "] target\n"
-			got, _, err := setStepState(body, 2, to, "")
-			want := checkTransition(from, to)
+			body := "intro\n- [ ] keep\n- [" + string(document.MarkerOf(from)) + "] target\n"
+			got, _, err := document.SetStepState(body, 2, to, "")
+			want := document.CheckTransition(from, to)
 			if want != nil {
 				assert.Equal(t, CodeOf(want), CodeOf(err), "%s -> %s", from, to)
 				continue
 			}
 			require.NoError(t, err, "%s -> %s", from, to)
-			assert.Equal(t, "intro\n- [ ] keep\n- ["+string(markerOf(to))+"] target\n", got)
+			assert.Equal(t, "intro\n- [ ] keep\n- ["+string(document.MarkerOf(to))+"] target\n", got)
 		}
 	}
 }
@@ -516,7 +517,7 @@ func BenchmarkSetStepState(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, _, err := setStepState(body, 45, StepCompleted, "verified"); err != nil {
+		if _, _, err := document.SetStepState(body, 45, StepCompleted, "verified"); err != nil {
 			b.Fatal(err)
 		}
 	}

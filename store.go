@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Defaults of StoreConfig.
@@ -285,13 +286,13 @@ func (s *Store) planPath(name string) string {
 func (s *Store) tombstonePath(name string) string { return path.Join(s.dir, ".deleted", name) }
 
 func canceled(ctx context.Context) *Error {
-	e := fail(Error{Code: CodeCanceled, Reason: reasonCanceled})
+	e := document.Fail(Error{Code: CodeCanceled, Reason: document.ReasonCanceled})
 	e.Err = ctx.Err()
 	return e
 }
 
 func backendError(what string, err error) *Error {
-	e := fail(Error{Code: CodeBackendError, Reason: reasonStorage})
+	e := document.Fail(Error{Code: CodeBackendError, Reason: document.ReasonStorage})
 	e.Message = "the plan storage failed to " + what
 	e.Err = err
 	return e
@@ -313,13 +314,13 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 		return
 	}
 	c := Change{Name: p.Name, Action: action, Revision: p.Revision, Created: created,
-		Title: p.Title, Status: p.Status, Author: p.Author, Actor: actorOf(ctx)}
+		Title: p.Title, Status: p.Status, Author: p.Author, Actor: document.ActorOf(ctx)}
 	if created && c.Actor == "" {
 		c.Actor = p.Author // as History names who created it
 	}
 	if action != ActionDelete {
-		c.Progress = computeProgress(stepsOf(p.Content))
-		c.Expired = expiredHolder(p.expiredHold)
+		c.Progress = document.ComputeProgress(document.StepsOf(p.Content))
+		c.Expired = document.ExpiredHolder(p.ExpiredHold)
 	}
 	if s.onChange != nil {
 		s.onChange(ctx, c)
@@ -332,5 +333,5 @@ func (s *Store) notify(ctx context.Context, action Action, p *Plan, created bool
 // holdLive reports whether step st of p, held by someone, is still held: its lease (ClaimTTL)
 // has not run out. The tool gate asks it, so an expired hold permits no side effect.
 func (s *Store) holdLive(p *Plan, st Step) bool {
-	return !holdExpired(p, st, s.claimTTL, s.now())
+	return !document.HoldExpired(p, st, s.claimTTL, s.now())
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Approve records that by approved revision rev of a plan, only if the plan is still at
@@ -16,7 +18,7 @@ func (s *Store) Approve(ctx context.Context, name string, rev int64, by string) 
 		return nil, err
 	}
 	if rev < 1 {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: fieldIfRevision, Revision: rev})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: rev})
 	}
 	ctx = asPerson(ctx, by) // the history names the approver
 	p, err := s.mutate(ctx, ActionApprove, name, &rev, func(cur *Plan) (*Plan, error) {
@@ -50,10 +52,10 @@ func (s *Store) approveContent(ctx context.Context, name string, rev int64, cont
 		if cur == nil {
 			return nil, notFound(name)
 		}
-		if err := checkNoNewClaims(name, cur, content); err != nil {
+		if err := document.CheckNoNewClaims(name, cur, content); err != nil {
 			return nil, err
 		}
-		if err := checkGraph(name, content); err != nil {
+		if err := document.CheckGraph(name, content); err != nil {
 			return nil, err
 		}
 		next := *cur
@@ -96,11 +98,11 @@ func (s *Store) Revoke(ctx context.Context, name string) (*Plan, error) {
 }
 
 // errNothingToRevoke ends a revoke of a plan that is not approved before anything is written.
-var errNothingToRevoke = &Error{Code: CodeNotApproved, Reason: reasonNotApproved}
+var errNothingToRevoke = &Error{Code: CodeNotApproved, Reason: document.ReasonNotApproved}
 
 func checkApprover(by string) error {
 	if strings.TrimSpace(by) == "" {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: "by"})
+		return document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonEmpty, Field: "by"})
 	}
 	return checkHeaderField("by", by)
 }
@@ -136,7 +138,7 @@ func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Pla
 		return nil, ApprovalRequest{}, err
 	}
 	req := ApprovalRequest{Name: name, Revision: cur.Revision, Title: cur.Title, Content: cur.Content, Message: message,
-		Steps: ParseSteps(cur.Content), Budget: totalBudget(cur)}
+		Steps: ParseSteps(cur.Content), Budget: document.TotalBudget(cur)}
 	if cur.Approval != nil {
 		return cur, req, nil
 	}
@@ -145,7 +147,7 @@ func (s *Store) approvalRequest(ctx context.Context, name, message string) (*Pla
 		return cur, req, err
 	}
 	if old, err := s.revisionAt(ctx, cur, last); err == nil {
-		req.Diff = diffPlans(old, cur, name+"@"+strconv.FormatInt(last, 10), name+"@"+strconv.FormatInt(cur.Revision, 10), 3)
+		req.Diff = document.DiffPlans(old, cur, name+"@"+strconv.FormatInt(last, 10), name+"@"+strconv.FormatInt(cur.Revision, 10), 3)
 	}
 	return cur, req, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/einoplan/plan/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -12,7 +13,7 @@ import (
 // and a rewrite that only rewords or annotates finished steps is not refused.
 func TestApprovalGateLetsNoRewriteStartAnUnapprovedStep(t *testing.T) {
 	ctx := context.Background()
-	gated := withStepGate(ctx)
+	gated := document.WithStepGate(ctx)
 	s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
 	require.NoError(t, err)
 	_, err = s.Put(gated, Update{Name: "p", Content: ptrTo("- [ ] A\n- [ ] B\n")})

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Delete removes a plan. An unguarded delete also removes an entry that does not decode or
@@ -25,7 +26,7 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		return 0, err
 	}
 	if ifRevision != nil && *ifRevision == 0 {
-		return 0, fail(Error{Code: CodeInvalidArgument, Reason: reasonDeleteCreateOnly, Name: name, Field: fieldIfRevision})
+		return 0, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonDeleteCreateOnly, Name: name, Field: document.FieldIfRevision})
 	}
 	unlock, err := s.lock(ctx, name)
 	if err != nil {
@@ -50,7 +51,7 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		}
 		// A tombstone moved into place cannot name the deleter: where one is known, it is
 		// written, and the plan file is moved there only when that fails (a full disk).
-		by := actorOf(ctx)
+		by := document.ActorOf(ctx)
 		if by == "" {
 			if buried, err := s.buryByRename(ctx, name, f); buried || err != nil {
 				return err
@@ -167,7 +168,7 @@ func headerRevision(raw string) (rev int64, found bool) {
 // has it, reading only the header's first headerAllowance bytes.
 func headerValues(raw, key string) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], headerFence)
+		rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], document.HeaderFence)
 		if !ok {
 			return
 		}

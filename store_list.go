@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // cachedSummary is replaced, never changed, when its plan changes; only seen (the last
@@ -362,6 +364,6 @@ func (s *Store) evictExcept(infos []FileInfo, listed int) {
 
 // strayWarning reports what the Store set aside from where its history goes.
 func strayWarning(dir string) Warning {
-	e := fail(Error{Code: CodeCorrupt, Reason: reasonSetAside, Path: dir})
+	e := document.Fail(Error{Code: CodeCorrupt, Reason: document.ReasonSetAside, Path: dir})
 	return Warning{Name: path.Base(dir), Code: e.Code, Message: e.Message, Err: e}
 }

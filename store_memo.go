@@ -3,6 +3,8 @@ package plan
 import (
 	"sync"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // The memo's bounds: past either, each plan remembered makes room by forgetting others,
@@ -36,13 +38,13 @@ func (m *decodedMemo) decode(name, raw string) (*Plan, error) {
 	f := m.files[name]
 	m.mu.Unlock()
 	if f != nil && f.raw == raw && f.plan != nil {
-		return f.plan.copy(), nil
+		return f.plan.Copy(), nil
 	}
-	p, err := decodePlan(name, raw)
+	p, err := document.DecodeSealed(name, raw)
 	if err != nil {
 		return nil, err
 	}
-	m.remember(name, &decodedFile{raw: raw, plan: p.copy()})
+	m.remember(name, &decodedFile{raw: raw, plan: p.Copy()})
 	return p, nil
 }
 
@@ -77,7 +79,7 @@ func (m *decodedMemo) remember(name string, f *decodedFile) {
 // wrote records that raw, the encoding of p, is now the file under name, so the next read
 // of it needs no decode. The Store encodes only valid UTF-8, so raw is.
 func (m *decodedMemo) wrote(name, raw string, p *Plan) {
-	c := p.copy()
+	c := p.Copy()
 	c.Repaired = false // what DecodePlan gives: the repair is in raw
 	m.remember(name, &decodedFile{raw: raw, plan: c, utf8: 1})
 }
@@ -97,5 +99,5 @@ func (m *decodedMemo) last(name string) (raw string, p *Plan, ok bool) {
 	if f == nil || f.plan == nil || f.utf8 < 0 {
 		return "", nil, false
 	}
-	return f.raw, f.plan.copy(), true
+	return f.raw, f.plan.Copy(), true
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +27,7 @@ func TestRememberedPlanIsWhatTheFileDecodesTo(t *testing.T) {
 		raw, exists, err := s.readRaw(ctx, s.planPath("ship"))
 		require.NoError(t, err)
 		require.True(t, exists)
-		want, err := decodePlan("ship", raw)
+		want, err := document.DecodeSealed("ship", raw)
 		require.NoError(t, err, step)
 		s.decoded.mu.Lock()
 		f := s.decoded.files["ship"]

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // fileReader is what a bounded read needs: a Backend or a Workspace.
@@ -51,14 +52,14 @@ func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool,
 	case ctx.Err() != nil:
 		return "", false, canceled(ctx)
 	case errors.Is(err, driver.ErrNotRegularFile):
-		e := fail(Error{Code: CodeCorrupt, Reason: reasonNotPlanFile, Path: p})
+		e := document.Fail(Error{Code: CodeCorrupt, Reason: document.ReasonNotPlanFile, Path: p})
 		e.Err = err
 		return "", true, e
 	default:
 		return "", false, backendError("read "+p, err)
 	}
 	if int64(len(raw)) > limit {
-		return "", true, fail(Error{Code: CodeTooLarge, Reason: reasonStoredTooLarge, Path: p, Limit: limit})
+		return "", true, document.Fail(Error{Code: CodeTooLarge, Reason: document.ReasonStoredTooLarge, Path: p, Limit: limit})
 	}
 	return raw, true, nil
 }
@@ -99,5 +100,5 @@ func (s *Store) Get(ctx context.Context, name string) (*Plan, error) {
 }
 
 func notFound(name string) *Error {
-	return fail(Error{Code: CodeNotFound, Reason: reasonNoPlan, Name: name})
+	return document.Fail(Error{Code: CodeNotFound, Reason: document.ReasonNoPlan, Name: name})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // maxRejectFeedback bounds what a person says with a rejection.
@@ -12,7 +14,7 @@ const maxRejectFeedback = maxApprovalFeedback
 // asPerson marks ctx as a person's decision made by by: the history names them, and the
 // change counts as a host's even when made while resuming an agent's tool call.
 func asPerson(ctx context.Context, by string) context.Context {
-	return context.WithValue(WithActor(ctx, by), agentCallKey{}, false)
+	return context.WithValue(WithActor(ctx, by), document.AgentCallKey{}, false)
 }
 
 // Reject records that by turned down revision rev of a plan, with feedback, only if the plan
@@ -26,13 +28,13 @@ func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback
 		return nil, err
 	}
 	if rev < 1 {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: fieldIfRevision, Revision: rev})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: rev})
 	}
 	if !utf8.ValidString(feedback) {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: "feedback"})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: "feedback"})
 	}
 	if len(feedback) > maxRejectFeedback {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: "feedback", Size: int64(len(feedback)), Limit: maxRejectFeedback})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonTooLong, Field: "feedback", Size: int64(len(feedback)), Limit: maxRejectFeedback})
 	}
 	ctx = asPerson(ctx, by)
 	p, err := s.mutate(ctx, ActionReject, name, &rev, func(cur *Plan) (*Plan, error) {
@@ -56,7 +58,7 @@ func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback
 // it writes (rev+1, the body as it was), only while the plan is at rev. It drops an earlier
 // rejection: the run asks again.
 func (s *Store) markWaiting(ctx context.Context, name string, rev int64, agent string) (*Plan, error) {
-	p, err := s.mutate(ctx, actionAwait, name, &rev, func(cur *Plan) (*Plan, error) {
+	p, err := s.mutate(ctx, document.ActionAwait, name, &rev, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
 		}
@@ -68,6 +70,6 @@ func (s *Store) markWaiting(ctx context.Context, name string, rev int64, agent s
 	if err != nil {
 		return nil, err
 	}
-	s.notify(ctx, actionAwait, p, false)
+	s.notify(ctx, document.ActionAwait, p, false)
 	return p, nil
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // StepMove asks to move one checklist step of an existing plan.
@@ -60,11 +62,11 @@ type StepMove struct {
 func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 	by := m.By
 	if by == "" {
-		by = actorOf(ctx)
-	} else if actorOf(ctx) == "" {
+		by = document.ActorOf(ctx)
+	} else if document.ActorOf(ctx) == "" {
 		ctx = WithActor(ctx, by) // the history names who moved it
 	}
-	return s.moveStep(ctx, m, stepClaim{by: holderName(by), takeover: m.Takeover})
+	return s.moveStep(ctx, m, document.StepClaim{By: document.HolderName(by), Takeover: m.Takeover})
 }
 
 // TakeOverStep hands step number of a plan to holder, for hosts whose agent stopped working
@@ -73,14 +75,14 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 // the context's actor (WithActor) as who did it.
 func (s *Store) TakeOverStep(ctx context.Context, name string, number int, holder string) (*Plan, Step, error) {
 	m := StepMove{Name: name, Step: number, State: StepInProgress, By: holder, Takeover: true}
-	return s.moveStep(ctx, m, stepClaim{by: holderName(holder), takeover: true})
+	return s.moveStep(ctx, m, document.StepClaim{By: document.HolderName(holder), Takeover: true})
 }
 
-func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Plan, Step, error) {
-	if err := checkNote(m.Note); err != nil {
+func (s *Store) moveStep(ctx context.Context, m StepMove, claim document.StepClaim) (*Plan, Step, error) {
+	if err := document.CheckNote(m.Note); err != nil {
 		return nil, Step{}, err
 	}
-	m.Evidence = foldEvidence(m.Evidence)
+	m.Evidence = document.FoldEvidence(m.Evidence)
 	if err := checkMoveEvidence(m); err != nil {
 		return nil, Step{}, err
 	}
@@ -89,41 +91,41 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		if cur == nil {
 			return nil, notFound(m.Name)
 		}
-		steps := stepsOf(cur.Content)
+		steps := document.StepsOf(cur.Content)
 		now := s.now().UTC()
 		number := m.Step
 		c := claim
 		if number == 0 && m.State == StepInProgress {
-			next, ok := expiredStep(cur, steps, s.claimTTL, now)
-			if !ok || next.Holder == c.by {
-				next, ok = nextFreeStep(steps)
+			next, ok := document.ExpiredStep(cur, steps, s.claimTTL, now)
+			if !ok || next.Holder == c.By {
+				next, ok = document.NextFreeStep(steps)
 			}
 			if !ok {
-				if waits := blockingSteps(steps); len(waits) > 0 {
-					return nil, s.withLease(fail(Error{Code: CodeStepBlocked, Reason: reasonNoReadyStep, Name: cur.Name, CurrentRevision: cur.Revision, Waits: waits}), cur, steps)
+				if waits := document.BlockingSteps(steps); len(waits) > 0 {
+					return nil, s.withLease(document.Fail(Error{Code: CodeStepBlocked, Reason: document.ReasonNoReadyStep, Name: cur.Name, CurrentRevision: cur.Revision, Waits: waits}), cur, steps)
 				}
-				return nil, fail(Error{Code: CodeIllegalTransition, Reason: reasonNoPendingStep, Name: cur.Name, CurrentRevision: cur.Revision})
+				return nil, document.Fail(Error{Code: CodeIllegalTransition, Reason: document.ReasonNoPendingStep, Name: cur.Name, CurrentRevision: cur.Revision})
 			}
 			number = next.Number
 		}
 		expired := ""
 		if number >= 1 && number <= len(steps) {
 			switch st := steps[number-1]; {
-			case st.Holder != "" && st.Holder != c.by && holdExpired(cur, st, s.claimTTL, now):
-				expired, c.takeover = st.Holder, true // its holder stopped renewing it
-			case st.Holder != "" && st.Holder == c.by && m.State == StepInProgress && !c.takeover:
-				c.renew = true
+			case st.Holder != "" && st.Holder != c.By && document.HoldExpired(cur, st, s.claimTTL, now):
+				expired, c.Takeover = st.Holder, true // its holder stopped renewing it
+			case st.Holder != "" && st.Holder == c.By && m.State == StepInProgress && !c.Takeover:
+				c.Renew = true
 			}
 		}
 		keepsInProgress := m.State == StepInProgress && number >= 1 && number <= len(steps) && steps[number-1].State == StepInProgress
 		if keepsInProgress {
-			c.renewalNote = renewalNoteSize(cur.renewalNotes, number)
+			c.RenewalNote = document.RenewalNoteSize(cur.RenewalNotes, number)
 		}
 		c, err := proofClaim(ctx, cur, steps, number, m, c)
 		if err != nil {
 			return nil, err
 		}
-		body, updated, err := setStep(cur.Content, number, m.State, m.Note, c)
+		body, updated, err := document.SetStep(cur.Content, number, m.State, m.Note, c)
 		if err != nil {
 			var e *Error
 			if errors.As(err, &e) && e.Code == CodeStepHeld {
@@ -145,28 +147,28 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim stepClaim) (*Pla
 		next := *cur
 		next.Content = body
 		if m.State == StepInProgress {
-			next.holds = withHold(cur.holds, number, now) // a new hold, or its holder's renewal
+			next.Holds = document.WithHold(cur.Holds, number, now) // a new hold, or its holder's renewal
 		}
 		switch note := strings.TrimSpace(m.Note); {
 		case keepsInProgress && note != "":
-			next.renewalNotes = withRenewalNote(cur.renewalNotes, number, len(stepNoteSep)+len(note))
+			next.RenewalNotes = document.WithRenewalNote(cur.RenewalNotes, number, len(document.StepNoteSep)+len(note))
 		case !keepsInProgress:
-			next.renewalNotes = withRenewalNote(cur.renewalNotes, number, 0)
+			next.RenewalNotes = document.WithRenewalNote(cur.RenewalNotes, number, 0)
 		}
 		if expired != "" {
-			next.expiredHold = strconv.Itoa(number) + " " + expired
+			next.ExpiredHold = strconv.Itoa(number) + " " + expired
 		}
 		return &next, nil
 	})
 	if err != nil {
-		return nil, Step{}, s.explainTaken(ctx, err, m.Name, m.Step, claim.by)
+		return nil, Step{}, s.explainTaken(ctx, err, m.Name, m.Step, claim.By)
 	}
 	s.notify(ctx, ActionStep, p, false)
 	return p, step, nil
 }
 
 func nextOf(steps []Step) *Step {
-	if n, ok := nextFreeStep(steps); ok {
+	if n, ok := document.NextFreeStep(steps); ok {
 		return &n
 	}
 	return nil
@@ -184,11 +186,11 @@ func checkReady(cur *Plan, steps []Step, number int, to StepState) error {
 	if to == StepInProgress && steps[number-1].State == StepInProgress {
 		return nil
 	}
-	waits := waitsOf(steps, steps[number-1])
+	waits := document.WaitsOf(steps, steps[number-1])
 	if waits == nil {
 		return nil
 	}
-	return fail(Error{Code: CodeStepBlocked, Reason: reasonStepBlocked, Name: cur.Name, CurrentRevision: cur.Revision,
+	return document.Fail(Error{Code: CodeStepBlocked, Reason: document.ReasonStepBlocked, Name: cur.Name, CurrentRevision: cur.Revision,
 		Step: number, From: steps[number-1].State, To: to, Waits: waits, Next: nextAfter(steps, number)})
 }
 
@@ -198,7 +200,7 @@ func checkReady(cur *Plan, steps []Step, number int, to StepState) error {
 // the Store's API, not a plan tool's call) skips such a step. CodeIllegalTransition names
 // the steps that wait in Waits.
 func checkAgentSkip(ctx context.Context, cur *Plan, steps []Step, number int, to StepState) error {
-	if to != StepSkipped || number < 1 || number > len(steps) || !byAgent(ctx) || !gated(ctx, cur) {
+	if to != StepSkipped || number < 1 || number > len(steps) || !document.ByAgent(ctx) || !document.Gated(ctx, cur) {
 		return nil
 	}
 	var waiting []int
@@ -210,7 +212,7 @@ func checkAgentSkip(ctx context.Context, cur *Plan, steps []Step, number int, to
 	if waiting == nil {
 		return nil
 	}
-	return fail(Error{Code: CodeIllegalTransition, Reason: reasonSkipAwaited, Name: cur.Name, CurrentRevision: cur.Revision,
+	return document.Fail(Error{Code: CodeIllegalTransition, Reason: document.ReasonSkipAwaited, Name: cur.Name, CurrentRevision: cur.Revision,
 		Step: number, From: steps[number-1].State, To: to, Waits: waiting})
 }
 
@@ -219,7 +221,7 @@ func checkAgentSkip(ctx context.Context, cur *Plan, steps []Step, number int, to
 // for the same step) so spread out instead of all trying the same step again.
 func nextAfter(steps []Step, number int) *Step {
 	for _, s := range steps {
-		if s.Number > number && s.State == StepPending && waitsOf(steps, s) == nil {
+		if s.Number > number && s.State == StepPending && document.WaitsOf(steps, s) == nil {
 			return &s
 		}
 	}
@@ -230,10 +232,10 @@ func nextAfter(steps []Step, number int) *Step {
 // when it cannot (errUnknownBase) the stale error stands.
 func (s *Store) rebase(ctx context.Context, cur *Plan, curRaw string, want int64, commutes commuteFunc, stale error) error {
 	var e *Error
-	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != reasonStale {
+	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != document.ReasonStale {
 		return stale
 	}
-	if err := checkFence(ctx, cur, want); err != nil {
+	if err := document.CheckFence(ctx, cur, want); err != nil {
 		return err // a person's change is read before anything goes past it
 	}
 	if err := commutes(ctx, want, cur, curRaw); err != errUnknownBase {
@@ -243,7 +245,7 @@ func (s *Store) rebase(ctx context.Context, cur *Plan, curRaw string, want int64
 }
 
 // errUnknownBase: a commuteFunc cannot judge a change against the revision it was based on.
-var errUnknownBase = errString("the revision a change was based on is no longer kept")
+var errUnknownBase = document.ErrString("the revision a change was based on is no longer kept")
 
 // keptRevisionOf is revision want of the plan at cur while history keeps it, else nil.
 func (s *Store) keptRevisionOf(ctx context.Context, cur *Plan, curRaw string, want int64) (*Plan, error) {
@@ -272,12 +274,12 @@ func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *Plan, curR
 // newer, without reading history; otherwise history is read back to want and each change
 // since is judged as stepsRevision judges it (listKept). History is also read to compare the
 // step itself (a note, a move its state no longer allows).
-func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
+func (s *Store) stepCommutes(m StepMove, c document.StepClaim) commuteFunc {
 	return func(ctx context.Context, want int64, cur *Plan, curRaw string) error {
 		if m.Step == 0 {
 			return nil // the next free step, chosen from the plan as it is
 		}
-		now := stepsOf(cur.Content)
+		now := document.StepsOf(cur.Content)
 		// was are the steps of revision want, read from history once, when needed.
 		var was []Step
 		kept, listKept, looked := false, false, false
@@ -294,12 +296,12 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 			}
 			return nil
 		}
-		if cur.stepsRev == 0 || cur.stepsRev > want {
+		if cur.StepsRev == 0 || cur.StepsRev > want {
 			if err := baseSteps(); err != nil {
 				return err
 			}
 			if !listKept {
-				return fail(Error{Code: CodeRevisionConflict, Reason: reasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: want})
+				return document.Fail(Error{Code: CodeRevisionConflict, Reason: document.ReasonStepsChanged, Name: cur.Name, CurrentRevision: cur.Revision, Revision: want})
 			}
 		}
 		if m.Step < 1 || m.Step > len(now) {
@@ -307,13 +309,13 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		}
 		n := now[m.Step-1]
 		switch {
-		case c.by != "" && n.Holder == c.by:
+		case c.By != "" && n.Holder == c.By:
 			return nil // its own step
-		case n.Holder != "" && !c.takeover && !holdExpired(cur, n, s.claimTTL, s.now()):
+		case n.Holder != "" && !c.Takeover && !document.HoldExpired(cur, n, s.claimTTL, s.now()):
 			return nil // setStep refuses it as held (an expired hold is taken over: judged below)
 		case n.AwaitingReview && m.State == StepCompleted:
 			// A review completes what its reviewer saw awaiting review: judged below.
-		case m.Note == "" && (checkTransition(n.State, m.State) == nil || c.takeover && n.State == StepInProgress && m.State == StepInProgress):
+		case m.Note == "" && (document.CheckTransition(n.State, m.State) == nil || c.Takeover && n.State == StepInProgress && m.State == StepInProgress):
 			return nil
 		}
 		if err := baseSteps(); err != nil {
@@ -322,12 +324,12 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 		if m.Step <= len(was) && was[m.Step-1].State == n.State && was[m.Step-1].Text == n.Text {
 			return nil // the step itself is unchanged: setStep judges the move
 		}
-		e := Error{Code: CodeRevisionConflict, Reason: reasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
+		e := Error{Code: CodeRevisionConflict, Reason: document.ReasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
 			Revision: want, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, want, m.Step), Next: nextAfter(now, m.Step)}
 		if e.Agent == "" {
-			e.Reason = reasonStepChanged
+			e.Reason = document.ReasonStepChanged
 		}
-		return fail(e)
+		return document.Fail(e)
 	}
 }
 
@@ -340,7 +342,7 @@ func (s *Store) stepCommutes(m StepMove, c stepClaim) commuteFunc {
 // move's.
 func (s *Store) stepsSince(ctx context.Context, cur *Plan, want int64) (was []Step, listKept, kept bool, err error) {
 	if want == cur.Revision {
-		return stepsOf(cur.Content), true, true, nil
+		return document.StepsOf(cur.Content), true, true, nil
 	}
 	if want < s.oldestShown(cur.Revision) || want > cur.Revision || !s.historyOn() {
 		return nil, false, false, nil
@@ -350,10 +352,10 @@ func (s *Store) stepsSince(ctx context.Context, cur *Plan, want int64) (was []St
 		return nil, false, false, err
 	}
 	listKept = true
-	newer := stepsOf(cur.Content)
+	newer := document.StepsOf(cur.Content)
 	for i := 1; i < len(revs); i++ {
-		older := stepsOf(revs[i].plan.Content)
-		if revs[i-1].plan.action != ActionStep && !sameStepTexts(older, newer) {
+		older := document.StepsOf(revs[i].plan.Content)
+		if revs[i-1].plan.Action != ActionStep && !sameStepTexts(older, newer) {
 			listKept = false
 		}
 		newer = older
@@ -374,15 +376,15 @@ func sameStepList(was, now []Step) bool {
 		if n.Depth != b.Depth {
 			return false
 		}
-		if n.Text == b.Text || stepKey(n) == stepKey(b) {
+		if n.Text == b.Text || document.StepKey(n) == document.StepKey(b) {
 			continue
 		}
-		rest, ok := strings.CutPrefix(n.Text, stepKey(b))
-		if stepKey(b) == "" {
+		rest, ok := strings.CutPrefix(n.Text, document.StepKey(b))
+		if document.StepKey(b) == "" {
 			rest = " " + rest // a step with no text: the note or tag starts the text
 		}
 		moved := n.State != b.State || n.Holder != b.Holder
-		if !moved || !ok || !(strings.HasPrefix(rest, stepNoteSep) || strings.HasPrefix(rest, " (@")) {
+		if !moved || !ok || !(strings.HasPrefix(rest, document.StepNoteSep) || strings.HasPrefix(rest, " (@")) {
 			return false
 		}
 	}
@@ -398,13 +400,13 @@ func (s *Store) whoMoved(ctx context.Context, cur *Plan, since int64, number int
 	}
 	var prev *Step
 	for i := len(kept) - 1; i >= 0; i-- {
-		steps := stepsOf(kept[i].plan.Content)
+		steps := document.StepsOf(kept[i].plan.Content)
 		if number > len(steps) {
 			break
 		}
 		st := steps[number-1]
 		if prev != nil && (st.State != prev.State || st.Text != prev.Text) {
-			return kept[i].plan.changedBy
+			return kept[i].plan.ChangedBy
 		}
 		prev = &st
 	}

@@ -35,7 +35,7 @@ func TestHandEditVoidsTheStepsRevision(t *testing.T) {
 	require.NoError(t, err)
 	p, err := s.SetStatus(ctx, "p", "go", nil)
 	require.NoError(t, err)
-	require.EqualValues(t, 1, p.stepsRev)
+	require.EqualValues(t, 1, p.StepsRev)
 	raw, _, err := s.readRaw(ctx, s.planPath("p"))
 	require.NoError(t, err)
 	edited := strings.Replace(strings.Replace(raw, "revision: 2", "revision: 3", 1), "- [ ] A\n- [ ] B\n", "- [ ] B\n- [ ] A\n", 1)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // errLostSwap: a conditional write found other bytes than those it was based on.
@@ -38,7 +39,7 @@ func retryLostSwaps(name string, what func() string, attempt func() error) error
 		}
 	}
 	e := backendError(what()+" (too many concurrent writers)", errLostSwap)
-	e.Reason, e.Name = reasonContention, name
+	e.Reason, e.Name = document.ReasonContention, name
 	return e
 }
 
@@ -135,7 +136,7 @@ func notSent(err error) bool {
 }
 
 func unknownOutcome(what string, err error) *Error {
-	e := fail(Error{Code: CodeUnknownOutcome, Reason: reasonUnknownOutcome})
+	e := document.Fail(Error{Code: CodeUnknownOutcome, Reason: document.ReasonUnknownOutcome})
 	e.Message = "the plan storage failed to " + what + ", and whether it was done is unknown"
 	e.Err = err
 	return e

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // A tombstone, <BaseDir>/.deleted/NAME, records the last revision a deleted plan reached, so
@@ -32,21 +33,21 @@ func tombstoneContent(rev int64, by string, requiresApproval bool) string {
 		return strconv.FormatInt(rev, 10) + "\n"
 	}
 	var b strings.Builder
-	b.WriteString(headerFence + "revision: " + strconv.FormatInt(rev, 10) + "\n")
+	b.WriteString(document.HeaderFence + "revision: " + strconv.FormatInt(rev, 10) + "\n")
 	if by != "" {
-		writeHeaderString(&b, hdrDeletedBy, by)
+		document.WriteHeaderString(&b, hdrDeletedBy, by)
 	}
 	if requiresApproval {
-		b.WriteString(hdrRequiresApproval + ": true\n")
+		b.WriteString(document.HdrRequiresApproval + ": true\n")
 	}
-	b.WriteString(headerFence)
+	b.WriteString(document.HeaderFence)
 	return b.String()
 }
 
 // headerRequiresApproval reports whether the header of raw, a tombstone or a plan file that
 // may not decode, records the approval requirement.
 func headerRequiresApproval(raw string) bool {
-	for v := range headerValues(raw, hdrRequiresApproval) {
+	for v := range headerValues(raw, document.HdrRequiresApproval) {
 		if v == "true" {
 			return true
 		}
@@ -58,7 +59,7 @@ func headerRequiresApproval(raw string) bool {
 func tombstoneDeleter(raw string) string {
 	for v := range headerValues(raw, hdrDeletedBy) {
 		var by string
-		if decodeJSONString(v, &by) == nil {
+		if document.DecodeJSONString(v, &by) == nil {
 			return by
 		}
 	}
@@ -77,7 +78,7 @@ func (s *Store) lastDeletion(ctx context.Context, name string) (rev int64, by st
 
 // tombstoneRevision reads a tombstone's revision; anything unreadable counts as none.
 func tombstoneRevision(raw string) int64 {
-	if strings.HasPrefix(raw, headerFence) {
+	if strings.HasPrefix(raw, document.HeaderFence) {
 		rev, _ := headerRevision(raw)
 		return rev
 	}
@@ -170,7 +171,7 @@ func (s *Store) buryByRename(ctx context.Context, name string, f deleteTarget) (
 	}
 	tomb := s.tombstonePath(name)
 	keep := int64(-1)
-	if end := strings.Index(f.raw, "\n---\n"); strings.HasPrefix(f.raw, headerFence) && end >= 0 {
+	if end := strings.Index(f.raw, "\n---\n"); strings.HasPrefix(f.raw, document.HeaderFence) && end >= 0 {
 		keep = int64(end + len("\n---\n"))
 	}
 	if err := s.renamer.Rename(ctx, s.planPath(name), tomb, keep); err != nil {

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"context"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // WaitDecision waits until a person decides on revision rev of plan name, on any Store of
@@ -17,7 +19,7 @@ func (s *Store) WaitDecision(ctx context.Context, name string, rev int64) (Appro
 		return ApprovalDecision{}, err
 	}
 	if rev < 1 {
-		return ApprovalDecision{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: fieldIfRevision, Revision: rev})
+		return ApprovalDecision{}, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: rev})
 	}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -62,7 +64,7 @@ func (s *Store) decisionOn(ctx context.Context, name string, rev int64) (Approva
 		if p != cur {
 			s.checkApprovalSeal(ctx, p)
 		}
-		if d, ok := decisionIn(p, rev); ok && (p.action == ActionApprove || p.action == ActionReject) {
+		if d, ok := decisionIn(p, rev); ok && (p.Action == ActionApprove || p.Action == ActionReject) {
 			return d, true, nil
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Put creates or updates a plan as u says, atomically with the revision check.
@@ -20,25 +22,25 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 			return nil, err
 		}
 	}
-	if err := checkBudget(u.Budget); err != nil {
+	if err := document.CheckBudget(u.Budget); err != nil {
 		return nil, err
 	}
 	var created bool
 	p, err := s.mutate(ctx, ActionWrite, u.Name, u.IfRevision, func(cur *Plan) (*Plan, error) {
 		if cur == nil {
 			if u.Content == nil {
-				return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNeedsContent, Name: u.Name, Field: fieldContent})
+				return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNeedsContent, Name: u.Name, Field: document.FieldContent})
 			}
-			if err := checkNoNewClaims(u.Name, nil, *u.Content); err != nil {
+			if err := document.CheckNoNewClaims(u.Name, nil, *u.Content); err != nil {
 				return nil, err
 			}
-			if err := checkGraph(u.Name, *u.Content); err != nil {
+			if err := document.CheckGraph(u.Name, *u.Content); err != nil {
 				return nil, err
 			}
 			created = true
 			next := &Plan{Title: u.Title, Status: u.Status, Author: u.Author, Budget: u.Budget, Content: *u.Content}
 			if next.Title == "" {
-				next.Title = titleFromContent(next.Content)
+				next.Title = document.TitleFromContent(next.Content)
 			}
 			if next.Title == "" {
 				next.Title = u.Name
@@ -47,7 +49,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 				next.Status = defaultStatus
 			}
 			if next.Author == "" {
-				next.Author = actorOf(ctx) // the agent whose tool call creates it
+				next.Author = document.ActorOf(ctx) // the agent whose tool call creates it
 			}
 			if next.Author == "" {
 				next.Author = s.author
@@ -56,10 +58,10 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 		}
 		next := *cur
 		if u.Content != nil {
-			if err := checkNoNewClaims(u.Name, cur, *u.Content); err != nil {
+			if err := document.CheckNoNewClaims(u.Name, cur, *u.Content); err != nil {
 				return nil, err
 			}
-			if err := checkGraph(u.Name, *u.Content); err != nil {
+			if err := document.CheckGraph(u.Name, *u.Content); err != nil {
 				return nil, err
 			}
 			next.Content = *u.Content
@@ -81,11 +83,11 @@ func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 // changed: a step move never changes it; any other change keeps cur's unless its body's
 // step texts differ (a note appended by a rewrite counts). A plan that does not record it counts as changed now.
 func stepsRevision(action Action, cur, next *Plan) int64 {
-	if cur == nil || cur.stepsRev == 0 {
+	if cur == nil || cur.StepsRev == 0 {
 		return next.Revision
 	}
-	if action == ActionStep || next.Content == cur.Content || sameStepTexts(stepsOf(cur.Content), stepsOf(next.Content)) {
-		return cur.stepsRev
+	if action == ActionStep || next.Content == cur.Content || sameStepTexts(document.StepsOf(cur.Content), document.StepsOf(next.Content)) {
+		return cur.StepsRev
 	}
 	return next.Revision
 }
@@ -115,7 +117,7 @@ func keepUnlessEmpty(field *string, value string) {
 // older than the plan still sets it when the status has not changed since that revision.
 func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *int64) (*Plan, error) {
 	if strings.TrimSpace(status) == "" {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Name: name, Field: "status"})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonEmpty, Name: name, Field: "status"})
 	}
 	if err := checkHeaderField("status", status); err != nil {
 		return nil, err
@@ -146,30 +148,30 @@ func (s *Store) updateStep(ctx context.Context, name string, number int, state S
 
 func (s *Store) checkContent(content string) error {
 	if !utf8.ValidString(content) {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: fieldContent})
+		return document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: document.FieldContent})
 	}
 	if strings.TrimSpace(content) == "" {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEmpty, Field: fieldContent})
+		return document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonEmpty, Field: document.FieldContent})
 	}
 	if len(content) > s.maxContent {
-		return fail(Error{Code: CodeTooLarge, Reason: reasonContentTooLarge, Field: fieldContent, Size: int64(len(content)), Limit: int64(s.maxContent)})
+		return document.Fail(Error{Code: CodeTooLarge, Reason: document.ReasonContentTooLarge, Field: document.FieldContent, Size: int64(len(content)), Limit: int64(s.maxContent)})
 	}
 	return nil
 }
 
 func checkHeaderField(key, value string) error {
-	if len(value) > maxHeaderField {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: key, Size: int64(len(value)), Limit: maxHeaderField})
+	if len(value) > document.MaxHeaderField {
+		return document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonTooLong, Field: key, Size: int64(len(value)), Limit: document.MaxHeaderField})
 	}
 	if !utf8.ValidString(value) {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: key})
+		return document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: key})
 	}
 	return nil
 }
 
 func checkIfRevision(ifRevision *int64) error {
 	if ifRevision != nil && *ifRevision < 0 {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonRevisionNegative, Field: fieldIfRevision, Revision: *ifRevision})
+		return document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: *ifRevision})
 	}
 	return nil
 }
@@ -182,11 +184,11 @@ func checkRevision(name string, cur *Plan, ifRevision *int64) error {
 	want := *ifRevision
 	switch {
 	case cur == nil && want > 0:
-		return fail(Error{Code: CodeNotFound, Reason: reasonNoPlanGuarded, Name: name, Revision: want})
+		return document.Fail(Error{Code: CodeNotFound, Reason: document.ReasonNoPlanGuarded, Name: name, Revision: want})
 	case cur != nil && want == 0:
-		return fail(Error{Code: CodeRevisionConflict, Reason: reasonExists, Name: name, CurrentRevision: cur.Revision})
+		return document.Fail(Error{Code: CodeRevisionConflict, Reason: document.ReasonExists, Name: name, CurrentRevision: cur.Revision})
 	case cur != nil && want != cur.Revision:
-		return fail(Error{Code: CodeRevisionConflict, Reason: reasonStale, Name: name, CurrentRevision: cur.Revision, Revision: want})
+		return document.Fail(Error{Code: CodeRevisionConflict, Reason: document.ReasonStale, Name: name, CurrentRevision: cur.Revision, Revision: want})
 	}
 	return nil
 }
@@ -251,7 +253,7 @@ func (s *Store) current(ctx context.Context, name string, guess bool) (cur *Plan
 func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *Plan) (*Plan, error), guess bool) (*Plan, error) {
 	cur, raw, guessed, err := s.current(ctx, name, guess)
 	if err == nil {
-		err = checkFormat(cur)
+		err = document.CheckFormat(cur)
 	}
 	if err != nil {
 		return nil, err
@@ -271,9 +273,9 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		return nil, err
 	}
 	if required {
-		ctx = withStepGate(ctx) // a deleted plan's requirement is the new plan's (store_tombstone.go)
+		ctx = document.WithStepGate(ctx) // a deleted plan's requirement is the new plan's (store_tombstone.go)
 	}
-	next, err := changeWithApproval(ctx, action, name, cur, change)
+	next, err := document.ChangeWithApproval(ctx, action, name, cur, change)
 	if err != nil {
 		if guessed {
 			return nil, errWrongGuess
@@ -281,25 +283,25 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 		return nil, err
 	}
 	if last == math.MaxInt64 {
-		return nil, fail(Error{Code: CodeCorrupt, Reason: reasonRevisionExhausted, Name: name, CurrentRevision: last})
+		return nil, document.Fail(Error{Code: CodeCorrupt, Reason: document.ReasonRevisionExhausted, Name: name, CurrentRevision: last})
 	}
 	next.Revision = last + 1
 	next.Name = name
-	next.stepsRev = stepsRevision(action, cur, next)
+	next.StepsRev = stepsRevision(action, cur, next)
 	next.UpdatedAt = s.now().UTC()
-	settleHolds(cur, next)
-	settleRenewalNotes(action, cur, next)
+	document.SettleHolds(cur, next)
+	document.SettleRenewalNotes(action, cur, next)
 	if err := s.sealApproval(ctx, next, action == ActionApprove); err != nil {
 		return nil, err
 	}
-	next.action, next.created, next.changedBy = action, cur == nil, changedBy(ctx, cur, next)
-	settleHostMarks(ctx, action, cur, next)
-	next.replaces = "" // the sum of cur's file, where history keeps it
+	next.Action, next.Created, next.ChangedBy = action, cur == nil, document.ChangedBy(ctx, cur, next)
+	document.SettleHostMarks(ctx, action, cur, next)
+	next.Replaces = "" // the sum of cur's file, where history keeps it
 	if cur != nil && s.keepsEntries() {
-		next.replaces = entrySum(raw)
+		next.Replaces = entrySum(raw)
 	}
 	file := EncodePlan(next)
-	keep, err := s.commitKeeping(ctx, name, cur, raw, next.replaces, file)
+	keep, err := s.commitKeeping(ctx, name, cur, raw, next.Replaces, file)
 	if err != nil {
 		s.forgetEntries(name)
 		return nil, err
@@ -307,7 +309,7 @@ func (s *Store) mutateOnce(ctx context.Context, action Action, name string, ifRe
 	s.forget(name)
 	s.decoded.wrote(name, file, next)
 	if keep != "" {
-		e := listedEntry{rev: cur.Revision, sum: next.replaces, path: keep, size: int64(len(raw))}
+		e := listedEntry{rev: cur.Revision, sum: next.Replaces, path: keep, size: int64(len(raw))}
 		s.noteEntry(name, next.Revision, e)
 	}
 	// With a limit of one revision nothing is kept, but entries kept under a larger limit

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 type errorBody struct {
@@ -46,11 +48,11 @@ func (env *toolEnv) errorMessage(e *Error) string {
 		shown.Field = param.name
 		e = &shown
 	}
-	if kind, ok := env.texts["kind."+e.Value]; ok && (e.Reason == reasonNotString || e.Reason == reasonNotInteger || e.Reason == reasonNotBoolean) {
+	if kind, ok := env.texts["kind."+e.Value]; ok && (e.Reason == document.ReasonNotString || e.Reason == document.ReasonNotInteger || e.Reason == document.ReasonNotBoolean) {
 		text = strings.ReplaceAll(text, "{value}", kind)
 	}
-	return e.render(text)
+	return e.Render(text)
 }
 
 // storeFieldParams names the tool parameter that carries each field a Store error names.
-var storeFieldParams = map[string]param{fieldIfRevision: pRevision, fieldContent: pContent, fieldNote: pNote}
+var storeFieldParams = map[string]param{document.FieldIfRevision: pRevision, document.FieldContent: pContent, document.FieldNote: pNote}

@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/einoplan/plan/internal/document"
+
 // The results of the tools. Field names are part of the tool contract.
 
 type writeResult struct {
@@ -12,7 +14,7 @@ type writeResult struct {
 
 func newWriteResult(p *Plan) writeResult {
 	return writeResult{Name: p.Name, Revision: p.Revision, Title: p.Title, Status: p.Status,
-		Progress: computeProgress(stepsOf(p.Content))}
+		Progress: document.ComputeProgress(document.StepsOf(p.Content))}
 }
 
 // readResult is read_plan's answer: the plan's summary and its body.
@@ -107,5 +109,5 @@ type changesResult struct {
 
 func newChangesResult(cur, old *Plan) changesResult {
 	return changesResult{Name: cur.Name, Revision: cur.Revision, SinceRevision: old.Revision,
-		Changes: diffPlans(old, cur, "", "", 0), Progress: computeProgress(stepsOf(cur.Content))}
+		Changes: document.DiffPlans(old, cur, "", "", 0), Progress: document.ComputeProgress(document.StepsOf(cur.Content))}
 }

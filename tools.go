@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Tool names, as models already know them.
@@ -77,14 +78,14 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	if limit := maxArgumentBytes(t.env.store.contentCap()); len(argumentsInJSON) > limit {
 		// Only a plan body can make a right call this large: the advice is about the plan
 		// where the tool takes one, and about the arguments elsewhere.
-		tooLarge := Error{Code: CodeTooLarge, Reason: reasonArgsTooLarge, Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.contentCap())}
+		tooLarge := Error{Code: CodeTooLarge, Reason: document.ReasonArgsTooLarge, Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.contentCap())}
 		if _, body := paramNamed(t.spec, pContent.name); !body {
-			tooLarge.Reason, tooLarge.Limit = reasonArgsOverLimit, int64(limit)
+			tooLarge.Reason, tooLarge.Limit = document.ReasonArgsOverLimit, int64(limit)
 		}
-		return t.env.errorResult(fail(tooLarge)), nil
+		return t.env.errorResult(document.Fail(tooLarge)), nil
 	}
 	if t.env.lean && !leanTools[t.spec.name] {
-		return t.env.errorResult(fail(Error{Code: CodeToolNotAvailable, Reason: reasonLeanWorker})), nil
+		return t.env.errorResult(document.Fail(Error{Code: CodeToolNotAvailable, Reason: document.ReasonLeanWorker})), nil
 	}
 	a, notes, err := decodeCall(t.spec, t.env.texts, argumentsInJSON)
 	if err != nil {
@@ -93,9 +94,9 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	if t.env.listens != nil && t.env.listens(ctx) {
 		ctx = withChangeSink(ctx, t.env.sink) // otherwise no Change is computed at all
 	}
-	ctx = withAgentActor(ctx, t.env.agent(ctx))
+	ctx = document.WithAgentActor(ctx, t.env.agent(ctx))
 	if t.env.requireApproval {
-		ctx = withStepGate(ctx) // no step moves on a plan not approved, by any tool
+		ctx = document.WithStepGate(ctx) // no step moves on a plan not approved, by any tool
 	}
 	out, err := t.spec.run(ctx, t.env, a)
 	if ie, ok := asInterrupt(err); ok {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // ToolRequestPlanApproval asks a person to approve a plan. It is offered only with
@@ -99,7 +100,7 @@ type approvalResult struct {
 // they saw. Resumed for another interrupt, it interrupts again with the same request.
 func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if env.role != nil && env.role(ctx) == RoleSubAgent {
-		return nil, fail(Error{Code: CodeToolNotAvailable, Reason: reasonApprovalOrchestratorOnly})
+		return nil, document.Fail(Error{Code: CodeToolNotAvailable, Reason: document.ReasonApprovalOrchestratorOnly})
 	}
 	f := a.fields()
 	name, message := f.str(pName), f.str(pMessage)
@@ -107,10 +108,10 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 		return nil, f.err
 	}
 	if len(message) > maxApprovalMessage {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: pMessage.name, Size: int64(len(message)), Limit: maxApprovalMessage})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonTooLong, Field: pMessage.name, Size: int64(len(message)), Limit: maxApprovalMessage})
 	}
 	if !utf8.ValidString(message) {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: pMessage.name})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: pMessage.name})
 	}
 	was, hasState, asked := tool.GetInterruptState[ApprovalRequest](ctx)
 	if !was || !hasState {
@@ -135,7 +136,7 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 	}
 	d, ok := decisionOf(data)
 	if !hasData || !ok {
-		return nil, fail(Error{Code: CodeNotApproved, Reason: reasonNoDecision, Name: asked.Name, Revision: asked.Revision})
+		return nil, document.Fail(Error{Code: CodeNotApproved, Reason: document.ReasonNoDecision, Name: asked.Name, Revision: asked.Revision})
 	}
 	return decide(ctx, env, asked, d)
 }
@@ -199,9 +200,9 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 	if by == "" {
 		by = defaultApprover
 	}
-	by = truncateUTF8(by, maxHeaderField)
+	by = document.TruncateUTF8(by, document.MaxHeaderField)
 	if !d.Approved {
-		feedback := truncateUTF8(d.Feedback, maxApprovalFeedback)
+		feedback := document.TruncateUTF8(d.Feedback, maxApprovalFeedback)
 		keepRejection(ctx, env, asked, by, feedback)
 		return approvalResult{Name: asked.Name, Revision: asked.Revision, By: by,
 			Feedback: feedback, Next: env.texts["approval.rejected"]}, nil
@@ -218,7 +219,7 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 		if done := alreadyDecided(ctx, env, asked, d, by); done != nil {
 			p, err = done, nil // the same decision, applied by an earlier resume of this checkpoint
 		} else {
-			return nil, fail(Error{Code: CodeRevisionConflict, Reason: reasonApprovalStale, Name: asked.Name,
+			return nil, document.Fail(Error{Code: CodeRevisionConflict, Reason: document.ReasonApprovalStale, Name: asked.Name,
 				Revision: asked.Revision, CurrentRevision: pe.CurrentRevision})
 		}
 	}
@@ -226,7 +227,7 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 		return nil, err
 	}
 	return approvalResult{Name: p.Name, Revision: p.Revision, Approved: true, Approval: p.Approval,
-		Feedback: truncateUTF8(d.Feedback, maxApprovalFeedback), Next: env.texts["approval.approved"]}, nil
+		Feedback: document.TruncateUTF8(d.Feedback, maxApprovalFeedback), Next: env.texts["approval.approved"]}, nil
 }
 
 // alreadyDecided returns the plan when it carries the approval d asks for: the revision

@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 	"time"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // stepCost is what a move of step at of plan name to state writes as its cost: what the
@@ -32,7 +34,7 @@ func (env *toolEnv) measured(ctx context.Context, p *Plan, step Step, cost *Step
 	if r == nil {
 		return
 	}
-	agent := holderName(env.agent(ctx))
+	agent := document.HolderName(env.agent(ctx))
 	switch {
 	case step.State == StepInProgress && step.Holder != "" && step.Holder == agent:
 		r.take(p, step, time.Now())

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // fileTools are offered only with a Workspace.
@@ -31,7 +33,7 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 		return nil, canceled(ctx)
 	}
 	if err != nil {
-		e := fail(Error{Code: CodeInvalidArgument, Reason: reasonWorkspaceWrite, Path: path})
+		e := document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonWorkspaceWrite, Path: path})
 		e.Err = err
 		return nil, e
 	}
@@ -65,19 +67,19 @@ func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int
 	case ctx.Err() != nil:
 		return "", canceled(ctx)
 	case isNotExist(err):
-		return "", fail(Error{Code: CodeNotFound, Reason: reasonNoFile, Path: path})
+		return "", document.Fail(Error{Code: CodeNotFound, Reason: document.ReasonNoFile, Path: path})
 	default:
-		e := fail(Error{Code: CodeInvalidArgument, Reason: reasonWorkspaceRead, Path: path})
+		e := document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonWorkspaceRead, Path: path})
 		e.Err = err
 		return "", e
 	}
 	switch {
 	case len(content) > limit:
-		return "", fail(Error{Code: CodeTooLarge, Reason: reasonFileTooLarge, Path: path, Size: int64(len(content)), Limit: int64(limit)})
+		return "", document.Fail(Error{Code: CodeTooLarge, Reason: document.ReasonFileTooLarge, Path: path, Size: int64(len(content)), Limit: int64(limit)})
 	case !utf8.ValidString(content):
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonFileNotUTF8, Path: path})
+		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonFileNotUTF8, Path: path})
 	case strings.TrimSpace(content) == "":
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonFileEmpty, Path: path})
+		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonFileEmpty, Path: path})
 	}
 	return content, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"sync"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Bounds of one list_plans page.
@@ -33,7 +35,7 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 	opts := ListOptions{Limit: defaultListLimit, Cursor: cursor, Status: status}
 	if limit != nil {
 		if *limit < 1 || *limit > maxListLimit {
-			return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonListLimit, Field: pLimit.name, Limit: maxListLimit})
+			return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonListLimit, Field: pLimit.name, Limit: maxListLimit})
 		}
 		opts.Limit = int(*limit)
 	}
@@ -51,7 +53,7 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 			if w.Err != nil {
 				msg = env.errorMessage(w.Err)
 			}
-			shown = append(shown, listWarning{Name: w.Name, Code: w.Code, Message: truncateUTF8(msg, 300)})
+			shown = append(shown, listWarning{Name: w.Name, Code: w.Code, Message: document.TruncateUTF8(msg, 300)})
 		}
 		js, err := resultAPI.MarshalToString(shown)
 		if err != nil {
@@ -92,13 +94,13 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 // so a page's size depends on how many plans it holds, not on what they say.
 func encodeListEntry(sum *Summary) string {
 	short := *sum
-	short.Title = truncateUTF8(short.Title, maxListTitle)
-	short.Status = truncateUTF8(short.Status, maxListStatus)
-	short.Author = truncateUTF8(short.Author, maxListStatus)
+	short.Title = document.TruncateUTF8(short.Title, maxListTitle)
+	short.Status = document.TruncateUTF8(short.Status, maxListStatus)
+	short.Author = document.TruncateUTF8(short.Author, maxListStatus)
 	for _, at := range [...]**Step{&short.CurrentStep, &short.NextStep} {
 		if *at != nil {
 			step := **at
-			step.Text = truncateUTF8(step.Text, maxListStepText)
+			step.Text = document.TruncateUTF8(step.Text, maxListStepText)
 			*at = &step
 		}
 	}

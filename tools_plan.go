@@ -2,6 +2,8 @@ package plan
 
 import (
 	"context"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
@@ -52,7 +54,7 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if text, ok := env.reads.get(p); ok {
 		return text, nil
 	}
-	text, err := resultAPI.MarshalToString(readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Cost: planCost(stepsOf(p.Content)), Content: p.Content})
+	text, err := resultAPI.MarshalToString(readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Cost: document.PlanCost(document.StepsOf(p.Content)), Content: p.Content})
 	if err != nil {
 		return nil, backendError("encode the result", err)
 	}
@@ -106,8 +108,8 @@ func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if cur := sum.CurrentStep; cur != nil && cur.State == StepInProgress {
 		out.CurrentStep = cur
 	}
-	steps := stepsOf(p.Content)
-	out.Cost, out.StepCosts = planCost(steps), stepCostsOf(steps)
+	steps := document.StepsOf(p.Content)
+	out.Cost, out.StepCosts = document.PlanCost(steps), stepCostsOf(steps)
 	return out, nil
 }
 
@@ -119,16 +121,16 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	state, err := parseStepState(stateText)
+	state, err := document.ParseStepState(stateText)
 	if err != nil {
 		return nil, err
 	}
 	at := 0 // the next free step
 	switch {
 	case number == nil && state != StepInProgress:
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonRequired, Field: pStep.name})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRequired, Field: pStep.name})
 	case number != nil && (*number < 1 || *number > 1<<20):
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
 	case number != nil:
 		at = int(*number)
 	}
@@ -141,7 +143,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	env.measured(ctx, p, step, cost)
-	steps := stepsOf(p.Content)
-	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: computeProgress(steps),
+	steps := document.StepsOf(p.Content)
+	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: document.ComputeProgress(steps),
 		NextStep: shortStep(nextOf(steps)), Review: env.reviewNote(step)}, nil
 }

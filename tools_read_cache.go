@@ -46,7 +46,7 @@ func (c *readCache) put(p *Plan, json string) {
 	if c.results == nil || len(c.results) >= maxReadCache || c.bytes+len(json) > maxReadCacheBytes {
 		c.results, c.bytes = make(map[string]readCached), 0
 	}
-	c.results[p.Name] = readCached{plan: *p.copy(), json: json}
+	c.results[p.Name] = readCached{plan: *p.Copy(), json: json}
 	c.bytes += len(json)
 }
 

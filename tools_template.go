@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // maxGoalBytes caps plan_template's goal.
@@ -16,14 +18,14 @@ const maxTemplateNames = 50
 
 func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
 	if env.role != nil && env.role(ctx) == RoleSubAgent {
-		return nil, fail(Error{Code: CodeToolNotAvailable, Reason: reasonOrchestratorOnly})
+		return nil, document.Fail(Error{Code: CodeToolNotAvailable, Reason: document.ReasonOrchestratorOnly})
 	}
 	goal, err := a.str(pGoal)
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(goal) == "" || len(goal) > maxGoalBytes || !utf8.ValidString(goal) {
-		return nil, fail(Error{Code: CodeInvalidArgument, Reason: reasonGoalInvalid, Field: pGoal.name, Limit: maxGoalBytes})
+		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonGoalInvalid, Field: pGoal.name, Limit: maxGoalBytes})
 	}
 	listing, err := env.store.List(ctx)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/einoplan/plan/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,8 +104,8 @@ func TestErrorTextsHaveTheSamePlaceholders(t *testing.T) {
 		}
 	}
 	assert.Greater(t, n, 40)
-	reasons := []string{reasonListLimit}
-	for r := range factTexts {
+	reasons := []string{document.ReasonListLimit}
+	for r := range document.FactTexts {
 		reasons = append(reasons, r)
 	}
 	for _, r := range reasons {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 )
 
 // Defaults of WatchOptions.
@@ -349,7 +350,7 @@ func (w *watcher) event(ctx context.Context, ev driver.FileEvent) {
 		w.send(c)
 		return
 	}
-	pl, err := decodePlan(name, ev.Content)
+	pl, err := document.DecodeSealed(name, ev.Content)
 	if err != nil {
 		return
 	}
@@ -424,13 +425,13 @@ func (s *Store) keptChanges(ctx context.Context, name string, from int64) (chang
 	changes = make([]Change, 0, len(kept))
 	for i := len(kept) - 1; i >= 0; i-- {
 		p := kept[i].plan
-		if p.action == "" {
+		if p.Action == "" {
 			return nil, nil, false // edited by hand: nobody known made this revision
 		}
 		sum := p.Summarize()
 		last = &cachedSummary{summary: sum}
-		changes = append(changes, Change{Name: name, Action: p.action, Revision: p.Revision, Created: p.created,
-			Title: sum.Title, Status: sum.Status, Author: sum.Author, Actor: p.changedBy, Progress: sum.Progress, Expired: expiredHolder(p.expiredHold)})
+		changes = append(changes, Change{Name: name, Action: p.Action, Revision: p.Revision, Created: p.Created,
+			Title: sum.Title, Status: sum.Status, Author: sum.Author, Actor: p.ChangedBy, Progress: sum.Progress, Expired: document.ExpiredHolder(p.ExpiredHold)})
 	}
 	return changes, last, true
 }

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"sort"
@@ -30,7 +30,7 @@ func parseRenewalNotes(s string) map[int]int {
 		}
 		n, err := strconv.Atoi(num)
 		l, lerr := strconv.Atoi(size)
-		if err != nil || lerr != nil || n < 1 || l <= len(stepNoteSep) || l > len(stepNoteSep)+maxStepNoteLen {
+		if err != nil || lerr != nil || n < 1 || l <= len(StepNoteSep) || l > len(StepNoteSep)+MaxStepNoteLen {
 			continue
 		}
 		if notes == nil {
@@ -56,7 +56,7 @@ func formatRenewalNotes(notes map[int]int) string {
 }
 
 // withRenewalNote is record notes with step n's note size bytes long; 0 drops it.
-func withRenewalNote(notes string, n, size int) string {
+func WithRenewalNote(notes string, n, size int) string {
 	m := parseRenewalNotes(notes)
 	if size == 0 && m[n] == 0 {
 		return notes
@@ -74,7 +74,7 @@ func withRenewalNote(notes string, n, size int) string {
 
 // renewalNoteSize is the size of the note a move may replace at the end of a step's text,
 // "—" and all, as a renewal_notes record says; 0 for none.
-func renewalNoteSize(notes string, n int) int {
+func RenewalNoteSize(notes string, n int) int {
 	if notes == "" {
 		return 0
 	}
@@ -84,7 +84,7 @@ func renewalNoteSize(notes string, n int) int {
 // withoutRenewalNote is tail (a step's line after its marker, without its holder's tag) less
 // the size-byte note at its end, when it ends with one; else tail.
 func withoutRenewalNote(tail string, size int) string {
-	if size <= 0 || size >= len(tail) || !strings.HasPrefix(tail[len(tail)-size:], stepNoteSep) {
+	if size <= 0 || size >= len(tail) || !strings.HasPrefix(tail[len(tail)-size:], StepNoteSep) {
 		return tail
 	}
 	return tail[:len(tail)-size]
@@ -93,23 +93,23 @@ func withoutRenewalNote(tail string, size int) string {
 // settleRenewalNotes keeps of next's renewal notes record only what still names a note a
 // move wrote: a step move sets its own step's entry (moveStep); an approval drops them all;
 // any other change keeps an entry while the step's state and text stay as they were.
-func settleRenewalNotes(action Action, cur, next *Plan) {
-	if next.renewalNotes == "" {
+func SettleRenewalNotes(action Action, cur, next *Plan) {
+	if next.RenewalNotes == "" {
 		return
 	}
 	if cur == nil || action == ActionApprove {
-		next.renewalNotes = ""
+		next.RenewalNotes = ""
 		return
 	}
 	if action == ActionStep || next.Content == cur.Content {
 		return
 	}
-	was, now := stepsOf(cur.Content), stepsOf(next.Content)
-	notes := parseRenewalNotes(next.renewalNotes)
+	was, now := StepsOf(cur.Content), StepsOf(next.Content)
+	notes := parseRenewalNotes(next.RenewalNotes)
 	for n := range notes {
 		if n > len(was) || n > len(now) || was[n-1].State != now[n-1].State || was[n-1].Text != now[n-1].Text || now[n-1].State != StepInProgress {
 			delete(notes, n)
 		}
 	}
-	next.renewalNotes = formatRenewalNotes(notes)
+	next.RenewalNotes = formatRenewalNotes(notes)
 }

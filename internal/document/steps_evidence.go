@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"strings"
@@ -16,14 +16,14 @@ import (
 const maxEvidenceLen = 1000
 
 // evidenceSep starts a step's evidence on its line.
-const evidenceSep = stepNoteSep + "evidence: "
+const evidenceSep = StepNoteSep + "evidence: "
 
 // fieldEvidence names StepMove.Evidence in errors.
-const fieldEvidence = "Evidence"
+const FieldEvidence = "Evidence"
 
 // foldEvidence is evidence as one paragraph on one line: trimmed, and every run of white
 // space that holds a line break written as one space.
-func foldEvidence(s string) string {
+func FoldEvidence(s string) string {
 	s = strings.TrimSpace(s)
 	if !strings.ContainsAny(s, "\r\n") {
 		return s
@@ -55,17 +55,17 @@ func foldEvidence(s string) string {
 // checkEvidence is the one check of evidence once folded: valid UTF-8 of at most
 // maxEvidenceLen bytes, no control characters, and not containing the separator that
 // starts it or a cost's, so it reads back whole and never as a cost.
-func checkEvidence(e string) error {
+func CheckEvidence(e string) error {
 	switch {
 	case len(e) > maxEvidenceLen:
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: fieldEvidence, Size: int64(len(e)), Limit: maxEvidenceLen})
+		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: FieldEvidence, Size: int64(len(e)), Limit: maxEvidenceLen})
 	case !utf8.ValidString(e):
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: fieldEvidence})
+		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: FieldEvidence})
 	case strings.Contains(e, evidenceSep) || strings.Contains(e, costSep) || strings.IndexFunc(e, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) >= 0:
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonEvidenceForm, Field: fieldEvidence})
+		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonEvidenceForm, Field: FieldEvidence})
 	}
-	if _, tag := splitHolder(e); tag != "" {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: fieldEvidence, Value: e})
+	if _, tag := SplitHolder(e); tag != "" {
+		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: FieldEvidence, Value: e})
 	}
 	return nil
 }
@@ -78,7 +78,7 @@ func evidenceOf(text string) string {
 		return ""
 	}
 	rest := text[i+len(evidenceSep):]
-	rest, _ = splitHolder(rest)
+	rest, _ = SplitHolder(rest)
 	rest, _ = cutReviewMark(rest)
 	return cutReviewedMark(rest)
 }

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // header field (title, status, author), then a unified diff of the bodies with context
 // lines of context, headed by ---/+++ lines naming fromLabel and toLabel when those are not
 // empty. Equal plans give "".
-func diffPlans(a, b *Plan, fromLabel, toLabel string, context int) string {
+func DiffPlans(a, b *Plan, fromLabel, toLabel string, context int) string {
 	var out strings.Builder
 	for _, f := range [...]struct{ key, old, new string }{
 		{"title", a.Title, b.Title}, {"status", a.Status, b.Status}, {"author", a.Author, b.Author},

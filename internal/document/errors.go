@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"errors"
@@ -94,14 +94,14 @@ func CodeOf(err error) Code {
 // The Store's names for the fields its errors concern: those of Update and StepMove. The
 // tools show the model the names of their own parameters instead (storeFieldParams).
 const (
-	fieldIfRevision = "IfRevision"
-	fieldContent    = "Content"
-	fieldNote       = "Note"
+	FieldIfRevision = "IfRevision"
+	FieldContent    = "Content"
+	FieldNote       = "Note"
 )
 
 // fail returns e with its Message rendered from the facts.
-func fail(e Error) *Error {
-	e.Message = e.render(factTexts[e.Reason])
+func Fail(e Error) *Error {
+	e.Message = e.Render(FactTexts[e.Reason])
 	if e.Message == "" {
 		e.Message = e.Reason
 	}
@@ -109,15 +109,15 @@ func fail(e Error) *Error {
 }
 
 // render fills a text's placeholders ({name}, {current}, ...) with e's facts.
-func (e *Error) render(text string) string {
+func (e *Error) Render(text string) string {
 	if !strings.Contains(text, "{") {
 		return text
 	}
 	return strings.NewReplacer(
-		"{name}", quoteForMessage(e.Name),
+		"{name}", QuoteForMessage(e.Name),
 		"{field}", e.Field,
-		"{value}", quoteForMessage(e.Value),
-		"{path}", quoteForMessage(e.Path),
+		"{value}", QuoteForMessage(e.Value),
+		"{path}", QuoteForMessage(e.Path),
 		"{current}", strconv.FormatInt(e.CurrentRevision, 10),
 		"{rev}", strconv.FormatInt(e.Revision, 10),
 		"{size}", strconv.FormatInt(e.Size, 10),
@@ -126,216 +126,216 @@ func (e *Error) render(text string) string {
 		"{steps}", strconv.Itoa(e.Steps),
 		"{from}", string(e.From),
 		"{to}", string(e.To),
-		"{agent}", quoteForMessage(e.Agent),
-		"{waits}", formatSteps(e.Waits),
+		"{agent}", QuoteForMessage(e.Agent),
+		"{waits}", FormatSteps(e.Waits),
 		"{said}", e.Value, // unquoted: what a host's check said (Config.Verify)
 	).Replace(text)
 }
 
 // The reasons, grouped by code.
 const (
-	reasonArgsNotObject     = "args_not_object"
-	reasonArgsNotJSON       = "args_not_json"
-	reasonArgsTooLarge      = "args_too_large"  // over the bound, for a tool that takes a plan body
-	reasonArgsOverLimit     = "args_over_limit" // over the bound, for a tool that takes none
-	reasonRequired          = "required"
-	reasonNotString         = "not_string"
-	reasonNotInteger        = "not_integer"
-	reasonEmpty             = "empty"
-	reasonNotUTF8           = "not_utf8"
-	reasonTooLong           = "too_long"
+	ReasonArgsNotObject     = "args_not_object"
+	ReasonArgsNotJSON       = "args_not_json"
+	ReasonArgsTooLarge      = "args_too_large"  // over the bound, for a tool that takes a plan body
+	ReasonArgsOverLimit     = "args_over_limit" // over the bound, for a tool that takes none
+	ReasonRequired          = "required"
+	ReasonNotString         = "not_string"
+	ReasonNotInteger        = "not_integer"
+	ReasonEmpty             = "empty"
+	ReasonNotUTF8           = "not_utf8"
+	ReasonTooLong           = "too_long"
 	reasonNameInvalid       = "name_invalid"
-	reasonPathUnusable      = "path_unusable"
-	reasonPathEscapes       = "path_escapes"
-	reasonPathRelative      = "path_relative"
-	reasonPathInPlans       = "path_in_plans"
-	reasonWorkspaceWrite    = "workspace_write"
-	reasonWorkspaceRead     = "workspace_read"
-	reasonNeedsContent      = "needs_content"
-	reasonRevisionNegative  = "revision_negative"
-	reasonDeleteCreateOnly  = "delete_create_only"
-	reasonStepNumber        = "step_number"
+	ReasonPathUnusable      = "path_unusable"
+	ReasonPathEscapes       = "path_escapes"
+	ReasonPathRelative      = "path_relative"
+	ReasonPathInPlans       = "path_in_plans"
+	ReasonWorkspaceWrite    = "workspace_write"
+	ReasonWorkspaceRead     = "workspace_read"
+	ReasonNeedsContent      = "needs_content"
+	ReasonRevisionNegative  = "revision_negative"
+	ReasonDeleteCreateOnly  = "delete_create_only"
+	ReasonStepNumber        = "step_number"
 	reasonStepMissing       = "step_missing"
 	reasonStepStateUnknown  = "step_state_unknown"
 	reasonNoteMultiline     = "note_multiline"
-	reasonGoalInvalid       = "goal_invalid"
-	reasonNoPlan            = "no_plan"
-	reasonNoPlanGuarded     = "no_plan_guarded"
-	reasonNoRevision        = "no_revision"
-	reasonNoFile            = "no_file"
-	reasonExists            = "exists"
-	reasonStale             = "stale"
-	reasonContentTooLarge   = "content_too_large"
-	reasonStoredTooLarge    = "stored_too_large"
-	reasonFileTooLarge      = "file_too_large"
+	ReasonGoalInvalid       = "goal_invalid"
+	ReasonNoPlan            = "no_plan"
+	ReasonNoPlanGuarded     = "no_plan_guarded"
+	ReasonNoRevision        = "no_revision"
+	ReasonNoFile            = "no_file"
+	ReasonExists            = "exists"
+	ReasonStale             = "stale"
+	ReasonContentTooLarge   = "content_too_large"
+	ReasonStoredTooLarge    = "stored_too_large"
+	ReasonFileTooLarge      = "file_too_large"
 	reasonUndecodable       = "undecodable"
-	reasonNotPlanFile       = "not_plan_file"
-	reasonRevisionExhausted = "revision_exhausted"
+	ReasonNotPlanFile       = "not_plan_file"
+	ReasonRevisionExhausted = "revision_exhausted"
 	reasonSameState         = "same_state"
 	reasonInProgressOnly    = "in_progress_only"
 	reasonFinalState        = "final_state"
-	reasonOrchestratorOnly  = "orchestrator_only"
-	reasonStorage           = "storage"
-	reasonContention        = "contention"
-	reasonCanceled          = "canceled"
-	reasonUnknownOutcome    = "unknown_outcome"
+	ReasonOrchestratorOnly  = "orchestrator_only"
+	ReasonStorage           = "storage"
+	ReasonContention        = "contention"
+	ReasonCanceled          = "canceled"
+	ReasonUnknownOutcome    = "unknown_outcome"
 )
 
 // Reasons of not_found for a kept revision the SHA-256 chain does not prove (history.go).
 const (
-	reasonRevisionMismatch     = "revision_mismatch"     // its entry does not match the SHA-256 naming it
-	reasonRevisionUnverifiable = "revision_unverifiable" // kept under a CRC-32C by an earlier release
+	ReasonRevisionMismatch     = "revision_mismatch"     // its entry does not match the SHA-256 naming it
+	ReasonRevisionUnverifiable = "revision_unverifiable" // kept under a CRC-32C by an earlier release
 )
 
 // Reasons of revision_conflict and step moves that a person or an expired hold caused.
 const (
 	reasonPersonChanged = "person_changed" // a person changed the plan since the agent's revision
-	reasonHoldTaken     = "hold_taken"     // the mover's hold expired and another took the step
+	ReasonHoldTaken     = "hold_taken"     // the mover's hold expired and another took the step
 )
 
 // factTexts states each failure in English with its facts and without advice: what
 // Error.Message says to logs and host programs.
-var factTexts = map[string]string{
+var FactTexts = map[string]string{
 	reasonBudgetInvalid:            "budget {value} is not a budget such as \"200k tokens\", \"1h\" or \"200k tokens, 1h\"",
-	reasonLeanWorker:               "this agent only takes and finishes steps: its plan tools are update_plan_step and read_plan",
-	reasonEvidenceState:            "evidence is given with a move to {to}; only completed, failed or skipped take evidence",
+	ReasonLeanWorker:               "this agent only takes and finishes steps: its plan tools are update_plan_step and read_plan",
+	ReasonEvidenceState:            "evidence is given with a move to {to}; only completed, failed or skipped take evidence",
 	reasonEvidenceForm:             "the evidence has control characters or contains \" — evidence: \" or \" — cost: \"",
 	reasonNoteProof:                "the note {value} would read as evidence or a cost (\" — evidence: \", \" — cost: \")",
-	reasonEvidenceRequired:         "step {step} of plan {name} cannot be completed without evidence",
-	reasonNotVerified:              "the completion of step {step} of plan {name} was not verified: {said}",
-	reasonReviewOwn:                "step {step} of plan {name} awaits review of {agent}'s work, and only another agent or a person completes it",
-	reasonCostInvalid:              "a step's cost has a negative or too large count, or comes with a move to {to}",
-	reasonHoldTaken:                "the hold of the mover on step {step} expired and {agent} took the step at revision {rev}; it is {from} now",
+	ReasonEvidenceRequired:         "step {step} of plan {name} cannot be completed without evidence",
+	ReasonNotVerified:              "the completion of step {step} of plan {name} was not verified: {said}",
+	ReasonReviewOwn:                "step {step} of plan {name} awaits review of {agent}'s work, and only another agent or a person completes it",
+	ReasonCostInvalid:              "a step's cost has a negative or too large count, or comes with a move to {to}",
+	ReasonHoldTaken:                "the hold of the mover on step {step} expired and {agent} took the step at revision {rev}; it is {from} now",
 	reasonPersonChanged:            "plan {name} was changed by a person ({agent}) since revision {rev}; it is at revision {current}",
-	reasonArgsNotObject:            "the arguments are not a JSON object",
-	reasonArgsNotJSON:              "the arguments are not valid JSON",
-	reasonArgsTooLarge:             "the arguments are {size} bytes, over the {limit}-byte limit",
-	reasonArgsOverLimit:            "the arguments are {size} bytes, over the {limit}-byte limit",
-	reasonRequired:                 "{field} is missing",
-	reasonNotString:                "{field} is not a string",
-	reasonNotInteger:               "{field} is not an integer",
-	reasonEmpty:                    "{field} is empty",
-	reasonNotUTF8:                  "{field} is not valid UTF-8",
-	reasonTooLong:                  "{field} is {size} bytes, over the {limit}-byte limit",
+	ReasonArgsNotObject:            "the arguments are not a JSON object",
+	ReasonArgsNotJSON:              "the arguments are not valid JSON",
+	ReasonArgsTooLarge:             "the arguments are {size} bytes, over the {limit}-byte limit",
+	ReasonArgsOverLimit:            "the arguments are {size} bytes, over the {limit}-byte limit",
+	ReasonRequired:                 "{field} is missing",
+	ReasonNotString:                "{field} is not a string",
+	ReasonNotInteger:               "{field} is not an integer",
+	ReasonEmpty:                    "{field} is empty",
+	ReasonNotUTF8:                  "{field} is not valid UTF-8",
+	ReasonTooLong:                  "{field} is {size} bytes, over the {limit}-byte limit",
 	reasonNameInvalid:              "name {value} is not a plan name (lowercase a-z, 0-9, '-' and '_', starting with a letter or digit)",
-	reasonPathUnusable:             "{field} is not a usable file path",
-	reasonPathEscapes:              "path {path} leaves the workspace",
-	reasonPathRelative:             "path {path} is relative",
-	reasonPathInPlans:              "path {path} is inside the plans folder {value}",
-	reasonWorkspaceWrite:           "cannot write {path} in the workspace",
-	reasonWorkspaceRead:            "cannot read {path} from the workspace",
-	reasonNeedsContent:             "plan {name} does not exist and no content was given",
-	reasonRevisionNegative:         "revision {rev} is negative",
-	reasonDeleteCreateOnly:         "revision 0 (create only) cannot guard a delete",
-	reasonStepNumber:               "step {step} is not a step number",
+	ReasonPathUnusable:             "{field} is not a usable file path",
+	ReasonPathEscapes:              "path {path} leaves the workspace",
+	ReasonPathRelative:             "path {path} is relative",
+	ReasonPathInPlans:              "path {path} is inside the plans folder {value}",
+	ReasonWorkspaceWrite:           "cannot write {path} in the workspace",
+	ReasonWorkspaceRead:            "cannot read {path} from the workspace",
+	ReasonNeedsContent:             "plan {name} does not exist and no content was given",
+	ReasonRevisionNegative:         "revision {rev} is negative",
+	ReasonDeleteCreateOnly:         "revision 0 (create only) cannot guard a delete",
+	ReasonStepNumber:               "step {step} is not a step number",
 	reasonStepMissing:              "there is no step {step}; the plan has {steps} checklist steps",
 	reasonStepStateUnknown:         "{value} is not a step state (pending, in_progress, completed, failed, skipped)",
 	reasonNoteMultiline:            "the note has line breaks",
-	reasonGoalInvalid:              "the goal is empty, not UTF-8 or over {limit} bytes",
-	reasonNoPlan:                   "no plan named {name}",
-	reasonNoPlanGuarded:            "no plan named {name} at revision {rev}",
-	reasonNoRevision:               "revision {rev} of plan {name} is not kept; it is at revision {current}",
-	reasonNoFile:                   "no file at {path}",
-	reasonExists:                   "plan {name} already exists, at revision {current}",
-	reasonStale:                    "plan {name} is at revision {current}, not {rev}",
-	reasonContentTooLarge:          "the content is {size} bytes, over the {limit}-byte limit",
-	reasonStoredTooLarge:           "the stored file {path} is over the {limit}-byte limit",
-	reasonFileTooLarge:             "file {path} is over the {limit}-byte limit",
+	ReasonGoalInvalid:              "the goal is empty, not UTF-8 or over {limit} bytes",
+	ReasonNoPlan:                   "no plan named {name}",
+	ReasonNoPlanGuarded:            "no plan named {name} at revision {rev}",
+	ReasonNoRevision:               "revision {rev} of plan {name} is not kept; it is at revision {current}",
+	ReasonNoFile:                   "no file at {path}",
+	ReasonExists:                   "plan {name} already exists, at revision {current}",
+	ReasonStale:                    "plan {name} is at revision {current}, not {rev}",
+	ReasonContentTooLarge:          "the content is {size} bytes, over the {limit}-byte limit",
+	ReasonStoredTooLarge:           "the stored file {path} is over the {limit}-byte limit",
+	ReasonFileTooLarge:             "file {path} is over the {limit}-byte limit",
 	reasonUndecodable:              "plan {name} cannot be decoded",
-	reasonNotPlanFile:              "the entry {path} is not a plan file (a link, a folder or a special file)",
-	reasonRevisionExhausted:        "plan {name} cannot get a revision past {current}",
+	ReasonNotPlanFile:              "the entry {path} is not a plan file (a link, a folder or a special file)",
+	ReasonRevisionExhausted:        "plan {name} cannot get a revision past {current}",
 	reasonSameState:                "step {step} is already {from}",
 	reasonInProgressOnly:           "step {step} is in_progress and can only become completed or failed, not {to}",
 	reasonFinalState:               "step {step} is {from}, a final state, and cannot become {to}",
-	reasonOrchestratorOnly:         "this tool is for the orchestrator only",
-	reasonStorage:                  "the plan storage failed",
-	reasonContention:               "too many concurrent writers on {name}",
-	reasonCanceled:                 "the request was canceled before anything was written",
-	reasonUnknownOutcome:           "the plan storage failed during a write to {path}, and whether it was done is unknown",
-	reasonListLimit:                "the limit is out of range (1 to {limit})",
-	reasonPlansOffLimits:           "{field} {path} is inside the plans folder {value} or is an approval key",
-	reasonSearchCoversPlans:        "{field} {path} holds the plans folder {value} or an approval key",
-	reasonNotBoolean:               "{field} is not a boolean",
+	ReasonOrchestratorOnly:         "this tool is for the orchestrator only",
+	ReasonStorage:                  "the plan storage failed",
+	ReasonContention:               "too many concurrent writers on {name}",
+	ReasonCanceled:                 "the request was canceled before anything was written",
+	ReasonUnknownOutcome:           "the plan storage failed during a write to {path}, and whether it was done is unknown",
+	ReasonListLimit:                "the limit is out of range (1 to {limit})",
+	ReasonPlansOffLimits:           "{field} {path} is inside the plans folder {value} or is an approval key",
+	ReasonSearchCoversPlans:        "{field} {path} holds the plans folder {value} or an approval key",
+	ReasonNotBoolean:               "{field} is not a boolean",
 	reasonNoteTag:                  "the note {value} ends like a holder's tag (@name)",
 	reasonNoteAfter:                "the note {value} would change which steps step {step} waits for",
 	reasonNoteUses:                 "the note {value} would change which tools step {step} may use",
 	reasonNoteAsks:                 "the note {value} would change whether step {step} asks for review or its budget",
 	reasonStepHeld:                 "step {step} is held by {agent}",
-	reasonNoPendingStep:            "no step of plan {name} is pending",
-	reasonStepMoved:                "step {step} changed since revision {rev}: it is {from} now (by {agent})",
-	reasonStepChanged:              "step {step} changed since revision {rev}: it is {from} now",
-	reasonStepsChanged:             "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
+	ReasonNoPendingStep:            "no step of plan {name} is pending",
+	ReasonStepMoved:                "step {step} changed since revision {rev}: it is {from} now (by {agent})",
+	ReasonStepChanged:              "step {step} changed since revision {rev}: it is {from} now",
+	ReasonStepsChanged:             "the steps of plan {name} were added, removed, reworded or reordered since revision {rev}; it is at revision {current}",
 	reasonAfterUnknown:             "step {step} waits for step {value}, which does not exist; the plan has {steps} checklist steps",
 	reasonAfterCycle:               "steps {waits} wait for each other in a cycle",
-	reasonStepBlocked:              "step {step} waits for steps {waits}, which are not completed or skipped",
-	reasonSkipAwaited:              "step {step} of plan {name} cannot be skipped by an agent: the plan requires approval and steps {waits} wait for it",
-	reasonNoReadyStep:              "no pending step of plan {name} is ready: they wait for steps {waits}, which are not completed or skipped",
-	reasonFileNotUTF8:              "file {path} is not valid UTF-8 text",
-	reasonFileEmpty:                "file {path} is empty",
-	reasonNotApproved:              "plan {name} is not approved",
-	reasonApprovalStale:            "plan {name} changed from revision {rev} to {current} while it was reviewed; nothing was approved",
-	reasonNoDecision:               "the approval of plan {name} was resumed without a decision; nothing was approved",
-	reasonApprovalOrchestratorOnly: "request_plan_approval is for the orchestrator only",
-	reasonUnknownArgument:          "{field} is not an argument of this tool, which takes {value}",
-	reasonConflictingAliases:       "{value} all stand for {field} and have different values",
-	reasonRepeatedArgument:         "{field} is given more than once, with different values",
-	reasonStepIndex:                "{field} may count steps from 0; step counts them from 1",
+	ReasonStepBlocked:              "step {step} waits for steps {waits}, which are not completed or skipped",
+	ReasonSkipAwaited:              "step {step} of plan {name} cannot be skipped by an agent: the plan requires approval and steps {waits} wait for it",
+	ReasonNoReadyStep:              "no pending step of plan {name} is ready: they wait for steps {waits}, which are not completed or skipped",
+	ReasonFileNotUTF8:              "file {path} is not valid UTF-8 text",
+	ReasonFileEmpty:                "file {path} is empty",
+	ReasonNotApproved:              "plan {name} is not approved",
+	ReasonApprovalStale:            "plan {name} changed from revision {rev} to {current} while it was reviewed; nothing was approved",
+	ReasonNoDecision:               "the approval of plan {name} was resumed without a decision; nothing was approved",
+	ReasonApprovalOrchestratorOnly: "request_plan_approval is for the orchestrator only",
+	ReasonUnknownArgument:          "{field} is not an argument of this tool, which takes {value}",
+	ReasonConflictingAliases:       "{value} all stand for {field} and have different values",
+	ReasonRepeatedArgument:         "{field} is given more than once, with different values",
+	ReasonStepIndex:                "{field} may count steps from 0; step counts them from 1",
 	// A kept revision the SHA-256 chain from the plan file does not prove (history.go).
-	reasonRevisionMismatch:     "the kept copy of revision {rev} of plan {name} (or of a revision after it) does not match the SHA-256 its next revision names, so it is not served; the plan is at revision {current}",
-	reasonRevisionUnverifiable: "revision {rev} of plan {name} was kept by an earlier release under a CRC-32C, which cannot prove it, so it is not served until its history is converted; the plan is at revision {current}",
+	ReasonRevisionMismatch:     "the kept copy of revision {rev} of plan {name} (or of a revision after it) does not match the SHA-256 its next revision names, so it is not served; the plan is at revision {current}",
+	ReasonRevisionUnverifiable: "revision {rev} of plan {name} was kept by an earlier release under a CRC-32C, which cannot prove it, so it is not served until its history is converted; the plan is at revision {current}",
 	reasonNewerFormat:          "plan {name} is stored in file format {value}, newer than this release writes, so it is not changed; use the release that wrote it",
 }
 
 // Reasons of approvals: a move of a plan that is not approved; a decision on a revision
 // that is no longer current; a resume that carried no decision; a sub-agent asking.
 const (
-	reasonNotApproved              = "not_approved"
-	reasonApprovalStale            = "approval_stale"
-	reasonNoDecision               = "no_decision"
-	reasonApprovalOrchestratorOnly = "approval_orchestrator_only"
+	ReasonNotApproved              = "not_approved"
+	ReasonApprovalStale            = "approval_stale"
+	ReasonNoDecision               = "no_decision"
+	ReasonApprovalOrchestratorOnly = "approval_orchestrator_only"
 )
 
 // More reasons: a list_plans limit out of range; a workspace file that is not UTF-8 text, or
 // holds nothing but white space.
 const (
-	reasonListLimit   = "list_limit"
-	reasonFileNotUTF8 = "file_not_utf8"
-	reasonFileEmpty   = "file_empty"
-	reasonNotBoolean  = "not_boolean"
+	ReasonListLimit   = "list_limit"
+	ReasonFileNotUTF8 = "file_not_utf8"
+	ReasonFileEmpty   = "file_empty"
+	ReasonNotBoolean  = "not_boolean"
 	reasonNoteTag     = "note_tag"      // a note ending like a holder's tag, "(@name)"
 	reasonNoteAfter   = "note_after"    // a note that would read as the step's "(after …)"
 	reasonNoteUses    = "note_uses"     // a note that would change the step's "(uses …)"
 	reasonNoteAsks    = "note_asks"     // a note that would change the step's "(review)" or "(budget …)"
 	reasonClaimInText = "claim_in_text" // a body written whole adds a holder's tag to a step
-	reasonSetAside    = "set_aside"     // something the Store did not write stood where its history goes
+	ReasonSetAside    = "set_aside"     // something the Store did not write stood where its history goes
 )
 
 // Reasons of the file tools' guard (fs_guard.go): a path in a plans folder or at an approval
 // key; a search of a folder that holds one.
 const (
-	reasonPlansOffLimits    = "plans_off_limits"
-	reasonSearchCoversPlans = "search_covers_plans"
+	ReasonPlansOffLimits    = "plans_off_limits"
+	ReasonSearchCoversPlans = "search_covers_plans"
 )
 
 // Reasons of moves on a plan that several agents work on: a step another agent holds; a
 // stale move of a step that changed meanwhile; a stale move after the list of steps changed.
 const (
 	reasonStepHeld     = "step_held"
-	reasonStepMoved    = "step_moved"
-	reasonStepChanged  = "step_changed" // step_moved when the history does not say by whom
-	reasonStepsChanged = "steps_changed"
+	ReasonStepMoved    = "step_moved"
+	ReasonStepChanged  = "step_changed" // step_moved when the history does not say by whom
+	ReasonStepsChanged = "steps_changed"
 	// No step is pending, so there is no next step to take.
-	reasonNoPendingStep = "no_pending_step"
+	ReasonNoPendingStep = "no_pending_step"
 )
 
 // Reasons of arguments a tool cannot read with one meaning: an argument it does not take and
 // that is no alias of one it takes; two spellings of one argument with different values; one
 // key given twice with different values; a step named by an index that may count from 0.
 const (
-	reasonUnknownArgument    = "unknown_argument"
-	reasonConflictingAliases = "conflicting_aliases"
-	reasonRepeatedArgument   = "repeated_argument"
-	reasonStepIndex          = "step_index"
+	ReasonUnknownArgument    = "unknown_argument"
+	ReasonConflictingAliases = "conflicting_aliases"
+	ReasonRepeatedArgument   = "repeated_argument"
+	ReasonStepIndex          = "step_index"
 )
 
 // Reasons of prerequisites ("(after 2, 3)", graph.go): a body naming a step it does not have;
@@ -344,10 +344,10 @@ const (
 const (
 	reasonAfterUnknown = "after_unknown"
 	reasonAfterCycle   = "after_cycle"
-	reasonStepBlocked  = "step_blocked"
-	reasonNoReadyStep  = "no_ready_step"
+	ReasonStepBlocked  = "step_blocked"
+	ReasonNoReadyStep  = "no_ready_step"
 	// An agent's skip of a step others wait for, under the approval requirement.
-	reasonSkipAwaited = "skip_awaited"
+	ReasonSkipAwaited = "skip_awaited"
 )
 
 // Codes of completions that do not land: no evidence where the host requires it
@@ -361,12 +361,12 @@ const (
 // be read back whole; a completion without evidence; one Config.Verify refused; an agent
 // completing the review of its own work.
 const (
-	reasonEvidenceState    = "evidence_state"
+	ReasonEvidenceState    = "evidence_state"
 	reasonEvidenceForm     = "evidence_form"
-	reasonEvidenceRequired = "evidence_required"
-	reasonNotVerified      = "not_verified"
-	reasonReviewOwn        = "review_own"
-	reasonCostInvalid      = "cost_invalid"
+	ReasonEvidenceRequired = "evidence_required"
+	ReasonNotVerified      = "not_verified"
+	ReasonReviewOwn        = "review_own"
+	ReasonCostInvalid      = "cost_invalid"
 	reasonNoteProof        = "note_proof" // a note that would read as the evidence or cost a move writes
 )
 
@@ -374,5 +374,5 @@ const (
 // calling a plan tool it is not offered.
 const (
 	reasonBudgetInvalid = "budget_invalid"
-	reasonLeanWorker    = "lean_worker"
+	ReasonLeanWorker    = "lean_worker"
 )

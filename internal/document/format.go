@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"strconv"
@@ -13,13 +13,13 @@ import (
 // format as far as it can (unknown header lines are ignored), but never writes one: every
 // change of such a plan is refused with CodeCorrupt and reason newer_format, so an older
 // release never rewrites what a newer one wrote in a form the newer one would misread.
-const formatVersion = 2
+const FormatVersion = 2
 
 // hdrFormat is the header key of the file's format version.
-const hdrFormat = "format"
+const HdrFormat = "format"
 
 // formatLine is the header line EncodePlan writes first.
-var formatLine = hdrFormat + ": " + strconv.Itoa(formatVersion) + "\n"
+var FormatLine = HdrFormat + ": " + strconv.Itoa(FormatVersion) + "\n"
 
 // reasonNewerFormat: a change of a plan whose file is of a format newer than formatVersion.
 const reasonNewerFormat = "newer_format"
@@ -35,7 +35,7 @@ func newerFormat(value string) int64 {
 	switch {
 	case err != nil || n <= 0:
 		return unknownFormat
-	case n > formatVersion:
+	case n > FormatVersion:
 		return n
 	}
 	return 0
@@ -43,15 +43,15 @@ func newerFormat(value string) int64 {
 
 // fileFormat is the format version of a stored plan file: the value of its format line
 // (unknownFormat when that is not a version number), 1 without one.
-func fileFormat(raw string) int64 {
-	rest, ok := strings.CutPrefix(raw, headerFence)
+func FileFormat(raw string) int64 {
+	rest, ok := strings.CutPrefix(raw, HeaderFence)
 	for ok {
 		var line string
 		line, rest, ok = strings.Cut(rest, "\n")
 		if !ok || line == "---" {
 			break
 		}
-		if value, found := strings.CutPrefix(line, hdrFormat+": "); found {
+		if value, found := strings.CutPrefix(line, HdrFormat+": "); found {
 			if n := newerFormat(value); n != 0 {
 				return n
 			}
@@ -64,7 +64,7 @@ func fileFormat(raw string) int64 {
 
 // checkFormat refuses a change of cur when its file is of a format this release does not
 // know: it would write the plan back in its own, older format.
-func checkFormat(cur *Plan) error {
+func CheckFormat(cur *Plan) error {
 	if cur == nil || cur.newerFormat == 0 {
 		return nil
 	}
@@ -72,5 +72,5 @@ func checkFormat(cur *Plan) error {
 	if cur.newerFormat != unknownFormat {
 		v = strconv.FormatInt(cur.newerFormat, 10)
 	}
-	return fail(Error{Code: CodeCorrupt, Reason: reasonNewerFormat, Name: cur.Name, CurrentRevision: cur.Revision, Value: v})
+	return Fail(Error{Code: CodeCorrupt, Reason: reasonNewerFormat, Name: cur.Name, CurrentRevision: cur.Revision, Value: v})
 }

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"errors"
@@ -23,10 +23,10 @@ const (
 )
 
 // maxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
-const maxStepNoteLen = 500
+const MaxStepNoteLen = 500
 
 // stepNoteSep separates a step's text from a note appended by SetStepState.
-const stepNoteSep = " — "
+const StepNoteSep = " — "
 
 // Step is one checklist item of a plan body. Number, Depth and Line are derived from the
 // body's block structure; State and Text are read from the line that holds the marker.
@@ -80,16 +80,16 @@ type Progress struct {
 
 // ParseStepState accepts exactly the five state names and rejects anything else with
 // CodeInvalidArgument, listing the valid names.
-func parseStepState(s string) (StepState, error) {
+func ParseStepState(s string) (StepState, error) {
 	st := StepState(s)
-	if markerOf(st) == 0 {
-		return "", fail(Error{Code: CodeInvalidArgument, Reason: reasonStepStateUnknown, Field: "status", Value: s})
+	if MarkerOf(st) == 0 {
+		return "", Fail(Error{Code: CodeInvalidArgument, Reason: reasonStepStateUnknown, Field: "status", Value: s})
 	}
 	return st, nil
 }
 
 // markerOf returns the marker character written for st, or 0 for an unknown state.
-func markerOf(st StepState) byte {
+func MarkerOf(st StepState) byte {
 	switch st {
 	case StepPending:
 		return ' '
@@ -106,7 +106,7 @@ func markerOf(st StepState) byte {
 }
 
 // stateOf returns the state a marker character stands for, or "" for any other byte.
-func stateOf(c byte) StepState {
+func StateOf(c byte) StepState {
 	switch c {
 	case ' ':
 		return StepPending
@@ -130,7 +130,7 @@ func stateOf(c byte) StepState {
 // comment is a step, nor is a paragraph that a setext underline turns into a heading. It
 // never fails, and its time grows linearly with len(body).
 func ParseSteps(body string) []Step {
-	return slices.Clone(stepsOf(body))
+	return slices.Clone(StepsOf(body))
 }
 
 // parseSteps is ParseSteps without the memo.
@@ -140,20 +140,20 @@ func parseSteps(body string) []Step {
 		return nil
 	}
 	if n > 128 {
-		n = scanSteps(body, func(scannedStep) bool { return true })
+		n = scanSteps(body, func(ScannedStep) bool { return true })
 		if n == 0 {
 			return nil
 		}
 	}
 	var steps []Step
-	scanSteps(body, func(it scannedStep) bool {
+	scanSteps(body, func(it ScannedStep) bool {
 		if steps == nil {
 			steps = make([]Step, 0, n)
 		}
-		it.step.Holder = holderOf(it.step)
-		it.step.After, it.step.Uses = stepSuffixes(it.step.Text)
-		readProof(&it.step)
-		steps = append(steps, it.step)
+		it.Step.Holder = HolderOf(it.Step)
+		it.Step.After, it.Step.Uses = stepSuffixes(it.Step.Text)
+		readProof(&it.Step)
+		steps = append(steps, it.Step)
 		return true
 	})
 	return steps
@@ -163,7 +163,7 @@ func parseSteps(body string) []Step {
 // spaces per Depth level. For steps as ParseSteps returns them, ParseSteps of the result
 // reproduces Number, State, Text and Depth, with Line equal to the index. Number and Line
 // are not read; an unknown State is written as pending; Text must not contain "\n".
-func renderSteps(steps []Step) string {
+func RenderSteps(steps []Step) string {
 	var b strings.Builder
 	size := 0
 	for _, s := range steps {
@@ -174,7 +174,7 @@ func renderSteps(steps []Step) string {
 		for range max(s.Depth, 0) {
 			b.WriteString("  ")
 		}
-		c := markerOf(s.State)
+		c := MarkerOf(s.State)
 		if c == 0 {
 			c = ' '
 		}
@@ -196,7 +196,7 @@ func renderSteps(steps []Step) string {
 
 // ComputeProgress counts steps by state and computes Percent as (Completed+Skipped) over
 // Total, rounded down. Steps in unknown states are not counted at all.
-func computeProgress(steps []Step) Progress {
+func ComputeProgress(steps []Step) Progress {
 	var p Progress
 	for _, s := range steps {
 		switch s.State {
@@ -223,36 +223,36 @@ func computeProgress(steps []Step) Progress {
 
 // currentStep returns the first in_progress step, else the first ready pending step (see
 // nextFreeStep); ok is false when there is neither.
-func currentStep(steps []Step) (step Step, ok bool) {
+func CurrentStep(steps []Step) (step Step, ok bool) {
 	for _, s := range steps {
 		if s.State == StepInProgress {
 			return s, true
 		}
 	}
-	return nextFreeStep(steps)
+	return NextFreeStep(steps)
 }
 
 // CheckTransition returns nil exactly for pending → in_progress, completed, failed or
 // skipped and for in_progress → completed or failed. Every other pair of valid states,
 // including a state to itself, is a CodeIllegalTransition naming both states; an unknown
 // state is CodeInvalidArgument.
-func checkTransition(from, to StepState) error {
+func CheckTransition(from, to StepState) error {
 	for _, st := range [...]StepState{from, to} {
-		if _, err := parseStepState(string(st)); err != nil {
+		if _, err := ParseStepState(string(st)); err != nil {
 			return err
 		}
 	}
 	switch {
 	case from == to:
-		return fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, From: from, To: to})
+		return Fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, From: from, To: to})
 	case from == StepPending:
 		return nil
 	case from == StepInProgress && (to == StepCompleted || to == StepFailed):
 		return nil
 	case from == StepInProgress:
-		return fail(Error{Code: CodeIllegalTransition, Reason: reasonInProgressOnly, From: from, To: to})
+		return Fail(Error{Code: CodeIllegalTransition, Reason: reasonInProgressOnly, From: from, To: to})
 	default:
-		return fail(Error{Code: CodeIllegalTransition, Reason: reasonFinalState, From: from, To: to})
+		return Fail(Error{Code: CodeIllegalTransition, Reason: reasonFinalState, From: from, To: to})
 	}
 }
 
@@ -264,24 +264,24 @@ func checkTransition(from, to StepState) error {
 // maxStepNoteLen bytes is CodeInvalidArgument; a move CheckTransition refuses is
 // CodeIllegalTransition. On error newBody is "". Holders are neither checked nor written:
 // the Store does that (see Step.Holder).
-func setStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
-	return setStep(body, number, to, note, stepClaim{})
+func SetStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
+	return SetStep(body, number, to, note, StepClaim{})
 }
 
 // checkNote is the one check of a step note, wherever it comes from: one line of valid
 // UTF-8, at most maxStepNoteLen bytes once trimmed, that cannot read as evidence or a cost.
-func checkNote(note string) error {
+func CheckNote(note string) error {
 	note = strings.TrimSpace(note)
 	switch {
-	case len(note) > maxStepNoteLen:
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonTooLong, Field: fieldNote, Size: int64(len(note)), Limit: maxStepNoteLen})
+	case len(note) > MaxStepNoteLen:
+		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: FieldNote, Size: int64(len(note)), Limit: MaxStepNoteLen})
 	case !utf8.ValidString(note):
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNotUTF8, Field: fieldNote})
+		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: FieldNote})
 	case strings.ContainsAny(note, "\r\n"):
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: fieldNote})
-	case strings.Contains(stepNoteSep+note, evidenceSep) || strings.Contains(stepNoteSep+note, costSep):
+		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: FieldNote})
+	case strings.Contains(StepNoteSep+note, evidenceSep) || strings.Contains(StepNoteSep+note, costSep):
 		// Only a move's own evidence and cost are read back as Step.Evidence and Step.Cost.
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteProof, Field: fieldNote, Value: note})
+		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteProof, Field: FieldNote, Value: note})
 	}
 	return nil
 }
@@ -289,135 +289,135 @@ func checkNote(note string) error {
 // stepClaim is who moves a step: by holds the steps it moves to in_progress ("" holds
 // nothing); takeover lets by move a step someone else holds; renew lets the holder of a step
 // in progress move it to in_progress again, keeping it.
-type stepClaim struct {
-	by       string
-	takeover bool
-	renew    bool // by holds the step and moves it to in_progress again: it keeps it
+type StepClaim struct {
+	By       string
+	Takeover bool
+	Renew    bool // by holds the step and moves it to in_progress again: it keeps it
 	// renewalNote is the size of the note at the end of the step's text that a move keeping
 	// it in progress with a note replaces (steps_renewal.go); 0 for none.
-	renewalNote int
+	RenewalNote int
 	// evidence is written after the note by a move that leaves in_progress; review says
 	// whether the move completes into review or completes a review (steps_review.go), which
 	// reviewer does.
-	evidence string
-	cost     *StepCost
-	review   reviewMove
-	reviewer string
+	Evidence string
+	Cost     *StepCost
+	Review   reviewMove
+	Reviewer string
 }
 
 // setStep is SetStepState that also checks and writes holders: a step held by another agent
 // is CodeStepHeld unless taken over; a step moved to in_progress ends with by's tag; taking
 // over a step in progress with to in_progress only changes its holder.
-func setStep(body string, number int, to StepState, note string, c stepClaim) (newBody string, updated Step, err error) {
-	if _, err := parseStepState(string(to)); err != nil {
+func SetStep(body string, number int, to StepState, note string, c StepClaim) (newBody string, updated Step, err error) {
+	if _, err := ParseStepState(string(to)); err != nil {
 		return "", Step{}, err
 	}
 	note = strings.TrimSpace(note)
-	if err := checkNote(note); err != nil {
+	if err := CheckNote(note); err != nil {
 		return "", Step{}, err
 	}
 
-	var it scannedStep
+	var it ScannedStep
 	found := false
-	n := scanSteps(body, func(s scannedStep) bool {
-		if s.step.Number == number {
+	n := scanSteps(body, func(s ScannedStep) bool {
+		if s.Step.Number == number {
 			it, found = s, true
 			return false
 		}
 		return true
 	})
 	if !found {
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonStepMissing, Field: "step", Step: number, Steps: n})
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonStepMissing, Field: "step", Step: number, Steps: n})
 	}
-	if _, tag := splitHolder(note); tag != "" {
+	if _, tag := SplitHolder(note); tag != "" {
 		// Only the Store writes holder tags: a note ending like one could name a holder once
 		// the Store's own tag after it is gone (a release, a finished step).
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: fieldNote, Value: note})
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: FieldNote, Value: note})
 	}
-	holder := holderOf(it.step)
-	if holder != "" && holder != c.by && !c.takeover {
-		return "", Step{}, fail(Error{Code: CodeStepHeld, Reason: reasonStepHeld, Step: number, Agent: holder, From: it.step.State, To: to})
+	holder := HolderOf(it.Step)
+	if holder != "" && holder != c.By && !c.Takeover {
+		return "", Step{}, Fail(Error{Code: CodeStepHeld, Reason: reasonStepHeld, Step: number, Agent: holder, From: it.Step.State, To: to})
 	}
 	// Taking over a step in progress hands it to by; anything else must be a legal move.
-	reassign := (c.takeover || c.renew) && it.step.State == StepInProgress && to == StepInProgress
-	if reassign && holder == c.by && !c.renew {
+	reassign := (c.Takeover || c.Renew) && it.Step.State == StepInProgress && to == StepInProgress
+	if reassign && holder == c.By && !c.Renew {
 		// Handing a step to whoever holds it changes nothing but would grow its line.
-		return "", Step{}, fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, Step: number, From: it.step.State, To: to})
+		return "", Step{}, Fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, Step: number, From: it.Step.State, To: to})
 	}
 	if !reassign {
-		if err := checkTransition(it.step.State, to); err != nil {
+		if err := CheckTransition(it.Step.State, to); err != nil {
 			var e *Error
 			if errors.As(err, &e) {
 				withStep := *e
 				withStep.Step = number
-				return "", Step{}, fail(withStep)
+				return "", Step{}, Fail(withStep)
 			}
 			return "", Step{}, err
 		}
 	}
 
 	// tail is the line after the marker: "]", then " text" when there is a text.
-	tail := body[it.marker+1 : it.end]
-	if c.review == reviewDone {
+	tail := body[it.Marker+1 : it.End]
+	if c.Review == ReviewDone {
 		tail, _ = cutReviewMark(tail)
 	}
-	if to == StepInProgress && it.step.State == StepInProgress {
+	if to == StepInProgress && it.Step.State == StepInProgress {
 		tail = withoutClaim(tail) // the Store's own tag, or its "held by nobody" mark
 		if note != "" {
-			tail = withoutRenewalNote(tail, c.renewalNote) // replaced, not added to
+			tail = withoutRenewalNote(tail, c.RenewalNote) // replaced, not added to
 		}
 	}
 	var b strings.Builder
-	b.Grow(len(body) + len(stepNoteSep) + len(note) + len(c.by) + 4)
-	b.WriteString(body[:it.marker])
-	marker := markerOf(to)
-	if c.review == reviewInto {
-		marker = markerOf(StepInProgress)
+	b.Grow(len(body) + len(StepNoteSep) + len(note) + len(c.By) + 4)
+	b.WriteString(body[:it.Marker])
+	marker := MarkerOf(to)
+	if c.Review == ReviewInto {
+		marker = MarkerOf(StepInProgress)
 	}
 	b.WriteByte(marker)
 	start := b.Len()
 	b.WriteString(tail)
 	if note != "" {
-		b.WriteString(stepNoteSep)
+		b.WriteString(StepNoteSep)
 		b.WriteString(note)
 	}
 	writeProof(&b, c)
 	if to == StepInProgress {
-		b.WriteString(claimTag(c.by, b.String()[start:]))
+		b.WriteString(claimTag(c.By, b.String()[start:]))
 	}
 	end := b.Len()
-	b.WriteString(body[it.end:])
+	b.WriteString(body[it.End:])
 	newBody = b.String()
 
-	updated = it.step
-	updated.State = stateOf(marker)
+	updated = it.Step
+	updated.State = StateOf(marker)
 	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
-	updated.Holder = holderOf(updated)
+	updated.Holder = HolderOf(updated)
 	updated.After, updated.Uses = stepSuffixes(updated.Text)
 	readProof(&updated)
-	after, uses := stepSuffixes(it.step.Text)
+	after, uses := stepSuffixes(it.Step.Text)
 	if !slices.Equal(updated.After, after) {
 		// The note ends, or a later note will leave it ending, like "(after N)": a move
 		// changes a step's state, never what it waits for.
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAfter, Field: fieldNote, Value: note, Step: number})
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAfter, Field: FieldNote, Value: note, Step: number})
 	}
 	if !slices.Equal(updated.Uses, uses) {
 		// Nor what it may use: an approved step's tools are the ones a person approved.
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteUses, Field: fieldNote, Value: note, Step: number})
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteUses, Field: FieldNote, Value: note, Step: number})
 	}
-	if r, b := stepAsks(it.step.Text); updated.Review != r || (updated.Budget == nil) != b.isZero() || updated.Budget != nil && *updated.Budget != b {
+	if r, b := stepAsks(it.Step.Text); updated.Review != r || (updated.Budget == nil) != b.isZero() || updated.Budget != nil && *updated.Budget != b {
 		// Nor whether it asks for review, nor its budget.
-		return "", Step{}, fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAsks, Field: fieldNote, Value: note, Step: number})
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAsks, Field: FieldNote, Value: note, Step: number})
 	}
 	return newBody, updated, nil
 }
 
 // scannedStep is a step with the byte offsets SetStepState edits: marker is the offset of
 // the marker character, end the offset where the line's content ends (before "\r\n" or "\n").
-type scannedStep struct {
-	step   Step
-	marker int
-	end    int
+type ScannedStep struct {
+	Step   Step
+	Marker int
+	End    int
 }
 
 // stepMarkers are the characters stateOf knows.
@@ -426,21 +426,21 @@ const stepMarkers = " ~xX!-"
 // scanSteps calls yield with each step of body in document order until yield returns
 // false, and returns the number of steps it passed to yield. Steps are found by reading the
 // body's CommonMark block structure (internal/markdown).
-func scanSteps(body string, yield func(scannedStep) bool) (count int) {
+func scanSteps(body string, yield func(ScannedStep) bool) (count int) {
 	return markdown.Items(body, stepMarkers, func(it markdown.Item) bool {
-		return yield(scannedStep{
-			step:   Step{Number: it.Number, State: stateOf(it.Marker), Text: it.Text, Depth: it.Depth, Line: it.Line},
-			marker: it.MarkerOffset,
-			end:    it.End,
+		return yield(ScannedStep{
+			Step:   Step{Number: it.Number, State: StateOf(it.Marker), Text: it.Text, Depth: it.Depth, Line: it.Line},
+			Marker: it.MarkerOffset,
+			End:    it.End,
 		})
 	})
 }
 
 // titleFromContent returns the body's first heading cut to maxHeaderField bytes, or "".
-func titleFromContent(content string) string {
+func TitleFromContent(content string) string {
 	t, _ := markdown.FirstHeading(content)
-	if len(t) > maxHeaderField {
-		t = truncateUTF8(t, maxHeaderField)
+	if len(t) > MaxHeaderField {
+		t = TruncateUTF8(t, MaxHeaderField)
 	}
 	return t
 }

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"fmt"
@@ -39,13 +39,13 @@ func (c StepCost) add(o StepCost) StepCost {
 }
 
 // costSep starts a step's cost on its line.
-const costSep = stepNoteSep + "cost: "
+const costSep = StepNoteSep + "cost: "
 
 // maxCount bounds every number of a cost, so a line stays short and sums never overflow.
 const maxCount = 1e15
 
 // valid reports whether every count of c is one a line can carry.
-func (c StepCost) valid() bool {
+func (c StepCost) Valid() bool {
 	for _, n := range []int64{c.PromptTokens, c.CompletionTokens, int64(c.ModelCalls), int64(c.NoUsage), int64(c.ToolCalls), c.Seconds} {
 		if n < 0 || n > maxCount {
 			return false
@@ -88,7 +88,7 @@ func costOf(text string) *StepCost {
 	if j := strings.Index(rest, evidenceSep); j >= 0 {
 		rest = rest[:j]
 	} else {
-		rest, _ = splitHolder(rest)
+		rest, _ = SplitHolder(rest)
 		rest, _ = cutReviewMark(rest)
 		rest = cutReviewedMark(rest)
 	}
@@ -98,14 +98,14 @@ func costOf(text string) *StepCost {
 	}
 	n := func(s string) int64 { v, _ := strconv.ParseInt(s, 10, 64); return v }
 	c := &StepCost{PromptTokens: n(m[1]), CompletionTokens: n(m[2]), ModelCalls: int(n(m[3])), NoUsage: int(n(m[4])), ToolCalls: int(n(m[5])), Seconds: n(m[6])}
-	if m[1] == "" && c.NoUsage != c.ModelCalls || !c.valid() {
+	if m[1] == "" && c.NoUsage != c.ModelCalls || !c.Valid() {
 		return nil
 	}
 	return c
 }
 
 // planCost is what the steps of a plan cost together, as their lines say; nil when none says.
-func planCost(steps []Step) *StepCost {
+func PlanCost(steps []Step) *StepCost {
 	var total *StepCost
 	for _, s := range steps {
 		if s.Cost == nil {
@@ -120,4 +120,4 @@ func planCost(steps []Step) *StepCost {
 }
 
 // wholeSeconds is d in whole seconds, rounded to the nearest.
-func wholeSeconds(d time.Duration) int64 { return int64((d + time.Second/2) / time.Second) }
+func WholeSeconds(d time.Duration) int64 { return int64((d + time.Second/2) / time.Second) }

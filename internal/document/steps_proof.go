@@ -1,4 +1,4 @@
-package plan
+package document
 
 import "strings"
 
@@ -7,8 +7,8 @@ type reviewMove int
 
 const (
 	reviewNone reviewMove = iota
-	reviewInto            // its doer completes it: it stays in_progress, awaiting review
-	reviewDone            // another agent or a person completes the review
+	ReviewInto            // its doer completes it: it stays in_progress, awaiting review
+	ReviewDone            // another agent or a person completes the review
 )
 
 // readProof fills the fields of s that its line's evidence, "(review)" and review mark give.
@@ -29,19 +29,19 @@ func readProof(s *Step) {
 
 // writeProof writes what a move adds after a step's note: its cost, its evidence, then the
 // review mark.
-func writeProof(b *strings.Builder, c stepClaim) {
-	if c.cost != nil {
+func writeProof(b *strings.Builder, c StepClaim) {
+	if c.Cost != nil {
 		b.WriteString(costSep)
-		b.WriteString(c.cost.String())
+		b.WriteString(c.Cost.String())
 	}
-	if c.evidence != "" {
+	if c.Evidence != "" {
 		b.WriteString(evidenceSep)
-		b.WriteString(c.evidence)
+		b.WriteString(c.Evidence)
 	}
-	switch c.review {
-	case reviewInto:
-		b.WriteString(awaitingMark(c.by))
-	case reviewDone:
-		b.WriteString(reviewDoneMark(c.reviewer))
+	switch c.Review {
+	case ReviewInto:
+		b.WriteString(awaitingMark(c.By))
+	case ReviewDone:
+		b.WriteString(reviewDoneMark(c.Reviewer))
 	}
 }

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"slices"
@@ -32,7 +32,7 @@ func stepSuffixes(text string) (after []int, uses []string) {
 			return after, uses
 		}
 		// A note appended by a move follows the step's own text: look before it.
-		i := strings.LastIndex(rest, stepNoteSep)
+		i := strings.LastIndex(rest, StepNoteSep)
 		if i < 0 {
 			return nil, nil
 		}

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"regexp"
@@ -18,18 +18,18 @@ import (
 const CodeOverBudget Code = "over_budget"
 
 // gateOverBudget is the reason of a gated call refused for a budget.
-const gateOverBudget = "over_budget"
+const GateOverBudget = "over_budget"
 
 // hdrBudget is the header key of Plan.Budget.
 const hdrBudget = "budget"
 
 // checkBudget refuses a plan budget that does not read; "" is none.
-func checkBudget(s string) error {
+func CheckBudget(s string) error {
 	if s == "" {
 		return nil
 	}
-	if _, ok := parseBudget(s); !ok || len(s) > maxHeaderField {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonBudgetInvalid, Field: "Budget", Value: s})
+	if _, ok := parseBudget(s); !ok || len(s) > MaxHeaderField {
+		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonBudgetInvalid, Field: "Budget", Value: s})
 	}
 	return nil
 }
@@ -48,12 +48,12 @@ func planBudget(p *Plan) *Budget {
 
 // totalBudget is what a person approving p is shown it may cost: its own budget, else what
 // its steps' budgets add up to; nil when nothing says.
-func totalBudget(p *Plan) *Budget {
+func TotalBudget(p *Plan) *Budget {
 	if b := planBudget(p); b != nil {
 		return b
 	}
 	var total *Budget
-	for _, s := range stepsOf(p.Content) {
+	for _, s := range StepsOf(p.Content) {
 		if s.Budget == nil {
 			continue
 		}
@@ -68,7 +68,7 @@ func totalBudget(p *Plan) *Budget {
 
 // overBudget says which budget a step went over ("step" or "plan", and that budget), having
 // cost live so far on top of what its plan's steps recorded (spent); "" when within both.
-func overBudget(step, plan *Budget, spent StepCost, live StepCost, elapsed time.Duration) (string, *Budget) {
+func OverBudget(step, plan *Budget, spent StepCost, live StepCost, elapsed time.Duration) (string, *Budget) {
 	over := func(b *Budget, tokens int64, d time.Duration) bool {
 		return b != nil && (b.Tokens > 0 && tokens > b.Tokens || b.Time > 0 && d > b.Time)
 	}
@@ -83,8 +83,8 @@ func overBudget(step, plan *Budget, spent StepCost, live StepCost, elapsed time.
 }
 
 // budgetsOf are the budgets a step of p is bound by, and what p's steps recorded so far.
-func budgetsOf(p *Plan, s Step) (step, plan *Budget, spent StepCost) {
-	if c := planCost(stepsOf(p.Content)); c != nil {
+func BudgetsOf(p *Plan, s Step) (step, plan *Budget, spent StepCost) {
+	if c := PlanCost(StepsOf(p.Content)); c != nil {
 		spent = *c
 	}
 	return s.Budget, planBudget(p), spent

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"regexp"
@@ -26,7 +26,7 @@ var afterGroup = regexp.MustCompile(`^after (?:steps? )?([0-9]{1,8}(?:, ?[0-9]{1
 // afterOf reads the prerequisites of a step from its text: the numbers of its "(after …)",
 // read among the suffixes that end the text before any notes (stepSuffixes), in ascending
 // order without repeats; nil when there is none.
-func afterOf(text string) []int {
+func AfterOf(text string) []int {
 	after, _ := stepSuffixes(text)
 	return after
 }
@@ -50,7 +50,7 @@ func doneState(st StepState) bool { return st == StepCompleted || st == StepSkip
 // waitsOf lists the prerequisites of s among steps that are not completed or skipped, in
 // ascending order; nil when s is ready. A number that names no step waits for nothing (only
 // a file edited by hand can have one: the Store refuses such a body).
-func waitsOf(steps []Step, s Step) []int {
+func WaitsOf(steps []Step, s Step) []int {
 	var waits []int
 	for _, n := range s.After {
 		if n >= 1 && n <= len(steps) && n != s.Number && !doneState(steps[n-1].State) {
@@ -73,13 +73,13 @@ const maxBlockers = 8
 // pending themselves (held in progress, or failed), the lowest maxBlockers of them. Every
 // chain of pending prerequisites ends at such a step, so each is a direct prerequisite of a
 // pending step. Nil when no pending step waits for anything.
-func blockingSteps(steps []Step) []int {
+func BlockingSteps(steps []Step) []int {
 	var blockers, waits []int
 	for _, s := range steps {
 		if s.State != StepPending {
 			continue
 		}
-		for _, n := range waitsOf(steps, s) {
+		for _, n := range WaitsOf(steps, s) {
 			waits = append(waits, n)
 			if steps[n-1].State != StepPending {
 				blockers = append(blockers, n)
@@ -97,21 +97,21 @@ func blockingSteps(steps []Step) []int {
 // checkGraph refuses a body whose prerequisites name a step it does not have, or wait for
 // each other in a cycle (a step waiting for itself included), with CodeInvalidArgument
 // naming the steps; name is the plan's.
-func checkGraph(name, body string) error {
+func CheckGraph(name, body string) error {
 	if !strings.Contains(body, "(after ") {
 		return nil
 	}
-	steps := stepsOf(body)
+	steps := StepsOf(body)
 	for _, s := range steps {
 		for _, n := range s.After {
 			if n < 1 || n > len(steps) {
-				return fail(Error{Code: CodeInvalidArgument, Reason: reasonAfterUnknown, Name: name, Field: fieldContent,
+				return Fail(Error{Code: CodeInvalidArgument, Reason: reasonAfterUnknown, Name: name, Field: FieldContent,
 					Step: s.Number, Steps: len(steps), Value: strconv.Itoa(n), Waits: []int{n}})
 			}
 		}
 	}
-	if cycle := findCycle(steps); cycle != nil {
-		return fail(Error{Code: CodeInvalidArgument, Reason: reasonAfterCycle, Name: name, Field: fieldContent,
+	if cycle := FindCycle(steps); cycle != nil {
+		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonAfterCycle, Name: name, Field: FieldContent,
 			Step: cycle[0], Waits: cycle})
 	}
 	return nil
@@ -120,7 +120,7 @@ func checkGraph(name, body string) error {
 // findCycle returns the steps of one cycle of prerequisites in the order they wait for each
 // other, starting at its smallest number; nil when there is none. Iterative, so a long
 // chain cannot exhaust the stack.
-func findCycle(steps []Step) []int {
+func FindCycle(steps []Step) []int {
 	const (
 		unseen = iota
 		open
@@ -169,7 +169,7 @@ func findCycle(steps []Step) []int {
 }
 
 // formatSteps writes step numbers as "2, 3".
-func formatSteps(ns []int) string {
+func FormatSteps(ns []int) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {
 		parts[i] = strconv.Itoa(n)

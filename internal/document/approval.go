@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"context"
@@ -30,10 +30,10 @@ const (
 
 // approvedBody is body with every step marker read as pending: what an approval vouches for
 // is the plan's text, not the progress of its steps.
-func approvedBody(body string) string {
+func ApprovedBody(body string) string {
 	b := []byte(body)
-	scanSteps(body, func(s scannedStep) bool {
-		b[s.marker] = ' '
+	scanSteps(body, func(s ScannedStep) bool {
+		b[s.Marker] = ' '
 		return true
 	})
 	return string(b)
@@ -42,15 +42,15 @@ func approvedBody(body string) string {
 // writeApproval appends the approval header lines of p, if it is approved.
 func writeApproval(b *strings.Builder, p *Plan) {
 	a := p.Approval
-	if a == nil || p.seal == "" {
+	if a == nil || p.Seal == "" {
 		return // an approval without the Store's seal would read as not approved anyway
 	}
 	b.WriteString(hdrApprovedRevision + ": ")
 	b.WriteString(strconv.FormatInt(a.Revision, 10))
 	b.WriteByte('\n')
-	writeHeaderString(b, hdrApprovedBy, a.By)
-	writeHeaderString(b, hdrApprovedAt, a.At.UTC().Format(time.RFC3339Nano))
-	writeHeaderString(b, hdrApprovedHash, p.seal)
+	WriteHeaderString(b, hdrApprovedBy, a.By)
+	WriteHeaderString(b, hdrApprovedAt, a.At.UTC().Format(time.RFC3339Nano))
+	WriteHeaderString(b, hdrApprovedHash, p.Seal)
 }
 
 // approvalHeader collects the approval lines of a header while it is decoded.
@@ -92,7 +92,7 @@ func (h *approvalHeader) approval(planRevision int64) (*Approval, string) {
 		return nil, ""
 	}
 	var by, at, seal string
-	if decodeJSONString(h.by, &by) != nil || decodeJSONString(h.at, &at) != nil || decodeJSONString(h.hash, &seal) != nil {
+	if DecodeJSONString(h.by, &by) != nil || DecodeJSONString(h.at, &at) != nil || DecodeJSONString(h.hash, &seal) != nil {
 		return nil, ""
 	}
 	when, err := time.Parse(time.RFC3339Nano, at)
@@ -128,13 +128,13 @@ func settleApproval(action Action, cur, next *Plan) {
 // approved plan (Config.RequireApproval).
 type stepGateKey struct{}
 
-func withStepGate(ctx context.Context) context.Context {
+func WithStepGate(ctx context.Context) context.Context {
 	return context.WithValue(ctx, stepGateKey{}, true)
 }
 
 // gated reports whether changes to cur need its approval: the context asks for it
 // (Config.RequireApproval), or the plan does, having been written under that requirement.
-func gated(ctx context.Context, cur *Plan) bool {
+func Gated(ctx context.Context, cur *Plan) bool {
 	g, _ := ctx.Value(stepGateKey{}).(bool)
 	return g || cur != nil && cur.RequiresApproval
 }
@@ -143,15 +143,15 @@ func gated(ctx context.Context, cur *Plan) bool {
 // for it.
 // It runs inside the read-check-write, so the approval it sees is the one the move lands on.
 func checkStepGate(ctx context.Context, action Action, name string, cur *Plan) error {
-	if action != ActionStep || cur == nil || cur.Approval != nil || !gated(ctx, cur) {
+	if action != ActionStep || cur == nil || cur.Approval != nil || !Gated(ctx, cur) {
 		return nil
 	}
-	return fail(Error{Code: CodeNotApproved, Reason: reasonNotApproved, Name: name, CurrentRevision: cur.Revision})
+	return Fail(Error{Code: CodeNotApproved, Reason: ReasonNotApproved, Name: name, CurrentRevision: cur.Revision})
 }
 
 // changeWithApproval runs change on cur under the approval rules: the step gate first, then
 // the approval settled on the result. It is mutateOnce's one approval hook.
-func changeWithApproval(ctx context.Context, action Action, name string, cur *Plan, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
+func ChangeWithApproval(ctx context.Context, action Action, name string, cur *Plan, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
 	if err := checkStepGate(ctx, action, name, cur); err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func changeWithApproval(ctx context.Context, action Action, name string, cur *Pl
 	if err != nil {
 		return nil, err
 	}
-	if gated(ctx, cur) {
+	if Gated(ctx, cur) {
 		next.RequiresApproval = true // the requirement belongs to the plan from now on
 	}
 	if next.RequiresApproval && action == ActionWrite && !keepsApproval(cur, next) && movesSteps(cur, next) {
@@ -167,7 +167,7 @@ func changeWithApproval(ctx context.Context, action Action, name string, cur *Pl
 		if cur != nil {
 			revision = cur.Revision
 		}
-		return nil, fail(Error{Code: CodeNotApproved, Reason: reasonNotApproved, Name: name, CurrentRevision: revision})
+		return nil, Fail(Error{Code: CodeNotApproved, Reason: ReasonNotApproved, Name: name, CurrentRevision: revision})
 	}
 	settleApproval(action, cur, next)
 	return next, nil
@@ -187,13 +187,13 @@ func keepsApproval(cur, next *Plan) bool {
 func movesSteps(cur, next *Plan) bool {
 	had := map[string]int{}
 	if cur != nil {
-		for _, s := range stepsOf(cur.Content) {
+		for _, s := range StepsOf(cur.Content) {
 			if s.State != StepPending {
 				had[gateKey(s)]++
 			}
 		}
 	}
-	for _, s := range stepsOf(next.Content) {
+	for _, s := range StepsOf(next.Content) {
 		if s.State == StepPending {
 			continue
 		}
@@ -209,7 +209,7 @@ func movesSteps(cur, next *Plan) bool {
 // gateKey is what movesSteps compares of a step: its state and its text before any note, a
 // budget it names aside (raising one moves nothing).
 func gateKey(s Step) string {
-	text, _ := splitHolder(s.Text)
-	text, _, _ = strings.Cut(text, stepNoteSep)
+	text, _ := SplitHolder(s.Text)
+	text, _, _ = strings.Cut(text, StepNoteSep)
 	return string(s.State) + "\n" + strings.TrimSpace(withoutBudget(text))
 }

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"encoding/json"
@@ -9,19 +9,19 @@ import (
 	"unicode/utf8"
 )
 
-const headerFence = "---\n"
+const HeaderFence = "---\n"
 
 // EncodePlan renders p as it is stored: a header of `key: value` lines between two "---"
 // lines, each value a JSON scalar (so YAML readers parse it too), then the body unchanged.
 // The name is not stored: it is the file name.
 func EncodePlan(p *Plan) string {
 	var b strings.Builder
-	b.Grow(len(p.Content) + 280 + len(p.Title) + len(p.Status) + len(p.Author) + len(p.changedBy) + len(p.holds))
-	b.WriteString(headerFence)
-	b.WriteString(formatLine)
-	writeHeaderString(&b, "title", p.Title)
-	writeHeaderString(&b, "status", p.Status)
-	writeHeaderString(&b, "author", p.Author)
+	b.Grow(len(p.Content) + 280 + len(p.Title) + len(p.Status) + len(p.Author) + len(p.ChangedBy) + len(p.Holds))
+	b.WriteString(HeaderFence)
+	b.WriteString(FormatLine)
+	WriteHeaderString(&b, "title", p.Title)
+	WriteHeaderString(&b, "status", p.Status)
+	WriteHeaderString(&b, "author", p.Author)
 	b.WriteString("revision: ")
 	b.WriteString(strconv.FormatInt(p.Revision, 10))
 	b.WriteByte('\n')
@@ -31,37 +31,37 @@ func EncodePlan(p *Plan) string {
 	b.Write(p.UpdatedAt.UTC().AppendFormat(scratch[:0], time.RFC3339Nano))
 	b.WriteString("\"\n")
 	writeChange(&b, p)
-	if p.stepsRev > 0 && p.stepsRev < p.Revision { // absent: the steps changed at this revision
+	if p.StepsRev > 0 && p.StepsRev < p.Revision { // absent: the steps changed at this revision
 		b.WriteString("steps_revision: ")
-		b.Write(strconv.AppendInt(scratch[:0], p.stepsRev, 10))
+		b.Write(strconv.AppendInt(scratch[:0], p.StepsRev, 10))
 		b.WriteString("\n" + hdrStepsBody + `: "`)
 		b.Write(appendStepsBodyHash(scratch[:0], p.Content))
 		b.WriteString("\"\n")
 	}
-	if p.holds != "" {
-		writeHeaderString(&b, hdrHolds, p.holds)
+	if p.Holds != "" {
+		WriteHeaderString(&b, hdrHolds, p.Holds)
 	}
-	if p.expiredHold != "" {
-		writeHeaderString(&b, hdrHoldExpired, p.expiredHold)
+	if p.ExpiredHold != "" {
+		WriteHeaderString(&b, hdrHoldExpired, p.ExpiredHold)
 	}
-	if p.renewalNotes != "" {
-		writeHeaderString(&b, hdrRenewalNotes, p.renewalNotes)
+	if p.RenewalNotes != "" {
+		WriteHeaderString(&b, hdrRenewalNotes, p.RenewalNotes)
 	}
 	if p.RequiresApproval {
-		b.WriteString(hdrRequiresApproval + ": true\n")
+		b.WriteString(HdrRequiresApproval + ": true\n")
 	}
 	if p.Budget != "" {
-		writeHeaderString(&b, hdrBudget, p.Budget)
+		WriteHeaderString(&b, hdrBudget, p.Budget)
 	}
 	writeApproval(&b, p)
 	writeDecisions(&b, p)
 	writeChecksum(&b, p)
-	b.WriteString(headerFence)
+	b.WriteString(HeaderFence)
 	b.WriteString(p.Content)
 	return b.String()
 }
 
-func writeHeaderString(b *strings.Builder, key, value string) {
+func WriteHeaderString(b *strings.Builder, key, value string) {
 	b.WriteString(key)
 	b.WriteString(": ")
 	writeJSONString(b, value)
@@ -121,9 +121,9 @@ func needsEscape(s string) bool {
 // So neither DecodePlan nor Summarize of its result can be made to report an approval by
 // whoever writes a file; EncodePlan of its result writes no approval lines.
 func DecodePlan(name, raw string) (*Plan, error) {
-	p, err := decodePlan(name, raw)
+	p, err := DecodeSealed(name, raw)
 	if err == nil {
-		p.Approval, p.seal = nil, ""
+		p.Approval, p.Seal = nil, ""
 	}
 	return p, err
 }
@@ -131,15 +131,15 @@ func DecodePlan(name, raw string) (*Plan, error) {
 // decodePlan is DecodePlan keeping the file's approval with its seal, unchecked: the Store
 // checks the seal (checkApprovalSeal) before anyone reads it. Approval lines that are
 // malformed leave the plan not approved.
-func decodePlan(name, raw string) (*Plan, error) {
-	if !strings.HasPrefix(raw, headerFence) {
+func DecodeSealed(name, raw string) (*Plan, error) {
+	if !strings.HasPrefix(raw, HeaderFence) {
 		return nil, corrupt(name, "missing the opening --- line")
 	}
 	p := &Plan{Name: name}
 	stepsBody := "" // the raw steps_body value
 	var approval approvalHeader
-	var check changeCheck
-	rest := raw[len(headerFence):]
+	var check ChangeCheck
+	rest := raw[len(HeaderFence):]
 	for {
 		nl := strings.IndexByte(rest, '\n')
 		if nl < 0 {
@@ -164,8 +164,8 @@ func decodePlan(name, raw string) (*Plan, error) {
 		if p.setDecisionHeader(key, value) {
 			continue
 		}
-		if key == hdrChecksum {
-			check.found(raw, rest, len(line)+1, value)
+		if key == HdrChecksum {
+			check.Found(raw, rest, len(line)+1, value)
 			continue
 		}
 		if err := p.setHeader(key, value); err != nil {
@@ -174,20 +174,20 @@ func decodePlan(name, raw string) (*Plan, error) {
 	}
 	p.Content = rest
 	p.settleDecisions()
-	if !check.holds(raw) {
-		p.action, p.created, p.changedBy = "", false, "" // edited by hand: nobody known did it
+	if !check.Holds(raw) {
+		p.Action, p.Created, p.ChangedBy = "", false, "" // edited by hand: nobody known did it
 	}
-	p.Approval, p.seal = approval.approval(p.Revision)
+	p.Approval, p.Seal = approval.approval(p.Revision)
 	// steps_revision holds only for the body the Store wrote with it: after an edit by hand
 	// the steps count as changed at the current revision.
-	if p.stepsRev == 0 || p.stepsRev >= p.Revision || stepsBody != `"`+stepsBodyHash(rest)+`"` {
-		p.stepsRev = p.Revision
+	if p.StepsRev == 0 || p.StepsRev >= p.Revision || stepsBody != `"`+stepsBodyHash(rest)+`"` {
+		p.StepsRev = p.Revision
 	}
 	return p, nil
 }
 
 // hdrRequiresApproval is the header key of Plan.RequiresApproval.
-const hdrRequiresApproval = "requires_approval"
+const HdrRequiresApproval = "requires_approval"
 
 // hdrStepsBody is the header key of the hash of the body steps_revision was written with.
 const hdrStepsBody = "steps_body"
@@ -202,103 +202,103 @@ func stepsBodyHash(body string) string {
 // appendStepsBodyHash appends stepsBodyHash(body) to dst.
 func appendStepsBodyHash(dst []byte, body string) []byte {
 	// Read in place (crc32 only reads), so no read of a plan copies its body again.
-	sum := crc32.Update(0, castagnoli, bytesOf(body))
+	sum := crc32.Update(0, Castagnoli, BytesOf(body))
 	return strconv.AppendUint(dst, uint64(sum), 16)
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var Castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func (p *Plan) setHeader(key, value string) error {
 	switch key {
 	case "title":
-		return decodeJSONString(value, &p.Title)
+		return DecodeJSONString(value, &p.Title)
 	case "status":
-		return decodeJSONString(value, &p.Status)
+		return DecodeJSONString(value, &p.Status)
 	case "author":
-		return decodeJSONString(value, &p.Author)
+		return DecodeJSONString(value, &p.Author)
 	case "revision":
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil || n < 0 {
-			return errString("revision is not a non-negative integer")
+			return ErrString("revision is not a non-negative integer")
 		}
 		p.Revision = n
-	case hdrRequiresApproval:
+	case HdrRequiresApproval:
 		p.RequiresApproval = value == "true"
 	case hdrBudget:
 		// A budget that does not read bounds nothing.
-		if decodeJSONString(value, &p.Budget) != nil || checkBudget(p.Budget) != nil {
+		if DecodeJSONString(value, &p.Budget) != nil || CheckBudget(p.Budget) != nil {
 			p.Budget = ""
 		}
-	case hdrFormat:
+	case HdrFormat:
 		p.newerFormat = newerFormat(value)
 	case "steps_revision":
 		// Only a hint for judging stale step moves: a bad value is no value.
 		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n > 0 {
-			p.stepsRev = n
+			p.StepsRev = n
 		}
 	case hdrHolds:
 		// Only a hint for leases: a bad value counts each hold from updated_at.
-		_ = decodeJSONString(value, &p.holds)
+		_ = DecodeJSONString(value, &p.Holds)
 	case hdrHoldExpired:
-		_ = decodeJSONString(value, &p.expiredHold)
+		_ = DecodeJSONString(value, &p.ExpiredHold)
 	case hdrRenewalNotes:
 		// In its one form only (the seal covers it): a bad entry is no note to replace.
 		var notes string
-		if decodeJSONString(value, &notes) == nil {
-			p.renewalNotes = formatRenewalNotes(parseRenewalNotes(notes))
+		if DecodeJSONString(value, &notes) == nil {
+			p.RenewalNotes = formatRenewalNotes(parseRenewalNotes(notes))
 		}
 	case hdrChange:
 		// Only a record for the history: a bad value is an unknown change.
 		var action string
-		if decodeJSONString(value, &action) == nil {
-			p.action, p.created = Action(action), action == changeCreate
-			if p.created {
-				p.action = ActionWrite
+		if DecodeJSONString(value, &action) == nil {
+			p.Action, p.Created = Action(action), action == changeCreate
+			if p.Created {
+				p.Action = ActionWrite
 			}
 		}
 	case hdrChangedBy:
-		_ = decodeJSONString(value, &p.changedBy)
-	case hdrReplaces:
-		_ = decodeJSONString(value, &p.replaces)
+		_ = DecodeJSONString(value, &p.ChangedBy)
+	case HdrReplaces:
+		_ = DecodeJSONString(value, &p.Replaces)
 	case "updated_at":
 		var s string
-		if err := decodeJSONString(value, &s); err != nil {
+		if err := DecodeJSONString(value, &s); err != nil {
 			return err
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return errString("updated_at is not an RFC 3339 time")
+			return ErrString("updated_at is not an RFC 3339 time")
 		}
 		// An offset can move a time at the edge of year 0 or 9999 out of the years RFC 3339
 		// expresses; EncodePlan writes UTC, so such a plan could not be written back.
 		if t = t.UTC(); t.Year() < 0 || t.Year() > 9999 {
-			return errString("updated_at is outside the years 0000 to 9999 in UTC")
+			return ErrString("updated_at is outside the years 0000 to 9999 in UTC")
 		}
 		p.UpdatedAt = t
 	}
 	return nil
 }
 
-type errString string
+type ErrString string
 
-func (e errString) Error() string { return string(e) }
+func (e ErrString) Error() string { return string(e) }
 
-func decodeJSONString(value string, out *string) error {
+func DecodeJSONString(value string, out *string) error {
 	if len(value) < 2 || value[0] != '"' {
-		return errString("header value is not a JSON string")
+		return ErrString("header value is not a JSON string")
 	}
 	if !strings.ContainsRune(value, '\\') && strings.IndexByte(value[1:], '"') == len(value)-2 && utf8.ValidString(value) {
 		*out = value[1 : len(value)-1]
 		return nil
 	}
 	if err := json.Unmarshal([]byte(value), out); err != nil {
-		return errString("header value is not a JSON string")
+		return ErrString("header value is not a JSON string")
 	}
 	return nil
 }
 
 func corrupt(name, why string) *Error {
-	e := fail(Error{Code: CodeCorrupt, Reason: reasonUndecodable, Name: name})
+	e := Fail(Error{Code: CodeCorrupt, Reason: reasonUndecodable, Name: name})
 	e.Message += " (" + why + ")"
 	return e
 }

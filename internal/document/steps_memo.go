@@ -1,4 +1,4 @@
-package plan
+package document
 
 import "sync"
 
@@ -15,7 +15,7 @@ var stepsMemo struct {
 }
 
 // stepsOf is ParseSteps(body) shared with other callers: never change what it returns.
-func stepsOf(body string) []Step {
+func StepsOf(body string) []Step {
 	stepsMemo.mu.Lock()
 	steps, ok := stepsMemo.bodies[body]
 	stepsMemo.mu.Unlock()

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import "strings"
 
@@ -38,7 +38,7 @@ func cutReviewedMark(text string) string {
 		return t
 	}
 	i := strings.LastIndex(text, reviewedMark+" by @")
-	if i < 0 || !strings.HasSuffix(text, ")") || !validHolder(text[i+len(reviewedMark+" by @"):len(text)-1]) {
+	if i < 0 || !strings.HasSuffix(text, ")") || !ValidHolder(text[i+len(reviewedMark+" by @"):len(text)-1]) {
 		return text
 	}
 	return text[:i]
@@ -64,7 +64,7 @@ func cutReviewMark(text string) (string, reviewState) {
 		return text, reviewState{}
 	}
 	name := text[i+len(awaitingMarkBy) : len(text)-len(awaitingMarkEnd)]
-	if !validHolder(name) {
+	if !ValidHolder(name) {
 		return text, reviewState{}
 	}
 	return text[:i], reviewState{awaiting: true, doneBy: name}

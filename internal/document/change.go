@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"crypto/sha256"
@@ -21,72 +21,72 @@ import (
 const (
 	hdrChange    = "change"
 	hdrChangedBy = "changed_by"
-	hdrReplaces  = "replaces"
-	hdrChecksum  = "checksum"
+	HdrReplaces  = "replaces"
+	HdrChecksum  = "checksum"
 	changeCreate = "create"
 )
 
 // writeChange writes the lines that record the change that made p, when known.
 func writeChange(b *strings.Builder, p *Plan) {
 	switch {
-	case p.created:
-		writeHeaderString(b, hdrChange, changeCreate)
-	case p.action != "":
-		writeHeaderString(b, hdrChange, string(p.action))
+	case p.Created:
+		WriteHeaderString(b, hdrChange, changeCreate)
+	case p.Action != "":
+		WriteHeaderString(b, hdrChange, string(p.Action))
 	default:
 		return
 	}
-	if p.changedBy != "" {
-		writeHeaderString(b, hdrChangedBy, p.changedBy)
+	if p.ChangedBy != "" {
+		WriteHeaderString(b, hdrChangedBy, p.ChangedBy)
 	}
-	if p.replaces != "" {
-		writeHeaderString(b, hdrReplaces, p.replaces)
+	if p.Replaces != "" {
+		WriteHeaderString(b, HdrReplaces, p.Replaces)
 	}
 }
 
 // writeChecksum writes the checksum line, last in the header b holds so far, of a file that
 // records its change: it covers what b holds and the closing fence and body still to come.
 func writeChecksum(b *strings.Builder, p *Plan) {
-	if !p.created && p.action == "" {
+	if !p.Created && p.Action == "" {
 		return
 	}
-	sum := crc32.Update(0, castagnoli, bytesOf(b.String()))
-	sum = crc32.Update(sum, castagnoli, bytesOf(headerFence))
-	sum = crc32.Update(sum, castagnoli, bytesOf(p.Content))
-	var scratch [len(hdrChecksum) + 4 + crcEntryDigits + 2]byte
-	out := append(scratch[:0], hdrChecksum+`: "`...)
-	out = appendHex32(out, sum)
+	sum := crc32.Update(0, Castagnoli, BytesOf(b.String()))
+	sum = crc32.Update(sum, Castagnoli, BytesOf(HeaderFence))
+	sum = crc32.Update(sum, Castagnoli, BytesOf(p.Content))
+	var scratch [len(HdrChecksum) + 4 + CrcEntryDigits + 2]byte
+	out := append(scratch[:0], HdrChecksum+`: "`...)
+	out = AppendHex32(out, sum)
 	b.Write(append(out, "\"\n"...))
 }
 
 // changeCheck is the checksum line DecodePlan found, where it stands in the file.
-type changeCheck struct {
+type ChangeCheck struct {
 	start, end int
 	value      string
 }
 
 // found records the checksum line value that starts in raw where rest does minus lineLen.
-func (c *changeCheck) found(raw, rest string, lineLen int, value string) {
+func (c *ChangeCheck) Found(raw, rest string, lineLen int, value string) {
 	c.end = len(raw) - len(rest)
 	c.start = c.end - lineLen
 	c.value = value
 }
 
 // holds reports whether raw matches the checksum line found in it; false without one.
-func (c *changeCheck) holds(raw string) bool {
+func (c *ChangeCheck) Holds(raw string) bool {
 	if c.value == "" {
 		return false
 	}
-	sum := crc32.Update(0, castagnoli, bytesOf(raw[:c.start]))
-	sum = crc32.Update(sum, castagnoli, bytesOf(raw[c.end:]))
-	var scratch [2 + crcEntryDigits]byte
+	sum := crc32.Update(0, Castagnoli, BytesOf(raw[:c.start]))
+	sum = crc32.Update(sum, Castagnoli, BytesOf(raw[c.end:]))
+	var scratch [2 + CrcEntryDigits]byte
 	out := append(scratch[:0], '"')
-	out = appendHex32(out, sum)
+	out = AppendHex32(out, sum)
 	return string(append(out, '"')) == c.value
 }
 
 // appendHex32 appends v in 8 hex digits.
-func appendHex32(dst []byte, v uint32) []byte {
+func AppendHex32(dst []byte, v uint32) []byte {
 	const hex = "0123456789abcdef"
 	for shift := 28; shift >= 0; shift -= 4 {
 		dst = append(dst, hex[v>>shift&0xf])
@@ -95,12 +95,12 @@ func appendHex32(dst []byte, v uint32) []byte {
 }
 
 // bytesOf is s as bytes, for functions that only read them.
-func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+func BytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 const (
-	entrySumDigits    = 2 * sha256.Size // hex digits of an entry's SHA-256
-	crcEntryDigits    = 8               // hex digits of the CRC-32C naming an entry of the release before
-	legacyEntryDigits = 12              // hex digits of the SHA-256 in an entry name of earlier releases
+	EntrySumDigits    = 2 * sha256.Size // hex digits of an entry's SHA-256
+	CrcEntryDigits    = 8               // hex digits of the CRC-32C naming an entry of the release before
+	LegacyEntryDigits = 12              // hex digits of the SHA-256 in an entry name of earlier releases
 )
 
 // Action names the kind of mutation a Change reports.
@@ -127,7 +127,7 @@ const (
 // (request_plan_approval). Both leave the body as it is.
 const (
 	ActionReject Action = "reject"
-	actionAwait  Action = "await"
+	ActionAwait  Action = "await"
 )
 
 // ActionResync is the Action of a Change that tells a watcher it may have missed changes:

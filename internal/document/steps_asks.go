@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"strconv"
@@ -24,12 +24,12 @@ func (b Budget) isZero() bool { return b.Tokens <= 0 && b.Time <= 0 }
 // before each " — " from the end, that has one of them (a step's own text may contain " — "
 // too). A move never changes what they read (setStep refuses a note that would).
 func stepAsks(text string) (review bool, budget Budget) {
-	text, _ = splitHolder(text)
+	text, _ = SplitHolder(text)
 	for {
 		if review, budget, ok := asksRun(text); ok {
 			return review, budget
 		}
-		i := strings.LastIndex(text, stepNoteSep)
+		i := strings.LastIndex(text, StepNoteSep)
 		if i < 0 {
 			return false, Budget{}
 		}

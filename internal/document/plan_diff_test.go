@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"testing"
@@ -13,6 +13,6 @@ func TestDiffPlansHeaderAndBody(t *testing.T) {
 	b := &Plan{Title: "Ship \"it\"", Status: "in-progress", Author: "planner", Content: "# Ship\n- [x] build\n- [ ] test\n"}
 	assert.Equal(t, "title: \"Ship\" -> \"Ship \\\"it\\\"\"\nstatus: \"draft\" -> \"in-progress\"\n"+
 		"--- ship@1\n+++ ship@2\n@@ -1,3 +1,3 @@\n # Ship\n-- [ ] build\n+- [x] build\n - [ ] test\n",
-		diffPlans(a, b, "ship@1", "ship@2", 3))
-	assert.Equal(t, "", diffPlans(a, a, "x", "y", 3))
+		DiffPlans(a, b, "ship@1", "ship@2", 3))
+	assert.Equal(t, "", DiffPlans(a, a, "x", "y", 3))
 }

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 
 // changedBy is who makes a change: the context's actor (a tool call's agent, WithActor),
 // else for a create the plan's author; "" when nobody says.
-func changedBy(ctx context.Context, cur, next *Plan) string {
-	if by := actorOf(ctx); by != "" {
+func ChangedBy(ctx context.Context, cur, next *Plan) string {
+	if by := ActorOf(ctx); by != "" {
 		return by
 	}
 	if cur == nil {
@@ -32,27 +32,27 @@ func WithActor(ctx context.Context, name string) context.Context {
 	if name == "" {
 		return ctx
 	}
-	name = truncateUTF8(strings.ToValidUTF8(name, "\uFFFD"), maxHeaderField) // it may become an author
+	name = TruncateUTF8(strings.ToValidUTF8(name, "\uFFFD"), MaxHeaderField) // it may become an author
 	return context.WithValue(ctx, actorKey{}, name)
 }
 
-func actorOf(ctx context.Context) string {
+func ActorOf(ctx context.Context) string {
 	s, _ := ctx.Value(actorKey{}).(string)
 	return s
 }
 
 // agentCallKey marks a context as a plan tool's call: its changes are an agent's, not a
 // person's. Only the tools set it, so no host context ever carries it.
-type agentCallKey struct{}
+type AgentCallKey struct{}
 
 // withAgentActor is WithActor for a tool call of agent, marked as an agent's change.
-func withAgentActor(ctx context.Context, agent string) context.Context {
-	return context.WithValue(WithActor(ctx, agent), agentCallKey{}, true)
+func WithAgentActor(ctx context.Context, agent string) context.Context {
+	return context.WithValue(WithActor(ctx, agent), AgentCallKey{}, true)
 }
 
 // byAgent reports whether the changes of ctx come from an agent's tool call; false means a
 // host (a person through planctl, the board, or code with WithActor).
-func byAgent(ctx context.Context) bool {
-	b, _ := ctx.Value(agentCallKey{}).(bool)
+func ByAgent(ctx context.Context) bool {
+	b, _ := ctx.Value(AgentCallKey{}).(bool)
 	return b
 }

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"crypto/sha256"
@@ -13,7 +13,7 @@ import (
 // The Store writes the tag when an agent moves a step to in_progress, and refuses moves of a
 // held step by anyone else (CodeStepHeld) unless they take it over.
 
-const maxHolderLen = 64
+const MaxHolderLen = 64
 
 // holderTag is what a claim appends to a step's line.
 func holderTag(holder string) string { return " (@" + holder + ")" }
@@ -29,7 +29,7 @@ func claimTag(by, line string) string {
 	if by != "" {
 		return holderTag(by)
 	}
-	if _, h := splitHolder(strings.TrimPrefix(line, "]")); h != "" {
+	if _, h := SplitHolder(strings.TrimPrefix(line, "]")); h != "" {
 		return nobodyTag
 	}
 	return ""
@@ -40,7 +40,7 @@ func withoutClaim(tail string) string {
 	if t, ok := strings.CutSuffix(tail, nobodyTag); ok {
 		return t
 	}
-	t, _ := splitHolder(tail)
+	t, _ := SplitHolder(tail)
 	return t
 }
 
@@ -49,7 +49,7 @@ func withoutClaim(tail string) string {
 // "worker(1" and "worker-1" stay three holders), and a name longer than 64 bytes is cut to
 // 47 bytes plus "~" and 16 hex digits of its SHA-256, so names that share their first 64
 // bytes stay apart. "" stays "" (nobody: the step is in progress but not held).
-func holderName(agent string) string {
+func HolderName(agent string) string {
 	var b strings.Builder
 	for i := 0; i < len(agent); {
 		r, size := utf8.DecodeRuneInString(agent[i:])
@@ -63,22 +63,22 @@ func holderName(agent string) string {
 		i += size
 	}
 	name := b.String()
-	if len(name) > maxHolderLen {
-		name = cutKeepingHash(name, maxHolderLen)
+	if len(name) > MaxHolderLen {
+		name = CutKeepingHash(name, MaxHolderLen)
 	}
 	return name
 }
 
 // cutKeepingHash cuts s to n bytes or fewer, the last 17 of them "~" and a hash of all of s,
 // so two strings that share their first bytes stay apart.
-func cutKeepingHash(s string, n int) string {
+func CutKeepingHash(s string, n int) string {
 	sum := sha256.Sum256([]byte(s))
-	return truncateUTF8(s, n-17) + "~" + hex.EncodeToString(sum[:8])
+	return TruncateUTF8(s, n-17) + "~" + hex.EncodeToString(sum[:8])
 }
 
 // validHolder reports whether name is one holderName gives: what a holder tag may name.
-func validHolder(name string) bool {
-	if name == "" || len(name) > maxHolderLen || !utf8.ValidString(name) {
+func ValidHolder(name string) bool {
+	if name == "" || len(name) > MaxHolderLen || !utf8.ValidString(name) {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -98,7 +98,7 @@ func isUpperHex(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= '
 
 // splitHolder returns a step text without its trailing holder tag, and the holder it names
 // ("" when the text ends in no tag).
-func splitHolder(text string) (rest, holder string) {
+func SplitHolder(text string) (rest, holder string) {
 	if !strings.HasSuffix(text, ")") {
 		return text, ""
 	}
@@ -110,27 +110,27 @@ func splitHolder(text string) (rest, holder string) {
 		return text, ""
 	}
 	name := text[i+skip : len(text)-1]
-	if !validHolder(name) {
+	if !ValidHolder(name) {
 		return text, ""
 	}
 	return text[:i], name
 }
 
 // holderOf is who holds step s: only a step in progress is held.
-func holderOf(s Step) string {
+func HolderOf(s Step) string {
 	if s.State != StepInProgress {
 		return ""
 	}
-	_, h := splitHolder(s.Text)
+	_, h := SplitHolder(s.Text)
 	return h
 }
 
 // nextFreeStep returns the first ready step: pending, and every step it waits for completed
 // or skipped (graph.go). It is the one an agent looking for work takes (steps in progress
 // belong to whoever moved them); ok is false when no pending step is ready.
-func nextFreeStep(steps []Step) (step Step, ok bool) {
+func NextFreeStep(steps []Step) (step Step, ok bool) {
 	for _, s := range steps {
-		if s.State == StepPending && waitsOf(steps, s) == nil {
+		if s.State == StepPending && WaitsOf(steps, s) == nil {
 			return s, true
 		}
 	}
@@ -142,26 +142,26 @@ func nextFreeStep(steps []Step) (step Step, ok bool) {
 // must be a line cur already had, state and text alike, and no more often than cur had it.
 // A step's text thus never names a holder that no move made, whatever its state, a copied
 // line never makes a second hold, and a later move cannot turn either into one.
-func checkNoNewClaims(name string, cur *Plan, body string) error {
+func CheckNoNewClaims(name string, cur *Plan, body string) error {
 	if !strings.Contains(body, "(@") {
 		return nil
 	}
 	var kept map[string]int // how many of cur's lines have this state + text, tagged or not
-	for _, st := range stepsOf(body) {
-		if _, h := splitHolder(st.Text); h == "" {
+	for _, st := range StepsOf(body) {
+		if _, h := SplitHolder(st.Text); h == "" {
 			continue
 		}
 		if kept == nil {
 			kept = map[string]int{}
 			if cur != nil {
-				for _, c := range stepsOf(cur.Content) {
+				for _, c := range StepsOf(cur.Content) {
 					kept[claimKey(c)]++
 				}
 			}
 		}
 		line := claimKey(st)
 		if kept[line] == 0 {
-			return fail(Error{Code: CodeInvalidArgument, Reason: reasonClaimInText, Name: name, Field: fieldContent, Step: st.Number, Value: st.Text})
+			return Fail(Error{Code: CodeInvalidArgument, Reason: reasonClaimInText, Name: name, Field: FieldContent, Step: st.Number, Value: st.Text})
 		}
 		kept[line]--
 	}
@@ -169,10 +169,10 @@ func checkNoNewClaims(name string, cur *Plan, body string) error {
 }
 
 // stepKey is a step's text without the tag of its holder.
-func stepKey(s Step) string {
+func StepKey(s Step) string {
 	if s.Holder == "" {
 		return s.Text
 	}
-	rest, _ := splitHolder(s.Text)
+	rest, _ := SplitHolder(s.Text)
 	return rest
 }

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"strconv"
@@ -70,19 +70,19 @@ func parseMark(v string) (rev int64, at time.Time, who string, ok bool) {
 // marks.
 func writeDecisions(b *strings.Builder, p *Plan) {
 	if w := p.Waiting; w != nil {
-		writeHeaderString(b, hdrWaiting, formatMark(w.Revision, w.Since, w.Agent))
+		WriteHeaderString(b, hdrWaiting, formatMark(w.Revision, w.Since, w.Agent))
 	}
 	if r := p.Rejection; r != nil {
-		writeHeaderString(b, hdrRejected, formatMark(r.Revision, r.At, r.By))
+		WriteHeaderString(b, hdrRejected, formatMark(r.Revision, r.At, r.By))
 		if r.Feedback != "" {
-			writeHeaderString(b, hdrRejectedFeedback, r.Feedback)
+			WriteHeaderString(b, hdrRejectedFeedback, r.Feedback)
 		}
 	}
-	if p.byAgent {
+	if p.ByAgent {
 		b.WriteString(hdrByAgent + ": true\n")
 	}
 	if p.fence != "" {
-		writeHeaderString(b, hdrFence, p.fence)
+		WriteHeaderString(b, hdrFence, p.fence)
 	}
 }
 
@@ -92,13 +92,13 @@ func (p *Plan) setDecisionHeader(key, value string) bool {
 	var s string
 	switch key {
 	case hdrWaiting:
-		if decodeJSONString(value, &s) == nil {
+		if DecodeJSONString(value, &s) == nil {
 			if rev, at, who, ok := parseMark(s); ok {
 				p.Waiting = &Waiting{Revision: rev, Agent: who, Since: at}
 			}
 		}
 	case hdrRejected:
-		if decodeJSONString(value, &s) == nil {
+		if DecodeJSONString(value, &s) == nil {
 			if rev, at, who, ok := parseMark(s); ok {
 				feedback := ""
 				if p.Rejection != nil {
@@ -108,16 +108,16 @@ func (p *Plan) setDecisionHeader(key, value string) bool {
 			}
 		}
 	case hdrRejectedFeedback:
-		if decodeJSONString(value, &s) == nil {
+		if DecodeJSONString(value, &s) == nil {
 			if p.Rejection == nil {
 				p.Rejection = &Rejection{}
 			}
 			p.Rejection.Feedback = s
 		}
 	case hdrByAgent:
-		p.byAgent = value == "true"
+		p.ByAgent = value == "true"
 	case hdrFence:
-		_ = decodeJSONString(value, &p.fence)
+		_ = DecodeJSONString(value, &p.fence)
 	default:
 		return false
 	}

@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"sort"
@@ -62,21 +62,21 @@ func parseHolds(s string) map[int]time.Time {
 // (the hold goes on, or its holder just renewed it), else now (a new hold, a takeover, or a
 // rewrite that moved the step). Steps nobody holds have none. It also clears an expired
 // hold next carries over unchanged from cur: that one belongs to cur's revision.
-func settleHolds(cur, next *Plan) {
-	if cur != nil && next.expiredHold == cur.expiredHold {
-		next.expiredHold = ""
+func SettleHolds(cur, next *Plan) {
+	if cur != nil && next.ExpiredHold == cur.ExpiredHold {
+		next.ExpiredHold = ""
 	}
 	if !strings.Contains(next.Content, "(@") {
-		next.holds = ""
+		next.Holds = ""
 		return
 	}
-	had := parseHolds(next.holds)
+	had := parseHolds(next.Holds)
 	var was []Step
 	if cur != nil && len(had) > 0 {
-		was = stepsOf(cur.Content)
+		was = StepsOf(cur.Content)
 	}
 	var holds map[int]time.Time
-	for _, s := range stepsOf(next.Content) {
+	for _, s := range StepsOf(next.Content) {
 		if s.Holder == "" {
 			continue
 		}
@@ -84,19 +84,19 @@ func settleHolds(cur, next *Plan) {
 			holds = map[int]time.Time{}
 		}
 		t, ok := had[s.Number]
-		if ok && s.Number <= len(was) && was[s.Number-1].Holder == s.Holder && stepKey(was[s.Number-1]) == stepKey(s) {
+		if ok && s.Number <= len(was) && was[s.Number-1].Holder == s.Holder && StepKey(was[s.Number-1]) == StepKey(s) {
 			holds[s.Number] = t
 		} else {
 			holds[s.Number] = next.UpdatedAt
 		}
 	}
-	next.holds = formatHolds(holds)
+	next.Holds = formatHolds(holds)
 }
 
 // heldSince is when step s of p was last moved by its holder: the recorded time, else the
 // plan's UpdatedAt (a file written without one, e.g. by hand).
-func (p *Plan) heldSince(s Step) time.Time {
-	if t, ok := parseHolds(p.holds)[s.Number]; ok {
+func (p *Plan) HeldSince(s Step) time.Time {
+	if t, ok := parseHolds(p.Holds)[s.Number]; ok {
 		return t
 	}
 	return p.UpdatedAt
@@ -104,18 +104,18 @@ func (p *Plan) heldSince(s Step) time.Time {
 
 // holdExpired reports whether step s of p is held by an agent that has not renewed its hold
 // within ttl at now; never with a ttl of 0.
-func holdExpired(p *Plan, s Step, ttl time.Duration, now time.Time) bool {
-	return ttl > 0 && s.State == StepInProgress && s.Holder != "" && now.Sub(p.heldSince(s)) > ttl
+func HoldExpired(p *Plan, s Step, ttl time.Duration, now time.Time) bool {
+	return ttl > 0 && s.State == StepInProgress && s.Holder != "" && now.Sub(p.HeldSince(s)) > ttl
 }
 
 // expiredStep is the first step of p whose hold has expired and that waits for nothing
 // unfinished: what a move without a step number takes before any pending step.
-func expiredStep(p *Plan, steps []Step, ttl time.Duration, now time.Time) (Step, bool) {
+func ExpiredStep(p *Plan, steps []Step, ttl time.Duration, now time.Time) (Step, bool) {
 	if ttl <= 0 {
 		return Step{}, false
 	}
 	for _, s := range steps {
-		if holdExpired(p, s, ttl, now) && waitsOf(steps, s) == nil {
+		if HoldExpired(p, s, ttl, now) && WaitsOf(steps, s) == nil {
 			return s, true
 		}
 	}
@@ -123,7 +123,7 @@ func expiredStep(p *Plan, steps []Step, ttl time.Duration, now time.Time) (Step,
 }
 
 // withHold is holds (as the header stores them) with step n held since t.
-func withHold(holds string, n int, t time.Time) string {
+func WithHold(holds string, n int, t time.Time) string {
 	out := parseHolds(holds)
 	if out == nil {
 		out = map[int]time.Time{}
@@ -133,7 +133,7 @@ func withHold(holds string, n int, t time.Time) string {
 }
 
 // expiredHolder is the agent named by a hold_expired header value "3 w1"; "" for none.
-func expiredHolder(v string) string {
+func ExpiredHolder(v string) string {
 	_, who, _ := strings.Cut(v, " ")
 	return who
 }

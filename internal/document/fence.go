@@ -1,4 +1,4 @@
-package plan
+package document
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 
 // settleHostMarks records on next, made by ctx over cur (nil: a create), whether a host made
 // it, and the newest host change agents must read.
-func settleHostMarks(ctx context.Context, action Action, cur, next *Plan) {
-	next.byAgent = byAgent(ctx)
+func SettleHostMarks(ctx context.Context, action Action, cur, next *Plan) {
+	next.ByAgent = ByAgent(ctx)
 	next.fence = ""
 	if cur != nil {
 		next.fence = cur.fence
 	}
-	if !next.byAgent && cur != nil && action != ActionApprove && actorOf(ctx) != "" {
-		next.fence = strconv.FormatInt(next.Revision, 10) + " " + next.changedBy
+	if !next.ByAgent && cur != nil && action != ActionApprove && ActorOf(ctx) != "" {
+		next.fence = strconv.FormatInt(next.Revision, 10) + " " + next.ChangedBy
 	}
 }
 
@@ -40,14 +40,14 @@ func fenceOf(p *Plan) (int64, string) {
 
 // checkFence refuses an agent's change based on revision want of cur when a host changed
 // the plan after want: revision_conflict, naming who and since which revision to read.
-func checkFence(ctx context.Context, cur *Plan, want int64) error {
-	if cur == nil || !byAgent(ctx) {
+func CheckFence(ctx context.Context, cur *Plan, want int64) error {
+	if cur == nil || !ByAgent(ctx) {
 		return nil
 	}
 	rev, who := fenceOf(cur)
 	if rev <= want || rev > cur.Revision {
 		return nil
 	}
-	return fail(Error{Code: CodeRevisionConflict, Reason: reasonPersonChanged, Name: cur.Name,
+	return Fail(Error{Code: CodeRevisionConflict, Reason: reasonPersonChanged, Name: cur.Name,
 		CurrentRevision: cur.Revision, Revision: want, Agent: who})
 }
