@@ -1,37 +1,29 @@
 package plan
 
-import (
-	"context"
-	"errors"
-	"io/fs"
-	"strings"
-
-	"github.com/cloudwego/eino/adk/filesystem"
-	"github.com/cloudwego/eino/adk/middlewares/plantask"
-)
+import "github.com/einoplan/plan/driver"
 
 // FileInfo is what LsInfo reports for one entry. The Store uses only the base name of Path,
 // IsDir, Size and ModifiedAt; Size and ModifiedAt together key the list cache, so a backend
 // that leaves ModifiedAt empty is simply never cached.
-type FileInfo = filesystem.FileInfo
+type FileInfo = driver.FileInfo
 
 // FileContent is what Read returns.
-type FileContent = filesystem.FileContent
+type FileContent = driver.FileContent
 
 // LsInfoRequest asks for the entries directly inside Path.
-type LsInfoRequest = filesystem.LsInfoRequest
+type LsInfoRequest = driver.LsInfoRequest
 
 // ReadRequest asks for a file. The Store always asks for the whole file explicitly: Offset 1
 // and a Limit of more lines than the largest file it accepts can hold, never Limit 0 (which
 // some backends read as "the first 2,000 lines").
-type ReadRequest = filesystem.ReadRequest
+type ReadRequest = driver.ReadRequest
 
 // WriteRequest replaces a whole file with Content.
-type WriteRequest = filesystem.WriteRequest
+type WriteRequest = driver.WriteRequest
 
 // DeleteRequest removes one file. Deleting a missing file is not an error. It is the type of
 // Eino's plantask, so a backend written for plantask is a Backend as it is.
-type DeleteRequest = plantask.DeleteRequest
+type DeleteRequest = driver.DeleteRequest
 
 // Backend stores bytes at paths. It is the same shape as the Backend of Eino's plantask
 // middleware, so any Eino filesystem backend that can also delete fits.
@@ -48,20 +40,12 @@ type DeleteRequest = plantask.DeleteRequest
 // All plan semantics (names, revisions, locking) live in the Store, never in a Backend.
 // A wrapper (logging, metrics) should have an Unwrap() Backend method: the Store then sees
 // that it shares storage with what it wraps and finds the capabilities below through it.
-type Backend interface {
-	LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error)
-	Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error)
-	Write(ctx context.Context, req *WriteRequest) error
-	Delete(ctx context.Context, req *DeleteRequest) error
-}
+type Backend = driver.Backend
 
 // Workspace is the agent's own file system, used by export_plan_to_file and
 // update_plan_from_file. Any Eino filesystem.Backend satisfies it, so the export → edit →
 // update loop runs on the same files the agent's file tools see.
-type Workspace interface {
-	Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error)
-	Write(ctx context.Context, req *WriteRequest) error
-}
+type Workspace = driver.Workspace
 
 // Unwrapper is implemented by a Backend that wraps another one (logging, metrics, retries).
 // The Store follows Unwrap to the innermost Backend to recognise two values on one storage,
@@ -69,20 +53,4 @@ type Workspace interface {
 // bytes or the paths (encryption, a prefix) must not expose Unwrap. A wrapper that only
 // embeds a Backend as an anonymous field is followed for the storage's identity and its
 // driver.Locker, never for the other capabilities, since it may override any method.
-type Unwrapper interface {
-	Unwrap() Backend
-}
-
-// isNotExist reports whether err means "no such file", for backends that wrap fs.ErrNotExist
-// and for those (such as Eino's InMemoryBackend) that only say so in the message.
-func isNotExist(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return true
-	}
-	msg := strings.ToLower(err.Error())
-	return strings.Contains(msg, "not found") || strings.Contains(msg, "no such file") ||
-		strings.Contains(msg, "not exist")
-}
+type Unwrapper = driver.Unwrapper

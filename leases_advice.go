@@ -106,16 +106,6 @@ func refusedMove(e *Error) bool {
 		e.Reason == document.ReasonStepMoved || e.Reason == document.ReasonStepChanged
 }
 
-// leaseAdvice is what the model reads after a refusal caused by a hold that runs out at
-// end: when, and what to do then.
-func (env *toolEnv) leaseAdvice(end time.Time) string {
-	in := end.Sub(env.store.now()).Round(time.Second)
-	if in < time.Second {
-		in = time.Second
-	}
-	return strings.NewReplacer("{at}", end.UTC().Format(time.RFC3339), "{in}", in.String()).Replace(env.texts["lease.until"])
-}
-
 // HeldUntil is when the hold on step number of p runs out unless its holder renews it
 // (StoreConfig.ClaimTTL), as every Store on the storage judges it; zero when the Store has
 // no lease, or the step is not held in progress.

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/memfs"
 )
 
@@ -20,12 +19,3 @@ var (
 	_ Backend   = (*MemoryBackend)(nil)
 	_ Workspace = (*MemoryBackend)(nil)
 )
-
-// memoryStamps is the folder stamper of the MemoryBackend b is or unwraps to.
-func memoryStamps(b Backend) (driver.FolderStamper, bool) {
-	m, ok := capability[*MemoryBackend](b)
-	if !ok {
-		return nil, false
-	}
-	return memfs.Stamps(m), true
-}

@@ -174,3 +174,10 @@ type Waiting = document.Waiting
 func WithActor(ctx context.Context, name string) context.Context {
 	return document.WithActor(ctx, name)
 }
+
+// ApprovalRequest is what a person sees when a plan asks for approval (Config.OnApproval,
+// the approval interrupt, the board, planctl): the plan at one revision and what changed.
+type ApprovalRequest = document.ApprovalRequest
+
+// ApprovalDecision is a person's answer to an ApprovalRequest.
+type ApprovalDecision = document.ApprovalDecision

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 	"unicode/utf8"
 
@@ -101,4 +102,18 @@ func (s *Store) Get(ctx context.Context, name string) (*Plan, error) {
 
 func notFound(name string) *Error {
 	return document.Fail(Error{Code: CodeNotFound, Reason: document.ReasonNoPlan, Name: name})
+}
+
+// isNotExist reports whether err means "no such file", for backends that wrap fs.ErrNotExist
+// and for those (such as Eino's InMemoryBackend) that only say so in the message.
+func isNotExist(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "not found") || strings.Contains(msg, "no such file") ||
+		strings.Contains(msg, "not exist")
 }

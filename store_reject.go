@@ -73,3 +73,6 @@ func (s *Store) markWaiting(ctx context.Context, name string, rev int64, agent s
 	s.notify(ctx, document.ActionAwait, p, false)
 	return p, nil
 }
+
+// maxApprovalFeedback bounds a person's feedback on a decision.
+const maxApprovalFeedback = 8 << 10

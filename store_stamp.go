@@ -3,6 +3,9 @@ package plan
 import (
 	"context"
 	"time"
+
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/memfs"
 )
 
 // A folder stamp lets List skip the backend's listing: while the stamp taken before a
@@ -52,4 +55,13 @@ func (s *Store) unchangedListing(stamp string, now time.Time) ([]*cachedSummary,
 // Called with cacheMu held.
 func (s *Store) vouch(stamp string, now time.Time, strays []Warning) {
 	s.shared.stamped = &stampedListing{stamp: stamp, at: now, strays: strays}
+}
+
+// memoryStamps is the folder stamper of the MemoryBackend b is or unwraps to.
+func memoryStamps(b Backend) (driver.FolderStamper, bool) {
+	m, ok := capability[*MemoryBackend](b)
+	if !ok {
+		return nil, false
+	}
+	return memfs.Stamps(m), true
 }
