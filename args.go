@@ -117,7 +117,7 @@ func workspacePath(a args, env *toolEnv) (string, error) {
 		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathRelative, Field: given.name, Path: p})
 	}
 	if env.inPlansFolder(p) {
-		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathInPlans, Field: given.name, Path: p, Value: env.store.dir})
+		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathInPlans, Field: given.name, Path: p, Value: env.store.Dir})
 	}
 	return p, nil
 }

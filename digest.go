@@ -30,7 +30,7 @@ func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string
 	if m.cfg.Digest.Disabled {
 		return "", nil
 	}
-	plans, unreadable, err := m.store.summaries(ctx)
+	plans, unreadable, err := m.store.Summaries(ctx)
 	if err != nil {
 		return "", err
 	}

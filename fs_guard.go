@@ -9,6 +9,7 @@ import (
 
 	"github.com/bytedance/sonic"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 // The middleware keeps Eino's filesystem tools (adk/middlewares/filesystem) out of the plans
@@ -189,8 +190,8 @@ func (g *fileGuard) covers(scope string) bool {
 		scopes = append(scopes, kernelLocation(scope))
 	}
 	env := g.env
-	for _, dir := range plansFoldersOn(env.store.backend, env.store.dir) {
-		for _, target := range []string{dir, approvalKeyPath(dir)} {
+	for _, dir := range engine.PlansFoldersOn(env.store.Backend, env.store.Dir) {
+		for _, target := range []string{dir, engine.ApprovalKeyPath(dir)} {
 			for _, s := range scopes {
 				if env.sameStorage && within(target, path.Clean("/"+filepath.ToSlash(s)), "/") {
 					return true
@@ -214,7 +215,7 @@ func (g *fileGuard) covers(scope string) bool {
 // refusal is the error for a refused call: the argument, the path given, and where the
 // Store's plans are.
 func (g *fileGuard) refusal(reason, field, p string) *Error {
-	where := g.env.store.dir
+	where := g.env.store.Dir
 	if g.env.planRoot != "" {
 		where = filepath.Join(g.env.planRoot, filepath.FromSlash(where))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -152,9 +153,9 @@ func TestGuardReadsWorkspacePathsAsTheStoragesOwn(t *testing.T) {
 // TestTheKeyPathIsBesideThePlansFolder: the key file is never inside the plans folder it
 // seals, except where the folder is the whole storage.
 func TestTheKeyPathIsBesideThePlansFolder(t *testing.T) {
-	assert.Equal(t, "/.plans.approval-key", approvalKeyPath("/plans"))
-	assert.Equal(t, "/team/.plans.approval-key", approvalKeyPath("/team/plans"))
-	assert.Equal(t, "/.approval-key", approvalKeyPath("/"))
+	assert.Equal(t, "/.plans.approval-key", engine.ApprovalKeyPath("/plans"))
+	assert.Equal(t, "/team/.plans.approval-key", engine.ApprovalKeyPath("/team/plans"))
+	assert.Equal(t, "/.approval-key", engine.ApprovalKeyPath("/"))
 }
 
 func TestFixedPrefixOfAGlob(t *testing.T) {
@@ -248,7 +249,7 @@ func TestConfigApprovalKeyGoesToTheStore(t *testing.T) {
 	key := []byte(strings.Repeat("h", 32))
 	mw, err := New(ctx, &Config{Backend: NewMemoryBackend(), ApprovalKey: key})
 	require.NoError(t, err)
-	assert.Equal(t, key, mw.(*middleware[*schema.Message]).store.givenKey)
+	assert.Equal(t, key, mw.(*middleware[*schema.Message]).store.GivenKey)
 	s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
 	require.NoError(t, err)
 	_, err = New(ctx, &Config{Store: s, ApprovalKey: key})

@@ -164,7 +164,7 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 		call.Reason = gateNoAgent
 		return call
 	}
-	shared, _, err := m.store.summaries(ctx) // read only: the list cache's own
+	shared, _, err := m.store.Summaries(ctx) // read only: the list cache's own
 	if err != nil {
 		call.Reason = gateUnavailable
 		return call
@@ -189,7 +189,7 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 			continue
 		}
 		for _, s := range document.StepsOf(cur.Content) {
-			if document.HolderOf(s) != holder || !m.store.holdLive(cur, s) {
+			if document.HolderOf(s) != holder || !m.store.HoldLive(cur, s) {
 				continue // not the caller's, or its lease ran out (another agent may take it)
 			}
 			names := m.cfg.GateAnyHeldStep || slices.Contains(s.Uses, tool)

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 // Reminders: when a plan the run works on (one its tool calls wrote, read or moved steps
@@ -199,7 +200,7 @@ func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]strin
 	now := document.StepsOf(p.Content)
 	if old, err := m.store.GetRevision(ctx, p.Name, since); err == nil {
 		was := document.StepsOf(old.Content)
-		if !sameStepList(was, now) {
+		if !engine.SameStepList(was, now) {
 			b.WriteString("; " + texts["reminder.rewritten"])
 		} else {
 			var moved []string

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 type errorBody struct {
@@ -24,7 +25,7 @@ type errorBody struct {
 func (env *toolEnv) errorResult(err error) string {
 	var pe *Error
 	if !errors.As(err, &pe) {
-		pe = backendError("complete the request", err)
+		pe = engine.BackendError("complete the request", err)
 	}
 	body := errorBody{Code: pe.Code, Message: env.errorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next), Waits: pe.Waits}
 	if !pe.Expires.IsZero() {

@@ -7,6 +7,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 // Tool names, as models already know them.
@@ -75,10 +76,10 @@ var _ tool.InvokableTool = (*planTool)(nil)
 func (t *planTool) Info(context.Context) (*schema.ToolInfo, error) { return t.info, nil }
 
 func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
-	if limit := maxArgumentBytes(t.env.store.contentCap()); len(argumentsInJSON) > limit {
+	if limit := maxArgumentBytes(t.env.store.ContentCap()); len(argumentsInJSON) > limit {
 		// Only a plan body can make a right call this large: the advice is about the plan
 		// where the tool takes one, and about the arguments elsewhere.
-		tooLarge := Error{Code: CodeTooLarge, Reason: document.ReasonArgsTooLarge, Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.contentCap())}
+		tooLarge := Error{Code: CodeTooLarge, Reason: document.ReasonArgsTooLarge, Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.ContentCap())}
 		if _, body := paramNamed(t.spec, pContent.name); !body {
 			tooLarge.Reason, tooLarge.Limit = document.ReasonArgsOverLimit, int64(limit)
 		}
@@ -92,7 +93,7 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 		return t.env.errorResult(err), nil
 	}
 	if t.env.listens != nil && t.env.listens(ctx) {
-		ctx = withChangeSink(ctx, t.env.sink) // otherwise no Change is computed at all
+		ctx = engine.WithChangeSink(ctx, t.env.sink) // otherwise no Change is computed at all
 	}
 	ctx = document.WithAgentActor(ctx, t.env.agent(ctx))
 	if t.env.requireApproval {
@@ -110,7 +111,7 @@ func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	}
 	s, err := resultAPI.MarshalToString(out)
 	if err != nil {
-		return t.env.errorResult(backendError("encode the result", err)), nil
+		return t.env.errorResult(engine.BackendError("encode the result", err)), nil
 	}
 	return notes.attach(s), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 // ToolRequestPlanApproval asks a person to approve a plan. It is offered only with
@@ -79,7 +80,7 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 	}
 	was, hasState, asked := tool.GetInterruptState[ApprovalRequest](ctx)
 	if !was || !hasState {
-		cur, req, err := env.store.approvalRequest(ctx, name, message)
+		cur, req, err := env.store.ApprovalRequest(ctx, name, message)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +88,7 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 			return approvalResult{Name: name, Revision: cur.Revision, Approved: true, Approval: cur.Approval, Next: env.texts["approval.already"]}, nil
 		}
 		// The plan says a run waits on it, and the person decides on the revision that says so.
-		waiting, err := env.store.markWaiting(ctx, name, cur.Revision, env.agent(ctx))
+		waiting, err := env.store.MarkWaiting(ctx, name, cur.Revision, env.agent(ctx))
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +140,7 @@ func decisionOf(data any) (ApprovalDecision, bool) {
 		return ApprovalDecision{}, false
 	}
 	var dec ApprovalDecision
-	if len(raw) > maxApprovalFeedback+maxContentDecision || json.Unmarshal(raw, &dec) != nil {
+	if len(raw) > engine.MaxApprovalFeedback+maxContentDecision || json.Unmarshal(raw, &dec) != nil {
 		return ApprovalDecision{}, false
 	}
 	var fields map[string]json.RawMessage
@@ -166,7 +167,7 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 	}
 	by = document.TruncateUTF8(by, document.MaxHeaderField)
 	if !d.Approved {
-		feedback := document.TruncateUTF8(d.Feedback, maxApprovalFeedback)
+		feedback := document.TruncateUTF8(d.Feedback, engine.MaxApprovalFeedback)
 		keepRejection(ctx, env, asked, by, feedback)
 		return approvalResult{Name: asked.Name, Revision: asked.Revision, By: by,
 			Feedback: feedback, Next: env.texts["approval.rejected"]}, nil
@@ -174,7 +175,7 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 	var p *Plan
 	var err error
 	if d.Content != nil {
-		p, err = env.store.approveContent(ctx, asked.Name, asked.Revision, *d.Content, by)
+		p, err = env.store.ApproveContent(ctx, asked.Name, asked.Revision, *d.Content, by)
 	} else {
 		p, err = env.store.Approve(ctx, asked.Name, asked.Revision, by)
 	}
@@ -191,7 +192,7 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 		return nil, err
 	}
 	return approvalResult{Name: p.Name, Revision: p.Revision, Approved: true, Approval: p.Approval,
-		Feedback: document.TruncateUTF8(d.Feedback, maxApprovalFeedback), Next: env.texts["approval.approved"]}, nil
+		Feedback: document.TruncateUTF8(d.Feedback, engine.MaxApprovalFeedback), Next: env.texts["approval.approved"]}, nil
 }
 
 // alreadyDecided returns the plan when it carries the approval d asks for: the revision

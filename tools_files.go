@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 // fileTools are offered only with a Workspace.
@@ -24,13 +25,13 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 		return nil, err
 	}
 	if ctx.Err() != nil {
-		return nil, canceled(ctx)
+		return nil, engine.Canceled(ctx)
 	}
 	_, err = await(ctx, func() (struct{}, error) {
 		return struct{}{}, env.workspace.Write(ctx, &WriteRequest{FilePath: path, Content: p.Content})
 	})
 	if ctx.Err() != nil {
-		return nil, canceled(ctx)
+		return nil, engine.Canceled(ctx)
 	}
 	if err != nil {
 		e := document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonWorkspaceWrite, Path: path})
@@ -50,7 +51,7 @@ func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, erro
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	content, err := readWorkspaceFile(ctx, env.workspace, path, env.store.contentCap())
+	content, err := readWorkspaceFile(ctx, env.workspace, path, env.store.ContentCap())
 	if err != nil {
 		return nil, err
 	}
@@ -61,12 +62,12 @@ func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, erro
 // ctx ends even if the Workspace does not (a named pipe, a hung remote): the read is then
 // abandoned to finish on its own.
 func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int) (string, error) {
-	content, err := await(ctx, func() (string, error) { return readBounded(ctx, ws, path, int64(limit)) })
+	content, err := await(ctx, func() (string, error) { return engine.ReadBounded(ctx, ws, path, int64(limit)) })
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		return "", canceled(ctx)
-	case isNotExist(err):
+		return "", engine.Canceled(ctx)
+	case engine.IsNotExist(err):
 		return "", document.Fail(Error{Code: CodeNotFound, Reason: document.ReasonNoFile, Path: path})
 	default:
 		e := document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonWorkspaceRead, Path: path})
@@ -112,12 +113,12 @@ func await[T any](ctx context.Context, call func() (T, error)) (T, error) {
 func (env *toolEnv) guardWorkspace(ws Workspace) {
 	var inner any = ws
 	if b, ok := ws.(Backend); ok {
-		inner = innermost(b)
+		inner = engine.Innermost(b)
 	}
-	wk, ok1 := keyOf(inner)
-	sk, ok2 := keyOf(innermost(env.store.backend))
+	wk, ok1 := engine.KeyOf(inner)
+	sk, ok2 := engine.KeyOf(engine.Innermost(env.store.Backend))
 	env.sameStorage = ok1 && ok2 && wk == sk
-	if bl, ok := innermost(env.store.backend).(*LocalBackend); ok {
+	if bl, ok := engine.Innermost(env.store.Backend).(*LocalBackend); ok {
 		env.planRoot = bl.StorageName()
 		if wl, ok := inner.(*LocalBackend); ok {
 			env.wsRoot = wl.StorageName()
@@ -133,8 +134,8 @@ func (env *toolEnv) guardWorkspace(ws Workspace) {
 // LocalBackend Workspace, under its root. A relative p is read from the root of the
 // storage, and as a host path from the working folder; ".." is read lexically.
 func (env *toolEnv) inPlansFolder(p string) bool {
-	for _, dir := range plansFoldersOn(env.store.backend, env.store.dir) {
-		if env.inFolder(p, dir) || env.inFolder(p, approvalKeyPath(dir)) {
+	for _, dir := range engine.PlansFoldersOn(env.store.Backend, env.store.Dir) {
+		if env.inFolder(p, dir) || env.inFolder(p, engine.ApprovalKeyPath(dir)) {
 			return true
 		}
 	}

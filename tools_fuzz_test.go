@@ -13,6 +13,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/einoplan/plan/internal/engine"
 	"github.com/einoplan/plan/internal/memfs"
 )
 
@@ -177,7 +178,7 @@ func FuzzToolArguments(f *testing.F) {
 				if rest, ok := strings.CutPrefix(p, "/plans/.history/"); ok {
 					rev, sum, ok := strings.Cut(path.Base(rest), ".")
 					kept, err := DecodePlan("entry", content)
-					if !ok || err != nil || strconv.FormatInt(kept.Revision, 10) != rev || string(appendEntrySum(nil, content)) != sum || path.Dir(rest) == "." {
+					if !ok || err != nil || strconv.FormatInt(kept.Revision, 10) != rev || string(engine.AppendEntrySum(nil, content)) != sum || path.Dir(rest) == "." {
 						t.Fatalf("%s(%q) left %s, not a history entry", name, arguments, p)
 					}
 					continue

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 // Bounds of one list_plans page.
@@ -57,7 +58,7 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 		}
 		js, err := resultAPI.MarshalToString(shown)
 		if err != nil {
-			return nil, backendError("encode the listing", err)
+			return nil, engine.BackendError("encode the listing", err)
 		}
 		tail.WriteString(`,"warnings":`)
 		tail.WriteString(js)

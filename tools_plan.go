@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
@@ -38,7 +39,7 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	var unverified *Error
 	var err error
 	if since != nil {
-		p, old, unverified, err = env.store.changesSince(ctx, name, *since)
+		p, old, unverified, err = env.store.ChangesSince(ctx, name, *since)
 	} else {
 		p, err = env.store.Get(ctx, name)
 	}
@@ -56,7 +57,7 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	}
 	text, err := resultAPI.MarshalToString(readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Cost: document.PlanCost(document.StepsOf(p.Content)), Content: p.Content})
 	if err != nil {
-		return nil, backendError("encode the result", err)
+		return nil, engine.BackendError("encode the result", err)
 	}
 	env.reads.put(p, text)
 	return text, nil
@@ -145,5 +146,5 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	env.measured(ctx, p, step, cost)
 	steps := document.StepsOf(p.Content)
 	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: document.ComputeProgress(steps),
-		NextStep: shortStep(nextOf(steps)), Review: env.reviewNote(step)}, nil
+		NextStep: shortStep(engine.NextOf(steps)), Review: env.reviewNote(step)}, nil
 }

@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+)
+
+// An approval is sealed with a key that only the Store reads: the HMAC-SHA256, under the
+// storage's key, of the plan's name, the approved revision, who approved and when, the
+// revision of the file that carries it, and the body with every step marker read as
+// pending. Whoever can write a plan file but cannot read the key (a model through the file
+// tools, which keep out of the plans folder and the key; a person or program given the plan
+// files only) cannot make a plan read as approved: an edited body, a copied header, or a
+// plain hash all read as not approved. Whoever can read the key can: it is either the host's
+// (StoreConfig.ApprovalKey) or a file beside the plans folder, never in it
+// (approvalKeyPath), which a LocalBackend writes with mode 0600.
+
+// approvalKeyFile names the key file: <parent>/.<folder>.approval-key beside the plans
+// folder, and <BaseDir>/.approval-key where earlier versions kept it, inside the folder.
+const approvalKeyFile = ".approval-key"
+
+// minApprovalKey is the shortest key the Store accepts, in bytes.
+const minApprovalKey = 32
+
+// approvalKeyPath is where the Store keeps the key of the plans folder dir: beside it, so
+// nothing that reads or lists the plans folder finds it. A Store whose BaseDir is "/" has no
+// place outside its folder, and keeps the key at /.approval-key: give it
+// StoreConfig.ApprovalKey.
+func ApprovalKeyPath(dir string) string {
+	if dir == "/" {
+		return "/" + approvalKeyFile
+	}
+	parent, base := path.Split(dir)
+	return parent + "." + base + approvalKeyFile
+}
+
+// privateWriter is a Backend that can write a file only the user running the process may
+// read (LocalBackend: mode 0600, whatever its WithPermissions say).
+type privateWriter interface {
+	WritePrivate(ctx context.Context, req *driver.WriteRequest) error
+}
+
+// approvalKey returns the storage's approval key: StoreConfig.ApprovalKey when given, else
+// the key file's, created when create is set and there is none; nil (and no error) when
+// there is none and create is not set. A key file once read is kept for every Store on the
+// storage in the process. A key file inside the plans folder, where 0.1.0 kept it, is never
+// taken here: whoever can write plan files could have put it there, so only a person's
+// migration adopts it (adoptLegacyKey).
+func (s *Store) approvalKey(ctx context.Context, create bool) ([]byte, error) {
+	if s.GivenKey != nil {
+		return s.GivenKey, nil
+	}
+	s.shared.keyMu.Lock()
+	defer s.shared.keyMu.Unlock()
+	if s.shared.key != nil {
+		return s.shared.key, nil
+	}
+	p, legacy := ApprovalKeyPath(s.Dir), path.Join(s.Dir, approvalKeyFile)
+	for range 3 {
+		raw, exists, err := s.readRaw(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if key := parseApprovalKey(raw); exists && key != nil {
+			if p != legacy {
+				s.dropLegacyKey(ctx, legacy)
+			}
+			s.shared.key = key
+			return key, nil
+		}
+		// None, or not a key the Store wrote: nothing it seals can be verified, so approvals
+		// read as not approved, and the next approval replaces it.
+		if !create {
+			return nil, nil
+		}
+		key := make([]byte, minApprovalKey)
+		if _, err := rand.Read(key); err != nil {
+			return nil, BackendError("make an approval key", err)
+		}
+		next := hex.EncodeToString(key) + "\n"
+		var old *string
+		if exists {
+			old = &raw
+		}
+		if err := s.createOnce(ctx, p, old, next); err != nil && !errors.Is(err, errLostSwap) {
+			return nil, err
+		}
+		// Read it back: another process may have made the key first.
+	}
+	return nil, document.Fail(document.Error{Code: document.CodeBackendError, Reason: document.ReasonContention, Name: approvalKeyFile})
+}
+
+// parseApprovalKey is the key a key file holds, or nil when it holds none the Store wrote.
+func parseApprovalKey(raw string) []byte {
+	key, err := hex.DecodeString(strings.TrimSpace(raw))
+	if err != nil || len(key) < minApprovalKey {
+		return nil
+	}
+	return key
+}
+
+// adoptLegacyKey moves a key file left inside the plans folder by 0.1.0 beside the folder,
+// so the approvals it sealed hold again, unless a key beside the folder exists already (then
+// the one inside is removed). Only a person's migration calls it (Store.Migrate): a key in
+// the plans folder may have been planted by whoever can write plan files.
+func (s *Store) adoptLegacyKey(ctx context.Context) error {
+	p, legacy := ApprovalKeyPath(s.Dir), path.Join(s.Dir, approvalKeyFile)
+	if s.GivenKey != nil || p == legacy {
+		return nil
+	}
+	s.shared.keyMu.Lock()
+	defer s.shared.keyMu.Unlock()
+	raw, exists, err := s.readRaw(ctx, p)
+	if err != nil {
+		return err
+	}
+	if !exists || parseApprovalKey(raw) == nil {
+		old, found, err := s.readRaw(ctx, legacy)
+		if err != nil || !found || parseApprovalKey(old) == nil {
+			return err
+		}
+		var prev *string
+		if exists {
+			prev = &raw
+		}
+		if err := s.createOnce(ctx, p, prev, old); err != nil && !errors.Is(err, errLostSwap) {
+			return err
+		}
+		s.shared.key = nil // read again: the key beside the folder is the one in use
+	}
+	s.dropLegacyKey(ctx, legacy)
+	return nil
+}
+
+// dropLegacyKey removes the key an earlier version kept inside the plans folder, once the
+// key file beside the folder holds the key. A failure leaves it for the next process to
+// remove; the key in use is the one beside the folder either way.
+func (s *Store) dropLegacyKey(ctx context.Context, legacy string) {
+	if _, found, err := s.readRaw(ctx, legacy); err == nil && found {
+		_ = s.Backend.Delete(ctx, &driver.DeleteRequest{FilePath: legacy})
+	}
+}
+
+// createOnce writes content at p only where p still holds old (nil: nothing): with a Swapper
+// by compare-and-swap, otherwise under the folder entry's lock, privately where the Backend
+// can write so.
+func (s *Store) createOnce(ctx context.Context, p string, old *string, content string) error {
+	if s.swapper != nil {
+		return s.commit(ctx, p, old, content, "")
+	}
+	unlock, err := s.lockFolderEntry(ctx, approvalKeyFile)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	raw, exists, err := s.readRaw(ctx, p)
+	if err != nil || exists != (old != nil) || exists && raw != *old {
+		return err // someone else wrote it first: read it back
+	}
+	if pw, ok := capability[privateWriter](s.Backend); ok {
+		if err := pw.WritePrivate(ctx, &driver.WriteRequest{FilePath: p, Content: content}); err != nil {
+			return BackendError("write "+p, err)
+		}
+		return nil
+	}
+	return s.commit(ctx, p, old, content, "")
+}
+
+// approvalSeal is the seal of p's approval under key. It covers p's own revision too, and
+// every write seals anew: revisions never repeat, so approval lines copied from another
+// revision (one before a revoke, a deleted plan's) read as not approved. It covers the body
+// as written, step markers included: an edit outside the Store that only marks steps done
+// changes which steps are done, so it voids the approval; so does one that drops the plan's
+// approval requirement (Plan.RequiresApproval), which it covers too.
+func approvalSeal(key []byte, p *document.Plan) string {
+	head := "plan approval of the body as written"
+	if p.RequiresApproval {
+		head += ", approval required"
+	}
+	return sealOver(key, p, head, p.Content)
+}
+
+// markerBlindSeal is the seal earlier versions wrote, over the body with every step marker
+// read as pending. It is still accepted for a plan sealed before the upgrade, until its next
+// write seals it with approvalSeal; no seal the Store writes now is one.
+func markerBlindSeal(key []byte, p *document.Plan) string {
+	return sealOver(key, p, "plan approval", document.ApprovedBody(p.Content))
+}
+
+func sealOver(key []byte, p *document.Plan, head, body string) string {
+	a := p.Approval
+	mac := hmac.New(sha256.New, key)
+	if p.RenewalNotes != "" {
+		head += ", renewal notes " + p.RenewalNotes // which note a renewal replaces
+	}
+	mac.Write([]byte(head + "\n" + p.Name + "\n" + strconv.FormatInt(a.Revision, 10) + "\n" + a.By + "\n" +
+		a.At.UTC().Format(time.RFC3339Nano) + "\n" + strconv.FormatInt(p.Revision, 10) + "\n"))
+	mac.Write([]byte(body))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// sealApproval seals next's approval before it is written; a plan that is not approved
+// carries no seal.
+func (s *Store) sealApproval(ctx context.Context, next *document.Plan, create bool) error {
+	next.Seal = ""
+	if next.Approval == nil {
+		return nil
+	}
+	key, err := s.approvalKey(ctx, create)
+	if err != nil {
+		return err
+	}
+	if key == nil {
+		next.Approval = nil // approved under no key: never, so nothing to keep
+		return nil
+	}
+	next.Seal = approvalSeal(key, next)
+	return nil
+}
+
+// checkApprovalSeal drops the approval of a plan read from storage unless its seal is the
+// Store's: a forged or edited approval reads as not approved.
+func (s *Store) checkApprovalSeal(ctx context.Context, p *document.Plan) {
+	if p == nil || p.Approval == nil {
+		return
+	}
+	key, err := s.approvalKey(ctx, false)
+	if err != nil || key == nil || !sealHolds(key, p) {
+		p.Approval, p.Seal = nil, ""
+	}
+}
+
+// sealHolds reports whether p's approval was sealed under key: by this release, or by an
+// earlier one whose seal did not cover the step markers (until the plan's next write).
+func sealHolds(key []byte, p *document.Plan) bool {
+	return hmac.Equal([]byte(p.Seal), []byte(approvalSeal(key, p))) ||
+		hmac.Equal([]byte(p.Seal), []byte(markerBlindSeal(key, p)))
+}

@@ -1,0 +1,3 @@
+package engine
+
+func ptrTo[T any](v T) *T { return &v }

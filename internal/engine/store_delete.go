@@ -1,0 +1,185 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strconv"
+	"strings"
+
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+)
+
+// Delete removes a plan. An unguarded delete also removes an entry that does not decode or
+// can never be a plan (a link, a folder, a special file), which is how such a name is
+// recovered. The tombstone names who deleted the plan (the context's actor), for watchers in
+// other processes. On a Backend that is a driver.Renamer (and not a driver.Swapper) the plan
+// file itself is moved to its tombstone when nobody is named or the tombstone cannot be
+// written, so deleting needs no new data blocks and works on a full disk; when a delete cannot
+// complete, the plan is left as it was.
+func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int64, error) {
+	if err := document.ValidateName(name); err != nil {
+		return 0, err
+	}
+	if err := checkIfRevision(ifRevision); err != nil {
+		return 0, err
+	}
+	if ifRevision != nil && *ifRevision == 0 {
+		return 0, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonDeleteCreateOnly, Name: name, Field: document.FieldIfRevision})
+	}
+	unlock, err := s.lock(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	locked := true
+	defer func() {
+		if locked {
+			unlock()
+		}
+	}()
+	var f deleteTarget
+	err = retryLostSwaps(name, func() string { return "delete " + s.planPath(name) }, func() (err error) {
+		if f, err = s.loadForDelete(ctx, name, ifRevision); err != nil {
+			return err
+		}
+		if !f.exists {
+			return notFound(name)
+		}
+		if err := checkRevision(name, f.plan, ifRevision); err != nil {
+			return err
+		}
+		// A tombstone moved into place cannot name the deleter: where one is known, it is
+		// written, and the plan file is moved there only when that fails (a full disk).
+		by := document.ActorOf(ctx)
+		if by == "" {
+			if buried, err := s.buryByRename(ctx, name, f); buried || err != nil {
+				return err
+			}
+		}
+		if f.revision > 0 || f.requiresApproval {
+			if err := s.raiseTombstone(ctx, name, f.revision, by, f.requiresApproval); err != nil {
+				if by != "" {
+					if buried, berr := s.buryByRename(ctx, name, f); buried || berr != nil {
+						return berr
+					}
+				}
+				return err
+			}
+		}
+		return s.remove(ctx, s.planPath(name), f.raw, f.special)
+	})
+	if err != nil {
+		return 0, err
+	}
+	s.forget(name)
+	s.forgetEntries(name)
+	s.dropHistory(ctx, name, f.revision)
+	unlock() // OnChange runs outside the Store's locks
+	locked = false
+	if f.plan != nil {
+		s.notify(ctx, document.ActionDelete, f.plan, false)
+		return f.plan.Revision, nil
+	}
+	s.notify(ctx, document.ActionDelete, &document.Plan{Name: name}, false)
+	return 0, nil
+}
+
+// deleteTarget is what Delete found at a plan's path.
+type deleteTarget struct {
+	exists bool
+	plan   *document.Plan // nil when the file does not decode or is over the size limit
+	// raw is the whole file when the Backend is a driver.Swapper (its conditional delete compares
+	// it), and otherwise as far as it was read.
+	raw string
+	// revision is the revision the file reached: the plan's, or for a file that does not
+	// decode the one its header still names, so the tombstone keeps revisions from
+	// repeating after a corrupt plan is deleted and written again. 0 when unknown.
+	revision int64
+	// special: the entry can never be a plan (driver.ErrNotRegularFile); it is removed as it is.
+	special bool
+	// requiresApproval: the plan, or the header of a file that does not decode, records the
+	// approval requirement; its tombstone keeps it.
+	requiresApproval bool
+}
+
+// loadForDelete is load that tolerates, when the delete is unguarded, an entry that does not
+// decode, is over the size limit or is not a plan file: deleting it is how it is recovered.
+func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int64) (deleteTarget, error) {
+	p := s.planPath(name)
+	raw, exists, err := s.readRaw(ctx, p)
+	tooLarge := document.CodeOf(err) == document.CodeTooLarge
+	special := errors.Is(err, driver.ErrNotRegularFile)
+	if err != nil && (ifRevision != nil || !(tooLarge || special)) {
+		return deleteTarget{}, err
+	}
+	switch {
+	case !exists:
+		return deleteTarget{}, nil
+	case special:
+		return deleteTarget{exists: true, special: true}, nil
+	case !tooLarge:
+		plan, derr := document.DecodePlan(name, raw)
+		if derr == nil {
+			return deleteTarget{exists: true, plan: plan, raw: raw, revision: plan.Revision, requiresApproval: plan.RequiresApproval}, nil
+		}
+		if ifRevision != nil {
+			return deleteTarget{}, derr
+		}
+		rev, _ := headerRevision(raw)
+		return deleteTarget{exists: true, raw: raw, revision: rev, requiresApproval: headerRequiresApproval(raw)}, nil
+	}
+	// Over the size limit: read the header for its revision, and the whole file where the
+	// conditional delete of a driver.Swapper compares it or no bounded read is offered. This
+	// explicit recovery is the one operation that reads an oversized file whole.
+	if s.limited != nil && s.swapper == nil {
+		if raw, err = s.limited.ReadAtMost(ctx, p, headerAllowance); err != nil {
+			raw = ""
+		}
+	} else {
+		fc, err := s.Backend.Read(ctx, &driver.ReadRequest{FilePath: p, Offset: 1, Limit: wholeFileLines(1 << 40)})
+		switch {
+		case err == nil && fc != nil:
+			raw = fc.Content
+		case IsNotExist(err):
+			return deleteTarget{}, nil
+		case ctx.Err() != nil:
+			return deleteTarget{}, Canceled(ctx)
+		default:
+			return deleteTarget{}, BackendError("read "+p, err)
+		}
+	}
+	rev, _ := headerRevision(raw)
+	return deleteTarget{exists: true, raw: raw, revision: rev, requiresApproval: headerRequiresApproval(raw)}, nil
+}
+
+// headerRevision returns the revision named in the header of a plan file that may not
+// decode, reading only the header's first headerAllowance bytes.
+func headerRevision(raw string) (rev int64, found bool) {
+	for v := range headerValues(raw, "revision") {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
+			rev, found = n, true
+		}
+	}
+	return rev, found
+}
+
+// headerValues yields, in order, the text after "key: " on each line of raw's header that
+// has it, reading only the header's first headerAllowance bytes.
+func headerValues(raw, key string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], document.HeaderFence)
+		if !ok {
+			return
+		}
+		for line := range strings.Lines(rest) {
+			line = strings.TrimRight(line, "\r\n")
+			if line == "---" {
+				return
+			}
+			if v, ok := strings.CutPrefix(line, key+": "); ok && !yield(v) {
+				return
+			}
+		}
+	}
+}
