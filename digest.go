@@ -187,17 +187,6 @@ func digestLine(p Summary, texts map[string]string) string {
 	return line + "\n"
 }
 
-// nextPending is the first pending step of a summary, nil when none is pending.
-func nextPending(p Summary) *Step {
-	if p.NextStep != nil {
-		return p.NextStep
-	}
-	if p.CurrentStep != nil && p.CurrentStep.State == StepPending {
-		return p.CurrentStep
-	}
-	return nil
-}
-
 // withSetHeader returns texts whose digest header names the plan set, if any.
 func withSetHeader(texts map[string]string, set string) map[string]string {
 	if strings.TrimSpace(set) == "" {

@@ -5,28 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
-)
-
-// Role decides whether an agent run may use plan_template and request_plan_approval.
-type Role int
-
-const (
-	// RoleAuto decides per run: a run started inside a run of an agent that uses this
-	// package (a sub-agent called through adk.NewAgentTool or a deep agent's task tool) is
-	// a sub-agent, any other run is the orchestrator. One middleware can therefore serve a
-	// deep agent and its general-purpose sub-agent, as deep.New requires.
-	RoleAuto Role = iota
-	// RoleOrchestrator always offers plan_template.
-	RoleOrchestrator
-	// RoleSubAgent never shows plan_template to the model; a call to it anyway returns
-	// tool_not_available.
-	RoleSubAgent
 )
 
 // DigestConfig bounds the plan digest appended to the instruction at the start of each
@@ -225,7 +210,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 	base := textsIn(lang)
 	if m.cfg.LeanWorker {
-		base = withLean(base, lang == adk.LanguageChinese)
+		base = withLean(base, leanIn(lang))
 	}
 	texts, err := renameTools(base, m.names)
 	if err != nil {
@@ -269,6 +254,14 @@ func storeFor(cfg *Config) (*Store, error) {
 		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir, MaxContentBytes, HistoryLimit and ApprovalKey unset (the Store has them)")
 	}
 	return cfg.Store, nil
+}
+
+// leanIn returns the lean worker's texts of lang (Config.LeanWorker).
+func leanIn(lang adk.Language) map[string]string {
+	if lang == adk.LanguageChinese {
+		return leanZH
+	}
+	return leanEN
 }
 
 func textsIn(lang adk.Language) map[string]string {
@@ -461,4 +454,59 @@ func (m *middleware[M]) emit(ctx context.Context, out any) {
 		ev.AgentName, ev.RunPath = st.agent, runPathOf(st.agent)
 	}
 	_ = adk.TypedSendEvent[M](ctx, ev)
+}
+
+// checkUniqueToolNames refuses an agent that would have two tools of one name, since the
+// model could call only one of them, silently. It names every clash at once, and advises
+// renaming only this middleware's own plan tools (never another tool, which ToolNames
+// cannot rename).
+func (m *middleware[M]) checkUniqueToolNames(ctx context.Context, tools []tool.BaseTool) error {
+	ours := map[string]string{} // the name the model sees → the default name
+	for n, to := range m.names {
+		if fileTools[n] && m.cfg.Workspace == nil || n == ToolRequestPlanApproval && !m.cfg.RequireApproval {
+			continue
+		}
+		ours[to] = n
+	}
+	count := make(map[string]int, len(tools))
+	var order []string
+	for _, t := range tools {
+		info, err := t.Info(ctx)
+		if err != nil || info == nil {
+			continue
+		}
+		if count[info.Name] == 0 {
+			order = append(order, info.Name)
+		}
+		count[info.Name]++
+	}
+	var clashes []string
+	advice := map[string]string{}
+	for _, name := range order {
+		if count[name] < 2 {
+			continue
+		}
+		clashes = append(clashes, fmt.Sprintf("%q", name))
+		if def, ok := ours[name]; ok {
+			advice[def] = "my_" + def
+		}
+	}
+	if len(clashes) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("plan: the agent would get two tools named %s", strings.Join(clashes, ", "))
+	if len(advice) == 0 {
+		return fmt.Errorf("%s; none is a plan tool of this middleware: rename the other tools", msg)
+	}
+	keys := make([]string, 0, len(advice))
+	for k := range advice {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	pairs := make([]string, len(keys))
+	for i, k := range keys {
+		pairs[i] = fmt.Sprintf("%q: %q", k, advice[k])
+	}
+	return fmt.Errorf("%s; when an agent has two plan middlewares, give one of them Config.ToolPrefix (e.g. %q) "+
+		"or Config.ToolNames (e.g. {%s}), and Config.PlanSet to tell their plans apart", msg, "my_", strings.Join(pairs, ", "))
 }

@@ -116,3 +116,16 @@ func argumentText(arg *schema.ToolArgument) string {
 func textResult(text string) *schema.ToolResult {
 	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: text}}}
 }
+
+// leanHides reports whether the model of a lean worker does not see the tool called name.
+func (m *middleware[M]) leanHides(name string) bool {
+	if !m.cfg.LeanWorker {
+		return false
+	}
+	for def, shown := range m.names {
+		if shown == name {
+			return !leanTools[def]
+		}
+	}
+	return false
+}

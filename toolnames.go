@@ -1,14 +1,11 @@
 package plan
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/cloudwego/eino/components/tool"
 )
 
 // defaultToolNames are the names ToolNames may rename.
@@ -104,59 +101,4 @@ func withPlanSet(text string, texts map[string]string, set string) string {
 	}
 	end += i
 	return text[:end] + strings.ReplaceAll(texts["instruction.set"], "{set}", strings.TrimSpace(set)) + text[end:]
-}
-
-// checkUniqueToolNames refuses an agent that would have two tools of one name, since the
-// model could call only one of them, silently. It names every clash at once, and advises
-// renaming only this middleware's own plan tools (never another tool, which ToolNames
-// cannot rename).
-func (m *middleware[M]) checkUniqueToolNames(ctx context.Context, tools []tool.BaseTool) error {
-	ours := map[string]string{} // the name the model sees → the default name
-	for n, to := range m.names {
-		if fileTools[n] && m.cfg.Workspace == nil || n == ToolRequestPlanApproval && !m.cfg.RequireApproval {
-			continue
-		}
-		ours[to] = n
-	}
-	count := make(map[string]int, len(tools))
-	var order []string
-	for _, t := range tools {
-		info, err := t.Info(ctx)
-		if err != nil || info == nil {
-			continue
-		}
-		if count[info.Name] == 0 {
-			order = append(order, info.Name)
-		}
-		count[info.Name]++
-	}
-	var clashes []string
-	advice := map[string]string{}
-	for _, name := range order {
-		if count[name] < 2 {
-			continue
-		}
-		clashes = append(clashes, fmt.Sprintf("%q", name))
-		if def, ok := ours[name]; ok {
-			advice[def] = "my_" + def
-		}
-	}
-	if len(clashes) == 0 {
-		return nil
-	}
-	msg := fmt.Sprintf("plan: the agent would get two tools named %s", strings.Join(clashes, ", "))
-	if len(advice) == 0 {
-		return fmt.Errorf("%s; none is a plan tool of this middleware: rename the other tools", msg)
-	}
-	keys := make([]string, 0, len(advice))
-	for k := range advice {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	pairs := make([]string, len(keys))
-	for i, k := range keys {
-		pairs[i] = fmt.Sprintf("%q: %q", k, advice[k])
-	}
-	return fmt.Errorf("%s; when an agent has two plan middlewares, give one of them Config.ToolPrefix (e.g. %q) "+
-		"or Config.ToolNames (e.g. {%s}), and Config.PlanSet to tell their plans apart", msg, "my_", strings.Join(pairs, ", "))
 }

@@ -177,3 +177,23 @@ func realLocation(p string) string {
 		p = parent
 	}
 }
+
+// within reports whether target is folder or lies in it; sep is the separator of both, and
+// both are clean. Case is ignored, by Unicode folding: on a file system that ignores it
+// (macOS, Windows) ".PLANS" is ".plans".
+func within(target, folder, sep string) bool {
+	if folder == sep {
+		return strings.HasPrefix(target, sep)
+	}
+	folder = strings.TrimSuffix(folder, sep)
+	for {
+		if strings.EqualFold(target, folder) {
+			return true
+		}
+		i := strings.LastIndex(target, sep)
+		if i <= 0 {
+			return false
+		}
+		target = target[:i]
+	}
+}

@@ -7,28 +7,11 @@ package plan
 // the approval requirement and the gate of Config.GatedTools, evidence, verification and
 // budgets. These texts replace the full ones of the same keys.
 
-// leanHides reports whether the model of a lean worker does not see the tool called name.
-func (m *middleware[M]) leanHides(name string) bool {
-	if !m.cfg.LeanWorker {
-		return false
-	}
-	for def, shown := range m.names {
-		if shown == name {
-			return !leanTools[def]
-		}
-	}
-	return false
-}
-
 // leanTools are the tools a lean worker's model sees.
 var leanTools = map[string]bool{ToolUpdatePlanStep: true, ToolReadPlan: true}
 
 // withLean is texts with the lean worker's in place of the full ones.
-func withLean(texts map[string]string, zh bool) map[string]string {
-	lean := leanEN
-	if zh {
-		lean = leanZH
-	}
+func withLean(texts, lean map[string]string) map[string]string {
 	out := make(map[string]string, len(texts))
 	for k, v := range texts {
 		out[k] = v

@@ -148,3 +148,14 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: document.ComputeProgress(steps),
 		NextStep: shortStep(engine.NextOf(steps)), Review: env.reviewNote(step)}, nil
 }
+
+// nextPending is the first pending step of a summary, nil when none is pending.
+func nextPending(p Summary) *Step {
+	if p.NextStep != nil {
+		return p.NextStep
+	}
+	if p.CurrentStep != nil && p.CurrentStep.State == StepPending {
+		return p.CurrentStep
+	}
+	return nil
+}
