@@ -3,15 +3,17 @@ package plan
 import (
 	"reflect"
 	"testing"
+
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // A call written right takes the short way through decodeCall and comes out exactly as the
 // long way makes it: the same canonical arguments, no notes. A null for an argument the call
 // does not give sends the same call the long way.
 func TestACallWrittenRightDecodesAsAForgivenOne(t *testing.T) {
-	specs := map[string]toolSpec{}
-	for _, s := range toolSpecs() {
-		specs[s.name] = s
+	specs := map[string]tools.ToolSpec{}
+	for _, s := range tools.ToolSpecs() {
+		specs[s.Name] = s
 	}
 	for _, c := range []struct{ tool, right, withNull string }{
 		{ToolSetPlanStatus, `{"name":"a","status":"done"}`, `{"name":"a","status":"done","last_known_revision":null}`},
@@ -22,17 +24,17 @@ func TestACallWrittenRightDecodesAsAForgivenOne(t *testing.T) {
 		{ToolWritePlan, `{"name":"a","content":"- [ ] x\n","last_known_revision":0}`, `{"name":"a","content":"- [ ] x\n","last_known_revision":0,"title":null}`},
 	} {
 		spec := specs[c.tool]
-		if !asWritten(spec, mustObject(t, c.right)) {
+		if !tools.AsWritten(spec, mustObject(t, c.right)) {
 			t.Errorf("%s %s: not taken as written right", c.tool, c.right)
 		}
-		if asWritten(spec, mustObject(t, c.withNull)) {
+		if tools.AsWritten(spec, mustObject(t, c.withNull)) {
 			t.Errorf("%s %s: a null taken as written right", c.tool, c.withNull)
 		}
-		short, shortNotes, err := decodeCall(spec, textsEN, c.right)
+		short, shortNotes, err := tools.DecodeCall(spec, textsEN, c.right)
 		if err != nil {
 			t.Fatalf("%s %s: %v", c.tool, c.right, err)
 		}
-		long, longNotes, err := decodeCall(spec, textsEN, c.withNull)
+		long, longNotes, err := tools.DecodeCall(spec, textsEN, c.withNull)
 		if err != nil {
 			t.Fatalf("%s %s: %v", c.tool, c.withNull, err)
 		}
@@ -41,15 +43,15 @@ func TestACallWrittenRightDecodesAsAForgivenOne(t *testing.T) {
 		}
 	}
 	// Anything to forgive goes the long way, which says what it changed.
-	_, notes, err := decodeCall(specs[ToolUpdatePlanStep], textsEN, `{"name":"a","step":"2","status":"Done"}`)
+	_, notes, err := tools.DecodeCall(specs[ToolUpdatePlanStep], textsEN, `{"name":"a","step":"2","status":"Done"}`)
 	if err != nil || len(notes) != 2 {
 		t.Errorf("a forgiven call: notes %q, %v; want two", notes, err)
 	}
 }
 
-func mustObject(t *testing.T, raw string) args {
+func mustObject(t *testing.T, raw string) tools.Args {
 	t.Helper()
-	obj, _, err := decodeObject(raw)
+	obj, _, err := tools.DecodeObject(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // The middleware measures what each step costs: every model call's usage (prompt and
@@ -17,7 +18,7 @@ import (
 // what it saw: a step taken in an earlier run is measured from this run's first call.
 
 // costsIn is the measure of the run of ctx; nil outside a run.
-func (m *middleware[M]) costsIn(ctx context.Context) *runCosts {
+func (m *middleware[M]) costsIn(ctx context.Context) *tools.RunCosts {
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		return &st.costs
 	}
@@ -52,7 +53,7 @@ type meteredModel[M adk.MessageType] struct {
 func (w *meteredModel[M]) Generate(ctx context.Context, input []M, opts ...model.Option) (M, error) {
 	out, err := w.inner.Generate(ctx, input, opts...)
 	if r := w.m.costsIn(ctx); r != nil && err == nil {
-		if h := r.modelCall(usageOf(out)); h != nil {
+		if h := r.ModelCall(usageOf(out)); h != nil {
 			w.m.noteBudget(ctx, r, h)
 		}
 	}
@@ -65,14 +66,14 @@ func (w *meteredModel[M]) Stream(ctx context.Context, input []M, opts ...model.O
 	if err != nil || r == nil {
 		return sr, err
 	}
-	h := r.modelCall(nil)
+	h := r.ModelCall(nil)
 	if h == nil {
 		return sr, nil
 	}
 	var applied *schema.TokenUsage
 	return schema.StreamReaderWithConvert(sr, func(chunk M) (M, error) {
 		if u := usageOf(chunk); u != nil {
-			r.streamUsage(h, &applied, u)
+			r.StreamUsage(h, &applied, u)
 			w.m.noteBudget(ctx, r, h)
 		}
 		return chunk, nil
@@ -88,17 +89,17 @@ func (m *middleware[M]) reportCost(ctx context.Context, r CostReport) {
 }
 
 // noteBudget reports, once per budget, a step of the run that went over it.
-func (m *middleware[M]) noteBudget(ctx context.Context, r *runCosts, h *heldStep) {
-	r.mu.Lock()
-	over, b := document.OverBudget(h.stepBudget, h.planBudget, h.spent, h.cost, time.Since(h.since))
-	report := over != "" && h.over != over
+func (m *middleware[M]) noteBudget(ctx context.Context, r *tools.RunCosts, h *tools.HeldStep) {
+	r.Mu.Lock()
+	over, b := document.OverBudget(h.StepBudget, h.PlanBudget, h.Spent, h.Cost, time.Since(h.Since))
+	report := over != "" && h.Over != over
 	if report {
-		h.over = over
+		h.Over = over
 	}
-	c := h.cost
-	c.Seconds = document.WholeSeconds(time.Since(h.since))
-	plan, step := h.plan, h.step
-	r.mu.Unlock()
+	c := h.Cost
+	c.Seconds = document.WholeSeconds(time.Since(h.Since))
+	plan, step := h.Plan, h.Step
+	r.Mu.Unlock()
 	if report {
 		m.reportCost(ctx, CostReport{Plan: plan, Step: step, State: StepInProgress, Agent: m.agentIn(ctx), Cost: c, Over: over, Budget: b})
 	}
@@ -117,13 +118,13 @@ func (m *middleware[M]) budgetGate(ctx context.Context, cur *Plan, s Step, call 
 	var live StepCost
 	var elapsed time.Duration
 	if r := m.costsIn(ctx); r != nil {
-		r.mu.Lock()
-		for _, h := range r.held {
-			if h.plan == cur.Name && h.step == s.Number {
-				live, elapsed = h.cost, time.Since(h.since)
+		r.Mu.Lock()
+		for _, h := range r.Held {
+			if h.Plan == cur.Name && h.Step == s.Number {
+				live, elapsed = h.Cost, time.Since(h.Since)
 			}
 		}
-		r.mu.Unlock()
+		r.Mu.Unlock()
 	}
 	if over, _ := document.OverBudget(stepB, planB, spent, live, elapsed); over != "" {
 		call.Allowed, call.Reason = false, document.GateOverBudget

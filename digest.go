@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // digest renders the current plans for the instruction: one line each (name, title,
@@ -174,11 +175,11 @@ func newestFirst(plans []*Summary, k int) []*Summary {
 // digest's own words stand outside.
 func digestLine(p Summary, texts map[string]string) string {
 	line := fmt.Sprintf("- %s r%d %s=%s %s=%s", p.Name, p.Revision,
-		texts["digest.title"], quoteInline(p.Title, 80), texts["digest.status"], quoteInline(p.Status, 40))
+		texts["digest.title"], tools.QuoteInline(p.Title, 80), texts["digest.status"], tools.QuoteInline(p.Status, 40))
 	if p.Progress.Total > 0 {
 		line += fmt.Sprintf(" %s=%d/%d", texts["digest.done"], p.Progress.Completed+p.Progress.Skipped, p.Progress.Total)
-		if next := nextPending(p); next != nil {
-			line += fmt.Sprintf(" %s=#%d %s", texts["digest.next"], next.Number, quoteInline(next.Text, 80))
+		if next := tools.NextPending(p); next != nil {
+			line += fmt.Sprintf(" %s=#%d %s", texts["digest.next"], next.Number, tools.QuoteInline(next.Text, 80))
 		}
 	}
 	if p.Approval != nil {
@@ -203,7 +204,7 @@ func digestHeader(texts map[string]string, set string) string {
 	if strings.TrimSpace(set) == "" {
 		return texts["digest.header"]
 	}
-	return withPlanSet(texts["digest.header"], texts, set)
+	return tools.WithPlanSet(texts["digest.header"], texts, set)
 }
 
 // runDigest is the digest a run's instruction carries, after anchor (the plan instruction
@@ -388,7 +389,7 @@ func systemTexts[M adk.MessageType](msg M) []string {
 
 // messageKey identifies a message by its content: a hash of its JSON encoding.
 func messageKey(msg any) string {
-	b, err := resultAPI.Marshal(msg)
+	b, err := tools.ResultAPI.Marshal(msg)
 	if err != nil {
 		return ""
 	}

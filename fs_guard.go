@@ -10,6 +10,7 @@ import (
 	"github.com/bytedance/sonic"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // The middleware keeps Eino's filesystem tools (adk/middlewares/filesystem) out of the plans
@@ -38,14 +39,14 @@ const (
 type fileGuard struct {
 	// env holds only what inPlansFolder reads: the Store and how the file tools' paths
 	// relate to its storage.
-	env *toolEnv
+	env *tools.ToolEnv
 }
 
 // newFileGuard reads the file tools' paths as host paths and, when ws is the Store's
 // storage (or a LocalBackend), as paths of ws.
 func newFileGuard(store *Store, ws Workspace) *fileGuard {
-	env := &toolEnv{store: store}
-	env.guardWorkspace(ws)
+	env := &tools.ToolEnv{Store: store}
+	env.GuardWorkspace(ws)
 	return &fileGuard{env: env}
 }
 
@@ -62,7 +63,7 @@ type fileVerdict struct {
 // as Eino decodes them (sonic, into fields of the same names and types); arguments Eino
 // cannot decode either run, to get the tool's own error.
 func (g *fileGuard) judge(name, args string) fileVerdict {
-	if g == nil || !g.env.sameStorage && g.env.planRoot == "" {
+	if g == nil || !g.env.SameStorage && g.env.PlanRoot == "" {
 		return fileVerdict{} // the file tools reach no storage of the Store's
 	}
 	switch name {
@@ -176,10 +177,10 @@ func (g *fileGuard) refuseInside(field, p string) fileVerdict {
 // inside reports whether p names a plans folder, something in one, or a key file: read
 // lexically, as Eino's backends clean it, and as the kernel reads a ".." after a link.
 func (g *fileGuard) inside(p string) bool {
-	if g.env.inPlansFolder(p) {
+	if g.env.InPlansFolder(p) {
 		return true
 	}
-	return hasDotDot(p) && g.env.inPlansFolder(kernelLocation(p))
+	return hasDotDot(p) && g.env.InPlansFolder(kernelLocation(p))
 }
 
 // covers reports whether a plans folder or key file lies in the folder scope (or is it), so
@@ -190,20 +191,20 @@ func (g *fileGuard) covers(scope string) bool {
 		scopes = append(scopes, kernelLocation(scope))
 	}
 	env := g.env
-	for _, dir := range engine.PlansFoldersOn(env.store.Backend, env.store.Dir) {
+	for _, dir := range engine.PlansFoldersOn(env.Store.Backend, env.Store.Dir) {
 		for _, target := range []string{dir, engine.ApprovalKeyPath(dir)} {
 			for _, s := range scopes {
-				if env.sameStorage && within(target, path.Clean("/"+filepath.ToSlash(s)), "/") {
+				if env.SameStorage && tools.Within(target, path.Clean("/"+filepath.ToSlash(s)), "/") {
 					return true
 				}
-				if env.planRoot == "" {
+				if env.PlanRoot == "" {
 					continue
 				}
-				real := realLocation(filepath.Join(env.planRoot, filepath.FromSlash(target)))
-				if host, err := filepath.Abs(filepath.FromSlash(s)); err == nil && within(real, realLocation(host), string(filepath.Separator)) {
+				real := tools.RealLocation(filepath.Join(env.PlanRoot, filepath.FromSlash(target)))
+				if host, err := filepath.Abs(filepath.FromSlash(s)); err == nil && tools.Within(real, tools.RealLocation(host), string(filepath.Separator)) {
 					return true
 				}
-				if env.wsRoot != "" && within(real, realLocation(filepath.Join(env.wsRoot, filepath.FromSlash(s))), string(filepath.Separator)) {
+				if env.WsRoot != "" && tools.Within(real, tools.RealLocation(filepath.Join(env.WsRoot, filepath.FromSlash(s))), string(filepath.Separator)) {
 					return true
 				}
 			}
@@ -215,9 +216,9 @@ func (g *fileGuard) covers(scope string) bool {
 // refusal is the error for a refused call: the argument, the path given, and where the
 // Store's plans are.
 func (g *fileGuard) refusal(reason, field, p string) *Error {
-	where := g.env.store.Dir
-	if g.env.planRoot != "" {
-		where = filepath.Join(g.env.planRoot, filepath.FromSlash(where))
+	where := g.env.Store.Dir
+	if g.env.PlanRoot != "" {
+		where = filepath.Join(g.env.PlanRoot, filepath.FromSlash(where))
 	}
 	return document.Fail(Error{Code: CodeInvalidArgument, Reason: reason, Field: field, Path: p, Value: where})
 }
@@ -304,7 +305,7 @@ func (m *middleware[M]) guardWhole(ctx context.Context, name, args string) (refu
 		v.err = v.whole
 	}
 	if v.err != nil {
-		return m.set(ctx).env.errorResult(v.err), false
+		return m.set(ctx).env.ErrorResult(v.err), false
 	}
 	return "", true
 }

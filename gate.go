@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // GatedCall reports one call of a gated tool (Config.GatedTools), before it runs: who called
@@ -79,7 +80,7 @@ func newGate(list []string) (*gate, error) {
 			g.names[n] = true
 		}
 	}
-	for _, n := range defaultToolNames {
+	for _, n := range tools.DefaultToolNames {
 		if g.names[n] && n != ToolExportPlanToFile { // gated anyway: see gatesExport
 			return nil, fmt.Errorf("plan: GatedTools names %q, a plan tool: plan tools are never gated", n)
 		}
@@ -244,9 +245,9 @@ func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 	if len(call.Uses) > 0 {
 		uses = strings.Join(call.Uses, ", ")
 	}
-	msg := strings.NewReplacer("{tool}", call.Tool, "{name}", call.Plan, "{step}", itoa(call.Step),
+	msg := strings.NewReplacer("{tool}", call.Tool, "{name}", call.Plan, "{step}", tools.Itoa(call.Step),
 		"{rev}", fmt.Sprint(call.Revision), "{agent}", call.Agent, "{uses}", uses).Replace(texts[key])
-	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: gateCode(call.Reason), Message: msg, CurrentRevision: call.Revision}})
+	s, _ := tools.ResultAPI.MarshalToString(map[string]tools.ErrorBody{"error": {Code: gateCode(call.Reason), Message: msg, CurrentRevision: call.Revision}})
 	return s
 }
 
@@ -254,13 +255,13 @@ func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 // adk's exit and transfer_to_agent. starters are the run's agent starters, by name
 // (starters.go). Tools a later handler adds are neither: "*" gates them, and a run started
 // in one acts as the tool's name.
-func exemptTools(ctx context.Context, tools []tool.BaseTool) (exempt, exports map[string]bool, starters map[string]*starter) {
+func exemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, exports map[string]bool, starters map[string]*starter) {
 	exempt, exports = map[string]bool{}, map[string]bool{}
-	for _, t := range tools {
+	for _, t := range agentTools {
 		if t == nil {
 			continue
 		}
-		pt, plan := t.(*planTool)
+		pt, plan := t.(*tools.PlanTool)
 		control := einoControlTool(t)
 		if !plan && !control && !isStarterType(reflect.TypeOf(t)) {
 			continue // the tool's Info is not needed: "*" gates it and it starts no agent
@@ -269,7 +270,7 @@ func exemptTools(ctx context.Context, tools []tool.BaseTool) (exempt, exports ma
 		if err != nil || info == nil {
 			continue
 		}
-		if plan && pt.spec.name == ToolExportPlanToFile {
+		if plan && pt.Spec.Name == ToolExportPlanToFile {
 			exports[info.Name] = true // it writes a Workspace file: never exempt
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/middlewares/patchtoolcalls"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // PatchedToolResultGenerator is a ready patchtoolcalls.Config.PatchedToolResultGenerator for
@@ -25,11 +26,11 @@ func (c *Config) PatchedToolResultGenerator(_ context.Context, toolName, _ strin
 	if lang != adk.LanguageChinese {
 		lang = einoLanguage()
 	}
-	names, err := planToolNames(c.ToolNames, c.ToolPrefix)
+	names, err := tools.PlanToolNames(c.ToolNames, c.ToolPrefix)
 	if err != nil {
 		names = map[string]string{ToolRequestPlanApproval: ToolRequestPlanApproval}
 	}
-	texts, err := renameTools(textsIn(lang), names)
+	texts, err := tools.RenameTools(textsIn(lang), names)
 	if err != nil {
 		texts = textsIn(lang)
 	}
@@ -43,7 +44,7 @@ func (c *Config) PatchedToolResultGenerator(_ context.Context, toolName, _ strin
 		_ = json.Unmarshal([]byte(arg.Text), &a)
 	}
 	msg := strings.ReplaceAll(texts["patched.approval"], "{name}", a.Name)
-	s, err := resultAPI.MarshalToString(map[string]errorBody{"error": {Code: CodeNotApproved, Message: msg}})
+	s, err := tools.ResultAPI.MarshalToString(map[string]tools.ErrorBody{"error": {Code: CodeNotApproved, Message: msg}})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // DigestConfig bounds the plan digest appended to the instruction at the start of each
@@ -182,7 +183,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if m.gated != nil {
 		m.cfg.RequireApproval = true
 	}
-	if err := checkPlanSet(cfg.PlanSet); err != nil {
+	if err := tools.CheckPlanSet(cfg.PlanSet); err != nil {
 		return nil, err
 	}
 	m.actor = agentActor(cfg.AgentName)
@@ -192,7 +193,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if m.cfg.Digest.MaxBytes <= 0 {
 		m.cfg.Digest.MaxBytes = 1500
 	}
-	if m.names, err = planToolNames(cfg.ToolNames, cfg.ToolPrefix); err != nil {
+	if m.names, err = tools.PlanToolNames(cfg.ToolNames, cfg.ToolPrefix); err != nil {
 		return nil, err
 	}
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
@@ -210,9 +211,9 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 	base := textsIn(lang)
 	if m.cfg.LeanWorker {
-		base = withLean(base, leanIn(lang))
+		base = tools.WithLean(base, leanIn(lang))
 	}
-	texts, err := renameTools(base, m.names)
+	texts, err := tools.RenameTools(base, m.names)
 	if err != nil {
 		return nil, err
 	}
@@ -227,20 +228,20 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 		texts = maps.Clone(texts)
 		texts["err.not_approved"] = texts["err.not_approved.gated"]
 	}
-	env := &toolEnv{store: m.store, workspace: m.cfg.Workspace, texts: texts, template: template,
-		agent: m.agentIn, role: m.roleIn, sink: m.changeSink(), listens: m.listening, requireApproval: m.cfg.RequireApproval}
-	env.requireEvidence, env.verify = m.cfg.RequireEvidence, m.cfg.Verify
-	env.lean = m.cfg.LeanWorker
-	env.costs, env.report = m.costsIn, m.reportCost
+	env := &tools.ToolEnv{Store: m.store, Workspace: m.cfg.Workspace, Texts: texts, Template: template,
+		Agent: m.agentIn, Role: m.roleIn, Sink: m.changeSink(), Listens: m.listening, RequireApproval: m.cfg.RequireApproval}
+	env.RequireEvidence, env.Verify = m.cfg.RequireEvidence, m.cfg.Verify
+	env.Lean = m.cfg.LeanWorker
+	env.Costs, env.Report = m.costsIn, m.reportCost
 	if m.cfg.Workspace != nil {
-		env.guardWorkspace(m.cfg.Workspace)
+		env.GuardWorkspace(m.cfg.Workspace)
 	}
 	set := &toolSet{texts: texts, env: env}
-	for _, spec := range toolSpecs() {
-		if fileTools[spec.name] && m.cfg.Workspace == nil || spec.name == ToolRequestPlanApproval && !m.cfg.RequireApproval {
+	for _, spec := range tools.ToolSpecs() {
+		if tools.FileTools[spec.Name] && m.cfg.Workspace == nil || spec.Name == ToolRequestPlanApproval && !m.cfg.RequireApproval {
 			continue
 		}
-		set.tools = append(set.tools, newPlanTool(spec, env, m.names[spec.name]))
+		set.tools = append(set.tools, tools.NewPlanTool(spec, env, m.names[spec.Name]))
 	}
 	return set, nil
 }
@@ -274,8 +275,8 @@ func textsIn(lang adk.Language) map[string]string {
 // toolSet is what a model of one language gets: the texts and the plan tools.
 type toolSet struct {
 	texts map[string]string
-	env   *toolEnv
-	tools []*planTool
+	env   *tools.ToolEnv
+	tools []*tools.PlanTool
 }
 
 type middleware[M adk.MessageType] struct {
@@ -406,7 +407,7 @@ func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 
 func (m *middleware[M]) instruction(texts map[string]string, role Role) string {
 	var b strings.Builder
-	b.WriteString(withPlanSet(texts["instruction"], texts, m.cfg.PlanSet))
+	b.WriteString(tools.WithPlanSet(texts["instruction"], texts, m.cfg.PlanSet))
 	if m.cfg.Workspace != nil {
 		b.WriteString(texts["instruction.files"])
 	}
@@ -460,17 +461,17 @@ func (m *middleware[M]) emit(ctx context.Context, out any) {
 // model could call only one of them, silently. It names every clash at once, and advises
 // renaming only this middleware's own plan tools (never another tool, which ToolNames
 // cannot rename).
-func (m *middleware[M]) checkUniqueToolNames(ctx context.Context, tools []tool.BaseTool) error {
+func (m *middleware[M]) checkUniqueToolNames(ctx context.Context, agentTools []tool.BaseTool) error {
 	ours := map[string]string{} // the name the model sees → the default name
 	for n, to := range m.names {
-		if fileTools[n] && m.cfg.Workspace == nil || n == ToolRequestPlanApproval && !m.cfg.RequireApproval {
+		if tools.FileTools[n] && m.cfg.Workspace == nil || n == ToolRequestPlanApproval && !m.cfg.RequireApproval {
 			continue
 		}
 		ours[to] = n
 	}
-	count := make(map[string]int, len(tools))
+	count := make(map[string]int, len(agentTools))
 	var order []string
-	for _, t := range tools {
+	for _, t := range agentTools {
 		info, err := t.Info(ctx)
 		if err != nil || info == nil {
 			continue

@@ -6,6 +6,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // The middleware's hooks around each tool call of the agent: a context of its own per call
@@ -21,7 +22,7 @@ func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.In
 		defer done()
 		files := m.files.judge(m.fileToolKind(ctx, name), args)
 		if files.err != nil {
-			return m.set(ctx).env.errorResult(files.err), nil
+			return m.set(ctx).env.ErrorResult(files.err), nil
 		}
 		if refused, ok := m.check(ctx, name); !ok {
 			return refused, nil
@@ -94,7 +95,7 @@ func (m *middleware[M]) startCall(ctx context.Context, name, args string) (conte
 	}
 	call.begin()
 	if r := m.costsIn(ctx); r != nil {
-		r.toolCall()
+		r.ToolCall()
 	}
 	return context.WithValue(ctx, callKey{}, call), call.release
 }
@@ -124,7 +125,7 @@ func (m *middleware[M]) leanHides(name string) bool {
 	}
 	for def, shown := range m.names {
 		if shown == name {
-			return !leanTools[def]
+			return !tools.LeanTools[def]
 		}
 	}
 	return false

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // Reminders: when a plan the run works on (one its tool calls wrote, read or moved steps
@@ -132,7 +133,7 @@ func (m *middleware[M]) plansCalled(msg M) []string {
 		var a struct {
 			Name string `json:"name"`
 		}
-		if resultAPI.UnmarshalFromString(call.Function.Arguments, &a) == nil && ValidateName(a.Name) == nil {
+		if tools.ResultAPI.UnmarshalFromString(call.Function.Arguments, &a) == nil && ValidateName(a.Name) == nil {
 			out = append(out, a.Name)
 		}
 	}
@@ -195,7 +196,7 @@ func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]strin
 			b.WriteString(by)
 			continue
 		}
-		b.WriteString(quoteInline(by, maxActorQuote))
+		b.WriteString(tools.QuoteInline(by, tools.MaxActorQuote))
 	}
 	now := document.StepsOf(p.Content)
 	if old, err := m.store.GetRevision(ctx, p.Name, since); err == nil {
@@ -208,7 +209,7 @@ func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]strin
 				if s.State != was[i].State || s.Holder != was[i].Holder {
 					item := fmt.Sprintf("#%d %s", s.Number, s.State)
 					if s.Holder != "" {
-						item += " (@" + inlineName(s.Holder) + ")"
+						item += " (@" + tools.InlineName(s.Holder) + ")"
 					}
 					moved = append(moved, item)
 				}
@@ -224,7 +225,7 @@ func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]strin
 	progress := document.ComputeProgress(now)
 	fmt.Fprintf(&b, "; %s=%d/%d", texts["digest.done"], progress.Completed+progress.Skipped, progress.Total)
 	if next, ok := document.NextFreeStep(now); ok {
-		fmt.Fprintf(&b, "; %s=#%d %s", texts["digest.next"], next.Number, quoteInline(next.Text, 80))
+		fmt.Fprintf(&b, "; %s=#%d %s", texts["digest.next"], next.Number, tools.QuoteInline(next.Text, 80))
 	}
 	return b.String()
 }

@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 	"sync"
+
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // What a middleware knows of the run a call is in: whether there is one, which tool call
@@ -50,7 +52,7 @@ type runState struct {
 	// reminders tell the run of others' changes to its plans (reminders.go).
 	reminders runReminders
 	// costs measure the steps the run holds (costs.go).
-	costs runCosts
+	costs tools.RunCosts
 }
 
 func inRun(ctx context.Context) bool {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/tools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -525,5 +526,5 @@ func BenchmarkSetStepState(b *testing.B) {
 
 // modelMessage is what a model reads for err, in English.
 func modelMessage(err error) string {
-	return (&toolEnv{texts: textsEN}).errorMessage(err.(*Error))
+	return (&tools.ToolEnv{Texts: textsEN}).ErrorMessage(err.(*Error))
 }

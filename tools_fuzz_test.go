@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/einoplan/plan/internal/engine"
 	"github.com/einoplan/plan/internal/memfs"
+	"github.com/einoplan/plan/internal/tools"
 )
 
 // toolFuzzCap is the content cap of the fuzzed tools, small enough for too_large to be
@@ -95,7 +96,7 @@ func newToolFuzzFixture(t testing.TB) *toolFuzzFixture {
 		fx.names = append(fx.names, info.Name)
 	}
 	sort.Strings(fx.names)
-	if len(fx.names) != len(toolSpecs())-1 { // all but request_plan_approval (RequireApproval)
+	if len(fx.names) != len(tools.ToolSpecs())-1 { // all but request_plan_approval (RequireApproval)
 		t.Fatalf("BeforeAgent added %v", fx.names)
 	}
 	fx.template = strings.TrimRight(textsEN["template"], "\n")
@@ -208,7 +209,7 @@ func checkToolResult(t *testing.T, fx *toolFuzzFixture, name, arguments, result 
 	if !ok {
 		return false
 	}
-	var e errorBody
+	var e tools.ErrorBody
 	if err := json.Unmarshal(raw, &e); err != nil {
 		t.Fatalf("%s(%q) error %s does not decode: %v", name, arguments, raw, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bytedance/sonic"
+	"github.com/einoplan/plan/internal/tools"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,11 +21,11 @@ func TestListJSONMatchesList(t *testing.T) {
 		l, err := s.List(ctx)
 		require.NoError(t, err)
 		for i := range l.Warnings {
-			l.Warnings[i].Message = (&toolEnv{texts: textsEN}).errorMessage(l.Warnings[i].Err)
+			l.Warnings[i].Message = (&tools.ToolEnv{Texts: textsEN}).ErrorMessage(l.Warnings[i].Err)
 		}
 		want, err := sonic.MarshalString(l)
 		require.NoError(t, err)
-		got, err := runListPlans(ctx, &toolEnv{store: s, texts: textsEN}, args{})
+		got, err := tools.RunListPlans(ctx, &tools.ToolEnv{Store: s, Texts: textsEN}, tools.Args{})
 		require.NoError(t, err)
 		require.JSONEq(t, want, got.(string))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/tools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,12 +31,12 @@ func TestTextTablesHaveTheSameKeys(t *testing.T) {
 		assert.Equal(t, v == "", textsZH[k] == "", "%q is empty in one language only", k)
 	}
 	// Every tool and parameter has an entry, so nothing falls back to another language.
-	for _, spec := range toolSpecs() {
-		_, ok := textsEN[spec.name]
-		assert.True(t, ok, spec.name)
-		for _, p := range spec.params {
-			_, ok := textsEN[spec.name+"."+p.name]
-			assert.True(t, ok, spec.name+"."+p.name)
+	for _, spec := range tools.ToolSpecs() {
+		_, ok := textsEN[spec.Name]
+		assert.True(t, ok, spec.Name)
+		for _, p := range spec.Params {
+			_, ok := textsEN[spec.Name+"."+p.Name]
+			assert.True(t, ok, spec.Name+"."+p.Name)
 		}
 	}
 }

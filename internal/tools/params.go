@@ -1,11 +1,11 @@
-package plan
+package tools
 
 import "github.com/cloudwego/eino/schema"
 
 // param is one tool argument. The same value builds the schema the model sees and reads the
 // argument, so a misspelt name fails to compile instead of silently reading nothing.
 type param struct {
-	name     string
+	Name     string
 	typ      schema.DataType
 	required bool
 }

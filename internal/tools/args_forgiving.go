@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"encoding/json"
@@ -33,8 +33,8 @@ import (
 //
 // The notes say what was normalized, in canonical form; attach adds them to the result so
 // the model learns the canonical call.
-func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callNotes, error) {
-	obj, unwrapped, err := decodeObject(raw)
+func DecodeCall(spec ToolSpec, texts map[string]string, raw string) (Args, callNotes, error) {
+	obj, unwrapped, err := DecodeObject(raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -42,7 +42,7 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 	if unwrapped {
 		notes = append(notes, texts["normalized.unwrapped"])
 	}
-	if len(obj) == 0 || asWritten(spec, obj) {
+	if len(obj) == 0 || AsWritten(spec, obj) {
 		return obj, notes, nil
 	}
 	keys := make([]string, 0, len(obj))
@@ -50,7 +50,7 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := make(args, len(obj))
+	out := make(Args, len(obj))
 	type givenBy struct{ canon, key string } // which keys gave each canonical name a value
 	given := make([]givenBy, 0, 8)
 	for _, key := range keys {
@@ -60,17 +60,17 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 			if v == nil {
 				continue // null says nothing, whatever it is called
 			}
-			if _, step := paramNamed(spec, pStep.name); step && isStepIndexKey(key) {
-				return nil, nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonStepIndex, Field: shownKey(key)})
+			if _, step := paramNamed(spec, pStep.Name); step && isStepIndexKey(key) {
+				return nil, nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonStepIndex, Field: shownKey(key)})
 			}
-			return nil, nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonUnknownArgument,
-				Field: shownKey(key), Value: paramList(spec.params)})
+			return nil, nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonUnknownArgument,
+				Field: shownKey(key), Value: paramList(spec.Params)})
 		}
 		if v == nil {
 			continue // null counts as omitted
 		}
 		p, _ := paramNamed(spec, canon)
-		value, changed, err := normalizeValue(spec.name, p, v)
+		value, changed, err := normalizeValue(spec.Name, p, v)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -83,7 +83,7 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 						by = append(by, g.key)
 					}
 				}
-				return nil, nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonConflictingAliases,
+				return nil, nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonConflictingAliases,
 					Field: canon, Value: strings.Join(by, ", ")})
 			}
 			continue
@@ -104,13 +104,13 @@ func decodeCall(spec toolSpec, texts map[string]string, raw string) (args, callN
 // asWritten reports whether obj is a call written right: every key a parameter's own name
 // and every value already canonical, which decodeCall would return as it is (no null, no
 // note), so the sorting, copying and bookkeeping that a forgiven call needs are skipped.
-func asWritten(spec toolSpec, obj args) bool {
+func AsWritten(spec ToolSpec, obj Args) bool {
 	for key, v := range obj {
 		p, ok := paramNamed(spec, key)
 		if !ok || v == nil {
 			return false
 		}
-		if _, changed, err := normalizeValue(spec.name, p, v); err != nil || changed {
+		if _, changed, err := normalizeValue(spec.Name, p, v); err != nil || changed {
 			return false
 		}
 	}
@@ -121,20 +121,20 @@ func asWritten(spec toolSpec, obj args) bool {
 // otherwise it accepts one object inside a Markdown fence or text, or a JSON string holding
 // one, and reports unwrapped. Anything else keeps its old refusal: args_not_object when no
 // object is there, args_not_json when it does not decode or more than one could be meant.
-func decodeObject(raw string) (args, bool, error) {
+func DecodeObject(raw string) (Args, bool, error) {
 	trimmed := strings.TrimSpace(raw)
 	if trimmed == "" {
-		return args{}, false, nil
+		return Args{}, false, nil
 	}
 	if trimmed[0] == '{' {
-		var a args
+		var a Args
 		if err := argsAPI.UnmarshalFromString(trimmed, &a); err == nil && a != nil {
 			a, err = withoutRepeats(trimmed, a)
 			return a, false, err
 		}
 	}
 	if text, ok := embeddedObject(trimmed); ok {
-		var a args
+		var a Args
 		if err := argsAPI.UnmarshalFromString(text, &a); err == nil && a != nil {
 			a, err = withoutRepeats(text, a)
 			return a, true, err
@@ -144,7 +144,7 @@ func decodeObject(raw string) (args, bool, error) {
 		var inner string
 		if err := argsAPI.UnmarshalFromString(trimmed, &inner); err == nil {
 			if s := strings.TrimSpace(inner); strings.HasPrefix(s, "{") {
-				var a args
+				var a Args
 				if err := argsAPI.UnmarshalFromString(s, &a); err == nil && a != nil {
 					a, err = withoutRepeats(s, a)
 					return a, true, err
@@ -153,9 +153,9 @@ func decodeObject(raw string) (args, bool, error) {
 		}
 	}
 	if trimmed[0] != '{' {
-		return nil, false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonArgsNotObject})
+		return nil, false, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonArgsNotObject})
 	}
-	return nil, false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonArgsNotJSON})
+	return nil, false, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonArgsNotJSON})
 }
 
 // embeddedObject finds the one JSON object in text such as "```json\n{...}\n```" or
@@ -185,19 +185,19 @@ func embeddedObject(text string) (string, bool) {
 // of the alias's own name. A name that could mean two things (index, which may count from 0;
 // since for a guard) is in no list.
 var aliasesOf = map[string][]string{
-	pName.name:     {"plan_name", "plan", "plan_id", "planname"},
-	pContent.name:  {"body", "text", "markdown", "contents", "plan_content", "plan_body"},
-	pTitle.name:    {"plan_title"},
-	pRevision.name: {"revision", "expected_revision", "known_revision", "if_revision", "base_revision", "last_revision", "current_revision", "rev", "last_known_rev", "expected_rev"},
-	pSince.name:    {"since", "since_rev", "from_revision", "after_revision"},
-	pStep.name:     {"step_number", "step_no", "step_num", "step_id", "number"},
-	pNote.name:     {"comment", "notes"},
-	pTakeover.name: {"take_over", "force_takeover"},
-	pPath.name:     {pFilePath.name, "filepath", "file", "filename", "file_name"},
-	pGoal.name:     {"task", "objective", "topic"},
-	pLimit.name:    {"page_size", "max_results", "per_page"},
-	pCursor.name:   {"next_cursor", "page_token", "after"},
-	pMessage.name:  {"comment", "note"},
+	pName.Name:     {"plan_name", "plan", "plan_id", "planname"},
+	pContent.Name:  {"body", "text", "markdown", "contents", "plan_content", "plan_body"},
+	pTitle.Name:    {"plan_title"},
+	pRevision.Name: {"revision", "expected_revision", "known_revision", "if_revision", "base_revision", "last_revision", "current_revision", "rev", "last_known_rev", "expected_rev"},
+	pSince.Name:    {"since", "since_rev", "from_revision", "after_revision"},
+	pStep.Name:     {"step_number", "step_no", "step_num", "step_id", "number"},
+	pNote.Name:     {"comment", "notes"},
+	pTakeover.Name: {"take_over", "force_takeover"},
+	pPath.Name:     {pFilePath.Name, "filepath", "file", "filename", "file_name"},
+	pGoal.Name:     {"task", "objective", "topic"},
+	pLimit.Name:    {"page_size", "max_results", "per_page"},
+	pCursor.Name:   {"next_cursor", "page_token", "after"},
+	pMessage.Name:  {"comment", "note"},
 }
 
 // statusAliases are the names of "status" by tool: a step's state for update_plan_step,
@@ -210,7 +210,7 @@ var statusAliases = map[string][]string{
 
 // canonicalKey names the argument key stands for in spec, if any: itself, itself in
 // snake_case and lower case (planName, Plan-Name), or an alias of an argument the tool takes.
-func canonicalKey(spec toolSpec, key string) (string, bool) {
+func canonicalKey(spec ToolSpec, key string) (string, bool) {
 	if _, ok := paramNamed(spec, key); ok {
 		return key, true
 	}
@@ -218,25 +218,25 @@ func canonicalKey(spec toolSpec, key string) (string, bool) {
 	if _, ok := paramNamed(spec, norm); ok {
 		return norm, true
 	}
-	for _, p := range spec.params {
-		names := aliasesOf[p.name]
-		if p.name == pStatus.name {
-			names = statusAliases[spec.name]
+	for _, p := range spec.Params {
+		names := aliasesOf[p.Name]
+		if p.Name == pStatus.Name {
+			names = statusAliases[spec.Name]
 			if names == nil {
 				names = statusAliases[""]
 			}
 		}
 		if slices.Contains(names, norm) {
-			return p.name, true
+			return p.Name, true
 		}
 	}
 	return "", false
 }
 
 // paramNamed is the argument of spec called name. Tools take a handful, so a scan beats a map.
-func paramNamed(spec toolSpec, name string) (param, bool) {
-	for _, p := range spec.params {
-		if p.name == name {
+func paramNamed(spec ToolSpec, name string) (param, bool) {
+	for _, p := range spec.Params {
+		if p.Name == name {
 			return p, true
 		}
 	}
@@ -300,7 +300,7 @@ func normalizeValue(tool string, p param, v any) (any, bool, error) {
 			return json.Number(strconv.FormatInt(n, 10)), true, nil
 		}
 		if _, ok := v.(string); ok {
-			return nil, false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotInteger, Field: p.name, Value: text})
+			return nil, false, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotInteger, Field: p.Name, Value: text})
 		}
 	case schema.Boolean:
 		if s, ok := v.(string); ok {
@@ -310,10 +310,10 @@ func normalizeValue(tool string, p param, v any) (any, bool, error) {
 			case "false":
 				return false, true, nil
 			}
-			return nil, false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotBoolean, Field: p.name, Value: s})
+			return nil, false, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotBoolean, Field: p.Name, Value: s})
 		}
 	case schema.String:
-		if s, ok := v.(string); ok && tool == ToolUpdatePlanStep && p.name == pStepState.name {
+		if s, ok := v.(string); ok && tool == ToolUpdatePlanStep && p.Name == pStepState.Name {
 			if st, ok := canonicalStepState(s); ok && string(st) != s {
 				return string(st), true, nil
 			}
@@ -343,17 +343,17 @@ func wholeNumber(s string) (int64, bool) {
 
 // stepStateSynonyms maps the words models use for a step's state, folded to lower case with
 // '_' for '-' and ' ', to the state they mean.
-var stepStateSynonyms = map[string]StepState{
-	"pending": StepPending, "todo": StepPending, "to_do": StepPending, "open": StepPending, "not_started": StepPending,
-	"in_progress": StepInProgress, "inprogress": StepInProgress, "doing": StepInProgress, "started": StepInProgress, "active": StepInProgress,
-	"completed": StepCompleted, "complete": StepCompleted, "done": StepCompleted, "finished": StepCompleted,
-	"failed": StepFailed, "fail": StepFailed, "error": StepFailed, "failure": StepFailed,
-	"skipped": StepSkipped, "skip": StepSkipped,
+var stepStateSynonyms = map[string]document.StepState{
+	"pending": document.StepPending, "todo": document.StepPending, "to_do": document.StepPending, "open": document.StepPending, "not_started": document.StepPending,
+	"in_progress": document.StepInProgress, "inprogress": document.StepInProgress, "doing": document.StepInProgress, "started": document.StepInProgress, "active": document.StepInProgress,
+	"completed": document.StepCompleted, "complete": document.StepCompleted, "done": document.StepCompleted, "finished": document.StepCompleted,
+	"failed": document.StepFailed, "fail": document.StepFailed, "error": document.StepFailed, "failure": document.StepFailed,
+	"skipped": document.StepSkipped, "skip": document.StepSkipped,
 }
 
 // canonicalStepState returns the state s names, in any case, with '-' or ' ' for '_', or as
 // a synonym in stepStateSynonyms.
-func canonicalStepState(s string) (StepState, bool) {
+func canonicalStepState(s string) (document.StepState, bool) {
 	if len(s) > 32 {
 		return "", false
 	}
@@ -388,7 +388,7 @@ func shownKey(key string) string {
 func paramList(params []param) string {
 	names := make([]string, len(params))
 	for i, p := range params {
-		names[i] = p.name
+		names[i] = p.Name
 	}
 	return strings.Join(names, ", ")
 }

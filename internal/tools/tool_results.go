@@ -1,54 +1,54 @@
-package plan
+package tools
 
 import "github.com/einoplan/plan/internal/document"
 
 // The results of the tools. Field names are part of the tool contract.
 
 type writeResult struct {
-	Name     string   `json:"name"`
-	Revision int64    `json:"revision"`
-	Title    string   `json:"title"`
-	Status   string   `json:"status"`
-	Progress Progress `json:"progress"`
+	Name     string            `json:"name"`
+	Revision int64             `json:"revision"`
+	Title    string            `json:"title"`
+	Status   string            `json:"status"`
+	Progress document.Progress `json:"progress"`
 }
 
-func newWriteResult(p *Plan) writeResult {
+func newWriteResult(p *document.Plan) writeResult {
 	return writeResult{Name: p.Name, Revision: p.Revision, Title: p.Title, Status: p.Status,
 		Progress: document.ComputeProgress(document.StepsOf(p.Content))}
 }
 
 // readResult is read_plan's answer: the plan's summary and its body.
 type readResult struct {
-	Summary
+	document.Summary
 	Approved *bool `json:"approved,omitempty"` // false when approval is required and missing
 	// Cost is what the plan's steps cost together, as their lines say (each line has its own).
-	Cost    *StepCost `json:"cost,omitempty"`
-	Content string    `json:"content"`
-	Note    string    `json:"note,omitempty"` // why since_revision gave the whole plan, when it was kept but not verified
+	Cost    *document.StepCost `json:"cost,omitempty"`
+	Content string             `json:"content"`
+	Note    string             `json:"note,omitempty"` // why since_revision gave the whole plan, when it was kept but not verified
 }
 
 type statusResult struct {
-	Name        string    `json:"name"`
-	Status      string    `json:"status"`
-	Revision    int64     `json:"revision"`
-	Progress    *Progress `json:"progress,omitempty"`
-	CurrentStep *Step     `json:"current_step,omitempty"`
-	NextStep    *nextStep `json:"next_step,omitempty"`
-	Approval    *Approval `json:"approval,omitempty"`
-	Approved    *bool     `json:"approved,omitempty"` // false when approval is required and missing
+	Name        string             `json:"name"`
+	Status      string             `json:"status"`
+	Revision    int64              `json:"revision"`
+	Progress    *document.Progress `json:"progress,omitempty"`
+	CurrentStep *document.Step     `json:"current_step,omitempty"`
+	NextStep    *nextStep          `json:"next_step,omitempty"`
+	Approval    *document.Approval `json:"approval,omitempty"`
+	Approved    *bool              `json:"approved,omitempty"` // false when approval is required and missing
 	// Cost is what the plan's steps cost together; StepCosts what each did, by step.
-	Cost      *StepCost  `json:"cost,omitempty"`
-	StepCosts []stepCost `json:"step_costs,omitempty"`
+	Cost      *document.StepCost `json:"cost,omitempty"`
+	StepCosts []stepCost         `json:"step_costs,omitempty"`
 }
 
 // stepCost is one step's cost in get_plan_status.
 type stepCost struct {
 	Step int `json:"step"`
-	StepCost
+	document.StepCost
 }
 
 // stepCostsOf lists the costs steps carry, by step.
-func stepCostsOf(steps []Step) []stepCost {
+func stepCostsOf(steps []document.Step) []stepCost {
 	var out []stepCost
 	for _, s := range steps {
 		if s.Cost != nil {
@@ -75,11 +75,11 @@ type exportResult struct {
 // completed, is reported under "normalized" like every forgiven argument). Progress has the
 // shape it has in every other result.
 type stepResult struct {
-	Revision int64     `json:"revision"`
-	Step     int       `json:"step"`
-	Holder   string    `json:"holder,omitempty"`
-	Progress Progress  `json:"progress"`
-	NextStep *nextStep `json:"next_step,omitempty"`
+	Revision int64             `json:"revision"`
+	Step     int               `json:"step"`
+	Holder   string            `json:"holder,omitempty"`
+	Progress document.Progress `json:"progress"`
+	NextStep *nextStep         `json:"next_step,omitempty"`
 	// Review says, in the model's language, that the step now awaits someone else's review.
 	Review string `json:"review,omitempty"`
 }
@@ -90,7 +90,7 @@ type nextStep struct {
 	Text   string `json:"text"`
 }
 
-func shortStep(s *Step) *nextStep {
+func shortStep(s *document.Step) *nextStep {
 	if s == nil {
 		return nil
 	}
@@ -100,14 +100,14 @@ func shortStep(s *Step) *nextStep {
 // changesResult is what read_plan answers given a since_revision that is still kept: what
 // changed since, never the body. Changes is "" when nothing did.
 type changesResult struct {
-	Name          string   `json:"name"`
-	Revision      int64    `json:"revision"`
-	SinceRevision int64    `json:"since_revision"`
-	Changes       string   `json:"changes"`
-	Progress      Progress `json:"progress"`
+	Name          string            `json:"name"`
+	Revision      int64             `json:"revision"`
+	SinceRevision int64             `json:"since_revision"`
+	Changes       string            `json:"changes"`
+	Progress      document.Progress `json:"progress"`
 }
 
-func newChangesResult(cur, old *Plan) changesResult {
+func newChangesResult(cur, old *document.Plan) changesResult {
 	return changesResult{Name: cur.Name, Revision: cur.Revision, SinceRevision: old.Revision,
 		Changes: document.DiffPlans(old, cur, "", "", 0), Progress: document.ComputeProgress(document.StepsOf(cur.Content))}
 }

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/bytedance/sonic"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 var argsAPI = sonic.Config{UseNumber: true}.Froze()
@@ -16,7 +17,7 @@ var argsAPI = sonic.Config{UseNumber: true}.Froze()
 // their canonical names (decodeCall). Accessors turn every type mistake into an
 // invalid_argument naming the field, so the model learns exactly what to fix. JSON null
 // counts as omitted.
-type args map[string]any
+type Args map[string]any
 
 // typeName names the JSON type of v; the texts "kind.<name>" say it in the model's language.
 func typeName(v any) string {
@@ -36,55 +37,55 @@ func typeName(v any) string {
 }
 
 // str returns a string field; required fields must be present and non-empty.
-func (a args) str(p param) (string, error) {
-	key, required := p.name, p.required
+func (a Args) str(p param) (string, error) {
+	key, required := p.Name, p.required
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
-			return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRequired, Field: key})
+			return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRequired, Field: key})
 		}
 		return "", nil
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotString, Field: key, Value: typeName(v)})
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotString, Field: key, Value: typeName(v)})
 	}
 	if required && s == "" {
-		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonEmpty, Field: key})
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonEmpty, Field: key})
 	}
 	return s, nil
 }
 
 // integer returns an integer field; nil when omitted and not required.
-func (a args) integer(p param) (*int64, error) {
-	key, required := p.name, p.required
+func (a Args) integer(p param) (*int64, error) {
+	key, required := p.Name, p.required
 	v, ok := a[key]
 	if !ok || v == nil {
 		if required {
-			return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRequired, Field: key})
+			return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRequired, Field: key})
 		}
 		return nil, nil
 	}
 	num, ok := v.(json.Number)
 	if !ok {
-		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotInteger, Field: key, Value: typeName(v)})
+		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotInteger, Field: key, Value: typeName(v)})
 	}
 	n, err := strconv.ParseInt(num.String(), 10, 64)
 	if err != nil {
-		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotInteger, Field: key, Value: num.String()})
+		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotInteger, Field: key, Value: num.String()})
 	}
 	return &n, nil
 }
 
 // boolean returns an optional boolean field; false when omitted.
-func (a args) boolean(p param) (bool, error) {
-	v, ok := a[p.name]
+func (a Args) boolean(p param) (bool, error) {
+	v, ok := a[p.Name]
 	if !ok || v == nil {
 		return false, nil
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotBoolean, Field: p.name, Value: typeName(v)})
+		return false, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotBoolean, Field: p.Name, Value: typeName(v)})
 	}
 	return b, nil
 }
@@ -94,10 +95,10 @@ func (a args) boolean(p param) (bool, error) {
 // the plans' own storage, so a file tool can neither leave the workspace nor touch a plan,
 // a tombstone or a lock behind the Store's back. file_path, the name Eino's file tools use,
 // is accepted for path.
-func workspacePath(a args, env *toolEnv) (string, error) {
+func workspacePath(a Args, env *ToolEnv) (string, error) {
 	given := pPath
-	if _, ok := a[pPath.name]; !ok {
-		if _, alias := a[pFilePath.name]; alias {
+	if _, ok := a[pPath.Name]; !ok {
+		if _, alias := a[pFilePath.Name]; alias {
 			given = pFilePath
 		}
 	}
@@ -106,18 +107,18 @@ func workspacePath(a args, env *toolEnv) (string, error) {
 		return "", err
 	}
 	if len(p) > 4096 || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
-		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathUnusable, Field: given.name})
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathUnusable, Field: given.Name})
 	}
 	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if part == ".." {
-			return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathEscapes, Field: given.name, Path: p})
+			return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathEscapes, Field: given.Name, Path: p})
 		}
 	}
 	if !strings.HasPrefix(p, "/") {
-		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathRelative, Field: given.name, Path: p})
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathRelative, Field: given.Name, Path: p})
 	}
-	if env.inPlansFolder(p) {
-		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonPathInPlans, Field: given.name, Path: p, Value: env.store.Dir})
+	if env.InPlansFolder(p) {
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathInPlans, Field: given.Name, Path: p, Value: env.Store.Dir})
 	}
 	return p, nil
 }
@@ -125,11 +126,11 @@ func workspacePath(a args, env *toolEnv) (string, error) {
 // fields reads several fields of one call and keeps the first mistake, so each tool states
 // its arguments in one place and checks once.
 type fields struct {
-	a   args
+	a   Args
 	err error
 }
 
-func (a args) fields() *fields { return &fields{a: a} }
+func (a Args) fields() *fields { return &fields{a: a} }
 
 func (f *fields) str(p param) string {
 	if f.err != nil {
@@ -158,7 +159,7 @@ func (f *fields) boolean(p param) bool {
 	return b
 }
 
-func (f *fields) path(env *toolEnv) string {
+func (f *fields) path(env *ToolEnv) string {
 	if f.err != nil {
 		return ""
 	}
@@ -168,7 +169,7 @@ func (f *fields) path(env *toolEnv) string {
 }
 
 // update reads the optional fields shared by write_plan and update_plan_from_file.
-func (f *fields) update(name string) Update {
-	return Update{Name: name, Title: f.str(pTitle), Author: f.str(pAuthor),
+func (f *fields) update(name string) engine.Update {
+	return engine.Update{Name: name, Title: f.str(pTitle), Author: f.str(pAuthor),
 		Status: f.str(pStatus), IfRevision: f.integer(pRevision)}
 }

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 )
 
 // defaultToolNames are the names ToolNames may rename.
-var defaultToolNames = []string{ToolWritePlan, ToolReadPlan, ToolListPlans, ToolDeletePlan, ToolSetPlanStatus,
+var DefaultToolNames = []string{ToolWritePlan, ToolReadPlan, ToolListPlans, ToolDeletePlan, ToolSetPlanStatus,
 	ToolGetPlanStatus, ToolUpdatePlanStep, ToolExportPlanToFile, ToolUpdatePlanFromFile, ToolPlanTemplate,
 	ToolRequestPlanApproval}
 
@@ -18,9 +18,9 @@ var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // planToolNames returns the name the model sees for every plan tool, by default name:
 // ToolNames' name, else ToolPrefix and the default name. It refuses a name that is not a
 // plan tool's, a name a model API would not accept, and two plan tools of one name.
-func planToolNames(names map[string]string, prefix string) (map[string]string, error) {
+func PlanToolNames(names map[string]string, prefix string) (map[string]string, error) {
 	known := map[string]bool{}
-	for _, n := range defaultToolNames {
+	for _, n := range DefaultToolNames {
 		known[n] = true
 	}
 	var problems []string
@@ -29,9 +29,9 @@ func planToolNames(names map[string]string, prefix string) (map[string]string, e
 			problems = append(problems, fmt.Sprintf("ToolNames renames %q, which is not a plan tool", from))
 		}
 	}
-	out := make(map[string]string, len(defaultToolNames))
+	out := make(map[string]string, len(DefaultToolNames))
 	owner := map[string]string{}
-	for _, n := range defaultToolNames {
+	for _, n := range DefaultToolNames {
 		to, ok := names[n]
 		if !ok {
 			to = prefix + n
@@ -54,7 +54,7 @@ func planToolNames(names map[string]string, prefix string) (map[string]string, e
 
 // renameTools returns texts with every default tool name, as a whole word, replaced by the
 // name the model sees.
-func renameTools(texts map[string]string, names map[string]string) (map[string]string, error) {
+func RenameTools(texts map[string]string, names map[string]string) (map[string]string, error) {
 	var renamed []string
 	for from, to := range names {
 		if from != to {
@@ -77,7 +77,7 @@ func renameTools(texts map[string]string, names map[string]string) (map[string]s
 }
 
 // checkPlanSet refuses a Config.PlanSet that cannot stand in a heading.
-func checkPlanSet(set string) error {
+func CheckPlanSet(set string) error {
 	if len(set) > 64 || !utf8.ValidString(set) || strings.ContainsAny(set, "\r\n") {
 		return fmt.Errorf("plan: PlanSet %q: use one line of at most 64 bytes", set)
 	}
@@ -87,7 +87,7 @@ func checkPlanSet(set string) error {
 // withPlanSet names the plan set after the first heading of text ("## Plans" becomes
 // "## Plans (team plans)"), so two plan middlewares on one agent give two sections the
 // model tells apart.
-func withPlanSet(text string, texts map[string]string, set string) string {
+func WithPlanSet(text string, texts map[string]string, set string) string {
 	if strings.TrimSpace(set) == "" {
 		return text
 	}

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 // A lean worker (Config.LeanWorker) only takes and finishes steps: its model sees
 // update_plan_step and read_plan, described in as few words as guide a model, and a short
@@ -8,10 +8,10 @@ package plan
 // budgets. These texts replace the full ones of the same keys.
 
 // leanTools are the tools a lean worker's model sees.
-var leanTools = map[string]bool{ToolUpdatePlanStep: true, ToolReadPlan: true}
+var LeanTools = map[string]bool{ToolUpdatePlanStep: true, ToolReadPlan: true}
 
 // withLean is texts with the lean worker's in place of the full ones.
-func withLean(texts, lean map[string]string) map[string]string {
+func WithLean(texts, lean map[string]string) map[string]string {
 	out := make(map[string]string, len(texts))
 	for k, v := range texts {
 		out[k] = v

@@ -1,7 +1,8 @@
-package plan
+package tools
 
 import (
 	"encoding/json"
+	"github.com/einoplan/plan/internal/document"
 	"testing"
 )
 
@@ -9,7 +10,7 @@ import (
 // Data that names none of its fields is no decision, so it never approves or rejects.
 func TestDecisionsInEveryFormAHostHasThem(t *testing.T) {
 	content := "# Edited\n- [ ] one\n"
-	want := ApprovalDecision{Approved: true, By: "ana", Content: &content}
+	want := document.ApprovalDecision{Approved: true, By: "ana", Content: &content}
 	js := `{"approved":true,"by":"ana","content":"# Edited\n- [ ] one\n"}`
 	for i, data := range []any{want, &want, map[string]any{"Approved": true, "By": "ana", "Content": content},
 		[]byte(js), js, json.RawMessage(js)} {
@@ -22,7 +23,7 @@ func TestDecisionsInEveryFormAHostHasThem(t *testing.T) {
 	if !ok || rejected.Approved || rejected.Feedback != "add a rollback" {
 		t.Errorf("a rejection as a map: %+v, %v", rejected, ok)
 	}
-	var nilPtr *ApprovalDecision
+	var nilPtr *document.ApprovalDecision
 	for i, data := range []any{nil, nilPtr, "yes", "true", `{"ok":true}`, map[string]any{}, map[string]any{"x": 1}, 42, []byte("{")} {
 		if d, ok := decisionOf(data); ok {
 			t.Errorf("no decision %d (%#v) read as %+v", i, data, d)

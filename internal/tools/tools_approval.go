@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"context"
@@ -20,9 +20,9 @@ const ToolRequestPlanApproval = "request_plan_approval"
 func init() {
 	// Interrupt info and state, and the events of a run (a Change is one), are kept in
 	// checkpoints, which Eino encodes with gob.
-	schema.RegisterName[ApprovalRequest]("einoplan_approval_request")
-	schema.RegisterName[ApprovalDecision]("einoplan_approval_decision")
-	schema.RegisterName[Change]("einoplan_change")
+	schema.RegisterName[document.ApprovalRequest]("einoplan_approval_request")
+	schema.RegisterName[document.ApprovalDecision]("einoplan_approval_decision")
+	schema.RegisterName[engine.Change]("einoplan_change")
 }
 
 // Bounds of request_plan_approval's arguments and of a decision.
@@ -51,21 +51,21 @@ func asInterrupt(err error) (error, bool) {
 }
 
 type approvalResult struct {
-	Name     string    `json:"name"`
-	Revision int64     `json:"revision"`
-	Approved bool      `json:"approved"`
-	Approval *Approval `json:"approval,omitempty"`
-	By       string    `json:"by,omitempty"`
-	Feedback string    `json:"feedback,omitempty"`
-	Next     string    `json:"next"`
+	Name     string             `json:"name"`
+	Revision int64              `json:"revision"`
+	Approved bool               `json:"approved"`
+	Approval *document.Approval `json:"approval,omitempty"`
+	By       string             `json:"by,omitempty"`
+	Feedback string             `json:"feedback,omitempty"`
+	Next     string             `json:"next"`
 }
 
 // runRequestPlanApproval interrupts the run with an ApprovalRequest and, when the run is
 // resumed with this interrupt as the target, applies the person's decision to the revision
 // they saw. Resumed for another interrupt, it interrupts again with the same request.
-func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, error) {
-	if env.role != nil && env.role(ctx) == RoleSubAgent {
-		return nil, document.Fail(Error{Code: CodeToolNotAvailable, Reason: document.ReasonApprovalOrchestratorOnly})
+func runRequestPlanApproval(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+	if env.Role != nil && env.Role(ctx) == RoleSubAgent {
+		return nil, document.Fail(document.Error{Code: document.CodeToolNotAvailable, Reason: document.ReasonApprovalOrchestratorOnly})
 	}
 	f := a.fields()
 	name, message := f.str(pName), f.str(pMessage)
@@ -73,22 +73,22 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 		return nil, f.err
 	}
 	if len(message) > maxApprovalMessage {
-		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonTooLong, Field: pMessage.name, Size: int64(len(message)), Limit: maxApprovalMessage})
+		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonTooLong, Field: pMessage.Name, Size: int64(len(message)), Limit: maxApprovalMessage})
 	}
 	if !utf8.ValidString(message) {
-		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: pMessage.name})
+		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: pMessage.Name})
 	}
-	was, hasState, asked := tool.GetInterruptState[ApprovalRequest](ctx)
+	was, hasState, asked := tool.GetInterruptState[document.ApprovalRequest](ctx)
 	if !was || !hasState {
-		cur, req, err := env.store.ApprovalRequest(ctx, name, message)
+		cur, req, err := env.Store.ApprovalRequest(ctx, name, message)
 		if err != nil {
 			return nil, err
 		}
 		if cur.Approval != nil {
-			return approvalResult{Name: name, Revision: cur.Revision, Approved: true, Approval: cur.Approval, Next: env.texts["approval.already"]}, nil
+			return approvalResult{Name: name, Revision: cur.Revision, Approved: true, Approval: cur.Approval, Next: env.Texts["approval.already"]}, nil
 		}
 		// The plan says a run waits on it, and the person decides on the revision that says so.
-		waiting, err := env.store.MarkWaiting(ctx, name, cur.Revision, env.agent(ctx))
+		waiting, err := env.Store.MarkWaiting(ctx, name, cur.Revision, env.Agent(ctx))
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 	}
 	d, ok := decisionOf(data)
 	if !hasData || !ok {
-		return nil, document.Fail(Error{Code: CodeNotApproved, Reason: document.ReasonNoDecision, Name: asked.Name, Revision: asked.Revision})
+		return nil, document.Fail(document.Error{Code: document.CodeNotApproved, Reason: document.ReasonNoDecision, Name: asked.Name, Revision: asked.Revision})
 	}
 	return decide(ctx, env, asked, d)
 }
@@ -111,23 +111,23 @@ func runRequestPlanApproval(ctx context.Context, env *toolEnv, a args) (any, err
 // By, Feedback, Content; matched as encoding/json matches them, so "approved" works too).
 // Anything else, or a map or JSON that does not decode or names none of the fields, is no
 // decision.
-func decisionOf(data any) (ApprovalDecision, bool) {
+func decisionOf(data any) (document.ApprovalDecision, bool) {
 	var raw []byte
 	switch d := data.(type) {
-	case ApprovalDecision:
+	case document.ApprovalDecision:
 		return d, true
-	case *ApprovalDecision:
+	case *document.ApprovalDecision:
 		if d != nil {
 			return *d, true
 		}
-		return ApprovalDecision{}, false
+		return document.ApprovalDecision{}, false
 	case map[string]any:
 		if d == nil {
-			return ApprovalDecision{}, false
+			return document.ApprovalDecision{}, false
 		}
 		b, err := json.Marshal(d)
 		if err != nil {
-			return ApprovalDecision{}, false
+			return document.ApprovalDecision{}, false
 		}
 		raw = b
 	case json.RawMessage:
@@ -137,15 +137,15 @@ func decisionOf(data any) (ApprovalDecision, bool) {
 	case string:
 		raw = []byte(d)
 	default:
-		return ApprovalDecision{}, false
+		return document.ApprovalDecision{}, false
 	}
-	var dec ApprovalDecision
+	var dec document.ApprovalDecision
 	if len(raw) > engine.MaxApprovalFeedback+maxContentDecision || json.Unmarshal(raw, &dec) != nil {
-		return ApprovalDecision{}, false
+		return document.ApprovalDecision{}, false
 	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
-		return ApprovalDecision{}, false
+		return document.ApprovalDecision{}, false
 	}
 	for k := range fields {
 		switch strings.ToLower(k) {
@@ -153,14 +153,14 @@ func decisionOf(data any) (ApprovalDecision, bool) {
 			return dec, true
 		}
 	}
-	return ApprovalDecision{}, false
+	return document.ApprovalDecision{}, false
 }
 
 // maxContentDecision bounds the JSON of a decision beyond its feedback: an edited plan body.
 const maxContentDecision = 64 << 20
 
 // decide applies a person's decision on the revision they were shown.
-func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d ApprovalDecision) (any, error) {
+func decide(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, d document.ApprovalDecision) (any, error) {
 	by := strings.TrimSpace(d.By)
 	if by == "" {
 		by = defaultApprover
@@ -170,21 +170,21 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 		feedback := document.TruncateUTF8(d.Feedback, engine.MaxApprovalFeedback)
 		keepRejection(ctx, env, asked, by, feedback)
 		return approvalResult{Name: asked.Name, Revision: asked.Revision, By: by,
-			Feedback: feedback, Next: env.texts["approval.rejected"]}, nil
+			Feedback: feedback, Next: env.Texts["approval.rejected"]}, nil
 	}
-	var p *Plan
+	var p *document.Plan
 	var err error
 	if d.Content != nil {
-		p, err = env.store.ApproveContent(ctx, asked.Name, asked.Revision, *d.Content, by)
+		p, err = env.Store.ApproveContent(ctx, asked.Name, asked.Revision, *d.Content, by)
 	} else {
-		p, err = env.store.Approve(ctx, asked.Name, asked.Revision, by)
+		p, err = env.Store.Approve(ctx, asked.Name, asked.Revision, by)
 	}
-	var pe *Error
-	if errors.As(err, &pe) && pe.Code == CodeRevisionConflict {
+	var pe *document.Error
+	if errors.As(err, &pe) && pe.Code == document.CodeRevisionConflict {
 		if done := alreadyDecided(ctx, env, asked, d, by); done != nil {
 			p, err = done, nil // the same decision, applied by an earlier resume of this checkpoint
 		} else {
-			return nil, document.Fail(Error{Code: CodeRevisionConflict, Reason: document.ReasonApprovalStale, Name: asked.Name,
+			return nil, document.Fail(document.Error{Code: document.CodeRevisionConflict, Reason: document.ReasonApprovalStale, Name: asked.Name,
 				Revision: asked.Revision, CurrentRevision: pe.CurrentRevision})
 		}
 	}
@@ -192,14 +192,14 @@ func decide(ctx context.Context, env *toolEnv, asked ApprovalRequest, d Approval
 		return nil, err
 	}
 	return approvalResult{Name: p.Name, Revision: p.Revision, Approved: true, Approval: p.Approval,
-		Feedback: document.TruncateUTF8(d.Feedback, engine.MaxApprovalFeedback), Next: env.texts["approval.approved"]}, nil
+		Feedback: document.TruncateUTF8(d.Feedback, engine.MaxApprovalFeedback), Next: env.Texts["approval.approved"]}, nil
 }
 
 // alreadyDecided returns the plan when it carries the approval d asks for: the revision
 // shown or a later one (or, with an edited body, that body as the next one) approved by by. A
 // resume that is replayed (a host retrying after a crash) then reports what happened.
-func alreadyDecided(ctx context.Context, env *toolEnv, asked ApprovalRequest, d ApprovalDecision, by string) *Plan {
-	p, err := env.store.Get(ctx, asked.Name)
+func alreadyDecided(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, d document.ApprovalDecision, by string) *document.Plan {
+	p, err := env.Store.Get(ctx, asked.Name)
 	if err != nil || p.Approval == nil || p.Approval.By != by {
 		return nil
 	}
@@ -207,7 +207,7 @@ func alreadyDecided(ctx context.Context, env *toolEnv, asked ApprovalRequest, d 
 		return p // approved by that person elsewhere (WaitDecision), maybe after editing it
 	}
 	if d.Content != nil && p.Approval.Revision == asked.Revision+1 {
-		if edited, err := env.store.GetRevision(ctx, asked.Name, asked.Revision+1); err == nil && edited.Content == *d.Content {
+		if edited, err := env.Store.GetRevision(ctx, asked.Name, asked.Revision+1); err == nil && edited.Content == *d.Content {
 			return p
 		}
 	}
@@ -216,8 +216,8 @@ func alreadyDecided(ctx context.Context, env *toolEnv, asked ApprovalRequest, d 
 
 // unapproved is the "approved": false that read_plan and get_plan_status show for a plan
 // that needs an approval and has none; nil (not shown) otherwise.
-func (env *toolEnv) unapproved(p *Plan) *bool {
-	if !env.requireApproval || p.Approval != nil {
+func (env *ToolEnv) unapproved(p *document.Plan) *bool {
+	if !env.RequireApproval || p.Approval != nil {
 		return nil
 	}
 	no := false
@@ -227,10 +227,10 @@ func (env *toolEnv) unapproved(p *Plan) *bool {
 // keepRejection records a rejection given as resume data in the history, unless it is
 // there already (the person rejected with Store.Reject, or a resume is replayed). A plan
 // that moved on since the revision shown keeps nothing: the model still gets the feedback.
-func keepRejection(ctx context.Context, env *toolEnv, asked ApprovalRequest, by, feedback string) {
-	p, err := env.store.Get(ctx, asked.Name)
+func keepRejection(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, by, feedback string) {
+	p, err := env.Store.Get(ctx, asked.Name)
 	if err != nil || p.Revision != asked.Revision {
 		return
 	}
-	_, _ = env.store.Reject(ctx, asked.Name, asked.Revision, by, feedback)
+	_, _ = env.Store.Reject(ctx, asked.Name, asked.Revision, by, feedback)
 }

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"reflect"
@@ -13,13 +13,13 @@ import (
 // key's last value, so without this `"last_known_revision":1,"last_known_revision":null`
 // would drop a guard the call spelled. A text with no repeated key, the usual case, costs
 // one scan that counts its members.
-func withoutRepeats(text string, a args) (args, error) {
+func withoutRepeats(text string, a Args) (Args, error) {
 	n := 0
 	eachMember(text, func(string, string) { n++ })
 	if n == len(a) {
 		return a, nil
 	}
-	out := make(args, len(a))
+	out := make(Args, len(a))
 	var err error
 	eachMember(text, func(rawKey, rawValue string) {
 		var key string
@@ -27,14 +27,14 @@ func withoutRepeats(text string, a args) (args, error) {
 		switch {
 		case err != nil:
 		case argsAPI.UnmarshalFromString(rawKey, &key) != nil || argsAPI.UnmarshalFromString(rawValue, &v) != nil:
-			err = document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonArgsNotJSON})
+			err = document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonArgsNotJSON})
 		default:
 			prev, seen := out[key]
 			switch {
 			case !seen || prev == nil:
 				out[key] = v
 			case v != nil && !reflect.DeepEqual(prev, v):
-				err = document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRepeatedArgument, Field: shownKey(key)})
+				err = document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRepeatedArgument, Field: shownKey(key)})
 			}
 		}
 	})

@@ -1,6 +1,9 @@
-package plan
+package tools
 
-import "sync"
+import (
+	"github.com/einoplan/plan/internal/document"
+	"sync"
+)
 
 // readCache keeps the read_plan result of each plan as last encoded, so reading a plan
 // nobody changed costs a comparison instead of a summary and an encoding.
@@ -11,7 +14,7 @@ type readCache struct {
 }
 
 type readCached struct {
-	plan Plan // Approval copied out, so that a caller cannot change it
+	plan document.Plan // Approval copied out, so that a caller cannot change it
 	json string
 }
 
@@ -23,7 +26,7 @@ const (
 )
 
 // get returns the result last encoded for a plan equal to p.
-func (c *readCache) get(p *Plan) (string, bool) {
+func (c *readCache) get(p *document.Plan) (string, bool) {
 	c.mu.Lock()
 	r, ok := c.results[p.Name]
 	c.mu.Unlock()
@@ -34,7 +37,7 @@ func (c *readCache) get(p *Plan) (string, bool) {
 }
 
 // put records json as the result for p.
-func (c *readCache) put(p *Plan, json string) {
+func (c *readCache) put(p *document.Plan, json string) {
 	if len(json) > maxReadCacheBytes/16 {
 		return
 	}
@@ -51,7 +54,7 @@ func (c *readCache) put(p *Plan, json string) {
 }
 
 // samePlan reports whether a and b are the same revision with the same fields throughout.
-func samePlan(a, b *Plan) bool {
+func samePlan(a, b *document.Plan) bool {
 	x, y := *a, *b
 	x.Approval, y.Approval = nil, nil
 	if x != y || (a.Approval == nil) != (b.Approval == nil) {

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"errors"
@@ -9,12 +9,12 @@ import (
 	"github.com/einoplan/plan/internal/engine"
 )
 
-type errorBody struct {
-	Code            Code      `json:"code"`
-	Message         string    `json:"message"`
-	CurrentRevision int64     `json:"current_revision,omitempty"`
-	NextStep        *nextStep `json:"next_step,omitempty"`
-	Waits           []int     `json:"waits,omitempty"` // the steps a blocked step waits for
+type ErrorBody struct {
+	Code            document.Code `json:"code"`
+	Message         string        `json:"message"`
+	CurrentRevision int64         `json:"current_revision,omitempty"`
+	NextStep        *nextStep     `json:"next_step,omitempty"`
+	Waits           []int         `json:"waits,omitempty"` // the steps a blocked step waits for
 	// ExpiresAt is when the hold that refused the move runs out unless renewed (RFC 3339).
 	ExpiresAt string `json:"expires_at,omitempty"`
 }
@@ -22,34 +22,34 @@ type errorBody struct {
 // errorResult is the tool result for err: its code, and a message in the model's language
 // that says what to do next, rendered from the error's reason and facts. An error that is
 // not an *Error is a storage failure.
-func (env *toolEnv) errorResult(err error) string {
-	var pe *Error
+func (env *ToolEnv) ErrorResult(err error) string {
+	var pe *document.Error
 	if !errors.As(err, &pe) {
 		pe = engine.BackendError("complete the request", err)
 	}
-	body := errorBody{Code: pe.Code, Message: env.errorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next), Waits: pe.Waits}
+	body := ErrorBody{Code: pe.Code, Message: env.ErrorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next), Waits: pe.Waits}
 	if !pe.Expires.IsZero() {
 		body.Message += env.leaseAdvice(pe.Expires)
 		body.ExpiresAt = pe.Expires.UTC().Format(time.RFC3339)
 	}
-	s, _ := resultAPI.MarshalToString(map[string]errorBody{"error": body})
+	s, _ := ResultAPI.MarshalToString(map[string]ErrorBody{"error": body})
 	return s
 }
 
 // errorMessage renders what the model reads for e: the text "err.<reason>" with e's facts,
 // a JSON type named in the model's language, or e's own English message for a failure no
 // text names.
-func (env *toolEnv) errorMessage(e *Error) string {
-	text, ok := env.texts["err."+e.Reason]
+func (env *ToolEnv) ErrorMessage(e *document.Error) string {
+	text, ok := env.Texts["err."+e.Reason]
 	if !ok || e.Reason == "" {
 		return e.Message
 	}
 	if param, ok := storeFieldParams[e.Field]; ok {
 		shown := *e
-		shown.Field = param.name
+		shown.Field = param.Name
 		e = &shown
 	}
-	if kind, ok := env.texts["kind."+e.Value]; ok && (e.Reason == document.ReasonNotString || e.Reason == document.ReasonNotInteger || e.Reason == document.ReasonNotBoolean) {
+	if kind, ok := env.Texts["kind."+e.Value]; ok && (e.Reason == document.ReasonNotString || e.Reason == document.ReasonNotInteger || e.Reason == document.ReasonNotBoolean) {
 		text = strings.ReplaceAll(text, "{value}", kind)
 	}
 	return e.Render(text)

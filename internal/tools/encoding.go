@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"strconv"
@@ -8,13 +8,13 @@ import (
 
 // resultAPI encodes everything a model reads. It validates strings and replaces invalid
 // UTF-8 with U+FFFD, so a result is valid UTF-8 JSON whatever a stored file holds.
-var resultAPI = sonic.Config{ValidateString: true}.Froze()
+var ResultAPI = sonic.Config{ValidateString: true}.Froze()
 
-func itoa(n int) string { return strconv.Itoa(n) }
+func Itoa(n int) string { return strconv.Itoa(n) }
 
 // jsonString is s as a JSON string.
 func jsonString(s string) string {
-	js, err := resultAPI.MarshalToString(s)
+	js, err := ResultAPI.MarshalToString(s)
 	if err != nil {
 		return `""`
 	}

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"strconv"
@@ -10,14 +10,14 @@ import (
 )
 
 // maxActorQuote bounds an actor's or a holder's name where a model reads it.
-const maxActorQuote = 64
+const MaxActorQuote = 64
 
 // quoteInline is s as a JSON string for a line a model reads, cut to max bytes: besides what
 // JSON escapes, every character that could break a line or hide text is escaped as \uXXXX
 // (DEL, C1 controls such as NEL, U+2028, U+2029, and format characters such as bidi
 // overrides and zero-width marks). So the result holds no line break of any kind, and text
 // a person or a model wrote can never start a line of its own or pass for the line's words.
-func quoteInline(s string, max int) string {
+func QuoteInline(s string, max int) string {
 	q := jsonString(document.TruncateUTF8(s, max))
 	for i := 0; i < len(q); i++ {
 		if q[i] >= utf8.RuneSelf-1 { // DEL, or the first byte of a rune past ASCII
@@ -46,14 +46,14 @@ func escapeInline(q string) string {
 // inlineName is a holder's name for a line a model reads: as it is when it holds nothing but
 // ASCII letters, digits and ". _ - : / @ %" (as a holder tag in a plan shows it), else
 // quoted by quoteInline.
-func inlineName(s string) string {
-	if s == "" || len(s) > maxActorQuote {
-		return quoteInline(s, maxActorQuote)
+func InlineName(s string) string {
+	if s == "" || len(s) > MaxActorQuote {
+		return QuoteInline(s, MaxActorQuote)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._-:/@%", c) >= 0) {
-			return quoteInline(s, maxActorQuote)
+			return QuoteInline(s, MaxActorQuote)
 		}
 	}
 	return s

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 // Role decides whether an agent run may use plan_template and request_plan_approval.
 type Role int

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"context"
@@ -16,18 +16,18 @@ const maxGoalBytes = 4 << 10
 // maxTemplateNames caps the existing names plan_template lists.
 const maxTemplateNames = 50
 
-func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
-	if env.role != nil && env.role(ctx) == RoleSubAgent {
-		return nil, document.Fail(Error{Code: CodeToolNotAvailable, Reason: document.ReasonOrchestratorOnly})
+func runPlanTemplate(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+	if env.Role != nil && env.Role(ctx) == RoleSubAgent {
+		return nil, document.Fail(document.Error{Code: document.CodeToolNotAvailable, Reason: document.ReasonOrchestratorOnly})
 	}
 	goal, err := a.str(pGoal)
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(goal) == "" || len(goal) > maxGoalBytes || !utf8.ValidString(goal) {
-		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonGoalInvalid, Field: pGoal.name, Limit: maxGoalBytes})
+		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonGoalInvalid, Field: pGoal.Name, Limit: maxGoalBytes})
 	}
-	listing, err := env.store.List(ctx)
+	listing, err := env.Store.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -39,13 +39,13 @@ func runPlanTemplate(ctx context.Context, env *toolEnv, a args) (any, error) {
 		names = append(names, w.Name)
 	}
 	sort.Strings(names)
-	existing := env.texts["template.none"]
+	existing := env.Texts["template.none"]
 	if len(names) > 0 {
 		existing = strings.Join(names[:min(len(names), maxTemplateNames)], ", ")
 	}
 	if more := len(names) - maxTemplateNames; more > 0 {
-		existing += " " + strings.ReplaceAll(env.texts["template.more"], "{n}", itoa(more))
+		existing += " " + strings.ReplaceAll(env.Texts["template.more"], "{n}", Itoa(more))
 	}
-	return fmt.Sprintf("%s\n%s\n%s\n\n%s %s\n\n%s\n", strings.TrimRight(env.template, "\n"),
-		env.texts["template.goal"], goal, env.texts["template.naming"], existing, env.texts["template.finish"]), nil
+	return fmt.Sprintf("%s\n%s\n%s\n\n%s %s\n\n%s\n", strings.TrimRight(env.Template, "\n"),
+		env.Texts["template.goal"], goal, env.Texts["template.naming"], existing, env.Texts["template.finish"]), nil
 }

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"context"
@@ -18,29 +18,29 @@ const (
 )
 
 type listWarning struct {
-	Name    string `json:"name"`
-	Code    Code   `json:"code"`
-	Message string `json:"message"`
+	Name    string        `json:"name"`
+	Code    document.Code `json:"code"`
+	Message string        `json:"message"`
 }
 
 // runListPlans answers one page: at most limit plans (50 by default) after cursor, and never
 // more than 16 KiB, so a folder of any size fits a model's context. Each cached summary is
 // encoded once while it stays the same (listCache), so a page of unchanged plans costs little
 // more than copying bytes.
-func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
+func RunListPlans(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	f := a.fields()
 	limit, cursor, status := f.integer(pLimit), f.str(pCursor), f.str(pStatusFilter)
 	if f.err != nil {
 		return nil, f.err
 	}
-	opts := ListOptions{Limit: defaultListLimit, Cursor: cursor, Status: status}
+	opts := engine.ListOptions{Limit: defaultListLimit, Cursor: cursor, Status: status}
 	if limit != nil {
 		if *limit < 1 || *limit > maxListLimit {
-			return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonListLimit, Field: pLimit.name, Limit: maxListLimit})
+			return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonListLimit, Field: pLimit.Name, Limit: maxListLimit})
 		}
 		opts.Limit = int(*limit)
 	}
-	listing, err := env.store.ListPage(ctx, opts)
+	listing, err := env.Store.ListPage(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +52,11 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 		for _, w := range warnings[:min(len(warnings), maxListWarnings)] {
 			msg := w.Message
 			if w.Err != nil {
-				msg = env.errorMessage(w.Err)
+				msg = env.ErrorMessage(w.Err)
 			}
 			shown = append(shown, listWarning{Name: w.Name, Code: w.Code, Message: document.TruncateUTF8(msg, 300)})
 		}
-		js, err := resultAPI.MarshalToString(shown)
+		js, err := ResultAPI.MarshalToString(shown)
 		if err != nil {
 			return nil, engine.BackendError("encode the listing", err)
 		}
@@ -64,7 +64,7 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 		tail.WriteString(js)
 		if len(warnings) > len(shown) {
 			tail.WriteString(`,"warnings_total":`)
-			tail.WriteString(itoa(len(warnings)))
+			tail.WriteString(Itoa(len(warnings)))
 		}
 	}
 	var b strings.Builder
@@ -81,7 +81,7 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 		b.WriteString(js)
 	}
 	b.WriteString(`],"total":`)
-	b.WriteString(itoa(listing.Total))
+	b.WriteString(Itoa(listing.Total))
 	if next != "" {
 		b.WriteString(`,"next_cursor":`)
 		b.WriteString(jsonString(next))
@@ -93,19 +93,19 @@ func runListPlans(ctx context.Context, env *toolEnv, a args) (any, error) {
 
 // encodeListEntry is a summary as list_plans shows it: its title and current step cut short,
 // so a page's size depends on how many plans it holds, not on what they say.
-func encodeListEntry(sum *Summary) string {
+func encodeListEntry(sum *document.Summary) string {
 	short := *sum
 	short.Title = document.TruncateUTF8(short.Title, maxListTitle)
 	short.Status = document.TruncateUTF8(short.Status, maxListStatus)
 	short.Author = document.TruncateUTF8(short.Author, maxListStatus)
-	for _, at := range [...]**Step{&short.CurrentStep, &short.NextStep} {
+	for _, at := range [...]**document.Step{&short.CurrentStep, &short.NextStep} {
 		if *at != nil {
 			step := **at
 			step.Text = document.TruncateUTF8(step.Text, maxListStepText)
 			*at = &step
 		}
 	}
-	js, err := resultAPI.MarshalToString(&short)
+	js, err := ResultAPI.MarshalToString(&short)
 	if err != nil {
 		return "{}" // a Summary holds only strings, numbers and times: unreachable
 	}
@@ -129,14 +129,14 @@ type listCache struct {
 }
 
 type listEntry struct {
-	sum  Summary
+	sum  document.Summary
 	json string
 }
 
 // maxListCache bounds the entries kept; past it the cache starts again.
 const maxListCache = 4096
 
-func (c *listCache) encode(sum *Summary) string {
+func (c *listCache) encode(sum *document.Summary) string {
 	c.mu.Lock()
 	e, ok := c.entries[sum.Name]
 	c.mu.Unlock()

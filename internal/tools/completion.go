@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"context"
@@ -29,11 +29,11 @@ type Completion struct {
 // written: RequireEvidence (CodeEvidenceRequired) and Verify (CodeNotVerified). It returns
 // the revision the move must be guarded by (ifRevision itself when the call gave one), or
 // nil when there is nothing to check.
-func (env *toolEnv) verifyCompletion(ctx context.Context, name string, number int, state StepState, evidence string, ifRevision *int64) (*int64, error) {
-	if state != StepCompleted || number < 1 || !env.requireEvidence && env.verify == nil {
+func (env *ToolEnv) verifyCompletion(ctx context.Context, name string, number int, state document.StepState, evidence string, ifRevision *int64) (*int64, error) {
+	if state != document.StepCompleted || number < 1 || !env.RequireEvidence && env.Verify == nil {
 		return ifRevision, nil
 	}
-	p, err := env.store.Get(ctx, name)
+	p, err := env.Store.Get(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -42,22 +42,22 @@ func (env *toolEnv) verifyCompletion(ctx context.Context, name string, number in
 		return ifRevision, nil // the move names the missing step
 	}
 	st := steps[number-1]
-	agent := document.HolderName(env.agent(ctx))
-	if st.State != StepPending && st.State != StepInProgress || st.Holder != "" && st.Holder != agent || st.AwaitingReview && st.DoneBy == agent && agent != "" {
+	agent := document.HolderName(env.Agent(ctx))
+	if st.State != document.StepPending && st.State != document.StepInProgress || st.Holder != "" && st.Holder != agent || st.AwaitingReview && st.DoneBy == agent && agent != "" {
 		return ifRevision, nil // the move refuses it, naming why
 	}
 	evidence = document.FoldEvidence(evidence)
 	if evidence == "" {
 		evidence = st.Evidence // a review's completion: the doer's evidence
 	}
-	if env.requireEvidence && evidence == "" {
-		return nil, document.Fail(Error{Code: CodeEvidenceRequired, Reason: document.ReasonEvidenceRequired, Name: name, Step: number, CurrentRevision: p.Revision})
+	if env.RequireEvidence && evidence == "" {
+		return nil, document.Fail(document.Error{Code: document.CodeEvidenceRequired, Reason: document.ReasonEvidenceRequired, Name: name, Step: number, CurrentRevision: p.Revision})
 	}
-	if env.verify != nil {
+	if env.Verify != nil {
 		text, _ := document.SplitHolder(st.Text)
-		c := Completion{Plan: name, Step: number, Text: text, Evidence: evidence, Agent: env.agent(ctx), Revision: p.Revision}
-		if err := env.verify(ctx, c); err != nil {
-			return nil, document.Fail(Error{Code: CodeNotVerified, Reason: document.ReasonNotVerified, Name: name, Step: number, CurrentRevision: p.Revision, Value: verifierText(err)})
+		c := Completion{Plan: name, Step: number, Text: text, Evidence: evidence, Agent: env.Agent(ctx), Revision: p.Revision}
+		if err := env.Verify(ctx, c); err != nil {
+			return nil, document.Fail(document.Error{Code: document.CodeNotVerified, Reason: document.ReasonNotVerified, Name: name, Step: number, CurrentRevision: p.Revision, Value: verifierText(err)})
 		}
 	}
 	if ifRevision == nil {
@@ -81,10 +81,10 @@ func verifierText(err error) string {
 
 // reviewNote is what a step result tells the model of a step its completion left awaiting
 // review; "" for any other step.
-func (env *toolEnv) reviewNote(s Step) string {
+func (env *ToolEnv) reviewNote(s document.Step) string {
 	if !s.AwaitingReview {
 		return ""
 	}
-	e := Error{Step: s.Number}
-	return e.Render(env.texts["step.awaiting_review"])
+	e := document.Error{Step: s.Number}
+	return e.Render(env.Texts["step.awaiting_review"])
 }

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
 )
@@ -25,93 +26,93 @@ const (
 )
 
 // toolEnv is what every tool call works with.
-type toolEnv struct {
-	store *Store
+type ToolEnv struct {
+	Store *engine.Store
 	// listEntries keeps list_plans entries of unchanged plans encoded.
 	listEntries listCache
 	// reads keeps read_plan results of unchanged plans encoded.
 	reads     readCache
-	workspace Workspace
-	texts     map[string]string
-	template  string
-	agent     func(context.Context) string  // the agent a call acts as: author, and holder of steps
-	role      func(context.Context) Role    // the middleware's role in a call's run
-	sink      func(context.Context, Change) // hears the changes made through these tools
-	listens   func(context.Context) bool    // whether sink has anyone to tell, during this call
+	Workspace driver.Workspace
+	Texts     map[string]string
+	Template  string
+	Agent     func(context.Context) string         // the agent a call acts as: author, and holder of steps
+	Role      func(context.Context) Role           // the middleware's role in a call's run
+	Sink      func(context.Context, engine.Change) // hears the changes made through these tools
+	Listens   func(context.Context) bool           // whether sink has anyone to tell, during this call
 	// requireApproval: update_plan_step moves steps of approved plans only.
-	requireApproval bool
+	RequireApproval bool
 	// requireEvidence and verify check an agent's completion first (completion.go).
-	requireEvidence bool
-	verify          func(context.Context, Completion) error
+	RequireEvidence bool
+	Verify          func(context.Context, Completion) error
 	// lean: a lean worker's tools; the others are not available (tools_lean.go).
-	lean bool
+	Lean bool
 	// costs is the measure of a call's run (nil outside one); report tells the host.
-	costs  func(context.Context) *runCosts
-	report func(context.Context, CostReport)
+	Costs  func(context.Context) *RunCosts
+	Report func(context.Context, CostReport)
 	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
 	// the Store's folder and plans change only through the Store.
-	sameStorage bool
+	SameStorage bool
 	// planRoot is the root of the Store's LocalBackend, if it is on one; wsRoot that of a
 	// LocalBackend Workspace. The file tools keep out of the plans folder under them.
-	wsRoot, planRoot string
+	WsRoot, PlanRoot string
 }
 
-type toolSpec struct {
-	name   string
-	params []param
-	run    func(ctx context.Context, env *toolEnv, a args) (any, error)
+type ToolSpec struct {
+	Name   string
+	Params []param
+	run    func(ctx context.Context, env *ToolEnv, a Args) (any, error)
 }
 
 // planTool adapts a toolSpec to Eino. Its InvokableRun returns no Go error other than the
 // Eino interrupt of request_plan_approval: every failure a model can cause, and every storage
 // failure, is a JSON error result, so the agent run goes on and the model can react.
-type planTool struct {
-	spec toolSpec
-	env  *toolEnv
+type PlanTool struct {
+	Spec ToolSpec
+	env  *ToolEnv
 	info *schema.ToolInfo
 }
 
-var _ tool.InvokableTool = (*planTool)(nil)
+var _ tool.InvokableTool = (*PlanTool)(nil)
 
-func (t *planTool) Info(context.Context) (*schema.ToolInfo, error) { return t.info, nil }
+func (t *PlanTool) Info(context.Context) (*schema.ToolInfo, error) { return t.info, nil }
 
-func (t *planTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
-	if limit := maxArgumentBytes(t.env.store.ContentCap()); len(argumentsInJSON) > limit {
+func (t *PlanTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
+	if limit := maxArgumentBytes(t.env.Store.ContentCap()); len(argumentsInJSON) > limit {
 		// Only a plan body can make a right call this large: the advice is about the plan
 		// where the tool takes one, and about the arguments elsewhere.
-		tooLarge := Error{Code: CodeTooLarge, Reason: document.ReasonArgsTooLarge, Size: int64(len(argumentsInJSON)), Limit: int64(t.env.store.ContentCap())}
-		if _, body := paramNamed(t.spec, pContent.name); !body {
+		tooLarge := document.Error{Code: document.CodeTooLarge, Reason: document.ReasonArgsTooLarge, Size: int64(len(argumentsInJSON)), Limit: int64(t.env.Store.ContentCap())}
+		if _, body := paramNamed(t.Spec, pContent.Name); !body {
 			tooLarge.Reason, tooLarge.Limit = document.ReasonArgsOverLimit, int64(limit)
 		}
-		return t.env.errorResult(document.Fail(tooLarge)), nil
+		return t.env.ErrorResult(document.Fail(tooLarge)), nil
 	}
-	if t.env.lean && !leanTools[t.spec.name] {
-		return t.env.errorResult(document.Fail(Error{Code: CodeToolNotAvailable, Reason: document.ReasonLeanWorker})), nil
+	if t.env.Lean && !LeanTools[t.Spec.Name] {
+		return t.env.ErrorResult(document.Fail(document.Error{Code: document.CodeToolNotAvailable, Reason: document.ReasonLeanWorker})), nil
 	}
-	a, notes, err := decodeCall(t.spec, t.env.texts, argumentsInJSON)
+	a, notes, err := DecodeCall(t.Spec, t.env.Texts, argumentsInJSON)
 	if err != nil {
-		return t.env.errorResult(err), nil
+		return t.env.ErrorResult(err), nil
 	}
-	if t.env.listens != nil && t.env.listens(ctx) {
-		ctx = engine.WithChangeSink(ctx, t.env.sink) // otherwise no Change is computed at all
+	if t.env.Listens != nil && t.env.Listens(ctx) {
+		ctx = engine.WithChangeSink(ctx, t.env.Sink) // otherwise no Change is computed at all
 	}
-	ctx = document.WithAgentActor(ctx, t.env.agent(ctx))
-	if t.env.requireApproval {
+	ctx = document.WithAgentActor(ctx, t.env.Agent(ctx))
+	if t.env.RequireApproval {
 		ctx = document.WithStepGate(ctx) // no step moves on a plan not approved, by any tool
 	}
-	out, err := t.spec.run(ctx, t.env, a)
+	out, err := t.Spec.run(ctx, t.env, a)
 	if ie, ok := asInterrupt(err); ok {
 		return "", ie // Eino pauses the run here; the call is run again on resume
 	}
 	if err != nil {
-		return notes.attach(t.env.errorResult(err)), nil
+		return notes.attach(t.env.ErrorResult(err)), nil
 	}
 	if text, ok := out.(string); ok {
 		return notes.attach(text), nil
 	}
-	s, err := resultAPI.MarshalToString(out)
+	s, err := ResultAPI.MarshalToString(out)
 	if err != nil {
-		return t.env.errorResult(engine.BackendError("encode the result", err)), nil
+		return t.env.ErrorResult(engine.BackendError("encode the result", err)), nil
 	}
 	return notes.attach(s), nil
 }
@@ -131,23 +132,23 @@ func maxArgumentBytes(maxContent int) int {
 	return 6*maxContent + argumentAllowance
 }
 
-func newPlanTool(spec toolSpec, env *toolEnv, name string) *planTool {
-	params := make(map[string]*schema.ParameterInfo, len(spec.params))
-	for _, p := range spec.params {
-		params[p.name] = &schema.ParameterInfo{Type: p.typ, Required: p.required, Desc: env.texts[spec.name+"."+p.name]}
+func NewPlanTool(spec ToolSpec, env *ToolEnv, name string) *PlanTool {
+	params := make(map[string]*schema.ParameterInfo, len(spec.Params))
+	for _, p := range spec.Params {
+		params[p.Name] = &schema.ParameterInfo{Type: p.typ, Required: p.required, Desc: env.Texts[spec.Name+"."+p.Name]}
 	}
 	// Tools without parameters still declare an empty object: some providers reject a
 	// function without "parameters".
-	info := &schema.ToolInfo{Name: name, Desc: env.texts[spec.name], ParamsOneOf: schema.NewParamsOneOfByParams(params)}
-	return &planTool{spec: spec, env: env, info: info}
+	info := &schema.ToolInfo{Name: name, Desc: env.Texts[spec.Name], ParamsOneOf: schema.NewParamsOneOfByParams(params)}
+	return &PlanTool{Spec: spec, env: env, info: info}
 }
 
 // toolSpecs lists every tool: its default name, its arguments and what runs it.
-func toolSpecs() []toolSpec {
-	return []toolSpec{
+func ToolSpecs() []ToolSpec {
+	return []ToolSpec{
 		{ToolWritePlan, []param{pName, pContent, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},
 		{ToolReadPlan, []param{pName, pSince}, runReadPlan},
-		{ToolListPlans, []param{pLimit, pCursor, pStatusFilter}, runListPlans},
+		{ToolListPlans, []param{pLimit, pCursor, pStatusFilter}, RunListPlans},
 		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
 		{ToolSetPlanStatus, []param{pName, pNewStatus, pRevision}, runSetPlanStatus},
 		{ToolGetPlanStatus, []param{pName}, runGetPlanStatus},

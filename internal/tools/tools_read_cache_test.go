@@ -1,9 +1,10 @@
-package plan
+package tools
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,7 +15,7 @@ func TestReadCacheStaysWithinItsBytes(t *testing.T) {
 	var c readCache
 	big := strings.Repeat("x", maxReadCacheBytes/32)
 	for i := range 100 {
-		p := &Plan{Name: "p" + itoa(i%40), Revision: int64(i)}
+		p := &document.Plan{Name: "p" + Itoa(i%40), Revision: int64(i)}
 		c.put(p, big)
 		got, ok := c.get(p)
 		require.True(t, ok)
@@ -26,7 +27,7 @@ func TestReadCacheStaysWithinItsBytes(t *testing.T) {
 		require.Equal(t, total, c.bytes)
 		require.LessOrEqual(t, c.bytes, maxReadCacheBytes)
 	}
-	huge := &Plan{Name: "huge"}
+	huge := &document.Plan{Name: "huge"}
 	c.put(huge, strings.Repeat("y", maxReadCacheBytes/16+1))
 	_, ok := c.get(huge)
 	assert.False(t, ok, "a result over a sixteenth of the bytes is not kept")

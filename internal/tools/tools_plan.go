@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/einoplan/plan/internal/engine"
 )
 
-func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
+func runWritePlan(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	f := a.fields()
 	name, content := f.str(pName), f.str(pContent)
 	u := f.update(name)
@@ -18,16 +18,16 @@ func runWritePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 }
 
 // putPlan writes a plan's new body for write_plan and update_plan_from_file.
-func putPlan(ctx context.Context, env *toolEnv, u Update, content string) (any, error) {
+func putPlan(ctx context.Context, env *ToolEnv, u engine.Update, content string) (any, error) {
 	u.Content = &content
-	p, err := env.store.Put(ctx, u)
+	p, err := env.Store.Put(ctx, u)
 	if err != nil {
 		return nil, err
 	}
 	return newWriteResult(p), nil
 }
 
-func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
+func runReadPlan(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	f := a.fields()
 	name, since := f.str(pName), f.integer(pSince)
 	if f.err != nil {
@@ -35,13 +35,13 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 	}
 	// A since_revision that is not kept (pruned, never existed, negative) gets the whole plan;
 	// one kept but not verified gets it with a note saying so.
-	var p, old *Plan
-	var unverified *Error
+	var p, old *document.Plan
+	var unverified *document.Error
 	var err error
 	if since != nil {
-		p, old, unverified, err = env.store.ChangesSince(ctx, name, *since)
+		p, old, unverified, err = env.Store.ChangesSince(ctx, name, *since)
 	} else {
-		p, err = env.store.Get(ctx, name)
+		p, err = env.Store.Get(ctx, name)
 	}
 	if err != nil {
 		return nil, err
@@ -50,12 +50,12 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return newChangesResult(p, old), nil
 	}
 	if unverified != nil {
-		return readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Content: p.Content, Note: env.errorMessage(unverified)}, nil
+		return readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Content: p.Content, Note: env.ErrorMessage(unverified)}, nil
 	}
 	if text, ok := env.reads.get(p); ok {
 		return text, nil
 	}
-	text, err := resultAPI.MarshalToString(readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Cost: document.PlanCost(document.StepsOf(p.Content)), Content: p.Content})
+	text, err := ResultAPI.MarshalToString(readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Cost: document.PlanCost(document.StepsOf(p.Content)), Content: p.Content})
 	if err != nil {
 		return nil, engine.BackendError("encode the result", err)
 	}
@@ -64,49 +64,49 @@ func runReadPlan(ctx context.Context, env *toolEnv, a args) (any, error) {
 }
 
 // getNamed loads the plan a call names.
-func getNamed(ctx context.Context, env *toolEnv, a args) (*Plan, error) {
+func getNamed(ctx context.Context, env *ToolEnv, a Args) (*document.Plan, error) {
 	name, err := a.str(pName)
 	if err != nil {
 		return nil, err
 	}
-	return env.store.Get(ctx, name)
+	return env.Store.Get(ctx, name)
 }
 
-func runDeletePlan(ctx context.Context, env *toolEnv, a args) (any, error) {
+func runDeletePlan(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	f := a.fields()
 	name, rev := f.str(pName), f.integer(pRevision)
 	if f.err != nil {
 		return nil, f.err
 	}
-	last, err := env.store.Delete(ctx, name, rev)
+	last, err := env.Store.Delete(ctx, name, rev)
 	if err != nil {
 		return nil, err
 	}
 	return deleteResult{Deleted: name, Revision: last}, nil
 }
 
-func runSetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
+func runSetPlanStatus(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	f := a.fields()
 	name, status, rev := f.str(pName), f.str(pNewStatus), f.integer(pRevision)
 	if f.err != nil {
 		return nil, f.err
 	}
-	p, err := env.store.SetStatus(ctx, name, status, rev)
+	p, err := env.Store.SetStatus(ctx, name, status, rev)
 	if err != nil {
 		return nil, err
 	}
 	return statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision}, nil
 }
 
-func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
+func runGetPlanStatus(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	p, err := getNamed(ctx, env, a)
 	if err != nil {
 		return nil, err
 	}
 	sum := p.Summarize()
-	out := statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision, Progress: &sum.Progress, NextStep: shortStep(nextPending(sum)),
+	out := statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision, Progress: &sum.Progress, NextStep: shortStep(NextPending(sum)),
 		Approval: p.Approval, Approved: env.unapproved(p)}
-	if cur := sum.CurrentStep; cur != nil && cur.State == StepInProgress {
+	if cur := sum.CurrentStep; cur != nil && cur.State == document.StepInProgress {
 		out.CurrentStep = cur
 	}
 	steps := document.StepsOf(p.Content)
@@ -114,7 +114,7 @@ func runGetPlanStatus(ctx context.Context, env *toolEnv, a args) (any, error) {
 	return out, nil
 }
 
-func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
+func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	f := a.fields()
 	name, number, stateText := f.str(pName), f.integer(pStep), f.str(pStepState)
 	note, rev, takeover := f.str(pNote), f.integer(pRevision), f.boolean(pTakeover)
@@ -128,10 +128,10 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 	}
 	at := 0 // the next free step
 	switch {
-	case number == nil && state != StepInProgress:
-		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonRequired, Field: pStep.name})
+	case number == nil && state != document.StepInProgress:
+		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRequired, Field: pStep.Name})
 	case number != nil && (*number < 1 || *number > 1<<20):
-		return nil, document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonStepNumber, Name: name, Field: pStep.name, Step: int(min(max(*number, -1), 1<<21))})
+		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonStepNumber, Name: name, Field: pStep.Name, Step: int(min(max(*number, -1), 1<<21))})
 	case number != nil:
 		at = int(*number)
 	}
@@ -139,7 +139,7 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 		return nil, err
 	}
 	cost := env.stepCost(ctx, name, at, state)
-	p, step, err := env.store.MoveStep(ctx, StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, Cost: cost, IfRevision: rev, Takeover: takeover})
+	p, step, err := env.Store.MoveStep(ctx, engine.StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, Cost: cost, IfRevision: rev, Takeover: takeover})
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +150,11 @@ func runUpdatePlanStep(ctx context.Context, env *toolEnv, a args) (any, error) {
 }
 
 // nextPending is the first pending step of a summary, nil when none is pending.
-func nextPending(p Summary) *Step {
+func NextPending(p document.Summary) *document.Step {
 	if p.NextStep != nil {
 		return p.NextStep
 	}
-	if p.CurrentStep != nil && p.CurrentStep.State == StepPending {
+	if p.CurrentStep != nil && p.CurrentStep.State == document.StepPending {
 		return p.CurrentStep
 	}
 	return nil

@@ -1,4 +1,4 @@
-package plan
+package tools
 
 import (
 	"context"
@@ -7,20 +7,22 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
+	"github.com/einoplan/plan/internal/localfs"
 )
 
 // fileTools are offered only with a Workspace.
-var fileTools = map[string]bool{ToolExportPlanToFile: true, ToolUpdatePlanFromFile: true}
+var FileTools = map[string]bool{ToolExportPlanToFile: true, ToolUpdatePlanFromFile: true}
 
-func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error) {
+func runExportPlanToFile(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	f := a.fields()
 	name, path := f.str(pName), f.path(env)
 	if f.err != nil {
 		return nil, f.err
 	}
-	p, err := env.store.Get(ctx, name)
+	p, err := env.Store.Get(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -28,30 +30,30 @@ func runExportPlanToFile(ctx context.Context, env *toolEnv, a args) (any, error)
 		return nil, engine.Canceled(ctx)
 	}
 	_, err = await(ctx, func() (struct{}, error) {
-		return struct{}{}, env.workspace.Write(ctx, &WriteRequest{FilePath: path, Content: p.Content})
+		return struct{}{}, env.Workspace.Write(ctx, &driver.WriteRequest{FilePath: path, Content: p.Content})
 	})
 	if ctx.Err() != nil {
 		return nil, engine.Canceled(ctx)
 	}
 	if err != nil {
-		e := document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonWorkspaceWrite, Path: path})
+		e := document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonWorkspaceWrite, Path: path})
 		e.Err = err
 		return nil, e
 	}
 	return exportResult{Name: name, Path: path, Revision: p.Revision, Bytes: len(p.Content)}, nil
 }
 
-func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, error) {
+func runUpdatePlanFromFile(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	f := a.fields()
 	name, path := f.str(pName), f.path(env)
 	u := f.update(name)
 	if f.err != nil {
 		return nil, f.err
 	}
-	if err := ValidateName(name); err != nil {
+	if err := document.ValidateName(name); err != nil {
 		return nil, err
 	}
-	content, err := readWorkspaceFile(ctx, env.workspace, path, env.store.ContentCap())
+	content, err := readWorkspaceFile(ctx, env.Workspace, path, env.Store.ContentCap())
 	if err != nil {
 		return nil, err
 	}
@@ -61,26 +63,26 @@ func runUpdatePlanFromFile(ctx context.Context, env *toolEnv, a args) (any, erro
 // readWorkspaceFile reads the whole file, refusing anything over limit bytes. It returns when
 // ctx ends even if the Workspace does not (a named pipe, a hung remote): the read is then
 // abandoned to finish on its own.
-func readWorkspaceFile(ctx context.Context, ws Workspace, path string, limit int) (string, error) {
+func readWorkspaceFile(ctx context.Context, ws driver.Workspace, path string, limit int) (string, error) {
 	content, err := await(ctx, func() (string, error) { return engine.ReadBounded(ctx, ws, path, int64(limit)) })
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		return "", engine.Canceled(ctx)
 	case engine.IsNotExist(err):
-		return "", document.Fail(Error{Code: CodeNotFound, Reason: document.ReasonNoFile, Path: path})
+		return "", document.Fail(document.Error{Code: document.CodeNotFound, Reason: document.ReasonNoFile, Path: path})
 	default:
-		e := document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonWorkspaceRead, Path: path})
+		e := document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonWorkspaceRead, Path: path})
 		e.Err = err
 		return "", e
 	}
 	switch {
 	case len(content) > limit:
-		return "", document.Fail(Error{Code: CodeTooLarge, Reason: document.ReasonFileTooLarge, Path: path, Size: int64(len(content)), Limit: int64(limit)})
+		return "", document.Fail(document.Error{Code: document.CodeTooLarge, Reason: document.ReasonFileTooLarge, Path: path, Size: int64(len(content)), Limit: int64(limit)})
 	case !utf8.ValidString(content):
-		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonFileNotUTF8, Path: path})
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonFileNotUTF8, Path: path})
 	case strings.TrimSpace(content) == "":
-		return "", document.Fail(Error{Code: CodeInvalidArgument, Reason: document.ReasonFileEmpty, Path: path})
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonFileEmpty, Path: path})
 	}
 	return content, nil
 }
@@ -110,18 +112,18 @@ func await[T any](ctx context.Context, call func() (T, error)) (T, error) {
 // guardWorkspace notes how the Workspace relates to the Store's storage: the same value (or
 // one found through Unwrap, or a LocalBackend on the same root), or two LocalBackends whose
 // folders may overlap on disk.
-func (env *toolEnv) guardWorkspace(ws Workspace) {
+func (env *ToolEnv) GuardWorkspace(ws driver.Workspace) {
 	var inner any = ws
-	if b, ok := ws.(Backend); ok {
+	if b, ok := ws.(driver.Backend); ok {
 		inner = engine.Innermost(b)
 	}
 	wk, ok1 := engine.KeyOf(inner)
-	sk, ok2 := engine.KeyOf(engine.Innermost(env.store.Backend))
-	env.sameStorage = ok1 && ok2 && wk == sk
-	if bl, ok := engine.Innermost(env.store.Backend).(*LocalBackend); ok {
-		env.planRoot = bl.StorageName()
-		if wl, ok := inner.(*LocalBackend); ok {
-			env.wsRoot = wl.StorageName()
+	sk, ok2 := engine.KeyOf(engine.Innermost(env.Store.Backend))
+	env.SameStorage = ok1 && ok2 && wk == sk
+	if bl, ok := engine.Innermost(env.Store.Backend).(*localfs.Backend); ok {
+		env.PlanRoot = bl.StorageName()
+		if wl, ok := inner.(*localfs.Backend); ok {
+			env.WsRoot = wl.StorageName()
 		}
 	}
 }
@@ -133,8 +135,8 @@ func (env *toolEnv) guardWorkspace(ws Workspace) {
 // the place on disk it reaches through any links, read both as a host path and, for a
 // LocalBackend Workspace, under its root. A relative p is read from the root of the
 // storage, and as a host path from the working folder; ".." is read lexically.
-func (env *toolEnv) inPlansFolder(p string) bool {
-	for _, dir := range engine.PlansFoldersOn(env.store.Backend, env.store.Dir) {
+func (env *ToolEnv) InPlansFolder(p string) bool {
+	for _, dir := range engine.PlansFoldersOn(env.Store.Backend, env.Store.Dir) {
 		if env.inFolder(p, dir) || env.inFolder(p, engine.ApprovalKeyPath(dir)) {
 			return true
 		}
@@ -143,27 +145,27 @@ func (env *toolEnv) inPlansFolder(p string) bool {
 }
 
 // inFolder is inPlansFolder for the one plans folder (or key file) dir.
-func (env *toolEnv) inFolder(p, dir string) bool {
-	if clean := path.Clean("/" + p); env.sameStorage && (clean == dir || strings.HasPrefix(clean, strings.TrimSuffix(dir, "/")+"/")) {
+func (env *ToolEnv) inFolder(p, dir string) bool {
+	if clean := path.Clean("/" + p); env.SameStorage && (clean == dir || strings.HasPrefix(clean, strings.TrimSuffix(dir, "/")+"/")) {
 		return true
 	}
-	if env.planRoot == "" {
+	if env.PlanRoot == "" {
 		return false
 	}
-	plans := realLocation(filepath.Join(env.planRoot, filepath.FromSlash(dir)))
+	plans := RealLocation(filepath.Join(env.PlanRoot, filepath.FromSlash(dir)))
 	inside := func(target string) bool {
-		return within(realLocation(target), plans, string(filepath.Separator))
+		return Within(RealLocation(target), plans, string(filepath.Separator))
 	}
 	// Whatever the Workspace is, a path that names the plans folder on this machine's disk
 	// is refused: many Workspaces (eino-ext's local backend) take host paths.
 	if host, err := filepath.Abs(filepath.FromSlash(p)); err == nil && inside(host) {
 		return true
 	}
-	return env.wsRoot != "" && inside(filepath.Join(env.wsRoot, filepath.FromSlash(p)))
+	return env.WsRoot != "" && inside(filepath.Join(env.WsRoot, filepath.FromSlash(p)))
 }
 
 // realLocation resolves the links of the longest existing prefix of p and keeps the rest.
-func realLocation(p string) string {
+func RealLocation(p string) string {
 	rest := ""
 	for {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
@@ -181,7 +183,7 @@ func realLocation(p string) string {
 // within reports whether target is folder or lies in it; sep is the separator of both, and
 // both are clean. Case is ignored, by Unicode folding: on a file system that ignores it
 // (macOS, Windows) ".PLANS" is ".plans".
-func within(target, folder, sep string) bool {
+func Within(target, folder, sep string) bool {
 	if folder == sep {
 		return strings.HasPrefix(target, sep)
 	}

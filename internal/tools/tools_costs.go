@@ -1,0 +1,47 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/einoplan/plan/internal/document"
+)
+
+// stepCost is what a move of step at of plan name to state writes as its cost: what the
+// call's run measured while it held the step, for a move out of in_progress; nil otherwise.
+func (env *ToolEnv) stepCost(ctx context.Context, name string, at int, state document.StepState) *document.StepCost {
+	if env.Costs == nil || at < 1 || state != document.StepCompleted && state != document.StepFailed && state != document.StepSkipped {
+		return nil
+	}
+	r := env.Costs(ctx)
+	if r == nil {
+		return nil
+	}
+	if c, ok := r.snapshot(name, at, time.Now()); ok {
+		return &c
+	}
+	return nil
+}
+
+// measured follows a move that landed: a step the run now holds is measured from now on,
+// and one it took out of in_progress is no longer, its cost reported to the host.
+func (env *ToolEnv) measured(ctx context.Context, p *document.Plan, step document.Step, cost *document.StepCost) {
+	name := p.Name
+	if env.Costs == nil {
+		return
+	}
+	r := env.Costs(ctx)
+	if r == nil {
+		return
+	}
+	agent := document.HolderName(env.Agent(ctx))
+	switch {
+	case step.State == document.StepInProgress && step.Holder != "" && step.Holder == agent:
+		r.take(p, step, time.Now())
+	case cost != nil:
+		r.drop(name, step.Number)
+		if env.Report != nil {
+			env.Report(ctx, CostReport{Plan: name, Step: step.Number, State: step.State, Agent: env.Agent(ctx), Cost: *cost})
+		}
+	}
+}
