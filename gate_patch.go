@@ -30,9 +30,9 @@ func (c *Config) PatchedToolResultGenerator(_ context.Context, toolName, _ strin
 	if err != nil {
 		names = map[string]string{ToolRequestPlanApproval: ToolRequestPlanApproval}
 	}
-	texts, err := tools.RenameTools(textsIn(lang), names)
+	texts, err := tools.RenameTools(modelTexts[lang].Full, names)
 	if err != nil {
-		texts = textsIn(lang)
+		texts = modelTexts[lang].Full
 	}
 	if toolName != names[ToolRequestPlanApproval] {
 		return &patchtoolcalls.PatchedToolResult{Content: strings.ReplaceAll(texts["patched.other"], "{tool}", toolName)}, nil

@@ -4,27 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
-	"github.com/einoplan/plan/internal/tools"
 )
-
-// DigestConfig bounds the plan digest appended to the instruction at the start of each
-// run. The digest stays the same between the model calls of a run, so prompt caching keeps
-// working, until the run's history is rewritten (a summarization middleware compacted it):
-// the model call that first sees the rewritten history reads a fresh digest, whatever the
-// order of the agent's handlers (see WrapModel in digest.go).
-type DigestConfig struct {
-	Disabled bool
-	MaxPlans int // default 12
-	MaxBytes int // default 1500
-}
 
 // Config configures the middleware.
 type Config struct {
@@ -170,80 +154,16 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if cfg.Role < RoleAuto || cfg.Role > RoleSubAgent {
 		return nil, fmt.Errorf("plan: unknown Role %d", cfg.Role)
 	}
-	m := &middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
-		cfg: *cfg, running: &agentNames{}}
-	var err error
-	if m.store, err = storeFor(cfg); err != nil {
-		return nil, err
-	}
-	if m.gated, err = newGate(cfg.GatedTools); err != nil {
-		return nil, err
-	}
-	m.files = newFileGuard(m.store, cfg.Workspace)
-	if m.gated != nil {
-		m.cfg.RequireApproval = true
-	}
-	if err := tools.CheckPlanSet(cfg.PlanSet); err != nil {
-		return nil, err
-	}
-	m.actor = agentActor(cfg.AgentName)
-	if m.cfg.Digest.MaxPlans <= 0 {
-		m.cfg.Digest.MaxPlans = 12
-	}
-	if m.cfg.Digest.MaxBytes <= 0 {
-		m.cfg.Digest.MaxBytes = 1500
-	}
-	if m.names, err = tools.PlanToolNames(cfg.ToolNames, cfg.ToolPrefix); err != nil {
-		return nil, err
-	}
-	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
-		if m.langs[lang], err = m.toolSet(lang); err != nil {
-			return nil, err
-		}
-	}
-	m.templateName = m.names[ToolPlanTemplate]
-	m.approvalName = m.names[ToolRequestPlanApproval]
-	m.stateKey = &runState{}
-	return m, nil
-}
-
-// toolSet builds the texts and tools of one language.
-func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
-	base := textsIn(lang)
-	if m.cfg.LeanWorker {
-		base = tools.WithLean(base, leanIn(lang))
-	}
-	texts, err := tools.RenameTools(base, m.names)
+	store, err := storeFor(cfg)
 	if err != nil {
 		return nil, err
 	}
-	template := m.cfg.Template
-	if strings.TrimSpace(template) == "" {
-		template = texts["template"]
-	}
-	if m.gated != nil {
-		// Plan mode: the plan must name what each step may use, so the guide and the
-		// not_approved advice teach "(uses …)".
-		template = strings.TrimRight(template, "\n") + "\n\n" + texts["template.uses"] + "\n"
-		texts = maps.Clone(texts)
-		texts["err.not_approved"] = texts["err.not_approved.gated"]
-	}
-	env := &tools.ToolEnv{Store: m.store, Workspace: m.cfg.Workspace, Texts: texts, Template: template,
-		Agent: m.agentIn, Role: m.roleIn, Sink: m.changeSink(), Listens: m.listening, RequireApproval: m.cfg.RequireApproval}
-	env.RequireEvidence, env.Verify = m.cfg.RequireEvidence, m.cfg.Verify
-	env.Lean = m.cfg.LeanWorker
-	env.Costs, env.Report = m.costsIn, m.reportCost
-	if m.cfg.Workspace != nil {
-		env.GuardWorkspace(m.cfg.Workspace)
-	}
-	set := &toolSet{texts: texts, env: env}
-	for _, spec := range tools.ToolSpecs() {
-		if tools.FileTools[spec.Name] && m.cfg.Workspace == nil || spec.Name == ToolRequestPlanApproval && !m.cfg.RequireApproval {
-			continue
-		}
-		set.tools = append(set.tools, tools.NewPlanTool(spec, env, m.names[spec.Name]))
-	}
-	return set, nil
+	return newMiddleware[M](settings{Workspace: cfg.Workspace, Language: cfg.Language, Role: cfg.Role,
+		AgentName: cfg.AgentName, PlanSet: cfg.PlanSet, Template: cfg.Template, Digest: cfg.Digest,
+		ReminderEvery: cfg.ReminderEvery, ToolNames: cfg.ToolNames, ToolPrefix: cfg.ToolPrefix,
+		RequireApproval: cfg.RequireApproval, GatedTools: cfg.GatedTools, GateAnyHeldStep: cfg.GateAnyHeldStep,
+		OnGatedCall: cfg.OnGatedCall, OnChange: cfg.OnChange, RequireEvidence: cfg.RequireEvidence,
+		Verify: cfg.Verify, OnCost: cfg.OnCost, LeanWorker: cfg.LeanWorker, Texts: modelTexts}, store)
 }
 
 // storeFor returns the Store a middleware works on: the given one, or one made from cfg.
@@ -257,257 +177,8 @@ func storeFor(cfg *Config) (*Store, error) {
 	return cfg.Store, nil
 }
 
-// leanIn returns the lean worker's texts of lang (Config.LeanWorker).
-func leanIn(lang adk.Language) map[string]string {
-	if lang == adk.LanguageChinese {
-		return leanZH
-	}
-	return leanEN
-}
-
-func textsIn(lang adk.Language) map[string]string {
-	if lang == adk.LanguageChinese {
-		return textsZH
-	}
-	return textsEN
-}
-
-// toolSet is what a model of one language gets: the texts and the plan tools.
-type toolSet struct {
-	texts map[string]string
-	env   *tools.ToolEnv
-	tools []*tools.PlanTool
-}
-
-type middleware[M adk.MessageType] struct {
-	*adk.TypedBaseChatModelAgentMiddleware[M]
-	cfg   Config
-	store *Store
-	// names are the plan tools' names as this agent's model sees them, by default name.
-	names map[string]string
-	// langs are the texts and tools of each language; language picks one per run.
-	langs [2]*toolSet
-	// actor is who Config.AgentName acts as (agentActor).
-	actor string
-	// gated are the tools that run only under an approved step; nil gates none.
-	gated *gate
-	// files keeps Eino's filesystem tools out of the plans folders and keys (fs_guard.go).
-	files *fileGuard
-	// templateName is plan_template's name as this agent's model sees it.
-	templateName string
-	// approvalName is request_plan_approval's, offered with RequireApproval.
-	approvalName string
-	// stateKey keys this middleware's runState in a run's context.
-	stateKey *runState
-	// running are the names of the sub-agents this agent's tool calls are running.
-	running *agentNames
-	// digests keeps the last digest for the next listing of the same summaries.
-	digests digestMemo
-}
-
-// language is the language of a run that starts now: Config.Language when it is Chinese,
-// else the one adk.SetLanguage chose (see einoLanguage).
-func (m *middleware[M]) language() adk.Language {
-	if m.cfg.Language == adk.LanguageChinese {
-		return adk.LanguageChinese
-	}
-	return einoLanguage()
-}
-
-// set is the tool set of the run of ctx; outside a run, the one of the language now.
-func (m *middleware[M]) set(ctx context.Context) *toolSet {
-	if st, ok := ctx.Value(m.stateKey).(*runState); ok && st.set != nil {
-		return st.set
-	}
-	return m.langs[m.language()]
-}
-
-// beforeAgent adds the plan tools, the instruction and the digest to a run's, and marks the
-// run's context with its role so that runs started inside it know they are sub-agents.
-// BeforeAgent (eino_seam_agent.go) is what Eino calls.
-func (m *middleware[M]) beforeAgent(ctx context.Context, runCtx runSetup) (context.Context, runSetup, error) {
-	call, _ := ctx.Value(callKey{}).(*callToken)
-	mark, marked := ctx.Value(runKey{}).(runMark)
-	nested := marked && (mark.nested || mark.call != call)
-	ctx = context.WithValue(ctx, runKey{}, runMark{call: call, nested: nested})
-	role := m.cfg.Role
-	if role == RoleAuto {
-		role = RoleOrchestrator
-		if nested {
-			role = RoleSubAgent
-		}
-	}
-	set := m.langs[m.language()]
-	st := &runState{role: role, agent: m.actor, set: set}
-	if nested {
-		if name := call.agentName(); name != "" {
-			st.agent = name
-			st.renamed = name != agentActor(delegatedAgent(call))
-			st.call = call
-			call.runStarted()
-		}
-	}
-	st.exempt, st.exports, st.starters = exemptTools(ctx, runCtx.Tools)
-	st.fileTools = renamedFileTools(ctx, runCtx.Tools)
-	ctx = context.WithValue(ctx, m.stateKey, st)
-
-	next := runCtx
-	next.Tools = make([]tool.BaseTool, 0, len(runCtx.Tools)+len(set.tools))
-	next.Tools = append(next.Tools, runCtx.Tools...)
-	for _, t := range set.tools {
-		next.Tools = append(next.Tools, t)
-	}
-	if err := m.checkUniqueToolNames(ctx, next.Tools); err != nil {
-		st.call.runEnded()
-		return ctx, runCtx, err
-	}
-	st.digest.anchor = m.instruction(set.texts, role)
-	st.digest.text = m.digest(ctx, set.texts)
-	st.digest.inHistory = st.digest.text // a resumed run's may differ: see renewDigest
-	next.Instruction = runCtx.Instruction + st.digest.anchor + st.digest.text
-	return ctx, next, nil
-}
-
-// AfterAgent ends a sub-agent's run: the name it acted as is free again once the tool call
-// that started it is over too.
-func (m *middleware[M]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAgentState[M]) (context.Context, error) {
-	if st, ok := ctx.Value(m.stateKey).(*runState); ok && st.call != nil {
-		st.mu.Lock()
-		call := st.call
-		st.call = nil
-		st.mu.Unlock()
-		call.runEnded()
-	}
-	return ctx, nil
-}
-
-// BeforeModelRewriteState hides plan_template and request_plan_approval from a sub-agent's
-// model. The tools stay registered, so a call to one anyway gets tool_not_available instead
-// of failing the run.
-func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
-	if state == nil {
-		return ctx, state, nil
-	}
-	if m.roleIn(ctx) != RoleSubAgent && !m.cfg.LeanWorker {
-		return ctx, state, nil
-	}
-	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))
-	for _, info := range state.ToolInfos {
-		if info == nil || info.Name != m.templateName && info.Name != m.approvalName && !m.leanHides(info.Name) {
-			kept = append(kept, info)
-		}
-	}
-	if len(kept) == len(state.ToolInfos) {
-		return ctx, state, nil
-	}
-	next := *state
-	next.ToolInfos = kept
-	return ctx, &next, nil
-}
-
-func (m *middleware[M]) instruction(texts map[string]string, role Role) string {
-	var b strings.Builder
-	b.WriteString(tools.WithPlanSet(texts["instruction"], texts, m.cfg.PlanSet))
-	if m.cfg.Workspace != nil {
-		b.WriteString(texts["instruction.files"])
-	}
-	if role == RoleOrchestrator && !m.cfg.LeanWorker {
-		b.WriteString(texts["instruction.template"])
-	}
-	if m.cfg.RequireApproval && role == RoleOrchestrator && !m.cfg.LeanWorker {
-		b.WriteString(texts["instruction.approval"])
-	} else if m.cfg.RequireApproval {
-		b.WriteString(texts["instruction.approval.sub"])
-	}
-	if m.gated != nil {
-		b.WriteString(texts["instruction.gated"])
-	}
-	return b.String()
-}
-
-// listening reports whether a change made with ctx has anyone to go to: the host's OnChange,
-// or the events of a run.
-func (m *middleware[M]) listening(ctx context.Context) bool {
-	return m.cfg.OnChange != nil || inRun(ctx)
-}
-
-// changeSink returns what hears the changes made through this middleware's tools: the
-// host's OnChange and, during a run, the run's event stream. Tools attach it only while
-// listening holds, so no Change is computed for a call nobody hears.
-func (m *middleware[M]) changeSink() func(context.Context, Change) {
-	return func(ctx context.Context, c Change) {
-		if m.cfg.OnChange != nil {
-			m.cfg.OnChange(ctx, c)
-		}
-		m.emit(ctx, c)
-	}
-}
-
-// emit sends out as an event of the run of ctx, if any. A parallel run of a sub-agent
-// names itself in the event's AgentName ("worker·2"), so hosts tell its events from the
-// other run's.
-func (m *middleware[M]) emit(ctx context.Context, out any) {
-	if !inRun(ctx) {
-		return
-	}
-	ev := &adk.TypedAgentEvent[M]{Output: &adk.TypedAgentOutput[M]{CustomizedOutput: out}}
-	if st, ok := ctx.Value(m.stateKey).(*runState); ok && st.renamed {
-		ev.AgentName, ev.RunPath = st.agent, runPathOf(st.agent)
-	}
-	_ = adk.TypedSendEvent[M](ctx, ev)
-}
-
-// checkUniqueToolNames refuses an agent that would have two tools of one name, since the
-// model could call only one of them, silently. It names every clash at once, and advises
-// renaming only this middleware's own plan tools (never another tool, which ToolNames
-// cannot rename).
-func (m *middleware[M]) checkUniqueToolNames(ctx context.Context, agentTools []tool.BaseTool) error {
-	ours := map[string]string{} // the name the model sees → the default name
-	for n, to := range m.names {
-		if tools.FileTools[n] && m.cfg.Workspace == nil || n == ToolRequestPlanApproval && !m.cfg.RequireApproval {
-			continue
-		}
-		ours[to] = n
-	}
-	count := make(map[string]int, len(agentTools))
-	var order []string
-	for _, t := range agentTools {
-		info, err := t.Info(ctx)
-		if err != nil || info == nil {
-			continue
-		}
-		if count[info.Name] == 0 {
-			order = append(order, info.Name)
-		}
-		count[info.Name]++
-	}
-	var clashes []string
-	advice := map[string]string{}
-	for _, name := range order {
-		if count[name] < 2 {
-			continue
-		}
-		clashes = append(clashes, fmt.Sprintf("%q", name))
-		if def, ok := ours[name]; ok {
-			advice[def] = "my_" + def
-		}
-	}
-	if len(clashes) == 0 {
-		return nil
-	}
-	msg := fmt.Sprintf("plan: the agent would get two tools named %s", strings.Join(clashes, ", "))
-	if len(advice) == 0 {
-		return fmt.Errorf("%s; none is a plan tool of this middleware: rename the other tools", msg)
-	}
-	keys := make([]string, 0, len(advice))
-	for k := range advice {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	pairs := make([]string, len(keys))
-	for i, k := range keys {
-		pairs[i] = fmt.Sprintf("%q: %q", k, advice[k])
-	}
-	return fmt.Errorf("%s; when an agent has two plan middlewares, give one of them Config.ToolPrefix (e.g. %q) "+
-		"or Config.ToolNames (e.g. {%s}), and Config.PlanSet to tell their plans apart", msg, "my_", strings.Join(pairs, ", "))
+// modelTexts are the texts of tools_en.go and tools_zh.go, by language.
+var modelTexts = map[adk.Language]Texts{
+	adk.LanguageEnglish: {Full: textsEN, Lean: leanEN},
+	adk.LanguageChinese: {Full: textsZH, Lean: leanZH},
 }
