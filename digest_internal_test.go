@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/agentrun"
 )
 
 // TestNewestFirstMatchesStableSort checks newestFirst against the first k of a stable sort
@@ -25,7 +26,7 @@ func TestNewestFirstMatchesStableSort(t *testing.T) {
 		want := append([]*Summary(nil), plans...)
 		sort.SliceStable(want, func(i, j int) bool { return want[i].UpdatedAt.After(want[j].UpdatedAt) })
 		for _, k := range []int{0, 1, 3, 12, 50} {
-			got := newestFirst(plans, k)
+			got := agentrun.NewestFirst(plans, k)
 			if len(got) != min(k, n) {
 				t.Fatalf("n=%d k=%d: %d plans, want %d", n, k, len(got), min(k, n))
 			}
@@ -52,7 +53,7 @@ func TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries(t *testing.T) {
 			plans[i] = &Summary{Name: string(rune('a' + i%26)), Revision: 1, Title: "t", Status: "s", UpdatedAt: base.Add(time.Duration(rng.IntN(8)) * time.Second)}
 		}
 		maxPlans, maxBytes := 1+rng.IntN(14), 200+rng.IntN(1200)
-		_, known := renderDigest(plans, 0, textsEN, maxPlans, maxBytes, nil)
+		_, known := agentrun.RenderDigest(plans, 0, textsEN, maxPlans, maxBytes, nil)
 		next := slices.Clone(plans)
 		for i := range next {
 			if rng.IntN(4) == 0 { // replaced, as the Store replaces a changed plan's summary
@@ -64,8 +65,8 @@ func TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries(t *testing.T) {
 			}
 		}
 		unreadable := rng.IntN(2)
-		want, wantLines := renderDigest(next, unreadable, textsEN, maxPlans, maxBytes, nil)
-		got, gotLines := renderDigest(next, unreadable, textsEN, maxPlans, maxBytes, known)
+		want, wantLines := agentrun.RenderDigest(next, unreadable, textsEN, maxPlans, maxBytes, nil)
+		got, gotLines := agentrun.RenderDigest(next, unreadable, textsEN, maxPlans, maxBytes, known)
 		if got != want {
 			t.Fatalf("round %d: rendered from kept lines:\n%s\nafresh:\n%s", round, got, want)
 		}
@@ -80,7 +81,7 @@ func TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries(t *testing.T) {
 	}
 	// A kept line is used as it is, without formatting the summary again.
 	p := &Summary{Name: "kept", Revision: 3, UpdatedAt: base}
-	got, _ := renderDigest([]*Summary{p}, 0, textsEN, 12, 4000, digestLines{p: "- kept (as kept)\n"})
+	got, _ := agentrun.RenderDigest([]*Summary{p}, 0, textsEN, 12, 4000, agentrun.DigestLines{p: "- kept (as kept)\n"})
 	if !strings.Contains(got, "- kept (as kept)\n") {
 		t.Fatalf("a kept line was formatted again:\n%s", got)
 	}
@@ -97,18 +98,18 @@ func TestLeadingDigestIsTheWholeDigestAndNothingAfterIt(t *testing.T) {
 			UpdatedAt: base.Add(time.Duration(i) * time.Hour), Progress: Progress{Total: 2, Completed: 1}})
 	}
 	tails := []string{"", "\n## Other\n- a list item\n", "- not a digest line\n", "- 3rd party\n", "## Plans\n"}
-	for _, texts := range []map[string]string{textsEN, textsZH, withSetHeader(textsEN, "team plans")} {
+	for _, texts := range []map[string]string{textsEN, textsZH, agentrun.WithSetHeader(textsEN, "team plans")} {
 		header := texts["digest.header"]
 		for _, unreadable := range []int{0, 2} {
-			digest, _ := renderDigest(plans, unreadable, texts, 3, 4000, nil)
+			digest, _ := agentrun.RenderDigest(plans, unreadable, texts, 3, 4000, nil)
 			if !strings.Contains(digest, texts["digest.more"]) {
 				t.Fatalf("the digest leaves no plan out:\n%s", digest)
 			}
 			for _, tail := range tails {
-				if got := leadingDigest(digest+tail, header); got != digest {
+				if got := agentrun.LeadingDigest(digest+tail, header); got != digest {
 					t.Fatalf("followed by %q:\n%q\nwant\n%q", tail, got, digest)
 				}
-				if got := leadingDigest(tail, header); got != "" {
+				if got := agentrun.LeadingDigest(tail, header); got != "" {
 					t.Fatalf("%q starts with no digest, found %q", tail, got)
 				}
 			}
@@ -122,17 +123,17 @@ func TestADigestThatMerelyStartsWithTheRunsOwnIsAnother(t *testing.T) {
 	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	alpha := &Summary{Name: "alpha", Revision: 3, Status: "s", UpdatedAt: at, Progress: Progress{Total: 2}}
 	beta := &Summary{Name: "beta", Revision: 2, Status: "s", UpdatedAt: at.Add(-time.Hour), Progress: Progress{Total: 1}}
-	both, _ := renderDigest([]*Summary{alpha, beta}, 0, textsEN, 12, 4000, nil)
-	now, _ := renderDigest([]*Summary{alpha}, 0, textsEN, 12, 4000, nil)
+	both, _ := agentrun.RenderDigest([]*Summary{alpha, beta}, 0, textsEN, 12, 4000, nil)
+	now, _ := agentrun.RenderDigest([]*Summary{alpha}, 0, textsEN, 12, 4000, nil)
 	if !strings.HasPrefix(both, now) || both == now {
 		t.Fatalf("the case needs a digest that starts with the other:\n%q\n%q", both, now)
 	}
 	msg := schema.SystemMessage("You work.\nANCHOR" + both + "\nMore instructions.")
-	if got := digestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != both {
+	if got := agentrun.DigestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != both {
 		t.Fatalf("found %q, want the whole digest %q", got, both)
 	}
 	msg = schema.SystemMessage("You work.\nANCHOR" + now + "\nMore instructions.")
-	if got := digestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != now {
+	if got := agentrun.DigestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != now {
 		t.Fatalf("the run's own digest read as %q", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/agentrun"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
 	"github.com/stretchr/testify/assert"
@@ -18,7 +19,7 @@ import (
 
 // guardOnDisk is a Store on a LocalBackend at <project>/.plans with one plan, and the guard
 // a middleware with no Workspace puts on Eino's file tools (host paths).
-func guardOnDisk(t *testing.T) (g *fileGuard, project, root string) {
+func guardOnDisk(t *testing.T) (g *agentrun.FileGuard, project, root string) {
 	t.Helper()
 	project = t.TempDir()
 	root = filepath.Join(project, ".plans")
@@ -30,15 +31,15 @@ func guardOnDisk(t *testing.T) (g *fileGuard, project, root string) {
 	_, err = s.Put(t.Context(), Update{Name: "deploy", Content: ptrTo("# Deploy\n- [ ] Ship\n")})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(project, "main.go"), []byte("package main\n"), 0o600))
-	return newFileGuard(s, nil), project, root
+	return agentrun.NewFileGuard(s, nil), project, root
 }
 
 // reasonOf is the reason of a refusal, "" when the call runs.
-func reasonOf(v fileVerdict) string {
-	if v.err == nil {
+func reasonOf(v agentrun.FileVerdict) string {
+	if v.Err == nil {
 		return ""
 	}
-	return v.err.Reason
+	return v.Err.Reason
 }
 
 func fileArgs(key, value string) string {
@@ -66,15 +67,15 @@ func TestFileToolPathsIntoThePlansFolderAreRefused(t *testing.T) {
 			root + "//plans/./deploy.md",
 			filepath.Join(project, "src", "..", ".plans", "plans", "deploy.md"),
 		} {
-			assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge(tool, fileArgs("file_path", p))), "%s %s", tool, p)
+			assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge(tool, fileArgs("file_path", p))), "%s %s", tool, p)
 		}
 		// Eino decodes keys without regard to case and reads escapes: so does the guard.
-		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge(tool, fileArgs("FILE_PATH", planFile))), tool)
-		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge(tool, `{"file\u005fpath":`+quoteJSON(planFile)+`}`)), tool)
-		assert.Equal(t, "", reasonOf(g.judge(tool, fileArgs("file_path", filepath.Join(project, "main.go")))), tool)
-		assert.Equal(t, "", reasonOf(g.judge(tool, fileArgs("file_path", filepath.Join(root, "notes.md")))), tool)
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge(tool, fileArgs("FILE_PATH", planFile))), tool)
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge(tool, `{"file\u005fpath":`+quoteJSON(planFile)+`}`)), tool)
+		assert.Equal(t, "", reasonOf(g.Judge(tool, fileArgs("file_path", filepath.Join(project, "main.go")))), tool)
+		assert.Equal(t, "", reasonOf(g.Judge(tool, fileArgs("file_path", filepath.Join(root, "notes.md")))), tool)
 	}
-	assert.Equal(t, "", reasonOf(g.judge("execute", fileArgs("file_path", planFile))), "other tools are not file tools")
+	assert.Equal(t, "", reasonOf(g.Judge("execute", fileArgs("file_path", planFile))), "other tools are not file tools")
 }
 
 // TestALinkIntoThePlansFolderIsFollowed: a path through a link that leads into the plans
@@ -90,10 +91,10 @@ func TestALinkIntoThePlansFolderIsFollowed(t *testing.T) {
 		filepath.Join(project, "docs"),
 		filepath.Join(project, "deep") + "/../deploy.md", // the kernel: <plans>/deploy.md
 	} {
-		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("write_file", fileArgs("file_path", p))), p)
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("write_file", fileArgs("file_path", p))), p)
 	}
-	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("ls", fileArgs("path", filepath.Join(project, "docs")))))
-	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("grep", fileArgs("path", filepath.Join(project, "docs")))))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("ls", fileArgs("path", filepath.Join(project, "docs")))))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("grep", fileArgs("path", filepath.Join(project, "docs")))))
 }
 
 // TestSearchesKeepOutOfThePlansFolder: ls lists the plans folder's parent (names only) but
@@ -101,33 +102,33 @@ func TestALinkIntoThePlansFolderIsFollowed(t *testing.T) {
 // results carry contents); glob of one runs with the entries inside left out.
 func TestSearchesKeepOutOfThePlansFolder(t *testing.T) {
 	g, project, root := guardOnDisk(t)
-	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("ls", fileArgs("path", filepath.Join(root, "plans")))))
-	assert.Equal(t, "", reasonOf(g.judge("ls", fileArgs("path", root))))
-	assert.Equal(t, "", reasonOf(g.judge("ls", fileArgs("path", project))))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("ls", fileArgs("path", filepath.Join(root, "plans")))))
+	assert.Equal(t, "", reasonOf(g.Judge("ls", fileArgs("path", root))))
+	assert.Equal(t, "", reasonOf(g.Judge("ls", fileArgs("path", project))))
 
 	for _, p := range []string{project, root, "/"} {
-		assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.judge("grep", `{"pattern":"x","path":`+quoteJSON(p)+`}`)), p)
+		assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.Judge("grep", `{"pattern":"x","path":`+quoteJSON(p)+`}`)), p)
 	}
-	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("grep", `{"pattern":"x","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("grep", `{"pattern":"x","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
 	src := filepath.Join(project, "src")
 	require.NoError(t, os.Mkdir(src, 0o700))
-	assert.Equal(t, "", reasonOf(g.judge("grep", `{"pattern":"x","path":`+quoteJSON(src)+`}`)))
+	assert.Equal(t, "", reasonOf(g.Judge("grep", `{"pattern":"x","path":`+quoteJSON(src)+`}`)))
 
 	// glob in the plans folder, by its path or by the fixed part of its pattern: refused.
-	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("glob", `{"pattern":"*.md","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
-	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("glob", `{"pattern":".plans/plans/*.md","path":`+quoteJSON(project)+`}`)))
-	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("glob", `{"pattern":`+quoteJSON(filepath.Join(root, "plans")+"/*")+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("glob", `{"pattern":"*.md","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("glob", `{"pattern":".plans/plans/*.md","path":`+quoteJSON(project)+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("glob", `{"pattern":`+quoteJSON(filepath.Join(root, "plans")+"/*")+`}`)))
 
 	// glob above it: what lies inside is left out of the listing.
-	v := g.judge("glob", `{"pattern":"**/*","path":`+quoteJSON(project)+`}`)
-	require.Nil(t, v.err)
-	require.NotNil(t, v.keep)
+	v := g.Judge("glob", `{"pattern":"**/*","path":`+quoteJSON(project)+`}`)
+	require.Nil(t, v.Err)
+	require.NotNil(t, v.Keep)
 	listing := strings.Join([]string{".plans", ".plans/.plans.approval-key", ".plans/plans", ".plans/plans/deploy.md", "main.go"}, "\n")
-	assert.Equal(t, ".plans\nmain.go", v.keep(listing))
-	assert.Equal(t, "No files found", v.keep(".plans/plans/deploy.md"))
-	assert.Equal(t, "main.go", v.keep(filepath.Join(root, "plans", "deploy.md")+"\nmain.go"), "absolute entries too")
-	v = g.judge("glob", `{"pattern":"*.go","path":`+quoteJSON(src)+`}`)
-	assert.True(t, v.err == nil && v.keep == nil, "a folder without plans is listed as it is")
+	assert.Equal(t, ".plans\nmain.go", v.Keep(listing))
+	assert.Equal(t, "No files found", v.Keep(".plans/plans/deploy.md"))
+	assert.Equal(t, "main.go", v.Keep(filepath.Join(root, "plans", "deploy.md")+"\nmain.go"), "absolute entries too")
+	v = g.Judge("glob", `{"pattern":"*.go","path":`+quoteJSON(src)+`}`)
+	assert.True(t, v.Err == nil && v.Keep == nil, "a folder without plans is listed as it is")
 }
 
 // TestGuardReadsWorkspacePathsAsTheStoragesOwn: with a Workspace that is the Store's own
@@ -137,17 +138,17 @@ func TestGuardReadsWorkspacePathsAsTheStoragesOwn(t *testing.T) {
 	backend := NewMemoryBackend()
 	s, err := NewStore(&StoreConfig{Backend: backend, BaseDir: "/team/plans"})
 	require.NoError(t, err)
-	g := newFileGuard(s, backend)
+	g := agentrun.NewFileGuard(s, backend)
 	for _, p := range []string{"/team/plans/a.md", "team/plans", "/team/.plans.approval-key", "/x/../team/plans/a.md"} {
-		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.judge("read_file", fileArgs("file_path", p))), p)
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("read_file", fileArgs("file_path", p))), p)
 	}
-	assert.Equal(t, "", reasonOf(g.judge("read_file", fileArgs("file_path", "/team/notes.md"))))
-	assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.judge("grep", `{"pattern":"x"}`)), "grep of the whole storage")
-	assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.judge("grep", `{"pattern":"x","path":"/team"}`)))
-	assert.Equal(t, "", reasonOf(g.judge("grep", `{"pattern":"x","path":"/src"}`)))
+	assert.Equal(t, "", reasonOf(g.Judge("read_file", fileArgs("file_path", "/team/notes.md"))))
+	assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.Judge("grep", `{"pattern":"x"}`)), "grep of the whole storage")
+	assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.Judge("grep", `{"pattern":"x","path":"/team"}`)))
+	assert.Equal(t, "", reasonOf(g.Judge("grep", `{"pattern":"x","path":"/src"}`)))
 
-	unrelated := newFileGuard(s, nil)
-	assert.Equal(t, "", reasonOf(unrelated.judge("read_file", fileArgs("file_path", "/team/plans/a.md"))))
+	unrelated := agentrun.NewFileGuard(s, nil)
+	assert.Equal(t, "", reasonOf(unrelated.Judge("read_file", fileArgs("file_path", "/team/plans/a.md"))))
 }
 
 // TestTheKeyPathIsBesideThePlansFolder: the key file is never inside the plans folder it
@@ -168,7 +169,7 @@ func TestFixedPrefixOfAGlob(t *testing.T) {
 		"a/{b,c}/d":     "a",
 		".plans/pl?ns/": ".plans",
 	} {
-		assert.Equal(t, want, fixedPrefix(pattern), pattern)
+		assert.Equal(t, want, agentrun.FixedPrefix(pattern), pattern)
 	}
 }
 
@@ -183,7 +184,7 @@ func TestTheGuardWrapsEveryKindOfToolCall(t *testing.T) {
 	t.Cleanup(func() { backend.Close() })
 	mw, err := New(ctx, &Config{Backend: backend, Language: adk.LanguageChinese})
 	require.NoError(t, err)
-	m := mw.(*middleware[*schema.Message])
+	m := mw.(*agentrun.Middleware[*schema.Message])
 	keyArgs := fileArgs("file_path", filepath.Join(root, ".plans.approval-key"))
 	ran := 0
 
@@ -249,7 +250,7 @@ func TestConfigApprovalKeyGoesToTheStore(t *testing.T) {
 	key := []byte(strings.Repeat("h", 32))
 	mw, err := New(ctx, &Config{Backend: NewMemoryBackend(), ApprovalKey: key})
 	require.NoError(t, err)
-	assert.Equal(t, key, mw.(*middleware[*schema.Message]).store.GivenKey)
+	assert.Equal(t, key, mw.(*agentrun.Middleware[*schema.Message]).Store.GivenKey)
 	s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
 	require.NoError(t, err)
 	_, err = New(ctx, &Config{Store: s, ApprovalKey: key})

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/middlewares/patchtoolcalls"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/agentrun"
 	"github.com/einoplan/plan/internal/tools"
 )
 
@@ -24,7 +25,7 @@ import (
 func (c *Config) PatchedToolResultGenerator(_ context.Context, toolName, _ string, arg *schema.ToolArgument) (*patchtoolcalls.PatchedToolResult, error) {
 	lang := c.Language
 	if lang != adk.LanguageChinese {
-		lang = einoLanguage()
+		lang = agentrun.EinoLanguage()
 	}
 	names, err := tools.PlanToolNames(c.ToolNames, c.ToolPrefix)
 	if err != nil {

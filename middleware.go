@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/agentrun"
 )
 
 // Config configures the middleware.
@@ -158,7 +159,7 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if err != nil {
 		return nil, err
 	}
-	return newMiddleware[M](settings{Workspace: cfg.Workspace, Language: cfg.Language, Role: cfg.Role,
+	return agentrun.NewMiddleware[M](agentrun.Settings{Workspace: cfg.Workspace, Language: cfg.Language, Role: cfg.Role,
 		AgentName: cfg.AgentName, PlanSet: cfg.PlanSet, Template: cfg.Template, Digest: cfg.Digest,
 		ReminderEvery: cfg.ReminderEvery, ToolNames: cfg.ToolNames, ToolPrefix: cfg.ToolPrefix,
 		RequireApproval: cfg.RequireApproval, GatedTools: cfg.GatedTools, GateAnyHeldStep: cfg.GateAnyHeldStep,
@@ -178,7 +179,7 @@ func storeFor(cfg *Config) (*Store, error) {
 }
 
 // modelTexts are the texts of tools_en.go and tools_zh.go, by language.
-var modelTexts = map[adk.Language]Texts{
+var modelTexts = map[adk.Language]agentrun.Texts{
 	adk.LanguageEnglish: {Full: textsEN, Lean: leanEN},
 	adk.LanguageChinese: {Full: textsZH, Lean: leanZH},
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/agentrun"
 )
 
 type silentModel struct{}
@@ -60,12 +61,12 @@ func TestOnlyAnAgentWithAPlanMiddlewareGatingEveryToolGuardsItsStarter(t *testin
 		{"wrapped by adk", adk.AgentWithOptions(ctx, agent("a", star)), true},
 		{"a deep agent", deepAgent, true},
 	} {
-		s := starterOf(adk.NewAgentTool(ctx, tc.agent), "a")
-		if s == nil || s.kind != agentToolStarter {
+		s := agentrun.StarterOf(adk.NewAgentTool(ctx, tc.agent), "a")
+		if s == nil || s.Kind != agentrun.AgentToolStarter {
 			t.Fatalf("%s: the agent tool is no starter", tc.what)
 		}
-		if s.guarded["a"] != tc.want {
-			t.Errorf("%s: guarded %v, want %v", tc.what, s.guarded["a"], tc.want)
+		if s.Guarded["a"] != tc.want {
+			t.Errorf("%s: guarded %v, want %v", tc.what, s.Guarded["a"], tc.want)
 		}
 	}
 
@@ -80,13 +81,13 @@ func TestOnlyAnAgentWithAPlanMiddlewareGatingEveryToolGuardsItsStarter(t *testin
 	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "hi")
 	for _, ok := iter.Next(); ok; _, ok = iter.Next() {
 	}
-	exempt, _, starters := exemptTools(ctx, probe.tools)
-	if len(exempt) != 0 || len(starters) != 1 || starters["task"] == nil || starters["task"].kind != deepTaskStarter {
+	exempt, _, starters := agentrun.ExemptTools(ctx, probe.tools)
+	if len(exempt) != 0 || len(starters) != 1 || starters["task"] == nil || starters["task"].Kind != agentrun.DeepTaskStarter {
 		t.Fatalf("exempt %v, starters %v", exempt, starters)
 	}
 	// general-purpose gets deep.Config.Handlers, which here have no plan middleware.
-	if want := map[string]bool{"worker": true, "plain": false, "general-purpose": false}; !reflect.DeepEqual(starters["task"].guarded, want) {
-		t.Errorf("task guards %v, want %v", starters["task"].guarded, want)
+	if want := map[string]bool{"worker": true, "plain": false, "general-purpose": false}; !reflect.DeepEqual(starters["task"].Guarded, want) {
+		t.Errorf("task guards %v, want %v", starters["task"].Guarded, want)
 	}
 }
 
@@ -115,14 +116,14 @@ func TestAToolNamedLikeAStarterIsNone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := starterOf(it, name); s != nil {
+		if s := agentrun.StarterOf(it, name); s != nil {
 			t.Errorf("%s is taken for a starter", name)
 		}
-		if _, _, starters := exemptTools(ctx, []tool.BaseTool{it}); starters != nil {
+		if _, _, starters := agentrun.ExemptTools(ctx, []tool.BaseTool{it}); starters != nil {
 			t.Errorf("%s is taken for a starter", name)
 		}
 	}
-	if isSubagentTool(reflect.TypeOf(&struct{}{})) {
+	if agentrun.IsSubagentTool(reflect.TypeOf(&struct{}{})) {
 		t.Error("a plain type is taken for the subagent tool")
 	}
 	// isSubagentTool reads the type's name as reflect writes an instance of a generic type:
@@ -132,7 +133,7 @@ func TestAToolNamedLikeAStarterIsNone(t *testing.T) {
 		t.Fatal(err)
 	}
 	typ := reflect.TypeOf(it)
-	if got, want := typ.Elem().Name(), "invokableTool["+"github.com/einoplan/plan.starterProbeInput,string]"; got != want || typ.Elem().PkgPath() != einoToolUtil {
+	if got, want := typ.Elem().Name(), "invokableTool["+"github.com/einoplan/plan.starterProbeInput,string]"; got != want || typ.Elem().PkgPath() != agentrun.EinoToolUtil {
 		t.Errorf("an inferred tool's type is %s.%s", typ.Elem().PkgPath(), got)
 	}
 }

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"bytes"
@@ -81,7 +81,7 @@ func newGate(list []string) (*gate, error) {
 		}
 	}
 	for _, n := range tools.DefaultToolNames {
-		if g.names[n] && n != ToolExportPlanToFile { // gated anyway: see gatesExport
+		if g.names[n] && n != tools.ToolExportPlanToFile { // gated anyway: see gatesExport
 			return nil, fmt.Errorf("plan: GatedTools names %q, a plan tool: plan tools are never gated", n)
 		}
 	}
@@ -91,7 +91,7 @@ func newGate(list []string) (*gate, error) {
 // gates reports whether a call of the tool name in the run of ctx is gated. Under "*" every
 // tool is, except plan tools, adk's exit and transfer tools, and a call of one of Eino's agent
 // starters whose sub-agent has a plan middleware gating every tool itself (starters.go).
-func (m *middleware[M]) gates(ctx context.Context, name string) bool {
+func (m *Middleware[M]) gates(ctx context.Context, name string) bool {
 	if m.gated == nil {
 		return false
 	}
@@ -122,7 +122,7 @@ func (m *middleware[M]) gates(ctx context.Context, name string) bool {
 
 // check decides a call of the tool name: ok when it may run; otherwise the result the model
 // gets instead. Both are reported to the host.
-func (m *middleware[M]) check(ctx context.Context, name string) (refusal string, ok bool) {
+func (m *Middleware[M]) check(ctx context.Context, name string) (refusal string, ok bool) {
 	if !m.gates(ctx, name) && !m.gatesExport(ctx, name) {
 		return "", true
 	}
@@ -140,11 +140,11 @@ func (m *middleware[M]) check(ctx context.Context, name string) (refusal string,
 // gatesExport reports whether name is this middleware's export_plan_to_file under
 // GatedTools: it writes a file as a file tool does, so it passes the same gate, under the
 // name its model sees.
-func (m *middleware[M]) gatesExport(ctx context.Context, name string) bool {
+func (m *Middleware[M]) gatesExport(ctx context.Context, name string) bool {
 	if m.gated == nil {
 		return false
 	}
-	if name == m.names[ToolExportPlanToFile] {
+	if name == m.names[tools.ToolExportPlanToFile] {
 		return true
 	}
 	st, ok := ctx.Value(m.stateKey).(*runState)
@@ -159,13 +159,13 @@ func (m *middleware[M]) gatesExport(ctx context.Context, name string) bool {
 // decide finds the hold a call of tool runs under: a step in progress held by the calling
 // agent that names tool in its "(uses …)" (any held step with Config.GateAnyHeldStep), on
 // a plan approved at its current revision, in the most recently updated plan that has one.
-func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
+func (m *Middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 	call := GatedCall{Tool: tool, Agent: m.agentIn(ctx)}
 	if call.Agent == "" {
 		call.Reason = gateNoAgent
 		return call
 	}
-	shared, _, err := m.store.Summaries(ctx) // read only: the list cache's own
+	shared, _, err := m.Store.Summaries(ctx) // read only: the list cache's own
 	if err != nil {
 		call.Reason = gateUnavailable
 		return call
@@ -173,7 +173,7 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 	plans := slices.Clone(shared)
 	sort.SliceStable(plans, func(i, j int) bool { return plans[i].UpdatedAt.After(plans[j].UpdatedAt) })
 	holder := document.HolderName(call.Agent)
-	var approved *Summary
+	var approved *document.Summary
 	// held is the first hold of a plan not approved (one naming tool first); unnamed the
 	// first hold of an approved plan that does not name tool.
 	var held, unnamed *GatedCall
@@ -185,12 +185,12 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 		if p.Progress.InProgress == 0 {
 			continue
 		}
-		cur, err := m.store.Get(ctx, p.Name)
+		cur, err := m.Store.Get(ctx, p.Name)
 		if err != nil {
 			continue
 		}
 		for _, s := range document.StepsOf(cur.Content) {
-			if document.HolderOf(s) != holder || !m.store.HoldLive(cur, s) {
+			if document.HolderOf(s) != holder || !m.Store.HoldLive(cur, s) {
 				continue // not the caller's, or its lease ran out (another agent may take it)
 			}
 			names := m.cfg.GateAnyHeldStep || slices.Contains(s.Uses, tool)
@@ -233,10 +233,10 @@ func (m *middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 // refusal is the result a refused call gives the model: not_approved, and what to do next in
 // the model's language. A sub-agent, which cannot ask for approval itself, is told to report
 // back instead.
-func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
+func (m *Middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 	texts := m.set(ctx).texts
 	key := "gate." + call.Reason
-	if m.roleIn(ctx) == RoleSubAgent {
+	if m.roleIn(ctx) == tools.RoleSubAgent {
 		if _, ok := texts[key+".sub"]; ok {
 			key += ".sub"
 		}
@@ -255,7 +255,7 @@ func (m *middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 // adk's exit and transfer_to_agent. starters are the run's agent starters, by name
 // (starters.go). Tools a later handler adds are neither: "*" gates them, and a run started
 // in one acts as the tool's name.
-func exemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, exports map[string]bool, starters map[string]*starter) {
+func ExemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, exports map[string]bool, starters map[string]*starter) {
 	exempt, exports = map[string]bool{}, map[string]bool{}
 	for _, t := range agentTools {
 		if t == nil {
@@ -270,7 +270,7 @@ func exemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, expor
 		if err != nil || info == nil {
 			continue
 		}
-		if plan && pt.Spec.Name == ToolExportPlanToFile {
+		if plan && pt.Spec.Name == tools.ToolExportPlanToFile {
 			exports[info.Name] = true // it writes a Workspace file: never exempt
 			continue
 		}
@@ -278,7 +278,7 @@ func exemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, expor
 			exempt[info.Name] = true
 			continue
 		}
-		if s := starterOf(t, info.Name); s != nil {
+		if s := StarterOf(t, info.Name); s != nil {
 			if starters == nil {
 				starters = map[string]*starter{}
 			}

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // what it saw: a step taken in an earlier run is measured from this run's first call.
 
 // costsIn is the measure of the run of ctx; nil outside a run.
-func (m *middleware[M]) costsIn(ctx context.Context) *tools.RunCosts {
+func (m *Middleware[M]) costsIn(ctx context.Context) *tools.RunCosts {
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		return &st.costs
 	}
@@ -41,13 +41,13 @@ func usageOf(msg any) *schema.TokenUsage {
 }
 
 // metered wraps the agent's model so every call is attributed to the step the run holds.
-func (m *middleware[M]) metered(inner model.BaseModel[M]) model.BaseModel[M] {
+func (m *Middleware[M]) metered(inner model.BaseModel[M]) model.BaseModel[M] {
 	return &meteredModel[M]{inner: inner, m: m}
 }
 
 type meteredModel[M adk.MessageType] struct {
 	inner model.BaseModel[M]
-	m     *middleware[M]
+	m     *Middleware[M]
 }
 
 func (w *meteredModel[M]) Generate(ctx context.Context, input []M, opts ...model.Option) (M, error) {
@@ -81,7 +81,7 @@ func (w *meteredModel[M]) Stream(ctx context.Context, input []M, opts ...model.O
 }
 
 // reportCost tells the host's OnCost and the run's events what a step cost.
-func (m *middleware[M]) reportCost(ctx context.Context, r CostReport) {
+func (m *Middleware[M]) reportCost(ctx context.Context, r tools.CostReport) {
 	if m.cfg.OnCost != nil {
 		m.cfg.OnCost(ctx, r)
 	}
@@ -89,7 +89,7 @@ func (m *middleware[M]) reportCost(ctx context.Context, r CostReport) {
 }
 
 // noteBudget reports, once per budget, a step of the run that went over it.
-func (m *middleware[M]) noteBudget(ctx context.Context, r *tools.RunCosts, h *tools.HeldStep) {
+func (m *Middleware[M]) noteBudget(ctx context.Context, r *tools.RunCosts, h *tools.HeldStep) {
 	r.Mu.Lock()
 	over, b := document.OverBudget(h.StepBudget, h.PlanBudget, h.Spent, h.Cost, time.Since(h.Since))
 	report := over != "" && h.Over != over
@@ -101,13 +101,13 @@ func (m *middleware[M]) noteBudget(ctx context.Context, r *tools.RunCosts, h *to
 	plan, step := h.Plan, h.Step
 	r.Mu.Unlock()
 	if report {
-		m.reportCost(ctx, CostReport{Plan: plan, Step: step, State: StepInProgress, Agent: m.agentIn(ctx), Cost: c, Over: over, Budget: b})
+		m.reportCost(ctx, tools.CostReport{Plan: plan, Step: step, State: document.StepInProgress, Agent: m.agentIn(ctx), Cost: c, Over: over, Budget: b})
 	}
 }
 
 // budgetGate refuses call, allowed under step s of cur, when that step or cur went over its
 // budget, counting what the run measured of the step so far.
-func (m *middleware[M]) budgetGate(ctx context.Context, cur *Plan, s Step, call GatedCall) GatedCall {
+func (m *Middleware[M]) budgetGate(ctx context.Context, cur *document.Plan, s document.Step, call GatedCall) GatedCall {
 	if !call.Allowed {
 		return call
 	}
@@ -115,7 +115,7 @@ func (m *middleware[M]) budgetGate(ctx context.Context, cur *Plan, s Step, call 
 	if stepB == nil && planB == nil {
 		return call
 	}
-	var live StepCost
+	var live document.StepCost
 	var elapsed time.Duration
 	if r := m.costsIn(ctx); r != nil {
 		r.Mu.Lock()
@@ -133,9 +133,9 @@ func (m *middleware[M]) budgetGate(ctx context.Context, cur *Plan, s Step, call 
 }
 
 // gateCode is the code of a gated call refused for reason.
-func gateCode(reason string) Code {
+func gateCode(reason string) document.Code {
 	if reason == document.GateOverBudget {
-		return CodeOverBudget
+		return document.CodeOverBudget
 	}
-	return CodeNotApproved
+	return document.CodeNotApproved
 }

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"strconv"
@@ -114,7 +114,7 @@ func delegatedAgent(call *callToken) string {
 // that has a plan middleware gating every tool.
 func (c *callToken) startsGuardedAgent() bool {
 	s := c.starters[c.tool]
-	return s != nil && s.guarded[s.runName(c.tool, c.args)]
+	return s != nil && s.Guarded[s.runName(c.tool, c.args)]
 }
 
 // agentNames are the names in use by the running sub-agents of one agent.

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -15,28 +15,28 @@ import (
 // WrapInvokableToolCall gives each tool call of the agent a context of its own, so a run
 // started inside it (a sub-agent) knows it is nested, and runs a gated tool only under an
 // approved step (Config.GatedTools).
-func (m *middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+func (m *Middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
 		ctx, done := m.startCall(ctx, name, args)
 		defer done()
-		files := m.files.judge(m.fileToolKind(ctx, name), args)
-		if files.err != nil {
-			return m.set(ctx).env.ErrorResult(files.err), nil
+		files := m.files.Judge(m.fileToolKind(ctx, name), args)
+		if files.Err != nil {
+			return m.set(ctx).env.ErrorResult(files.Err), nil
 		}
 		if refused, ok := m.check(ctx, name); !ok {
 			return refused, nil
 		}
-		if files.keep != nil {
+		if files.Keep != nil {
 			out, err := endpoint(ctx, args, opts...)
-			return files.keep(out), err
+			return files.Keep(out), err
 		}
 		return endpoint(ctx, args, opts...)
 	}, nil
 }
 
 // WrapStreamableToolCall is WrapInvokableToolCall for tools that stream their result.
-func (m *middleware[M]) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, tc *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+func (m *Middleware[M]) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, tc *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, args string, opts ...tool.Option) (*schema.StreamReader[string], error) {
 		ctx, done := m.startCall(ctx, name, args)
@@ -52,7 +52,7 @@ func (m *middleware[M]) WrapStreamableToolCall(_ context.Context, endpoint adk.S
 }
 
 // WrapEnhancedInvokableToolCall is WrapInvokableToolCall for tools with multimodal results.
-func (m *middleware[M]) WrapEnhancedInvokableToolCall(_ context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
+func (m *Middleware[M]) WrapEnhancedInvokableToolCall(_ context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.ToolResult, error) {
 		ctx, done := m.startCall(ctx, name, argumentText(arg))
@@ -69,7 +69,7 @@ func (m *middleware[M]) WrapEnhancedInvokableToolCall(_ context.Context, endpoin
 
 // WrapEnhancedStreamableToolCall is WrapInvokableToolCall for tools that stream multimodal
 // results.
-func (m *middleware[M]) WrapEnhancedStreamableToolCall(_ context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
+func (m *Middleware[M]) WrapEnhancedStreamableToolCall(_ context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
 		ctx, done := m.startCall(ctx, name, argumentText(arg))
@@ -86,7 +86,7 @@ func (m *middleware[M]) WrapEnhancedStreamableToolCall(_ context.Context, endpoi
 
 // startCall marks ctx as one tool call of this agent; done ends the call. The name a
 // sub-agent started in the call takes stays taken until its run ends too.
-func (m *middleware[M]) startCall(ctx context.Context, name, args string) (context.Context, func()) {
+func (m *Middleware[M]) startCall(ctx context.Context, name, args string) (context.Context, func()) {
 	call := &callToken{tool: name, args: args, names: m.running}
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		st.mu.Lock()
@@ -119,7 +119,7 @@ func textResult(text string) *schema.ToolResult {
 }
 
 // leanHides reports whether the model of a lean worker does not see the tool called name.
-func (m *middleware[M]) leanHides(name string) bool {
+func (m *Middleware[M]) leanHides(name string) bool {
 	if !m.cfg.LeanWorker {
 		return false
 	}

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -49,7 +49,7 @@ type runReminders struct {
 // remind returns input, with a reminder appended when plans the run works on were changed
 // by others since the run's previous model call and the last reminder is ReminderEvery
 // calls ago or more. A plan that cannot be read is left out.
-func (m *middleware[M]) remind(ctx context.Context, input []M) []M {
+func (m *Middleware[M]) remind(ctx context.Context, input []M) []M {
 	every := m.cfg.ReminderEvery
 	if every == 0 {
 		every = defaultReminderEvery
@@ -92,7 +92,7 @@ func (m *middleware[M]) remind(ctx context.Context, input []M) []M {
 		if since != 0 && !due {
 			continue // looked at when the next reminder is due: no read on every model call
 		}
-		p, err := m.store.Get(ctx, name)
+		p, err := m.Store.Get(ctx, name)
 		if err != nil || p.Revision <= since {
 			continue
 		}
@@ -120,7 +120,7 @@ func (m *middleware[M]) remind(ctx context.Context, input []M) []M {
 }
 
 // plansCalled names the plans an assistant message's calls of this agent's plan tools name.
-func (m *middleware[M]) plansCalled(msg M) []string {
+func (m *Middleware[M]) plansCalled(msg M) []string {
 	am, ok := any(msg).(*schema.Message)
 	if !ok || am == nil || am.Role != schema.Assistant {
 		return nil
@@ -133,14 +133,14 @@ func (m *middleware[M]) plansCalled(msg M) []string {
 		var a struct {
 			Name string `json:"name"`
 		}
-		if tools.ResultAPI.UnmarshalFromString(call.Function.Arguments, &a) == nil && ValidateName(a.Name) == nil {
+		if tools.ResultAPI.UnmarshalFromString(call.Function.Arguments, &a) == nil && document.ValidateName(a.Name) == nil {
 			out = append(out, a.Name)
 		}
 	}
 	return out
 }
 
-func (m *middleware[M]) isPlanTool(name string) bool {
+func (m *Middleware[M]) isPlanTool(name string) bool {
 	for _, shown := range m.names {
 		if shown == name {
 			return true
@@ -151,8 +151,8 @@ func (m *middleware[M]) isPlanTool(name string) bool {
 
 // changedByOthers names who, other than agent, made p's revisions after since, in order;
 // nil when agent made them all. When history does not say, "?" stands for whoever did.
-func (m *middleware[M]) changedByOthers(ctx context.Context, p *Plan, since int64, agent string) []string {
-	revs, err := m.store.History(ctx, p.Name)
+func (m *Middleware[M]) changedByOthers(ctx context.Context, p *document.Plan, since int64, agent string) []string {
+	revs, err := m.Store.History(ctx, p.Name)
 	if err != nil {
 		return []string{"?"}
 	}
@@ -183,7 +183,7 @@ func (m *middleware[M]) changedByOthers(ctx context.Context, p *Plan, since int6
 // reminderLine is one plan's line: its revision, who changed it, the steps whose state
 // changed since (or that the steps were rewritten), and the next ready step. Every name and
 // text in it is quoted (quoteInline, inlineName), so the line stays one line.
-func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]string, p *Plan, since int64, who []string) string {
+func (m *Middleware[M]) reminderLine(ctx context.Context, texts map[string]string, p *document.Plan, since int64, who []string) string {
 	var b strings.Builder
 	// Actor names are quoted (quoteInline): a name is text someone chose, and must never
 	// start a line of the user-role message or pass for its words. "?" (unknown) stays bare.
@@ -199,7 +199,7 @@ func (m *middleware[M]) reminderLine(ctx context.Context, texts map[string]strin
 		b.WriteString(tools.QuoteInline(by, tools.MaxActorQuote))
 	}
 	now := document.StepsOf(p.Content)
-	if old, err := m.store.GetRevision(ctx, p.Name, since); err == nil {
+	if old, err := m.Store.GetRevision(ctx, p.Name, since); err == nil {
 		was := document.StepsOf(old.Content)
 		if !engine.SameStepList(was, now) {
 			b.WriteString("; " + texts["reminder.rewritten"])

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/tools"
 )
 
@@ -21,17 +22,17 @@ import (
 // status, progress, current step), at most Digest.MaxPlans lines and Digest.MaxBytes
 // bytes, most recently updated first. It is empty when disabled, when there are no plans,
 // or when the plans cannot be listed: a digest must never stop a run.
-func (m *middleware[M]) digest(ctx context.Context, texts map[string]string) string {
+func (m *Middleware[M]) digest(ctx context.Context, texts map[string]string) string {
 	d, _ := m.digestOrErr(ctx, texts)
 	return d
 }
 
 // digestOrErr is digest that tells a failed listing from an empty one.
-func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string) (string, error) {
+func (m *Middleware[M]) digestOrErr(ctx context.Context, texts map[string]string) (string, error) {
 	if m.cfg.Digest.Disabled {
 		return "", nil
 	}
-	plans, unreadable, err := m.store.Summaries(ctx)
+	plans, unreadable, err := m.Store.Summaries(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -42,7 +43,7 @@ func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string
 	if ok {
 		return text, nil
 	}
-	text, lines = renderDigest(plans, unreadable, withSetHeader(texts, m.cfg.PlanSet), m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes, lines)
+	text, lines = RenderDigest(plans, unreadable, WithSetHeader(texts, m.cfg.PlanSet), m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes, lines)
 	m.digests.keep(plans, unreadable, texts, text, lines)
 	return text, nil
 }
@@ -57,19 +58,19 @@ func (m *middleware[M]) digestOrErr(ctx context.Context, texts map[string]string
 // changed, the next digest formats that plan's line only.
 type digestMemo struct {
 	mu         sync.Mutex
-	plans      []*Summary
+	plans      []*document.Summary
 	unreadable int
 	header     string // the language's digest header: one memo serves both languages in turn
 	text       string
-	lines      digestLines
+	lines      DigestLines
 }
 
 // digestLines are rendered lines by the summary they show; read only once kept.
-type digestLines map[*Summary]string
+type DigestLines map[*document.Summary]string
 
 // reuse returns the kept text when it is still the digest of plans, else the kept lines
 // when they are in the language of texts.
-func (d *digestMemo) reuse(plans []*Summary, unreadable int, texts map[string]string) (string, digestLines, bool) {
+func (d *digestMemo) reuse(plans []*document.Summary, unreadable int, texts map[string]string) (string, DigestLines, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.header != texts["digest.header"] {
@@ -83,14 +84,14 @@ func (d *digestMemo) reuse(plans []*Summary, unreadable int, texts map[string]st
 
 // sameSummaries reports whether a and b list the same summaries in the same order; the
 // Store hands out one slice again while the listing is the same.
-func sameSummaries(a, b []*Summary) bool {
+func sameSummaries(a, b []*document.Summary) bool {
 	if len(a) == len(b) && len(a) > 0 && &a[0] == &b[0] {
 		return true
 	}
 	return slices.Equal(a, b)
 }
 
-func (d *digestMemo) keep(plans []*Summary, unreadable int, texts map[string]string, text string, lines digestLines) {
+func (d *digestMemo) keep(plans []*document.Summary, unreadable int, texts map[string]string, text string, lines DigestLines) {
 	d.mu.Lock()
 	d.plans, d.unreadable, d.header, d.text, d.lines = plans, unreadable, texts["digest.header"], text, lines
 	d.mu.Unlock()
@@ -99,8 +100,8 @@ func (d *digestMemo) keep(plans []*Summary, unreadable int, texts map[string]str
 // renderDigest renders the listed plans (shared with the Store's cache: read only) and the
 // number of plans that could not be read. It takes each line from known when there, and
 // returns the lines it showed.
-func renderDigest(plans []*Summary, unreadable int, texts map[string]string, maxPlans, maxBytes int, known digestLines) (string, digestLines) {
-	top := newestFirst(plans, max(maxPlans, 1))
+func RenderDigest(plans []*document.Summary, unreadable int, texts map[string]string, maxPlans, maxBytes int, known DigestLines) (string, DigestLines) {
+	top := NewestFirst(plans, max(maxPlans, 1))
 	var latest time.Time // when the newest plan changed: the moment the digest describes
 	if len(top) > 0 && top[0].UpdatedAt.After(latest) {
 		latest = top[0].UpdatedAt
@@ -111,7 +112,7 @@ func renderDigest(plans []*Summary, unreadable int, texts map[string]string, max
 	// The lines that say where the rest is must fit after the plans.
 	reserve := len(texts["digest.more"]) + len(texts["digest.unreadable"]) + 32
 	shown := 0
-	lines := make(digestLines, len(top))
+	lines := make(DigestLines, len(top))
 	for _, p := range top[:min(len(top), max(maxPlans, 0))] {
 		line, ok := known[p]
 		if !ok {
@@ -147,11 +148,11 @@ func renderDigest(plans []*Summary, unreadable int, texts map[string]string, max
 // end of the listing, so in a listing in the order the plans were created (each newer than
 // the last) the first k seen are the newest and every other plan is passed over after one
 // comparison; a plan that is kept finds its place among the k by binary search.
-func newestFirst(plans []*Summary, k int) []*Summary {
+func NewestFirst(plans []*document.Summary, k int) []*document.Summary {
 	if k <= 0 {
 		return nil
 	}
-	top := make([]*Summary, 0, min(k, len(plans))+1)
+	top := make([]*document.Summary, 0, min(k, len(plans))+1)
 	for i := len(plans) - 1; i >= 0; i-- {
 		p := plans[i]
 		if len(top) == k && top[k-1].UpdatedAt.After(p.UpdatedAt) {
@@ -173,7 +174,7 @@ func newestFirst(plans []*Summary, k int) []*Summary {
 // is quoted by quoteInline, so none can end the line (with a line break of any kind), close
 // its quotes or pass for another field: only the name (a-z, 0-9, '-', '_'), numbers and the
 // digest's own words stand outside.
-func digestLine(p Summary, texts map[string]string) string {
+func digestLine(p document.Summary, texts map[string]string) string {
 	line := fmt.Sprintf("- %s r%d %s=%s %s=%s", p.Name, p.Revision,
 		texts["digest.title"], tools.QuoteInline(p.Title, 80), texts["digest.status"], tools.QuoteInline(p.Status, 40))
 	if p.Progress.Total > 0 {
@@ -189,7 +190,7 @@ func digestLine(p Summary, texts map[string]string) string {
 }
 
 // withSetHeader returns texts whose digest header names the plan set, if any.
-func withSetHeader(texts map[string]string, set string) map[string]string {
+func WithSetHeader(texts map[string]string, set string) map[string]string {
 	if strings.TrimSpace(set) == "" {
 		return texts
 	}
@@ -250,7 +251,7 @@ func (d *runDigest) sameAsLast(msg any) bool {
 // compacted.
 
 // WrapModel renews the digest at the model call (see above).
-func (m *middleware[M]) WrapModel(_ context.Context, inner model.BaseModel[M], _ *adk.TypedModelContext[M]) (model.BaseModel[M], error) {
+func (m *Middleware[M]) WrapModel(_ context.Context, inner model.BaseModel[M], _ *adk.TypedModelContext[M]) (model.BaseModel[M], error) {
 	renew := m.renewDigest
 	if m.cfg.Digest.Disabled {
 		renew = func(_ context.Context, input []M) []M { return input }
@@ -277,7 +278,7 @@ func (d *digestModel[M]) Stream(ctx context.Context, input []M, opts ...model.Op
 // takes a fresh digest when the history was rewritten since the previous model call or
 // holds another run's digest, and otherwise shows the one shown last. A listing that fails
 // keeps the digest shown.
-func (m *middleware[M]) renewDigest(ctx context.Context, input []M) []M {
+func (m *Middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 	st, _ := ctx.Value(m.stateKey).(*runState)
 	if st == nil {
 		return input
@@ -288,7 +289,7 @@ func (m *middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 	var stale bool
 	if shown.count == 0 {
 		// A history holding another digest than the run's is a resumed run's (see above).
-		shown.inHistory = digestInHistory(input, shown.anchor, shown.text, digestHeader(st.set.texts, m.cfg.PlanSet))
+		shown.inHistory = DigestInHistory(input, shown.anchor, shown.text, digestHeader(st.set.texts, m.cfg.PlanSet))
 		stale = shown.inHistory != shown.text
 	} else {
 		// Every model call adds its answer to the history, so a history that did not grow, or
@@ -322,7 +323,7 @@ func (m *middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 // digestInHistory is the digest that follows anchor in the first system message of input
 // holding it: rendered when that is the run's own, else the digest found there ("" when
 // none follows the anchor). Without the anchor there is nothing to renew: rendered then.
-func digestInHistory[M adk.MessageType](input []M, anchor, rendered, header string) string {
+func DigestInHistory[M adk.MessageType](input []M, anchor, rendered, header string) string {
 	for _, msg := range input {
 		for _, text := range systemTexts(msg) {
 			_, after, ok := strings.Cut(text, anchor)
@@ -332,7 +333,7 @@ func digestInHistory[M adk.MessageType](input []M, anchor, rendered, header stri
 			if rendered != "" && strings.HasPrefix(after, rendered) && !digestLineStart.MatchString(after[len(rendered):]) {
 				return rendered // not merely the start of a longer digest (a plan since deleted)
 			}
-			return leadingDigest(after, header)
+			return LeadingDigest(after, header)
 		}
 	}
 	return rendered
@@ -345,7 +346,7 @@ var digestLineStart = regexp.MustCompile(`^- (?:[a-z0-9][a-z0-9_-]* r[0-9]+ |\+?
 // leadingDigest is the digest s starts with, rendered with header at whatever time: the
 // header line, then its lines, each ending in a line break (every text in one is a JSON
 // string, so none holds a break). It is "" when s starts with no digest.
-func leadingDigest(s, header string) string {
+func LeadingDigest(s, header string) string {
 	before, after, _ := strings.Cut(header, "{time}")
 	if !strings.HasPrefix(s, before) {
 		return ""

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bytedance/sonic"
+	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
 	"github.com/einoplan/plan/internal/tools"
@@ -36,7 +37,7 @@ const (
 )
 
 // fileGuard judges the calls of Eino's filesystem tools.
-type fileGuard struct {
+type FileGuard struct {
 	// env holds only what inPlansFolder reads: the Store and how the file tools' paths
 	// relate to its storage.
 	env *tools.ToolEnv
@@ -44,27 +45,27 @@ type fileGuard struct {
 
 // newFileGuard reads the file tools' paths as host paths and, when ws is the Store's
 // storage (or a LocalBackend), as paths of ws.
-func newFileGuard(store *Store, ws Workspace) *fileGuard {
+func NewFileGuard(store *engine.Store, ws driver.Workspace) *FileGuard {
 	env := &tools.ToolEnv{Store: store}
 	env.GuardWorkspace(ws)
-	return &fileGuard{env: env}
+	return &FileGuard{env: env}
 }
 
 // fileVerdict is the guard's answer for one call: refused with err, or run, with keep
 // applied to its result when keep is set.
-type fileVerdict struct {
-	err  *Error
-	keep func(result string) string
+type FileVerdict struct {
+	Err  *document.Error
+	Keep func(result string) string
 	// whole is the refusal for a call with keep set whose result cannot be rewritten.
-	whole *Error
+	whole *document.Error
 }
 
 // judge decides a call of the tool name with the JSON arguments args. Arguments are decoded
 // as Eino decodes them (sonic, into fields of the same names and types); arguments Eino
 // cannot decode either run, to get the tool's own error.
-func (g *fileGuard) judge(name, args string) fileVerdict {
+func (g *FileGuard) Judge(name, args string) FileVerdict {
 	if g == nil || !g.env.SameStorage && g.env.PlanRoot == "" {
-		return fileVerdict{} // the file tools reach no storage of the Store's
+		return FileVerdict{} // the file tools reach no storage of the Store's
 	}
 	switch name {
 	case einoReadFile, einoWriteFile, einoEditFile:
@@ -72,7 +73,7 @@ func (g *fileGuard) judge(name, args string) fileVerdict {
 			FilePath string `json:"file_path"`
 		}
 		if sonic.UnmarshalString(args, &a) != nil {
-			return fileVerdict{}
+			return FileVerdict{}
 		}
 		return g.refuseInside("file_path", a.FilePath)
 	case einoLs:
@@ -80,7 +81,7 @@ func (g *fileGuard) judge(name, args string) fileVerdict {
 			Path string `json:"path"`
 		}
 		if sonic.UnmarshalString(args, &a) != nil {
-			return fileVerdict{}
+			return FileVerdict{}
 		}
 		return g.refuseInside("path", orHere(a.Path))
 	case einoGrep:
@@ -88,43 +89,43 @@ func (g *fileGuard) judge(name, args string) fileVerdict {
 			Path *string `json:"path,omitempty"`
 		}
 		if sonic.UnmarshalString(args, &a) != nil {
-			return fileVerdict{}
+			return FileVerdict{}
 		}
 		scope := "."
 		if a.Path != nil {
 			scope = orHere(*a.Path)
 		}
-		if v := g.refuseInside("path", scope); v.err != nil {
+		if v := g.refuseInside("path", scope); v.Err != nil {
 			return v
 		}
 		if g.covers(scope) {
-			return fileVerdict{err: g.refusal(document.ReasonSearchCoversPlans, "path", scope)}
+			return FileVerdict{Err: g.refusal(document.ReasonSearchCoversPlans, "path", scope)}
 		}
-		return fileVerdict{}
+		return FileVerdict{}
 	case einoGlob:
 		var a struct {
 			Pattern string `json:"pattern"`
 			Path    string `json:"path"`
 		}
 		if sonic.UnmarshalString(args, &a) != nil {
-			return fileVerdict{}
+			return FileVerdict{}
 		}
 		return g.judgeGlob(a.Pattern, a.Path)
 	}
-	return fileVerdict{}
+	return FileVerdict{}
 }
 
 // judgeGlob refuses a glob whose folder, with the fixed part of its pattern, is in a plans
 // folder, and leaves out of its listing the entries in one.
-func (g *fileGuard) judgeGlob(pattern, dir string) fileVerdict {
+func (g *FileGuard) judgeGlob(pattern, dir string) FileVerdict {
 	roots := []string{dir}
 	if dir == "" {
 		roots = []string{"/", "."} // eino-ext's default, and a working folder's
 	}
-	fixed := fixedPrefix(pattern)
+	fixed := FixedPrefix(pattern)
 	var scopes []string
 	for _, r := range roots {
-		if v := g.refuseInside("path", r); v.err != nil {
+		if v := g.refuseInside("path", r); v.Err != nil {
 			return v
 		}
 		scopes = append(scopes, filepath.Join(r, fixed))
@@ -135,20 +136,20 @@ func (g *fileGuard) judgeGlob(pattern, dir string) fileVerdict {
 	covered := false
 	for _, scope := range scopes {
 		if g.inside(scope) {
-			return fileVerdict{err: g.refusal(document.ReasonPlansOffLimits, "pattern", pattern)}
+			return FileVerdict{Err: g.refusal(document.ReasonPlansOffLimits, "pattern", pattern)}
 		}
 		covered = covered || g.covers(scope)
 	}
 	if !covered {
-		return fileVerdict{}
+		return FileVerdict{}
 	}
-	return fileVerdict{keep: func(result string) string { return g.unlisted(result, roots) },
+	return FileVerdict{Keep: func(result string) string { return g.unlisted(result, roots) },
 		whole: g.refusal(document.ReasonSearchCoversPlans, "path", orHere(dir))}
 }
 
 // unlisted is a glob's listing (one path a line, relative to a root or absolute) without the
 // entries in a plans folder or at a key.
-func (g *fileGuard) unlisted(result string, roots []string) string {
+func (g *FileGuard) unlisted(result string, roots []string) string {
 	lines := strings.Split(result, "\n")
 	kept := lines[:0]
 	for _, line := range lines {
@@ -167,16 +168,16 @@ func (g *fileGuard) unlisted(result string, roots []string) string {
 }
 
 // refuseInside refuses p when it resolves into a plans folder or to a key file.
-func (g *fileGuard) refuseInside(field, p string) fileVerdict {
+func (g *FileGuard) refuseInside(field, p string) FileVerdict {
 	if g.inside(p) {
-		return fileVerdict{err: g.refusal(document.ReasonPlansOffLimits, field, p)}
+		return FileVerdict{Err: g.refusal(document.ReasonPlansOffLimits, field, p)}
 	}
-	return fileVerdict{}
+	return FileVerdict{}
 }
 
 // inside reports whether p names a plans folder, something in one, or a key file: read
 // lexically, as Eino's backends clean it, and as the kernel reads a ".." after a link.
-func (g *fileGuard) inside(p string) bool {
+func (g *FileGuard) inside(p string) bool {
 	if g.env.InPlansFolder(p) {
 		return true
 	}
@@ -185,7 +186,7 @@ func (g *fileGuard) inside(p string) bool {
 
 // covers reports whether a plans folder or key file lies in the folder scope (or is it), so
 // a search of scope would reach it.
-func (g *fileGuard) covers(scope string) bool {
+func (g *FileGuard) covers(scope string) bool {
 	scopes := []string{scope}
 	if hasDotDot(scope) {
 		scopes = append(scopes, kernelLocation(scope))
@@ -215,12 +216,12 @@ func (g *fileGuard) covers(scope string) bool {
 
 // refusal is the error for a refused call: the argument, the path given, and where the
 // Store's plans are.
-func (g *fileGuard) refusal(reason, field, p string) *Error {
+func (g *FileGuard) refusal(reason, field, p string) *document.Error {
 	where := g.env.Store.Dir
 	if g.env.PlanRoot != "" {
 		where = filepath.Join(g.env.PlanRoot, filepath.FromSlash(where))
 	}
-	return document.Fail(Error{Code: CodeInvalidArgument, Reason: reason, Field: field, Path: p, Value: where})
+	return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: reason, Field: field, Path: p, Value: where})
 }
 
 // orHere is p, or "." (the working folder, as Eino's backends read "") when p is empty.
@@ -241,7 +242,7 @@ func joinAll(roots []string, p string) []string {
 
 // fixedPrefix is the leading part of a glob pattern that has no wildcard: the folder a
 // match must lie in. A pattern without wildcards names one path, the whole of it.
-func fixedPrefix(pattern string) string {
+func FixedPrefix(pattern string) string {
 	parts := strings.Split(pattern, "/")
 	n := 0
 	for n < len(parts) && !strings.ContainsAny(parts[n], `*?[]{}\`) {
@@ -299,13 +300,13 @@ func kernelLocation(p string) string {
 
 // guardWhole is the guard for a tool whose result the middleware does not rewrite (a
 // stream, a multimodal result): a listing that would need entries left out is refused.
-func (m *middleware[M]) guardWhole(ctx context.Context, name, args string) (refusal string, ok bool) {
-	v := m.files.judge(m.fileToolKind(ctx, name), args)
-	if v.err == nil && v.keep != nil {
-		v.err = v.whole
+func (m *Middleware[M]) guardWhole(ctx context.Context, name, args string) (refusal string, ok bool) {
+	v := m.files.Judge(m.fileToolKind(ctx, name), args)
+	if v.Err == nil && v.Keep != nil {
+		v.Err = v.whole
 	}
-	if v.err != nil {
-		return m.set(ctx).env.ErrorResult(v.err), false
+	if v.Err != nil {
+		return m.set(ctx).env.ErrorResult(v.Err), false
 	}
 	return "", true
 }

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -32,26 +32,26 @@ import (
 type starterKind uint8
 
 const (
-	agentToolStarter starterKind = iota + 1
-	deepTaskStarter
+	AgentToolStarter starterKind = iota + 1
+	DeepTaskStarter
 	subagentToolStarter
 )
 
 // starter is one agent starter among a run's tools.
 type starter struct {
-	kind starterKind
+	Kind starterKind
 	// guarded are the names of the agents it starts that have a plan middleware gating every
 	// tool: their own gate stands for the starter's under "*".
-	guarded map[string]bool
+	Guarded map[string]bool
 }
 
 // runName is the name of the agent a call of the starter with args starts, decoded as the
 // starter decodes it; "" when the arguments name none.
 func (s *starter) runName(tool, args string) string {
-	switch s.kind {
-	case agentToolStarter:
+	switch s.Kind {
+	case AgentToolStarter:
 		return tool
-	case deepTaskStarter:
+	case DeepTaskStarter:
 		var a struct { // the deep task tool's own argument type, read with its own decoder
 			SubagentType string `json:"subagent_type"`
 			Description  string `json:"description"`
@@ -85,27 +85,27 @@ var (
 	exitToolType = reflect.TypeOf(adk.ExitTool{})
 	// planMiddlewareTypes are this package's middlewares.
 	planMiddlewareTypes = map[reflect.Type]bool{
-		reflect.TypeOf(&middleware[*schema.Message]{}):        true,
-		reflect.TypeOf(&middleware[*schema.AgenticMessage]{}): true,
+		reflect.TypeOf(&Middleware[*schema.Message]{}):        true,
+		reflect.TypeOf(&Middleware[*schema.AgenticMessage]{}): true,
 	}
 )
 
 const (
 	einoADK      = "github.com/cloudwego/eino/adk"
 	einoDeep     = "github.com/cloudwego/eino/adk/prebuilt/deep"
-	einoToolUtil = "github.com/cloudwego/eino/components/tool/utils"
+	EinoToolUtil = "github.com/cloudwego/eino/components/tool/utils"
 	einoSubagent = "github.com/cloudwego/eino/adk/middlewares/subagent"
 )
 
 // starterOf recognises t as one of Eino's agent starters; nil when it is none.
-func starterOf(t tool.BaseTool, name string) *starter {
+func StarterOf(t tool.BaseTool, name string) *starter {
 	v := reflect.ValueOf(t)
 	typ := v.Type()
 	switch {
 	case agentToolTypes[typ]:
-		return &starter{kind: agentToolStarter, guarded: map[string]bool{name: gatesEveryTool(v.Elem().FieldByName("agent"), 0)}}
+		return &starter{Kind: AgentToolStarter, Guarded: map[string]bool{name: gatesEveryTool(v.Elem().FieldByName("agent"), 0)}}
 	case isDeepTaskTool(typ):
-		s := &starter{kind: deepTaskStarter, guarded: map[string]bool{}}
+		s := &starter{Kind: DeepTaskStarter, Guarded: map[string]bool{}}
 		if m := v.Elem().FieldByName("subAgents"); m.Kind() == reflect.Map && m.Type().Key().Kind() == reflect.String {
 			for it := m.MapRange(); it.Next(); {
 				at := it.Value()
@@ -113,21 +113,21 @@ func starterOf(t tool.BaseTool, name string) *starter {
 					at = at.Elem()
 				}
 				if agentToolTypes[at.Type()] {
-					s.guarded[it.Key().String()] = gatesEveryTool(at.Elem().FieldByName("agent"), 0)
+					s.Guarded[it.Key().String()] = gatesEveryTool(at.Elem().FieldByName("agent"), 0)
 				}
 			}
 		}
 		return s
-	case isSubagentTool(typ):
+	case IsSubagentTool(typ):
 		// Its sub-agents are held in a closure, out of reach: it is gated under "*".
-		return &starter{kind: subagentToolStarter}
+		return &starter{Kind: subagentToolStarter}
 	}
 	return nil
 }
 
 // isStarterType: typ is the type of one of Eino's agent starters.
 func isStarterType(typ reflect.Type) bool {
-	return agentToolTypes[typ] || isDeepTaskTool(typ) || isSubagentTool(typ)
+	return agentToolTypes[typ] || isDeepTaskTool(typ) || IsSubagentTool(typ)
 }
 
 // isDeepTaskTool: typ is the task tool of Eino's adk/prebuilt/deep (typedTaskTool[M]).
@@ -141,12 +141,12 @@ func isDeepTaskTool(typ reflect.Type) bool {
 
 // isSubagentTool: typ is the agent tool of Eino's next line (adk/middlewares/subagent), a
 // components/tool/utils tool whose input is that package's agentInput or agentManagedInput.
-func isSubagentTool(typ reflect.Type) bool {
+func IsSubagentTool(typ reflect.Type) bool {
 	if typ.Kind() != reflect.Pointer {
 		return false
 	}
 	e := typ.Elem()
-	return e.PkgPath() == einoToolUtil && (strings.HasPrefix(e.Name(), "invokableTool["+einoSubagent+".agentInput,") ||
+	return e.PkgPath() == EinoToolUtil && (strings.HasPrefix(e.Name(), "invokableTool["+einoSubagent+".agentInput,") ||
 		strings.HasPrefix(e.Name(), "invokableTool["+einoSubagent+".agentManagedInput,"))
 }
 

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // text in Eino's language. The probe is a pure function call (no model, no I/O); a text with
 // Han characters is Chinese. TestEinoLanguageProbe pins it, so an Eino release that
 // changes that text fails loudly.
-func einoLanguage() adk.Language {
+func EinoLanguage() adk.Language {
 	probe := languageProbe()
 	if probe.mw == nil {
 		return adk.LanguageEnglish

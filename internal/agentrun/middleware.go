@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -10,16 +10,18 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/engine"
 	"github.com/einoplan/plan/internal/tools"
 )
 
 // settings is what a middleware needs of Config once its Store is made: the agent's
 // identity and role, what it offers, what it gates, whom it tells, and the texts its model
 // reads in each language.
-type settings struct {
-	Workspace       Workspace
+type Settings struct {
+	Workspace       driver.Workspace
 	Language        adk.Language
-	Role            Role
+	Role            tools.Role
 	AgentName       string
 	PlanSet         string
 	Template        string
@@ -31,10 +33,10 @@ type settings struct {
 	GatedTools      []string
 	GateAnyHeldStep bool
 	OnGatedCall     func(ctx context.Context, call GatedCall)
-	OnChange        func(ctx context.Context, c Change)
+	OnChange        func(ctx context.Context, c engine.Change)
 	RequireEvidence bool
-	Verify          func(ctx context.Context, c Completion) error
-	OnCost          func(ctx context.Context, r CostReport)
+	Verify          func(ctx context.Context, c tools.Completion) error
+	OnCost          func(ctx context.Context, r tools.CostReport)
 	LeanWorker      bool
 	Texts           map[adk.Language]Texts
 }
@@ -57,14 +59,14 @@ type Texts struct {
 }
 
 // newMiddleware returns the middleware of s on store.
-func newMiddleware[M adk.MessageType](s settings, store *Store) (*middleware[M], error) {
-	m := &middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
-		cfg: s, store: store, running: &agentNames{}}
+func NewMiddleware[M adk.MessageType](s Settings, store *engine.Store) (*Middleware[M], error) {
+	m := &Middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
+		cfg: s, Store: store, running: &agentNames{}}
 	var err error
 	if m.gated, err = newGate(s.GatedTools); err != nil {
 		return nil, err
 	}
-	m.files = newFileGuard(m.store, s.Workspace)
+	m.files = NewFileGuard(m.Store, s.Workspace)
 	if m.gated != nil {
 		m.cfg.RequireApproval = true
 	}
@@ -86,14 +88,14 @@ func newMiddleware[M adk.MessageType](s settings, store *Store) (*middleware[M],
 			return nil, err
 		}
 	}
-	m.templateName = m.names[ToolPlanTemplate]
-	m.approvalName = m.names[ToolRequestPlanApproval]
+	m.templateName = m.names[tools.ToolPlanTemplate]
+	m.approvalName = m.names[tools.ToolRequestPlanApproval]
 	m.stateKey = &runState{}
 	return m, nil
 }
 
 // toolSet builds the texts and tools of one language.
-func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
+func (m *Middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 	base := m.cfg.Texts[lang].Full
 	if m.cfg.LeanWorker {
 		base = tools.WithLean(base, m.cfg.Texts[lang].Lean)
@@ -113,7 +115,7 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 		texts = maps.Clone(texts)
 		texts["err.not_approved"] = texts["err.not_approved.gated"]
 	}
-	env := &tools.ToolEnv{Store: m.store, Workspace: m.cfg.Workspace, Texts: texts, Template: template,
+	env := &tools.ToolEnv{Store: m.Store, Workspace: m.cfg.Workspace, Texts: texts, Template: template,
 		Agent: m.agentIn, Role: m.roleIn, Sink: m.changeSink(), Listens: m.listening, RequireApproval: m.cfg.RequireApproval}
 	env.RequireEvidence, env.Verify = m.cfg.RequireEvidence, m.cfg.Verify
 	env.Lean = m.cfg.LeanWorker
@@ -123,7 +125,7 @@ func (m *middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
 	}
 	set := &toolSet{texts: texts, env: env}
 	for _, spec := range tools.ToolSpecs() {
-		if tools.FileTools[spec.Name] && m.cfg.Workspace == nil || spec.Name == ToolRequestPlanApproval && !m.cfg.RequireApproval {
+		if tools.FileTools[spec.Name] && m.cfg.Workspace == nil || spec.Name == tools.ToolRequestPlanApproval && !m.cfg.RequireApproval {
 			continue
 		}
 		set.tools = append(set.tools, tools.NewPlanTool(spec, env, m.names[spec.Name]))
@@ -138,10 +140,10 @@ type toolSet struct {
 	tools []*tools.PlanTool
 }
 
-type middleware[M adk.MessageType] struct {
+type Middleware[M adk.MessageType] struct {
 	*adk.TypedBaseChatModelAgentMiddleware[M]
-	cfg   settings
-	store *Store
+	cfg   Settings
+	Store *engine.Store
 	// names are the plan tools' names as this agent's model sees them, by default name.
 	names map[string]string
 	// langs are the texts and tools of each language; language picks one per run.
@@ -151,7 +153,7 @@ type middleware[M adk.MessageType] struct {
 	// gated are the tools that run only under an approved step; nil gates none.
 	gated *gate
 	// files keeps Eino's filesystem tools out of the plans folders and keys (fs_guard.go).
-	files *fileGuard
+	files *FileGuard
 	// templateName is plan_template's name as this agent's model sees it.
 	templateName string
 	// approvalName is request_plan_approval's, offered with RequireApproval.
@@ -166,15 +168,15 @@ type middleware[M adk.MessageType] struct {
 
 // language is the language of a run that starts now: Config.Language when it is Chinese,
 // else the one adk.SetLanguage chose (see einoLanguage).
-func (m *middleware[M]) language() adk.Language {
+func (m *Middleware[M]) language() adk.Language {
 	if m.cfg.Language == adk.LanguageChinese {
 		return adk.LanguageChinese
 	}
-	return einoLanguage()
+	return EinoLanguage()
 }
 
 // set is the tool set of the run of ctx; outside a run, the one of the language now.
-func (m *middleware[M]) set(ctx context.Context) *toolSet {
+func (m *Middleware[M]) set(ctx context.Context) *toolSet {
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok && st.set != nil {
 		return st.set
 	}
@@ -184,16 +186,16 @@ func (m *middleware[M]) set(ctx context.Context) *toolSet {
 // beforeAgent adds the plan tools, the instruction and the digest to a run's, and marks the
 // run's context with its role so that runs started inside it know they are sub-agents.
 // BeforeAgent (eino_seam_agent.go) is what Eino calls.
-func (m *middleware[M]) beforeAgent(ctx context.Context, runCtx runSetup) (context.Context, runSetup, error) {
+func (m *Middleware[M]) beforeAgent(ctx context.Context, runCtx runSetup) (context.Context, runSetup, error) {
 	call, _ := ctx.Value(callKey{}).(*callToken)
 	mark, marked := ctx.Value(runKey{}).(runMark)
 	nested := marked && (mark.nested || mark.call != call)
 	ctx = context.WithValue(ctx, runKey{}, runMark{call: call, nested: nested})
 	role := m.cfg.Role
-	if role == RoleAuto {
-		role = RoleOrchestrator
+	if role == tools.RoleAuto {
+		role = tools.RoleOrchestrator
 		if nested {
-			role = RoleSubAgent
+			role = tools.RoleSubAgent
 		}
 	}
 	set := m.langs[m.language()]
@@ -206,7 +208,7 @@ func (m *middleware[M]) beforeAgent(ctx context.Context, runCtx runSetup) (conte
 			call.runStarted()
 		}
 	}
-	st.exempt, st.exports, st.starters = exemptTools(ctx, runCtx.Tools)
+	st.exempt, st.exports, st.starters = ExemptTools(ctx, runCtx.Tools)
 	st.fileTools = renamedFileTools(ctx, runCtx.Tools)
 	ctx = context.WithValue(ctx, m.stateKey, st)
 
@@ -229,7 +231,7 @@ func (m *middleware[M]) beforeAgent(ctx context.Context, runCtx runSetup) (conte
 
 // AfterAgent ends a sub-agent's run: the name it acted as is free again once the tool call
 // that started it is over too.
-func (m *middleware[M]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAgentState[M]) (context.Context, error) {
+func (m *Middleware[M]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAgentState[M]) (context.Context, error) {
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok && st.call != nil {
 		st.mu.Lock()
 		call := st.call
@@ -243,11 +245,11 @@ func (m *middleware[M]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAge
 // BeforeModelRewriteState hides plan_template and request_plan_approval from a sub-agent's
 // model. The tools stay registered, so a call to one anyway gets tool_not_available instead
 // of failing the run.
-func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
+func (m *Middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
 	if state == nil {
 		return ctx, state, nil
 	}
-	if m.roleIn(ctx) != RoleSubAgent && !m.cfg.LeanWorker {
+	if m.roleIn(ctx) != tools.RoleSubAgent && !m.cfg.LeanWorker {
 		return ctx, state, nil
 	}
 	kept := make([]*schema.ToolInfo, 0, len(state.ToolInfos))
@@ -264,16 +266,16 @@ func (m *middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 	return ctx, &next, nil
 }
 
-func (m *middleware[M]) instruction(texts map[string]string, role Role) string {
+func (m *Middleware[M]) instruction(texts map[string]string, role tools.Role) string {
 	var b strings.Builder
 	b.WriteString(tools.WithPlanSet(texts["instruction"], texts, m.cfg.PlanSet))
 	if m.cfg.Workspace != nil {
 		b.WriteString(texts["instruction.files"])
 	}
-	if role == RoleOrchestrator && !m.cfg.LeanWorker {
+	if role == tools.RoleOrchestrator && !m.cfg.LeanWorker {
 		b.WriteString(texts["instruction.template"])
 	}
-	if m.cfg.RequireApproval && role == RoleOrchestrator && !m.cfg.LeanWorker {
+	if m.cfg.RequireApproval && role == tools.RoleOrchestrator && !m.cfg.LeanWorker {
 		b.WriteString(texts["instruction.approval"])
 	} else if m.cfg.RequireApproval {
 		b.WriteString(texts["instruction.approval.sub"])
@@ -286,15 +288,15 @@ func (m *middleware[M]) instruction(texts map[string]string, role Role) string {
 
 // listening reports whether a change made with ctx has anyone to go to: the host's OnChange,
 // or the events of a run.
-func (m *middleware[M]) listening(ctx context.Context) bool {
+func (m *Middleware[M]) listening(ctx context.Context) bool {
 	return m.cfg.OnChange != nil || inRun(ctx)
 }
 
 // changeSink returns what hears the changes made through this middleware's tools: the
 // host's OnChange and, during a run, the run's event stream. Tools attach it only while
 // listening holds, so no Change is computed for a call nobody hears.
-func (m *middleware[M]) changeSink() func(context.Context, Change) {
-	return func(ctx context.Context, c Change) {
+func (m *Middleware[M]) changeSink() func(context.Context, engine.Change) {
+	return func(ctx context.Context, c engine.Change) {
 		if m.cfg.OnChange != nil {
 			m.cfg.OnChange(ctx, c)
 		}
@@ -305,7 +307,7 @@ func (m *middleware[M]) changeSink() func(context.Context, Change) {
 // emit sends out as an event of the run of ctx, if any. A parallel run of a sub-agent
 // names itself in the event's AgentName ("worker·2"), so hosts tell its events from the
 // other run's.
-func (m *middleware[M]) emit(ctx context.Context, out any) {
+func (m *Middleware[M]) emit(ctx context.Context, out any) {
 	if !inRun(ctx) {
 		return
 	}
@@ -320,10 +322,10 @@ func (m *middleware[M]) emit(ctx context.Context, out any) {
 // model could call only one of them, silently. It names every clash at once, and advises
 // renaming only this middleware's own plan tools (never another tool, which ToolNames
 // cannot rename).
-func (m *middleware[M]) checkUniqueToolNames(ctx context.Context, agentTools []tool.BaseTool) error {
+func (m *Middleware[M]) checkUniqueToolNames(ctx context.Context, agentTools []tool.BaseTool) error {
 	ours := map[string]string{} // the name the model sees → the default name
 	for n, to := range m.names {
-		if tools.FileTools[n] && m.cfg.Workspace == nil || n == ToolRequestPlanApproval && !m.cfg.RequireApproval {
+		if tools.FileTools[n] && m.cfg.Workspace == nil || n == tools.ToolRequestPlanApproval && !m.cfg.RequireApproval {
 			continue
 		}
 		ours[to] = n

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -26,7 +26,7 @@ const einoFilesystemMiddleware = "github.com/cloudwego/eino/adk/middlewares/file
 // einoFileTool is the default name of the Eino filesystem tool t is, or "".
 func einoFileTool(t tool.BaseTool) string {
 	typ := reflect.TypeOf(t)
-	if typ == nil || typ.Kind() != reflect.Pointer || typ.Elem().PkgPath() != einoToolUtil {
+	if typ == nil || typ.Kind() != reflect.Pointer || typ.Elem().PkgPath() != EinoToolUtil {
 		return ""
 	}
 	name := typ.Elem().Name()
@@ -63,7 +63,7 @@ func renamedFileTools(ctx context.Context, tools []tool.BaseTool) map[string]str
 
 // fileToolKind is the name the guard judges a call of the tool name by: the default name of
 // an Eino filesystem tool renamed in this run, else name.
-func (m *middleware[M]) fileToolKind(ctx context.Context, name string) string {
+func (m *Middleware[M]) fileToolKind(ctx context.Context, name string) string {
 	st, ok := ctx.Value(m.stateKey).(*runState)
 	if !ok {
 		return name

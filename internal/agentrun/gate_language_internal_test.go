@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"testing"
@@ -13,6 +13,6 @@ func TestEinoLanguageProbe(t *testing.T) {
 	t.Cleanup(func() { _ = adk.SetLanguage(adk.LanguageEnglish) })
 	for _, lang := range []adk.Language{adk.LanguageChinese, adk.LanguageEnglish, adk.LanguageChinese, adk.LanguageEnglish} {
 		require.NoError(t, adk.SetLanguage(lang))
-		require.Equal(t, lang, einoLanguage())
+		require.Equal(t, lang, EinoLanguage())
 	}
 }

@@ -1,4 +1,4 @@
-package plan
+package agentrun
 
 import (
 	"context"
@@ -29,7 +29,7 @@ type runMark struct {
 // runState is what one middleware keeps for one run: its role, who it acts as, its
 // language, and the digest it showed.
 type runState struct {
-	role  Role
+	role  tools.Role
 	agent string // who the run's changes are by, and who holds the steps it takes
 	set   *toolSet
 	// call is the tool call the run was started in, when it is a sub-agent's run.
@@ -62,7 +62,7 @@ func inRun(ctx context.Context) bool {
 
 // agentIn is the agent that a call in the run of ctx acts as: the sub-agent a nested run was
 // started as, else Config.AgentName.
-func (m *middleware[M]) agentIn(ctx context.Context) string {
+func (m *Middleware[M]) agentIn(ctx context.Context) string {
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		return st.agent
 	}
@@ -71,12 +71,12 @@ func (m *middleware[M]) agentIn(ctx context.Context) string {
 
 // roleIn is this middleware's role in the run of ctx. An explicit Config.Role is the role
 // everywhere; RoleAuto is decided per run (and stays RoleAuto outside a run).
-func (m *middleware[M]) roleIn(ctx context.Context) Role {
-	if m.cfg.Role != RoleAuto {
+func (m *Middleware[M]) roleIn(ctx context.Context) tools.Role {
+	if m.cfg.Role != tools.RoleAuto {
 		return m.cfg.Role
 	}
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		return st.role
 	}
-	return RoleAuto
+	return tools.RoleAuto
 }
