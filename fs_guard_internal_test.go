@@ -31,7 +31,7 @@ func guardOnDisk(t *testing.T) (g *agentrun.FileGuard, project, root string) {
 	_, err = s.Put(t.Context(), Update{Name: "deploy", Content: ptrTo("# Deploy\n- [ ] Ship\n")})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(project, "main.go"), []byte("package main\n"), 0o600))
-	return agentrun.NewFileGuard(s, nil), project, root
+	return agentrun.NewFileGuard(s.e, nil), project, root
 }
 
 // reasonOf is the reason of a refusal, "" when the call runs.
@@ -138,7 +138,7 @@ func TestGuardReadsWorkspacePathsAsTheStoragesOwn(t *testing.T) {
 	backend := NewMemoryBackend()
 	s, err := NewStore(&StoreConfig{Backend: backend, BaseDir: "/team/plans"})
 	require.NoError(t, err)
-	g := agentrun.NewFileGuard(s, backend)
+	g := agentrun.NewFileGuard(s.e, backend)
 	for _, p := range []string{"/team/plans/a.md", "team/plans", "/team/.plans.approval-key", "/x/../team/plans/a.md"} {
 		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("read_file", fileArgs("file_path", p))), p)
 	}
@@ -147,7 +147,7 @@ func TestGuardReadsWorkspacePathsAsTheStoragesOwn(t *testing.T) {
 	assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.Judge("grep", `{"pattern":"x","path":"/team"}`)))
 	assert.Equal(t, "", reasonOf(g.Judge("grep", `{"pattern":"x","path":"/src"}`)))
 
-	unrelated := agentrun.NewFileGuard(s, nil)
+	unrelated := agentrun.NewFileGuard(s.e, nil)
 	assert.Equal(t, "", reasonOf(unrelated.Judge("read_file", fileArgs("file_path", "/team/plans/a.md"))))
 }
 

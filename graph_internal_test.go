@@ -20,7 +20,7 @@ func TestAnEditedApprovalIsCheckedForItsPrerequisites(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, edited := range []string{"- [ ] a (after 2)\n- [ ] b (after 1)\n", "- [ ] a\n- [ ] b (after 3)\n"} {
-		_, err := s.ApproveContent(ctx, "p", 1, edited, "ana")
+		_, err := s.e.ApproveContent(ctx, "p", 1, edited, "ana")
 		if CodeOf(err) != CodeInvalidArgument {
 			t.Fatalf("approval of %q: %v, want invalid_argument", edited, err)
 		}

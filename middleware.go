@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/agentrun"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 // Config configures the middleware.
@@ -168,14 +169,14 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 }
 
 // storeFor returns the Store a middleware works on: the given one, or one made from cfg.
-func storeFor(cfg *Config) (*Store, error) {
+func storeFor(cfg *Config) (*engine.Store, error) {
 	if cfg.Store == nil {
-		return NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes, HistoryLimit: cfg.HistoryLimit, ClaimTTL: cfg.ClaimTTL, ApprovalKey: cfg.ApprovalKey})
+		return engine.NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes, HistoryLimit: cfg.HistoryLimit, ClaimTTL: cfg.ClaimTTL, ApprovalKey: cfg.ApprovalKey})
 	}
 	if cfg.Backend != nil || cfg.BaseDir != "" || cfg.MaxContentBytes != 0 || cfg.HistoryLimit != 0 || cfg.ApprovalKey != nil {
 		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir, MaxContentBytes, HistoryLimit and ApprovalKey unset (the Store has them)")
 	}
-	return cfg.Store, nil
+	return cfg.Store.e, nil
 }
 
 // modelTexts are the texts of tools_en.go and tools_zh.go, by language.

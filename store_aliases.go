@@ -27,11 +27,6 @@ type Listing = engine.Listing
 // MigrateReport is what Migrate did to one plan.
 type MigrateReport = engine.MigrateReport
 
-// NewStore validates cfg and returns a Store.
-func NewStore(cfg *StoreConfig) (*Store, error) {
-	return engine.NewStore(cfg)
-}
-
 // PlanCheck is what an upgrade left to do for one plan.
 type PlanCheck = engine.PlanCheck
 
@@ -40,16 +35,6 @@ type Revision = engine.Revision
 
 // StepMove asks to move one checklist step of an existing plan.
 type StepMove = engine.StepMove
-
-// Store owns plan semantics on a Backend: names, revisions, compare-and-set, size caps and
-// the list cache. Every Store on the same (Backend, BaseDir) pair in a process shares one
-// lock per plan name and one cache, so tools of any agent run and host code never
-// interleave a read-check-write of one plan, and writes to different plans never wait for
-// each other. Beyond the process the guarantee is what the Backend offers: a driver.Locker
-// or a driver.Swapper makes guarded writes atomic across processes; without either it ends at
-// the process. Reads take no lock: a reader sees a whole old or a whole new revision as
-// long as the Backend's writes are atomic.
-type Store = engine.Store
 
 // StoreConfig configures a Store.
 type StoreConfig = engine.StoreConfig

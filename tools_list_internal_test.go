@@ -25,7 +25,7 @@ func TestListJSONMatchesList(t *testing.T) {
 		}
 		want, err := sonic.MarshalString(l)
 		require.NoError(t, err)
-		got, err := tools.RunListPlans(ctx, &tools.ToolEnv{Store: s, Texts: textsEN}, tools.Args{})
+		got, err := tools.RunListPlans(ctx, &tools.ToolEnv{Store: s.e, Texts: textsEN}, tools.Args{})
 		require.NoError(t, err)
 		require.JSONEq(t, want, got.(string))
 	}

@@ -46,10 +46,11 @@ type StepMove struct {
 	// WithActor); with none, the move holds nothing, and moves a step someone holds only
 	// with Takeover.
 	By string
-	// Takeover moves a step that another agent holds; with State in_progress it hands the
-	// step to By (to nobody when By is ""). A step whose hold expired (StoreConfig.ClaimTTL)
-	// moves without it. By moving its own in_progress step to in_progress again, its holder
-	// renews its hold.
+	// Takeover moves a step that another agent holds. With State in_progress it hands the
+	// step to By, to nobody when By is "" (the step stays in progress), and the history names
+	// the context's actor as who did it: a host's takeover for an agent that stopped. A step
+	// whose hold expired (StoreConfig.ClaimTTL) moves without it. By moving its own
+	// in_progress step to in_progress again, its holder renews its hold.
 	Takeover bool
 }
 
@@ -61,22 +62,17 @@ type StepMove struct {
 // returns the plan and the updated step.
 func (s *Store) MoveStep(ctx context.Context, m StepMove) (*document.Plan, document.Step, error) {
 	by := m.By
-	if by == "" {
+	switch {
+	case m.Takeover && m.State == document.StepInProgress:
+		// a takeover hands the step to By, or to nobody; the history names the context's actor
+	case by == "":
 		by = document.ActorOf(ctx)
-	} else if document.ActorOf(ctx) == "" {
+	case document.ActorOf(ctx) == "":
 		ctx = document.WithActor(ctx, by) // the history names who moved it
 	}
 	return s.moveStep(ctx, m, document.StepClaim{By: document.HolderName(by), Takeover: m.Takeover})
 }
 
-// TakeOverStep hands step number of a plan to holder, for hosts whose agent stopped working
-// on it: a step in progress changes holder ("" releases it, leaving it in progress and held
-// by nobody), a pending step is moved to in_progress and held by holder. The history names
-// the context's actor (WithActor) as who did it.
-func (s *Store) TakeOverStep(ctx context.Context, name string, number int, holder string) (*document.Plan, document.Step, error) {
-	m := StepMove{Name: name, Step: number, State: document.StepInProgress, By: holder, Takeover: true}
-	return s.moveStep(ctx, m, document.StepClaim{By: document.HolderName(holder), Takeover: true})
-}
 
 func (s *Store) moveStep(ctx context.Context, m StepMove, claim document.StepClaim) (*document.Plan, document.Step, error) {
 	if err := document.CheckNote(m.Note); err != nil {

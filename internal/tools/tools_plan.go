@@ -139,7 +139,7 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 		return nil, err
 	}
 	cost := env.stepCost(ctx, name, at, state)
-	p, step, err := env.Store.MoveStep(ctx, engine.StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, Cost: cost, IfRevision: rev, Takeover: takeover})
+	p, step, err := env.Store.MoveStep(ctx, engine.StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, Cost: cost, IfRevision: rev, By: document.ActorOf(ctx), Takeover: takeover})
 	if err != nil {
 		return nil, err
 	}
