@@ -73,7 +73,6 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*document.Plan, docum
 	return s.moveStep(ctx, m, document.StepClaim{By: document.HolderName(by), Takeover: m.Takeover})
 }
 
-
 func (s *Store) moveStep(ctx context.Context, m StepMove, claim document.StepClaim) (*document.Plan, document.Step, error) {
 	if err := document.CheckNote(m.Note); err != nil {
 		return nil, document.Step{}, err
