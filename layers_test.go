@@ -1,121 +1,160 @@
 package plan
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
+	"bufio"
 	"os"
-	"path/filepath"
+	"os/exec"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
-	"unicode"
 )
 
-// The layers of CONTRIBUTING.md, checked on the source: dependencies point down only.
-//   - The Store and the document (store*.go, history.go, actor.go, watch.go, approval*.go, registry.go,
-//     steps*.go, plan*.go, codec.go, names.go, errors.go) never name a tool parameter, a text
-//     table or the tools' environment: they speak Store vocabulary (facts).
-//   - The tools and the middleware reach the Store through its exported API, plus the few
-//     unexported seams listed in toolSeams, which hosts have no use for.
+// modulePath is the import path every package of this repository starts with.
+const modulePath = "github.com/einoplan/plan"
+
+// Every package of every module of the repository stands in CONTRIBUTING.md's layer table,
+// and its imports, as the go command reads them, point only to its own layer or the layers
+// below it.
 func TestLayersPointDownOnly(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
+	layers := readLayerTable(t, "CONTRIBUTING.md")
+	if len(layers) < 8 {
+		t.Fatalf("the layer table has %d layers: the check would prove little", len(layers))
 	}
-	fset := token.NewFileSet()
-	params := map[string]bool{}
-	parsed := map[string]*ast.File{}
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
+	imports := goListImports(t)
+	if len(imports) < 20 {
+		t.Fatalf("go list found only %d packages", len(imports))
+	}
+	for _, problem := range layerProblems(layers, imports) {
+		t.Error(problem)
+	}
+}
+
+// The check itself: an import of a layer above, a package the table misses and a row naming
+// no package are each reported.
+func TestLayerProblemsAreFound(t *testing.T) {
+	layers := map[string]int{".": 0, "./internal/tools": 1, "./internal/engine": 2, "./gone": 2}
+	imports := map[string][]string{
+		".":                 {"./internal/tools"},
+		"./internal/engine": {"./internal/tools"},
+		"./internal/tools":  {"./internal/engine", "./internal/tools"},
+		"./new":             nil,
+	}
+	got := strings.Join(layerProblems(layers, imports), "\n")
+	for _, want := range []string{"./internal/engine imports ./internal/tools", "./new is in no layer", "names no package ./gone"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "./internal/tools imports") || strings.Contains(got, ". imports") {
+		t.Errorf("a downward import was reported:\n%s", got)
+	}
+}
+
+// layerProblems returns what breaks the layering: layers maps each package ("./dir", "."
+// for the root) to its row, 0 the top; imports maps each package to the repository's
+// packages it imports.
+func layerProblems(layers map[string]int, imports map[string][]string) []string {
+	var out []string
+	for pkg, deps := range imports {
+		at, ok := layers[pkg]
+		if !ok {
+			out = append(out, pkg+" is in no layer of CONTRIBUTING.md's table")
 			continue
 		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parsed[name] = f
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, n := range vs.Names {
-						if i < len(vs.Values) {
-							if cl, ok := vs.Values[i].(*ast.CompositeLit); ok {
-								if id, ok := cl.Type.(*ast.Ident); ok && id.Name == "param" {
-									params[n.Name] = true
-								}
-							}
-						}
-					}
-				}
+		for _, dep := range deps {
+			if to, ok := layers[dep]; ok && to < at {
+				out = append(out, pkg+" imports "+dep+", a layer above it")
 			}
 		}
 	}
-	if len(params) < 10 {
-		t.Fatalf("found only %d tool parameters: the check would prove nothing", len(params))
+	for pkg := range layers {
+		if _, ok := imports[pkg]; !ok {
+			out = append(out, "CONTRIBUTING.md's layer table names no package "+pkg)
+		}
 	}
-	toolWords := map[string]bool{"textsEN": true, "textsZH": true, "toolEnv": true, "param": true}
-	for name, f := range parsed {
+	sort.Strings(out)
+	return out
+}
+
+// readLayerTable reads the table under "## The layers": one row a layer, top first, its
+// packages in backquotes in the second column.
+func readLayerTable(t *testing.T, file string) map[string]int {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pkgRe := regexp.MustCompile("`(\\.[^`]*)`")
+	layers := map[string]int{}
+	in, row := false, 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
 		switch {
-		case storeLayer(name):
-			ast.Inspect(f, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok && (params[id.Name] || toolWords[id.Name]) {
-					t.Errorf("%s: the Store layer names the tool layer's %s", fset.Position(id.Pos()), id.Name)
+		case strings.HasPrefix(line, "## "):
+			in = line == "## The layers"
+		case in && strings.HasPrefix(line, "|") && !strings.HasPrefix(line, "|---") && !strings.HasPrefix(line, "| layer"):
+			cols := strings.Split(line, "|")
+			if len(cols) < 3 {
+				continue
+			}
+			for _, m := range pkgRe.FindAllStringSubmatch(cols[2], -1) {
+				if _, dup := layers[m[1]]; dup {
+					t.Errorf("%s stands twice in the layer table", m[1])
 				}
-				return true
-			})
-		case toolLayer(name):
-			ast.Inspect(f, func(n ast.Node) bool {
-				sel, ok := n.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				inner, ok := sel.X.(*ast.SelectorExpr)
-				if !ok || inner.Sel.Name != "store" {
-					return true
-				}
-				if m := sel.Sel.Name; !unicode.IsUpper(rune(m[0])) && !toolSeams[m] {
-					t.Errorf("%s: the tool layer reaches into the Store's unexported %s", fset.Position(sel.Pos()), m)
-				}
-				return true
-			})
+				layers[m[1]] = row
+			}
+			row++
 		}
 	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return layers
 }
 
-// toolSeams are the unexported Store methods and fields the tools use: what a tool needs
-// and a host does not (the plans folder the file tools keep out of, the cap for the size of
-// a tool call's arguments, the approval
-// interrupt's request and edited-body approval, read_plan's since_revision, the
-// Workspace guard's storage identity, whether a lease still holds for the tool gate).
-var toolSeams = map[string]bool{
-	"contentCap": true, "dir": true, "approvalRequest": true, "approveContent": true, "changesSince": true, "backend": true, "holdLive": true,
-	"summaries": true, "markWaiting": true, "now": true,
-}
-
-func storeLayer(name string) bool {
-	for _, prefix := range []string{"store", "history", "actor", "watch", "approval", "registry", "steps", "plan", "codec", "names", "errors"} {
-		if strings.HasPrefix(name, prefix) {
-			return true
+// goListImports lists every package of the modules go.work uses, with the repository's
+// packages each imports (tests left out), as paths relative to the root.
+func goListImports(t *testing.T) map[string][]string {
+	t.Helper()
+	work, err := os.ReadFile("go.work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	use := regexp.MustCompile(`(?m)^\s+(\.[^\s]*)\s*$`)
+	for _, m := range use.FindAllStringSubmatch(string(work), -1) {
+		patterns = append(patterns, m[1]+"/...")
+	}
+	cmd := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}"}, patterns...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	rel := func(p string) (string, bool) {
+		if p == modulePath {
+			return ".", true
+		}
+		if r, ok := strings.CutPrefix(p, modulePath+"/"); ok {
+			return "./" + r, true
+		}
+		return "", false
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, ok := rel(fields[0])
+		if !ok {
+			continue
+		}
+		imports[pkg] = nil
+		for _, dep := range fields[1:] {
+			if d, ok := rel(dep); ok {
+				imports[pkg] = append(imports[pkg], d)
+			}
 		}
 	}
-	return false
-}
-
-func toolLayer(name string) bool {
-	for _, prefix := range []string{"tool", "args", "params", "middleware", "digest", "agent_names", "gate", "reminders", "eino_seam"} {
-		if strings.HasPrefix(name, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// The check reads this folder's files; a missing one would make it vacuous.
-func TestLayersCheckSeesTheSource(t *testing.T) {
-	for _, name := range []string{"store.go", "tools.go", "params.go", "middleware.go"} {
-		if _, err := os.Stat(name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return imports
 }
