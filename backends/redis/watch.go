@@ -135,7 +135,7 @@ type subscription struct {
 	ch     string
 	mu     sync.Mutex
 	cur    *redis.PubSub
-	pinged bool          // the last wait timed out and the connection answered a ping
+	pinged bool // the last wait timed out and the connection answered a ping
 }
 
 // Receive turns the next message into an event: a write or delete the file confirms
