@@ -135,7 +135,7 @@ type subscription struct {
 	ch     string
 	mu     sync.Mutex
 	cur    *redis.PubSub
-	pinged bool // the last wait timed out and the connection answered a ping
+	pinged bool // a ping went out when the last wait timed out: a second timeout is a loss
 }
 
 // Receive turns the next message into an event: a write or delete the file confirms
@@ -168,7 +168,7 @@ func (s *subscription) Receive(ctx context.Context) (driver.FileEvent, bool, err
 	return driver.FileEvent{}, false, nil
 }
 
-// Listen subscribes again; on a Cluster a failure reloads the slots' owners first.
+// Listen subscribes again; on a Cluster a failure reloads the slots' owners for the next try.
 func (s *subscription) Listen(ctx context.Context) error {
 	ps, err := s.b.subscribe(ctx, s.ch)
 	if err != nil {
