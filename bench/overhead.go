@@ -115,7 +115,7 @@ func overheadTable(ctx context.Context, cfg config, s *overheadSetup) (*table, e
 	}
 	t.note("BeforeAgent of plan.New with the default digest (at most 12 plans, 1,500 bytes): it adds the tools and the instruction, lists the plans through the Store and renders the digest. Median over %d batches after a warm-up call that fills the list cache.", cfg.overheadTiming.reps)
 	if waited {
-		t.note("On LocalBackend the plans were last written more than %v before timing, so the Store caches every summary (warm cache) and the folder's stamp vouches for the last listing: what remains per call is one stat of the folder and the rendering. After a change the folder is listed again, one stat per plan (BENCHMARKS.md, \"BeforeAgent: one render per listing\").", racyWait)
+		t.note("On LocalBackend the plans were last written more than %v before timing, so the Store caches every summary (warm cache) and the folder's stamp vouches for the last listing: what remains per call is one stat of the folder and the rendering. After a change the folder is listed again, one stat per plan (BENCHMARKS.md, \"BeforeAgent at 1,000 plans\").", racyWait)
 	}
 	t.note("Digest bytes: what the digest adds to the instruction. plantask's BeforeAgent only adds its four tools and reads no storage, so its cost does not grow with the number of entries; it is shown for scale.")
 	if len(at1000) > 0 {

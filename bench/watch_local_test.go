@@ -1,35 +1,35 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/internal/childtest"
 )
 
 // writeTimePrefix starts each line on which the writer reports how long a write took.
 const writeTimePrefix = "write-ns "
 
-// watchWriterEnv names the plans root of a test binary re-executed as the writer process.
-const watchWriterEnv = "PLAN_BENCH_WATCH_WRITER"
+// The writer process's environment: the plans root and how many writes to make.
+const (
+	watchWriterEnv = "PLAN_BENCH_WATCH_WRITER"
+	watchWritesEnv = "PLAN_BENCH_WATCH_WRITES"
+)
 
 // TestWatchWriterProcess is the writer side of BenchmarkWatchLatencyLocal: it writes plan
-// "lat" $PLAN_BENCH_WATCH_WRITES times, 150 to 350 ms apart (more than the watcher's poll
+// "lat" $PLAN_BENCH_WATCH_WRITES times in the plans root $PLAN_BENCH_WATCH_WRITER, 150 to 350 ms apart (more than the watcher's poll
 // interval, so no two writes are coalesced), each with the time its write starts as title.
 func TestWatchWriterProcess(t *testing.T) {
+	childtest.SkipUnlessChild(t)
 	root := os.Getenv(watchWriterEnv)
-	if root == "" {
-		t.Skip("runs only as the writer of BenchmarkWatchLatencyLocal")
-	}
-	n, err := strconv.Atoi(os.Getenv("PLAN_BENCH_WATCH_WRITES"))
+	n, err := strconv.Atoi(os.Getenv(watchWritesEnv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,17 +75,24 @@ func BenchmarkWatchLatencyLocal(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWatchWriterProcess$")
-	cmd.Env = append(os.Environ(), watchWriterEnv+"="+root, "PLAN_BENCH_WATCH_WRITES="+strconv.Itoa(b.N))
-	cmd.Stderr = os.Stderr
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
 	b.ResetTimer()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
+	writer := childtest.Start(b, "TestWatchWriterProcess",
+		map[string]string{watchWriterEnv: root, watchWritesEnv: strconv.Itoa(b.N)})
+	reported := make(chan []string, 1)
+	go func() { // the writer's report, read as it comes so that the writer never blocks on it
+		var lines []string
+		for {
+			line, err := writer.Stdout.ReadString('\n')
+			if err != nil {
+				break
+			}
+			lines = append(lines, line)
+		}
+		reported <- lines
+	}()
 	lat, resyncs, err := collectLatencies(ctx, ch, "lat", int64(b.N))
-	if werr := cmd.Wait(); werr != nil && err == nil {
+	lines := <-reported
+	if werr := writer.Wait(); werr != nil && err == nil {
 		err = fmt.Errorf("writer: %w", werr)
 	}
 	if err != nil {
@@ -93,8 +100,8 @@ func BenchmarkWatchLatencyLocal(b *testing.B) {
 	}
 	b.StopTimer()
 	var writes latencies
-	for _, line := range strings.Split(stdout.String(), "\n") {
-		if ns, ok := strings.CutPrefix(line, writeTimePrefix); ok {
+	for _, line := range lines {
+		if ns, ok := strings.CutPrefix(strings.TrimSpace(line), writeTimePrefix); ok {
 			d, err := strconv.ParseInt(ns, 10, 64)
 			if err != nil {
 				b.Fatal(err)

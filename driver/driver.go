@@ -1,9 +1,16 @@
 // Package driver holds what only Backend authors need: the optional capabilities the plan
-// Store discovers on a Backend (through Unwrap and embedded Backends), the errors they report
-// and helpers to honour Eino's read requests. A Backend needs none of them to work; each one
-// lifts a limit the Store otherwise documents (atomicity across machines, bounded reads,
-// push watching). Package drivertest checks a Backend and its capabilities against these
-// contracts.
+// Store looks for on a Backend, the errors a Backend wraps, and two helpers: LineWindow
+// applies an Eino read request's line window, Feed runs a Watcher's listen loop.
+//
+// The Store finds a capability on the Backend itself or along its Unwrap chain; a Locker
+// also on a Backend embedded as an anonymous field (plan.Unwrapper tells why). A Backend
+// needs none of the capabilities to work: each one lifts a limit the Store otherwise
+// documents (writes atomic across processes or machines, bounded reads, deletes on a full
+// disk, push watching) or spares it work (syncs, round trips, listings).
+//
+// Package drivertest's RunBackendSuite checks a Backend against the file contract the Store
+// relies on and checks the capabilities its "capabilities" case covers; WatchEveryRevision
+// checks Store.Watch on top of a Backend.
 package driver
 
 import (

@@ -16,10 +16,6 @@ import (
 	"github.com/einoplan/plan/driver"
 )
 
-// watchBuffer is how many events a feed holds for a receiver that is not reading; past that
-// it drops them and sends one Resync once there is room again.
-const watchBuffer = 256
-
 // watchPing is how long a feed waits for a notification before it checks its connection,
 // and how long that check or a content fetch may take.
 const watchPing = 5 * time.Second
@@ -39,7 +35,7 @@ const watchPing = 5 * time.Second
 // contradicts is dropped.
 // When the connection is lost (a terminated session, a server restart, no answer to a
 // check within watchPing) the feed connects and listens again, backing off while the server
-// is away, then sends one FileEvent with Resync set. When the receiver falls watchBuffer
+// is away, then sends one FileEvent with Resync set. When the receiver falls driver.FeedBuffer
 // events behind, it also gets a Resync instead of the dropped events. Every change that
 // commits after WatchFiles returns is delivered or covered by a Resync. The channel is
 // closed when ctx ends.
@@ -53,12 +49,7 @@ func (b *Backend) WatchFiles(ctx context.Context, dir string) (<-chan driver.Fil
 	if err != nil {
 		return nil, wrapErr("watch", d, err)
 	}
-	in := make(chan driver.FileEvent)
-	out := make(chan driver.FileEvent, watchBuffer)
-	f := &feed{b: b, dir: d, channel: ch, conn: conn}
-	go f.receive(ctx, in)
-	go forward(ctx, in, out)
-	return out, nil
+	return driver.Feed(ctx, &feed{b: b, dir: d, channel: ch, conn: conn}), nil
 }
 
 // listen opens a connection that listens on ch. Its context handling only sets socket
@@ -83,7 +74,8 @@ func (b *Backend) listen(ctx context.Context, ch string) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// feed is the state of one WatchFiles: the folder, its channel and the listening connection.
+// feed is the driver.Listener of one WatchFiles: the folder, its channel and the listening
+// connection (nil once closed).
 type feed struct {
 	b       *Backend
 	dir     string
@@ -91,61 +83,37 @@ type feed struct {
 	conn    *pgx.Conn
 }
 
-// receive turns notifications into events on in until ctx ends; a lost connection is
-// replaced, then reported as a Resync.
-func (f *feed) receive(ctx context.Context, in chan<- driver.FileEvent) {
-	defer close(in)
-	defer func() { closeConn(f.conn) }()
-	for {
-		wait, cancel := context.WithTimeout(ctx, watchPing)
-		n, err := f.conn.WaitForNotification(wait)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		lost := false
-		switch {
-		case err == nil:
-			ev, ok, ferr := f.event(ctx, n.PID, n.Payload)
-			if ferr != nil {
-				lost = true
-			} else if ok && !send(ctx, in, ev) {
-				return
-			}
-		case pgconn.Timeout(err):
-			check, cancel := context.WithTimeout(ctx, watchPing)
-			lost = f.conn.Ping(check) != nil
-			cancel()
-		default:
-			lost = true
-		}
-		if !lost {
-			continue
-		}
-		closeConn(f.conn)
-		if f.conn = f.relisten(ctx); f.conn == nil {
-			return
-		}
-		if !send(ctx, in, driver.FileEvent{Resync: true}) {
-			return
-		}
+// Receive turns the next notification into the event the table confirms (see event); a
+// connection that does not answer a check, or cannot read the row back, is lost.
+func (f *feed) Receive(ctx context.Context) (driver.FileEvent, bool, error) {
+	wait, cancel := context.WithTimeout(ctx, watchPing)
+	n, err := f.conn.WaitForNotification(wait)
+	cancel()
+	switch {
+	case err == nil:
+		return f.event(ctx, n.PID, n.Payload)
+	case pgconn.Timeout(err) && ctx.Err() == nil:
+		check, cancel := context.WithTimeout(ctx, watchPing)
+		defer cancel()
+		return driver.FileEvent{}, false, f.conn.Ping(check)
+	default:
+		return driver.FileEvent{}, false, err
 	}
 }
 
-// relisten connects and listens again, backing off while the server is unreachable; nil
-// when ctx ended first.
-func (f *feed) relisten(ctx context.Context) *pgx.Conn {
-	for attempt := 1; ; attempt++ {
-		conn, err := f.b.listen(ctx, f.channel)
-		if err == nil {
-			return conn
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(min(time.Duration(attempt)*50*time.Millisecond, time.Second)):
-		}
+// Listen connects and listens again.
+func (f *feed) Listen(ctx context.Context) error {
+	conn, err := f.b.listen(ctx, f.channel)
+	if err == nil {
+		f.conn = conn
 	}
+	return err
+}
+
+// Close closes the listening connection.
+func (f *feed) Close() {
+	closeConn(f.conn)
+	f.conn = nil
 }
 
 // event turns a notification into the event to deliver, after reading its row back: any
@@ -248,46 +216,6 @@ func parseNotification(payload string) (notification, bool) {
 		return n, false
 	}
 	return n, true
-}
-
-func send(ctx context.Context, in chan<- driver.FileEvent, ev driver.FileEvent) bool {
-	select {
-	case in <- ev:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// forward passes events from in to out without ever blocking on out: an event that finds
-// out full is dropped, and one Resync follows as soon as out has room.
-func forward(ctx context.Context, in <-chan driver.FileEvent, out chan<- driver.FileEvent) {
-	defer close(out)
-	behind := false
-	for {
-		var owed chan<- driver.FileEvent
-		if behind {
-			owed = out
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case owed <- driver.FileEvent{Resync: true}:
-			behind = false
-		case ev, ok := <-in:
-			if !ok {
-				return
-			}
-			if behind {
-				continue
-			}
-			select {
-			case out <- ev:
-			default:
-				behind = true
-			}
-		}
-	}
 }
 
 // closeConn closes a connection, giving the server a moment to hear it.

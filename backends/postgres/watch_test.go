@@ -205,11 +205,11 @@ func TestWatchResyncsWhenTheReceiverFallsBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range watchBuffer + 50 {
+	for i := range driver.FeedBuffer + 50 {
 		mustWrite(t, b, "/plans/a.md", fmt.Sprint(i))
 	}
 	time.Sleep(300 * time.Millisecond)
-	for i := range watchBuffer {
+	for i := range driver.FeedBuffer {
 		wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: fmt.Sprint(i)})
 	}
 	wantEvent(t, w, driver.FileEvent{Resync: true})

@@ -15,10 +15,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// watchBuffer is how many events a feed holds for a receiver that is not reading; past that
-// it drops them and sends one Resync once there is room again.
-const watchBuffer = 256
-
 // watchPing is how long a feed waits for a message before it checks the connection.
 const watchPing = 5 * time.Second
 
@@ -33,7 +29,7 @@ const watchPing = 5 * time.Second
 // (one the scripts never sent, or one the file has moved past: the message of the change
 // that moved it follows and is delivered in its turn; the Store reads the revisions between
 // from its history). When it does not (the connection drops, the slot moves,
-// the receiver falls watchBuffer events behind) the feed subscribes again and sends one
+// the receiver falls driver.FeedBuffer events behind) the feed subscribes again and sends one
 // FileEvent with Resync set, after which the receiver must re-read dir. Every change that
 // lands after WatchFiles returns is delivered or covered by a Resync. The channel is closed
 // when ctx ends.
@@ -44,11 +40,9 @@ func (b *Backend) WatchFiles(ctx context.Context, dir string) (<-chan driver.Fil
 	if err != nil {
 		return nil, fmt.Errorf("redis backend: watch %s: %w", d, err)
 	}
-	in := make(chan driver.FileEvent)
-	out := make(chan driver.FileEvent, watchBuffer)
-	go b.receive(ctx, ps, ch, in)
-	go forward(ctx, in, out)
-	return out, nil
+	s := &subscription{b: b, ch: ch, cur: ps}
+	context.AfterFunc(ctx, s.Close) // the feed ends only with ctx
+	return driver.Feed(ctx, s), nil
 }
 
 // subscribe opens a subscription on ch and returns once the server has confirmed it. On a
@@ -134,128 +128,67 @@ func ownsSlotOf(ctx context.Context, node *redis.Client, ch string) error {
 	return fmt.Errorf("%s did not describe itself", node.Options().Addr)
 }
 
-// receive turns messages into events on in until ctx ends. A lost subscription is replaced
-// by a new one, then reported as a Resync.
-func (b *Backend) receive(ctx context.Context, ps *redis.PubSub, ch string, in chan<- driver.FileEvent) {
-	defer close(in)
-	var mu sync.Mutex
-	cur := ps
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		cur.Close()
-		mu.Unlock()
-	})
-	defer stop()
-	pinged := false
-	for {
-		msg, err := cur.ReceiveTimeout(ctx, watchPing)
-		if ctx.Err() != nil {
-			return
-		}
-		lost := false
-		var ne net.Error
-		switch {
-		case err != nil && errors.As(err, &ne) && ne.Timeout() && !pinged:
-			pinged = true
-			lost = cur.Ping(ctx) != nil
-		case err != nil:
-			lost = true
-		default:
-			pinged = false
-			switch m := msg.(type) {
-			case *redis.Message:
-				if ev, ok := parseEvent(m.Payload); ok {
-					if ev, ok = b.confirm(ctx, ev); ok && !send(ctx, in, ev) {
-						return
-					}
-				}
-			case *redis.Subscription:
-				lost = m.Kind == "sunsubscribe" || m.Kind == "unsubscribe"
-			}
-		}
-		if !lost {
-			continue
-		}
-		cur.Close()
-		next := b.resubscribe(ctx, ch)
-		if next == nil {
-			return
-		}
-		mu.Lock()
-		cur = next
-		mu.Unlock()
-		if ctx.Err() != nil {
-			next.Close()
-			return
-		}
-		pinged = false
-		if !send(ctx, in, driver.FileEvent{Resync: true}) {
-			return
-		}
-	}
+// subscription is the driver.Listener of one WatchFiles: its channel and the current
+// subscription, which ctx's end closes to stop a wait.
+type subscription struct {
+	b      *Backend
+	ch     string
+	mu     sync.Mutex
+	cur    *redis.PubSub
+	pinged bool // a ping went out when the last wait timed out: a second timeout is a loss
 }
 
-// resubscribe subscribes again, backing off while the server or the slot's owner is not
-// reachable; nil when ctx ended first.
-func (b *Backend) resubscribe(ctx context.Context, ch string) *redis.PubSub {
-	for attempt := 0; ; attempt++ {
-		ps, err := b.subscribe(ctx, ch)
-		if err == nil {
-			return ps
+// Receive turns the next message into an event: a write or delete the file confirms
+// (watch_confirm.go); a lost subscription is an error.
+func (s *subscription) Receive(ctx context.Context) (driver.FileEvent, bool, error) {
+	s.mu.Lock()
+	cur := s.cur
+	s.mu.Unlock()
+	msg, err := cur.ReceiveTimeout(ctx, watchPing)
+	var ne net.Error
+	switch {
+	case err != nil && errors.As(err, &ne) && ne.Timeout() && !s.pinged:
+		s.pinged = true
+		return driver.FileEvent{}, false, cur.Ping(ctx)
+	case err != nil:
+		return driver.FileEvent{}, false, err
+	}
+	s.pinged = false
+	switch m := msg.(type) {
+	case *redis.Message:
+		if ev, ok := parseEvent(m.Payload); ok {
+			ev, ok = s.b.confirm(ctx, ev)
+			return ev, ok, nil
 		}
-		if b.cluster != nil {
-			b.cluster.ReloadState(ctx)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(min(time.Duration(attempt+1)*50*time.Millisecond, time.Second)):
+	case *redis.Subscription:
+		if m.Kind == "sunsubscribe" || m.Kind == "unsubscribe" {
+			return driver.FileEvent{}, false, errors.New("redis backend: unsubscribed from " + s.ch)
 		}
 	}
+	return driver.FileEvent{}, false, nil
 }
 
-func send(ctx context.Context, in chan<- driver.FileEvent, ev driver.FileEvent) bool {
-	select {
-	case in <- ev:
-		return true
-	case <-ctx.Done():
-		return false
+// Listen subscribes again; on a Cluster a failure reloads the slots' owners for the next try.
+func (s *subscription) Listen(ctx context.Context) error {
+	ps, err := s.b.subscribe(ctx, s.ch)
+	if err != nil {
+		if s.b.cluster != nil {
+			s.b.cluster.ReloadState(ctx)
+		}
+		return err
 	}
+	s.mu.Lock()
+	s.cur = ps
+	s.mu.Unlock()
+	s.pinged = false
+	return nil
 }
 
-// forward passes events from in to out without ever blocking on out: an event that finds
-// out full is dropped, and one Resync follows as soon as out has room.
-func forward(ctx context.Context, in <-chan driver.FileEvent, out chan<- driver.FileEvent) {
-	defer close(out)
-	pending := false
-	for {
-		if pending {
-			select {
-			case out <- driver.FileEvent{Resync: true}:
-				pending = false
-			case _, ok := <-in:
-				if !ok {
-					return
-				}
-			case <-ctx.Done():
-				return
-			}
-			continue
-		}
-		select {
-		case ev, ok := <-in:
-			if !ok {
-				return
-			}
-			select {
-			case out <- ev:
-			default:
-				pending = true
-			}
-		case <-ctx.Done():
-			return
-		}
-	}
+// Close closes the current subscription; ctx's end calls it too, to stop a wait.
+func (s *subscription) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur.Close() // a second Close only returns an error
 }
 
 // parseEvent decodes "w <len> <path><content>" or "d <len> <path>".

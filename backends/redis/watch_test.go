@@ -123,7 +123,7 @@ func TestWatchFilesResyncAfterDroppedConnection(t *testing.T) {
 	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after"})
 }
 
-// TestWatchFilesOverflowResync: a receiver that stops reading gets the first watchBuffer
+// TestWatchFilesOverflowResync: a receiver that stops reading gets the first driver.FeedBuffer
 // events in order, then one Resync for those it missed.
 func TestWatchFilesOverflowResync(t *testing.T) {
 	b, _ := newBackend(t)
@@ -131,16 +131,16 @@ func TestWatchFilesOverflowResync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const writes = watchBuffer + 60
+	const writes = driver.FeedBuffer + 60
 	for i := range writes { // one file each: a file written again before the feed reads it back is skipped
 		mustWrite(t, b, fmt.Sprintf("/plans/%d.md", i), fmt.Sprint(i))
 	}
 	// Let the feed fill its buffer and take in (and drop) the rest.
-	for deadline := time.Now().Add(10 * time.Second); len(w) < watchBuffer && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(10 * time.Second); len(w) < driver.FeedBuffer && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(time.Second)
-	for i := range watchBuffer {
+	for i := range driver.FeedBuffer {
 		wantEvent(t, w, driver.FileEvent{Path: fmt.Sprintf("/plans/%d.md", i), Content: fmt.Sprint(i)})
 	}
 	wantEvent(t, w, driver.FileEvent{Resync: true})

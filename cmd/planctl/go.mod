@@ -3,7 +3,7 @@
 // github.com/einoplan/plan/cmd/planctl@latest` refuses a module that has one. Its
 // requirements name published versions: before tagging cmd/planctl/vX.Y.Z, set them to the
 // tagged versions of the root module and backends/redis. During development the go.work
-// next to this file points them at this working tree.
+// at the repository root points them at this working tree.
 module github.com/einoplan/plan/cmd/planctl
 
 go 1.25
