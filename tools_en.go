@@ -187,7 +187,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.note_after":                 "the note {value} ends like \"(after N)\", which would change which steps step {step} waits for; reword its end",
 	"err.note_asks":                  "the note {value} would change whether step {step} asks for review or its budget (its \"(review)\", \"(budget …)\"); reword its end",
 	"err.note_uses":                  "the note {value} would change which tools step {step} may use (its \"(uses …)\"); reword its end",
-	"err.claim_in_text":              "step {step} ends like a holder's tag (@name), and only update_plan_step claims steps; end that step differently (e.g. \"(by name)\") and send the plan again",
+	"err.claim_in_text":              "step {step} ends like a holder's tag (@name), and only update_plan_step holds steps; end that step differently (e.g. \"(by name)\") and send the plan again",
 	"err.set_aside":                  "files the plan store did not write stood where it keeps history; they were moved to {path} for a person to look at. Plans are not affected",
 	// Gated tools (Config.GatedTools), plan sets (Config.PlanSet), patched results.
 	"instruction.gated":          "- Tools with side effects run only while you hold an in_progress step of an approved plan that names them: end the step with (uses tool_a, tool_b). Take the step with update_plan_step first; on not_approved, do what the message says.\n",

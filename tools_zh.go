@@ -185,7 +185,7 @@ var textsZH = map[string]string{
 	"err.note_after":                 "备注 {value} 的结尾像 \"(after N)\"，会改变步骤 {step} 所依赖的步骤；请改写结尾",
 	"err.note_asks":                  "备注 {value} 会改变步骤 {step} 是否需要审核或其预算（其 \"(review)\"、\"(budget …)\"）；请改写结尾",
 	"err.note_uses":                  "备注 {value} 会改变步骤 {step} 可使用的工具（其 \"(uses …)\"）；请改写结尾",
-	"err.claim_in_text":              "第 {step} 步的结尾像持有者标记 (@名字)，而只有 update_plan_step 能认领步骤；请改写该步的结尾（例如 \"(由 名字)\"）后重新提交计划",
+	"err.claim_in_text":              "第 {step} 步的结尾像持有者标记 (@名字)，而只有 update_plan_step 能持有步骤；请改写该步的结尾（例如 \"(由 名字)\"）后重新提交计划",
 	"err.set_aside":                  "计划存储保存历史的位置有不是它写入的文件；这些文件已移到 {path}，供人查看。计划不受影响",
 	// 受控工具（Config.GatedTools）、计划集（Config.PlanSet）、补全结果。
 	"instruction.gated":          "- 有副作用的工具只在你持有已批准计划中一个列出了它们的 in_progress 步骤时才会运行：步骤结尾写 (uses tool_a, tool_b)。先用 update_plan_step 领取步骤；遇到 not_approved 时按提示操作。\n",

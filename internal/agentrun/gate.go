@@ -190,7 +190,7 @@ func (m *Middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 			continue
 		}
 		for _, s := range document.StepsOf(cur.Content) {
-			if document.HolderOf(s) != holder || !m.Store.HoldLive(cur, s) {
+			if s.Holder != holder || !m.Store.HoldLive(cur, s) {
 				continue // not the caller's, or its lease ran out (another agent may take it)
 			}
 			names := m.cfg.GateAnyHeldStep || slices.Contains(s.Uses, tool)
@@ -199,7 +199,7 @@ func (m *Middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 			switch {
 			case cur.Approval != nil && names:
 				hold.Allowed = true
-				hold.StepText, _ = document.SplitHolder(s.Text)
+				hold.StepText = s.WithoutHolder()
 				return m.budgetGate(ctx, cur, s, hold)
 			case cur.Approval != nil:
 				if unnamed == nil {

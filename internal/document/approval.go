@@ -209,7 +209,6 @@ func movesSteps(cur, next *Plan) bool {
 // gateKey is what movesSteps compares of a step: its state and its text before any note, a
 // budget it names aside (raising one moves nothing).
 func gateKey(s Step) string {
-	text, _ := SplitHolder(s.Text)
-	text, _, _ = strings.Cut(text, StepNoteSep)
+	text, _, _ := strings.Cut(s.WithoutHolder(), StepNoteSep)
 	return string(s.State) + "\n" + strings.TrimSpace(withoutBudget(text))
 }

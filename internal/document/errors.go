@@ -306,7 +306,7 @@ const (
 	reasonNoteAfter   = "note_after"    // a note that would read as the step's "(after …)"
 	reasonNoteUses    = "note_uses"     // a note that would change the step's "(uses …)"
 	reasonNoteAsks    = "note_asks"     // a note that would change the step's "(review)" or "(budget …)"
-	reasonClaimInText = "claim_in_text" // a body written whole adds a holder's tag to a step
+	reasonHoldInText  = "claim_in_text" // a body written whole adds a holder's tag to a step
 	ReasonSetAside    = "set_aside"     // something the Store did not write stood where its history goes
 )
 

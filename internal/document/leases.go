@@ -84,7 +84,7 @@ func SettleHolds(cur, next *Plan) {
 			holds = map[int]time.Time{}
 		}
 		t, ok := had[s.Number]
-		if ok && s.Number <= len(was) && was[s.Number-1].Holder == s.Holder && StepKey(was[s.Number-1]) == StepKey(s) {
+		if ok && s.Number <= len(was) && was[s.Number-1].Holder == s.Holder && was[s.Number-1].WithoutHolder() == s.WithoutHolder() {
 			holds[s.Number] = t
 		} else {
 			holds[s.Number] = next.UpdatedAt

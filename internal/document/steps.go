@@ -65,6 +65,24 @@ type Step struct {
 	Budget *Budget `json:"budget,omitempty"`
 }
 
+// WithoutHolder is the step's text without the tag " (@holder)" of the agent holding it:
+// what the step says, whoever holds it. It is Text for a step no agent holds.
+func (s Step) WithoutHolder() string {
+	if s.Holder == "" {
+		return s.Text
+	}
+	rest, _ := SplitHolder(s.Text)
+	return rest
+}
+
+// readHolder sets Holder from Text: only a step in progress is held.
+func readHolder(s *Step) {
+	s.Holder = ""
+	if s.State == StepInProgress {
+		_, s.Holder = SplitHolder(s.Text)
+	}
+}
+
 // Progress counts steps by state. Total is the sum of the other counts for steps in known
 // states; Percent is floor(100*(Completed+Skipped)/Total), and 0 when Total is 0. In JSON,
 // zero counts are omitted to keep tool results short; total and percent are always there.
@@ -150,7 +168,7 @@ func parseSteps(body string) []Step {
 		if steps == nil {
 			steps = make([]Step, 0, n)
 		}
-		it.Step.Holder = HolderOf(it.Step)
+		readHolder(&it.Step)
 		it.Step.After, it.Step.Uses = stepSuffixes(it.Step.Text)
 		readProof(&it.Step)
 		steps = append(steps, it.Step)
@@ -265,7 +283,7 @@ func CheckTransition(from, to StepState) error {
 // CodeIllegalTransition. On error newBody is "". Holders are neither checked nor written:
 // the Store does that (see Step.Holder).
 func SetStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
-	return SetStep(body, number, to, note, StepClaim{})
+	return SetStep(body, number, to, note, StepHold{})
 }
 
 // checkNote is the one check of a step note, wherever it comes from: one line of valid
@@ -286,10 +304,10 @@ func CheckNote(note string) error {
 	return nil
 }
 
-// stepClaim is who moves a step: by holds the steps it moves to in_progress ("" holds
+// StepHold is who moves a step: by holds the steps it moves to in_progress ("" holds
 // nothing); takeover lets by move a step someone else holds; renew lets the holder of a step
 // in progress move it to in_progress again, keeping it.
-type StepClaim struct {
+type StepHold struct {
 	By       string
 	Takeover bool
 	Renew    bool // by holds the step and moves it to in_progress again: it keeps it
@@ -308,7 +326,7 @@ type StepClaim struct {
 // setStep is SetStepState that also checks and writes holders: a step held by another agent
 // is CodeStepHeld unless taken over; a step moved to in_progress ends with by's tag; taking
 // over a step in progress with to in_progress only changes its holder.
-func SetStep(body string, number int, to StepState, note string, c StepClaim) (newBody string, updated Step, err error) {
+func SetStep(body string, number int, to StepState, note string, c StepHold) (newBody string, updated Step, err error) {
 	if _, err := ParseStepState(string(to)); err != nil {
 		return "", Step{}, err
 	}
@@ -334,7 +352,7 @@ func SetStep(body string, number int, to StepState, note string, c StepClaim) (n
 		// the Store's own tag after it is gone (a release, a finished step).
 		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: FieldNote, Value: note})
 	}
-	holder := HolderOf(it.Step)
+	holder := it.Step.Holder
 	if holder != "" && holder != c.By && !c.Takeover {
 		return "", Step{}, Fail(Error{Code: CodeStepHeld, Reason: reasonStepHeld, Step: number, Agent: holder, From: it.Step.State, To: to})
 	}
@@ -362,7 +380,7 @@ func SetStep(body string, number int, to StepState, note string, c StepClaim) (n
 		tail, _ = cutReviewMark(tail)
 	}
 	if to == StepInProgress && it.Step.State == StepInProgress {
-		tail = withoutClaim(tail) // the Store's own tag, or its "held by nobody" mark
+		tail = withoutHoldTag(tail) // the Store's own tag, or its "held by nobody" mark
 		if note != "" {
 			tail = withoutRenewalNote(tail, c.RenewalNote) // replaced, not added to
 		}
@@ -383,7 +401,7 @@ func SetStep(body string, number int, to StepState, note string, c StepClaim) (n
 	}
 	writeProof(&b, c)
 	if to == StepInProgress {
-		b.WriteString(claimTag(c.By, b.String()[start:]))
+		b.WriteString(holdTag(c.By, b.String()[start:]))
 	}
 	end := b.Len()
 	b.WriteString(body[it.End:])
@@ -392,7 +410,7 @@ func SetStep(body string, number int, to StepState, note string, c StepClaim) (n
 	updated = it.Step
 	updated.State = StateOf(marker)
 	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
-	updated.Holder = HolderOf(updated)
+	readHolder(&updated)
 	updated.After, updated.Uses = stepSuffixes(updated.Text)
 	readProof(&updated)
 	after, uses := stepSuffixes(it.Step.Text)

@@ -29,7 +29,7 @@ func readProof(s *Step) {
 
 // writeProof writes what a move adds after a step's note: its cost, its evidence, then the
 // review mark.
-func writeProof(b *strings.Builder, c StepClaim) {
+func writeProof(b *strings.Builder, c StepHold) {
 	if c.Cost != nil {
 		b.WriteString(costSep)
 		b.WriteString(c.Cost.String())

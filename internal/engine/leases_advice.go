@@ -26,10 +26,10 @@ func expiredStepOf(v string) int {
 // leaseEnd is when the hold on step st of p runs out unless renewed; zero without a lease
 // (ClaimTTL 0) or a holder.
 func (s *Store) leaseEnd(p *document.Plan, st document.Step) time.Time {
-	if s.claimTTL <= 0 || st.State != document.StepInProgress || st.Holder == "" {
+	if s.holdTTL <= 0 || st.State != document.StepInProgress || st.Holder == "" {
 		return time.Time{}
 	}
-	return p.HeldSince(st).Add(s.claimTTL).UTC()
+	return p.HeldSince(st).Add(s.holdTTL).UTC()
 }
 
 // withLease adds to a step_held or step_blocked refusal err, made on cur, when the hold
@@ -37,7 +37,7 @@ func (s *Store) leaseEnd(p *document.Plan, st document.Step) time.Time {
 // step waits for. Other errors are returned as they are.
 func (s *Store) withLease(err error, cur *document.Plan, steps []document.Step) error {
 	var e *document.Error
-	if s.claimTTL <= 0 || !errors.As(err, &e) {
+	if s.holdTTL <= 0 || !errors.As(err, &e) {
 		return err
 	}
 	switch e.Code {

@@ -182,7 +182,7 @@ type Store struct {
 	inProcess bool
 	strict    bool
 	Now       func() time.Time
-	claimTTL  time.Duration
+	holdTTL   time.Duration
 	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
 	historyLimit    int
 	historyMaxBytes int64
@@ -218,7 +218,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		onChange:   cfg.OnChange,
 		shared:     sharedFor(cfg.Backend, dir),
 		Now:        time.Now,
-		claimTTL:   max(cfg.ClaimTTL, 0),
+		holdTTL:    max(cfg.ClaimTTL, 0),
 		GivenKey:   bytes.Clone(cfg.ApprovalKey),
 	}
 	if s.maxContent == 0 {
@@ -334,5 +334,5 @@ func (s *Store) notify(ctx context.Context, action document.Action, p *document.
 // holdLive reports whether step st of p, held by someone, is still held: its lease (ClaimTTL)
 // has not run out. The tool gate asks it, so an expired hold permits no side effect.
 func (s *Store) HoldLive(p *document.Plan, st document.Step) bool {
-	return !document.HoldExpired(p, st, s.claimTTL, s.Now())
+	return !document.HoldExpired(p, st, s.holdTTL, s.Now())
 }

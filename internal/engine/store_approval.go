@@ -52,7 +52,7 @@ func (s *Store) ApproveContent(ctx context.Context, name string, rev int64, cont
 		if cur == nil {
 			return nil, notFound(name)
 		}
-		if err := document.CheckNoNewClaims(name, cur, content); err != nil {
+		if err := document.CheckNoNewHolds(name, cur, content); err != nil {
 			return nil, err
 		}
 		if err := document.CheckGraph(name, content); err != nil {

@@ -70,10 +70,10 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*document.Plan, docum
 	case document.ActorOf(ctx) == "":
 		ctx = document.WithActor(ctx, by) // the history names who moved it
 	}
-	return s.moveStep(ctx, m, document.StepClaim{By: document.HolderName(by), Takeover: m.Takeover})
+	return s.moveStep(ctx, m, document.StepHold{By: document.HolderName(by), Takeover: m.Takeover})
 }
 
-func (s *Store) moveStep(ctx context.Context, m StepMove, claim document.StepClaim) (*document.Plan, document.Step, error) {
+func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold) (*document.Plan, document.Step, error) {
 	if err := document.CheckNote(m.Note); err != nil {
 		return nil, document.Step{}, err
 	}
@@ -82,16 +82,16 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim document.StepCla
 		return nil, document.Step{}, err
 	}
 	var step document.Step
-	p, err := s.mutateCommuting(ctx, document.ActionStep, m.Name, m.IfRevision, s.stepCommutes(m, claim), func(cur *document.Plan) (*document.Plan, error) {
+	p, err := s.mutateCommuting(ctx, document.ActionStep, m.Name, m.IfRevision, s.stepCommutes(m, hold), func(cur *document.Plan) (*document.Plan, error) {
 		if cur == nil {
 			return nil, notFound(m.Name)
 		}
 		steps := document.StepsOf(cur.Content)
 		now := s.Now().UTC()
 		number := m.Step
-		c := claim
+		c := hold
 		if number == 0 && m.State == document.StepInProgress {
-			next, ok := document.ExpiredStep(cur, steps, s.claimTTL, now)
+			next, ok := document.ExpiredStep(cur, steps, s.holdTTL, now)
 			if !ok || next.Holder == c.By {
 				next, ok = document.NextFreeStep(steps)
 			}
@@ -106,7 +106,7 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim document.StepCla
 		expired := ""
 		if number >= 1 && number <= len(steps) {
 			switch st := steps[number-1]; {
-			case st.Holder != "" && st.Holder != c.By && document.HoldExpired(cur, st, s.claimTTL, now):
+			case st.Holder != "" && st.Holder != c.By && document.HoldExpired(cur, st, s.holdTTL, now):
 				expired, c.Takeover = st.Holder, true // its holder stopped renewing it
 			case st.Holder != "" && st.Holder == c.By && m.State == document.StepInProgress && !c.Takeover:
 				c.Renew = true
@@ -116,7 +116,7 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim document.StepCla
 		if keepsInProgress {
 			c.RenewalNote = document.RenewalNoteSize(cur.RenewalNotes, number)
 		}
-		c, err := proofClaim(ctx, cur, steps, number, m, c)
+		c, err := proofHold(ctx, cur, steps, number, m, c)
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +156,7 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, claim document.StepCla
 		return &next, nil
 	})
 	if err != nil {
-		return nil, document.Step{}, s.explainTaken(ctx, err, m.Name, m.Step, claim.By)
+		return nil, document.Step{}, s.explainTaken(ctx, err, m.Name, m.Step, hold.By)
 	}
 	s.notify(ctx, document.ActionStep, p, false)
 	return p, step, nil
@@ -269,7 +269,7 @@ func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *document.P
 // newer, without reading history; otherwise history is read back to want and each change
 // since is judged as stepsRevision judges it (listKept). History is also read to compare the
 // step itself (a note, a move its state no longer allows).
-func (s *Store) stepCommutes(m StepMove, c document.StepClaim) commuteFunc {
+func (s *Store) stepCommutes(m StepMove, c document.StepHold) commuteFunc {
 	return func(ctx context.Context, want int64, cur *document.Plan, curRaw string) error {
 		if m.Step == 0 {
 			return nil // the next free step, chosen from the plan as it is
@@ -306,7 +306,7 @@ func (s *Store) stepCommutes(m StepMove, c document.StepClaim) commuteFunc {
 		switch {
 		case c.By != "" && n.Holder == c.By:
 			return nil // its own step
-		case n.Holder != "" && !c.Takeover && !document.HoldExpired(cur, n, s.claimTTL, s.Now()):
+		case n.Holder != "" && !c.Takeover && !document.HoldExpired(cur, n, s.holdTTL, s.Now()):
 			return nil // setStep refuses it as held (an expired hold is taken over: judged below)
 		case n.AwaitingReview && m.State == document.StepCompleted:
 			// A review completes what its reviewer saw awaiting review: judged below.
@@ -371,11 +371,11 @@ func SameStepList(was, now []document.Step) bool {
 		if n.Depth != b.Depth {
 			return false
 		}
-		if n.Text == b.Text || document.StepKey(n) == document.StepKey(b) {
+		if n.Text == b.Text || n.WithoutHolder() == b.WithoutHolder() {
 			continue
 		}
-		rest, ok := strings.CutPrefix(n.Text, document.StepKey(b))
-		if document.StepKey(b) == "" {
+		rest, ok := strings.CutPrefix(n.Text, b.WithoutHolder())
+		if b.WithoutHolder() == "" {
 			rest = " " + rest // a step with no text: the note or tag starts the text
 		}
 		moved := n.State != b.State || n.Holder != b.Holder

@@ -21,11 +21,11 @@ func checkMoveEvidence(m StepMove) error {
 	return document.CheckEvidence(m.Evidence)
 }
 
-// proofClaim adds to c what a move of step number of cur writes beyond its state: the
+// proofHold adds to c what a move of step number of cur writes beyond its state: the
 // evidence, and for a step asking for review, whether the move completes it into review (its
 // doer, an agent) or completes the review (anyone else). An agent completing a review of its
 // own work is CodeIllegalTransition (review_own).
-func proofClaim(ctx context.Context, cur *document.Plan, steps []document.Step, number int, m StepMove, c document.StepClaim) (document.StepClaim, error) {
+func proofHold(ctx context.Context, cur *document.Plan, steps []document.Step, number int, m StepMove, c document.StepHold) (document.StepHold, error) {
 	c.Evidence, c.Cost = m.Evidence, m.Cost
 	if m.State != document.StepCompleted || number < 1 || number > len(steps) {
 		return c, nil

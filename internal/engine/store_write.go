@@ -31,7 +31,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 			if u.Content == nil {
 				return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNeedsContent, Name: u.Name, Field: document.FieldContent})
 			}
-			if err := document.CheckNoNewClaims(u.Name, nil, *u.Content); err != nil {
+			if err := document.CheckNoNewHolds(u.Name, nil, *u.Content); err != nil {
 				return nil, err
 			}
 			if err := document.CheckGraph(u.Name, *u.Content); err != nil {
@@ -58,7 +58,7 @@ func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 		}
 		next := *cur
 		if u.Content != nil {
-			if err := document.CheckNoNewClaims(u.Name, cur, *u.Content); err != nil {
+			if err := document.CheckNoNewHolds(u.Name, cur, *u.Content); err != nil {
 				return nil, err
 			}
 			if err := document.CheckGraph(u.Name, *u.Content); err != nil {

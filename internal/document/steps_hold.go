@@ -15,17 +15,17 @@ import (
 
 const MaxHolderLen = 64
 
-// holderTag is what a claim appends to a step's line.
+// holderTag is what a hold appends to a step's line.
 func holderTag(holder string) string { return " (@" + holder + ")" }
 
 // nobodyTag ends the line of a step in progress that nobody holds when its text would
-// otherwise end like a holder's tag: written by a person or a rewrite, it is no claim.
+// otherwise end like a holder's tag: written by a person or a rewrite, it is no hold.
 const nobodyTag = " (@)"
 
-// claimTag is what the Store appends to the line of a step it moves to in_progress for by,
+// holdTag is what the Store appends to the line of a step it moves to in_progress for by,
 // whose line so far is line: by's tag, or for nobody the mark that keeps the text's own
-// ending from reading as a claim (nothing when it needs none).
-func claimTag(by, line string) string {
+// ending from reading as a hold (nothing when it needs none).
+func holdTag(by, line string) string {
 	if by != "" {
 		return holderTag(by)
 	}
@@ -35,8 +35,8 @@ func claimTag(by, line string) string {
 	return ""
 }
 
-// withoutClaim is the line after a step's marker without what a claim appended to it.
-func withoutClaim(tail string) string {
+// withoutHoldTag is the line after a step's marker without what a hold appended to it.
+func withoutHoldTag(tail string) string {
 	if t, ok := strings.CutSuffix(tail, nobodyTag); ok {
 		return t
 	}
@@ -116,15 +116,6 @@ func SplitHolder(text string) (rest, holder string) {
 	return text[:i], name
 }
 
-// holderOf is who holds step s: only a step in progress is held.
-func HolderOf(s Step) string {
-	if s.State != StepInProgress {
-		return ""
-	}
-	_, h := SplitHolder(s.Text)
-	return h
-}
-
 // nextFreeStep returns the first ready step: pending, and every step it waits for completed
 // or skipped (graph.go). It is the one an agent looking for work takes (steps in progress
 // belong to whoever moved them); ok is false when no pending step is ready.
@@ -137,12 +128,12 @@ func NextFreeStep(steps []Step) (step Step, ok bool) {
 	return Step{}, false
 }
 
-// checkNoNewClaims refuses a body written whole (a rewrite, an import, an edited approval)
-// that would claim a step: only a step move writes holder tags, so each line ending in one
+// CheckNoNewHolds refuses a body written whole (a rewrite, an import, an edited approval)
+// that would hold a step: only a step move writes holder tags, so each line ending in one
 // must be a line cur already had, state and text alike, and no more often than cur had it.
 // A step's text thus never names a holder that no move made, whatever its state, a copied
 // line never makes a second hold, and a later move cannot turn either into one.
-func CheckNoNewClaims(name string, cur *Plan, body string) error {
+func CheckNoNewHolds(name string, cur *Plan, body string) error {
 	if !strings.Contains(body, "(@") {
 		return nil
 	}
@@ -155,24 +146,15 @@ func CheckNoNewClaims(name string, cur *Plan, body string) error {
 			kept = map[string]int{}
 			if cur != nil {
 				for _, c := range StepsOf(cur.Content) {
-					kept[claimKey(c)]++
+					kept[holdKey(c)]++
 				}
 			}
 		}
-		line := claimKey(st)
+		line := holdKey(st)
 		if kept[line] == 0 {
-			return Fail(Error{Code: CodeInvalidArgument, Reason: reasonClaimInText, Name: name, Field: FieldContent, Step: st.Number, Value: st.Text})
+			return Fail(Error{Code: CodeInvalidArgument, Reason: reasonHoldInText, Name: name, Field: FieldContent, Step: st.Number, Value: st.Text})
 		}
 		kept[line]--
 	}
 	return nil
-}
-
-// stepKey is a step's text without the tag of its holder.
-func StepKey(s Step) string {
-	if s.Holder == "" {
-		return s.Text
-	}
-	rest, _ := SplitHolder(s.Text)
-	return rest
 }
