@@ -65,7 +65,7 @@ type digestMemo struct {
 	lines      DigestLines
 }
 
-// digestLines are rendered lines by the summary they show; read only once kept.
+// DigestLines are rendered lines by the summary they show; read only once kept.
 type DigestLines map[*document.Summary]string
 
 // reuse returns the kept text when it is still the digest of plans, else the kept lines
@@ -97,7 +97,7 @@ func (d *digestMemo) keep(plans []*document.Summary, unreadable int, texts map[s
 	d.mu.Unlock()
 }
 
-// renderDigest renders the listed plans (shared with the Store's cache: read only) and the
+// RenderDigest renders the listed plans (shared with the Store's cache: read only) and the
 // number of plans that could not be read. It takes each line from known when there, and
 // returns the lines it showed.
 func RenderDigest(plans []*document.Summary, unreadable int, texts map[string]string, maxPlans, maxBytes int, known DigestLines) (string, DigestLines) {
@@ -142,7 +142,7 @@ func RenderDigest(plans []*document.Summary, unreadable int, texts map[string]st
 	return b.String(), lines
 }
 
-// newestFirst returns at most k of plans, most recently updated first, plans updated at the
+// NewestFirst returns at most k of plans, most recently updated first, plans updated at the
 // same time in their listing order: the first k of a stable sort by UpdatedAt, descending,
 // found in one pass without copying or sorting the whole listing. The pass runs from the
 // end of the listing, so in a listing in the order the plans were created (each newer than
@@ -189,7 +189,7 @@ func digestLine(p document.Summary, texts map[string]string) string {
 	return line + "\n"
 }
 
-// withSetHeader returns texts whose digest header names the plan set, if any.
+// WithSetHeader returns texts whose digest header names the plan set, if any.
 func WithSetHeader(texts map[string]string, set string) map[string]string {
 	if strings.TrimSpace(set) == "" {
 		return texts
@@ -320,7 +320,7 @@ func (m *Middleware[M]) renewDigest(ctx context.Context, input []M) []M {
 	return input
 }
 
-// digestInHistory is the digest that follows anchor in the first system message of input
+// DigestInHistory is the digest that follows anchor in the first system message of input
 // holding it: rendered when that is the run's own, else the digest found there ("" when
 // none follows the anchor). Without the anchor there is nothing to renew: rendered then.
 func DigestInHistory[M adk.MessageType](input []M, anchor, rendered, header string) string {
@@ -343,7 +343,7 @@ func DigestInHistory[M adk.MessageType](input []M, anchor, rendered, header stri
 // or the count of plans it leaves out or could not read ("- +4 ", "- 1 ").
 var digestLineStart = regexp.MustCompile(`^- (?:[a-z0-9][a-z0-9_-]* r[0-9]+ |\+?[0-9]+ )`)
 
-// leadingDigest is the digest s starts with, rendered with header at whatever time: the
+// LeadingDigest is the digest s starts with, rendered with header at whatever time: the
 // header line, then its lines, each ending in a line break (every text in one is a JSON
 // string, so none holds a break). It is "" when s starts with no digest.
 func LeadingDigest(s, header string) string {

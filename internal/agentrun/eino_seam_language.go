@@ -18,7 +18,7 @@ import (
 // patchtoolcalls import go away; callers (Config.language, PatchedToolResultGenerator) do
 // not change.
 
-// einoLanguage is the language adk.SetLanguage chose. Eino keeps it in a variable with no
+// EinoLanguage is the language adk.SetLanguage chose. Eino keeps it in a variable with no
 // public getter, so it is read through a public Eino component whose texts follow it: the
 // patchtoolcalls middleware, which answers a tool call that has no result with a default
 // text in Eino's language. The probe is a pure function call (no model, no I/O); a text with

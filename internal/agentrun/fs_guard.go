@@ -36,14 +36,14 @@ const (
 	einoGrep      = "grep"
 )
 
-// fileGuard judges the calls of Eino's filesystem tools.
+// FileGuard judges the calls of Eino's filesystem tools.
 type FileGuard struct {
 	// env holds only what inPlansFolder reads: the Store and how the file tools' paths
 	// relate to its storage.
 	env *tools.ToolEnv
 }
 
-// newFileGuard reads the file tools' paths as host paths and, when ws is the Store's
+// NewFileGuard reads the file tools' paths as host paths and, when ws is the Store's
 // storage (or a LocalBackend), as paths of ws.
 func NewFileGuard(store *engine.Store, ws driver.Workspace) *FileGuard {
 	env := &tools.ToolEnv{Store: store}
@@ -51,7 +51,7 @@ func NewFileGuard(store *engine.Store, ws driver.Workspace) *FileGuard {
 	return &FileGuard{env: env}
 }
 
-// fileVerdict is the guard's answer for one call: refused with err, or run, with keep
+// FileVerdict is the guard's answer for one call: refused with err, or run, with keep
 // applied to its result when keep is set.
 type FileVerdict struct {
 	Err  *document.Error
@@ -60,7 +60,7 @@ type FileVerdict struct {
 	whole *document.Error
 }
 
-// judge decides a call of the tool name with the JSON arguments args. Arguments are decoded
+// Judge decides a call of the tool name with the JSON arguments args. Arguments are decoded
 // as Eino decodes them (sonic, into fields of the same names and types); arguments Eino
 // cannot decode either run, to get the tool's own error.
 func (g *FileGuard) Judge(name, args string) FileVerdict {
@@ -240,7 +240,7 @@ func joinAll(roots []string, p string) []string {
 	return out
 }
 
-// fixedPrefix is the leading part of a glob pattern that has no wildcard: the folder a
+// FixedPrefix is the leading part of a glob pattern that has no wildcard: the folder a
 // match must lie in. A pattern without wildcards names one path, the whole of it.
 func FixedPrefix(pattern string) string {
 	parts := strings.Split(pattern, "/")

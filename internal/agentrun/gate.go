@@ -251,7 +251,7 @@ func (m *Middleware[M]) refusal(ctx context.Context, call GatedCall) string {
 	return s
 }
 
-// exemptTools are the tools of a run that "*" never gates: plan tools of any middleware, and
+// ExemptTools are the tools of a run that "*" never gates: plan tools of any middleware, and
 // adk's exit and transfer_to_agent. starters are the run's agent starters, by name
 // (starters.go). Tools a later handler adds are neither: "*" gates them, and a run started
 // in one acts as the tool's name.

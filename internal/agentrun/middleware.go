@@ -15,7 +15,7 @@ import (
 	"github.com/einoplan/plan/internal/tools"
 )
 
-// settings is what a middleware needs of Config once its Store is made: the agent's
+// Settings is what a middleware needs of Config once its Store is made: the agent's
 // identity and role, what it offers, what it gates, whom it tells, and the texts its model
 // reads in each language.
 type Settings struct {
@@ -58,7 +58,7 @@ type Texts struct {
 	Full, Lean map[string]string
 }
 
-// newMiddleware returns the middleware of s on store.
+// NewMiddleware returns the middleware of s on store.
 func NewMiddleware[M adk.MessageType](s Settings, store *engine.Store) (*Middleware[M], error) {
 	m := &Middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
 		cfg: s, Store: store, running: &agentNames{}}

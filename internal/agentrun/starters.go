@@ -40,7 +40,7 @@ const (
 // starter is one agent starter among a run's tools.
 type starter struct {
 	Kind starterKind
-	// guarded are the names of the agents it starts that have a plan middleware gating every
+	// Guarded are the names of the agents it starts that have a plan middleware gating every
 	// tool: their own gate stands for the starter's under "*".
 	Guarded map[string]bool
 }
@@ -97,7 +97,7 @@ const (
 	einoSubagent = "github.com/cloudwego/eino/adk/middlewares/subagent"
 )
 
-// starterOf recognises t as one of Eino's agent starters; nil when it is none.
+// StarterOf recognises t as one of Eino's agent starters; nil when it is none.
 func StarterOf(t tool.BaseTool, name string) *starter {
 	v := reflect.ValueOf(t)
 	typ := v.Type()
@@ -139,7 +139,7 @@ func isDeepTaskTool(typ reflect.Type) bool {
 	return e.PkgPath() == einoDeep && strings.HasPrefix(e.Name(), "typedTaskTool[")
 }
 
-// isSubagentTool: typ is the agent tool of Eino's next line (adk/middlewares/subagent), a
+// IsSubagentTool: typ is the agent tool of Eino's next line (adk/middlewares/subagent), a
 // components/tool/utils tool whose input is that package's agentInput or agentManagedInput.
 func IsSubagentTool(typ reflect.Type) bool {
 	if typ.Kind() != reflect.Pointer {

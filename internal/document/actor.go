@@ -8,7 +8,7 @@ import (
 // Who makes each change: the agent of a tool call or the actor a host names, recorded in
 // the history, in every Change and in the holds it takes.
 
-// changedBy is who makes a change: the context's actor (a tool call's agent, WithActor),
+// ChangedBy is who makes a change: the context's actor (a tool call's agent, WithActor),
 // else for a create the plan's author; "" when nobody says.
 func ChangedBy(ctx context.Context, cur, next *Plan) string {
 	if by := ActorOf(ctx); by != "" {
@@ -41,16 +41,16 @@ func ActorOf(ctx context.Context) string {
 	return s
 }
 
-// agentCallKey marks a context as a plan tool's call: its changes are an agent's, not a
+// AgentCallKey marks a context as a plan tool's call: its changes are an agent's, not a
 // person's. Only the tools set it, so no host context ever carries it.
 type AgentCallKey struct{}
 
-// withAgentActor is WithActor for a tool call of agent, marked as an agent's change.
+// WithAgentActor is WithActor for a tool call of agent, marked as an agent's change.
 func WithAgentActor(ctx context.Context, agent string) context.Context {
 	return context.WithValue(WithActor(ctx, agent), AgentCallKey{}, true)
 }
 
-// byAgent reports whether the changes of ctx come from an agent's tool call; false means a
+// ByAgent reports whether the changes of ctx come from an agent's tool call; false means a
 // host (a person through planctl, the board, or code with WithActor).
 func ByAgent(ctx context.Context) bool {
 	b, _ := ctx.Value(AgentCallKey{}).(bool)

@@ -28,7 +28,7 @@ const (
 	hdrApprovedHash     = "approved_hash"
 )
 
-// approvedBody is body with every step marker read as pending: what an approval vouches for
+// ApprovedBody is body with every step marker read as pending: what an approval vouches for
 // is the plan's text, not the progress of its steps.
 func ApprovedBody(body string) string {
 	b := []byte(body)
@@ -132,7 +132,7 @@ func WithStepGate(ctx context.Context) context.Context {
 	return context.WithValue(ctx, stepGateKey{}, true)
 }
 
-// gated reports whether changes to cur need its approval: the context asks for it
+// Gated reports whether changes to cur need its approval: the context asks for it
 // (Config.RequireApproval), or the plan does, having been written under that requirement.
 func Gated(ctx context.Context, cur *Plan) bool {
 	g, _ := ctx.Value(stepGateKey{}).(bool)
@@ -149,7 +149,7 @@ func checkStepGate(ctx context.Context, action Action, name string, cur *Plan) e
 	return Fail(Error{Code: CodeNotApproved, Reason: ReasonNotApproved, Name: name, CurrentRevision: cur.Revision})
 }
 
-// changeWithApproval runs change on cur under the approval rules: the step gate first, then
+// ChangeWithApproval runs change on cur under the approval rules: the step gate first, then
 // the approval settled on the result. It is mutateOnce's one approval hook.
 func ChangeWithApproval(ctx context.Context, action Action, name string, cur *Plan, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
 	if err := checkStepGate(ctx, action, name, cur); err != nil {

@@ -17,13 +17,13 @@ import (
 // went over its budget.
 const CodeOverBudget Code = "over_budget"
 
-// gateOverBudget is the reason of a gated call refused for a budget.
+// GateOverBudget is the reason of a gated call refused for a budget.
 const GateOverBudget = "over_budget"
 
 // hdrBudget is the header key of Plan.Budget.
 const hdrBudget = "budget"
 
-// checkBudget refuses a plan budget that does not read; "" is none.
+// CheckBudget refuses a plan budget that does not read; "" is none.
 func CheckBudget(s string) error {
 	if s == "" {
 		return nil
@@ -46,7 +46,7 @@ func planBudget(p *Plan) *Budget {
 	return &b
 }
 
-// totalBudget is what a person approving p is shown it may cost: its own budget, else what
+// TotalBudget is what a person approving p is shown it may cost: its own budget, else what
 // its steps' budgets add up to; nil when nothing says.
 func TotalBudget(p *Plan) *Budget {
 	if b := planBudget(p); b != nil {
@@ -66,7 +66,7 @@ func TotalBudget(p *Plan) *Budget {
 	return total
 }
 
-// overBudget says which budget a step went over ("step" or "plan", and that budget), having
+// OverBudget says which budget a step went over ("step" or "plan", and that budget), having
 // cost live so far on top of what its plan's steps recorded (spent); "" when within both.
 func OverBudget(step, plan *Budget, spent StepCost, live StepCost, elapsed time.Duration) (string, *Budget) {
 	over := func(b *Budget, tokens int64, d time.Duration) bool {
@@ -82,7 +82,7 @@ func OverBudget(step, plan *Budget, spent StepCost, live StepCost, elapsed time.
 	return "", nil
 }
 
-// budgetsOf are the budgets a step of p is bound by, and what p's steps recorded so far.
+// BudgetsOf are the budgets a step of p is bound by, and what p's steps recorded so far.
 func BudgetsOf(p *Plan, s Step) (step, plan *Budget, spent StepCost) {
 	if c := PlanCost(StepsOf(p.Content)); c != nil {
 		spent = *c

@@ -59,20 +59,20 @@ func writeChecksum(b *strings.Builder, p *Plan) {
 	b.Write(append(out, "\"\n"...))
 }
 
-// changeCheck is the checksum line DecodePlan found, where it stands in the file.
+// ChangeCheck is the checksum line DecodePlan found, where it stands in the file.
 type ChangeCheck struct {
 	start, end int
 	value      string
 }
 
-// found records the checksum line value that starts in raw where rest does minus lineLen.
+// Found records the checksum line value that starts in raw where rest does minus lineLen.
 func (c *ChangeCheck) Found(raw, rest string, lineLen int, value string) {
 	c.end = len(raw) - len(rest)
 	c.start = c.end - lineLen
 	c.value = value
 }
 
-// holds reports whether raw matches the checksum line found in it; false without one.
+// Holds reports whether raw matches the checksum line found in it; false without one.
 func (c *ChangeCheck) Holds(raw string) bool {
 	if c.value == "" {
 		return false
@@ -85,7 +85,7 @@ func (c *ChangeCheck) Holds(raw string) bool {
 	return string(append(out, '"')) == c.value
 }
 
-// appendHex32 appends v in 8 hex digits.
+// AppendHex32 appends v in 8 hex digits.
 func AppendHex32(dst []byte, v uint32) []byte {
 	const hex = "0123456789abcdef"
 	for shift := 28; shift >= 0; shift -= 4 {
@@ -94,7 +94,7 @@ func AppendHex32(dst []byte, v uint32) []byte {
 	return dst
 }
 
-// bytesOf is s as bytes, for functions that only read them.
+// BytesOf is s as bytes, for functions that only read them.
 func BytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 const (

@@ -186,7 +186,7 @@ func DecodeSealed(name, raw string) (*Plan, error) {
 	return p, nil
 }
 
-// hdrRequiresApproval is the header key of Plan.RequiresApproval.
+// HdrRequiresApproval is the header key of Plan.RequiresApproval.
 const HdrRequiresApproval = "requires_approval"
 
 // hdrStepsBody is the header key of the hash of the body steps_revision was written with.

@@ -99,17 +99,17 @@ const (
 	FieldNote       = "Note"
 )
 
-// fail returns e with its Message rendered from the facts.
+// Fail returns e with its Message rendered from the facts.
 func Fail(e Error) *Error {
-	e.Message = e.Render(FactTexts[e.Reason])
+	e.Message = RenderError(&e, FactTexts[e.Reason])
 	if e.Message == "" {
 		e.Message = e.Reason
 	}
 	return &e
 }
 
-// render fills a text's placeholders ({name}, {current}, ...) with e's facts.
-func (e *Error) Render(text string) string {
+// RenderError fills a text's placeholders ({name}, {current}, ...) with e's facts.
+func RenderError(e *Error, text string) string {
 	if !strings.Contains(text, "{") {
 		return text
 	}
@@ -193,7 +193,7 @@ const (
 	ReasonHoldTaken     = "hold_taken"     // the mover's hold expired and another took the step
 )
 
-// factTexts states each failure in English with its facts and without advice: what
+// FactTexts states each failure in English with its facts and without advice: what
 // Error.Message says to logs and host programs.
 var FactTexts = map[string]string{
 	reasonBudgetInvalid:            "budget {value} is not a budget such as \"200k tokens\", \"1h\" or \"200k tokens, 1h\"",

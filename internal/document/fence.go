@@ -15,7 +15,7 @@ import (
 // since_revision), then goes on. An approval fences nothing: it changes nothing an agent
 // acts on; nor does a host's change that names nobody (automation, not a person).
 
-// settleHostMarks records on next, made by ctx over cur (nil: a create), whether a host made
+// SettleHostMarks records on next, made by ctx over cur (nil: a create), whether a host made
 // it, and the newest host change agents must read.
 func SettleHostMarks(ctx context.Context, action Action, cur, next *Plan) {
 	next.ByAgent = ByAgent(ctx)
@@ -38,7 +38,7 @@ func fenceOf(p *Plan) (int64, string) {
 	return n, who
 }
 
-// checkFence refuses an agent's change based on revision want of cur when a host changed
+// CheckFence refuses an agent's change based on revision want of cur when a host changed
 // the plan after want: revision_conflict, naming who and since which revision to read.
 func CheckFence(ctx context.Context, cur *Plan, want int64) error {
 	if cur == nil || !ByAgent(ctx) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// formatVersion is the version of the plan file format this release writes, in the
+// FormatVersion is the version of the plan file format this release writes, in the
 // header's first line (`format: 2`). A file without that line is format 1, what releases
 // up to 0.1.0 wrote. Each version and what it changed are listed in docs/file-format.md.
 //
@@ -15,10 +15,10 @@ import (
 // release never rewrites what a newer one wrote in a form the newer one would misread.
 const FormatVersion = 2
 
-// hdrFormat is the header key of the file's format version.
+// HdrFormat is the header key of the file's format version.
 const HdrFormat = "format"
 
-// formatLine is the header line EncodePlan writes first.
+// FormatLine is the header line EncodePlan writes first.
 var FormatLine = HdrFormat + ": " + strconv.Itoa(FormatVersion) + "\n"
 
 // reasonNewerFormat: a change of a plan whose file is of a format newer than formatVersion.
@@ -41,7 +41,7 @@ func newerFormat(value string) int64 {
 	return 0
 }
 
-// fileFormat is the format version of a stored plan file: the value of its format line
+// FileFormat is the format version of a stored plan file: the value of its format line
 // (unknownFormat when that is not a version number), 1 without one.
 func FileFormat(raw string) int64 {
 	rest, ok := strings.CutPrefix(raw, HeaderFence)
@@ -62,7 +62,7 @@ func FileFormat(raw string) int64 {
 	return 1
 }
 
-// checkFormat refuses a change of cur when its file is of a format this release does not
+// CheckFormat refuses a change of cur when its file is of a format this release does not
 // know: it would write the plan back in its own, older format.
 func CheckFormat(cur *Plan) error {
 	if cur == nil || cur.newerFormat == 0 {

@@ -23,7 +23,7 @@ const maxAfterStep = 1 << 20
 // may lack the space).
 var afterGroup = regexp.MustCompile(`^after (?:steps? )?([0-9]{1,8}(?:, ?[0-9]{1,8})*)$`)
 
-// afterOf reads the prerequisites of a step from its text: the numbers of its "(after …)",
+// AfterOf reads the prerequisites of a step from its text: the numbers of its "(after …)",
 // read among the suffixes that end the text before any notes (stepSuffixes), in ascending
 // order without repeats; nil when there is none.
 func AfterOf(text string) []int {
@@ -47,7 +47,7 @@ func parseAfterList(list string) []int {
 // doneState reports whether a step in state st no longer holds up the steps after it.
 func doneState(st StepState) bool { return st == StepCompleted || st == StepSkipped }
 
-// waitsOf lists the prerequisites of s among steps that are not completed or skipped, in
+// WaitsOf lists the prerequisites of s among steps that are not completed or skipped, in
 // ascending order; nil when s is ready. A number that names no step waits for nothing (only
 // a file edited by hand can have one: the Store refuses such a body).
 func WaitsOf(steps []Step, s Step) []int {
@@ -68,7 +68,7 @@ func WaitsOf(steps []Step, s Step) []int {
 // however long the plan and however many agents work on it.
 const maxBlockers = 8
 
-// blockingSteps is what holds up the pending steps of steps, none being ready: the
+// BlockingSteps is what holds up the pending steps of steps, none being ready: the
 // unfinished steps they wait for, directly or through other pending steps, that are not
 // pending themselves (held in progress, or failed), the lowest maxBlockers of them. Every
 // chain of pending prerequisites ends at such a step, so each is a direct prerequisite of a
@@ -94,7 +94,7 @@ func BlockingSteps(steps []Step) []int {
 	return blockers[:min(len(blockers), maxBlockers)]
 }
 
-// checkGraph refuses a body whose prerequisites name a step it does not have, or wait for
+// CheckGraph refuses a body whose prerequisites name a step it does not have, or wait for
 // each other in a cycle (a step waiting for itself included), with CodeInvalidArgument
 // naming the steps; name is the plan's.
 func CheckGraph(name, body string) error {
@@ -117,7 +117,7 @@ func CheckGraph(name, body string) error {
 	return nil
 }
 
-// findCycle returns the steps of one cycle of prerequisites in the order they wait for each
+// FindCycle returns the steps of one cycle of prerequisites in the order they wait for each
 // other, starting at its smallest number; nil when there is none. Iterative, so a long
 // chain cannot exhaust the stack.
 func FindCycle(steps []Step) []int {
@@ -168,7 +168,7 @@ func FindCycle(steps []Step) []int {
 	return nil
 }
 
-// formatSteps writes step numbers as "2, 3".
+// FormatSteps writes step numbers as "2, 3".
 func FormatSteps(ns []int) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {

@@ -57,7 +57,7 @@ func parseHolds(s string) map[int]time.Time {
 	return holds
 }
 
-// settleHolds gives next, about to be written at next.UpdatedAt, the hold time of each step
+// SettleHolds gives next, about to be written at next.UpdatedAt, the hold time of each step
 // it has held: the time next carries when cur had that same step held by the same agent
 // (the hold goes on, or its holder just renewed it), else now (a new hold, a takeover, or a
 // rewrite that moved the step). Steps nobody holds have none. It also clears an expired
@@ -93,22 +93,22 @@ func SettleHolds(cur, next *Plan) {
 	next.Holds = formatHolds(holds)
 }
 
-// heldSince is when step s of p was last moved by its holder: the recorded time, else the
+// HeldSince is when step s of p was last moved by its holder: the recorded time, else the
 // plan's UpdatedAt (a file written without one, e.g. by hand).
-func (p *Plan) HeldSince(s Step) time.Time {
+func HeldSince(p *Plan, s Step) time.Time {
 	if t, ok := parseHolds(p.Holds)[s.Number]; ok {
 		return t
 	}
 	return p.UpdatedAt
 }
 
-// holdExpired reports whether step s of p is held by an agent that has not renewed its hold
+// HoldExpired reports whether step s of p is held by an agent that has not renewed its hold
 // within ttl at now; never with a ttl of 0.
 func HoldExpired(p *Plan, s Step, ttl time.Duration, now time.Time) bool {
-	return ttl > 0 && s.State == StepInProgress && s.Holder != "" && now.Sub(p.HeldSince(s)) > ttl
+	return ttl > 0 && s.State == StepInProgress && s.Holder != "" && now.Sub(HeldSince(p, s)) > ttl
 }
 
-// expiredStep is the first step of p whose hold has expired and that waits for nothing
+// ExpiredStep is the first step of p whose hold has expired and that waits for nothing
 // unfinished: what a move without a step number takes before any pending step.
 func ExpiredStep(p *Plan, steps []Step, ttl time.Duration, now time.Time) (Step, bool) {
 	if ttl <= 0 {
@@ -122,7 +122,7 @@ func ExpiredStep(p *Plan, steps []Step, ttl time.Duration, now time.Time) (Step,
 	return Step{}, false
 }
 
-// withHold is holds (as the header stores them) with step n held since t.
+// WithHold is holds (as the header stores them) with step n held since t.
 func WithHold(holds string, n int, t time.Time) string {
 	out := parseHolds(holds)
 	if out == nil {
@@ -132,7 +132,7 @@ func WithHold(holds string, n int, t time.Time) string {
 	return formatHolds(out)
 }
 
-// expiredHolder is the agent named by a hold_expired header value "3 w1"; "" for none.
+// ExpiredHolder is the agent named by a hold_expired header value "3 w1"; "" for none.
 func ExpiredHolder(v string) string {
 	_, who, _ := strings.Cut(v, " ")
 	return who

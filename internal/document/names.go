@@ -2,7 +2,7 @@ package document
 
 import "fmt"
 
-// maxNameLen is the longest plan name accepted.
+// MaxNameLen is the longest plan name accepted.
 const MaxNameLen = 64
 
 // ValidateName accepts exactly the names matching ^[a-z0-9][a-z0-9_-]*$ of at most
@@ -25,7 +25,7 @@ func ValidateName(name string) error {
 	return nil
 }
 
-// quoteForMessage quotes s for an error message, bounded so a hostile name cannot bloat it.
+// QuoteForMessage quotes s for an error message, bounded so a hostile name cannot bloat it.
 func QuoteForMessage(s string) string {
 	if len(s) > 80 {
 		s = TruncateUTF8(s, 80) + "..."

@@ -29,20 +29,20 @@ type Plan struct {
 	// Budget is what the whole plan may cost, as its header writes it ("200k tokens, 1h",
 	// steps_asks.go): a person sets it (Update.Budget); "" bounds nothing.
 	Budget string `json:"budget,omitempty"`
-	// seal is the approval's seal as stored (approval_seal.go); "" when not approved.
+	// Seal is the approval's seal as stored (approval_seal.go); "" when not approved.
 	Seal string
-	// stepsRev is the revision at which the list of steps (their text and order) last
+	// StepsRev is the revision at which the list of steps (their text and order) last
 	// changed; 0 when the file does not say.
 	StepsRev int64
-	// holds is when each held step was last moved by its holder, as the header stores it
+	// Holds is when each held step was last moved by its holder, as the header stores it
 	// ("3@<time>,5@<time>", leases.go); expiredHold is "3 w1" when this revision moved step 3
 	// after w1's hold on it expired. Strings, so a Plan stays comparable.
 	Holds       string
 	ExpiredHold string
-	// renewalNotes records the note at the end of each step in progress that the next move
+	// RenewalNotes records the note at the end of each step in progress that the next move
 	// keeping it in progress replaces ("3:45", steps_renewal.go).
 	RenewalNotes string
-	// action, created and changedBy record the change that made this revision, as the
+	// Action, created and changedBy record the change that made this revision, as the
 	// header's change lines say (change.go): every kept revision is the plan file as it was
 	// written, so it carries its own record. Empty when the file does not say, or was edited
 	// by hand since. replaces is the checksum of the file this revision replaced, which
@@ -51,7 +51,7 @@ type Plan struct {
 	Created   bool
 	ChangedBy string
 	Replaces  string
-	// byAgent records that an agent's tool call made this revision, not a host; fence is
+	// ByAgent records that an agent's tool call made this revision, not a host; fence is
 	// "<revision> <who>" of the newest host change agents must read (fence.go).
 	ByAgent bool
 	fence   string
@@ -102,7 +102,7 @@ func (p *Plan) Summarize() Summary {
 	return sum
 }
 
-// truncateUTF8 cuts s to at most n bytes without splitting a rune.
+// TruncateUTF8 cuts s to at most n bytes without splitting a rune.
 func TruncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -113,11 +113,11 @@ func TruncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// maxHeaderField bounds one header field's value.
+// MaxHeaderField bounds one header field's value.
 const MaxHeaderField = 1024
 
-// copy returns a Plan that shares nothing mutable with p.
-func (p *Plan) Copy() *Plan {
+// CopyPlan returns a Plan that shares nothing mutable with p.
+func CopyPlan(p *Plan) *Plan {
 	c := *p
 	if p.Approval != nil {
 		a := *p.Approval

@@ -6,7 +6,7 @@ import (
 	"github.com/einoplan/plan/internal/diff"
 )
 
-// diffPlans renders what changed from a to b: one `field: "old" -> "new"` line per changed
+// DiffPlans renders what changed from a to b: one `field: "old" -> "new"` line per changed
 // header field (title, status, author), then a unified diff of the bodies with context
 // lines of context, headed by ---/+++ lines naming fromLabel and toLabel when those are not
 // empty. Equal plans give "".

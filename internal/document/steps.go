@@ -22,10 +22,10 @@ const (
 	StepSkipped    StepState = "skipped"     // "[-]"
 )
 
-// maxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
+// MaxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
 const MaxStepNoteLen = 500
 
-// stepNoteSep separates a step's text from a note appended by SetStepState.
+// StepNoteSep separates a step's text from a note appended by SetStepState.
 const StepNoteSep = " — "
 
 // Step is one checklist item of a plan body. Number, Depth and Line are derived from the
@@ -106,7 +106,7 @@ func ParseStepState(s string) (StepState, error) {
 	return st, nil
 }
 
-// markerOf returns the marker character written for st, or 0 for an unknown state.
+// MarkerOf returns the marker character written for st, or 0 for an unknown state.
 func MarkerOf(st StepState) byte {
 	switch st {
 	case StepPending:
@@ -123,7 +123,7 @@ func MarkerOf(st StepState) byte {
 	return 0
 }
 
-// stateOf returns the state a marker character stands for, or "" for any other byte.
+// StateOf returns the state a marker character stands for, or "" for any other byte.
 func StateOf(c byte) StepState {
 	switch c {
 	case ' ':
@@ -239,7 +239,7 @@ func ComputeProgress(steps []Step) Progress {
 	return p
 }
 
-// currentStep returns the first in_progress step, else the first ready pending step (see
+// CurrentStep returns the first in_progress step, else the first ready pending step (see
 // nextFreeStep); ok is false when there is neither.
 func CurrentStep(steps []Step) (step Step, ok bool) {
 	for _, s := range steps {
@@ -286,7 +286,7 @@ func SetStepState(body string, number int, to StepState, note string) (newBody s
 	return SetStep(body, number, to, note, StepHold{})
 }
 
-// checkNote is the one check of a step note, wherever it comes from: one line of valid
+// CheckNote is the one check of a step note, wherever it comes from: one line of valid
 // UTF-8, at most maxStepNoteLen bytes once trimmed, that cannot read as evidence or a cost.
 func CheckNote(note string) error {
 	note = strings.TrimSpace(note)
@@ -311,10 +311,10 @@ type StepHold struct {
 	By       string
 	Takeover bool
 	Renew    bool // by holds the step and moves it to in_progress again: it keeps it
-	// renewalNote is the size of the note at the end of the step's text that a move keeping
+	// RenewalNote is the size of the note at the end of the step's text that a move keeping
 	// it in progress with a note replaces (steps_renewal.go); 0 for none.
 	RenewalNote int
-	// evidence is written after the note by a move that leaves in_progress; review says
+	// Evidence is written after the note by a move that leaves in_progress; review says
 	// whether the move completes into review or completes a review (steps_review.go), which
 	// reviewer does.
 	Evidence string
@@ -323,7 +323,7 @@ type StepHold struct {
 	Reviewer string
 }
 
-// setStep is SetStepState that also checks and writes holders: a step held by another agent
+// SetStep is SetStepState that also checks and writes holders: a step held by another agent
 // is CodeStepHeld unless taken over; a step moved to in_progress ends with by's tag; taking
 // over a step in progress with to in_progress only changes its holder.
 func SetStep(body string, number int, to StepState, note string, c StepHold) (newBody string, updated Step, err error) {
@@ -430,7 +430,7 @@ func SetStep(body string, number int, to StepState, note string, c StepHold) (ne
 	return newBody, updated, nil
 }
 
-// scannedStep is a step with the byte offsets SetStepState edits: marker is the offset of
+// ScannedStep is a step with the byte offsets SetStepState edits: marker is the offset of
 // the marker character, end the offset where the line's content ends (before "\r\n" or "\n").
 type ScannedStep struct {
 	Step   Step
@@ -454,7 +454,7 @@ func scanSteps(body string, yield func(ScannedStep) bool) (count int) {
 	})
 }
 
-// titleFromContent returns the body's first heading cut to maxHeaderField bytes, or "".
+// TitleFromContent returns the body's first heading cut to maxHeaderField bytes, or "".
 func TitleFromContent(content string) string {
 	t, _ := markdown.FirstHeading(content)
 	if len(t) > MaxHeaderField {

@@ -44,8 +44,8 @@ const costSep = StepNoteSep + "cost: "
 // maxCount bounds every number of a cost, so a line stays short and sums never overflow.
 const maxCount = 1e15
 
-// valid reports whether every count of c is one a line can carry.
-func (c StepCost) Valid() bool {
+// ValidCost reports whether every count of c is one a line can carry.
+func ValidCost(c StepCost) bool {
 	for _, n := range []int64{c.PromptTokens, c.CompletionTokens, int64(c.ModelCalls), int64(c.NoUsage), int64(c.ToolCalls), c.Seconds} {
 		if n < 0 || n > maxCount {
 			return false
@@ -98,13 +98,13 @@ func costOf(text string) *StepCost {
 	}
 	n := func(s string) int64 { v, _ := strconv.ParseInt(s, 10, 64); return v }
 	c := &StepCost{PromptTokens: n(m[1]), CompletionTokens: n(m[2]), ModelCalls: int(n(m[3])), NoUsage: int(n(m[4])), ToolCalls: int(n(m[5])), Seconds: n(m[6])}
-	if m[1] == "" && c.NoUsage != c.ModelCalls || !c.Valid() {
+	if m[1] == "" && c.NoUsage != c.ModelCalls || !ValidCost(*c) {
 		return nil
 	}
 	return c
 }
 
-// planCost is what the steps of a plan cost together, as their lines say; nil when none says.
+// PlanCost is what the steps of a plan cost together, as their lines say; nil when none says.
 func PlanCost(steps []Step) *StepCost {
 	var total *StepCost
 	for _, s := range steps {
@@ -119,5 +119,5 @@ func PlanCost(steps []Step) *StepCost {
 	return total
 }
 
-// wholeSeconds is d in whole seconds, rounded to the nearest.
+// WholeSeconds is d in whole seconds, rounded to the nearest.
 func WholeSeconds(d time.Duration) int64 { return int64((d + time.Second/2) / time.Second) }

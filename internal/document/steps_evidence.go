@@ -18,10 +18,10 @@ const maxEvidenceLen = 1000
 // evidenceSep starts a step's evidence on its line.
 const evidenceSep = StepNoteSep + "evidence: "
 
-// fieldEvidence names StepMove.Evidence in errors.
+// FieldEvidence names StepMove.Evidence in errors.
 const FieldEvidence = "Evidence"
 
-// foldEvidence is evidence as one paragraph on one line: trimmed, and every run of white
+// FoldEvidence is evidence as one paragraph on one line: trimmed, and every run of white
 // space that holds a line break written as one space.
 func FoldEvidence(s string) string {
 	s = strings.TrimSpace(s)
@@ -52,7 +52,7 @@ func FoldEvidence(s string) string {
 	return b.String()
 }
 
-// checkEvidence is the one check of evidence once folded: valid UTF-8 of at most
+// CheckEvidence is the one check of evidence once folded: valid UTF-8 of at most
 // maxEvidenceLen bytes, no control characters, and not containing the separator that
 // starts it or a cost's, so it reads back whole and never as a cost.
 func CheckEvidence(e string) error {

@@ -44,7 +44,7 @@ func withoutHoldTag(tail string) string {
 	return t
 }
 
-// holderName is the name an agent holds steps under, one-to-one: parentheses, control
+// HolderName is the name an agent holds steps under, one-to-one: parentheses, control
 // characters (spaces stay), invalid UTF-8 and "%" itself are written as %XX (so "worker 1",
 // "worker(1" and "worker-1" stay three holders), and a name longer than 64 bytes is cut to
 // 47 bytes plus "~" and 16 hex digits of its SHA-256, so names that share their first 64
@@ -69,14 +69,14 @@ func HolderName(agent string) string {
 	return name
 }
 
-// cutKeepingHash cuts s to n bytes or fewer, the last 17 of them "~" and a hash of all of s,
+// CutKeepingHash cuts s to n bytes or fewer, the last 17 of them "~" and a hash of all of s,
 // so two strings that share their first bytes stay apart.
 func CutKeepingHash(s string, n int) string {
 	sum := sha256.Sum256([]byte(s))
 	return TruncateUTF8(s, n-17) + "~" + hex.EncodeToString(sum[:8])
 }
 
-// validHolder reports whether name is one holderName gives: what a holder tag may name.
+// ValidHolder reports whether name is one holderName gives: what a holder tag may name.
 func ValidHolder(name string) bool {
 	if name == "" || len(name) > MaxHolderLen || !utf8.ValidString(name) {
 		return false
@@ -96,7 +96,7 @@ func ValidHolder(name string) bool {
 
 func isUpperHex(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'F' }
 
-// splitHolder returns a step text without its trailing holder tag, and the holder it names
+// SplitHolder returns a step text without its trailing holder tag, and the holder it names
 // ("" when the text ends in no tag).
 func SplitHolder(text string) (rest, holder string) {
 	if !strings.HasSuffix(text, ")") {
@@ -116,7 +116,7 @@ func SplitHolder(text string) (rest, holder string) {
 	return text[:i], name
 }
 
-// nextFreeStep returns the first ready step: pending, and every step it waits for completed
+// NextFreeStep returns the first ready step: pending, and every step it waits for completed
 // or skipped (graph.go). It is the one an agent looking for work takes (steps in progress
 // belong to whoever moved them); ok is false when no pending step is ready.
 func NextFreeStep(steps []Step) (step Step, ok bool) {

@@ -14,7 +14,7 @@ var stepsMemo struct {
 	bytes  int
 }
 
-// stepsOf is ParseSteps(body) shared with other callers: never change what it returns.
+// StepsOf is ParseSteps(body) shared with other callers: never change what it returns.
 func StepsOf(body string) []Step {
 	stepsMemo.mu.Lock()
 	steps, ok := stepsMemo.bodies[body]

@@ -55,7 +55,7 @@ func formatRenewalNotes(notes map[int]int) string {
 	return strings.Join(parts, ",")
 }
 
-// withRenewalNote is record notes with step n's note size bytes long; 0 drops it.
+// WithRenewalNote is record notes with step n's note size bytes long; 0 drops it.
 func WithRenewalNote(notes string, n, size int) string {
 	m := parseRenewalNotes(notes)
 	if size == 0 && m[n] == 0 {
@@ -72,7 +72,7 @@ func WithRenewalNote(notes string, n, size int) string {
 	return formatRenewalNotes(m)
 }
 
-// renewalNoteSize is the size of the note a move may replace at the end of a step's text,
+// RenewalNoteSize is the size of the note a move may replace at the end of a step's text,
 // "—" and all, as a renewal_notes record says; 0 for none.
 func RenewalNoteSize(notes string, n int) int {
 	if notes == "" {
@@ -90,7 +90,7 @@ func withoutRenewalNote(tail string, size int) string {
 	return tail[:len(tail)-size]
 }
 
-// settleRenewalNotes keeps of next's renewal notes record only what still names a note a
+// SettleRenewalNotes keeps of next's renewal notes record only what still names a note a
 // move wrote: a step move sets its own step's entry (moveStep); an approval drops them all;
 // any other change keeps an entry while the step's state and text stay as they were.
 func SettleRenewalNotes(action Action, cur, next *Plan) {

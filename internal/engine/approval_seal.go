@@ -33,7 +33,7 @@ const approvalKeyFile = ".approval-key"
 // minApprovalKey is the shortest key the Store accepts, in bytes.
 const minApprovalKey = 32
 
-// approvalKeyPath is where the Store keeps the key of the plans folder dir: beside it, so
+// ApprovalKeyPath is where the Store keeps the key of the plans folder dir: beside it, so
 // nothing that reads or lists the plans folder finds it. A Store whose BaseDir is "/" has no
 // place outside its folder, and keeps the key at /.approval-key: give it
 // StoreConfig.ApprovalKey.

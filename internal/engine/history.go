@@ -107,7 +107,7 @@ func (s *Store) entryPath(name string, rev int64, sum string) string {
 	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
 }
 
-// appendEntrySum appends the SHA-256 of raw in entrySumDigits hex digits.
+// AppendEntrySum appends the SHA-256 of raw in entrySumDigits hex digits.
 func AppendEntrySum(dst []byte, raw string) []byte {
 	sum := sha256.Sum256(document.BytesOf(raw)) // read in place: no copy of the file
 	return hex.AppendEncode(dst, sum[:])

@@ -28,7 +28,7 @@ func (s *Store) Diff(ctx context.Context, name string, from, to int64) (string, 
 	return document.DiffPlans(a, b, label(a), label(b), 3), nil
 }
 
-// changesSince returns the current plan and, when revision since is kept, that revision
+// ChangesSince returns the current plan and, when revision since is kept, that revision
 // (nil otherwise), for a reader who already has since. When since is kept but cannot be
 // verified (history.go), unverified says why, so the reader is told instead of left to
 // take the whole plan for a diff it did not get.

@@ -29,7 +29,7 @@ func (s *Store) leaseEnd(p *document.Plan, st document.Step) time.Time {
 	if s.holdTTL <= 0 || st.State != document.StepInProgress || st.Holder == "" {
 		return time.Time{}
 	}
-	return p.HeldSince(st).Add(s.holdTTL).UTC()
+	return document.HeldSince(p, st).Add(s.holdTTL).UTC()
 }
 
 // withLease adds to a step_held or step_blocked refusal err, made on cur, when the hold

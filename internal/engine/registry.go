@@ -93,7 +93,7 @@ func sharedFor(backend driver.Backend, dir string) *sharedState {
 	return st
 }
 
-// plansFoldersOn returns dir and the folders of the other live Stores of this process on
+// PlansFoldersOn returns dir and the folders of the other live Stores of this process on
 // backend's storage.
 func PlansFoldersOn(backend driver.Backend, dir string) []string {
 	dirs := []string{dir}
@@ -113,7 +113,7 @@ func PlansFoldersOn(backend driver.Backend, dir string) []string {
 	return dirs
 }
 
-// keyOf identifies the storage of an innermost backend. A pointer is recognised by its
+// KeyOf identifies the storage of an innermost backend. A pointer is recognised by its
 // address: the Stores holding the state keep the pointer alive, so the address cannot be
 // reused while the entry is in use.
 func KeyOf(b any) (storageKey, bool) {
@@ -134,7 +134,7 @@ func KeyOf(b any) (storageKey, bool) {
 // maxUnwrap bounds the wrapper chain, so a wrapper that unwraps to itself cannot loop.
 const maxUnwrap = 16
 
-// innermost follows Unwrap, and Backends embedded as anonymous fields, to the storage.
+// Innermost follows Unwrap, and Backends embedded as anonymous fields, to the storage.
 func Innermost(b driver.Backend) driver.Backend {
 	for range maxUnwrap {
 		next := unwrapOnce(b)

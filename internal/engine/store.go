@@ -188,7 +188,7 @@ type Store struct {
 	historyMaxBytes int64
 	// decoded spares re-reads of an unchanged plan file its decode (store_memo.go).
 	decoded decodedMemo
-	// givenKey is StoreConfig.ApprovalKey, a copy (approval_seal.go).
+	// GivenKey is StoreConfig.ApprovalKey, a copy (approval_seal.go).
 	GivenKey []byte
 }
 
@@ -256,7 +256,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	return s, nil
 }
 
-// contentCap returns the cap on a plan's body.
+// ContentCap returns the cap on a plan's body.
 func (s *Store) ContentCap() int { return s.maxContent }
 
 // cleanBaseDir turns BaseDir into one canonical folder, so "plans", "/plans" and "/plans/"
@@ -331,7 +331,7 @@ func (s *Store) notify(ctx context.Context, action document.Action, p *document.
 	}
 }
 
-// holdLive reports whether step st of p, held by someone, is still held: its lease (ClaimTTL)
+// HoldLive reports whether step st of p, held by someone, is still held: its lease (ClaimTTL)
 // has not run out. The tool gate asks it, so an expired hold permits no side effect.
 func (s *Store) HoldLive(p *document.Plan, st document.Step) bool {
 	return !document.HoldExpired(p, st, s.holdTTL, s.Now())

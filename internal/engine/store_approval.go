@@ -37,7 +37,7 @@ func (s *Store) Approve(ctx context.Context, name string, rev int64, by string) 
 	return p, nil
 }
 
-// approveContent replaces the body of a plan still at rev with content and approves the
+// ApproveContent replaces the body of a plan still at rev with content and approves the
 // result in the same write, so the revision approved is exactly the one written: a person
 // who edited the plan before approving it.
 func (s *Store) ApproveContent(ctx context.Context, name string, rev int64, content, by string) (*document.Plan, error) {
@@ -129,7 +129,7 @@ func (s *Store) lastApproved(ctx context.Context, cur *document.Plan) (int64, er
 	return 0, nil
 }
 
-// approvalRequest builds what a person is shown to approve plan name at its current revision:
+// ApprovalRequest builds what a person is shown to approve plan name at its current revision:
 // the plan, its steps with the tools each may use, and what changed since the last approved
 // revision when the history still has it.
 func (s *Store) ApprovalRequest(ctx context.Context, name, message string) (*document.Plan, document.ApprovalRequest, error) {

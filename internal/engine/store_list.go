@@ -106,7 +106,7 @@ func detachSummaries(sums []document.Summary) {
 	}
 }
 
-// summaries is every plan's summary in name order, shared with the list cache (read only),
+// Summaries is every plan's summary in name order, shared with the list cache (read only),
 // and how many plans could not be read: the digest's view of List, without a copy.
 func (s *Store) Summaries(ctx context.Context) ([]*document.Summary, int, error) {
 	entries, warnings, err := s.list(ctx)

@@ -38,13 +38,13 @@ func (m *decodedMemo) decode(name, raw string) (*document.Plan, error) {
 	f := m.files[name]
 	m.mu.Unlock()
 	if f != nil && f.raw == raw && f.plan != nil {
-		return f.plan.Copy(), nil
+		return document.CopyPlan(f.plan), nil
 	}
 	p, err := document.DecodeSealed(name, raw)
 	if err != nil {
 		return nil, err
 	}
-	m.remember(name, &decodedFile{raw: raw, plan: p.Copy()})
+	m.remember(name, &decodedFile{raw: raw, plan: document.CopyPlan(p)})
 	return p, nil
 }
 
@@ -79,7 +79,7 @@ func (m *decodedMemo) remember(name string, f *decodedFile) {
 // wrote records that raw, the encoding of p, is now the file under name, so the next read
 // of it needs no decode. The Store encodes only valid UTF-8, so raw is.
 func (m *decodedMemo) wrote(name, raw string, p *document.Plan) {
-	c := p.Copy()
+	c := document.CopyPlan(p)
 	c.Repaired = false // what DecodePlan gives: the repair is in raw
 	m.remember(name, &decodedFile{raw: raw, plan: c, utf8: 1})
 }
@@ -99,5 +99,5 @@ func (m *decodedMemo) last(name string) (raw string, p *document.Plan, ok bool) 
 	if f == nil || f.plan == nil || f.utf8 < 0 {
 		return "", nil, false
 	}
-	return f.raw, f.plan.Copy(), true
+	return f.raw, document.CopyPlan(f.plan), true
 }

@@ -16,7 +16,7 @@ type fileReader interface {
 	Read(ctx context.Context, req *driver.ReadRequest) (*driver.FileContent, error)
 }
 
-// readBounded reads the whole file p, but never more than limit+1 bytes when r is a
+// ReadBounded reads the whole file p, but never more than limit+1 bytes when r is a
 // driver.LimitedReader, and asks any other reader for every line explicitly (Limit 0 means "the
 // first 2,000 lines" to some backends). A result over limit bytes means the file is too
 // large. Errors are the reader's own.
@@ -104,7 +104,7 @@ func notFound(name string) *document.Error {
 	return document.Fail(document.Error{Code: document.CodeNotFound, Reason: document.ReasonNoPlan, Name: name})
 }
 
-// isNotExist reports whether err means "no such file", for backends that wrap fs.ErrNotExist
+// IsNotExist reports whether err means "no such file", for backends that wrap fs.ErrNotExist
 // and for those (such as Eino's InMemoryBackend) that only say so in the message.
 func IsNotExist(err error) bool {
 	if err == nil {

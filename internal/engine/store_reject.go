@@ -54,7 +54,7 @@ func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback
 	return p, nil
 }
 
-// markWaiting records that agent's run waits for a decision on plan name, at the revision
+// MarkWaiting records that agent's run waits for a decision on plan name, at the revision
 // it writes (rev+1, the body as it was), only while the plan is at rev. It drops an earlier
 // rejection: the run asks again.
 func (s *Store) MarkWaiting(ctx context.Context, name string, rev int64, agent string) (*document.Plan, error) {
@@ -74,5 +74,5 @@ func (s *Store) MarkWaiting(ctx context.Context, name string, rev int64, agent s
 	return p, nil
 }
 
-// maxApprovalFeedback bounds a person's feedback on a decision.
+// MaxApprovalFeedback bounds a person's feedback on a decision.
 const MaxApprovalFeedback = 8 << 10

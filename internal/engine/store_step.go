@@ -358,7 +358,7 @@ func (s *Store) stepsSince(ctx context.Context, cur *document.Plan, want int64) 
 	return newer, listKept, true, nil
 }
 
-// sameStepList reports whether the steps now are those of was, in the same order and
+// SameStepList reports whether the steps now are those of was, in the same order and
 // nesting: each with the same text, or, for a step whose state changed, with the text the
 // Store's moves give it (a note appended after " — ", a holder's tag), as for a step whose
 // holder changed (a takeover).

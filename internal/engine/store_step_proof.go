@@ -9,7 +9,7 @@ import (
 // checkMoveEvidence refuses evidence that cannot be written, or on a move that finishes
 // nothing.
 func checkMoveEvidence(m StepMove) error {
-	if m.Cost != nil && (!m.Cost.Valid() || m.State != document.StepCompleted && m.State != document.StepFailed && m.State != document.StepSkipped) {
+	if m.Cost != nil && (!document.ValidCost(*m.Cost) || m.State != document.StepCompleted && m.State != document.StepFailed && m.State != document.StepSkipped) {
 		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonCostInvalid, Name: m.Name, Step: m.Step, To: m.State})
 	}
 	if m.Evidence == "" {

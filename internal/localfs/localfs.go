@@ -144,7 +144,7 @@ func New(root string, opts ...Option) (*Backend, error) {
 	return &Backend{root: r, name: name, escapes: escapes, cfg: cfg, lastSweep: map[string]time.Time{}}, nil
 }
 
-// storageName makes two LocalBackends on one folder one storage for the Store's lock.
+// StorageName makes two LocalBackends on one folder one storage for the Store's lock.
 func (b *Backend) StorageName() string { return b.name }
 
 // Close releases the handle on the root folder. The backend must not be used afterwards.

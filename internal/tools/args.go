@@ -13,7 +13,7 @@ import (
 
 var argsAPI = sonic.Config{UseNumber: true}.Froze()
 
-// args is a tool call's decoded JSON object, holding only the arguments its tool takes under
+// Args is a tool call's decoded JSON object, holding only the arguments its tool takes under
 // their canonical names (decodeCall). Accessors turn every type mistake into an
 // invalid_argument naming the field, so the model learns exactly what to fix. JSON null
 // counts as omitted.

@@ -13,7 +13,7 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// decodeCall reads one tool call's arguments for spec, forgiving where the meaning is clear
+// DecodeCall reads one tool call's arguments for spec, forgiving where the meaning is clear
 // and strict where it is not. The invariants:
 //
 //   - What is accepted has one meaning: arguments inside a Markdown fence or with text
@@ -101,7 +101,7 @@ func DecodeCall(spec ToolSpec, texts map[string]string, raw string) (Args, callN
 	return out, notes, nil
 }
 
-// asWritten reports whether obj is a call written right: every key a parameter's own name
+// AsWritten reports whether obj is a call written right: every key a parameter's own name
 // and every value already canonical, which decodeCall would return as it is (no null, no
 // note), so the sorting, copying and bookkeeping that a forgiven call needs are skipped.
 func AsWritten(spec ToolSpec, obj Args) bool {
@@ -117,7 +117,7 @@ func AsWritten(spec ToolSpec, obj Args) bool {
 	return true
 }
 
-// decodeObject reads the arguments' JSON object. A bare object is read as it always was;
+// DecodeObject reads the arguments' JSON object. A bare object is read as it always was;
 // otherwise it accepts one object inside a Markdown fence or text, or a JSON string holding
 // one, and reports unwrapped. Anything else keeps its old refusal: args_not_object when no
 // object is there, args_not_json when it does not decode or more than one could be meant.

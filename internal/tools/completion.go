@@ -85,5 +85,5 @@ func (env *ToolEnv) reviewNote(s document.Step) string {
 		return ""
 	}
 	e := document.Error{Step: s.Number}
-	return e.Render(env.Texts["step.awaiting_review"])
+	return document.RenderError(&e, env.Texts["step.awaiting_review"])
 }

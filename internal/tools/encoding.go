@@ -6,7 +6,7 @@ import (
 	"github.com/bytedance/sonic"
 )
 
-// resultAPI encodes everything a model reads. It validates strings and replaces invalid
+// ResultAPI encodes everything a model reads. It validates strings and replaces invalid
 // UTF-8 with U+FFFD, so a result is valid UTF-8 JSON whatever a stored file holds.
 var ResultAPI = sonic.Config{ValidateString: true}.Froze()
 

@@ -9,10 +9,10 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// maxActorQuote bounds an actor's or a holder's name where a model reads it.
+// MaxActorQuote bounds an actor's or a holder's name where a model reads it.
 const MaxActorQuote = 64
 
-// quoteInline is s as a JSON string for a line a model reads, cut to max bytes: besides what
+// QuoteInline is s as a JSON string for a line a model reads, cut to max bytes: besides what
 // JSON escapes, every character that could break a line or hide text is escaped as \uXXXX
 // (DEL, C1 controls such as NEL, U+2028, U+2029, and format characters such as bidi
 // overrides and zero-width marks). So the result holds no line break of any kind, and text
@@ -43,7 +43,7 @@ func escapeInline(q string) string {
 	return b.String()
 }
 
-// inlineName is a holder's name for a line a model reads: as it is when it holds nothing but
+// InlineName is a holder's name for a line a model reads: as it is when it holds nothing but
 // ASCII letters, digits and ". _ - : / @ %" (as a holder tag in a plan shows it), else
 // quoted by quoteInline.
 func InlineName(s string) string {

@@ -19,7 +19,7 @@ type ErrorBody struct {
 	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
-// errorResult is the tool result for err: its code, and a message in the model's language
+// ErrorResult is the tool result for err: its code, and a message in the model's language
 // that says what to do next, rendered from the error's reason and facts. An error that is
 // not an *Error is a storage failure.
 func (env *ToolEnv) ErrorResult(err error) string {
@@ -36,7 +36,7 @@ func (env *ToolEnv) ErrorResult(err error) string {
 	return s
 }
 
-// errorMessage renders what the model reads for e: the text "err.<reason>" with e's facts,
+// ErrorMessage renders what the model reads for e: the text "err.<reason>" with e's facts,
 // a JSON type named in the model's language, or e's own English message for a failure no
 // text names.
 func (env *ToolEnv) ErrorMessage(e *document.Error) string {
@@ -52,7 +52,7 @@ func (env *ToolEnv) ErrorMessage(e *document.Error) string {
 	if kind, ok := env.Texts["kind."+e.Value]; ok && (e.Reason == document.ReasonNotString || e.Reason == document.ReasonNotInteger || e.Reason == document.ReasonNotBoolean) {
 		text = strings.ReplaceAll(text, "{value}", kind)
 	}
-	return e.Render(text)
+	return document.RenderError(e, text)
 }
 
 // storeFieldParams names the tool parameter that carries each field a Store error names.

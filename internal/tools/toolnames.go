@@ -8,14 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// defaultToolNames are the names ToolNames may rename.
+// DefaultToolNames are the names ToolNames may rename.
 var DefaultToolNames = []string{ToolWritePlan, ToolReadPlan, ToolListPlans, ToolDeletePlan, ToolSetPlanStatus,
 	ToolGetPlanStatus, ToolUpdatePlanStep, ToolExportPlanToFile, ToolUpdatePlanFromFile, ToolPlanTemplate,
 	ToolRequestPlanApproval}
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// planToolNames returns the name the model sees for every plan tool, by default name:
+// PlanToolNames returns the name the model sees for every plan tool, by default name:
 // ToolNames' name, else ToolPrefix and the default name. It refuses a name that is not a
 // plan tool's, a name a model API would not accept, and two plan tools of one name.
 func PlanToolNames(names map[string]string, prefix string) (map[string]string, error) {
@@ -52,7 +52,7 @@ func PlanToolNames(names map[string]string, prefix string) (map[string]string, e
 	return out, nil
 }
 
-// renameTools returns texts with every default tool name, as a whole word, replaced by the
+// RenameTools returns texts with every default tool name, as a whole word, replaced by the
 // name the model sees.
 func RenameTools(texts map[string]string, names map[string]string) (map[string]string, error) {
 	var renamed []string
@@ -76,7 +76,7 @@ func RenameTools(texts map[string]string, names map[string]string) (map[string]s
 	return out, nil
 }
 
-// checkPlanSet refuses a Config.PlanSet that cannot stand in a heading.
+// CheckPlanSet refuses a Config.PlanSet that cannot stand in a heading.
 func CheckPlanSet(set string) error {
 	if len(set) > 64 || !utf8.ValidString(set) || strings.ContainsAny(set, "\r\n") {
 		return fmt.Errorf("plan: PlanSet %q: use one line of at most 64 bytes", set)
@@ -84,7 +84,7 @@ func CheckPlanSet(set string) error {
 	return nil
 }
 
-// withPlanSet names the plan set after the first heading of text ("## Plans" becomes
+// WithPlanSet names the plan set after the first heading of text ("## Plans" becomes
 // "## Plans (team plans)"), so two plan middlewares on one agent give two sections the
 // model tells apart.
 func WithPlanSet(text string, texts map[string]string, set string) string {

@@ -25,7 +25,7 @@ const (
 	ToolPlanTemplate       = "plan_template"
 )
 
-// toolEnv is what every tool call works with.
+// ToolEnv is what every tool call works with.
 type ToolEnv struct {
 	Store *engine.Store
 	// listEntries keeps list_plans entries of unchanged plans encoded.
@@ -39,20 +39,20 @@ type ToolEnv struct {
 	Role      func(context.Context) Role           // the middleware's role in a call's run
 	Sink      func(context.Context, engine.Change) // hears the changes made through these tools
 	Listens   func(context.Context) bool           // whether sink has anyone to tell, during this call
-	// requireApproval: update_plan_step moves steps of approved plans only.
+	// RequireApproval: update_plan_step moves steps of approved plans only.
 	RequireApproval bool
-	// requireEvidence and verify check an agent's completion first (completion.go).
+	// RequireEvidence and verify check an agent's completion first (completion.go).
 	RequireEvidence bool
 	Verify          func(context.Context, Completion) error
-	// lean: a lean worker's tools; the others are not available (tools_lean.go).
+	// Lean: a lean worker's tools; the others are not available (tools_lean.go).
 	Lean bool
-	// costs is the measure of a call's run (nil outside one); report tells the host.
+	// Costs is the measure of a call's run (nil outside one); report tells the host.
 	Costs  func(context.Context) *RunCosts
 	Report func(context.Context, CostReport)
-	// sameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
+	// SameStorage: the Workspace is the Store's storage, so file tools refuse paths inside
 	// the Store's folder and plans change only through the Store.
 	SameStorage bool
-	// planRoot is the root of the Store's LocalBackend, if it is on one; wsRoot that of a
+	// PlanRoot is the root of the Store's LocalBackend, if it is on one; wsRoot that of a
 	// LocalBackend Workspace. The file tools keep out of the plans folder under them.
 	WsRoot, PlanRoot string
 }
@@ -63,7 +63,7 @@ type ToolSpec struct {
 	run    func(ctx context.Context, env *ToolEnv, a Args) (any, error)
 }
 
-// planTool adapts a toolSpec to Eino. Its InvokableRun returns no Go error other than the
+// PlanTool adapts a toolSpec to Eino. Its InvokableRun returns no Go error other than the
 // Eino interrupt of request_plan_approval: every failure a model can cause, and every storage
 // failure, is a JSON error result, so the agent run goes on and the model can react.
 type PlanTool struct {
@@ -143,7 +143,7 @@ func NewPlanTool(spec ToolSpec, env *ToolEnv, name string) *PlanTool {
 	return &PlanTool{Spec: spec, env: env, info: info}
 }
 
-// toolSpecs lists every tool: its default name, its arguments and what runs it.
+// ToolSpecs lists every tool: its default name, its arguments and what runs it.
 func ToolSpecs() []ToolSpec {
 	return []ToolSpec{
 		{ToolWritePlan, []param{pName, pContent, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},

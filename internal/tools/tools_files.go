@@ -13,7 +13,7 @@ import (
 	"github.com/einoplan/plan/internal/localfs"
 )
 
-// fileTools are offered only with a Workspace.
+// FileTools are offered only with a Workspace.
 var FileTools = map[string]bool{ToolExportPlanToFile: true, ToolUpdatePlanFromFile: true}
 
 func runExportPlanToFile(ctx context.Context, env *ToolEnv, a Args) (any, error) {
@@ -109,7 +109,7 @@ func await[T any](ctx context.Context, call func() (T, error)) (T, error) {
 	}
 }
 
-// guardWorkspace notes how the Workspace relates to the Store's storage: the same value (or
+// GuardWorkspace notes how the Workspace relates to the Store's storage: the same value (or
 // one found through Unwrap, or a LocalBackend on the same root), or two LocalBackends whose
 // folders may overlap on disk.
 func (env *ToolEnv) GuardWorkspace(ws driver.Workspace) {
@@ -128,7 +128,7 @@ func (env *ToolEnv) GuardWorkspace(ws driver.Workspace) {
 	}
 }
 
-// inPlansFolder reports whether the workspace path p names a plans folder on the Store's
+// InPlansFolder reports whether the workspace path p names a plans folder on the Store's
 // storage or something inside it, or an approval key file: the Store's own, or those of any
 // other Store of this process on the storage (another middleware's BaseDir). It compares as
 // a path when the Workspace is the same storage and, when the Store is on a LocalBackend, as
@@ -164,7 +164,7 @@ func (env *ToolEnv) inFolder(p, dir string) bool {
 	return env.WsRoot != "" && inside(filepath.Join(env.WsRoot, filepath.FromSlash(p)))
 }
 
-// realLocation resolves the links of the longest existing prefix of p and keeps the rest.
+// RealLocation resolves the links of the longest existing prefix of p and keeps the rest.
 func RealLocation(p string) string {
 	rest := ""
 	for {
@@ -180,7 +180,7 @@ func RealLocation(p string) string {
 	}
 }
 
-// within reports whether target is folder or lies in it; sep is the separator of both, and
+// Within reports whether target is folder or lies in it; sep is the separator of both, and
 // both are clean. Case is ignored, by Unicode folding: on a file system that ignores it
 // (macOS, Windows) ".PLANS" is ".plans".
 func Within(target, folder, sep string) bool {

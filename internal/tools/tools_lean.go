@@ -7,10 +7,10 @@ package tools
 // the approval requirement and the gate of Config.GatedTools, evidence, verification and
 // budgets. These texts replace the full ones of the same keys.
 
-// leanTools are the tools a lean worker's model sees.
+// LeanTools are the tools a lean worker's model sees.
 var LeanTools = map[string]bool{ToolUpdatePlanStep: true, ToolReadPlan: true}
 
-// withLean is texts with the lean worker's in place of the full ones.
+// WithLean is texts with the lean worker's in place of the full ones.
 func WithLean(texts, lean map[string]string) map[string]string {
 	out := make(map[string]string, len(texts))
 	for k, v := range texts {

@@ -23,7 +23,7 @@ type listWarning struct {
 	Message string        `json:"message"`
 }
 
-// runListPlans answers one page: at most limit plans (50 by default) after cursor, and never
+// RunListPlans answers one page: at most limit plans (50 by default) after cursor, and never
 // more than 16 KiB, so a folder of any size fits a model's context. Each cached summary is
 // encoded once while it stays the same (listCache), so a page of unchanged plans costs little
 // more than copying bytes.

@@ -149,7 +149,7 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 		NextStep: shortStep(engine.NextOf(steps)), Review: env.reviewNote(step)}, nil
 }
 
-// nextPending is the first pending step of a summary, nil when none is pending.
+// NextPending is the first pending step of a summary, nil when none is pending.
 func NextPending(p document.Summary) *document.Step {
 	if p.NextStep != nil {
 		return p.NextStep

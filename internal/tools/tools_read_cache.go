@@ -49,7 +49,7 @@ func (c *readCache) put(p *document.Plan, json string) {
 	if c.results == nil || len(c.results) >= maxReadCache || c.bytes+len(json) > maxReadCacheBytes {
 		c.results, c.bytes = make(map[string]readCached), 0
 	}
-	c.results[p.Name] = readCached{plan: *p.Copy(), json: json}
+	c.results[p.Name] = readCached{plan: *document.CopyPlan(p), json: json}
 	c.bytes += len(json)
 }
 

@@ -24,7 +24,7 @@ type CostReport struct {
 	Budget *document.Budget `json:"budget,omitempty"`
 }
 
-// runCosts are the steps one run holds and what each cost so far.
+// RunCosts are the steps one run holds and what each cost so far.
 type RunCosts struct {
 	Mu   sync.Mutex
 	Held []*HeldStep // most recently taken last
@@ -35,7 +35,7 @@ type HeldStep struct {
 	Step  int
 	Since time.Time
 	Cost  document.StepCost
-	// stepBudget and planBudget bound it, as the plan said when the run took it, and spent
+	// StepBudget and planBudget bound it, as the plan said when the run took it, and spent
 	// is what the plan's steps had recorded then.
 	StepBudget, PlanBudget *document.Budget
 	Spent                  document.StepCost
@@ -87,7 +87,7 @@ func (r *RunCosts) drop(plan string, step int) {
 	r.Held = slices.DeleteFunc(r.Held, func(h *HeldStep) bool { return h.Plan == plan && h.Step == step })
 }
 
-// toolCall counts a tool call of the run.
+// ToolCall counts a tool call of the run.
 func (r *RunCosts) ToolCall() {
 	r.Mu.Lock()
 	defer r.Mu.Unlock()
@@ -96,7 +96,7 @@ func (r *RunCosts) ToolCall() {
 	}
 }
 
-// modelCall counts a model call of the run that reported u (nil: no usage), and returns the
+// ModelCall counts a model call of the run that reported u (nil: no usage), and returns the
 // step it was attributed to (nil for none).
 func (r *RunCosts) ModelCall(u *schema.TokenUsage) *HeldStep {
 	r.Mu.Lock()
@@ -115,7 +115,7 @@ func (r *RunCosts) ModelCall(u *schema.TokenUsage) *HeldStep {
 	return h
 }
 
-// streamUsage applies the usage a streamed answer reports, which arrives with its last
+// StreamUsage applies the usage a streamed answer reports, which arrives with its last
 // chunks: the call was counted without usage, and the latest usage seen replaces that.
 func (r *RunCosts) StreamUsage(h *HeldStep, applied **schema.TokenUsage, u *schema.TokenUsage) {
 	r.Mu.Lock()
