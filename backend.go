@@ -39,7 +39,7 @@ type DeleteRequest = driver.DeleteRequest
 //
 // All plan semantics (names, revisions, locking) live in the Store, never in a Backend.
 // A wrapper (logging, metrics) should have an Unwrap() Backend method: the Store then sees
-// that it shares storage with what it wraps and finds the capabilities below through it.
+// that it shares storage with what it wraps and finds the capabilities of package driver through it.
 type Backend = driver.Backend
 
 // Workspace is the agent's own file system, used by export_plan_to_file and

@@ -57,8 +57,9 @@
 //
 // A [Backend] only stores bytes at paths; every plan rule lives in the Store. [MemoryBackend]
 // keeps plans in the process, [LocalBackend] keeps them as files in a folder with atomic
-// writes and, on Unix-like systems, a folder lock that other processes honour, and the module
-// github.com/einoplan/plan/backends/redis shares them between machines. A Backend that is
+// writes and, on Linux, macOS, the BSDs and illumos, a lock per plan that other processes
+// honour, and the modules github.com/einoplan/plan/backends/redis and backends/postgres share
+// them between machines. A Backend that is
 // also a [driver.Locker] or a [driver.Swapper] makes guarded writes atomic beyond one process.
 //
 // # Errors

@@ -8,7 +8,7 @@ import (
 
 // LocalBackend stores plans under one root folder on the local disk, safe for goroutines
 // and for processes sharing the folder. Writes are atomic (a reader sees the old file or the
-// new one, a crash leaves only whole files) and durable (one fsync and a rename); no path,
+// new one, a crash leaves only whole files) and durable (the file synced, renamed into place, and its folder synced); no path,
 // "..", or link reaches outside the root. On Linux, macOS, the BSDs and illumos it locks
 // each plan across processes, so guarded writes are atomic across processes on one machine.
 // Close releases the folder; Root names it.

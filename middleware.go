@@ -10,7 +10,65 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/agentrun"
 	"github.com/einoplan/plan/internal/engine"
+	"github.com/einoplan/plan/internal/tools"
 )
+
+// Role decides whether an agent run may use plan_template and request_plan_approval.
+type Role = tools.Role
+
+const (
+	// RoleAuto decides per run: a run started inside a run of an agent that uses this
+	// package (a sub-agent called through adk.NewAgentTool or a deep agent's task tool) is
+	// a sub-agent, any other run is the orchestrator. One middleware can therefore serve a
+	// deep agent and its general-purpose sub-agent, as deep.New requires.
+	RoleAuto = tools.RoleAuto
+	// RoleOrchestrator always offers plan_template.
+	RoleOrchestrator = tools.RoleOrchestrator
+	// RoleSubAgent never shows plan_template to the model; a call to it anyway returns
+	// tool_not_available.
+	RoleSubAgent = tools.RoleSubAgent
+)
+
+// Tool names, as models already know them: the keys of Config.ToolNames.
+const (
+	ToolWritePlan          = tools.ToolWritePlan
+	ToolReadPlan           = tools.ToolReadPlan
+	ToolListPlans          = tools.ToolListPlans
+	ToolDeletePlan         = tools.ToolDeletePlan
+	ToolSetPlanStatus      = tools.ToolSetPlanStatus
+	ToolGetPlanStatus      = tools.ToolGetPlanStatus
+	ToolUpdatePlanStep     = tools.ToolUpdatePlanStep
+	ToolExportPlanToFile   = tools.ToolExportPlanToFile
+	ToolUpdatePlanFromFile = tools.ToolUpdatePlanFromFile
+	ToolPlanTemplate       = tools.ToolPlanTemplate
+	// ToolRequestPlanApproval asks a person to approve a plan. It is offered only with
+	// Config.RequireApproval, and only to the orchestrator.
+	ToolRequestPlanApproval = tools.ToolRequestPlanApproval
+)
+
+// DigestConfig bounds the plan digest appended to the instruction at the start of each
+// run. The digest stays the same between the model calls of a run, so prompt caching keeps
+// working, until the run's history is rewritten (a summarization middleware compacted it):
+// the model call that first sees the rewritten history reads a fresh digest, whatever the
+// order of the agent's handlers.
+type DigestConfig = agentrun.DigestConfig
+
+// GatedCall reports one call of a gated tool (Config.GatedTools), before it runs: who called
+// what, and under which hold. A call runs only while Agent holds step Step of plan Plan,
+// approved at Revision, its revision when the call was checked, and the step names Tool in
+// its "(uses …)" (Uses; any held step with Config.GateAnyHeldStep). A refused call has
+// Allowed false, Reason saying why, and Plan, Step, Revision and Uses of the hold or plan it
+// lacked the approval or the naming of, when there is one.
+type GatedCall = agentrun.GatedCall
+
+// Completion is a step completion about to land, as Config.Verify sees it: nothing of it is
+// written until Verify returns nil.
+type Completion = tools.Completion
+
+// CostReport is what a host hears of a step's cost (Config.OnCost, and an event of the run
+// whose Output.CustomizedOutput is the CostReport): when the step leaves in_progress, and
+// when it first goes over its budget or its plan's (Over).
+type CostReport = tools.CostReport
 
 // Config configures the middleware.
 type Config struct {
@@ -19,8 +77,9 @@ type Config struct {
 	// BaseDir is the folder of plans inside Backend; default "/plans". "plans", "/plans"
 	// and "/plans/" are one folder.
 	BaseDir string
-	// Store, when set, is used instead of a Store made from Backend, BaseDir and
-	// MaxContentBytes (which must then be unset). Middlewares and host code given one *Store
+	// Store, when set, is used instead of a Store made from the fields above and below
+	// (Backend, BaseDir, MaxContentBytes, HistoryLimit and ApprovalKey must then be unset;
+	// ClaimTTL is the Store's own). Middlewares and host code given one *Store
 	// share its lock and cache explicitly, which matters for a Backend whose storage the
 	// Store cannot recognise by itself (no Unwrap, no capability, a value that is not
 	// comparable).

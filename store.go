@@ -7,6 +7,56 @@ import (
 	"github.com/einoplan/plan/internal/engine"
 )
 
+// Defaults of StoreConfig.
+const (
+	DefaultBaseDir         = engine.DefaultBaseDir
+	DefaultMaxContentBytes = engine.DefaultMaxContentBytes
+	DefaultHistoryLimit    = engine.DefaultHistoryLimit
+)
+
+// StoreConfig configures a Store.
+type StoreConfig = engine.StoreConfig
+
+// Update is a create-or-update request. Nil or empty fields keep their stored value (a
+// create fills them with defaults: the body's first heading or the name for Title,
+// "draft" for Status, StoreConfig.DefaultAuthor for Author).
+type Update = engine.Update
+
+// StepMove asks to move one checklist step of an existing plan.
+type StepMove = engine.StepMove
+
+// Listing is the result of List: summaries sorted by name, and one warning per plan file
+// that could not be read, so "no plans" is never confused with "some failed to load". From
+// ListPage, Plans is one page: Total counts every plan that matches, and NextCursor, when
+// not empty, continues after the page. Each Listing is the caller's own: its summaries'
+// steps and approval are copies, so changing them changes nothing the Store or another
+// caller reads.
+type Listing = engine.Listing
+
+// ListOptions selects a page of plans, in name order.
+type ListOptions = engine.ListOptions
+
+// Warning names a plan file that List could not summarize.
+type Warning = engine.Warning
+
+// Change describes one successful mutation. It never carries the plan's body.
+type Change = engine.Change
+
+// Revision describes one kept revision of a plan, without its body.
+type Revision = engine.Revision
+
+// WatchOptions tunes Store.Watch. The zero value gives the defaults.
+type WatchOptions = engine.WatchOptions
+
+// CheckReport is what an upgrade left to do in a plans folder.
+type CheckReport = engine.CheckReport
+
+// PlanCheck is what an upgrade left to do for one plan.
+type PlanCheck = engine.PlanCheck
+
+// MigrateReport is what Migrate did to one plan.
+type MigrateReport = engine.MigrateReport
+
 // Store owns plan semantics on a Backend: names, revisions, compare-and-set, size caps and
 // the list cache. Every Store on the same (Backend, BaseDir) pair in a process shares one
 // lock per plan name and one cache, so tools of any agent run and host code never

@@ -44,7 +44,7 @@ type DeleteRequest = plantask.DeleteRequest
 //
 // All plan semantics (names, revisions, locking) live in the Store, never in a Backend.
 // A wrapper (logging, metrics) should have an Unwrap() Backend method: the Store then sees
-// that it shares storage with what it wraps and finds the capabilities below through it.
+// that it shares storage with what it wraps and finds the capabilities of package driver through it.
 type Backend interface {
 	LsInfo(ctx context.Context, req *LsInfoRequest) ([]FileInfo, error)
 	Read(ctx context.Context, req *ReadRequest) (*filesystem.FileContent, error)

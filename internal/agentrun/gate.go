@@ -230,7 +230,7 @@ func (m *Middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 	return call
 }
 
-// refusal is the result a refused call gives the model: not_approved, and what to do next in
+// refusal is the result a refused call gives the model: not_approved (over_budget for a budget), and what to do next in
 // the model's language. A sub-agent, which cannot ask for approval itself, is told to report
 // back instead.
 func (m *Middleware[M]) refusal(ctx context.Context, call GatedCall) string {

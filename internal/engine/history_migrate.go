@@ -93,8 +93,8 @@ type CheckReport struct {
 // Check reports, for every plan in BaseDir, what an upgrade left to do: approvals to give
 // again and why, kept revisions to convert or that cannot be read, the file's format; and
 // for the folder an approval key still where 0.1.0 kept it and the files set aside. It only
-// reads: it creates, moves and removes nothing (not even the key, which a read of an
-// approved plan would move).
+// reads: it creates, moves and removes nothing (only Migrate moves a key left inside the
+// plans folder).
 func (s *Store) Check(ctx context.Context) (*CheckReport, error) {
 	out := &CheckReport{Format: document.FormatVersion, Plans: []PlanCheck{}}
 	infos, err := s.Backend.LsInfo(ctx, &driver.LsInfoRequest{Path: s.Dir})

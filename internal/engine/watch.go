@@ -24,7 +24,7 @@ const (
 // WatchOptions tunes Store.Watch. The zero value gives the defaults.
 type WatchOptions struct {
 	// Interval is the time between two polls of the polling fallback; default
-	// defaultWatchInterval. Unused when the Backend is a driver.Watcher.
+	// defaultWatchInterval. With a driver.Watcher, used only after its feed ends.
 	Interval time.Duration
 	// Buffer is how many Changes may wait for the receiver; default defaultWatchBuffer.
 	// When they do not fit, the watcher drops changes and delivers one ActionResync as
@@ -71,7 +71,8 @@ type WatchOptions struct {
 //     limit, and an idle poll costs almost nothing (see BENCHMARKS.md).
 //   - MemoryBackend (or a wrapper that unwraps to one) is polled every Interval, but an
 //     idle poll reads its folder stamp, a count of changes, and lists nothing.
-//   - Any other Backend is polled every Interval with one LsInfo. Thanks to the Store's
+//   - Any other Backend is polled every Interval: a driver.FolderStamper's stamp first,
+//     else one LsInfo. Thanks to the Store's
 //     list cache, which keys on Size and ModifiedAt, an idle poll reads no file, and only
 //     changed plans are read.
 //
