@@ -352,6 +352,7 @@ func SetStep(body string, number int, to StepState, note string, c StepHold) (ne
 		// the Store's own tag after it is gone (a release, a finished step).
 		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: FieldNote, Value: note})
 	}
+	readHolder(&it.Step)
 	holder := it.Step.Holder
 	if holder != "" && holder != c.By && !c.Takeover {
 		return "", Step{}, Fail(Error{Code: CodeStepHeld, Reason: reasonStepHeld, Step: number, Agent: holder, From: it.Step.State, To: to})
