@@ -13,7 +13,7 @@ import (
 // This file is the one place that reads the language adk.SetLanguage chose (Config.Language
 // left empty follows it, as Eino's own middlewares do). Eino v0.9.21 has no public getter,
 // hence the probe below. Eino's next line exports adk.SelectPrompt, which picks one of an
-// English and a Chinese text by that language: serving it, einoLanguage becomes one call,
+// English and a Chinese text by that language: serving it, EinoLanguage becomes one call,
 // adk.SelectPrompt with "en" and "zh" as the two texts, and languageProbe and this file's
 // patchtoolcalls import go away; callers (Config.language, PatchedToolResultGenerator) do
 // not change.
@@ -41,7 +41,7 @@ func EinoLanguage() adk.Language {
 	return adk.LanguageEnglish
 }
 
-// languageProbe is the middleware and the state einoLanguage runs, made once: the
+// languageProbe is the middleware and the state EinoLanguage runs, made once: the
 // middleware picks its text when it runs, not when it is made, and copies the state
 // rather than change it.
 var languageProbe = sync.OnceValue(func() (p struct {

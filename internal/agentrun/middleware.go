@@ -167,7 +167,7 @@ type Middleware[M adk.MessageType] struct {
 }
 
 // language is the language of a run that starts now: Config.Language when it is Chinese,
-// else the one adk.SetLanguage chose (see einoLanguage).
+// else the one adk.SetLanguage chose (see EinoLanguage).
 func (m *Middleware[M]) language() adk.Language {
 	if m.cfg.Language == adk.LanguageChinese {
 		return adk.LanguageChinese

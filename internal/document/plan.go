@@ -125,3 +125,13 @@ func CopyPlan(p *Plan) *Plan {
 	}
 	return &c
 }
+
+// SamePlan reports whether a and b are the same revision with the same fields throughout.
+func SamePlan(a, b *Plan) bool {
+	x, y := *a, *b
+	x.Approval, y.Approval = nil, nil
+	if x != y || (a.Approval == nil) != (b.Approval == nil) {
+		return false
+	}
+	return a.Approval == nil || *a.Approval == *b.Approval
+}

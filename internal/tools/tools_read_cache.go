@@ -1,8 +1,9 @@
 package tools
 
 import (
-	"github.com/einoplan/plan/internal/document"
 	"sync"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // readCache keeps the read_plan result of each plan as last encoded, so reading a plan
@@ -30,7 +31,7 @@ func (c *readCache) get(p *document.Plan) (string, bool) {
 	c.mu.Lock()
 	r, ok := c.results[p.Name]
 	c.mu.Unlock()
-	if !ok || !samePlan(&r.plan, p) {
+	if !ok || !document.SamePlan(&r.plan, p) {
 		return "", false
 	}
 	return r.json, true
@@ -51,14 +52,4 @@ func (c *readCache) put(p *document.Plan, json string) {
 	}
 	c.results[p.Name] = readCached{plan: *document.CopyPlan(p), json: json}
 	c.bytes += len(json)
-}
-
-// samePlan reports whether a and b are the same revision with the same fields throughout.
-func samePlan(a, b *document.Plan) bool {
-	x, y := *a, *b
-	x.Approval, y.Approval = nil, nil
-	if x != y || (a.Approval == nil) != (b.Approval == nil) {
-		return false
-	}
-	return a.Approval == nil || *a.Approval == *b.Approval
 }

@@ -1,4 +1,4 @@
-package tools
+package document
 
 import (
 	"regexp"
@@ -6,28 +6,26 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/einoplan/plan/internal/document"
 )
 
 var nameOracle = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 func FuzzValidateName(f *testing.F) {
 	for _, s := range []string{"release-2", "a", "0_x", "-a", "_a", "A", "a/b", "../x", "a.md", "",
-		strings.Repeat("a", document.MaxNameLen), strings.Repeat("a", document.MaxNameLen+1), "a\n", "é", "a\x00"} {
+		strings.Repeat("a", MaxNameLen), strings.Repeat("a", MaxNameLen+1), "a\n", "é", "a\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		err := document.ValidateName(name)
-		want := len(name) <= document.MaxNameLen && nameOracle.MatchString(name)
+		err := ValidateName(name)
+		want := len(name) <= MaxNameLen && nameOracle.MatchString(name)
 		if want != (err == nil) {
 			t.Fatalf("ValidateName(%q) = %v, want accepted=%v", name, err, want)
 		}
 		if err != nil {
-			if document.CodeOf(err) != document.CodeInvalidArgument {
-				t.Fatalf("ValidateName(%q) error has code %q", name, document.CodeOf(err))
+			if CodeOf(err) != CodeInvalidArgument {
+				t.Fatalf("ValidateName(%q) error has code %q", name, CodeOf(err))
 			}
-			if msg := err.(*document.Error).Message; len(msg) > 400 || !utf8.ValidString(msg) {
+			if msg := err.(*Error).Message; len(msg) > 400 || !utf8.ValidString(msg) {
 				t.Fatalf("ValidateName(%q) message is unbounded or not UTF-8: %q", name, msg)
 			}
 		}
@@ -49,7 +47,7 @@ func codecTime(sec, nsec int64) time.Time {
 }
 
 // validHeader reports whether s is a header string the Store could have written.
-func validHeader(s string) bool { return len(s) <= document.MaxHeaderField && utf8.ValidString(s) }
+func validHeader(s string) bool { return len(s) <= MaxHeaderField && utf8.ValidString(s) }
 
 func FuzzPlanCodec(f *testing.F) {
 	f.Add("Release 2", "draft", "planner", int64(3), int64(1767225600), int64(123456789),
@@ -60,16 +58,16 @@ func FuzzPlanCodec(f *testing.F) {
 	f.Add("t", "s", "a", int64(1), int64(0), int64(0), "---\n", "---\ntitle: x\n---\n")
 	f.Add("t", "s", "a", int64(1), int64(0), int64(0), "\r\n---\r\nrevision: 9\n", "---\nrevision: -1\n---\n")
 	f.Add("t", "s", "a", int64(1), int64(0), int64(0), "x", "---\nupdated_at: \"2026-01-01T00:00:00.000000001+02:00\"\n---\n")
-	approved := &document.Plan{Title: "t", Revision: 2, UpdatedAt: time.Unix(0, 0).UTC(), Content: "- [x] a\n",
-		Approval: &document.Approval{Revision: 1, By: "ana", At: time.Unix(1, 5).UTC()}}
-	f.Add("t", "s", "a", int64(2), int64(0), int64(0), "- [ ] a\n", document.EncodePlan(approved))
-	f.Add("t", "s", "a", int64(2), int64(0), int64(0), "- [ ] a\n", strings.Replace(document.EncodePlan(approved), "approved_revision: 1", "approved_revision: 3", 1))
+	approved := &Plan{Title: "t", Revision: 2, UpdatedAt: time.Unix(0, 0).UTC(), Content: "- [x] a\n",
+		Approval: &Approval{Revision: 1, By: "ana", At: time.Unix(1, 5).UTC()}}
+	f.Add("t", "s", "a", int64(2), int64(0), int64(0), "- [ ] a\n", EncodePlan(approved))
+	f.Add("t", "s", "a", int64(2), int64(0), int64(0), "- [ ] a\n", strings.Replace(EncodePlan(approved), "approved_revision: 1", "approved_revision: 3", 1))
 	f.Fuzz(func(t *testing.T, title, status, author string, revision, sec, nsec int64, body, raw string) {
 		// Any stored bytes: DecodePlan either fails with corrupt or yields a plan that
 		// encodes and decodes back to itself.
-		if got, err := document.DecodePlan("fuzz", raw); err != nil {
-			if document.CodeOf(err) != document.CodeCorrupt {
-				t.Fatalf("DecodePlan(%q) error has code %q: %v", raw, document.CodeOf(err), err)
+		if got, err := DecodePlan("fuzz", raw); err != nil {
+			if CodeOf(err) != CodeCorrupt {
+				t.Fatalf("DecodePlan(%q) error has code %q: %v", raw, CodeOf(err), err)
 			}
 		} else {
 			if got.Revision < 0 || got.UpdatedAt.Location() != time.UTC {
@@ -78,11 +76,11 @@ func FuzzPlanCodec(f *testing.F) {
 			if !strings.HasSuffix(raw, got.Content) {
 				t.Fatalf("DecodePlan(%q) body %q is not the tail of the file", raw, got.Content)
 			}
-			again, err := document.DecodePlan("fuzz", document.EncodePlan(got))
+			again, err := DecodePlan("fuzz", EncodePlan(got))
 			if err != nil {
 				t.Fatalf("re-encoding %+v of %q does not decode: %v", got, raw, err)
 			}
-			if !samePlan(again, got) {
+			if !SamePlan(again, got) {
 				t.Fatalf("re-encoding %q: %+v became %+v", raw, got, again)
 			}
 		}
@@ -93,17 +91,17 @@ func FuzzPlanCodec(f *testing.F) {
 		if !validHeader(title) || !validHeader(status) || !validHeader(author) {
 			return
 		}
-		p := &document.Plan{Name: "fuzz", Title: title, Status: status, Author: author, Revision: revision,
+		p := &Plan{Name: "fuzz", Title: title, Status: status, Author: author, Revision: revision,
 			UpdatedAt: codecTime(sec, nsec), Content: body, StepsRev: max(1, revision-nsec%3)}
 		if p.StepsRev > revision {
 			p.StepsRev = revision // a plan at revision 0 records none
 		}
-		enc := document.EncodePlan(p)
-		got, err := document.DecodePlan("fuzz", enc)
+		enc := EncodePlan(p)
+		got, err := DecodePlan("fuzz", enc)
 		if err != nil {
 			t.Fatalf("EncodePlan(%+v) = %q does not decode: %v", p, enc, err)
 		}
-		if !samePlan(got, p) {
+		if !SamePlan(got, p) {
 			t.Fatalf("round trip of %q:\n got %+v\nwant %+v", enc, got, p)
 		}
 		if !strings.HasSuffix(enc, body) {
