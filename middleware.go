@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
@@ -227,12 +228,16 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 		Verify: cfg.Verify, OnCost: cfg.OnCost, LeanWorker: cfg.LeanWorker, Texts: modelTexts}, store)
 }
 
-// storeFor returns the Store a middleware works on: the given one, or one made from cfg.
+// storeFor returns the Store a middleware works on: the given one, or one made from the
+// StoreConfig fields of cfg, which must then be unset (ClaimTTL aside: the Store's applies).
 func storeFor(cfg *Config) (*engine.Store, error) {
+	own := StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes,
+		HistoryLimit: cfg.HistoryLimit, ClaimTTL: cfg.ClaimTTL, ApprovalKey: cfg.ApprovalKey}
 	if cfg.Store == nil {
-		return engine.NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes, HistoryLimit: cfg.HistoryLimit, ClaimTTL: cfg.ClaimTTL, ApprovalKey: cfg.ApprovalKey})
+		return engine.NewStore(&own)
 	}
-	if cfg.Backend != nil || cfg.BaseDir != "" || cfg.MaxContentBytes != 0 || cfg.HistoryLimit != 0 || cfg.ApprovalKey != nil {
+	own.ClaimTTL = 0
+	if !reflect.ValueOf(own).IsZero() {
 		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir, MaxContentBytes, HistoryLimit and ApprovalKey unset (the Store has them)")
 	}
 	return cfg.Store.e, nil
