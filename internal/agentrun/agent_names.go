@@ -1,10 +1,12 @@
 package agentrun
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/bytedance/sonic"
 	"github.com/einoplan/plan/internal/document"
 )
 
@@ -95,6 +97,31 @@ func (c *callToken) release() {
 	if last && c.agent != "" {
 		c.names.release(c.agent)
 	}
+}
+
+// runName is the name of the agent a call of the starter with args starts, decoded as the
+// starter decodes it; "" when the arguments name none.
+func (s *starter) runName(tool, args string) string {
+	switch s.Kind {
+	case AgentToolStarter:
+		return tool
+	case DeepTaskStarter:
+		var a struct { // the deep task tool's own argument type, read with its own decoder
+			SubagentType string `json:"subagent_type"`
+			Description  string `json:"description"`
+		}
+		if json.Unmarshal([]byte(args), &a) == nil {
+			return a.SubagentType
+		}
+	case subagentToolStarter:
+		var a struct {
+			SubagentType string `json:"subagent_type"`
+		}
+		if sonic.UnmarshalString(args, &a) == nil {
+			return a.SubagentType
+		}
+	}
+	return ""
 }
 
 // delegatedAgent names the agent a tool call starts: for one of Eino's agent starters, the

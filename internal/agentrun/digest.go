@@ -2,13 +2,11 @@ package agentrun
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
@@ -46,55 +44,6 @@ func (m *Middleware[M]) digestOrErr(ctx context.Context, texts map[string]string
 	text, lines = RenderDigest(plans, unreadable, WithSetHeader(texts, m.cfg.PlanSet), m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes, lines)
 	m.digests.keep(plans, unreadable, texts, text, lines)
 	return text, nil
-}
-
-// digestMemo is the last digest rendered and the listing it was rendered from. The Store
-// replaces the summary of a plan that changed and never edits one in place, so a listing of
-// the same summary values, in the same order, renders the same text: comparing pointers
-// spares reading every plan's summary again on each run and model call. The memo keeps the
-// listing it compares against alive, so no later summary can take the address of one of it.
-//
-// It also keeps the lines of that digest by summary, for the same reason: after one plan
-// changed, the next digest formats that plan's line only.
-type digestMemo struct {
-	mu         sync.Mutex
-	plans      []*document.Summary
-	unreadable int
-	header     string // the language's digest header: one memo serves both languages in turn
-	text       string
-	lines      DigestLines
-}
-
-// DigestLines are rendered lines by the summary they show; read only once kept.
-type DigestLines map[*document.Summary]string
-
-// reuse returns the kept text when it is still the digest of plans, else the kept lines
-// when they are in the language of texts.
-func (d *digestMemo) reuse(plans []*document.Summary, unreadable int, texts map[string]string) (string, DigestLines, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.header != texts["digest.header"] {
-		return "", nil, false
-	}
-	if d.plans == nil || d.unreadable != unreadable || !sameSummaries(d.plans, plans) {
-		return "", d.lines, false
-	}
-	return d.text, nil, true
-}
-
-// sameSummaries reports whether a and b list the same summaries in the same order; the
-// Store hands out one slice again while the listing is the same.
-func sameSummaries(a, b []*document.Summary) bool {
-	if len(a) == len(b) && len(a) > 0 && &a[0] == &b[0] {
-		return true
-	}
-	return slices.Equal(a, b)
-}
-
-func (d *digestMemo) keep(plans []*document.Summary, unreadable int, texts map[string]string, text string, lines DigestLines) {
-	d.mu.Lock()
-	d.plans, d.unreadable, d.header, d.text, d.lines = plans, unreadable, texts["digest.header"], text, lines
-	d.mu.Unlock()
 }
 
 // RenderDigest renders the listed plans (shared with the Store's cache: read only) and the
@@ -206,31 +155,6 @@ func digestHeader(texts map[string]string, set string) string {
 		return texts["digest.header"]
 	}
 	return tools.WithPlanSet(texts["digest.header"], texts, set)
-}
-
-// runDigest is the digest a run's instruction carries, after anchor (the plan instruction
-// it follows): inHistory is the one the system message in the run's history holds, which
-// the model reads unless text differs; text is the one the model saw last. last and count
-// describe the input of the last model call, to notice a rewritten history.
-type runDigest struct {
-	mu        sync.Mutex
-	anchor    string
-	inHistory string
-	text      string
-	last      any
-	lastKey   string // messageKey of last, once computed
-	count     int
-}
-
-// sameAsLast reports whether msg is the last message of the previous model call's input.
-func (d *runDigest) sameAsLast(msg any) bool {
-	if msg == d.last {
-		return true
-	}
-	if d.lastKey == "" {
-		d.lastKey = messageKey(d.last)
-	}
-	return messageKey(msg) == d.lastKey
 }
 
 // The digest a model reads is true at every model call, whatever the order of the agent's
@@ -386,16 +310,6 @@ func systemTexts[M adk.MessageType](msg M) []string {
 		return texts
 	}
 	return nil
-}
-
-// messageKey identifies a message by its content: a hash of its JSON encoding.
-func messageKey(msg any) string {
-	b, err := tools.ResultAPI.Marshal(msg)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(b)
-	return string(sum[:])
 }
 
 // replaceInSystem returns a copy of msg, a system message holding old, with old replaced.

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/components/tool"
 )
 
 // This file is the one place that names Eino's run context, whose type changes between
@@ -13,13 +12,6 @@ import (
 // type, as in TypedChatModelAgentMiddleware[M]); serving it means changing the two
 // parameter and result types below to *adk.ChatModelAgentContext[M], and nothing else: the
 // middleware reads and writes only Instruction and Tools, through runSetup.
-
-// runSetup is what the middleware reads and writes of a run's context in BeforeAgent: the
-// instruction and the tools, every other field left as Eino set it.
-type runSetup struct {
-	Instruction string
-	Tools       []tool.BaseTool
-}
 
 // BeforeAgent adds the plan tools, the instruction and the digest to the run, and marks
 // the run's context with its role so that runs started inside it know they are

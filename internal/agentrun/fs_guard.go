@@ -1,7 +1,6 @@
 package agentrun
 
 import (
-	"context"
 	"os"
 	"path"
 	"path/filepath"
@@ -296,17 +295,4 @@ func kernelLocation(p string) string {
 		}
 	}
 	return cur
-}
-
-// guardWhole is the guard for a tool whose result the middleware does not rewrite (a
-// stream, a multimodal result): a listing that would need entries left out is refused.
-func (m *Middleware[M]) guardWhole(ctx context.Context, name, args string) (refusal string, ok bool) {
-	v := m.files.Judge(m.fileToolKind(ctx, name), args)
-	if v.Err == nil && v.Keep != nil {
-		v.Err = v.whole
-	}
-	if v.Err != nil {
-		return m.set(ctx).env.ErrorResult(v.Err), false
-	}
-	return "", true
 }

@@ -1,51 +1,17 @@
 package agentrun
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"fmt"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
-	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/tools"
 )
-
-// GatedCall reports one call of a gated tool (Config.GatedTools), before it runs: who called
-// what, and under which hold. A call runs only while Agent holds step Step of plan Plan,
-// approved at Revision, its revision when the call was checked, and the step names Tool in
-// its "(uses …)" (Uses; any held step with Config.GateAnyHeldStep). A refused call has
-// Allowed false, Reason saying why, and Plan, Step, Revision and Uses of the hold or plan it
-// lacked the approval or the naming of, when there is one.
-type GatedCall struct {
-	Tool  string `json:"tool"`
-	Agent string `json:"agent"` // the run's agent name: "worker", or "worker·2" for a second run at once
-	// Allowed: the tool runs.
-	Allowed bool `json:"allowed"`
-	// Reason is why a call was refused: "no_agent" (the run has no name to hold steps by),
-	// "no_plan", "not_approved" (no plan is approved), "hold_not_approved" (the step held
-	// is on a plan not approved at its current revision), "tool_not_named" (the step held
-	// on an approved plan does not name Tool in its "(uses …)"), "no_step" (nothing held),
-	// "unavailable" (the plans could not be read) or "over_budget" (the step held, or its
-	// plan, went over its budget: budgets.go). "" when Allowed.
-	Reason   string `json:"reason,omitempty"`
-	Plan     string `json:"plan,omitempty"`
-	Step     int    `json:"step,omitempty"`
-	StepText string `json:"step_text,omitempty"`
-	Revision int64  `json:"revision,omitempty"`
-	// Uses are the gated tools the step held may use (Step.Uses).
-	Uses []string `json:"uses,omitempty"`
-}
-
-func init() {
-	schema.RegisterName[GatedCall]("einoplan_gated_call") // events are kept in checkpoints
-}
 
 // The reasons a gated call is refused.
 const (
@@ -57,36 +23,6 @@ const (
 	gateNoStep          = "no_step"
 	gateUnavailable     = "unavailable"
 )
-
-// gate is Config.GatedTools: the tools named, or with all every tool that is not a plan
-// tool and does not start sub-agents.
-type gate struct {
-	all   bool
-	names map[string]bool
-}
-
-func newGate(list []string) (*gate, error) {
-	if len(list) == 0 {
-		return nil, nil
-	}
-	g := &gate{names: map[string]bool{}}
-	for _, n := range list {
-		switch {
-		case n == "*":
-			g.all = true
-		case strings.TrimSpace(n) == "":
-			return nil, fmt.Errorf("plan: GatedTools has an empty name")
-		default:
-			g.names[n] = true
-		}
-	}
-	for _, n := range tools.DefaultToolNames {
-		if g.names[n] && n != tools.ToolExportPlanToFile { // gated anyway: see gatesExport
-			return nil, fmt.Errorf("plan: GatedTools names %q, a plan tool: plan tools are never gated", n)
-		}
-	}
-	return g, nil
-}
 
 // gates reports whether a call of the tool name in the run of ctx is gated. Under "*" every
 // tool is, except plan tools, adk's exit and transfer tools, and a call of one of Eino's agent
@@ -286,20 +222,4 @@ func ExemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, expor
 		}
 	}
 	return exempt, exports, starters
-}
-
-// runPathOf is the RunPath of an event that a parallel run of a sub-agent sends under its own
-// name: Eino names an event after the last step of its RunPath when the path is set, and
-// RunStep keeps its name unexported, so the step is made through RunStep's own gob
-// decoding. Nil when that fails; the event then carries the agent's Eino name.
-func runPathOf(name string) []adk.RunStep {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(struct{ AgentName string }{name}); err != nil {
-		return nil
-	}
-	var step adk.RunStep
-	if err := step.GobDecode(buf.Bytes()); err != nil || step.String() != name {
-		return nil
-	}
-	return []adk.RunStep{step}
 }

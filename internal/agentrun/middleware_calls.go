@@ -6,7 +6,6 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
-	"github.com/einoplan/plan/internal/tools"
 )
 
 // The middleware's hooks around each tool call of the agent: a context of its own per call
@@ -118,15 +117,15 @@ func textResult(text string) *schema.ToolResult {
 	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: text}}}
 }
 
-// leanHides reports whether the model of a lean worker does not see the tool called name.
-func (m *Middleware[M]) leanHides(name string) bool {
-	if !m.cfg.LeanWorker {
-		return false
+// guardWhole is the guard for a tool whose result the middleware does not rewrite (a
+// stream, a multimodal result): a listing that would need entries left out is refused.
+func (m *Middleware[M]) guardWhole(ctx context.Context, name, args string) (refusal string, ok bool) {
+	v := m.files.Judge(m.fileToolKind(ctx, name), args)
+	if v.Err == nil && v.Keep != nil {
+		v.Err = v.whole
 	}
-	for def, shown := range m.names {
-		if shown == name {
-			return !tools.LeanTools[def]
-		}
+	if v.Err != nil {
+		return m.set(ctx).env.ErrorResult(v.Err), false
 	}
-	return false
+	return "", true
 }

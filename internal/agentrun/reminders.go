@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -34,17 +33,6 @@ const defaultReminderEvery = 3
 
 // maxReminderSteps bounds the steps one reminder line names.
 const maxReminderSteps = 5
-
-// runReminders is what a run's reminders keep between its model calls.
-type runReminders struct {
-	mu sync.Mutex
-	// seen is the revision of each plan the run works on as of its last look at it.
-	seen map[string]int64
-	// calls counts the run's model calls; last is the call that got the last reminder.
-	calls, last int
-	// scanned is how many input messages were already read for the run's plan tool calls.
-	scanned int
-}
 
 // remind returns input, with a reminder appended when plans the run works on were changed
 // by others since the run's previous model call and the last reminder is ReminderEvery

@@ -2,6 +2,7 @@ package agentrun
 
 import (
 	"context"
+	"crypto/sha256"
 	"sync"
 
 	"github.com/einoplan/plan/internal/tools"
@@ -60,23 +61,48 @@ func inRun(ctx context.Context) bool {
 	return ok
 }
 
-// agentIn is the agent that a call in the run of ctx acts as: the sub-agent a nested run was
-// started as, else Config.AgentName.
-func (m *Middleware[M]) agentIn(ctx context.Context) string {
-	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
-		return st.agent
-	}
-	return m.actor
+// runDigest is the digest a run's instruction carries, after anchor (the plan instruction
+// it follows): inHistory is the one the system message in the run's history holds, which
+// the model reads unless text differs; text is the one the model saw last. last and count
+// describe the input of the last model call, to notice a rewritten history.
+type runDigest struct {
+	mu        sync.Mutex
+	anchor    string
+	inHistory string
+	text      string
+	last      any
+	lastKey   string // messageKey of last, once computed
+	count     int
 }
 
-// roleIn is this middleware's role in the run of ctx. An explicit Config.Role is the role
-// everywhere; RoleAuto is decided per run (and stays RoleAuto outside a run).
-func (m *Middleware[M]) roleIn(ctx context.Context) tools.Role {
-	if m.cfg.Role != tools.RoleAuto {
-		return m.cfg.Role
+// sameAsLast reports whether msg is the last message of the previous model call's input.
+func (d *runDigest) sameAsLast(msg any) bool {
+	if msg == d.last {
+		return true
 	}
-	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
-		return st.role
+	if d.lastKey == "" {
+		d.lastKey = messageKey(d.last)
 	}
-	return tools.RoleAuto
+	return messageKey(msg) == d.lastKey
+}
+
+// messageKey identifies a message by its content: a hash of its JSON encoding.
+func messageKey(msg any) string {
+	b, err := tools.ResultAPI.Marshal(msg)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return string(sum[:])
+}
+
+// runReminders is what a run's reminders keep between its model calls.
+type runReminders struct {
+	mu sync.Mutex
+	// seen is the revision of each plan the run works on as of its last look at it.
+	seen map[string]int64
+	// calls counts the run's model calls; last is the call that got the last reminder.
+	calls, last int
+	// scanned is how many input messages were already read for the run's plan tool calls.
+	scanned int
 }

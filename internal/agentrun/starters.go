@@ -2,11 +2,9 @@ package agentrun
 
 import (
 	"context"
-	"encoding/json"
 	"reflect"
 	"strings"
 
-	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
@@ -27,48 +25,6 @@ import (
 //
 // A starter's run is a sub-agent's only when that sub-agent has a plan middleware; a starter
 // whose sub-agent has one gating every tool ("*") is not gated itself under "*".
-
-// starterKind is which of Eino's starters a tool is.
-type starterKind uint8
-
-const (
-	AgentToolStarter starterKind = iota + 1
-	DeepTaskStarter
-	subagentToolStarter
-)
-
-// starter is one agent starter among a run's tools.
-type starter struct {
-	Kind starterKind
-	// Guarded are the names of the agents it starts that have a plan middleware gating every
-	// tool: their own gate stands for the starter's under "*".
-	Guarded map[string]bool
-}
-
-// runName is the name of the agent a call of the starter with args starts, decoded as the
-// starter decodes it; "" when the arguments name none.
-func (s *starter) runName(tool, args string) string {
-	switch s.Kind {
-	case AgentToolStarter:
-		return tool
-	case DeepTaskStarter:
-		var a struct { // the deep task tool's own argument type, read with its own decoder
-			SubagentType string `json:"subagent_type"`
-			Description  string `json:"description"`
-		}
-		if json.Unmarshal([]byte(args), &a) == nil {
-			return a.SubagentType
-		}
-	case subagentToolStarter:
-		var a struct {
-			SubagentType string `json:"subagent_type"`
-		}
-		if sonic.UnmarshalString(args, &a) == nil {
-			return a.SubagentType
-		}
-	}
-	return ""
-}
 
 var (
 	// Eino's agent tool and chat model agent, as Eino builds them.

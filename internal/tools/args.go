@@ -3,7 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bytedance/sonic"
@@ -90,39 +90,6 @@ func (a Args) boolean(p param) (bool, error) {
 	return b, nil
 }
 
-// workspacePath checks a model-given workspace path: absolute (as Eino's file tools want),
-// valid UTF-8, no NUL, no ".." element, and outside the plans folder when the Workspace is
-// the plans' own storage, so a file tool can neither leave the workspace nor touch a plan,
-// a tombstone or a lock behind the Store's back. file_path, the name Eino's file tools use,
-// is accepted for path.
-func workspacePath(a Args, env *ToolEnv) (string, error) {
-	given := pPath
-	if _, ok := a[pPath.Name]; !ok {
-		if _, alias := a[pFilePath.Name]; alias {
-			given = pFilePath
-		}
-	}
-	p, err := a.str(given)
-	if err != nil {
-		return "", err
-	}
-	if len(p) > 4096 || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
-		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathUnusable, Field: given.Name})
-	}
-	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if part == ".." {
-			return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathEscapes, Field: given.Name, Path: p})
-		}
-	}
-	if !strings.HasPrefix(p, "/") {
-		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathRelative, Field: given.Name, Path: p})
-	}
-	if env.InPlansFolder(p) {
-		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathInPlans, Field: given.Name, Path: p, Value: env.Store.Dir})
-	}
-	return p, nil
-}
-
 // fields reads several fields of one call and keeps the first mistake, so each tool states
 // its arguments in one place and checks once.
 type fields struct {
@@ -159,17 +126,24 @@ func (f *fields) boolean(p param) bool {
 	return b
 }
 
-func (f *fields) path(env *ToolEnv) string {
-	if f.err != nil {
-		return ""
-	}
-	p, err := workspacePath(f.a, env)
-	f.err = err
-	return p
-}
-
 // update reads the optional fields shared by write_plan and update_plan_from_file.
 func (f *fields) update(name string) engine.Update {
 	return engine.Update{Name: name, Title: f.str(pTitle), Author: f.str(pAuthor),
 		Status: f.str(pStatus), IfRevision: f.integer(pRevision)}
+}
+
+// shownKey is a key as an error message repeats it: short, and quoted unless it is a plain
+// word, so a key can never break the message around it.
+func shownKey(key string) string {
+	plain := key != "" && len(key) <= 64
+	for _, r := range key {
+		if !(r == '_' || r == '-' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return key
+	}
+	return document.QuoteForMessage(key)
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
@@ -233,16 +232,6 @@ func canonicalKey(spec ToolSpec, key string) (string, bool) {
 	return "", false
 }
 
-// paramNamed is the argument of spec called name. Tools take a handful, so a scan beats a map.
-func paramNamed(spec ToolSpec, name string) (param, bool) {
-	for _, p := range spec.Params {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return param{}, false
-}
-
 // snakeCase spells a key as the tools' arguments are spelt: lastKnownRevision,
 // Last-Known-Revision and "last known revision" all become last_known_revision.
 func snakeCase(key string) string {
@@ -366,22 +355,6 @@ func canonicalStepState(s string) (document.StepState, bool) {
 // sameValue reports whether two canonical argument values are equal.
 func sameValue(a, b any) bool {
 	return reflect.DeepEqual(a, b)
-}
-
-// shownKey is a key as an error message repeats it: short, and quoted unless it is a plain
-// word, so a key can never break the message around it.
-func shownKey(key string) string {
-	plain := key != "" && len(key) <= 64
-	for _, r := range key {
-		if !(r == '_' || r == '-' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return key
-	}
-	return document.QuoteForMessage(key)
 }
 
 // paramList names the arguments a tool takes, in the order of its schema.

@@ -27,6 +27,8 @@ var (
 	pTakeover  = param{"takeover", schema.Boolean, false}       // update_plan_step: move a step another agent holds
 	pPath      = param{"path", schema.String, true}
 	pGoal      = param{"goal", schema.String, true}
+	// pMessage is request_plan_approval's note to the person.
+	pMessage = param{"message", schema.String, false}
 	// list_plans: a page of plans.
 	pLimit        = param{"limit", schema.Integer, false}
 	pCursor       = param{"cursor", schema.String, false}

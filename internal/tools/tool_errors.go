@@ -57,3 +57,13 @@ func (env *ToolEnv) ErrorMessage(e *document.Error) string {
 
 // storeFieldParams names the tool parameter that carries each field a Store error names.
 var storeFieldParams = map[string]param{document.FieldIfRevision: pRevision, document.FieldContent: pContent, document.FieldNote: pNote}
+
+// leaseAdvice is what the model reads after a refusal caused by a hold that runs out at
+// end: when, and what to do then.
+func (env *ToolEnv) leaseAdvice(end time.Time) string {
+	in := end.Sub(env.Store.Now()).Round(time.Second)
+	if in < time.Second {
+		in = time.Second
+	}
+	return strings.NewReplacer("{at}", end.UTC().Format(time.RFC3339), "{in}", in.String()).Replace(env.Texts["lease.until"])
+}

@@ -8,6 +8,24 @@ import (
 	"unicode/utf8"
 )
 
+// Tool names, as models already know them.
+const (
+	ToolWritePlan          = "write_plan"
+	ToolReadPlan           = "read_plan"
+	ToolListPlans          = "list_plans"
+	ToolDeletePlan         = "delete_plan"
+	ToolSetPlanStatus      = "set_plan_status"
+	ToolGetPlanStatus      = "get_plan_status"
+	ToolUpdatePlanStep     = "update_plan_step"
+	ToolExportPlanToFile   = "export_plan_to_file"
+	ToolUpdatePlanFromFile = "update_plan_from_file"
+	ToolPlanTemplate       = "plan_template"
+)
+
+// ToolRequestPlanApproval asks a person to approve a plan. It is offered only with
+// Config.RequireApproval, and only to the orchestrator.
+const ToolRequestPlanApproval = "request_plan_approval"
+
 // DefaultToolNames are the names ToolNames may rename.
 var DefaultToolNames = []string{ToolWritePlan, ToolReadPlan, ToolListPlans, ToolDeletePlan, ToolSetPlanStatus,
 	ToolGetPlanStatus, ToolUpdatePlanStep, ToolExportPlanToFile, ToolUpdatePlanFromFile, ToolPlanTemplate,

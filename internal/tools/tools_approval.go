@@ -8,31 +8,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/components/tool"
-	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
 )
-
-// ToolRequestPlanApproval asks a person to approve a plan. It is offered only with
-// Config.RequireApproval, and only to the orchestrator.
-const ToolRequestPlanApproval = "request_plan_approval"
-
-func init() {
-	// Interrupt info and state, and the events of a run (a Change is one), are kept in
-	// checkpoints, which Eino encodes with gob.
-	schema.RegisterName[document.ApprovalRequest]("einoplan_approval_request")
-	schema.RegisterName[document.ApprovalDecision]("einoplan_approval_decision")
-	schema.RegisterName[engine.Change]("einoplan_change")
-}
 
 // Bounds of request_plan_approval's arguments and of a decision.
 const (
 	maxApprovalMessage = 4 << 10
 	defaultApprover    = "person"
 )
-
-// pMessage is request_plan_approval's note to the person.
-var pMessage = param{"message", schema.String, false}
 
 // interrupted carries an Eino interrupt out of a tool run: the one Go error a plan tool
 // returns, since Eino needs it to pause the run and write the checkpoint.
@@ -212,16 +196,6 @@ func alreadyDecided(ctx context.Context, env *ToolEnv, asked document.ApprovalRe
 		}
 	}
 	return nil
-}
-
-// unapproved is the "approved": false that read_plan and get_plan_status show for a plan
-// that needs an approval and has none; nil (not shown) otherwise.
-func (env *ToolEnv) unapproved(p *document.Plan) *bool {
-	if !env.RequireApproval || p.Approval != nil {
-		return nil
-	}
-	no := false
-	return &no
 }
 
 // keepRejection records a rejection given as resume data in the history, unless it is

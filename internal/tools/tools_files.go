@@ -199,3 +199,45 @@ func Within(target, folder, sep string) bool {
 		target = target[:i]
 	}
 }
+
+// workspacePath checks a model-given workspace path: absolute (as Eino's file tools want),
+// valid UTF-8, no NUL, no ".." element, and outside the plans folder when the Workspace is
+// the plans' own storage, so a file tool can neither leave the workspace nor touch a plan,
+// a tombstone or a lock behind the Store's back. file_path, the name Eino's file tools use,
+// is accepted for path.
+func workspacePath(a Args, env *ToolEnv) (string, error) {
+	given := pPath
+	if _, ok := a[pPath.Name]; !ok {
+		if _, alias := a[pFilePath.Name]; alias {
+			given = pFilePath
+		}
+	}
+	p, err := a.str(given)
+	if err != nil {
+		return "", err
+	}
+	if len(p) > 4096 || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathUnusable, Field: given.Name})
+	}
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == ".." {
+			return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathEscapes, Field: given.Name, Path: p})
+		}
+	}
+	if !strings.HasPrefix(p, "/") {
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathRelative, Field: given.Name, Path: p})
+	}
+	if env.InPlansFolder(p) {
+		return "", document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonPathInPlans, Field: given.Name, Path: p, Value: env.Store.Dir})
+	}
+	return p, nil
+}
+
+func (f *fields) path(env *ToolEnv) string {
+	if f.err != nil {
+		return ""
+	}
+	p, err := workspacePath(f.a, env)
+	f.err = err
+	return p
+}

@@ -159,3 +159,13 @@ func NextPending(p document.Summary) *document.Step {
 	}
 	return nil
 }
+
+// unapproved is the "approved": false that read_plan and get_plan_status show for a plan
+// that needs an approval and has none; nil (not shown) otherwise.
+func (env *ToolEnv) unapproved(p *document.Plan) *bool {
+	if !env.RequireApproval || p.Approval != nil {
+		return nil
+	}
+	no := false
+	return &no
+}

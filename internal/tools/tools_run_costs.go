@@ -131,7 +131,3 @@ func (r *RunCosts) StreamUsage(h *HeldStep, applied **schema.TokenUsage, u *sche
 	cp := *u
 	*applied = &cp
 }
-
-func init() {
-	schema.RegisterName[CostReport]("einoplan_cost_report") // events are kept in checkpoints
-}

@@ -1,0 +1,18 @@
+package agentrun
+
+// starterKind is which of Eino's starters a tool is.
+type starterKind uint8
+
+const (
+	AgentToolStarter starterKind = iota + 1
+	DeepTaskStarter
+	subagentToolStarter
+)
+
+// starter is one agent starter among a run's tools.
+type starter struct {
+	Kind starterKind
+	// Guarded are the names of the agents it starts that have a plan middleware gating every
+	// tool: their own gate stands for the starter's under "*".
+	Guarded map[string]bool
+}
