@@ -167,12 +167,3 @@ func FindCycle(steps []Step) []int {
 	}
 	return nil
 }
-
-// FormatSteps writes step numbers as "2, 3".
-func FormatSteps(ns []int) string {
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		parts[i] = strconv.Itoa(n)
-	}
-	return strings.Join(parts, ", ")
-}
