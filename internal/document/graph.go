@@ -167,3 +167,15 @@ func FindCycle(steps []Step) []int {
 	}
 	return nil
 }
+
+// NextFreeStep returns the first ready step: pending, and every step it waits for completed
+// or skipped. It is the one an agent looking for work takes (steps in progress
+// belong to whoever moved them); ok is false when no pending step is ready.
+func NextFreeStep(steps []Step) (step Step, ok bool) {
+	for _, s := range steps {
+		if s.State == StepPending && WaitsOf(steps, s) == nil {
+			return s, true
+		}
+	}
+	return Step{}, false
+}

@@ -9,62 +9,6 @@ import (
 	"github.com/einoplan/plan/internal/markdown"
 )
 
-// StepState is the state of one checklist step. Each state has exactly one marker character
-// inside the step's brackets, so a state is always read from and written to the plan body.
-type StepState string
-
-// The step states, with the marker each one is written as.
-const (
-	StepPending    StepState = "pending"     // "[ ]"
-	StepInProgress StepState = "in_progress" // "[~]"
-	StepCompleted  StepState = "completed"   // "[x]"; "[X]" is read as completed too
-	StepFailed     StepState = "failed"      // "[!]"
-	StepSkipped    StepState = "skipped"     // "[-]"
-)
-
-// MaxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
-const MaxStepNoteLen = 500
-
-// StepNoteSep separates a step's text from a note appended by SetStepState.
-const StepNoteSep = " — "
-
-// Step is one checklist item of a plan body. Number, Depth and Line are derived from the
-// body's block structure; State and Text are read from the line that holds the marker.
-type Step struct {
-	Number int       `json:"number"` // 1-based position among the steps, in document order
-	State  StepState `json:"status"`
-	Text   string    `json:"text"` // everything after the marker and one space on its line, without the line ending
-	Depth  int       `json:"-"`    // nesting among steps: 0 for a step no other step's list item encloses
-	Line   int       `json:"-"`    // 0-based index of the marker's line, lines being split at "\n"
-	// Holder is the agent that holds a step in progress: the name its text ends with as
-	// " (@name)"; "" for any other step.
-	Holder string `json:"holder,omitempty"`
-	// After lists the steps this one waits for, ascending: the numbers of the "(after 2, 3)"
-	// its text ends with (before any note and holder tag; graph.go). Text keeps them as
-	// written. nil when it waits for none.
-	After []int `json:"after,omitempty"`
-	// Uses are the gated tools the step may use (Config.GatedTools), sorted: the names of
-	// the "(uses deploy_prod, write_file)" its text ends with (steps_uses.go). Text keeps
-	// them as written. nil when it names none: then it unlocks no gated tool.
-	Uses []string `json:"uses,omitempty"`
-	// Evidence is what its completion said shows the step done: the text after the
-	// " — evidence: " its line ends with (steps_evidence.go); "" for none.
-	Evidence string `json:"evidence,omitempty"`
-	// Review: the step's own text ends with "(review)", so whoever did it cannot complete it
-	// (steps_review.go).
-	Review bool `json:"review,omitempty"`
-	// AwaitingReview: the step was completed by DoneBy ("" for an agent with no name) and
-	// waits, in_progress and held by nobody, for another agent or a person to complete it.
-	AwaitingReview bool   `json:"awaiting_review,omitempty"`
-	DoneBy         string `json:"done_by,omitempty"`
-	// Cost is what the step cost while an agent held it, as its line says (steps_cost.go);
-	// nil when it says nothing. Shared by every copy of the step: do not modify it.
-	Cost *StepCost `json:"cost,omitempty"`
-	// Budget is what the step may cost, as its own text ends with "(budget 20k tokens)",
-	// "(budget 10m)" or both (steps_asks.go); nil for none. Shared: do not modify it.
-	Budget *Budget `json:"budget,omitempty"`
-}
-
 // WithoutHolder is the step's text without the tag " (@holder)" of the agent holding it:
 // what the step says, whoever holds it. It is Text for a step no agent holds.
 func (s Step) WithoutHolder() string {
@@ -81,19 +25,6 @@ func readHolder(s *Step) {
 	if s.State == StepInProgress {
 		_, s.Holder = SplitHolder(s.Text)
 	}
-}
-
-// Progress counts steps by state. Total is the sum of the other counts for steps in known
-// states; Percent is floor(100*(Completed+Skipped)/Total), and 0 when Total is 0. In JSON,
-// zero counts are omitted to keep tool results short; total and percent are always there.
-type Progress struct {
-	Total      int `json:"total"`
-	Pending    int `json:"pending,omitempty"`
-	InProgress int `json:"in_progress,omitempty"`
-	Completed  int `json:"completed,omitempty"`
-	Failed     int `json:"failed,omitempty"`
-	Skipped    int `json:"skipped,omitempty"`
-	Percent    int `json:"percent"`
 }
 
 // ParseStepState accepts exactly the five state names and rejects anything else with
@@ -210,44 +141,6 @@ func RenderSteps(steps []Step) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// ComputeProgress counts steps by state and computes Percent as (Completed+Skipped) over
-// Total, rounded down. Steps in unknown states are not counted at all.
-func ComputeProgress(steps []Step) Progress {
-	var p Progress
-	for _, s := range steps {
-		switch s.State {
-		case StepPending:
-			p.Pending++
-		case StepInProgress:
-			p.InProgress++
-		case StepCompleted:
-			p.Completed++
-		case StepFailed:
-			p.Failed++
-		case StepSkipped:
-			p.Skipped++
-		default:
-			continue
-		}
-		p.Total++
-	}
-	if p.Total > 0 {
-		p.Percent = 100 * (p.Completed + p.Skipped) / p.Total
-	}
-	return p
-}
-
-// CurrentStep returns the first in_progress step, else the first ready pending step (see
-// nextFreeStep); ok is false when there is neither.
-func CurrentStep(steps []Step) (step Step, ok bool) {
-	for _, s := range steps {
-		if s.State == StepInProgress {
-			return s, true
-		}
-	}
-	return NextFreeStep(steps)
 }
 
 // CheckTransition returns nil exactly for pending → in_progress, completed, failed or

@@ -116,18 +116,6 @@ func SplitHolder(text string) (rest, holder string) {
 	return text[:i], name
 }
 
-// NextFreeStep returns the first ready step: pending, and every step it waits for completed
-// or skipped (graph.go). It is the one an agent looking for work takes (steps in progress
-// belong to whoever moved them); ok is false when no pending step is ready.
-func NextFreeStep(steps []Step) (step Step, ok bool) {
-	for _, s := range steps {
-		if s.State == StepPending && WaitsOf(steps, s) == nil {
-			return s, true
-		}
-	}
-	return Step{}, false
-}
-
 // CheckNoNewHolds refuses a body written whole (a rewrite, an import, an edited approval)
 // that would hold a step: only a step move writes holder tags, so each line ending in one
 // must be a line cur already had, state and text alike, and no more often than cur had it.
