@@ -102,3 +102,5 @@ const (
 	CrcEntryDigits    = 8               // hex digits of the CRC-32C naming an entry of the release before
 	LegacyEntryDigits = 12              // hex digits of the SHA-256 in an entry name of earlier releases
 )
+
+var Castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -71,3 +71,5 @@ func CheckFormat(cur *Plan) error {
 	}
 	return Fail(Error{Code: CodeCorrupt, Reason: reasonNewerFormat, Name: cur.Name, CurrentRevision: cur.Revision, Value: v})
 }
+
+const HeaderFence = "---\n"
