@@ -7,18 +7,6 @@ import (
 	"time"
 )
 
-// Approval records that a person approved a plan: the revision whose body they saw, who,
-// and when. It stays on the plan while the body changes only by step moves and notes
-// (update_plan_step) or not at all (status, title, author); any other change to the body
-// revokes it. The stored header also carries the approval's seal (approval_seal.go), so a
-// body edited outside the Store, or an approval written by anyone without the storage's
-// key, reads as not approved.
-type Approval struct {
-	Revision int64     `json:"revision"`
-	By       string    `json:"by"`
-	At       time.Time `json:"at"`
-}
-
 // Header keys of an approval. Readers that predate them ignore unknown keys, and a plan
 // without them (or with any of them missing or malformed) reads as not approved.
 const (

@@ -90,17 +90,6 @@ func BudgetsOf(p *Plan, s Step) (step, plan *Budget, spent StepCost) {
 	return s.Budget, planBudget(p), spent
 }
 
-// holdKey is what a rewrite must keep of a step for its holder's tag to stay: its state and
-// text, a budget it names and the cost the middleware wrote aside, so a person raises a step's
-// budget without releasing it, and a rewrite may leave a finished step's cost out.
-func holdKey(s Step) string {
-	text := withoutBudget(s.Text)
-	if c := costOf(text); c != nil {
-		text = strings.Replace(text, costSep+c.String(), "", 1)
-	}
-	return string(s.State) + "\n" + text
-}
-
 // withoutBudget is text with every "(budget …)" group written as "(budget)".
 func withoutBudget(text string) string {
 	if !strings.Contains(text, "(budget ") {

@@ -103,34 +103,4 @@ const (
 	LegacyEntryDigits = 12              // hex digits of the SHA-256 in an entry name of earlier releases
 )
 
-// Action names the kind of mutation a Change reports.
-type Action string
-
-// The mutations a Change can report.
-const (
-	ActionWrite  Action = "write"
-	ActionStatus Action = "status"
-	ActionStep   Action = "step"
-	ActionDelete Action = "delete"
-)
-
-// The mutations of approvals. Each is a write of its own: it makes a revision, is kept in
-// the history and is reported as a Change, so who approved what, and who revoked it, can be
-// read back later.
-const (
-	ActionApprove Action = "approve"
-	ActionRevoke  Action = "revoke"
-)
-
-// ActionReject is the Action of a change that records a person's rejection of a revision
-// (Store.Reject); actionAwait the one of a run starting to wait for a decision
-// (request_plan_approval). Both leave the body as it is.
-const (
-	ActionReject Action = "reject"
-	ActionAwait  Action = "await"
-)
-
-// ActionResync is the Action of a Change that tells a watcher it may have missed changes:
-// its Name is empty and its other fields are zero. The receiver should List again to learn
-// the current state. It is sent once for any number of missed changes.
-const ActionResync Action = "resync"
+var Castagnoli = crc32.MakeTable(crc32.Castagnoli)

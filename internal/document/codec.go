@@ -1,15 +1,11 @@
 package document
 
 import (
-	"encoding/json"
 	"hash/crc32"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
-
-const HeaderFence = "---\n"
 
 // EncodePlan renders p as it is stored: a header of `key: value` lines between two "---"
 // lines, each value a JSON scalar (so YAML readers parse it too), then the body unchanged.
@@ -59,55 +55,6 @@ func EncodePlan(p *Plan) string {
 	b.WriteString(HeaderFence)
 	b.WriteString(p.Content)
 	return b.String()
-}
-
-func WriteHeaderString(b *strings.Builder, key, value string) {
-	b.WriteString(key)
-	b.WriteString(": ")
-	writeJSONString(b, value)
-	b.WriteByte('\n')
-}
-
-// writeJSONString writes s as a JSON string without HTML escaping, so titles stay readable.
-// Header strings are valid UTF-8 (the Store rejects anything else).
-func writeJSONString(b *strings.Builder, s string) {
-	const hex = "0123456789abcdef"
-	b.WriteByte('"')
-	if !needsEscape(s) {
-		b.WriteString(s)
-		b.WriteByte('"')
-		return
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c < 0x20 || c == 0x7f:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&0xf])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-}
-
-func needsEscape(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0x7f {
-			return true
-		}
-	}
-	return false
 }
 
 // DecodePlan parses a stored plan. Anything that is not a header this package could have
@@ -206,8 +153,6 @@ func appendStepsBodyHash(dst []byte, body string) []byte {
 	return strconv.AppendUint(dst, uint64(sum), 16)
 }
 
-var Castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 func (p *Plan) setHeader(key, value string) error {
 	switch key {
 	case "title":
@@ -275,24 +220,6 @@ func (p *Plan) setHeader(key, value string) error {
 			return ErrString("updated_at is outside the years 0000 to 9999 in UTC")
 		}
 		p.UpdatedAt = t
-	}
-	return nil
-}
-
-type ErrString string
-
-func (e ErrString) Error() string { return string(e) }
-
-func DecodeJSONString(value string, out *string) error {
-	if len(value) < 2 || value[0] != '"' {
-		return ErrString("header value is not a JSON string")
-	}
-	if !strings.ContainsRune(value, '\\') && strings.IndexByte(value[1:], '"') == len(value)-2 && utf8.ValidString(value) {
-		*out = value[1 : len(value)-1]
-		return nil
-	}
-	if err := json.Unmarshal([]byte(value), out); err != nil {
-		return ErrString("header value is not a JSON string")
 	}
 	return nil
 }

@@ -24,24 +24,6 @@ const (
 	hdrFence            = "fence"
 )
 
-// Waiting says that a run is paused until a person decides on a plan: request_plan_approval
-// records it in a change of its own (Action "await"), and a decision (Approve, Reject) ends it.
-type Waiting struct {
-	// Revision is the revision the run asked a person to approve.
-	Revision int64 `json:"revision"`
-	// Agent is the agent that asked; Since when it did.
-	Agent string    `json:"agent,omitempty"`
-	Since time.Time `json:"since"`
-}
-
-// Rejection records that a person turned down a revision of a plan, and why.
-type Rejection struct {
-	Revision int64     `json:"revision"`
-	By       string    `json:"by"`
-	At       time.Time `json:"at"`
-	Feedback string    `json:"feedback,omitempty"`
-}
-
 // formatMark writes "<rev> <RFC 3339 time> <who>", the value of waiting and rejected.
 func formatMark(rev int64, at time.Time, who string) string {
 	return strconv.FormatInt(rev, 10) + " " + at.UTC().Format(time.RFC3339Nano) + " " + who

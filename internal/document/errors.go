@@ -132,6 +132,23 @@ func RenderError(e *Error, text string) string {
 	).Replace(text)
 }
 
+// QuoteForMessage quotes s for an error message, bounded so a hostile name cannot bloat it.
+func QuoteForMessage(s string) string {
+	if len(s) > 80 {
+		s = TruncateUTF8(s, 80) + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// FormatSteps writes step numbers as "2, 3".
+func FormatSteps(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // The reasons, grouped by code.
 const (
 	ReasonArgsNotObject     = "args_not_object"
@@ -376,3 +393,6 @@ const (
 	reasonBudgetInvalid = "budget_invalid"
 	ReasonLeanWorker    = "lean_worker"
 )
+
+// reasonNewerFormat: a change of a plan whose file is of a format newer than formatVersion.
+const reasonNewerFormat = "newer_format"

@@ -21,9 +21,6 @@ const HdrFormat = "format"
 // FormatLine is the header line EncodePlan writes first.
 var FormatLine = HdrFormat + ": " + strconv.Itoa(FormatVersion) + "\n"
 
-// reasonNewerFormat: a change of a plan whose file is of a format newer than formatVersion.
-const reasonNewerFormat = "newer_format"
-
 // unknownFormat stands for a format line whose value is not a version number: no release
 // can tell what wrote it, so it counts as newer than any.
 const unknownFormat = int64(1) << 62
@@ -74,3 +71,5 @@ func CheckFormat(cur *Plan) error {
 	}
 	return Fail(Error{Code: CodeCorrupt, Reason: reasonNewerFormat, Name: cur.Name, CurrentRevision: cur.Revision, Value: v})
 }
+
+const HeaderFence = "---\n"

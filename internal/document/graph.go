@@ -1,7 +1,6 @@
 package document
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,32 +15,12 @@ import (
 // or wait for each other in a cycle, and a move of a step that is not ready to in_progress
 // or completed (CodeStepBlocked).
 
-// maxAfterStep bounds a number read from "(after …)": anything larger names no step.
-const maxAfterStep = 1 << 20
-
-// afterGroup is the inside of "(after 2, 3)" ("step"/"steps" may precede the numbers, commas
-// may lack the space).
-var afterGroup = regexp.MustCompile(`^after (?:steps? )?([0-9]{1,8}(?:, ?[0-9]{1,8})*)$`)
-
 // AfterOf reads the prerequisites of a step from its text: the numbers of its "(after …)",
 // read among the suffixes that end the text before any notes (stepSuffixes), in ascending
 // order without repeats; nil when there is none.
 func AfterOf(text string) []int {
 	after, _ := stepSuffixes(text)
 	return after
-}
-
-func parseAfterList(list string) []int {
-	var out []int
-	for _, f := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n > maxAfterStep {
-			n = maxAfterStep + 1 // names no step
-		}
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // doneState reports whether a step in state st no longer holds up the steps after it.
@@ -168,11 +147,14 @@ func FindCycle(steps []Step) []int {
 	return nil
 }
 
-// FormatSteps writes step numbers as "2, 3".
-func FormatSteps(ns []int) string {
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		parts[i] = strconv.Itoa(n)
+// NextFreeStep returns the first ready step: pending, and every step it waits for completed
+// or skipped. It is the one an agent looking for work takes (steps in progress
+// belong to whoever moved them); ok is false when no pending step is ready.
+func NextFreeStep(steps []Step) (step Step, ok bool) {
+	for _, s := range steps {
+		if s.State == StepPending && WaitsOf(steps, s) == nil {
+			return s, true
+		}
 	}
-	return strings.Join(parts, ", ")
+	return Step{}, false
 }

@@ -1,7 +1,5 @@
 package document
 
-import "fmt"
-
 // MaxNameLen is the longest plan name accepted.
 const MaxNameLen = 64
 
@@ -23,12 +21,4 @@ func ValidateName(name string) error {
 		}
 	}
 	return nil
-}
-
-// QuoteForMessage quotes s for an error message, bounded so a hostile name cannot bloat it.
-func QuoteForMessage(s string) string {
-	if len(s) > 80 {
-		s = TruncateUTF8(s, 80) + "..."
-	}
-	return fmt.Sprintf("%q", s)
 }

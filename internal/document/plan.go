@@ -63,44 +63,67 @@ type Plan struct {
 	Repaired bool `json:"repaired,omitempty"`
 }
 
-// Summary is a plan without its body: what list_plans, the digest and change events carry.
-type Summary struct {
-	Name        string    `json:"name"`
-	Title       string    `json:"title"`
-	Status      string    `json:"status"`
-	Author      string    `json:"author,omitempty"`
-	Revision    int64     `json:"revision"`
-	UpdatedAt   time.Time `json:"updated_at"`
-	Progress    Progress  `json:"progress"`
-	CurrentStep *Step     `json:"current_step,omitempty"`
-	// NextStep is the first ready step (pending, every step it waits for completed or
-	// skipped), when it is not CurrentStep: the step an agent looking for work takes while
-	// others hold steps in progress. CurrentStep is the first step in progress, else that
-	// same ready step; neither is set for a step that is not ready.
-	NextStep *Step     `json:"next_step,omitempty"`
-	Approval *Approval `json:"approval,omitempty"`
-	Repaired bool      `json:"repaired,omitempty"`
-	// Waiting is the run paused until a person decides on the plan; nil when none is.
-	Waiting *Waiting `json:"waiting,omitempty"`
+// Approval records that a person approved a plan: the revision whose body they saw, who,
+// and when. It stays on the plan while the body changes only by step moves and notes
+// (update_plan_step) or not at all (status, title, author); any other change to the body
+// revokes it. The stored header also carries the approval's seal (approval_seal.go), so a
+// body edited outside the Store, or an approval written by anyone without the storage's
+// key, reads as not approved.
+type Approval struct {
+	Revision int64     `json:"revision"`
+	By       string    `json:"by"`
+	At       time.Time `json:"at"`
 }
 
-// Summarize derives the Summary of p, parsing its checklist once. Its Approval is p's: set
-// only on a plan a Store read and whose seal it checked, never on one from DecodePlan.
-func (p *Plan) Summarize() Summary {
-	steps := StepsOf(p.Content)
-	sum := Summary{
-		Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author,
-		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: ComputeProgress(steps), Repaired: p.Repaired,
-		Approval: p.Approval, Waiting: p.Waiting,
-	}
-	if cur, ok := CurrentStep(steps); ok {
-		sum.CurrentStep = &cur
-		if next, ok := NextFreeStep(steps); ok && next.Number != cur.Number {
-			sum.NextStep = &next
-		}
-	}
-	return sum
+// Waiting says that a run is paused until a person decides on a plan: request_plan_approval
+// records it in a change of its own (Action "await"), and a decision (Approve, Reject) ends it.
+type Waiting struct {
+	// Revision is the revision the run asked a person to approve.
+	Revision int64 `json:"revision"`
+	// Agent is the agent that asked; Since when it did.
+	Agent string    `json:"agent,omitempty"`
+	Since time.Time `json:"since"`
 }
+
+// Rejection records that a person turned down a revision of a plan, and why.
+type Rejection struct {
+	Revision int64     `json:"revision"`
+	By       string    `json:"by"`
+	At       time.Time `json:"at"`
+	Feedback string    `json:"feedback,omitempty"`
+}
+
+// Action names the kind of mutation a Change reports.
+type Action string
+
+// The mutations a Change can report.
+const (
+	ActionWrite  Action = "write"
+	ActionStatus Action = "status"
+	ActionStep   Action = "step"
+	ActionDelete Action = "delete"
+)
+
+// The mutations of approvals. Each is a write of its own: it makes a revision, is kept in
+// the history and is reported as a Change, so who approved what, and who revoked it, can be
+// read back later.
+const (
+	ActionApprove Action = "approve"
+	ActionRevoke  Action = "revoke"
+)
+
+// ActionReject is the Action of a change that records a person's rejection of a revision
+// (Store.Reject); actionAwait the one of a run starting to wait for a decision
+// (request_plan_approval). Both leave the body as it is.
+const (
+	ActionReject Action = "reject"
+	ActionAwait  Action = "await"
+)
+
+// ActionResync is the Action of a Change that tells a watcher it may have missed changes:
+// its Name is empty and its other fields are zero. The receiver should List again to learn
+// the current state. It is sent once for any number of missed changes.
+const ActionResync Action = "resync"
 
 // TruncateUTF8 cuts s to at most n bytes without splitting a rune.
 func TruncateUTF8(s string, n int) string {

@@ -1,69 +1,12 @@
 package document
 
 import (
-	"errors"
 	"slices"
 	"strings"
-	"unicode/utf8"
+	"sync"
 
 	"github.com/einoplan/plan/internal/markdown"
 )
-
-// StepState is the state of one checklist step. Each state has exactly one marker character
-// inside the step's brackets, so a state is always read from and written to the plan body.
-type StepState string
-
-// The step states, with the marker each one is written as.
-const (
-	StepPending    StepState = "pending"     // "[ ]"
-	StepInProgress StepState = "in_progress" // "[~]"
-	StepCompleted  StepState = "completed"   // "[x]"; "[X]" is read as completed too
-	StepFailed     StepState = "failed"      // "[!]"
-	StepSkipped    StepState = "skipped"     // "[-]"
-)
-
-// MaxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
-const MaxStepNoteLen = 500
-
-// StepNoteSep separates a step's text from a note appended by SetStepState.
-const StepNoteSep = " — "
-
-// Step is one checklist item of a plan body. Number, Depth and Line are derived from the
-// body's block structure; State and Text are read from the line that holds the marker.
-type Step struct {
-	Number int       `json:"number"` // 1-based position among the steps, in document order
-	State  StepState `json:"status"`
-	Text   string    `json:"text"` // everything after the marker and one space on its line, without the line ending
-	Depth  int       `json:"-"`    // nesting among steps: 0 for a step no other step's list item encloses
-	Line   int       `json:"-"`    // 0-based index of the marker's line, lines being split at "\n"
-	// Holder is the agent that holds a step in progress: the name its text ends with as
-	// " (@name)"; "" for any other step.
-	Holder string `json:"holder,omitempty"`
-	// After lists the steps this one waits for, ascending: the numbers of the "(after 2, 3)"
-	// its text ends with (before any note and holder tag; graph.go). Text keeps them as
-	// written. nil when it waits for none.
-	After []int `json:"after,omitempty"`
-	// Uses are the gated tools the step may use (Config.GatedTools), sorted: the names of
-	// the "(uses deploy_prod, write_file)" its text ends with (steps_uses.go). Text keeps
-	// them as written. nil when it names none: then it unlocks no gated tool.
-	Uses []string `json:"uses,omitempty"`
-	// Evidence is what its completion said shows the step done: the text after the
-	// " — evidence: " its line ends with (steps_evidence.go); "" for none.
-	Evidence string `json:"evidence,omitempty"`
-	// Review: the step's own text ends with "(review)", so whoever did it cannot complete it
-	// (steps_review.go).
-	Review bool `json:"review,omitempty"`
-	// AwaitingReview: the step was completed by DoneBy ("" for an agent with no name) and
-	// waits, in_progress and held by nobody, for another agent or a person to complete it.
-	AwaitingReview bool   `json:"awaiting_review,omitempty"`
-	DoneBy         string `json:"done_by,omitempty"`
-	// Cost is what the step cost while an agent held it, as its line says (steps_cost.go);
-	// nil when it says nothing. Shared by every copy of the step: do not modify it.
-	Cost *StepCost `json:"cost,omitempty"`
-	// Budget is what the step may cost, as its own text ends with "(budget 20k tokens)",
-	// "(budget 10m)" or both (steps_asks.go); nil for none. Shared: do not modify it.
-	Budget *Budget `json:"budget,omitempty"`
-}
 
 // WithoutHolder is the step's text without the tag " (@holder)" of the agent holding it:
 // what the step says, whoever holds it. It is Text for a step no agent holds.
@@ -81,19 +24,6 @@ func readHolder(s *Step) {
 	if s.State == StepInProgress {
 		_, s.Holder = SplitHolder(s.Text)
 	}
-}
-
-// Progress counts steps by state. Total is the sum of the other counts for steps in known
-// states; Percent is floor(100*(Completed+Skipped)/Total), and 0 when Total is 0. In JSON,
-// zero counts are omitted to keep tool results short; total and percent are always there.
-type Progress struct {
-	Total      int `json:"total"`
-	Pending    int `json:"pending,omitempty"`
-	InProgress int `json:"in_progress,omitempty"`
-	Completed  int `json:"completed,omitempty"`
-	Failed     int `json:"failed,omitempty"`
-	Skipped    int `json:"skipped,omitempty"`
-	Percent    int `json:"percent"`
 }
 
 // ParseStepState accepts exactly the five state names and rejects anything else with
@@ -212,225 +142,6 @@ func RenderSteps(steps []Step) string {
 	return b.String()
 }
 
-// ComputeProgress counts steps by state and computes Percent as (Completed+Skipped) over
-// Total, rounded down. Steps in unknown states are not counted at all.
-func ComputeProgress(steps []Step) Progress {
-	var p Progress
-	for _, s := range steps {
-		switch s.State {
-		case StepPending:
-			p.Pending++
-		case StepInProgress:
-			p.InProgress++
-		case StepCompleted:
-			p.Completed++
-		case StepFailed:
-			p.Failed++
-		case StepSkipped:
-			p.Skipped++
-		default:
-			continue
-		}
-		p.Total++
-	}
-	if p.Total > 0 {
-		p.Percent = 100 * (p.Completed + p.Skipped) / p.Total
-	}
-	return p
-}
-
-// CurrentStep returns the first in_progress step, else the first ready pending step (see
-// nextFreeStep); ok is false when there is neither.
-func CurrentStep(steps []Step) (step Step, ok bool) {
-	for _, s := range steps {
-		if s.State == StepInProgress {
-			return s, true
-		}
-	}
-	return NextFreeStep(steps)
-}
-
-// CheckTransition returns nil exactly for pending → in_progress, completed, failed or
-// skipped and for in_progress → completed or failed. Every other pair of valid states,
-// including a state to itself, is a CodeIllegalTransition naming both states; an unknown
-// state is CodeInvalidArgument.
-func CheckTransition(from, to StepState) error {
-	for _, st := range [...]StepState{from, to} {
-		if _, err := ParseStepState(string(st)); err != nil {
-			return err
-		}
-	}
-	switch {
-	case from == to:
-		return Fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, From: from, To: to})
-	case from == StepPending:
-		return nil
-	case from == StepInProgress && (to == StepCompleted || to == StepFailed):
-		return nil
-	case from == StepInProgress:
-		return Fail(Error{Code: CodeIllegalTransition, Reason: reasonInProgressOnly, From: from, To: to})
-	default:
-		return Fail(Error{Code: CodeIllegalTransition, Reason: reasonFinalState, From: from, To: to})
-	}
-}
-
-// SetStepState moves step number (1-based) of body to state to, changing only that step's
-// marker character and, when the trimmed note is non-empty, appending " — " and the note to
-// the end of the step's line, before its line ending. Every other byte of body is kept.
-// It returns the new body and the step as ParseSteps reads it from the new body.
-// A number out of range, an unknown state, or a note containing a line break or longer than
-// maxStepNoteLen bytes is CodeInvalidArgument; a move CheckTransition refuses is
-// CodeIllegalTransition. On error newBody is "". Holders are neither checked nor written:
-// the Store does that (see Step.Holder).
-func SetStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
-	return SetStep(body, number, to, note, StepHold{})
-}
-
-// CheckNote is the one check of a step note, wherever it comes from: one line of valid
-// UTF-8, at most maxStepNoteLen bytes once trimmed, that cannot read as evidence or a cost.
-func CheckNote(note string) error {
-	note = strings.TrimSpace(note)
-	switch {
-	case len(note) > MaxStepNoteLen:
-		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: FieldNote, Size: int64(len(note)), Limit: MaxStepNoteLen})
-	case !utf8.ValidString(note):
-		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: FieldNote})
-	case strings.ContainsAny(note, "\r\n"):
-		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: FieldNote})
-	case strings.Contains(StepNoteSep+note, evidenceSep) || strings.Contains(StepNoteSep+note, costSep):
-		// Only a move's own evidence and cost are read back as Step.Evidence and Step.Cost.
-		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteProof, Field: FieldNote, Value: note})
-	}
-	return nil
-}
-
-// StepHold is who moves a step: by holds the steps it moves to in_progress ("" holds
-// nothing); takeover lets by move a step someone else holds; renew lets the holder of a step
-// in progress move it to in_progress again, keeping it.
-type StepHold struct {
-	By       string
-	Takeover bool
-	Renew    bool // by holds the step and moves it to in_progress again: it keeps it
-	// RenewalNote is the size of the note at the end of the step's text that a move keeping
-	// it in progress with a note replaces (steps_renewal.go); 0 for none.
-	RenewalNote int
-	// Evidence is written after the note by a move that leaves in_progress; review says
-	// whether the move completes into review or completes a review (steps_review.go), which
-	// reviewer does.
-	Evidence string
-	Cost     *StepCost
-	Review   reviewMove
-	Reviewer string
-}
-
-// SetStep is SetStepState that also checks and writes holders: a step held by another agent
-// is CodeStepHeld unless taken over; a step moved to in_progress ends with by's tag; taking
-// over a step in progress with to in_progress only changes its holder.
-func SetStep(body string, number int, to StepState, note string, c StepHold) (newBody string, updated Step, err error) {
-	if _, err := ParseStepState(string(to)); err != nil {
-		return "", Step{}, err
-	}
-	note = strings.TrimSpace(note)
-	if err := CheckNote(note); err != nil {
-		return "", Step{}, err
-	}
-
-	var it ScannedStep
-	found := false
-	n := scanSteps(body, func(s ScannedStep) bool {
-		if s.Step.Number == number {
-			it, found = s, true
-			return false
-		}
-		return true
-	})
-	if !found {
-		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonStepMissing, Field: "step", Step: number, Steps: n})
-	}
-	if _, tag := SplitHolder(note); tag != "" {
-		// Only the Store writes holder tags: a note ending like one could name a holder once
-		// the Store's own tag after it is gone (a release, a finished step).
-		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: FieldNote, Value: note})
-	}
-	readHolder(&it.Step)
-	holder := it.Step.Holder
-	if holder != "" && holder != c.By && !c.Takeover {
-		return "", Step{}, Fail(Error{Code: CodeStepHeld, Reason: reasonStepHeld, Step: number, Agent: holder, From: it.Step.State, To: to})
-	}
-	// Taking over a step in progress hands it to by; anything else must be a legal move.
-	reassign := (c.Takeover || c.Renew) && it.Step.State == StepInProgress && to == StepInProgress
-	if reassign && holder == c.By && !c.Renew {
-		// Handing a step to whoever holds it changes nothing but would grow its line.
-		return "", Step{}, Fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, Step: number, From: it.Step.State, To: to})
-	}
-	if !reassign {
-		if err := CheckTransition(it.Step.State, to); err != nil {
-			var e *Error
-			if errors.As(err, &e) {
-				withStep := *e
-				withStep.Step = number
-				return "", Step{}, Fail(withStep)
-			}
-			return "", Step{}, err
-		}
-	}
-
-	// tail is the line after the marker: "]", then " text" when there is a text.
-	tail := body[it.Marker+1 : it.End]
-	if c.Review == ReviewDone {
-		tail, _ = cutReviewMark(tail)
-	}
-	if to == StepInProgress && it.Step.State == StepInProgress {
-		tail = withoutHoldTag(tail) // the Store's own tag, or its "held by nobody" mark
-		if note != "" {
-			tail = withoutRenewalNote(tail, c.RenewalNote) // replaced, not added to
-		}
-	}
-	var b strings.Builder
-	b.Grow(len(body) + len(StepNoteSep) + len(note) + len(c.By) + 4)
-	b.WriteString(body[:it.Marker])
-	marker := MarkerOf(to)
-	if c.Review == ReviewInto {
-		marker = MarkerOf(StepInProgress)
-	}
-	b.WriteByte(marker)
-	start := b.Len()
-	b.WriteString(tail)
-	if note != "" {
-		b.WriteString(StepNoteSep)
-		b.WriteString(note)
-	}
-	writeProof(&b, c)
-	if to == StepInProgress {
-		b.WriteString(holdTag(c.By, b.String()[start:]))
-	}
-	end := b.Len()
-	b.WriteString(body[it.End:])
-	newBody = b.String()
-
-	updated = it.Step
-	updated.State = StateOf(marker)
-	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
-	readHolder(&updated)
-	updated.After, updated.Uses = stepSuffixes(updated.Text)
-	readProof(&updated)
-	after, uses := stepSuffixes(it.Step.Text)
-	if !slices.Equal(updated.After, after) {
-		// The note ends, or a later note will leave it ending, like "(after N)": a move
-		// changes a step's state, never what it waits for.
-		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAfter, Field: FieldNote, Value: note, Step: number})
-	}
-	if !slices.Equal(updated.Uses, uses) {
-		// Nor what it may use: an approved step's tools are the ones a person approved.
-		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteUses, Field: FieldNote, Value: note, Step: number})
-	}
-	if r, b := stepAsks(it.Step.Text); updated.Review != r || (updated.Budget == nil) != b.isZero() || updated.Budget != nil && *updated.Budget != b {
-		// Nor whether it asks for review, nor its budget.
-		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAsks, Field: FieldNote, Value: note, Step: number})
-	}
-	return newBody, updated, nil
-}
-
 // ScannedStep is a step with the byte offsets SetStepState edits: marker is the offset of
 // the marker character, end the offset where the line's content ends (before "\r\n" or "\n").
 type ScannedStep struct {
@@ -462,4 +173,37 @@ func TitleFromContent(content string) string {
 		t = TruncateUTF8(t, MaxHeaderField)
 	}
 	return t
+}
+
+// stepsMemoBytes bounds the bodies whose steps are remembered; past it the memo starts over.
+const stepsMemoBytes = 4 << 20
+
+// stepsMemo remembers the steps of the bodies parsed last: a plan is parsed again and again
+// while unchanged (every read, the two sides of every write), and a lookup costs a hash of
+// the body instead of a parse.
+var stepsMemo struct {
+	mu     sync.Mutex
+	bodies map[string][]Step
+	bytes  int
+}
+
+// StepsOf is ParseSteps(body) shared with other callers: never change what it returns.
+func StepsOf(body string) []Step {
+	stepsMemo.mu.Lock()
+	steps, ok := stepsMemo.bodies[body]
+	stepsMemo.mu.Unlock()
+	if ok {
+		return steps
+	}
+	steps = parseSteps(body)
+	stepsMemo.mu.Lock()
+	if stepsMemo.bodies == nil || stepsMemo.bytes+len(body) > stepsMemoBytes {
+		stepsMemo.bodies, stepsMemo.bytes = make(map[string][]Step), 0
+	}
+	if len(body) <= stepsMemoBytes/16 {
+		stepsMemo.bodies[body] = steps
+		stepsMemo.bytes += len(body)
+	}
+	stepsMemo.mu.Unlock()
+	return steps
 }

@@ -10,12 +10,6 @@ import (
 // "(after 2)": "(review)" (steps_review.go) and "(budget 20k tokens)", "(budget 10m)" or
 // "(budget 20k tokens, 10m)".
 
-// Budget bounds what one step, or a whole plan, may cost. Zero fields bound nothing.
-type Budget struct {
-	Tokens int64         `json:"tokens,omitempty"` // prompt and completion tokens together
-	Time   time.Duration `json:"time,omitempty"`   // wall time
-}
-
 // isZero reports whether b bounds nothing.
 func (b Budget) isZero() bool { return b.Tokens <= 0 && b.Time <= 0 }
 

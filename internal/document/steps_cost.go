@@ -14,19 +14,6 @@ import (
 // the step its agent held (costs.go). Calls whose model reported no usage are counted and
 // said: "7 calls (2 without usage)"; with none reporting usage there are no tokens at all.
 
-// StepCost is what one step cost while an agent held it, or what steps cost together.
-type StepCost struct {
-	PromptTokens     int64 `json:"prompt_tokens,omitempty"`
-	CompletionTokens int64 `json:"completion_tokens,omitempty"`
-	// ModelCalls counts the model calls; NoUsage those of them whose model reported no usage,
-	// so their tokens are not in the counts.
-	ModelCalls int `json:"model_calls"`
-	NoUsage    int `json:"no_usage,omitempty"`
-	ToolCalls  int `json:"tool_calls"`
-	// Seconds is the wall time, in whole seconds.
-	Seconds int64 `json:"seconds"`
-}
-
 // add is c and o together.
 func (c StepCost) add(o StepCost) StepCost {
 	c.PromptTokens += o.PromptTokens
@@ -37,9 +24,6 @@ func (c StepCost) add(o StepCost) StepCost {
 	c.Seconds += o.Seconds
 	return c
 }
-
-// costSep starts a step's cost on its line.
-const costSep = StepNoteSep + "cost: "
 
 // maxCount bounds every number of a cost, so a line stays short and sums never overflow.
 const maxCount = 1e15

@@ -15,9 +15,6 @@ import (
 // maxEvidenceLen is the longest evidence, in bytes once trimmed and folded, a move writes.
 const maxEvidenceLen = 1000
 
-// evidenceSep starts a step's evidence on its line.
-const evidenceSep = StepNoteSep + "evidence: "
-
 // FieldEvidence names StepMove.Evidence in errors.
 const FieldEvidence = "Evidence"
 

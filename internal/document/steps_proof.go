@@ -26,22 +26,3 @@ func readProof(s *Step) {
 	r := reviewOf(*s)
 	s.AwaitingReview, s.DoneBy = r.awaiting, r.doneBy
 }
-
-// writeProof writes what a move adds after a step's note: its cost, its evidence, then the
-// review mark.
-func writeProof(b *strings.Builder, c StepHold) {
-	if c.Cost != nil {
-		b.WriteString(costSep)
-		b.WriteString(c.Cost.String())
-	}
-	if c.Evidence != "" {
-		b.WriteString(evidenceSep)
-		b.WriteString(c.Evidence)
-	}
-	switch c.Review {
-	case ReviewInto:
-		b.WriteString(awaitingMark(c.By))
-	case ReviewDone:
-		b.WriteString(reviewDoneMark(c.Reviewer))
-	}
-}

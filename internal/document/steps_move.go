@@ -1,0 +1,211 @@
+package document
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// A step move (SetStep) writes a step's new state on its line, with its note, holder tag,
+// cost, evidence and review mark.
+
+// CheckTransition returns nil exactly for pending → in_progress, completed, failed or
+// skipped and for in_progress → completed or failed. Every other pair of valid states,
+// including a state to itself, is a CodeIllegalTransition naming both states; an unknown
+// state is CodeInvalidArgument.
+func CheckTransition(from, to StepState) error {
+	for _, st := range [...]StepState{from, to} {
+		if _, err := ParseStepState(string(st)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case from == to:
+		return Fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, From: from, To: to})
+	case from == StepPending:
+		return nil
+	case from == StepInProgress && (to == StepCompleted || to == StepFailed):
+		return nil
+	case from == StepInProgress:
+		return Fail(Error{Code: CodeIllegalTransition, Reason: reasonInProgressOnly, From: from, To: to})
+	default:
+		return Fail(Error{Code: CodeIllegalTransition, Reason: reasonFinalState, From: from, To: to})
+	}
+}
+
+// SetStepState moves step number (1-based) of body to state to, changing only that step's
+// marker character and, when the trimmed note is non-empty, appending " — " and the note to
+// the end of the step's line, before its line ending. Every other byte of body is kept.
+// It returns the new body and the step as ParseSteps reads it from the new body.
+// A number out of range, an unknown state, or a note containing a line break or longer than
+// maxStepNoteLen bytes is CodeInvalidArgument; a move CheckTransition refuses is
+// CodeIllegalTransition. On error newBody is "". Holders are neither checked nor written:
+// the Store does that (see Step.Holder).
+func SetStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
+	return SetStep(body, number, to, note, StepHold{})
+}
+
+// CheckNote is the one check of a step note, wherever it comes from: one line of valid
+// UTF-8, at most maxStepNoteLen bytes once trimmed, that cannot read as evidence or a cost.
+func CheckNote(note string) error {
+	note = strings.TrimSpace(note)
+	switch {
+	case len(note) > MaxStepNoteLen:
+		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: FieldNote, Size: int64(len(note)), Limit: MaxStepNoteLen})
+	case !utf8.ValidString(note):
+		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: FieldNote})
+	case strings.ContainsAny(note, "\r\n"):
+		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: FieldNote})
+	case strings.Contains(StepNoteSep+note, evidenceSep) || strings.Contains(StepNoteSep+note, costSep):
+		// Only a move's own evidence and cost are read back as Step.Evidence and Step.Cost.
+		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteProof, Field: FieldNote, Value: note})
+	}
+	return nil
+}
+
+// StepHold is who moves a step: by holds the steps it moves to in_progress ("" holds
+// nothing); takeover lets by move a step someone else holds; renew lets the holder of a step
+// in progress move it to in_progress again, keeping it.
+type StepHold struct {
+	By       string
+	Takeover bool
+	Renew    bool // by holds the step and moves it to in_progress again: it keeps it
+	// RenewalNote is the size of the note at the end of the step's text that a move keeping
+	// it in progress with a note replaces (steps_renewal.go); 0 for none.
+	RenewalNote int
+	// Evidence is written after the note by a move that leaves in_progress; review says
+	// whether the move completes into review or completes a review (steps_review.go), which
+	// reviewer does.
+	Evidence string
+	Cost     *StepCost
+	Review   reviewMove
+	Reviewer string
+}
+
+// SetStep is SetStepState that also checks and writes holders: a step held by another agent
+// is CodeStepHeld unless taken over; a step moved to in_progress ends with by's tag; taking
+// over a step in progress with to in_progress only changes its holder.
+func SetStep(body string, number int, to StepState, note string, c StepHold) (newBody string, updated Step, err error) {
+	if _, err := ParseStepState(string(to)); err != nil {
+		return "", Step{}, err
+	}
+	note = strings.TrimSpace(note)
+	if err := CheckNote(note); err != nil {
+		return "", Step{}, err
+	}
+
+	var it ScannedStep
+	found := false
+	n := scanSteps(body, func(s ScannedStep) bool {
+		if s.Step.Number == number {
+			it, found = s, true
+			return false
+		}
+		return true
+	})
+	if !found {
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonStepMissing, Field: "step", Step: number, Steps: n})
+	}
+	if _, tag := SplitHolder(note); tag != "" {
+		// Only the Store writes holder tags: a note ending like one could name a holder once
+		// the Store's own tag after it is gone (a release, a finished step).
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteTag, Field: FieldNote, Value: note})
+	}
+	readHolder(&it.Step)
+	holder := it.Step.Holder
+	if holder != "" && holder != c.By && !c.Takeover {
+		return "", Step{}, Fail(Error{Code: CodeStepHeld, Reason: reasonStepHeld, Step: number, Agent: holder, From: it.Step.State, To: to})
+	}
+	// Taking over a step in progress hands it to by; anything else must be a legal move.
+	reassign := (c.Takeover || c.Renew) && it.Step.State == StepInProgress && to == StepInProgress
+	if reassign && holder == c.By && !c.Renew {
+		// Handing a step to whoever holds it changes nothing but would grow its line.
+		return "", Step{}, Fail(Error{Code: CodeIllegalTransition, Reason: reasonSameState, Step: number, From: it.Step.State, To: to})
+	}
+	if !reassign {
+		if err := CheckTransition(it.Step.State, to); err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				withStep := *e
+				withStep.Step = number
+				return "", Step{}, Fail(withStep)
+			}
+			return "", Step{}, err
+		}
+	}
+
+	// tail is the line after the marker: "]", then " text" when there is a text.
+	tail := body[it.Marker+1 : it.End]
+	if c.Review == ReviewDone {
+		tail, _ = cutReviewMark(tail)
+	}
+	if to == StepInProgress && it.Step.State == StepInProgress {
+		tail = withoutHoldTag(tail) // the Store's own tag, or its "held by nobody" mark
+		if note != "" {
+			tail = withoutRenewalNote(tail, c.RenewalNote) // replaced, not added to
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(body) + len(StepNoteSep) + len(note) + len(c.By) + 4)
+	b.WriteString(body[:it.Marker])
+	marker := MarkerOf(to)
+	if c.Review == ReviewInto {
+		marker = MarkerOf(StepInProgress)
+	}
+	b.WriteByte(marker)
+	start := b.Len()
+	b.WriteString(tail)
+	if note != "" {
+		b.WriteString(StepNoteSep)
+		b.WriteString(note)
+	}
+	writeProof(&b, c)
+	if to == StepInProgress {
+		b.WriteString(holdTag(c.By, b.String()[start:]))
+	}
+	end := b.Len()
+	b.WriteString(body[it.End:])
+	newBody = b.String()
+
+	updated = it.Step
+	updated.State = StateOf(marker)
+	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
+	readHolder(&updated)
+	updated.After, updated.Uses = stepSuffixes(updated.Text)
+	readProof(&updated)
+	after, uses := stepSuffixes(it.Step.Text)
+	if !slices.Equal(updated.After, after) {
+		// The note ends, or a later note will leave it ending, like "(after N)": a move
+		// changes a step's state, never what it waits for.
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAfter, Field: FieldNote, Value: note, Step: number})
+	}
+	if !slices.Equal(updated.Uses, uses) {
+		// Nor what it may use: an approved step's tools are the ones a person approved.
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteUses, Field: FieldNote, Value: note, Step: number})
+	}
+	if r, b := stepAsks(it.Step.Text); updated.Review != r || (updated.Budget == nil) != b.isZero() || updated.Budget != nil && *updated.Budget != b {
+		// Nor whether it asks for review, nor its budget.
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAsks, Field: FieldNote, Value: note, Step: number})
+	}
+	return newBody, updated, nil
+}
+
+// writeProof writes what a move adds after a step's note: its cost, its evidence, then the
+// review mark.
+func writeProof(b *strings.Builder, c StepHold) {
+	if c.Cost != nil {
+		b.WriteString(costSep)
+		b.WriteString(c.Cost.String())
+	}
+	if c.Evidence != "" {
+		b.WriteString(evidenceSep)
+		b.WriteString(c.Evidence)
+	}
+	switch c.Review {
+	case ReviewInto:
+		b.WriteString(awaitingMark(c.By))
+	case ReviewDone:
+		b.WriteString(reviewDoneMark(c.Reviewer))
+	}
+}
