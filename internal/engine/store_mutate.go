@@ -9,19 +9,6 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// stepsRevision is the revision at which next's list of steps (their text and order) last
-// changed: a step move never changes it; any other change keeps cur's unless its body's
-// step texts differ (a note appended by a rewrite counts). A plan that does not record it counts as changed now.
-func stepsRevision(action document.Action, cur, next *document.Plan) int64 {
-	if cur == nil || cur.StepsRev == 0 {
-		return next.Revision
-	}
-	if action == document.ActionStep || next.Content == cur.Content || sameStepTexts(document.StepsOf(cur.Content), document.StepsOf(next.Content)) {
-		return cur.StepsRev
-	}
-	return next.Revision
-}
-
 func checkIfRevision(ifRevision *int64) error {
 	if ifRevision != nil && *ifRevision < 0 {
 		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: *ifRevision})
@@ -85,6 +72,25 @@ func (s *Store) mutateCommuting(ctx context.Context, action document.Action, nam
 	})
 	return next, err
 }
+
+// rebase decides a change whose ifRevision want is older than cur: commutes judges it, and
+// when it cannot (errUnknownBase) the stale error stands.
+func (s *Store) rebase(ctx context.Context, cur *document.Plan, curRaw string, want int64, commutes commuteFunc, stale error) error {
+	var e *document.Error
+	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != document.ReasonStale {
+		return stale
+	}
+	if err := document.CheckFence(ctx, cur, want); err != nil {
+		return err // a person's change is read before anything goes past it
+	}
+	if err := commutes(ctx, want, cur, curRaw); err != errUnknownBase {
+		return err
+	}
+	return stale
+}
+
+// errUnknownBase: a commuteFunc cannot judge a change against the revision it was based on.
+var errUnknownBase = document.ErrString("the revision a change was based on is no longer kept")
 
 // errWrongGuess: a change built on the file last seen did not get to its compare-and-swap;
 // it starts again from a read.
@@ -173,6 +179,19 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name str
 	return next, nil
 }
 
+// stepsRevision is the revision at which next's list of steps (their text and order) last
+// changed: a step move never changes it; any other change keeps cur's unless its body's
+// step texts differ (a note appended by a rewrite counts). A plan that does not record it counts as changed now.
+func stepsRevision(action document.Action, cur, next *document.Plan) int64 {
+	if cur == nil || cur.StepsRev == 0 {
+		return next.Revision
+	}
+	if action == document.ActionStep || next.Content == cur.Content || sameStepTexts(document.StepsOf(cur.Content), document.StepsOf(next.Content)) {
+		return cur.StepsRev
+	}
+	return next.Revision
+}
+
 // commitKeeping writes file as the plan's next revision over cur (nil: a create), whose
 // file is raw, and keeps raw as the history entry of cur's revision when sum, raw's
 // entrySum, is given: in the same request where the Backend can (driver.KeepingSwapper,
@@ -200,22 +219,3 @@ func (s *Store) commitKeeping(ctx context.Context, name string, cur *document.Pl
 	}
 	return keep, err
 }
-
-// rebase decides a change whose ifRevision want is older than cur: commutes judges it, and
-// when it cannot (errUnknownBase) the stale error stands.
-func (s *Store) rebase(ctx context.Context, cur *document.Plan, curRaw string, want int64, commutes commuteFunc, stale error) error {
-	var e *document.Error
-	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != document.ReasonStale {
-		return stale
-	}
-	if err := document.CheckFence(ctx, cur, want); err != nil {
-		return err // a person's change is read before anything goes past it
-	}
-	if err := commutes(ctx, want, cur, curRaw); err != errUnknownBase {
-		return err
-	}
-	return stale
-}
-
-// errUnknownBase: a commuteFunc cannot judge a change against the revision it was based on.
-var errUnknownBase = document.ErrString("the revision a change was based on is no longer kept")

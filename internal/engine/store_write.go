@@ -107,6 +107,28 @@ func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *
 	return p, nil
 }
 
+// keptRevisionOf is revision want of the plan at cur while history keeps it, else nil.
+func (s *Store) keptRevisionOf(ctx context.Context, cur *document.Plan, curRaw string, want int64) (*document.Plan, error) {
+	base, err := s.revisionAt(ctx, cur, want)
+	if document.CodeOf(err) == document.CodeNotFound {
+		return nil, nil
+	}
+	return base, err
+}
+
+// statusUnchanged lets a status change made on an older revision through while nobody has
+// changed the status since.
+func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *document.Plan, curRaw string) error {
+	base, err := s.keptRevisionOf(ctx, cur, curRaw, want)
+	if err != nil {
+		return err
+	}
+	if base == nil || base.Status != cur.Status {
+		return errUnknownBase
+	}
+	return nil
+}
+
 func (s *Store) checkContent(content string) error {
 	if !utf8.ValidString(content) {
 		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: document.FieldContent})
@@ -126,28 +148,6 @@ func checkHeaderField(key, value string) error {
 	}
 	if !utf8.ValidString(value) {
 		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: key})
-	}
-	return nil
-}
-
-// keptRevisionOf is revision want of the plan at cur while history keeps it, else nil.
-func (s *Store) keptRevisionOf(ctx context.Context, cur *document.Plan, curRaw string, want int64) (*document.Plan, error) {
-	base, err := s.revisionAt(ctx, cur, want)
-	if document.CodeOf(err) == document.CodeNotFound {
-		return nil, nil
-	}
-	return base, err
-}
-
-// statusUnchanged lets a status change made on an older revision through while nobody has
-// changed the status since.
-func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *document.Plan, curRaw string) error {
-	base, err := s.keptRevisionOf(ctx, cur, curRaw, want)
-	if err != nil {
-		return err
-	}
-	if base == nil || base.Status != cur.Status {
-		return errUnknownBase
 	}
 	return nil
 }
