@@ -30,9 +30,6 @@ import (
 // folder, and <BaseDir>/.approval-key where earlier versions kept it, inside the folder.
 const approvalKeyFile = ".approval-key"
 
-// minApprovalKey is the shortest key the Store accepts, in bytes.
-const minApprovalKey = 32
-
 // ApprovalKeyPath is where the Store keeps the key of the plans folder dir: beside it, so
 // nothing that reads or lists the plans folder finds it. A Store whose BaseDir is "/" has no
 // place outside its folder, and keeps the key at /.approval-key: give it

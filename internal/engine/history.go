@@ -2,57 +2,14 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"path"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unsafe"
 
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
 )
-
-// Defaults of the kept history.
-const (
-	DefaultHistoryLimit    = 50
-	defaultHistoryMaxBytes = 8 << 20
-)
-
-// Revision describes one kept revision of a plan, without its body.
-type Revision struct {
-	Revision int64 `json:"revision"`
-	// Action is the kind of change that made this revision; "" when it is not known (the
-	// entry that recorded it was lost to a race or edited by hand).
-	Action document.Action `json:"action,omitempty"`
-	// Author is who made the change: the agent whose tool call made it or the actor a host
-	// named (WithActor), else for the first revision the plan's author; "" when unknown.
-	Author    string    `json:"author,omitempty"`
-	UpdatedAt time.Time `json:"updated_at"`
-	Title     string    `json:"title"`
-	Status    string    `json:"status"`
-	// OlderUnverified is set on the oldest revision History returns when the revision before
-	// it is kept but cannot be verified: its entry does not match the SHA-256 this revision
-	// names (forged, swapped or cut short), or the release before kept it under a CRC-32C.
-	// That revision and older ones are not served (GetRevision, Diff, read_plan).
-	OlderUnverified bool `json:"older_unverified,omitempty"`
-	// ByAgent reports that an agent's tool call made this change; false means a host made
-	// it through the Store (a person through planctl or the board, or code), or, with no
-	// Action, that nobody knows.
-	ByAgent bool `json:"by_agent,omitempty"`
-	// Expired names the agent whose hold on step ExpiredStep had expired (its lease,
-	// StoreConfig.ClaimTTL, ran out) when this change moved that step; "" otherwise.
-	Expired     string `json:"expired,omitempty"`
-	ExpiredStep int    `json:"expired_step,omitempty"`
-	// Rejection is the rejection this change recorded (ActionReject): the revision turned
-	// down, by whom and the feedback.
-	Rejection *document.Rejection `json:"rejection,omitempty"`
-	// Approved is the revision an approval (ActionApprove) approved; 0 otherwise.
-	Approved int64 `json:"approved,omitempty"`
-}
 
 // History keeps the last revisions of every plan in the Backend, next to the plans, so
 // every process and machine on the same storage sees the same history:
@@ -107,18 +64,6 @@ func (s *Store) entryPath(name string, rev int64, sum string) string {
 	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
 }
 
-// AppendEntrySum appends the SHA-256 of raw in entrySumDigits hex digits.
-func AppendEntrySum(dst []byte, raw string) []byte {
-	sum := sha256.Sum256(document.BytesOf(raw)) // read in place: no copy of the file
-	return hex.AppendEncode(dst, sum[:])
-}
-
-// entrySum is appendEntrySum of raw as a string.
-func entrySum(raw string) string {
-	var scratch [document.EntrySumDigits]byte
-	return string(AppendEntrySum(scratch[:0], raw))
-}
-
 // historyOn reports whether the Store keeps history.
 func (s *Store) historyOn() bool { return s.historyLimit > 0 }
 
@@ -126,190 +71,9 @@ func (s *Store) historyOn() bool { return s.historyLimit > 0 }
 // revision, history is the plan file alone.
 func (s *Store) keepsEntries() bool { return s.historyLimit > 1 }
 
-// keepBefore writes raw, the file a change is about to replace, at the entry path p before
-// the change is committed; the change fails when it cannot be written.
-func (s *Store) keepBefore(ctx context.Context, name, p, raw string) error {
-	err := s.writeEntry(ctx, p, raw)
-	if err != nil && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
-		err = s.writeEntry(ctx, p, raw)
-	}
-	return err
-}
-
-func (s *Store) writeEntry(ctx context.Context, p, content string) error {
-	if ctx.Err() != nil {
-		return Canceled(ctx)
-	}
-	req := &driver.WriteRequest{FilePath: p, Content: content}
-	var err error
-	if s.once != nil {
-		err = s.once.WriteOnce(ctx, req)
-	} else {
-		err = s.Backend.Write(ctx, req)
-	}
-	if err != nil {
-		return BackendError("write "+p, err)
-	}
-	return nil
-}
-
-// listedEntry is one entry file found in a plan's history folder.
-type listedEntry struct {
-	rev    int64
-	sum    string // entrySumDigits hex digits; crcEntryDigits or legacyEntryDigits in an entry of an earlier release
-	legacy bool
-	path   string
-	size   int64
-}
-
-// listHistory returns the entry files of a plan's history, newest first.
-func (s *Store) listHistory(ctx context.Context, name string) ([]listedEntry, error) {
-	dir := s.historyDir(name)
-	infos, err := s.Backend.LsInfo(ctx, &driver.LsInfoRequest{Path: dir})
-	if err != nil && !IsNotExist(err) && !strayTombstoneFolder(err) {
-		if ctx.Err() != nil {
-			return nil, Canceled(ctx)
-		}
-		return nil, BackendError("list "+dir, err)
-	}
-	out := make([]listedEntry, 0, len(infos))
-	for _, info := range infos {
-		base := path.Base(info.Path)
-		num, sum, ok := strings.Cut(base, ".")
-		legacy := !ok
-		if legacy {
-			num, sum, ok = strings.Cut(base, "-")
-		}
-		rev, err := strconv.ParseInt(num, 10, 64)
-		if info.IsDir || !ok || err != nil || rev <= 0 || strconv.FormatInt(rev, 10) != num ||
-			(legacy && len(sum) != document.LegacyEntryDigits) || (!legacy && len(sum) != document.EntrySumDigits && len(sum) != document.CrcEntryDigits) {
-			continue
-		}
-		out = append(out, listedEntry{rev: rev, sum: sum, legacy: legacy, path: dir + "/" + base, size: info.Size})
-	}
-	slices.SortFunc(out, func(a, b listedEntry) int {
-		if a.rev != b.rev {
-			return int(sign(b.rev - a.rev))
-		}
-		return strings.Compare(a.sum, b.sum)
-	})
-	return out, nil
-}
-
-func sign(n int64) int64 {
-	switch {
-	case n > 0:
-		return 1
-	case n < 0:
-		return -1
-	}
-	return 0
-}
-
-// pruneEvery is how many revisions pass between two prunes of a plan's history: pruning
-// deletes the oldest entries (and at times lists them), so it is done in batches of at
-// least 8 and at most half the kept revisions, which keeps its cost per write small at any
-// HistoryLimit.
-// History and GetRevision never show more than historyLimit.
-func (s *Store) pruneEvery() int64 { return int64(max(8, s.historyLimit/2)) }
-
-// pruneDue reports whether the write of revision rev, whose plan file is size bytes, prunes:
-// every pruneEvery revisions, and at every write of a plan so large that pruneEvery-1 more
-// entries could pass historyMaxBytes.
-func (s *Store) pruneDue(rev int64, size int) bool {
-	every := s.pruneEvery()
-	return rev%every == 0 || int64(size)*(int64(s.historyLimit)+every) > s.historyMaxBytes
-}
-
 // oldestShown is the oldest revision History and GetRevision show while the plan is at cur.
 func (s *Store) oldestShown(cur int64) int64 {
 	return max(1, cur-int64(s.historyLimit)+1)
-}
-
-// prune runs after revision rev, whose plan file is size bytes, was committed. Of the older
-// revisions it keeps the newest that fit, with the plan file, in historyLimit revisions and
-// historyMaxBytes; entries
-// of earlier releases go. Entries of rev and later belong to writes in flight and are left
-// alone. It goes by the entries the Store knows when it can (history_known.go), else lists
-// them. Failures are ignored: an entry left over is removed by a later prune, and one past
-// the bounds is never shown.
-func (s *Store) prune(ctx context.Context, name string, rev int64, size int) {
-	entries, known := s.knownEntriesAt(name, rev)
-	if !known {
-		var err error
-		if entries, err = s.listHistory(ctx, name); err != nil {
-			s.forgetEntries(name)
-			return
-		}
-	}
-	revs, bytes := 1, int64(size) // the plan file is one revision
-	last := int64(-1)
-	var drop []string
-	kept := entries[:0]
-	for _, e := range entries {
-		keep := e.rev >= rev
-		if e.rev < rev && !e.legacy {
-			if e.rev != last {
-				last = e.rev
-				revs++
-			}
-			// Several entries of one older revision are rare (a write that kept one and
-			// then lost a race); they all count against the limits, so the history stays
-			// bounded.
-			keep = revs <= s.historyLimit && bytes+e.size <= s.historyMaxBytes
-		}
-		if keep {
-			bytes += e.size
-			kept = append(kept, e)
-			continue
-		}
-		drop = append(drop, e.path)
-	}
-	if err := s.deleteLazily(ctx, drop); err != nil || ctx.Err() != nil {
-		s.forgetEntries(name) // what was not dropped is found by the next prune's listing
-		return
-	}
-	s.keepEntries(name, rev, kept, !known)
-}
-
-// deleteLazily removes history entries past the kept bounds: without a durable removal
-// where the Backend offers one (driver.LazyDeleter), since an entry back after a crash is
-// never shown and the next prune removes it again. It reports the first failure.
-func (s *Store) deleteLazily(ctx context.Context, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	if s.lazy != nil {
-		return s.lazy.DeleteLazily(ctx, paths...)
-	}
-	var first error
-	for _, p := range paths {
-		if err := s.Backend.Delete(ctx, &driver.DeleteRequest{FilePath: p}); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// dropHistory removes the history of a plan deleted at revision last (0: unknown), with the
-// Store's locks still held. Under a driver.Locker no other process can write meanwhile, so the
-// folder goes at once (one step on a LocalBackend); otherwise entries go one by one up to
-// last, so a plan created meanwhile by another process keeps its entries. Failures are ignored: a plan created later under the name never shows
-// entries older than itself, and its writes prune them.
-func (s *Store) dropHistory(ctx context.Context, name string, last int64) {
-	s.forgetEntries(name)
-	if s.locker != nil {
-		_ = s.Backend.Delete(ctx, &driver.DeleteRequest{FilePath: s.historyDir(name)})
-	}
-	entries, err := s.listHistory(ctx, name)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if last == 0 || e.rev <= last {
-			_ = s.Backend.Delete(ctx, &driver.DeleteRequest{FilePath: e.path})
-		}
-	}
 }
 
 // How an entry the chain names failed to be what its name says.
@@ -474,17 +238,12 @@ func (s *Store) revisionAt(ctx context.Context, cur *document.Plan, rev int64) (
 	return nil, missing(document.ReasonNoRevision)
 }
 
-// loadExisting is load for a plan that must exist.
-func (s *Store) loadExisting(ctx context.Context, name string) (*document.Plan, string, error) {
-	if err := document.ValidateName(name); err != nil {
-		return nil, "", err
+// expiredStepOf is the step number of a hold_expired header value "3 w1"; 0 for none.
+func expiredStepOf(v string) int {
+	num, _, _ := strings.Cut(v, " ")
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 1 {
+		return 0
 	}
-	p, raw, err := s.load(ctx, name)
-	if err != nil {
-		return nil, "", err
-	}
-	if p == nil {
-		return nil, "", notFound(name)
-	}
-	return p, raw, nil
+	return n
 }

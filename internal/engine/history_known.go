@@ -16,13 +16,6 @@ const knownListEvery = 4
 // maxKnownPlans bounds the plans whose entries one storage folder's Stores remember.
 const maxKnownPlans = 1024
 
-// knownEntries is one plan's history entries as far as this process knows them.
-type knownEntries struct {
-	entries []listedEntry // oldest first, none past through
-	through int64         // the plan's revision when entries were last complete
-	prunes  int           // prunes that went by entries since the last listing
-}
-
 // noteEntry records that this process committed revision rev of name, keeping the entry e
 // of the revision before it.
 func (s *Store) noteEntry(name string, rev int64, e listedEntry) {

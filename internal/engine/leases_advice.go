@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/einoplan/plan/internal/document"
@@ -12,16 +11,6 @@ import (
 
 // What a model needs to use leases: when a hold that stops it runs out, and, when its own
 // hold ran out and another agent took the step, that this is what happened and who took it.
-
-// expiredStepOf is the step number of a hold_expired header value "3 w1"; 0 for none.
-func expiredStepOf(v string) int {
-	num, _, _ := strings.Cut(v, " ")
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 1 {
-		return 0
-	}
-	return n
-}
 
 // leaseEnd is when the hold on step st of p runs out unless renewed; zero without a lease
 // (ClaimTTL 0) or a holder.

@@ -31,6 +31,15 @@ const (
 	defaultStatus   = "draft"
 )
 
+// Defaults of the kept history.
+const (
+	DefaultHistoryLimit    = 50
+	defaultHistoryMaxBytes = 8 << 20
+)
+
+// minApprovalKey is the shortest key the Store accepts, in bytes.
+const minApprovalKey = 32
+
 // StoreConfig configures a Store.
 type StoreConfig struct {
 	// Backend is where plan files live. Required.
@@ -121,37 +130,6 @@ type Update struct {
 	IfRevision *int64
 }
 
-// Listing is the result of List: summaries sorted by name, and one warning per plan file
-// that could not be read, so "no plans" is never confused with "some failed to load". From
-// ListPage, Plans is one page: Total counts every plan that matches, and NextCursor, when
-// not empty, continues after the page. The steps and approval a summary points to are
-// shared with the Store's cache, which every later List and digest reads: never change them.
-type Listing struct {
-	Plans      []document.Summary `json:"plans"`
-	Warnings   []Warning          `json:"warnings,omitempty"`
-	Total      int                `json:"total"`
-	NextCursor string             `json:"next_cursor,omitempty"`
-}
-
-// ListOptions selects a page of plans, in name order.
-type ListOptions struct {
-	// Limit is the most plans a page holds; 0 means all.
-	Limit int
-	// Cursor is the NextCursor of the previous page; "" starts at the first plan.
-	Cursor string
-	// Status keeps only plans whose status is exactly this; "" keeps all.
-	Status string
-}
-
-// Warning names a plan file that List could not summarize.
-type Warning struct {
-	Name    string        `json:"name"`
-	Code    document.Code `json:"code"`
-	Message string        `json:"message"`
-	// Err is the failure with its facts, for callers that render their own words.
-	Err *document.Error `json:"-"`
-}
-
 // Store owns plan semantics on a Backend: names, revisions, compare-and-set, size caps and
 // the list cache. Every Store on the same (Backend, BaseDir) pair in a process shares one
 // lock per plan name and one cache, so tools of any agent run and host code never
@@ -183,7 +161,7 @@ type Store struct {
 	strict    bool
 	Now       func() time.Time
 	holdTTL   time.Duration
-	// historyLimit and historyMaxBytes bound each plan's kept revisions (history.go).
+	// historyLimit and historyMaxBytes bound each plan's kept revisions (history_write.go).
 	historyLimit    int
 	historyMaxBytes int64
 	// decoded spares re-reads of an unchanged plan file its decode (store_memo.go).

@@ -151,3 +151,9 @@ func (s *Store) ApprovalRequest(ctx context.Context, name, message string) (*doc
 	}
 	return cur, req, nil
 }
+
+// asPerson marks ctx as a person's decision made by by: the history names them, and the
+// change counts as a host's even when made while resuming an agent's tool call.
+func asPerson(ctx context.Context, by string) context.Context {
+	return context.WithValue(document.WithActor(ctx, by), document.AgentCallKey{}, false)
+}

@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"iter"
-	"strconv"
 	"strings"
 
 	"github.com/einoplan/plan/driver"
@@ -153,33 +151,28 @@ func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int6
 	return deleteTarget{exists: true, raw: raw, revision: rev, requiresApproval: headerRequiresApproval(raw)}, nil
 }
 
-// headerRevision returns the revision named in the header of a plan file that may not
-// decode, reading only the header's first headerAllowance bytes.
-func headerRevision(raw string) (rev int64, found bool) {
-	for v := range headerValues(raw, "revision") {
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
-			rev, found = n, true
-		}
+// buryByRename moves a decoded plan file onto its tombstone, keeping only its header (which
+// names the revision), so the plan is deleted and its revision recorded in one step that
+// needs no new data blocks. It reports false, and leaves everything as it was, where that
+// cannot be done: no driver.Renamer, a driver.Swapper (a rename is not conditional), a tombstone already at
+// a higher revision, or a failed rename.
+func (s *Store) buryByRename(ctx context.Context, name string, f deleteTarget) (bool, error) {
+	if s.renamer == nil || s.swapper != nil || f.plan == nil || f.revision <= 0 {
+		return false, nil
 	}
-	return rev, found
-}
-
-// headerValues yields, in order, the text after "key: " on each line of raw's header that
-// has it, reading only the header's first headerAllowance bytes.
-func headerValues(raw, key string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		rest, ok := strings.CutPrefix(raw[:min(len(raw), headerAllowance)], document.HeaderFence)
-		if !ok {
-			return
-		}
-		for line := range strings.Lines(rest) {
-			line = strings.TrimRight(line, "\r\n")
-			if line == "---" {
-				return
-			}
-			if v, ok := strings.CutPrefix(line, key+": "); ok && !yield(v) {
-				return
-			}
-		}
+	if last, err := s.lastDeletedRevision(ctx, name); err != nil || last >= f.revision {
+		return false, nil
 	}
+	tomb := s.tombstonePath(name)
+	keep := int64(-1)
+	if end := strings.Index(f.raw, "\n---\n"); strings.HasPrefix(f.raw, document.HeaderFence) && end >= 0 {
+		keep = int64(end + len("\n---\n"))
+	}
+	if err := s.renamer.Rename(ctx, s.planPath(name), tomb, keep); err != nil {
+		if ctx.Err() != nil {
+			return false, Canceled(ctx)
+		}
+		return false, nil
+	}
+	return true, nil
 }

@@ -117,29 +117,6 @@ func TestDeleteUndecodablePlanKeepsRevisionsFromRepeating(t *testing.T) {
 	}
 }
 
-// headerRevision reads the last revision line of a plan file's header, and reports none for a
-// header that is malformed, CRLF, negative, not a number or past the allowance.
-func TestHeaderRevision(t *testing.T) {
-	for raw, want := range map[string]int64{
-		"---\ntitle: broken\nrevision: 7\n---\n":                           7,
-		"---\r\nrevision: 7\r\n---\r\n":                                    -1,
-		"---\nrevision: 3\nrevision: 9\n":                                  9,
-		"---\n---\nrevision: 4\n":                                          -1,
-		"revision: 4\n":                                                    -1,
-		"---\nrevision: -4\n---\n":                                         -1,
-		"---\nrevision: x\n---\n":                                          -1,
-		"---\n" + strings.Repeat("t", headerAllowance) + "\nrevision: 2\n": -1,
-	} {
-		got, ok := headerRevision(raw)
-		if want < 0 {
-			assert.False(t, ok, "%.40q: %d", raw, got)
-		} else {
-			assert.True(t, ok, "%.40q", raw)
-			assert.Equal(t, want, got, "%.40q", raw)
-		}
-	}
-}
-
 // TestRevisionNeverWrapsAround: a plan file edited to the largest revision, or such a
 // deletion record, makes writes fail as corrupt instead of storing a negative revision
 // that no longer decodes.

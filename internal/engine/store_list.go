@@ -13,16 +13,6 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// cachedSummary is replaced, never changed, when its plan changes; only seen (the last
-// listing that returned it) is updated, under cacheMu. An entry that was never cached (a
-// file changed within the racy window) is private to one listing.
-type cachedSummary struct {
-	size     int64
-	modified string
-	summary  document.Summary
-	seen     uint64
-}
-
 func (s *Store) forget(name string) {
 	s.shared.cacheMu.Lock()
 	delete(s.shared.cache, name)

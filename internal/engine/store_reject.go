@@ -11,12 +11,6 @@ import (
 // maxRejectFeedback bounds what a person says with a rejection.
 const maxRejectFeedback = MaxApprovalFeedback
 
-// asPerson marks ctx as a person's decision made by by: the history names them, and the
-// change counts as a host's even when made while resuming an agent's tool call.
-func asPerson(ctx context.Context, by string) context.Context {
-	return context.WithValue(document.WithActor(ctx, by), document.AgentCallKey{}, false)
-}
-
 // Reject records that by turned down revision rev of a plan, with feedback, only if the plan
 // is still at rev (revision_conflict otherwise, and nothing is written): a person rejects
 // what they saw. It is a change of its own (ActionReject, revision rev+1, the body as it

@@ -3,9 +3,6 @@ package engine
 import (
 	"context"
 	"time"
-
-	"github.com/einoplan/plan/driver"
-	"github.com/einoplan/plan/internal/memfs"
 )
 
 // A folder stamp lets List skip the backend's listing: while the stamp taken before a
@@ -17,14 +14,11 @@ import (
 //
 // On a backend whose ModifiedAt is not strict (LocalBackend), another program can rewrite
 // a plan file in place without moving the stamp, so there a listing is trusted for at most
-// defaultFullScan after it was taken, as the watch does.
+// DefaultFullScan after it was taken, as the watch does.
 
-// stampedListing is the listing a stamp vouches for: the entries are shared.sorted.
-type stampedListing struct {
-	stamp  string
-	at     time.Time
-	strays []Warning
-}
+// DefaultFullScan bounds how long a plan file rewritten in place (which leaves its
+// folder's stamp alone) can go unseen by a watcher that trusts the stamp.
+const DefaultFullScan = 5 * time.Second
 
 // folderStampBefore returns the folder's stamp when it can vouch for a listing taken after
 // it: the backend has one, it answered, and the folder did not change so lately that a
@@ -55,13 +49,4 @@ func (s *Store) unchangedListing(stamp string, now time.Time) ([]*cachedSummary,
 // Called with cacheMu held.
 func (s *Store) vouch(stamp string, now time.Time, strays []Warning) {
 	s.shared.stamped = &stampedListing{stamp: stamp, at: now, strays: strays}
-}
-
-// memoryStamps is the folder stamper of the MemoryBackend b is or unwraps to.
-func memoryStamps(b driver.Backend) (driver.FolderStamper, bool) {
-	m, ok := capability[*memfs.Backend](b)
-	if !ok {
-		return nil, false
-	}
-	return memfs.Stamps(m), true
 }

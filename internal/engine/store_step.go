@@ -3,56 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/einoplan/plan/internal/document"
 )
-
-// StepMove asks to move one checklist step of an existing plan.
-type StepMove struct {
-	Name string
-	// Step is the step's number, from 1; 0 with State in_progress takes the first ready
-	// pending step (every step it waits for completed or skipped), whatever changed since
-	// IfRevision, so agents taking work never collide. When pending steps remain but none is
-	// ready, that is CodeStepBlocked naming what they wait for.
-	Step  int
-	State document.StepState
-	// Note is appended to the step's line (after " — ") when not empty. On a move that keeps
-	// a step in progress (a renewal, a takeover) it replaces the note the previous such move
-	// appended, so renewals never grow a plan; never text that was there otherwise.
-	Note string
-	// Evidence is what shows the step is done (a command and its exit code, test counts, a
-	// link, an artifact's hash), for a move to completed, failed or skipped: one paragraph of
-	// at most 1,000 bytes, line breaks read as spaces, written after the note as
-	// " — evidence: …" and read back as Step.Evidence.
-	Evidence string
-	// Cost is what the step cost while its holder worked on it (the middleware measures it),
-	// written with a move to completed, failed or skipped as " — cost: …", before the
-	// evidence, and read back as Step.Cost. nil writes none.
-	Cost *document.StepCost
-	// IfRevision guards the move like Update.IfRevision, with one difference: a revision
-	// older than the plan's that is still kept in history moves the step anyway when the
-	// changes since cannot have made the move wrong, because the list of steps (their text
-	// and order) is unchanged and the step itself is unchanged or still allows the move (with
-	// a Note: unchanged, or held by the mover). Every plan records the revision at which
-	// its steps last changed, so this needs history only to look at the step itself. So
-	// agents moving different steps never conflict; a move after the steps were reordered,
-	// added or reworded is refused.
-	IfRevision *int64
-	// By is the agent moving the step: a step it moves to in_progress ends with its tag
-	// " (@By)" and is held by it. "" means the actor of the context (a tool call's agent, or
-	// WithActor); with none, the move holds nothing, and moves a step someone holds only
-	// with Takeover.
-	By string
-	// Takeover moves a step that another agent holds. With State in_progress it hands the
-	// step to By, to nobody when By is "" (the step stays in progress), and the history names
-	// the context's actor as who did it: a host's takeover for an agent that stopped. A step
-	// whose hold expired (StoreConfig.ClaimTTL) moves without it. By moving its own
-	// in_progress step to in_progress again, its holder renews its hold.
-	Takeover bool
-}
 
 // MoveStep moves a checklist step as m says, atomically with the checks: a step held by
 // another agent is CodeStepHeld (naming the holder) unless m.Takeover; a step moved to
@@ -162,108 +117,6 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold
 	return p, step, nil
 }
 
-func NextOf(steps []document.Step) *document.Step {
-	if n, ok := document.NextFreeStep(steps); ok {
-		return &n
-	}
-	return nil
-}
-
-// checkReady refuses to start or finish step number of cur (steps parsed from it) while
-// steps it waits for are not completed or skipped: CodeStepBlocked naming them in Waits. A
-// step in progress moved to in_progress again (a renewal, a takeover, a release) starts
-// nothing, so it is never refused: a rewrite that renumbered its prerequisites cannot
-// leave a hold that nobody can renew or release.
-func checkReady(cur *document.Plan, steps []document.Step, number int, to document.StepState) error {
-	if to != document.StepInProgress && to != document.StepCompleted || number < 1 || number > len(steps) {
-		return nil
-	}
-	if to == document.StepInProgress && steps[number-1].State == document.StepInProgress {
-		return nil
-	}
-	waits := document.WaitsOf(steps, steps[number-1])
-	if waits == nil {
-		return nil
-	}
-	return document.Fail(document.Error{Code: document.CodeStepBlocked, Reason: document.ReasonStepBlocked, Name: cur.Name, CurrentRevision: cur.Revision,
-		Step: number, From: steps[number-1].State, To: to, Waits: waits, Next: nextAfter(steps, number)})
-}
-
-// checkAgentSkip refuses an agent's skip of step number of cur (steps parsed from it) while
-// other steps wait for it, when the plan is under the approval requirement: skipping it
-// would start what a person approved to run only after it. Only a person (a change through
-// the Store's API, not a plan tool's call) skips such a step. CodeIllegalTransition names
-// the steps that wait in Waits.
-func checkAgentSkip(ctx context.Context, cur *document.Plan, steps []document.Step, number int, to document.StepState) error {
-	if to != document.StepSkipped || number < 1 || number > len(steps) || !document.ByAgent(ctx) || !document.Gated(ctx, cur) {
-		return nil
-	}
-	var waiting []int
-	for _, st := range steps {
-		if (st.State == document.StepPending || st.State == document.StepInProgress) && slices.Contains(st.After, number) {
-			waiting = append(waiting, st.Number)
-		}
-	}
-	if waiting == nil {
-		return nil
-	}
-	return document.Fail(document.Error{Code: document.CodeIllegalTransition, Reason: document.ReasonSkipAwaited, Name: cur.Name, CurrentRevision: cur.Revision,
-		Step: number, From: steps[number-1].State, To: to, Waits: waiting})
-}
-
-// nextAfter is the step to point an agent at after it was refused step number: the first
-// ready pending step after it, else the first ready one. Agents refused together (they all went
-// for the same step) so spread out instead of all trying the same step again.
-func nextAfter(steps []document.Step, number int) *document.Step {
-	for _, s := range steps {
-		if s.Number > number && s.State == document.StepPending && document.WaitsOf(steps, s) == nil {
-			return &s
-		}
-	}
-	return NextOf(steps)
-}
-
-// rebase decides a change whose ifRevision want is older than cur: commutes judges it, and
-// when it cannot (errUnknownBase) the stale error stands.
-func (s *Store) rebase(ctx context.Context, cur *document.Plan, curRaw string, want int64, commutes commuteFunc, stale error) error {
-	var e *document.Error
-	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != document.ReasonStale {
-		return stale
-	}
-	if err := document.CheckFence(ctx, cur, want); err != nil {
-		return err // a person's change is read before anything goes past it
-	}
-	if err := commutes(ctx, want, cur, curRaw); err != errUnknownBase {
-		return err
-	}
-	return stale
-}
-
-// errUnknownBase: a commuteFunc cannot judge a change against the revision it was based on.
-var errUnknownBase = document.ErrString("the revision a change was based on is no longer kept")
-
-// keptRevisionOf is revision want of the plan at cur while history keeps it, else nil.
-func (s *Store) keptRevisionOf(ctx context.Context, cur *document.Plan, curRaw string, want int64) (*document.Plan, error) {
-	base, err := s.revisionAt(ctx, cur, want)
-	if document.CodeOf(err) == document.CodeNotFound {
-		return nil, nil
-	}
-	return base, err
-}
-
-// statusUnchanged lets a status change made on an older revision through while nobody has
-// changed the status since.
-func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *document.Plan, curRaw string) error {
-	base, err := s.keptRevisionOf(ctx, cur, curRaw, want)
-	if err != nil {
-		return err
-	}
-	if base == nil || base.Status != cur.Status {
-		return errUnknownBase
-	}
-	return nil
-}
-
 // stepCommutes judges a step move made on revision want against the plan now (StepMove).
 // The list of steps is known unchanged since want when the plan's steps revision is not
 // newer, without reading history; otherwise history is read back to want and each change
@@ -358,34 +211,6 @@ func (s *Store) stepsSince(ctx context.Context, cur *document.Plan, want int64) 
 	return newer, listKept, true, nil
 }
 
-// SameStepList reports whether the steps now are those of was, in the same order and
-// nesting: each with the same text, or, for a step whose state changed, with the text the
-// Store's moves give it (a note appended after " — ", a holder's tag), as for a step whose
-// holder changed (a takeover).
-func SameStepList(was, now []document.Step) bool {
-	if len(was) != len(now) {
-		return false
-	}
-	for i, b := range was {
-		n := now[i]
-		if n.Depth != b.Depth {
-			return false
-		}
-		if n.Text == b.Text || n.WithoutHolder() == b.WithoutHolder() {
-			continue
-		}
-		rest, ok := strings.CutPrefix(n.Text, b.WithoutHolder())
-		if b.WithoutHolder() == "" {
-			rest = " " + rest // a step with no text: the note or tag starts the text
-		}
-		moved := n.State != b.State || n.Holder != b.Holder
-		if !moved || !ok || !(strings.HasPrefix(rest, document.StepNoteSep) || strings.HasPrefix(rest, " (@")) {
-			return false
-		}
-	}
-	return true
-}
-
 // whoMoved names the agent whose change first altered step number after revision since,
 // from the kept history; "" when the history does not say.
 func (s *Store) whoMoved(ctx context.Context, cur *document.Plan, since int64, number int) string {
@@ -406,4 +231,13 @@ func (s *Store) whoMoved(ctx context.Context, cur *document.Plan, since int64, n
 		prev = &st
 	}
 	return ""
+}
+
+// updateStep moves checklist step number (1-based) of an existing plan to state, appending
+// note to the step's line when given. It returns the plan and the updated step. The agent
+// the context carries (a tool call's) holds the steps it moves to in_progress, and a step
+// another agent holds is CodeStepHeld. An ifRevision older than the plan still moves the step
+// when the changes since cannot have made the move wrong (see StepMove).
+func (s *Store) updateStep(ctx context.Context, name string, number int, state document.StepState, note string, ifRevision *int64) (*document.Plan, document.Step, error) {
+	return s.MoveStep(ctx, StepMove{Name: name, Step: number, State: state, Note: note, IfRevision: ifRevision})
 }

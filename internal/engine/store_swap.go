@@ -141,13 +141,3 @@ func unknownOutcome(what string, err error) *document.Error {
 	e.Err = err
 	return e
 }
-
-// keepingOf returns v's keeping method set K when v offers it for itself: not when a wrapper
-// only embeds a value that does (driver.Keeper), whose CompareAndSwap or Write it may change.
-func keepingOf[K driver.Keeper](v any) K {
-	if k, ok := v.(K); ok && k.KeepsFor(v) {
-		return k
-	}
-	var none K
-	return none
-}

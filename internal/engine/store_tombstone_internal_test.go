@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,5 +89,28 @@ func TestStrayTombstoneFolderClearedOnce(t *testing.T) {
 		p, err := s.Put(ctx, Update{Name: name, Content: ptrTo("again")})
 		require.NoError(t, err)
 		assert.EqualValues(t, 4, p.Revision, "%s: revisions go on after delete", name)
+	}
+}
+
+// headerRevision reads the last revision line of a plan file's header, and reports none for a
+// header that is malformed, CRLF, negative, not a number or past the allowance.
+func TestHeaderRevision(t *testing.T) {
+	for raw, want := range map[string]int64{
+		"---\ntitle: broken\nrevision: 7\n---\n":                           7,
+		"---\r\nrevision: 7\r\n---\r\n":                                    -1,
+		"---\nrevision: 3\nrevision: 9\n":                                  9,
+		"---\n---\nrevision: 4\n":                                          -1,
+		"revision: 4\n":                                                    -1,
+		"---\nrevision: -4\n---\n":                                         -1,
+		"---\nrevision: x\n---\n":                                          -1,
+		"---\n" + strings.Repeat("t", headerAllowance) + "\nrevision: 2\n": -1,
+	} {
+		got, ok := headerRevision(raw)
+		if want < 0 {
+			assert.False(t, ok, "%.40q: %d", raw, got)
+		} else {
+			assert.True(t, ok, "%.40q", raw)
+			assert.Equal(t, want, got, "%.40q", raw)
+		}
 	}
 }

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -79,34 +77,6 @@ func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 	return p, nil
 }
 
-// stepsRevision is the revision at which next's list of steps (their text and order) last
-// changed: a step move never changes it; any other change keeps cur's unless its body's
-// step texts differ (a note appended by a rewrite counts). A plan that does not record it counts as changed now.
-func stepsRevision(action document.Action, cur, next *document.Plan) int64 {
-	if cur == nil || cur.StepsRev == 0 {
-		return next.Revision
-	}
-	if action == document.ActionStep || next.Content == cur.Content || sameStepTexts(document.StepsOf(cur.Content), document.StepsOf(next.Content)) {
-		return cur.StepsRev
-	}
-	return next.Revision
-}
-
-// sameStepTexts reports whether two lists of steps have the same texts in the same order
-// and nesting, whatever their states. Only the Store's own step moves may append a note or
-// a tag and still leave the steps as they were: a rewrite that does the same rewords them.
-func sameStepTexts(was, now []document.Step) bool {
-	if len(was) != len(now) {
-		return false
-	}
-	for i := range was {
-		if was[i].Text != now[i].Text || was[i].Depth != now[i].Depth {
-			return false
-		}
-	}
-	return true
-}
-
 func keepUnlessEmpty(field *string, value string) {
 	if value != "" {
 		*field = value
@@ -137,13 +107,26 @@ func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *
 	return p, nil
 }
 
-// updateStep moves checklist step number (1-based) of an existing plan to state, appending
-// note to the step's line when given. It returns the plan and the updated step. The agent
-// the context carries (a tool call's) holds the steps it moves to in_progress, and a step
-// another agent holds is CodeStepHeld. An ifRevision older than the plan still moves the step
-// when the changes since cannot have made the move wrong (see StepMove).
-func (s *Store) updateStep(ctx context.Context, name string, number int, state document.StepState, note string, ifRevision *int64) (*document.Plan, document.Step, error) {
-	return s.MoveStep(ctx, StepMove{Name: name, Step: number, State: state, Note: note, IfRevision: ifRevision})
+// keptRevisionOf is revision want of the plan at cur while history keeps it, else nil.
+func (s *Store) keptRevisionOf(ctx context.Context, cur *document.Plan, curRaw string, want int64) (*document.Plan, error) {
+	base, err := s.revisionAt(ctx, cur, want)
+	if document.CodeOf(err) == document.CodeNotFound {
+		return nil, nil
+	}
+	return base, err
+}
+
+// statusUnchanged lets a status change made on an older revision through while nobody has
+// changed the status since.
+func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *document.Plan, curRaw string) error {
+	base, err := s.keptRevisionOf(ctx, cur, curRaw, want)
+	if err != nil {
+		return err
+	}
+	if base == nil || base.Status != cur.Status {
+		return errUnknownBase
+	}
+	return nil
 }
 
 func (s *Store) checkContent(content string) error {
@@ -167,183 +150,4 @@ func checkHeaderField(key, value string) error {
 		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: key})
 	}
 	return nil
-}
-
-func checkIfRevision(ifRevision *int64) error {
-	if ifRevision != nil && *ifRevision < 0 {
-		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: *ifRevision})
-	}
-	return nil
-}
-
-// checkRevision enforces IfRevision against what is stored (cur nil: absent).
-func checkRevision(name string, cur *document.Plan, ifRevision *int64) error {
-	if ifRevision == nil {
-		return nil
-	}
-	want := *ifRevision
-	switch {
-	case cur == nil && want > 0:
-		return document.Fail(document.Error{Code: document.CodeNotFound, Reason: document.ReasonNoPlanGuarded, Name: name, Revision: want})
-	case cur != nil && want == 0:
-		return document.Fail(document.Error{Code: document.CodeRevisionConflict, Reason: document.ReasonExists, Name: name, CurrentRevision: cur.Revision})
-	case cur != nil && want != cur.Revision:
-		return document.Fail(document.Error{Code: document.CodeRevisionConflict, Reason: document.ReasonStale, Name: name, CurrentRevision: cur.Revision, Revision: want})
-	}
-	return nil
-}
-
-// mutate runs one read-check-write under the locks: it loads the plan, checks ifRevision,
-// lets change build the next version (cur is nil when the plan does not exist), and writes
-// it with the next revision. On a driver.Swapper backend a lost race is retried from the read, so
-// a guarded write then fails on the revision check and an unguarded one lands on top.
-// The file the change replaces is kept as a history entry (history.go).
-func (s *Store) mutate(ctx context.Context, action document.Action, name string, ifRevision *int64, change func(cur *document.Plan) (*document.Plan, error)) (*document.Plan, error) {
-	return s.mutateCommuting(ctx, action, name, ifRevision, nil, change)
-}
-
-// commuteFunc decides whether a change based on the older revision want may still be
-// applied to cur: nil applies it, an error refuses it, and errUnknownBase leaves the
-// revision check's refusal standing.
-type commuteFunc func(ctx context.Context, want int64, cur *document.Plan, curRaw string) error
-
-// mutateCommuting is mutate for a change that commutes with some others: when ifRevision is
-// older than the plan and still kept, commutes decides instead of the revision check.
-func (s *Store) mutateCommuting(ctx context.Context, action document.Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error)) (*document.Plan, error) {
-	if err := document.ValidateName(name); err != nil {
-		return nil, err
-	}
-	if err := checkIfRevision(ifRevision); err != nil {
-		return nil, err
-	}
-	unlock, err := s.lock(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	var next *document.Plan
-	// On a driver.Swapper the first try builds on the file this Store saw last, unread: the
-	// compare-and-swap proves it current. Any refusal it meets is checked again on a read.
-	guess := s.swapper != nil
-	err = retryLostSwaps(name, func() string { return "write " + s.planPath(name) }, func() (err error) {
-		next, err = s.mutateOnce(ctx, action, name, ifRevision, commutes, change, guess)
-		guess = false
-		return err
-	})
-	return next, err
-}
-
-// errWrongGuess: a change built on the file last seen did not get to its compare-and-swap;
-// it starts again from a read.
-var errWrongGuess = fmt.Errorf("%w: the file last seen was not the one stored", errLostSwap)
-
-// current is the plan stored under name and its file: with guess, the ones this Store saw
-// last when it has them (guessed true), else read.
-func (s *Store) current(ctx context.Context, name string, guess bool) (cur *document.Plan, raw string, guessed bool, err error) {
-	if guess {
-		if raw, cur, ok := s.decoded.last(name); ok {
-			s.checkApprovalSeal(ctx, cur)
-			return cur, raw, true, nil
-		}
-	}
-	cur, raw, err = s.load(ctx, name)
-	return cur, raw, false, err
-}
-
-func (s *Store) mutateOnce(ctx context.Context, action document.Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error), guess bool) (*document.Plan, error) {
-	cur, raw, guessed, err := s.current(ctx, name, guess)
-	if err == nil {
-		err = document.CheckFormat(cur)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRevision(name, cur, ifRevision); err != nil {
-		if guessed {
-			return nil, errWrongGuess
-		}
-		if err = s.rebase(ctx, cur, raw, *ifRevision, commutes, err); err != nil {
-			return nil, err
-		}
-	}
-	last, required := int64(0), false
-	if cur != nil {
-		last = cur.Revision
-	} else if last, required, err = s.lastDeleted(ctx, name); err != nil {
-		return nil, err
-	}
-	if required {
-		ctx = document.WithStepGate(ctx) // a deleted plan's requirement is the new plan's (store_tombstone.go)
-	}
-	next, err := document.ChangeWithApproval(ctx, action, name, cur, change)
-	if err != nil {
-		if guessed {
-			return nil, errWrongGuess
-		}
-		return nil, err
-	}
-	if last == math.MaxInt64 {
-		return nil, document.Fail(document.Error{Code: document.CodeCorrupt, Reason: document.ReasonRevisionExhausted, Name: name, CurrentRevision: last})
-	}
-	next.Revision = last + 1
-	next.Name = name
-	next.StepsRev = stepsRevision(action, cur, next)
-	next.UpdatedAt = s.Now().UTC()
-	document.SettleHolds(cur, next)
-	document.SettleRenewalNotes(action, cur, next)
-	if err := s.sealApproval(ctx, next, action == document.ActionApprove); err != nil {
-		return nil, err
-	}
-	next.Action, next.Created, next.ChangedBy = action, cur == nil, document.ChangedBy(ctx, cur, next)
-	document.SettleHostMarks(ctx, action, cur, next)
-	next.Replaces = "" // the sum of cur's file, where history keeps it
-	if cur != nil && s.keepsEntries() {
-		next.Replaces = entrySum(raw)
-	}
-	file := document.EncodePlan(next)
-	keep, err := s.commitKeeping(ctx, name, cur, raw, next.Replaces, file)
-	if err != nil {
-		s.forgetEntries(name)
-		return nil, err
-	}
-	s.forget(name)
-	s.decoded.wrote(name, file, next)
-	if keep != "" {
-		e := listedEntry{rev: cur.Revision, sum: next.Replaces, path: keep, size: int64(len(raw))}
-		s.noteEntry(name, next.Revision, e)
-	}
-	// With a limit of one revision nothing is kept, but entries kept under a larger limit
-	// still go.
-	if s.historyOn() && s.pruneDue(next.Revision, len(file)) {
-		s.prune(ctx, name, next.Revision, len(file))
-	}
-	return next, nil
-}
-
-// commitKeeping writes file as the plan's next revision over cur (nil: a create), whose
-// file is raw, and keeps raw as the history entry of cur's revision when sum, raw's
-// entrySum, is given: in the same request where the Backend can (driver.KeepingSwapper,
-// driver.KeepingWriter), else just before. It returns the entry's path, "" when none.
-func (s *Store) commitKeeping(ctx context.Context, name string, cur *document.Plan, raw, sum, file string) (string, error) {
-	p := s.planPath(name)
-	if cur == nil {
-		return "", s.commit(ctx, p, nil, file, "")
-	}
-	if sum == "" {
-		return "", s.commit(ctx, p, &raw, file, "")
-	}
-	keep := s.entryPath(name, cur.Revision, sum)
-	if s.keeper == nil && s.keepWriter == nil {
-		// An entry kept by a write that then fails or loses a race is still what revision
-		// cur was, so it stays (history.go).
-		if err := s.keepBefore(ctx, name, keep, raw); err != nil {
-			return "", err
-		}
-		return keep, s.commit(ctx, p, &raw, file, "")
-	}
-	err := s.commit(ctx, p, &raw, file, keep)
-	if err != nil && s.keepWriter != nil && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
-		err = s.commit(ctx, p, &raw, file, keep) // under the Locker: nothing moved meanwhile
-	}
-	return keep, err
 }

@@ -16,9 +16,6 @@ import (
 const (
 	defaultWatchInterval = 100 * time.Millisecond
 	defaultWatchBuffer   = 256
-	// DefaultFullScan bounds how long a plan file rewritten in place (which leaves its
-	// folder's stamp alone) can go unseen by a watcher that trusts the stamp.
-	DefaultFullScan = 5 * time.Second
 )
 
 // WatchOptions tunes Store.Watch. The zero value gives the defaults.

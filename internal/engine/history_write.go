@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"context"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+)
+
+// keepBefore writes raw, the file a change is about to replace, at the entry path p before
+// the change is committed; the change fails when it cannot be written.
+func (s *Store) keepBefore(ctx context.Context, name, p, raw string) error {
+	err := s.writeEntry(ctx, p, raw)
+	if err != nil && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
+		err = s.writeEntry(ctx, p, raw)
+	}
+	return err
+}
+
+func (s *Store) writeEntry(ctx context.Context, p, content string) error {
+	if ctx.Err() != nil {
+		return Canceled(ctx)
+	}
+	req := &driver.WriteRequest{FilePath: p, Content: content}
+	var err error
+	if s.once != nil {
+		err = s.once.WriteOnce(ctx, req)
+	} else {
+		err = s.Backend.Write(ctx, req)
+	}
+	if err != nil {
+		return BackendError("write "+p, err)
+	}
+	return nil
+}
+
+// listHistory returns the entry files of a plan's history, newest first.
+func (s *Store) listHistory(ctx context.Context, name string) ([]listedEntry, error) {
+	dir := s.historyDir(name)
+	infos, err := s.Backend.LsInfo(ctx, &driver.LsInfoRequest{Path: dir})
+	if err != nil && !IsNotExist(err) && !strayTombstoneFolder(err) {
+		if ctx.Err() != nil {
+			return nil, Canceled(ctx)
+		}
+		return nil, BackendError("list "+dir, err)
+	}
+	out := make([]listedEntry, 0, len(infos))
+	for _, info := range infos {
+		base := path.Base(info.Path)
+		num, sum, ok := strings.Cut(base, ".")
+		legacy := !ok
+		if legacy {
+			num, sum, ok = strings.Cut(base, "-")
+		}
+		rev, err := strconv.ParseInt(num, 10, 64)
+		if info.IsDir || !ok || err != nil || rev <= 0 || strconv.FormatInt(rev, 10) != num ||
+			(legacy && len(sum) != document.LegacyEntryDigits) || (!legacy && len(sum) != document.EntrySumDigits && len(sum) != document.CrcEntryDigits) {
+			continue
+		}
+		out = append(out, listedEntry{rev: rev, sum: sum, legacy: legacy, path: dir + "/" + base, size: info.Size})
+	}
+	slices.SortFunc(out, func(a, b listedEntry) int {
+		if a.rev != b.rev {
+			return int(sign(b.rev - a.rev))
+		}
+		return strings.Compare(a.sum, b.sum)
+	})
+	return out, nil
+}
+
+func sign(n int64) int64 {
+	switch {
+	case n > 0:
+		return 1
+	case n < 0:
+		return -1
+	}
+	return 0
+}
+
+// pruneEvery is how many revisions pass between two prunes of a plan's history: pruning
+// deletes the oldest entries (and at times lists them), so it is done in batches of at
+// least 8 and at most half the kept revisions, which keeps its cost per write small at any
+// HistoryLimit.
+// History and GetRevision never show more than historyLimit.
+func (s *Store) pruneEvery() int64 { return int64(max(8, s.historyLimit/2)) }
+
+// pruneDue reports whether the write of revision rev, whose plan file is size bytes, prunes:
+// every pruneEvery revisions, and at every write of a plan so large that pruneEvery-1 more
+// entries could pass historyMaxBytes.
+func (s *Store) pruneDue(rev int64, size int) bool {
+	every := s.pruneEvery()
+	return rev%every == 0 || int64(size)*(int64(s.historyLimit)+every) > s.historyMaxBytes
+}
+
+// prune runs after revision rev, whose plan file is size bytes, was committed. Of the older
+// revisions it keeps the newest that fit, with the plan file, in historyLimit revisions and
+// historyMaxBytes; entries
+// of earlier releases go. Entries of rev and later belong to writes in flight and are left
+// alone. It goes by the entries the Store knows when it can (history_known.go), else lists
+// them. Failures are ignored: an entry left over is removed by a later prune, and one past
+// the bounds is never shown.
+func (s *Store) prune(ctx context.Context, name string, rev int64, size int) {
+	entries, known := s.knownEntriesAt(name, rev)
+	if !known {
+		var err error
+		if entries, err = s.listHistory(ctx, name); err != nil {
+			s.forgetEntries(name)
+			return
+		}
+	}
+	revs, bytes := 1, int64(size) // the plan file is one revision
+	last := int64(-1)
+	var drop []string
+	kept := entries[:0]
+	for _, e := range entries {
+		keep := e.rev >= rev
+		if e.rev < rev && !e.legacy {
+			if e.rev != last {
+				last = e.rev
+				revs++
+			}
+			// Several entries of one older revision are rare (a write that kept one and
+			// then lost a race); they all count against the limits, so the history stays
+			// bounded.
+			keep = revs <= s.historyLimit && bytes+e.size <= s.historyMaxBytes
+		}
+		if keep {
+			bytes += e.size
+			kept = append(kept, e)
+			continue
+		}
+		drop = append(drop, e.path)
+	}
+	if err := s.deleteLazily(ctx, drop); err != nil || ctx.Err() != nil {
+		s.forgetEntries(name) // what was not dropped is found by the next prune's listing
+		return
+	}
+	s.keepEntries(name, rev, kept, !known)
+}
+
+// deleteLazily removes history entries past the kept bounds: without a durable removal
+// where the Backend offers one (driver.LazyDeleter), since an entry back after a crash is
+// never shown and the next prune removes it again. It reports the first failure.
+func (s *Store) deleteLazily(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if s.lazy != nil {
+		return s.lazy.DeleteLazily(ctx, paths...)
+	}
+	var first error
+	for _, p := range paths {
+		if err := s.Backend.Delete(ctx, &driver.DeleteRequest{FilePath: p}); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// dropHistory removes the history of a plan deleted at revision last (0: unknown), with the
+// Store's locks still held. Under a driver.Locker no other process can write meanwhile, so the
+// folder goes at once (one step on a LocalBackend); otherwise entries go one by one up to
+// last, so a plan created meanwhile by another process keeps its entries. Failures are ignored: a plan created later under the name never shows
+// entries older than itself, and its writes prune them.
+func (s *Store) dropHistory(ctx context.Context, name string, last int64) {
+	s.forgetEntries(name)
+	if s.locker != nil {
+		_ = s.Backend.Delete(ctx, &driver.DeleteRequest{FilePath: s.historyDir(name)})
+	}
+	entries, err := s.listHistory(ctx, name)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if last == 0 || e.rev <= last {
+			_ = s.Backend.Delete(ctx, &driver.DeleteRequest{FilePath: e.path})
+		}
+	}
+}
