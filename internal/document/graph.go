@@ -7,7 +7,7 @@ import (
 )
 
 // A step may wait for others: its text ends with "(after 2, 3)" (in any order with other
-// suffixes such as "(uses …)", steps_uses.go), before any note a move appended (" — note")
+// suffixes such as "(uses …)", steps_suffixes.go), before any note a move appended (" — note")
 // and before its holder's tag, e.g. "- [~] Deploy (after 2, 3) (@w1)".
 // The numbers are step numbers as ParseSteps counts them. A step is ready when every step it
 // waits for is completed or skipped: a failed prerequisite blocks it until the plan is

@@ -46,7 +46,7 @@ type Step struct {
 	// written. nil when it waits for none.
 	After []int `json:"after,omitempty"`
 	// Uses are the gated tools the step may use (Config.GatedTools), sorted: the names of
-	// the "(uses deploy_prod, write_file)" its text ends with (steps_uses.go). Text keeps
+	// the "(uses deploy_prod, write_file)" its text ends with (steps_suffixes.go). Text keeps
 	// them as written. nil when it names none: then it unlocks no gated tool.
 	Uses []string `json:"uses,omitempty"`
 	// Evidence is what its completion said shows the step done: the text after the
