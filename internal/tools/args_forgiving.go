@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -398,4 +399,21 @@ func (n callNotes) attach(result string) string {
 		return result[:len(result)-1] + sep + `"normalized":` + jsonString(note) + "}"
 	}
 	return result + "\nnormalized: " + note + "\n"
+}
+
+// ToolSpec is one plan tool: its name, the arguments it takes and what runs it.
+type ToolSpec struct {
+	Name   string
+	Params []param
+	run    func(ctx context.Context, env *ToolEnv, a Args) (any, error)
+}
+
+// paramNamed is the argument of spec called name. Tools take a handful, so a scan beats a map.
+func paramNamed(spec ToolSpec, name string) (param, bool) {
+	for _, p := range spec.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return param{}, false
 }

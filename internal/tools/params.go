@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"context"
-
 	"github.com/cloudwego/eino/schema"
 )
 
@@ -40,20 +38,3 @@ var (
 	// pFilePath is accepted for pPath (Eino's file tools name it so); never in a schema.
 	pFilePath = param{"file_path", schema.String, true}
 )
-
-// ToolSpec is one plan tool: its name, the arguments it takes and what runs it.
-type ToolSpec struct {
-	Name   string
-	Params []param
-	run    func(ctx context.Context, env *ToolEnv, a Args) (any, error)
-}
-
-// paramNamed is the argument of spec called name. Tools take a handful, so a scan beats a map.
-func paramNamed(spec ToolSpec, name string) (param, bool) {
-	for _, p := range spec.Params {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return param{}, false
-}
