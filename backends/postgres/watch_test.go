@@ -208,6 +208,11 @@ func TestWatchResyncsWhenTheReceiverFallsBehind(t *testing.T) {
 	for i := range driver.FeedBuffer + 50 {
 		mustWrite(t, b, "/plans/a.md", fmt.Sprint(i))
 	}
+	// The feed reads each notification back, which takes longer on a busy machine: wait until
+	// its buffer is full, then for the notifications past it to arrive and be dropped.
+	for deadline := time.Now().Add(10 * time.Second); len(w) < driver.FeedBuffer && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	time.Sleep(300 * time.Millisecond)
 	for i := range driver.FeedBuffer {
 		wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: fmt.Sprint(i)})
