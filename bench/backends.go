@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/bytedance/sonic"
@@ -107,4 +110,33 @@ func seedTasks(o *opened, n int) error {
 // allKinds returns the backend kinds the operation benchmarks run on.
 func allKinds() []backendKind {
 	return []backendKind{memoryKind(), localKind()}
+}
+
+// localKind is plan.LocalBackend on a fresh folder under the system's temp folder.
+func localKind() backendKind {
+	return backendKind{name: "LocalBackend", racy: true, open: func() (*opened, error) {
+		dir, err := os.MkdirTemp("", "plan-bench-")
+		if err != nil {
+			return nil, err
+		}
+		b, err := plan.NewLocalBackend(dir)
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		return &opened{
+			backend: b,
+			close: func() {
+				b.Close()
+				os.RemoveAll(dir)
+			},
+			seed: func(p, content string) error {
+				full := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(p, "/")))
+				if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
+					return err
+				}
+				return os.WriteFile(full, []byte(content), 0o600)
+			},
+		}, nil
+	}}
 }
