@@ -3,6 +3,10 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/bytedance/sonic"
+	"github.com/einoplan/plan"
 )
 
 // migrationPhases are the 60 checklist items of the edit-loop plan, 8 to 12 words each.
@@ -144,4 +148,57 @@ func entryText(i int) (subject, description, body string) {
 	}
 	description = b.String()
 	return subject, description, "# " + subject + "\n\n" + description
+}
+
+const (
+	plansDir = "/plans"
+	tasksDir = "/tasks"
+)
+
+func planName(i int) string { return fmt.Sprintf("p%05d", i) }
+
+// seedPlans stores n plans named planName(0..n-1), each holding entryText's body, as the
+// Store writes them (revision 1).
+func seedPlans(o *opened, n int) error {
+	base := time.Now().UTC().Add(-time.Hour)
+	for i := 0; i < n; i++ {
+		subject, _, body := entryText(i)
+		p := &plan.Plan{Name: planName(i), Title: subject, Status: "draft", Author: "bench", Revision: 1,
+			UpdatedAt: base.Add(time.Duration(i) * time.Millisecond), Content: body}
+		if err := o.seed(plansDir+"/"+p.Name+".md", plan.EncodePlan(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// taskFile is the JSON plantask's TaskCreate writes, field for field.
+type taskFile struct {
+	ID          string   `json:"id"`
+	Subject     string   `json:"subject"`
+	Description string   `json:"description"`
+	Status      string   `json:"status"`
+	Blocks      []string `json:"blocks"`
+	BlockedBy   []string `json:"blockedBy"`
+	ActiveForm  string   `json:"activeForm,omitempty"`
+}
+
+// seedTasks stores n plantask tasks with IDs 1..n holding entryText's subject and
+// description, and the high-water mark TaskCreate keeps.
+func seedTasks(o *opened, n int) error {
+	for i := 0; i < n; i++ {
+		subject, description, _ := entryText(i)
+		js, err := sonic.MarshalString(taskFile{ID: fmt.Sprint(i + 1), Subject: subject, Description: description,
+			Status: "pending", Blocks: []string{}, BlockedBy: []string{}, ActiveForm: "Working on it"})
+		if err != nil {
+			return err
+		}
+		if err := o.seed(fmt.Sprintf("%s/%d.json", tasksDir, i+1), js); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return o.seed(tasksDir+"/.highwatermark", fmt.Sprint(n))
 }

@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -21,43 +20,6 @@ import (
 	"strings"
 	"time"
 )
-
-// config sets the sizes and timings of one run.
-type config struct {
-	mode           string
-	kinds          []backendKind
-	opSizes        []int
-	opTiming       timing
-	waitRacy       bool
-	goroutines     []int
-	contention     time.Duration
-	overheadSizes  []int
-	overheadTiming timing
-}
-
-func fullConfig() config {
-	return config{
-		mode:           "full",
-		kinds:          allKinds(),
-		opSizes:        []int{10, 100, 1000, 10000},
-		opTiming:       timing{target: 25 * time.Millisecond, reps: 11, maxIters: 100000},
-		waitRacy:       true,
-		goroutines:     []int{1, 4, 16},
-		contention:     750 * time.Millisecond,
-		overheadSizes:  []int{0, 100, 1000},
-		overheadTiming: timing{target: 25 * time.Millisecond, reps: 11, maxIters: 100000},
-	}
-}
-
-func quickConfig() config {
-	c := fullConfig()
-	c.mode = "quick"
-	c.opSizes = []int{10, 100, 1000}
-	c.opTiming = timing{target: 8 * time.Millisecond, reps: 5, maxIters: 100000}
-	c.contention = 150 * time.Millisecond
-	c.overheadTiming = timing{target: 8 * time.Millisecond, reps: 5, maxIters: 100000}
-	return c
-}
 
 func main() {
 	quick := flag.Bool("quick", false, "smaller sizes and shorter timings (10,000 entries skipped)")
@@ -203,27 +165,4 @@ func header(cfg config) string {
 	fmt.Fprintf(&b, "- Cores: %d (GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&b, "- Compared with: Eino v0.9.13 adk/middlewares/plantask; tokens by github.com/tiktoken-go/tokenizer (o200k_base, cl100k_base)\n")
 	return b.String()
-}
-
-// cpuModel reads the processor's name from /proc/cpuinfo.
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown (" + runtime.GOARCH + ")"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, value, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(key) {
-		case "model name", "Model", "Hardware", "cpu model":
-			if v := strings.TrimSpace(value); v != "" {
-				return v
-			}
-		}
-	}
-	return "unknown (" + runtime.GOARCH + ")"
 }

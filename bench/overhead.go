@@ -124,13 +124,6 @@ func overheadTable(ctx context.Context, cfg config, s *overheadSetup) (*table, e
 	return t, nil
 }
 
-// sleepUntil sleeps until t, if t is in the future.
-func sleepUntil(t time.Time) {
-	if d := time.Until(t); d > 0 {
-		time.Sleep(d)
-	}
-}
-
 func joinAnd(xs []string) string {
 	switch len(xs) {
 	case 0:

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -95,4 +98,34 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// cpuModel reads the processor's name from /proc/cpuinfo.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown (" + runtime.GOARCH + ")"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		key, value, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(key) {
+		case "model name", "Model", "Hardware", "cpu model":
+			if v := strings.TrimSpace(value); v != "" {
+				return v
+			}
+		}
+	}
+	return "unknown (" + runtime.GOARCH + ")"
+}
+
+// sleepUntil sleeps until t, if t is in the future.
+func sleepUntil(t time.Time) {
+	if d := time.Until(t); d > 0 {
+		time.Sleep(d)
+	}
 }

@@ -53,7 +53,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -67,15 +66,6 @@ import (
 	"time"
 
 	"github.com/einoplan/plan"
-)
-
-// Exit statuses.
-const (
-	exitOK       = 0
-	exitFailed   = 1
-	exitUsage    = 2
-	exitConflict = 3
-	exitNotFound = 4
 )
 
 const usage = `Usage: planctl [-dir DIR | -redis URL | -postgres URL] COMMAND [ARGS]
@@ -146,32 +136,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return (&cli{ctx: context.Background(), stdin: os.Stdin, stdout: stdout, stderr: stderr}).run(args)
 }
 
-type cli struct {
-	ctx            context.Context
-	stdin          io.Reader
-	stdout, stderr io.Writer
-
-	dir      string // -dir as given, or its default
-	redisURL string
-	postgres string // -postgres URL
-	prefix   string
-	rev      *int64
-	jsonOut  bool
-	page     plan.ListOptions // -limit, -after, -status
-	by       string           // -by
-	feedback string           // -feedback
-	to       string           // -to
-	addr     string           // -addr (serve)
-	set      map[string]bool  // the flags given
-	color    bool
-	store    *plan.Store
-	loc      location
-	command  string
-	args     []string
-	created  bool // the last change created its plan
-	changed  bool // a change was written
-}
-
 // revFlag is -rev: an optional non-negative revision.
 type revFlag struct{ v **int64 }
 
@@ -222,14 +186,6 @@ func (c *cli) parse(args []string) ([]string, error) {
 		rest = append(rest, args[0])
 		args = args[1:]
 	}
-}
-
-type command struct {
-	args     []string // names of the positional arguments
-	optional int      // how many of the last args may be left out
-	flags    []string // the command flags it accepts (json, rev, by, to, limit, after, status)
-	readOnly bool     // never writes, so it creates no missing DIR or schema either
-	run      func(c *cli, args []string) error
 }
 
 var commands = map[string]command{
@@ -357,13 +313,6 @@ func (c *cli) usageError(msg string) int {
 	return exitUsage
 }
 
-func (c *cli) writeJSON(v any) error {
-	enc := json.NewEncoder(c.stdout)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func (c *cli) list([]string) error {
 	listing, err := c.store.ListPage(c.ctx, c.page)
 	if err != nil {
@@ -465,90 +414,6 @@ func (c *cli) show(args []string) error {
 	fmt.Fprintln(c.stdout)
 	_, err = io.WriteString(c.stdout, renderBody(p.Content, steps, c.color))
 	return err
-}
-
-func (c *cli) setStatus(args []string) error {
-	p, err := c.store.SetStatus(c.ctx, args[0], args[1], c.rev)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(c.stdout, "%s: status %s, revision %d\n", p.Name, oneLine(p.Status), p.Revision)
-	return nil
-}
-
-func (c *cli) export(args []string) error {
-	p, err := c.store.Get(c.ctx, args[0])
-	if err != nil {
-		return err
-	}
-	if args[1] == "-" {
-		_, err := io.WriteString(c.stdout, p.Content)
-		return err
-	}
-	if err := os.WriteFile(args[1], []byte(p.Content), 0o666); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.stdout, "%s: revision %d written to %s (%d bytes); import it with -rev %d to keep changes made meanwhile\n",
-		p.Name, p.Revision, args[1], len(p.Content), p.Revision)
-	return nil
-}
-
-func (c *cli) importFile(args []string) error {
-	content, err := c.readInput(args[1])
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(content) == "" {
-		return &cliError{code: plan.CodeInvalidArgument, exit: exitFailed,
-			msg: fmt.Sprintf("%s is empty; a plan needs a body, with its steps as a checklist (- [ ] step)", args[1])}
-	}
-	p, err := c.store.Put(c.ctx, plan.Update{Name: args[0], Content: &content, IfRevision: c.rev})
-	if err != nil {
-		return err
-	}
-	verb := "updated"
-	if c.created {
-		verb = "created"
-	}
-	fmt.Fprintf(c.stdout, "%s: %s from %s, revision %d, %s\n", p.Name, verb, args[1], p.Revision,
-		progressText(p.Summarize().Progress))
-	return nil
-}
-
-// readInput reads FILE, or standard input for "-", refusing more than a plan may hold
-// without reading it all.
-func (c *cli) readInput(name string) (string, error) {
-	r := c.stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		r = f
-	}
-	limit := int64(plan.DefaultMaxContentBytes)
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return "", err
-	}
-	if int64(len(b)) > limit {
-		return "", fmt.Errorf("%s is larger than the %d-byte plan limit", name, limit)
-	}
-	return string(b), nil
-}
-
-func (c *cli) remove(args []string) error {
-	rev, err := c.store.Delete(c.ctx, args[0], c.rev)
-	if err != nil {
-		return err
-	}
-	if rev > 0 {
-		fmt.Fprintf(c.stdout, "%s: removed at revision %d\n", args[0], rev)
-	} else {
-		fmt.Fprintf(c.stdout, "%s: removed\n", args[0])
-	}
-	return nil
 }
 
 // waitingText lists the pending steps that wait for steps not yet completed or skipped

@@ -19,25 +19,6 @@ import (
 	redisbackend "github.com/einoplan/plan/backends/redis"
 )
 
-// location is where the plans are, as planctl names it to people.
-type location struct {
-	backend plan.Backend
-	baseDir string // the plans folder inside backend
-	shown   string // the folder as -dir names it, after the server (and schema or prefix) when not local
-	server  string // shown without the folder: the server, schema or prefix; "" for a local DIR
-	// nested is the -dir value of the plans sub-folder of DIR.
-	nested string
-}
-
-// cliError is a failure planctl describes itself, with its exit status.
-type cliError struct {
-	code plan.Code // printed after "planctl: " when set
-	msg  string
-	exit int
-}
-
-func (e *cliError) Error() string { return e.msg }
-
 // openStore opens the Store on DIR, on the local disk, in Redis or in PostgreSQL. Read-only
 // commands create nothing: a missing local DIR or PostgreSQL schema is an error naming it.
 func (c *cli) openStore(readOnly bool) (func(), error) {
