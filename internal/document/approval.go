@@ -197,6 +197,7 @@ func movesSteps(cur, next *Plan) bool {
 // gateKey is what movesSteps compares of a step: its state and its text before any note, a
 // budget it names aside (raising one moves nothing).
 func gateKey(s Step) string {
-	text, _, _ := strings.Cut(s.WithoutHolder(), StepNoteSep)
+	text, _ := SplitHolder(s.Text) // a finished step may keep the tag of who held it
+	text, _, _ = strings.Cut(text, StepNoteSep)
 	return string(s.State) + "\n" + strings.TrimSpace(withoutBudget(text))
 }

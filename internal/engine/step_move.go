@@ -41,8 +41,8 @@ type StepMove struct {
 	IfRevision *int64
 	// By is the agent moving the step: a step it moves to in_progress ends with its tag
 	// " (@By)" and is held by it. "" means the actor of the context (a tool call's agent, or
-	// WithActor); with none, the move holds nothing, and moves a step someone holds only
-	// with Takeover.
+	// WithActor), except in a takeover to in_progress, which then holds nothing; with no
+	// actor, the move holds nothing, and moves a step someone holds only with Takeover.
 	By string
 	// Takeover moves a step that another agent holds. With State in_progress it hands the
 	// step to By, to nobody when By is "" (the step stays in progress), and the history names

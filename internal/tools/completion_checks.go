@@ -35,7 +35,8 @@ func (env *ToolEnv) verifyCompletion(ctx context.Context, name string, number in
 		return nil, document.Fail(document.Error{Code: document.CodeEvidenceRequired, Reason: document.ReasonEvidenceRequired, Name: name, Step: number, CurrentRevision: p.Revision})
 	}
 	if env.Verify != nil {
-		c := Completion{Plan: name, Step: number, Text: st.WithoutHolder(), Evidence: evidence, Agent: env.Agent(ctx), Revision: p.Revision}
+		text, _ := document.SplitHolder(st.Text)
+		c := Completion{Plan: name, Step: number, Text: text, Evidence: evidence, Agent: env.Agent(ctx), Revision: p.Revision}
 		if err := env.Verify(ctx, c); err != nil {
 			return nil, document.Fail(document.Error{Code: document.CodeNotVerified, Reason: document.ReasonNotVerified, Name: name, Step: number, CurrentRevision: p.Revision, Value: verifierText(err)})
 		}
