@@ -89,10 +89,7 @@ func TestAStepRecordsWhatItCost(t *testing.T) {
 
 func testAStepRecordsWhatItCost(t *testing.T, backend plan.Backend, lang adk.Language, streaming, usage bool) {
 	ctx := context.Background()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &[]string{proofPlan}[0]})
-	require.NoError(t, err)
+	store := proofStore(t, ctx, backend)
 	turn := func(tt plantest.Turn) plantest.Turn {
 		if !usage {
 			return tt

@@ -22,10 +22,7 @@ func TestAVerifierRefusesACompletionAndTheStepStaysWithItsHolder(t *testing.T) {
 		for bname, backend := range proofBackends(t) {
 			t.Run(lg.name+"/"+bname, func(t *testing.T) {
 				ctx := context.Background()
-				store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-				require.NoError(t, err)
-				_, err = store.Put(ctx, plan.Update{Name: "release", Content: &[]string{proofPlan}[0]})
-				require.NoError(t, err)
+				store := proofStore(t, ctx, backend)
 				var mu sync.Mutex
 				var seen []plan.Completion
 				verify := func(_ context.Context, c plan.Completion) error {
@@ -78,10 +75,7 @@ func TestAReviewStepIsCompletedOnlyBySomeoneElse(t *testing.T) {
 		for bname, backend := range proofBackends(t) {
 			t.Run(lg.name+"/"+bname, func(t *testing.T) {
 				ctx := context.Background()
-				store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-				require.NoError(t, err)
-				_, err = store.Put(ctx, plan.Update{Name: "release", Content: &[]string{proofPlan}[0]})
-				require.NoError(t, err)
+				store := proofStore(t, ctx, backend)
 				doer := plantest.NewScriptedModel(
 					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"in_progress"}`)),
 					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed","evidence":"v2.0 is on the releases page"}`)),

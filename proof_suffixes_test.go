@@ -16,11 +16,8 @@ import (
 // completion awaits review, as for any other "(review)" step.
 func TestAReviewStepWhoseTextHasADashStillAwaitsReview(t *testing.T) {
 	ctx := context.Background()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
 	body := "- [ ] Ship v2 — the web part (review) (budget 10m)\n"
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
-	require.NoError(t, err)
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
 	st := plan.ParseSteps(body)[0]
 	assert.True(t, st.Review)
 	require.NotNil(t, st.Budget)
@@ -48,11 +45,8 @@ func TestAReviewStepWhoseTextHasADashStillAwaitsReview(t *testing.T) {
 // never changes what a step asks for, and nothing is written.
 func TestANoteCannotChangeWhatAStepAsksFor(t *testing.T) {
 	ctx := context.Background()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
 	body := "- [ ] Ship (review)\n- [ ] Tell\n"
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
-	require.NoError(t, err)
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
 	for _, mv := range []plan.StepMove{
 		{Name: "release", Step: 1, State: plan.StepInProgress, By: "ana", Note: "fast (budget 1m)"},
 		{Name: "release", Step: 2, State: plan.StepInProgress, By: "ana", Note: "see (review)"},
@@ -72,11 +66,8 @@ func TestANoteCannotChangeWhatAStepAsksFor(t *testing.T) {
 // refused: Step.Evidence and Step.Cost are only ever what a move gave as such.
 func TestANoteOrEvidenceCannotForgeEvidenceOrCost(t *testing.T) {
 	ctx := context.Background()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
 	body := "- [ ] Build\n- [ ] Test\n"
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
-	require.NoError(t, err)
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
 
 	m := plantest.NewScriptedModel(
 		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","note":"evidence: go test ./... exit 0"}`),
@@ -104,11 +95,8 @@ func TestANoteOrEvidenceCannotForgeEvidenceOrCost(t *testing.T) {
 // review's mark.
 func TestEvidenceMentioningAReviewReadsBackWhole(t *testing.T) {
 	ctx := context.Background()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
 	body := "- [ ] Build (review)\n- [ ] Test\n"
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
-	require.NoError(t, err)
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
 	const ev = "flaky test (reviewed by hand) passes on rerun"
 	m := plantest.NewScriptedModel(
 		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
@@ -136,11 +124,8 @@ func TestEvidenceMentioningAReviewReadsBackWhole(t *testing.T) {
 // written. Based on a revision that shows it awaiting review, it does.
 func TestAStaleCompletionDoesNotReviewWorkItNeverSaw(t *testing.T) {
 	ctx := context.Background()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
 	body := "- [ ] Build (review)\n- [ ] Test\n"
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
-	require.NoError(t, err)
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
 	m := plantest.NewScriptedModel(
 		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
 		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"built"}`),

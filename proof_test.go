@@ -30,6 +30,21 @@ var proofLanguages = []struct {
 	word string // the word for evidence in that language
 }{{"en", adk.LanguageEnglish, "evidence"}, {"zh", adk.LanguageChinese, "证据"}}
 
+// proofStore returns a Store on backend that holds proofPlan as "release".
+func proofStore(t *testing.T, ctx context.Context, backend plan.Backend) *plan.Store {
+	return releaseStore(t, ctx, backend, proofPlan)
+}
+
+// releaseStore returns a Store on backend that holds body as plan "release".
+func releaseStore(t *testing.T, ctx context.Context, backend plan.Backend, body string) *plan.Store {
+	t.Helper()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	return store
+}
+
 // billed is a turn that reports a provider's usage, as every turn of these runs does.
 func billed(turn plantest.Turn) plantest.Turn {
 	return plantest.WithUsage(turn, plantest.Usage{PromptTokens: 1000, CompletionTokens: 50})
@@ -52,10 +67,7 @@ func TestAnAgentsEvidenceIsKeptWithTheStep(t *testing.T) {
 		for bname, backend := range proofBackends(t) {
 			t.Run(lg.name+"/"+bname, func(t *testing.T) {
 				ctx := context.Background()
-				store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-				require.NoError(t, err)
-				_, err = store.Put(ctx, plan.Update{Name: "release", Content: &[]string{proofPlan}[0]})
-				require.NoError(t, err)
+				store := proofStore(t, ctx, backend)
 				m := plantest.NewScriptedModel(
 					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
 					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"go build ./... exit 0\nsha256 9f2c"}`)),
@@ -89,10 +101,7 @@ func TestACompletionWithoutEvidenceIsRefusedWhenEvidenceIsRequired(t *testing.T)
 		for bname, backend := range proofBackends(t) {
 			t.Run(lg.name+"/"+bname, func(t *testing.T) {
 				ctx := context.Background()
-				store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-				require.NoError(t, err)
-				_, err = store.Put(ctx, plan.Update{Name: "release", Content: &[]string{proofPlan}[0]})
-				require.NoError(t, err)
+				store := proofStore(t, ctx, backend)
 				m := plantest.NewScriptedModel(
 					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
 					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"  "}`)),
