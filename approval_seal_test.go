@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -40,12 +42,12 @@ func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 	require.NotNil(t, p.Approval, "the Store's approval reads back on another Store")
 
 	read := func(name string) string {
-		fc, err := backend.Read(ctx, &plan.ReadRequest{FilePath: "/plans/" + name + ".md", Offset: 1, Limit: 1 << 20})
+		fc, err := backend.Read(ctx, &driver.ReadRequest{FilePath: "/plans/" + name + ".md", Offset: 1, Limit: 1 << 20})
 		require.NoError(t, err)
 		return fc.Content
 	}
 	write := func(name, raw string) {
-		require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/" + name + ".md", Content: raw}))
+		require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/" + name + ".md", Content: raw}))
 	}
 	approvedLines := regexp.MustCompile(`(?m)^approved_[a-z]+: .*\n`).FindAllString(read("real"), -1)
 	require.Len(t, approvedLines, 4)
@@ -87,7 +89,7 @@ func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
 	_, err = s.Approve(ctx, "p", p.Revision, "ana")
 	require.NoError(t, err)
 	read := func() string {
-		fc, err := backend.Read(ctx, &plan.ReadRequest{FilePath: "/plans/p.md", Offset: 1, Limit: 1 << 20})
+		fc, err := backend.Read(ctx, &driver.ReadRequest{FilePath: "/plans/p.md", Offset: 1, Limit: 1 << 20})
 		require.NoError(t, err)
 		return fc.Content
 	}
@@ -97,7 +99,7 @@ func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
 	_, err = s.Revoke(plan.WithActor(ctx, "ana"), "p")
 	require.NoError(t, err)
 	forged := strings.Replace(read(), "\nupdated_at:", "\n"+strings.Join(approvedLines, "")+"updated_at:", 1)
-	require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/p.md", Content: forged}))
+	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/p.md", Content: forged}))
 	got, err := s.Get(ctx, "p")
 	require.NoError(t, err)
 	assert.Nil(t, got.Approval, "ana revoked it")
@@ -119,7 +121,7 @@ func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
 func TestAStrayApprovalKeyIsReplacedByTheNextApproval(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/.approval-key", Content: "not a key"}))
+	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/.approval-key", Content: "not a key"}))
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
@@ -194,7 +196,7 @@ func TestAGivenApprovalKeyIsUsedAndNoKeyFileIsWritten(t *testing.T) {
 	assert.Nil(t, got.Approval, "nor does a key file")
 
 	for _, p := range []string{"/.plans.approval-key", "/plans/.approval-key"} {
-		_, err := backend.Read(ctx, &plan.ReadRequest{FilePath: p, Offset: 1, Limit: 10})
+		_, err := backend.Read(ctx, &driver.ReadRequest{FilePath: p, Offset: 1, Limit: 10})
 		assert.Error(t, err, "%s: no key file", p)
 	}
 	_, err = plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: []byte("short")})

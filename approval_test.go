@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
@@ -60,7 +62,7 @@ func TestApprovalGate(t *testing.T) {
 	assert.Empty(t, errorCode(t, resultAt(t, model, 11)))
 	p := r.get("release")
 	require.NotNil(t, p.Approval)
-	assert.Equal(t, plan.Approval{Revision: 7, By: "bo", At: p.Approval.At}, *p.Approval)
+	assert.Equal(t, api.Approval{Revision: 7, By: "bo", At: p.Approval.At}, *p.Approval)
 	assert.EqualValues(t, 9, p.Revision)
 
 	// A new run sees the approval in its digest and in list_plans.
@@ -161,5 +163,5 @@ func TestApprovalGateCoversRewrites(t *testing.T) {
 	assert.Equal(t, "not_approved", errorCode(t, resultAt(t, model, 2)), "marking steps done by rewriting")
 	assert.Empty(t, errorCode(t, resultAt(t, model, 3)), "rewriting with steps pending")
 	p := r.get("release")
-	assert.Equal(t, 0, p.Summarize().Progress.Completed)
+	assert.Equal(t, 0, plan.Summarize(p).Progress.Completed)
 }

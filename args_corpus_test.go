@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -60,7 +62,7 @@ func corpusTools(t *testing.T, lang adk.Language, approval bool) (context.Contex
 	require.NoError(t, err)
 	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "team", Step: 1, State: plan.StepInProgress, By: "other"})
 	require.NoError(t, err)
-	require.NoError(t, ws.Write(ctx, &plan.WriteRequest{FilePath: "/work/p.md", Content: "# P from a file\n- [ ] one\n"}))
+	require.NoError(t, ws.Write(ctx, &driver.WriteRequest{FilePath: "/work/p.md", Content: "# P from a file\n- [ ] one\n"}))
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, Workspace: ws, AgentName: "worker", Language: lang, RequireApproval: approval})
 	require.NoError(t, err)
 	runCtx, rc, err := mw.BeforeAgent(ctx, &adk.ChatModelAgentContext{Instruction: "base"})

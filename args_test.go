@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,7 +63,7 @@ func TestOversizedArgumentsAreRefusedCheaply(t *testing.T) {
 	// decoding the arguments would allocate over 50 MiB.)
 	assert.LessOrEqual(t, total, int64(4<<20), "allocations while refusing %d bytes of arguments", len(args))
 	assert.LessOrEqual(t, live, int64(2<<20))
-	_, err = backend.Read(ctx, &plan.ReadRequest{FilePath: "/plans/huge.md"})
+	_, err = backend.Read(ctx, &driver.ReadRequest{FilePath: "/plans/huge.md"})
 	require.Error(t, err, "nothing was written")
 	runtime.KeepAlive(args)
 }
@@ -72,7 +74,7 @@ func TestArgumentBoundKeepsEveryAcceptableCall(t *testing.T) {
 	const maxContent = 4 << 10
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	mw, err := plan.New(ctx, &plan.Config{Backend: backend, MaxContentBytes: maxContent})
+	mw, err := plan.New(ctx, &plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: backend, MaxContentBytes: maxContent})})
 	require.NoError(t, err)
 	ctx, _, tools := beforeAgentTools(t, ctx, mw)
 
@@ -111,7 +113,7 @@ func TestOversizedArgumentsAreToldTheLimitTheyPassed(t *testing.T) {
 	bound := 6*maxContent + 64<<10
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		ctx := context.Background()
-		mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), MaxContentBytes: maxContent, Language: lang})
+		mw, err := plan.New(ctx, &plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: plan.NewMemoryBackend(), MaxContentBytes: maxContent}), Language: lang})
 		require.NoError(t, err)
 		ctx, _, tools := beforeAgentTools(t, ctx, mw)
 		huge := `{"name":"` + strings.Repeat("a", bound) + `"}`

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -68,7 +70,7 @@ func testHandEditedInvalidUTF8(t *testing.T, backend plan.Backend) {
 	ctx := context.Background()
 	raw := "---\ntitle: \"Rel\xffease\"\nstatus: \"in\xc3 progress\"\nauthor: \"b\xe2\x82ob\"\nrevision: 2\n" +
 		"updated_at: \"2026-11-21T22:00:00Z\"\n---\n# Rel\xffease\n- [x] tag \xff\n- [ ] sh\xc3ip\n- [ ] announce\n"
-	require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/release.md", Content: raw}))
+	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/release.md", Content: raw}))
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
 	require.NoError(t, err)
 	ctx, _, tools := beforeAgentTools(t, ctx, mw)
@@ -127,7 +129,7 @@ func testHandEditedInvalidUTF8(t *testing.T, backend plan.Backend) {
 	assert.Equal(t, "announce", step.NextStep.Text, "next_step is the first pending step, not the one just taken")
 
 	// The write stored the repair: the file is valid UTF-8 and no longer flagged.
-	fc, err := backend.Read(ctx, &plan.ReadRequest{FilePath: "/plans/release.md", Offset: 1, Limit: 1000})
+	fc, err := backend.Read(ctx, &driver.ReadRequest{FilePath: "/plans/release.md", Offset: 1, Limit: 1000})
 	require.NoError(t, err)
 	assert.True(t, utf8.ValidString(fc.Content), fc.Content)
 	read = decode[readOut](t, invoke(t, ctx, tools, plan.ToolReadPlan, `{"name":"release"}`))

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,10 +37,10 @@ func TestDeciderChildProcess(t *testing.T) {
 	require.NoError(t, err)
 	decided := int64(0)
 	for _, decision := range fields[1:] {
-		var w *plan.Waiting
+		var w *api.Waiting
 		for deadline := time.Now().Add(time.Minute); w == nil; {
 			require.True(t, time.Now().Before(deadline), "no run waited on the plan")
-			list, err := s.List(ctx)
+			list, err := s.ListPage(ctx, plan.ListOptions{})
 			require.NoError(t, err)
 			for _, sum := range list.Plans {
 				if sum.Name == "release" && sum.Waiting != nil && sum.Waiting.Revision > decided {
@@ -143,7 +145,7 @@ func TestADecisionMadeInAnotherProcessResumesTheRun(t *testing.T) {
 
 		p := r.get("release")
 		require.NotNil(t, p.Approval)
-		assert.Equal(t, plan.Approval{Revision: 5, By: "alice", At: p.Approval.At}, *p.Approval)
+		assert.Equal(t, api.Approval{Revision: 5, By: "alice", At: p.Approval.At}, *p.Approval)
 		assert.Nil(t, p.Waiting)
 		hist, err := r.store.History(r.ctx, "release")
 		require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/internal/agentrun"
 )
 
@@ -95,7 +96,7 @@ func TestLeadingDigestIsTheWholeDigestAndNothingAfterIt(t *testing.T) {
 	var plans []*Summary
 	for i := range 5 {
 		plans = append(plans, &Summary{Name: "plan-" + string(rune('a'+i)), Revision: int64(i + 1), Title: "t\n- x r1 ", Status: "s",
-			UpdatedAt: base.Add(time.Duration(i) * time.Hour), Progress: Progress{Total: 2, Completed: 1}})
+			UpdatedAt: base.Add(time.Duration(i) * time.Hour), Progress: api.Progress{Total: 2, Completed: 1}})
 	}
 	tails := []string{"", "\n## Other\n- a list item\n", "- not a digest line\n", "- 3rd party\n", "## Plans\n"}
 	for _, texts := range []map[string]string{textsEN, textsZH, agentrun.WithSetHeader(textsEN, "team plans")} {
@@ -121,8 +122,8 @@ func TestLeadingDigestIsTheWholeDigestAndNothingAfterIt(t *testing.T) {
 // since) holds another digest: the whole of it is what a renewal replaces.
 func TestADigestThatMerelyStartsWithTheRunsOwnIsAnother(t *testing.T) {
 	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	alpha := &Summary{Name: "alpha", Revision: 3, Status: "s", UpdatedAt: at, Progress: Progress{Total: 2}}
-	beta := &Summary{Name: "beta", Revision: 2, Status: "s", UpdatedAt: at.Add(-time.Hour), Progress: Progress{Total: 1}}
+	alpha := &Summary{Name: "alpha", Revision: 3, Status: "s", UpdatedAt: at, Progress: api.Progress{Total: 2}}
+	beta := &Summary{Name: "beta", Revision: 2, Status: "s", UpdatedAt: at.Add(-time.Hour), Progress: api.Progress{Total: 1}}
 	both, _ := agentrun.RenderDigest([]*Summary{alpha, beta}, 0, textsEN, 12, 4000, nil)
 	now, _ := agentrun.RenderDigest([]*Summary{alpha}, 0, textsEN, 12, 4000, nil)
 	if !strings.HasPrefix(both, now) || both == now {

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 
@@ -96,7 +99,7 @@ func ExampleStore() {
 	}
 	fmt.Printf("get %s: revision %d, status %s\n", p.Name, p.Revision, p.Status)
 
-	listing, err := store.List(ctx)
+	listing, err := store.ListPage(ctx, plan.ListOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -123,18 +126,18 @@ func ExampleNewMemoryBackend() {
 	if _, err := store.Put(ctx, plan.Update{Name: "todo", Title: "Today", Content: &body}); err != nil {
 		panic(err)
 	}
-	infos, err := backend.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans"})
+	infos, err := backend.LsInfo(ctx, &driver.LsInfoRequest{Path: "/plans"})
 	if err != nil {
 		panic(err)
 	}
 	for _, info := range infos {
 		fmt.Println(info.Path)
 	}
-	file, err := backend.Read(ctx, &plan.ReadRequest{FilePath: "/plans/todo.md"})
+	file, err := backend.Read(ctx, &driver.ReadRequest{FilePath: "/plans/todo.md"})
 	if err != nil {
 		panic(err)
 	}
-	p, err := plan.DecodePlan("todo", file.Content)
+	p, err := document.DecodePlan("todo", file.Content)
 	if err != nil {
 		panic(err)
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // guardOnDisk is a Store on a LocalBackend at <project>/.plans with one plan, and the guard
-// a middleware with no Workspace puts on Eino's file tools (host paths).
+// a middleware with no driver.Workspace puts on Eino's file tools (host paths).
 func guardOnDisk(t *testing.T) (g *agentrun.FileGuard, project, root string) {
 	t.Helper()
 	project = t.TempDir()
@@ -131,8 +131,8 @@ func TestSearchesKeepOutOfThePlansFolder(t *testing.T) {
 	assert.True(t, v.Err == nil && v.Keep == nil, "a folder without plans is listed as it is")
 }
 
-// TestGuardReadsWorkspacePathsAsTheStoragesOwn: with a Workspace that is the Store's own
-// storage, the file tools' paths are read as its paths; with neither a Workspace nor a
+// TestGuardReadsWorkspacePathsAsTheStoragesOwn: with a driver.Workspace that is the Store's own
+// storage, the file tools' paths are read as its paths; with neither a driver.Workspace nor a
 // LocalBackend, Eino's host file tools cannot reach the plans, and nothing is refused.
 func TestGuardReadsWorkspacePathsAsTheStoragesOwn(t *testing.T) {
 	backend := NewMemoryBackend()
@@ -184,7 +184,7 @@ func TestTheGuardWrapsEveryKindOfToolCall(t *testing.T) {
 	t.Cleanup(func() { backend.Close() })
 	mw, err := New(ctx, &Config{Backend: backend, Language: adk.LanguageChinese})
 	require.NoError(t, err)
-	m := mw.(*agentrun.Middleware[*schema.Message])
+	m := mw.(*agentrun.Middleware[*schema.Message, *Store])
 	keyArgs := fileArgs("file_path", filepath.Join(root, ".plans.approval-key"))
 	ran := 0
 
@@ -243,16 +243,25 @@ func TestTheGuardWrapsEveryKindOfToolCall(t *testing.T) {
 	assert.Equal(t, 1, ran, "no refused call ran")
 }
 
-// TestConfigApprovalKeyGoesToTheStore: Config.ApprovalKey seals the approvals of the Store
-// the middleware makes, and is refused beside Config.Store, which has its own.
-func TestConfigApprovalKeyGoesToTheStore(t *testing.T) {
+// TestConfigStoreRefusesWhatItWouldIgnore: the middleware works on the Store it is given,
+// with that Store's key, and refuses Backend or BaseDir beside it rather than ignore them.
+func TestConfigStoreRefusesWhatItWouldIgnore(t *testing.T) {
 	ctx := context.Background()
 	key := []byte(strings.Repeat("h", 32))
-	mw, err := New(ctx, &Config{Backend: NewMemoryBackend(), ApprovalKey: key})
+	mw, err := New(ctx, &Config{Store: storeOf(t, StoreConfig{Backend: NewMemoryBackend(), ApprovalKey: key})})
 	require.NoError(t, err)
-	assert.Equal(t, key, mw.(*agentrun.Middleware[*schema.Message]).Store.GivenKey)
-	s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
+	assert.Equal(t, key, mw.(*agentrun.Middleware[*schema.Message, *Store]).Store.GivenKey)
+	s := storeOf(t, StoreConfig{Backend: NewMemoryBackend()})
+	for _, cfg := range []*Config{{Store: s, Backend: NewMemoryBackend()}, {Store: s, BaseDir: "/other"}} {
+		_, err = New(ctx, cfg)
+		assert.ErrorContains(t, err, "Config.Store is set")
+	}
+}
+
+// storeOf is a Store made from cfg.
+func storeOf(t testing.TB, cfg StoreConfig) *Store {
+	t.Helper()
+	s, err := NewStore(&cfg)
 	require.NoError(t, err)
-	_, err = New(ctx, &Config{Store: s, ApprovalKey: key})
-	assert.Error(t, err)
+	return s
 }

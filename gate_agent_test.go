@@ -494,7 +494,7 @@ func TestAnExpiredHoldPermitsNoGatedCall(t *testing.T) {
 	ctx := context.Background()
 	backend, files, fs := approvedRelease(t)
 	const ttl = 300 * time.Millisecond
-	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker", ClaimTTL: ttl, GatedTools: []string{"write_file"}})
+	mw, err := plan.New(ctx, &plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: backend, ClaimTTL: ttl}), AgentName: "worker", GatedTools: []string{"write_file"}})
 	require.NoError(t, err)
 
 	write := func(text string) plantest.Turn {

@@ -96,7 +96,7 @@ func checkHistory(t *testing.T, s *plan.Store, name string) {
 func TestDeepAgentWorkersTakeStepsOnlyWhenReady(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	mw, err := plan.New(ctx, &plan.Config{Backend: backend, HistoryLimit: 100})
+	mw, err := plan.New(ctx, &plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: backend, HistoryLimit: 100})})
 	require.NoError(t, err)
 	body := "# Release\n- [ ] design\n- [ ] build (after 1)\n- [ ] docs\n- [ ] test (after 2)\n- [ ] release (after 3, 4)\n"
 	worker := func(name string) adk.Agent {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -55,7 +57,7 @@ func TestASweepNeverTakesAReplacedPlanOnItsWayToTheHistory(t *testing.T) {
 	for range 2 {
 		wg.Go(func() {
 			for !stop.Load() {
-				_, _ = b.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans"})
+				_, _ = b.LsInfo(ctx, &driver.LsInfoRequest{Path: "/plans"})
 			}
 		})
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -33,14 +35,14 @@ func crcName(raw string) string {
 
 func readFile(t *testing.T, b plan.Backend, p string) string {
 	t.Helper()
-	fc, err := b.Read(context.Background(), &plan.ReadRequest{FilePath: p})
+	fc, err := b.Read(context.Background(), &driver.ReadRequest{FilePath: p})
 	require.NoError(t, err)
 	return fc.Content
 }
 
 func writeFile(t *testing.T, b plan.Backend, p, content string) {
 	t.Helper()
-	require.NoError(t, b.Write(context.Background(), &plan.WriteRequest{FilePath: p, Content: content}))
+	require.NoError(t, b.Write(context.Background(), &driver.WriteRequest{FilePath: p, Content: content}))
 }
 
 // A plan file of a format newer than this release knows reads, and no change of it is
@@ -104,7 +106,7 @@ func (b *racingBackend) race(p string) {
 	}
 }
 
-func (b *racingBackend) Read(ctx context.Context, req *plan.ReadRequest) (*plan.FileContent, error) {
+func (b *racingBackend) Read(ctx context.Context, req *driver.ReadRequest) (*driver.FileContent, error) {
 	b.race(req.FilePath)
 	return b.MemoryBackend.Read(ctx, req)
 }
@@ -136,7 +138,7 @@ func TestMigrateKeepsAWriteThatLandsMeanwhile(t *testing.T) {
 	require.NoError(t, err)
 	racing := &racingBackend{MemoryBackend: inner, onCRC: func() {}}
 	armed := func() {
-		infos, err := other.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans/.history/old"})
+		infos, err := other.LsInfo(ctx, &driver.LsInfoRequest{Path: "/plans/.history/old"})
 		require.NoError(t, err)
 		for _, info := range infos {
 			writeFile(t, inner, info.Path, readFile(t, other, info.Path))
@@ -269,7 +271,7 @@ func TestCheckSaysWhyAnApprovalNoLongerHolds(t *testing.T) {
 		return other
 	}
 	assert.Equal(t, "key_changed", reason(fresh()))
-	require.NoError(t, backend.Delete(ctx, &plan.DeleteRequest{FilePath: "/.plans.approval-key"}))
+	require.NoError(t, backend.Delete(ctx, &driver.DeleteRequest{FilePath: "/.plans.approval-key"}))
 	assert.Equal(t, "key_missing", reason(fresh()))
 	assert.NotContains(t, lsNames(t, backend, "/"), ".plans.approval-key", "check made no key")
 
@@ -281,7 +283,7 @@ func TestCheckSaysWhyAnApprovalNoLongerHolds(t *testing.T) {
 
 func lsNames(t *testing.T, b plan.Backend, dir string) []string {
 	t.Helper()
-	infos, err := b.LsInfo(context.Background(), &plan.LsInfoRequest{Path: dir})
+	infos, err := b.LsInfo(context.Background(), &driver.LsInfoRequest{Path: dir})
 	require.NoError(t, err)
 	var out []string
 	for _, info := range infos {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -31,7 +33,7 @@ func TestHistoryChildProcess(t *testing.T) {
 	var n int
 	_, err := fmt.Sscan(spec, &root, &worker, &n)
 	require.NoError(t, err)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: plan.DefaultHistoryLimit})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: api.DefaultHistoryLimit})
 	require.NoError(t, err)
 	fmt.Println("ready")
 	_, err = bufio.NewReader(os.Stdin).ReadString('\n')
@@ -47,7 +49,7 @@ func TestHistoryChildProcess(t *testing.T) {
 func TestHistoryAcrossProcesses(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: plan.DefaultHistoryLimit})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: api.DefaultHistoryLimit})
 	require.NoError(t, err)
 	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n"), Status: "p-0"})
 	require.NoError(t, err)
@@ -71,7 +73,7 @@ func TestHistoryAcrossProcesses(t *testing.T) {
 
 	h, err := s.History(ctx, "ship")
 	require.NoError(t, err)
-	require.Len(t, h, plan.DefaultHistoryLimit)
+	require.Len(t, h, api.DefaultHistoryLimit)
 	last := map[string]int{}
 	for i, r := range h {
 		assert.EqualValues(t, 1+2*writes-i, r.Revision)

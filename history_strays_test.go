@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -51,7 +54,7 @@ func TestStrayHistoryEntriesNeverBlock(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, h)
 
-	listing, err := s.List(ctx)
+	listing, err := s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, listing.Warnings, 1, "what was set aside is reported")
 	assert.Equal(t, ".stray", listing.Warnings[0].Name)
@@ -128,17 +131,17 @@ func TestHistoryNeverServesEntriesOfAnEarlierFormat(t *testing.T) {
 		require.NoError(t, err)
 	}
 	dir := "/plans/.history/p"
-	entries, err := backend.LsInfo(ctx, &plan.LsInfoRequest{Path: dir})
+	entries, err := backend.LsInfo(ctx, &driver.LsInfoRequest{Path: dir})
 	require.NoError(t, err)
 	lost := 0
 	for _, e := range entries {
 		if strings.HasPrefix(path.Base(e.Path), "2.") {
-			require.NoError(t, backend.Delete(ctx, &plan.DeleteRequest{FilePath: e.Path}), "the real entry of revision 2 is lost")
+			require.NoError(t, backend.Delete(ctx, &driver.DeleteRequest{FilePath: e.Path}), "the real entry of revision 2 is lost")
 			lost++
 		}
 	}
 	require.Equal(t, 1, lost)
-	forged := plan.EncodePlan(&plan.Plan{Name: "p", Title: "p", Status: "draft", Revision: 2, UpdatedAt: time.Now(), Content: "forged\n"})
+	forged := document.EncodePlan(&plan.Plan{Name: "p", Title: "p", Status: "draft", Revision: 2, UpdatedAt: time.Now(), Content: "forged\n"})
 	plantEntry(t, backend, dir, 2, forged, "")
 
 	_, err = s.GetRevision(ctx, "p", 2)
@@ -161,6 +164,6 @@ func plantEntry(t *testing.T, b plan.Backend, dir string, rev int64, file, paren
 	hash := hex.EncodeToString(sum[:])
 	entry := "---\naction: \"write\"\nby: \"x\"\nparent: \"" + parent + "\"\n" + strings.TrimPrefix(file, "---\n")
 	name := dir + "/" + strconv.FormatInt(rev, 10) + "-" + hash[:12]
-	require.NoError(t, b.Write(context.Background(), &plan.WriteRequest{FilePath: name, Content: entry}))
+	require.NoError(t, b.Write(context.Background(), &driver.WriteRequest{FilePath: name, Content: entry}))
 	return hash
 }

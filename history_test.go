@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/driver"
+
 	"github.com/bytedance/sonic"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,7 +37,7 @@ func revisionNumbers(h []plan.Revision) []int64 {
 
 func entryFiles(t *testing.T, b plan.Backend, name string) []string {
 	t.Helper()
-	infos, err := b.LsInfo(context.Background(), &plan.LsInfoRequest{Path: "/plans/.history/" + name})
+	infos, err := b.LsInfo(context.Background(), &driver.LsInfoRequest{Path: "/plans/.history/" + name})
 	if err != nil {
 		return nil
 	}
@@ -95,7 +98,7 @@ func TestHistoryIsBounded(t *testing.T) {
 			assert.Equal(t, "s17", old.Status)
 			assert.Equal(t, "# Ship\n- [x] build\n- [ ] test\n", old.Content)
 
-			listing, err := s.List(ctx)
+			listing, err := s.ListPage(ctx, plan.ListOptions{})
 			require.NoError(t, err)
 			assert.Len(t, listing.Plans, 1, "the history folder is not a plan")
 			assert.Empty(t, listing.Warnings)
@@ -133,7 +136,7 @@ func TestHistoryGoneAfterDelete(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			b := newBackend(t)
-			s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: plan.DefaultHistoryLimit})
+			s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: api.DefaultHistoryLimit})
 			require.NoError(t, err)
 			for _, st := range []string{"a", "b", "c"} {
 				_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: st})
@@ -162,7 +165,7 @@ func TestHistoryGoneAfterDelete(t *testing.T) {
 // revisions diff to nothing, and a revision that was never written is not_found.
 func TestStoreDiff(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HistoryLimit: plan.DefaultHistoryLimit})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HistoryLimit: api.DefaultHistoryLimit})
 	require.NoError(t, err)
 	_, err = s.Put(ctx, plan.Update{Name: "ship", Title: "Ship", Content: ptrTo("# Ship\n- [ ] build\n- [ ] test\n- [ ] tag\n")})
 	require.NoError(t, err)
@@ -263,13 +266,13 @@ func TestReadPlanSinceRevisionThroughAgents(t *testing.T) {
 		t.Run(bc.name, func(t *testing.T) {
 			ctx := context.Background()
 			backend, _ := bc.new(t)
-			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HistoryLimit: plan.DefaultHistoryLimit})
+			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HistoryLimit: api.DefaultHistoryLimit})
 			require.NoError(t, err)
 			body := "# Ship\n- [ ] build\n- [ ] test\n- [ ] tag\n"
 			_, err = store.Put(ctx, plan.Update{Name: "ship", Content: &body, Author: "planner"})
 			require.NoError(t, err)
 			agent := func(name string) *plan.Config {
-				return &plan.Config{Backend: backend, AgentName: name, HistoryLimit: plan.DefaultHistoryLimit}
+				return &plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: backend, HistoryLimit: api.DefaultHistoryLimit}), AgentName: name}
 			}
 
 			mate, err := plan.New(ctx, agent("teammate"))
@@ -345,7 +348,7 @@ func TestAPlanWhoseRevisionsStartOverShowsOnlyItsOwnHistory(t *testing.T) {
 			_, err := s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] old\n"), Status: st})
 			require.NoError(t, err)
 		}
-		require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: "/plans/" + name + ".md"}))
+		require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: "/plans/" + name + ".md"}))
 		for _, st := range []string{"new-1", "new-2", "new-3"} {
 			_, err := s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] new\n"), Status: st})
 			require.NoError(t, err)
@@ -374,10 +377,10 @@ func TestAHandEditIsCreditedToNobody(t *testing.T) {
 	require.Equal(t, plan.ActionStatus, h[0].Action)
 	require.Equal(t, "w2", h[0].Author)
 
-	fc, err := b.Read(ctx, &plan.ReadRequest{FilePath: "/plans/ship.md"})
+	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/ship.md"})
 	require.NoError(t, err)
 	edited := strings.Replace(fc.Content, "- [ ] x", "- [x] x\n- [ ] added by a person", 1)
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: "/plans/ship.md", Content: edited}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: "/plans/ship.md", Content: edited}))
 	h, err = s.History(ctx, "ship")
 	require.NoError(t, err)
 	assert.Empty(t, h[0].Action, "nobody known made the edited revision")
@@ -403,7 +406,7 @@ type cancelAfterSwap struct {
 
 func (c *cancelAfterSwap) Unwrap() plan.Backend { return c.MemoryBackend }
 
-func (c *cancelAfterSwap) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+func (c *cancelAfterSwap) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
 	ok, err := c.MemoryBackend.CompareAndSwap(ctx, req, old)
 	if f := c.cancel.Swap(nil); f != nil {
 		(*f)()

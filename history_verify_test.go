@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/adk"
 	"github.com/stretchr/testify/assert"
@@ -65,7 +67,7 @@ func entryOf(t *testing.T, b plan.Backend, name, rev string) (string, string) {
 	t.Helper()
 	for _, p := range entryFiles(t, b, name) {
 		if strings.HasPrefix(path.Base(p), rev+".") {
-			fc, err := b.Read(context.Background(), &plan.ReadRequest{FilePath: p})
+			fc, err := b.Read(context.Background(), &driver.ReadRequest{FilePath: p})
 			require.NoError(t, err)
 			return p, fc.Content
 		}
@@ -93,7 +95,7 @@ func TestAForgedHistoryEntryIsNotServed(t *testing.T) {
 	require.NotEqual(t, real, forged)
 	raw := withCRC32C([]byte(forged+"\n"), crc32.Checksum([]byte(real), castagnoli))
 	require.Equal(t, crc32.Checksum([]byte(real), castagnoli), crc32.Checksum(raw, castagnoli))
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: string(raw)}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: p, Content: string(raw)}))
 
 	for _, rev := range []int64{1, 2} {
 		got, err := s.GetRevision(ctx, "ship", rev)
@@ -156,11 +158,11 @@ func asReleaseBefore(t *testing.T, b plan.Backend, name, prev string) {
 	sha := strings.TrimPrefix(path.Base(p), prev+".")
 	crc := crc32.Checksum([]byte(entry), castagnoli)
 	crcHex := fmt.Sprintf("%08x", crc)
-	require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: p}))
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: path.Dir(p) + "/" + prev + "." + crcHex, Content: entry}))
+	require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: p}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: path.Dir(p) + "/" + prev + "." + crcHex, Content: entry}))
 
 	planPath := "/plans/" + name + ".md"
-	fc, err := b.Read(ctx, &plan.ReadRequest{FilePath: planPath})
+	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: planPath})
 	require.NoError(t, err)
 	file := strings.Replace(fc.Content, `replaces: "`+sha+`"`, `replaces: "`+crcHex+`"`, 1)
 	require.NotEqual(t, fc.Content, file, "the plan file names its predecessor")
@@ -169,7 +171,7 @@ func asReleaseBefore(t *testing.T, b plan.Backend, name, prev string) {
 	without := file[:loc[0]] + file[loc[1]:]
 	sum := crc32.Checksum([]byte(without), castagnoli)
 	file = file[:loc[0]] + fmt.Sprintf("checksum: %q\n", fmt.Sprintf("%08x", sum)) + file[loc[1]:]
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: planPath, Content: file}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: planPath, Content: file}))
 }
 
 // History kept by the release before, under a CRC-32C, is reported as history that cannot be
@@ -227,7 +229,7 @@ func TestHistoryKeptUnderACRCIsReportedAsUnverifiable(t *testing.T) {
 
 	for _, f := range files { // once it is gone, revision 1 is simply not kept
 		if strings.HasPrefix(path.Base(f), "1.") {
-			require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: f}))
+			require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: f}))
 		}
 	}
 	_, err = fresh.GetRevision(ctx, "ship", 1)

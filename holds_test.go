@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,7 +33,7 @@ func TestANoteNeverBecomesAHolder(t *testing.T) {
 	p, err := s.Get(context.Background(), "team")
 	require.NoError(t, err)
 	assert.Contains(t, p.Content, "- [~] design — blocked, ask victim (@me)\n")
-	_, step, err := s.TakeOverStep(context.Background(), "team", 1, "")
+	_, step, err := s.MoveStep(context.Background(), plan.StepMove{Name: "team", Step: 1, State: plan.StepInProgress, By: "", Takeover: true})
 	require.NoError(t, err)
 	assert.Empty(t, step.Holder, "a release leaves the step held by nobody")
 	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "someone"})
@@ -72,16 +74,16 @@ func TestAWrittenBodyNeverClaimsAStep(t *testing.T) {
 	// is held by nobody, and stays so after a release.
 	legacy := "---\ntitle: \"L\"\nstatus: \"draft\"\nauthor: \"\"\nrevision: 1\nupdated_at: \"2026-01-01T00:00:00Z\"\n---\n- [ ] Ship (@victim)\n"
 	backend := plan.NewMemoryBackend()
-	require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/legacy.md", Content: legacy}))
+	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/legacy.md", Content: legacy}))
 	ls, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	_, step, err := ls.MoveStep(ctx, plan.StepMove{Name: "legacy", Step: 1, State: plan.StepInProgress})
 	require.NoError(t, err)
 	assert.Empty(t, step.Holder)
-	_, step, err = ls.TakeOverStep(ctx, "legacy", 1, "bob")
+	_, step, err = ls.MoveStep(ctx, plan.StepMove{Name: "legacy", Step: 1, State: plan.StepInProgress, By: "bob", Takeover: true})
 	require.NoError(t, err)
 	assert.Equal(t, "bob", step.Holder)
-	_, step, err = ls.TakeOverStep(ctx, "legacy", 1, "")
+	_, step, err = ls.MoveStep(ctx, plan.StepMove{Name: "legacy", Step: 1, State: plan.StepInProgress, By: "", Takeover: true})
 	require.NoError(t, err)
 	assert.Empty(t, step.Holder, "a release releases")
 }

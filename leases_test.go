@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
@@ -88,7 +90,7 @@ func TestAnExpiredHoldIsTakenFirstOnEveryBackend(t *testing.T) {
 			require.Empty(t, code)
 			assert.Equal(t, 1, st.Number, "the expired step before pending step 2")
 			assert.Equal(t, "w2", st.Holder)
-			assert.Contains(t, plan.EncodePlan(p), "hold_expired: \"1 w1\"")
+			assert.Contains(t, document.EncodePlan(p), "hold_expired: \"1 w1\"")
 			mu.Lock()
 			last := changes[len(changes)-1]
 			mu.Unlock()
@@ -97,7 +99,7 @@ func TestAnExpiredHoldIsTakenFirstOnEveryBackend(t *testing.T) {
 
 			p, _, code = leaseMove(a, "w2", 1, plan.StepCompleted)
 			require.Empty(t, code)
-			assert.NotContains(t, plan.EncodePlan(p), "hold_expired", "only the revision that moved it says so")
+			assert.NotContains(t, document.EncodePlan(p), "hold_expired", "only the revision that moved it says so")
 			revs, err := a.History(context.Background(), "lease")
 			require.NoError(t, err)
 			assert.Equal(t, int64(5), p.Revision, "revision = 1 + successful changes")

@@ -3,6 +3,7 @@ package plan
 import (
 	"io/fs"
 
+	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/localfs"
 )
 
@@ -33,6 +34,6 @@ func WithMaxFileSize(n int64) LocalOption { return localfs.WithMaxFileSize(n) }
 func WithPermissions(dir, file fs.FileMode) LocalOption { return localfs.WithPermissions(dir, file) }
 
 var (
-	_ Backend   = (*LocalBackend)(nil)
-	_ Workspace = (*LocalBackend)(nil)
+	_ Backend          = (*LocalBackend)(nil)
+	_ driver.Workspace = (*LocalBackend)(nil)
 )

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
@@ -50,7 +52,7 @@ func newBareWriter(tb testing.TB) *bareWriter {
 	dir := filepath.Join(tb.TempDir(), "plans")
 	require.NoError(tb, os.MkdirAll(dir, 0o700))
 	p := &plan.Plan{Name: "bench", Title: "Release", Status: "draft", Revision: 2, UpdatedAt: time.Now().UTC(), Content: benchBody}
-	return &bareWriter{dir: dir, tmp: filepath.Join(dir, ".bench.md.tmp-1"), target: filepath.Join(dir, "bench.md"), data: []byte(plan.EncodePlan(p))}
+	return &bareWriter{dir: dir, tmp: filepath.Join(dir, ".bench.md.tmp-1"), target: filepath.Join(dir, "bench.md"), data: []byte(document.EncodePlan(p))}
 }
 
 func (w *bareWriter) write(tb testing.TB) {

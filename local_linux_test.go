@@ -57,7 +57,7 @@ func TestEntriesThatCanNeverBePlans(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".deleted", "fresh", "x"), 0o700))
 
 	s := storeOn(t, newLocal(t, root), "")
-	listing, err := s.List(ctx)
+	listing, err := s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, listing.Plans)
 	warned := map[string]plan.Code{}
@@ -131,7 +131,7 @@ func TestDeleteOnFullDisk(t *testing.T) {
 		require.NoError(t, err, "delete %s on a full disk", p.Name)
 		assert.Equal(t, p.Revision, rev)
 	}
-	listing, err := s.List(ctx)
+	listing, err := s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, listing.Plans)
 	assert.Empty(t, listing.Warnings)

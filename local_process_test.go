@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/einoplan/plan/driver/drivertest"
 	"github.com/einoplan/plan/internal/childtest"
 
@@ -172,7 +174,7 @@ func TestLocalBackendSurvivesKill(t *testing.T) {
 		require.NoError(t, child.Cmd.Process.Kill())
 		_ = child.Wait()
 
-		listing, err := s.List(ctx)
+		listing, err := s.ListPage(ctx, plan.ListOptions{})
 		require.NoError(t, err)
 		require.Empty(t, listing.Warnings, "after kill %d", i)
 		for _, sum := range listing.Plans {
@@ -188,7 +190,7 @@ func TestLocalBackendSurvivesKill(t *testing.T) {
 	for _, m := range matches {
 		raw, err := os.ReadFile(m)
 		require.NoError(t, err)
-		_, err = plan.DecodePlan(strings.TrimSuffix(filepath.Base(m), ".md"), string(raw))
+		_, err = document.DecodePlan(strings.TrimSuffix(filepath.Base(m), ".md"), string(raw))
 		require.NoError(t, err, m)
 	}
 	// Kills that landed between creating a temp file and renaming it leave the temp file,

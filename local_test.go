@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -22,7 +24,7 @@ func TestWriteOnceNeverWritesThroughAHardLink(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o755))
 	require.NoError(t, os.Link(outside, filepath.Join(root, "plans", "e")))
 	b := newLocal(t, root)
-	require.NoError(t, b.WriteOnce(ctx, &plan.WriteRequest{FilePath: "/plans/e", Content: "entry"}))
+	require.NoError(t, b.WriteOnce(ctx, &driver.WriteRequest{FilePath: "/plans/e", Content: "entry"}))
 	got, err := os.ReadFile(outside)
 	require.NoError(t, err)
 	assert.Equal(t, "keep me", string(got))

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/memfs"
 )
 
@@ -16,6 +17,6 @@ type MemoryBackend = memfs.Backend
 func NewMemoryBackend() *MemoryBackend { return memfs.New() }
 
 var (
-	_ Backend   = (*MemoryBackend)(nil)
-	_ Workspace = (*MemoryBackend)(nil)
+	_ Backend          = (*MemoryBackend)(nil)
+	_ driver.Workspace = (*MemoryBackend)(nil)
 )

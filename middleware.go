@@ -4,30 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
-	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/agentrun"
 	"github.com/einoplan/plan/internal/engine"
 	"github.com/einoplan/plan/internal/tools"
 )
 
 // Role decides whether an agent run may use plan_template and request_plan_approval.
-type Role = tools.Role
+type Role = api.Role
 
 const (
 	// RoleAuto decides per run: a run started inside a run of an agent that uses this
 	// package (a sub-agent called through adk.NewAgentTool or a deep agent's task tool) is
 	// a sub-agent, any other run is the orchestrator. One middleware can therefore serve a
 	// deep agent and its general-purpose sub-agent, as deep.New requires.
-	RoleAuto = tools.RoleAuto
+	RoleAuto = api.RoleAuto
 	// RoleOrchestrator always offers plan_template.
-	RoleOrchestrator = tools.RoleOrchestrator
+	RoleOrchestrator = api.RoleOrchestrator
 	// RoleSubAgent never shows plan_template to the model; a call to it anyway returns
 	// tool_not_available.
-	RoleSubAgent = tools.RoleSubAgent
+	RoleSubAgent = api.RoleSubAgent
 )
 
 // Tool names, as models already know them: the keys of Config.ToolNames.
@@ -47,29 +47,20 @@ const (
 	ToolRequestPlanApproval = tools.ToolRequestPlanApproval
 )
 
-// DigestConfig bounds the plan digest appended to the instruction at the start of each
-// run. The digest stays the same between the model calls of a run, so prompt caching keeps
-// working, until the run's history is rewritten (a summarization middleware compacted it):
-// the model call that first sees the rewritten history reads a fresh digest, whatever the
-// order of the agent's handlers.
-type DigestConfig = agentrun.DigestConfig
+// What the middleware hands to a host is declared in package api, where `go doc` shows the
+// fields: `go doc github.com/einoplan/plan/api GatedCall`.
 
-// GatedCall reports one call of a gated tool (Config.GatedTools), before it runs: who called
-// what, and under which hold. A call runs only while Agent holds step Step of plan Plan,
-// approved at Revision, its revision when the call was checked, and the step names Tool in
-// its "(uses …)" (Uses; any held step with Config.GateAnyHeldStep). A refused call has
-// Allowed false, Reason saying why, and Plan, Step, Revision and Uses of the hold or plan it
-// lacked the approval or the naming of, when there is one.
-type GatedCall = agentrun.GatedCall
+// DigestConfig bounds the digest of current plans appended to the instruction.
+type DigestConfig = api.DigestConfig
 
-// Completion is a step completion about to land, as Config.Verify sees it: nothing of it is
-// written until Verify returns nil.
-type Completion = tools.Completion
+// GatedCall reports one call of a gated tool (Config.GatedTools), run or refused, before it runs.
+type GatedCall = api.GatedCall
 
-// CostReport is what a host hears of a step's cost (Config.OnCost, and an event of the run
-// whose Output.CustomizedOutput is the CostReport): when the step leaves in_progress, and
-// when it first goes over its budget or its plan's (Over).
-type CostReport = tools.CostReport
+// Completion is a step completion about to land, as Config.Verify sees it.
+type Completion = api.Completion
+
+// CostReport is what a host hears of a step's cost (Config.OnCost).
+type CostReport = api.CostReport
 
 // Config configures the middleware.
 type Config struct {
@@ -78,21 +69,18 @@ type Config struct {
 	// BaseDir is the folder of plans inside Backend; default "/plans". "plans", "/plans"
 	// and "/plans/" are one folder.
 	BaseDir string
-	// Store, when set, is used instead of a Store made from the fields above and below
-	// (Backend, BaseDir, MaxContentBytes, HistoryLimit and ApprovalKey must then be unset;
-	// ClaimTTL is the Store's own). Middlewares and host code given one *Store
-	// share its lock and cache explicitly, which matters for a Backend whose storage the
-	// Store cannot recognise by itself (no Unwrap, no capability, a value that is not
+	// Store, when set, is used instead of a Store made from Backend and BaseDir (which must
+	// then be unset): a Store made with NewStore is how a host sets the rest of StoreConfig
+	// (ApprovalKey, ClaimTTL, HistoryLimit, MaxContentBytes). Middlewares and host code given
+	// one *Store share its lock and cache explicitly, which matters for a Backend whose storage
+	// the Store cannot recognise by itself (no Unwrap, no capability, a value that is not
 	// comparable).
 	Store *Store
-	// ApprovalKey is StoreConfig.ApprovalKey of the Store made from Backend (unset with
-	// Store): the host's key approvals are sealed with, which no file of the storage holds.
-	ApprovalKey []byte
 	// Workspace is the agent's own file system. When set, export_plan_to_file and
 	// update_plan_from_file are offered; they never reach outside it. Give it the backend of
 	// Eino's filesystem tools too: the middleware then reads their paths as its paths when it
 	// keeps them out of the plans folders and keys (it always reads them as host paths).
-	Workspace Workspace
+	Workspace driver.Workspace
 	// Language picks the texts the model sees. adk.LanguageChinese is always Chinese; the
 	// zero value, adk.LanguageEnglish, follows adk.SetLanguage as Eino's own middlewares do:
 	// English unless the program chose Chinese, read at the start of each run.
@@ -112,15 +100,6 @@ type Config struct {
 	// as "name·2" (see GatedCall). With no name, steps it takes are held by nobody, so a
 	// gated tool never runs.
 	AgentName string
-	// MaxContentBytes caps a plan's body; default 1 MiB (a given Store's own cap otherwise).
-	MaxContentBytes int
-	// HistoryLimit keeps that many revisions of each plan (StoreConfig.HistoryLimit: 0 is
-	// DefaultHistoryLimit, negative keeps none), which lets read_plan's since_revision return
-	// only what changed and stale step moves of other steps apply without a conflict.
-	HistoryLimit int
-	// ClaimTTL is how long a hold on a step lasts without renewal (StoreConfig.ClaimTTL);
-	// 0: holds never expire. With Store set, the Store's own ClaimTTL applies.
-	ClaimTTL time.Duration
 	// ReminderEvery is how many model calls at least separate two reminders of changes
 	// others made to the plans this run works on (reminders.go); 0 means
 	// 3, a negative value turns reminders off.
@@ -220,25 +199,17 @@ func NewTyped[M adk.MessageType](_ context.Context, cfg *Config) (adk.TypedChatM
 	if err != nil {
 		return nil, err
 	}
-	return agentrun.NewMiddleware[M](agentrun.Settings{Workspace: cfg.Workspace, Language: cfg.Language, Role: cfg.Role,
-		AgentName: cfg.AgentName, PlanSet: cfg.PlanSet, Template: cfg.Template, Digest: cfg.Digest,
-		ReminderEvery: cfg.ReminderEvery, ToolNames: cfg.ToolNames, ToolPrefix: cfg.ToolPrefix,
-		RequireApproval: cfg.RequireApproval, GatedTools: cfg.GatedTools, GateAnyHeldStep: cfg.GateAnyHeldStep,
-		OnGatedCall: cfg.OnGatedCall, OnChange: cfg.OnChange, RequireEvidence: cfg.RequireEvidence,
-		Verify: cfg.Verify, OnCost: cfg.OnCost, LeanWorker: cfg.LeanWorker, Texts: modelTexts}, store)
+	return agentrun.NewMiddleware[M](agentrun.Settings[*Store](*cfg), store, modelTexts)
 }
 
-// storeFor returns the Store a middleware works on: the given one, or one made from the
-// StoreConfig fields of cfg, which must then be unset (ClaimTTL aside: the Store's applies).
+// storeFor returns the Store a middleware works on: the given one, or one made from Backend
+// and BaseDir, which must then be unset.
 func storeFor(cfg *Config) (*engine.Store, error) {
-	own := StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir, MaxContentBytes: cfg.MaxContentBytes,
-		HistoryLimit: cfg.HistoryLimit, ClaimTTL: cfg.ClaimTTL, ApprovalKey: cfg.ApprovalKey}
 	if cfg.Store == nil {
-		return engine.NewStore(&own)
+		return engine.NewStore(&StoreConfig{Backend: cfg.Backend, BaseDir: cfg.BaseDir})
 	}
-	own.ClaimTTL = 0
-	if !reflect.ValueOf(own).IsZero() {
-		return nil, errors.New("plan: Config.Store is set: leave Backend, BaseDir, MaxContentBytes, HistoryLimit and ApprovalKey unset (the Store has them)")
+	if cfg.Backend != nil || cfg.BaseDir != "" {
+		return nil, errors.New("plan: Config.Store is set: leave Backend and BaseDir unset (the Store has them)")
 	}
 	return cfg.Store.e, nil
 }

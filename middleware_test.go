@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/prebuilt/deep"
@@ -78,15 +80,15 @@ func errorCode(t *testing.T, result string) string {
 
 type backendCase struct {
 	name string
-	new  func(t *testing.T) (plan.Backend, plan.Workspace)
+	new  func(t *testing.T) (plan.Backend, driver.Workspace)
 }
 
 func backendCases() []backendCase {
 	return []backendCase{
-		{"memory", func(t *testing.T) (plan.Backend, plan.Workspace) {
+		{"memory", func(t *testing.T) (plan.Backend, driver.Workspace) {
 			return plan.NewMemoryBackend(), plan.NewMemoryBackend()
 		}},
-		{"local", func(t *testing.T) (plan.Backend, plan.Workspace) {
+		{"local", func(t *testing.T) (plan.Backend, driver.Workspace) {
 			return newLocal(t, t.TempDir()), newLocal(t, t.TempDir())
 		}},
 	}
@@ -153,7 +155,7 @@ func TestAgentRunsEveryTool(t *testing.T) {
 
 			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 			require.NoError(t, err)
-			listing, err := store.List(context.Background())
+			listing, err := store.ListPage(context.Background(), plan.ListOptions{})
 			require.NoError(t, err)
 			require.Len(t, listing.Plans, 1, "only release remains")
 			p, err := store.Get(context.Background(), "release")
@@ -344,7 +346,7 @@ func assertRoles(t *testing.T, m *plantest.ScriptedModel, backend plan.Backend) 
 	p, err := store.Get(context.Background(), "ship")
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, p.Revision)
-	assert.Equal(t, 1, p.Summarize().Progress.Completed)
+	assert.Equal(t, 1, plan.Summarize(p).Progress.Completed)
 }
 
 func lastToolResult(c plantest.Call) string {
@@ -449,7 +451,7 @@ func TestPlanTemplateArguments(t *testing.T) {
 	assert.True(t, strings.HasPrefix(results[2], "CUSTOM GUIDE"), results[2])
 	assert.Contains(t, results[2], "existing-one")
 	assert.Contains(t, results[2], "launch")
-	listing, err := store.List(ctx)
+	listing, err := store.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, listing.Plans, 1, "plan_template creates nothing")
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
@@ -72,7 +74,7 @@ func TestARejectionIsKeptWithItsAuthorAndFeedback(t *testing.T) {
 	assert.EqualValues(t, 2, p.Revision)
 	assert.Equal(t, approvalPlan, p.Content, "the body stays as it was")
 	require.NotNil(t, p.Rejection)
-	assert.Equal(t, plan.Rejection{Revision: 1, By: "alice", At: p.Rejection.At, Feedback: "Add a rollback step first"}, *p.Rejection)
+	assert.Equal(t, api.Rejection{Revision: 1, By: "alice", At: p.Rejection.At, Feedback: "Add a rollback step first"}, *p.Rejection)
 
 	select {
 	case c := <-changes:
@@ -156,7 +158,7 @@ func TestAPlanAWaitingRunSaysSoInItsSummary(t *testing.T) {
 		plantest.Answer("ok"),
 	)))
 	require.Len(t, paused, 1)
-	list, err := r.store.List(r.ctx)
+	list, err := r.store.ListPage(r.ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, list.Plans, 1)
 	w := list.Plans[0].Waiting
@@ -166,7 +168,7 @@ func TestAPlanAWaitingRunSaysSoInItsSummary(t *testing.T) {
 	assert.False(t, w.Since.Before(before.Add(-time.Second)))
 	_, err = r.store.Approve(r.ctx, "release", w.Revision, "ana")
 	require.NoError(t, err)
-	list, err = r.store.List(r.ctx)
+	list, err = r.store.ListPage(r.ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	assert.Nil(t, list.Plans[0].Waiting, "the decision ends the wait")
 }
@@ -191,7 +193,7 @@ func TestAPersonsEditFencesTheAgentsUntilTheyReadIt(t *testing.T) {
 		assert.Empty(t, errorCode(t, out[0]), "an agent's change does not fence: %s", out[0])
 
 		// A person hands step 2 over: w1's stale move does not go past it.
-		_, _, err = s.TakeOverStep(plan.WithActor(ctx, "alice"), "ship", 2, "bob") // r4
+		_, _, err = s.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "ship", Step: 2, State: plan.StepInProgress, By: "bob", Takeover: true}) // r4
 		require.NoError(t, err)
 		out = personRun(t, s, "w1", lang,
 			plantest.CallTool("update_plan_step", `{"name":"ship","step":1,"status":"completed","last_known_revision":3}`),

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/einoplan/plan/driver/drivertest"
 	"github.com/einoplan/plan/internal/childtest"
 
@@ -41,7 +43,7 @@ type stallingLocal struct {
 	once sync.Once
 }
 
-func (s *stallingLocal) Write(ctx context.Context, req *plan.WriteRequest) error {
+func (s *stallingLocal) Write(ctx context.Context, req *driver.WriteRequest) error {
 	if strings.HasSuffix(req.FilePath, "/a.md") {
 		s.once.Do(func() {
 			fmt.Println("held")

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
@@ -87,7 +89,7 @@ func testOverBudget(t *testing.T, backend plan.Backend, lang adk.Language, which
 	defer mu.Unlock()
 	require.Len(t, heard, 1, "heard once")
 	assert.Equal(t, which, heard[0].Over)
-	assert.Equal(t, plan.Budget{Tokens: 1500}, *heard[0].Budget)
+	assert.Equal(t, api.Budget{Tokens: 1500}, *heard[0].Budget)
 	assert.Equal(t, int64(2100), heard[0].Cost.PromptTokens+heard[0].Cost.CompletionTokens)
 }
 
@@ -96,10 +98,10 @@ func testOverBudget(t *testing.T, backend plan.Backend, lang adk.Language, which
 func TestTheApprovalRequestShowsThePlansBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, budget string
-		want               plan.Budget
+		want               api.Budget
 	}{
-		{"steps", "# Release\n- [ ] Build (budget 20k tokens)\n- [ ] Ship (budget 10m)\n- [ ] Tell (budget 5k tokens, 2m)\n", "", plan.Budget{Tokens: 25000, Time: 12 * time.Minute}},
-		{"plan", "# Release\n- [ ] Build (budget 20k tokens)\n", "200k tokens, 1h", plan.Budget{Tokens: 200000, Time: time.Hour}},
+		{"steps", "# Release\n- [ ] Build (budget 20k tokens)\n- [ ] Ship (budget 10m)\n- [ ] Tell (budget 5k tokens, 2m)\n", "", api.Budget{Tokens: 25000, Time: 12 * time.Minute}},
+		{"plan", "# Release\n- [ ] Build (budget 20k tokens)\n", "200k tokens, 1h", api.Budget{Tokens: 200000, Time: time.Hour}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -23,22 +25,22 @@ type tenant struct {
 	prefix string
 }
 
-func (t tenant) LsInfo(ctx context.Context, r *plan.LsInfoRequest) ([]plan.FileInfo, error) {
-	return t.Backend.LsInfo(ctx, &plan.LsInfoRequest{Path: t.prefix + r.Path})
+func (t tenant) LsInfo(ctx context.Context, r *driver.LsInfoRequest) ([]driver.FileInfo, error) {
+	return t.Backend.LsInfo(ctx, &driver.LsInfoRequest{Path: t.prefix + r.Path})
 }
 
-func (t tenant) Read(ctx context.Context, r *plan.ReadRequest) (*plan.FileContent, error) {
+func (t tenant) Read(ctx context.Context, r *driver.ReadRequest) (*driver.FileContent, error) {
 	c := *r
 	c.FilePath = t.prefix + r.FilePath
 	return t.Backend.Read(ctx, &c)
 }
 
-func (t tenant) Write(ctx context.Context, r *plan.WriteRequest) error {
-	return t.Backend.Write(ctx, &plan.WriteRequest{FilePath: t.prefix + r.FilePath, Content: r.Content})
+func (t tenant) Write(ctx context.Context, r *driver.WriteRequest) error {
+	return t.Backend.Write(ctx, &driver.WriteRequest{FilePath: t.prefix + r.FilePath, Content: r.Content})
 }
 
-func (t tenant) Delete(ctx context.Context, r *plan.DeleteRequest) error {
-	return t.Backend.Delete(ctx, &plan.DeleteRequest{FilePath: t.prefix + r.FilePath})
+func (t tenant) Delete(ctx context.Context, r *driver.DeleteRequest) error {
+	return t.Backend.Delete(ctx, &driver.DeleteRequest{FilePath: t.prefix + r.FilePath})
 }
 
 // A wrapper that embeds a Backend and overrides its four methods is used through those methods
@@ -56,7 +58,7 @@ func TestEmbeddedWrapperOverridesAreNeverBypassed(t *testing.T) {
 	assert.NoError(t, err, "tenant a reads back what it wrote")
 	_, err = root.Get(ctx, "secret")
 	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err), "nothing lands outside /a")
-	fc, _ := mem.Read(ctx, &plan.ReadRequest{FilePath: "/plans/secret.md", Offset: 1, Limit: 100})
+	fc, _ := mem.Read(ctx, &driver.ReadRequest{FilePath: "/plans/secret.md", Offset: 1, Limit: 100})
 	if fc != nil {
 		t.Logf("found at the unprefixed path: %q", strings.SplitN(fc.Content, "\n", 2)[0])
 	}
@@ -69,7 +71,7 @@ func TestEmbeddedWrapperListsItsOwnPlans(t *testing.T) {
 	a := storeOn(t, tenant{plan.NewMemoryBackend(), "/a"}, "")
 	_, err := a.Put(ctx, plan.Update{Name: "mine", Content: ptrTo("- [ ] x\n")})
 	require.NoError(t, err)
-	l, err := a.List(ctx)
+	l, err := a.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, l.Plans, 1, "the plan just written is listed")
 }
@@ -81,7 +83,7 @@ type logged struct {
 	calls int
 }
 
-func (l *logged) Write(ctx context.Context, req *plan.WriteRequest) error {
+func (l *logged) Write(ctx context.Context, req *driver.WriteRequest) error {
 	l.mu.Lock()
 	l.calls++
 	l.mu.Unlock()
@@ -222,11 +224,11 @@ type memTenant struct {
 // asTenant is t's four methods: tenant's, over the same MemoryBackend and prefix.
 func (t memTenant) asTenant() tenant { return tenant{t.MemoryBackend, t.prefix} }
 
-func (t memTenant) LsInfo(ctx context.Context, r *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (t memTenant) LsInfo(ctx context.Context, r *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	return t.asTenant().LsInfo(ctx, r)
 }
 
-func (t memTenant) Read(ctx context.Context, r *plan.ReadRequest) (*plan.FileContent, error) {
+func (t memTenant) Read(ctx context.Context, r *driver.ReadRequest) (*driver.FileContent, error) {
 	return t.asTenant().Read(ctx, r)
 }
 
@@ -234,20 +236,20 @@ func (t memTenant) ReadAtMost(ctx context.Context, p string, max int64) (string,
 	return t.MemoryBackend.ReadAtMost(ctx, t.prefix+p, max)
 }
 
-func (t memTenant) Write(ctx context.Context, r *plan.WriteRequest) error {
+func (t memTenant) Write(ctx context.Context, r *driver.WriteRequest) error {
 	return t.asTenant().Write(ctx, r)
 }
 
-func (t memTenant) CompareAndSwap(ctx context.Context, r *plan.WriteRequest, old *string) (bool, error) {
-	return t.MemoryBackend.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: t.prefix + r.FilePath, Content: r.Content}, old)
+func (t memTenant) CompareAndSwap(ctx context.Context, r *driver.WriteRequest, old *string) (bool, error) {
+	return t.MemoryBackend.CompareAndSwap(ctx, &driver.WriteRequest{FilePath: t.prefix + r.FilePath, Content: r.Content}, old)
 }
 
-func (t memTenant) Delete(ctx context.Context, r *plan.DeleteRequest) error {
+func (t memTenant) Delete(ctx context.Context, r *driver.DeleteRequest) error {
 	return t.asTenant().Delete(ctx, r)
 }
 
-func (t memTenant) CompareAndDelete(ctx context.Context, r *plan.DeleteRequest, old string) (bool, error) {
-	return t.MemoryBackend.CompareAndDelete(ctx, &plan.DeleteRequest{FilePath: t.prefix + r.FilePath}, old)
+func (t memTenant) CompareAndDelete(ctx context.Context, r *driver.DeleteRequest, old string) (bool, error) {
+	return t.MemoryBackend.CompareAndDelete(ctx, &driver.DeleteRequest{FilePath: t.prefix + r.FilePath}, old)
 }
 
 func (t memTenant) DeleteLazily(ctx context.Context, paths ...string) error {
@@ -268,11 +270,11 @@ func TestATenantOverAnEmbeddedMemoryBackendListsItsOwnPlansOnly(t *testing.T) {
 	_, err := a.Put(ctx, plan.Update{Name: "secret", Content: ptrTo("- [ ] tenant a only\n")})
 	require.NoError(t, err)
 	for range 2 {
-		l, err := a.List(ctx)
+		l, err := a.ListPage(ctx, plan.ListOptions{})
 		require.NoError(t, err)
 		require.Len(t, l.Plans, 1)
 	}
-	l, err := b.List(ctx)
+	l, err := b.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, l.Plans, "tenant b lists tenant a's plans")
 }

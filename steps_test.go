@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/tools"
 	"github.com/stretchr/testify/assert"
@@ -229,7 +230,7 @@ func TestStepJSON(t *testing.T) {
 	b, err := json.Marshal(Step{Number: 2, State: StepInProgress, Text: "t", Depth: 1, Line: 9})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"number":2,"status":"in_progress","text":"t"}`, string(b))
-	b, err = json.Marshal(Progress{Total: 4, Pending: 1, InProgress: 1, Completed: 1, Skipped: 1, Percent: 50})
+	b, err = json.Marshal(api.Progress{Total: 4, Pending: 1, InProgress: 1, Completed: 1, Skipped: 1, Percent: 50})
 	require.NoError(t, err)
 	// Zero counts are omitted to keep tool results short; total and percent are always present.
 	assert.JSONEq(t, `{"total":4,"pending":1,"in_progress":1,"completed":1,"skipped":1,"percent":50}`, string(b))
@@ -275,7 +276,7 @@ func TestRenderStepsRoundTrip(t *testing.T) {
 	}
 }
 
-// Progress counts each state, and its percent counts completed and skipped steps as done,
+// api.Progress counts each state, and its percent counts completed and skipped steps as done,
 // failed ones not.
 func TestComputeProgress(t *testing.T) {
 	mk := func(states ...StepState) []Step {
@@ -288,15 +289,15 @@ func TestComputeProgress(t *testing.T) {
 	tests := []struct {
 		name  string
 		steps []Step
-		want  Progress
+		want  api.Progress
 	}{
-		{"none", nil, Progress{}},
-		{"all pending", mk(StepPending, StepPending), Progress{Total: 2, Pending: 2}},
-		{"one of three", mk(StepCompleted, StepPending, StepInProgress), Progress{Total: 3, Pending: 1, InProgress: 1, Completed: 1, Percent: 33}},
-		{"skipped counts as done", mk(StepSkipped, StepCompleted, StepFailed), Progress{Total: 3, Completed: 1, Failed: 1, Skipped: 1, Percent: 66}},
-		{"all done", mk(StepCompleted, StepSkipped), Progress{Total: 2, Completed: 1, Skipped: 1, Percent: 100}},
-		{"failed is not done", mk(StepFailed), Progress{Total: 1, Failed: 1}},
-		{"unknown ignored", mk("bogus", StepCompleted), Progress{Total: 1, Completed: 1, Percent: 100}},
+		{"none", nil, api.Progress{}},
+		{"all pending", mk(StepPending, StepPending), api.Progress{Total: 2, Pending: 2}},
+		{"one of three", mk(StepCompleted, StepPending, StepInProgress), api.Progress{Total: 3, Pending: 1, InProgress: 1, Completed: 1, Percent: 33}},
+		{"skipped counts as done", mk(StepSkipped, StepCompleted, StepFailed), api.Progress{Total: 3, Completed: 1, Failed: 1, Skipped: 1, Percent: 66}},
+		{"all done", mk(StepCompleted, StepSkipped), api.Progress{Total: 2, Completed: 1, Skipped: 1, Percent: 100}},
+		{"failed is not done", mk(StepFailed), api.Progress{Total: 1, Failed: 1}},
+		{"unknown ignored", mk("bogus", StepCompleted), api.Progress{Total: 1, Completed: 1, Percent: 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

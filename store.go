@@ -4,58 +4,42 @@ import (
 	"context"
 	"time"
 
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/internal/engine"
 )
 
-// Defaults of StoreConfig.
-const (
-	DefaultBaseDir         = engine.DefaultBaseDir
-	DefaultMaxContentBytes = engine.DefaultMaxContentBytes
-	DefaultHistoryLimit    = engine.DefaultHistoryLimit
-)
+// What the Store takes and reports is declared in package api, where `go doc` shows the
+// fields: `go doc github.com/einoplan/plan/api StepMove`.
 
-// StoreConfig configures a Store.
-type StoreConfig = engine.StoreConfig
+// StoreConfig configures a Store: its Backend and folder, caps, history, holds and key.
+type StoreConfig = api.StoreConfig
 
-// Update is a create-or-update request. Nil or empty fields keep their stored value (a
-// create fills them with defaults: the body's first heading or the name for Title,
-// "draft" for Status, StoreConfig.DefaultAuthor for Author).
-type Update = engine.Update
+// Update is a create-or-update request; empty fields keep what is stored.
+type Update = api.Update
 
-// StepMove asks to move one checklist step of an existing plan.
-type StepMove = engine.StepMove
+// StepMove asks to move one checklist step of an existing plan (MoveStep).
+type StepMove = api.StepMove
 
-// Listing is the result of List: summaries sorted by name, and one warning per plan file
-// that could not be read, so "no plans" is never confused with "some failed to load". From
-// ListPage, Plans is one page: Total counts every plan that matches, and NextCursor, when
-// not empty, continues after the page. Each Listing is the caller's own: its summaries'
-// steps and approval are copies, so changing them changes nothing the Store or another
-// caller reads.
-type Listing = engine.Listing
+// Listing is one page of plan summaries (ListPage), with what could not be read.
+type Listing = api.Listing
 
-// ListOptions selects a page of plans, in name order.
-type ListOptions = engine.ListOptions
+// ListOptions selects a page of plans, in name order; the zero value selects all.
+type ListOptions = api.ListOptions
 
-// Warning names a plan file that List could not summarize.
-type Warning = engine.Warning
+// Change describes one successful mutation (OnChange, Watch). It never carries a body.
+type Change = api.Change
 
-// Change describes one successful mutation. It never carries the plan's body.
-type Change = engine.Change
+// Revision describes one kept revision of a plan, without its body (History).
+type Revision = api.Revision
 
-// Revision describes one kept revision of a plan, without its body.
-type Revision = engine.Revision
+// WatchOptions tunes Watch. The zero value gives the defaults.
+type WatchOptions = api.WatchOptions
 
-// WatchOptions tunes Store.Watch. The zero value gives the defaults.
-type WatchOptions = engine.WatchOptions
-
-// CheckReport is what an upgrade left to do in a plans folder.
-type CheckReport = engine.CheckReport
-
-// PlanCheck is what an upgrade left to do for one plan.
-type PlanCheck = engine.PlanCheck
+// CheckReport is what an upgrade left to do in a plans folder (Check).
+type CheckReport = api.CheckReport
 
 // MigrateReport is what Migrate did to one plan.
-type MigrateReport = engine.MigrateReport
+type MigrateReport = api.MigrateReport
 
 // Store owns plan semantics on a Backend: names, revisions, compare-and-set, size caps and
 // the list cache. Every Store on the same (Backend, BaseDir) pair in a process shares one
@@ -78,14 +62,6 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 	return &Store{e: e}, nil
 }
 
-// TakeOverStep hands step number of a plan to holder, for hosts whose agent stopped working
-// on it: a step in progress changes holder ("" releases it, leaving it in progress and held
-// by nobody), a pending step is moved to in_progress and held by holder. The history names
-// the context's actor (WithActor) as who did it. It is MoveStep of a takeover (StepMove).
-func (s *Store) TakeOverStep(ctx context.Context, name string, number int, holder string) (*Plan, Step, error) {
-	return s.e.MoveStep(ctx, StepMove{Name: name, Step: number, State: StepInProgress, By: holder, Takeover: true})
-}
-
 // Get returns the plan called name: not_found, corrupt, too_large or backend_error
 // otherwise.
 func (s *Store) Get(ctx context.Context, name string) (*Plan, error) {
@@ -101,15 +77,12 @@ func (s *Store) GetRevision(ctx context.Context, name string, rev int64) (*Plan,
 	return s.e.GetRevision(ctx, name, rev)
 }
 
-// List summarizes every plan in BaseDir, sorted by name. A summary is re-read only when
-// LsInfo reports a different Size or ModifiedAt than when it was cached, and the Store's
-// own writes drop their entry, so changes by other processes are seen on the next List.
-func (s *Store) List(ctx context.Context) (*Listing, error) {
-	return s.e.List(ctx)
-}
-
-// ListPage is List one page at a time: the plans after opts.Cursor whose status matches,
-// at most opts.Limit of them. Warnings come with the first page only. The Listing is the
+// ListPage summarizes the plans in BaseDir, sorted by name: those after opts.Cursor whose
+// status matches, at most opts.Limit of them (the zero ListOptions lists all), and one
+// warning per plan file that could not be read, with the first page only, so "no plans" is
+// never confused with "some failed to load". A summary is re-read only when LsInfo reports a
+// different Size or ModifiedAt than when it was cached, and the Store's own writes drop their
+// entry, so changes by other processes are seen on the next call. The Listing is the
 // caller's own: changing it changes nothing the Store or another caller reads.
 func (s *Store) ListPage(ctx context.Context, opts ListOptions) (*Listing, error) {
 	return s.e.ListPage(ctx, opts)

@@ -140,7 +140,7 @@ func TestApprovalKeptAndRevoked(t *testing.T) {
 			q, err := again.Get(ctx, "release")
 			require.NoError(t, err)
 			assert.Equal(t, tc.kept, q.Approval != nil)
-			assert.Equal(t, tc.kept, q.Summarize().Approval != nil)
+			assert.Equal(t, tc.kept, plan.Summarize(q).Approval != nil)
 		})
 	}
 }
@@ -251,7 +251,7 @@ func TestApprovalGateIsAtomic(t *testing.T) {
 	<-done
 	p, err := store.Get(ctx, "race")
 	require.NoError(t, err)
-	require.Equal(t, steps, p.Summarize().Progress.Completed)
+	require.Equal(t, steps, plan.Summarize(p).Progress.Completed)
 	hist, err := store.History(ctx, "race")
 	require.NoError(t, err)
 	moves := 0
@@ -280,7 +280,7 @@ func TestHistoryNamesApproverRevokerAndTakeover(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 1, State: plan.StepInProgress, By: "worker-1"})
 	require.NoError(t, err)
-	_, _, err = s.TakeOverStep(plan.WithActor(ctx, "bob"), "ship", 1, "worker-2")
+	_, _, err = s.MoveStep(plan.WithActor(ctx, "bob"), plan.StepMove{Name: "ship", Step: 1, State: plan.StepInProgress, By: "worker-2", Takeover: true})
 	require.NoError(t, err)
 	_, err = s.Revoke(plan.WithActor(ctx, "carl"), "ship")
 	require.NoError(t, err)

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -22,25 +24,25 @@ type keepingSwapping struct {
 	lose          atomic.Bool
 }
 
-func (b *keepingSwapping) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+func (b *keepingSwapping) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
 	return b.CompareAndSwapKeeping(ctx, req, old, "")
 }
 
-func (b *keepingSwapping) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+func (b *keepingSwapping) CompareAndSwapKeeping(ctx context.Context, req *driver.WriteRequest, old *string, keep string) (bool, error) {
 	b.swaps.Add(1)
 	if b.lose.Swap(false) {
 		return false, nil
 	}
 	ok, err := b.MemoryBackend.CompareAndSwap(ctx, req, old)
 	if ok && err == nil && old != nil && keep != "" {
-		err = b.MemoryBackend.Write(ctx, &plan.WriteRequest{FilePath: keep, Content: *old})
+		err = b.MemoryBackend.Write(ctx, &driver.WriteRequest{FilePath: keep, Content: *old})
 	}
 	return ok, err
 }
 
 func (b *keepingSwapping) KeepsFor(v any) bool { return v == any(b) }
 
-func (b *keepingSwapping) Write(ctx context.Context, req *plan.WriteRequest) error {
+func (b *keepingSwapping) Write(ctx context.Context, req *driver.WriteRequest) error {
 	b.writes.Add(1)
 	return b.MemoryBackend.Write(ctx, req)
 }
@@ -48,7 +50,7 @@ func (b *keepingSwapping) Write(ctx context.Context, req *plan.WriteRequest) err
 // entryNames lists the names in a plan's history folder, sorted.
 func entryNames(t *testing.T, b plan.Backend, name string) []string {
 	t.Helper()
-	infos, err := b.LsInfo(context.Background(), &plan.LsInfoRequest{Path: "/plans/.history/" + name})
+	infos, err := b.LsInfo(context.Background(), &driver.LsInfoRequest{Path: "/plans/.history/" + name})
 	require.NoError(t, err)
 	var out []string
 	for _, fi := range infos {
@@ -93,7 +95,7 @@ type casCounting struct {
 	swaps atomic.Int32
 }
 
-func (b *casCounting) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+func (b *casCounting) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
 	b.swaps.Add(1)
 	return b.MemoryBackend.CompareAndSwap(ctx, req, old)
 }
@@ -125,7 +127,7 @@ type writeCounting struct {
 	writes atomic.Int32
 }
 
-func (w *writeCounting) Write(ctx context.Context, req *plan.WriteRequest) error {
+func (w *writeCounting) Write(ctx context.Context, req *driver.WriteRequest) error {
 	w.writes.Add(1)
 	return w.LocalBackend.Write(ctx, req)
 }

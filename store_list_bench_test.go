@@ -29,12 +29,12 @@ func BenchmarkList(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if _, err := s.List(ctx); err != nil {
+	if _, err := s.ListPage(ctx, plan.ListOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		l, err := s.List(ctx)
+		l, err := s.ListPage(ctx, plan.ListOptions{})
 		if err != nil || len(l.Plans) != 1000 {
 			b.Fatal(len(l.Plans), err)
 		}

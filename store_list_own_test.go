@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -26,7 +29,7 @@ func TestAListingIsItsCallersOwn(t *testing.T) {
 	require.NoError(t, err)
 
 	for _, list := range []func() (*plan.Listing, error){
-		func() (*plan.Listing, error) { return s.List(ctx) },
+		func() (*plan.Listing, error) { return s.ListPage(ctx, plan.ListOptions{}) },
 		func() (*plan.Listing, error) { return s.ListPage(ctx, plan.ListOptions{Limit: 1}) },
 	} {
 		l, err := list()
@@ -42,7 +45,7 @@ func TestAListingIsItsCallersOwn(t *testing.T) {
 		got.Approval.By = "FORGED approver"
 	}
 
-	l, err := s.List(ctx)
+	l, err := s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	again := l.Plans[0]
 	assert.Equal(t, "ship (after 1)", again.NextStep.Text)
@@ -70,7 +73,7 @@ func TestDecodePlanNeverReportsAnApprovalItCannotVerify(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Approve(ctx, "ship", p.Revision, "ana")
 	require.NoError(t, err)
-	fc, err := b.Read(ctx, &plan.ReadRequest{FilePath: "/plans/ship.md"})
+	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/ship.md"})
 	require.NoError(t, err)
 	real := fc.Content
 	require.Contains(t, real, "approved_hash: ")
@@ -79,17 +82,17 @@ func TestDecodePlanNeverReportsAnApprovalItCannotVerify(t *testing.T) {
 	forged := real[:i] + `approved_hash: "forged"` + real[j:]
 
 	for name, raw := range map[string]string{"forged": forged, "genuine": real} {
-		d, err := plan.DecodePlan("ship", raw)
+		d, err := document.DecodePlan("ship", raw)
 		require.NoError(t, err, name)
 		assert.Nil(t, d.Approval, "%s: DecodePlan cannot verify a seal", name)
-		assert.Nil(t, d.Summarize().Approval, "%s: nor can Summarize of what it decoded", name)
-		assert.NotContains(t, plan.EncodePlan(d), "approved_by", "%s: nor does EncodePlan write one back", name)
+		assert.Nil(t, plan.Summarize(d).Approval, "%s: nor can Summarize of what it decoded", name)
+		assert.NotContains(t, document.EncodePlan(d), "approved_by", "%s: nor does EncodePlan write one back", name)
 	}
 	got, err := s.Get(ctx, "ship")
 	require.NoError(t, err)
 	require.NotNil(t, got.Approval, "the Store checks the genuine seal")
 	assert.Equal(t, "ana", got.Approval.By)
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: "/plans/ship.md", Content: forged}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: "/plans/ship.md", Content: forged}))
 	got, err = s.Get(ctx, "ship")
 	require.NoError(t, err)
 	assert.Nil(t, got.Approval, "nor does the Store report a forged one")

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -54,7 +56,7 @@ func TestClaimedStepIsHeldUntilItsHolderFinishesIt(t *testing.T) {
 	require.Nil(t, err)
 	assert.Equal(t, "worker-2", step.Holder)
 	assert.Equal(t, "build (@worker-2)", step.Text)
-	raw, rerr := backend.Read(ctx, &plan.ReadRequest{FilePath: "/plans/team.md", Offset: 1, Limit: 100})
+	raw, rerr := backend.Read(ctx, &driver.ReadRequest{FilePath: "/plans/team.md", Offset: 1, Limit: 100})
 	require.NoError(t, rerr)
 	assert.Contains(t, raw.Content, "- [~] build (@worker-2)\n", "people read the holder in the plan")
 
@@ -85,13 +87,13 @@ func TestClaimedStepIsHeldUntilItsHolderFinishesIt(t *testing.T) {
 	// A host hands a held step over, then releases it.
 	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepInProgress, By: "worker-2"})
 	require.Nil(t, err)
-	_, step, err3 := s.TakeOverStep(ctx, "team", 4, "worker-4")
+	_, step, err3 := s.MoveStep(ctx, plan.StepMove{Name: "team", Step: 4, State: plan.StepInProgress, By: "worker-4", Takeover: true})
 	require.NoError(t, err3)
 	assert.Equal(t, "ship (@worker-4)", step.Text)
 	_, _, err = move(t, s, plan.StepMove{Step: 4, State: plan.StepCompleted, By: "worker-2"})
 	require.NotNil(t, err)
 	assert.Equal(t, "worker-4", err.Agent, "the old holder lost it")
-	_, step, err3 = s.TakeOverStep(ctx, "team", 4, "")
+	_, step, err3 = s.MoveStep(ctx, plan.StepMove{Name: "team", Step: 4, State: plan.StepInProgress, By: "", Takeover: true})
 	require.NoError(t, err3)
 	assert.Equal(t, "ship", step.Text)
 	assert.Equal(t, plan.StepInProgress, step.State)
@@ -120,7 +122,7 @@ func TestStaleStepMovesOfOtherStepsApply(t *testing.T) {
 	p, err := s.Get(context.Background(), "team")
 	require.NoError(t, err)
 	assert.EqualValues(t, 9, p.Revision)
-	assert.Equal(t, 4, p.Summarize().Progress.Completed)
+	assert.Equal(t, 4, plan.Summarize(p).Progress.Completed)
 }
 
 // A stale move of a step someone else moved since is a revision_conflict that names who moved
@@ -278,7 +280,7 @@ func TestTakeOverWithNoHolderReleasesTheStep(t *testing.T) {
 	s, _ := newTeamStore(t, plan.StoreConfig{})
 	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w1"})
 	require.Nil(t, perr)
-	_, step, err := s.TakeOverStep(plan.WithActor(context.Background(), "alice"), "team", 1, "")
+	_, step, err := s.MoveStep(plan.WithActor(context.Background(), "alice"), plan.StepMove{Name: "team", Step: 1, State: plan.StepInProgress, By: "", Takeover: true})
 	require.NoError(t, err)
 	assert.Empty(t, step.Holder)
 	assert.Equal(t, "design", step.Text)

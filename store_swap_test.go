@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,7 +20,7 @@ import (
 // writes first).
 type alwaysLoses struct{ *plan.MemoryBackend }
 
-func (alwaysLoses) CompareAndSwap(context.Context, *plan.WriteRequest, *string) (bool, error) {
+func (alwaysLoses) CompareAndSwap(context.Context, *driver.WriteRequest, *string) (bool, error) {
 	return false, nil
 }
 
@@ -47,7 +49,7 @@ type landsThenFails struct {
 	between func()
 }
 
-func (b *landsThenFails) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+func (b *landsThenFails) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
 	ok, err := b.MemoryBackend.CompareAndSwap(ctx, req, old)
 	if b.calls.Add(1) == 1 && ok && err == nil {
 		b.between()
@@ -80,16 +82,16 @@ func TestUncertainCreateRetryNeverRepeatsARevision(t *testing.T) {
 // noUnwrap hides mem's identity and capabilities: a different storage value.
 type noUnwrap struct{ b plan.Backend }
 
-func (n noUnwrap) LsInfo(ctx context.Context, r *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (n noUnwrap) LsInfo(ctx context.Context, r *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	return n.b.LsInfo(ctx, r)
 }
 
-func (n noUnwrap) Read(ctx context.Context, r *plan.ReadRequest) (*plan.FileContent, error) {
+func (n noUnwrap) Read(ctx context.Context, r *driver.ReadRequest) (*driver.FileContent, error) {
 	return n.b.Read(ctx, r)
 }
 
-func (n noUnwrap) Write(ctx context.Context, r *plan.WriteRequest) error { return n.b.Write(ctx, r) }
+func (n noUnwrap) Write(ctx context.Context, r *driver.WriteRequest) error { return n.b.Write(ctx, r) }
 
-func (n noUnwrap) Delete(ctx context.Context, r *plan.DeleteRequest) error {
+func (n noUnwrap) Delete(ctx context.Context, r *driver.DeleteRequest) error {
 	return n.b.Delete(ctx, r)
 }

@@ -11,6 +11,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -26,7 +30,7 @@ func TestListStaysSortedAcrossCachedListings(t *testing.T) {
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	names := func() []string {
-		l, err := s.List(ctx)
+		l, err := s.ListPage(ctx, plan.ListOptions{})
 		require.NoError(t, err)
 		var out []string
 		for _, p := range l.Plans {
@@ -49,11 +53,11 @@ func TestListStaysSortedAcrossCachedListings(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"a:new", "c:s", "m:s", "x:s"}, names())
 	// Behind the Store's back: a deletion and a rewrite.
-	require.NoError(t, backend.Delete(ctx, &plan.DeleteRequest{FilePath: "/plans/m.md"}))
+	require.NoError(t, backend.Delete(ctx, &driver.DeleteRequest{FilePath: "/plans/m.md"}))
 	p, err := s.Get(ctx, "x")
 	require.NoError(t, err)
 	p.Status = "t"
-	require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/x.md", Content: plan.EncodePlan(p)}))
+	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/x.md", Content: document.EncodePlan(p)}))
 	require.Equal(t, []string{"a:new", "c:s", "x:t"}, names())
 	require.Equal(t, []string{"a:new", "c:s", "x:t"}, names())
 }
@@ -165,11 +169,11 @@ func TestListFollowsEveryChangeInNameOrder(t *testing.T) {
 					require.NoError(t, err)
 				}
 				want := planFiles(t, backend)
-				got, err := lister.List(ctx)
+				got, err := lister.ListPage(ctx, plan.ListOptions{})
 				require.NoError(t, err)
 				require.Equal(t, want, listed(got), "round %d", round)
 				if rng.IntN(2) == 0 { // unchanged since: the listing's order is reused
-					got, err = lister.List(ctx)
+					got, err = lister.ListPage(ctx, plan.ListOptions{})
 					require.NoError(t, err)
 					require.Equal(t, want, listed(got), "round %d, listed again", round)
 				}
@@ -183,7 +187,7 @@ func TestListFollowsEveryChangeInNameOrder(t *testing.T) {
 func planFiles(t *testing.T, backend plan.Backend) []string {
 	t.Helper()
 	ctx := context.Background()
-	infos, err := backend.LsInfo(ctx, &plan.LsInfoRequest{Path: plan.DefaultBaseDir})
+	infos, err := backend.LsInfo(ctx, &driver.LsInfoRequest{Path: api.DefaultBaseDir})
 	require.NoError(t, err)
 	var out []string
 	for _, info := range infos {
@@ -191,9 +195,9 @@ func planFiles(t *testing.T, backend plan.Backend) []string {
 		if info.IsDir || !ok {
 			continue
 		}
-		raw, err := backend.Read(ctx, &plan.ReadRequest{FilePath: info.Path})
+		raw, err := backend.Read(ctx, &driver.ReadRequest{FilePath: info.Path})
 		require.NoError(t, err)
-		p, err := plan.DecodePlan(name, raw.Content)
+		p, err := document.DecodePlan(name, raw.Content)
 		require.NoError(t, err)
 		out = append(out, fmt.Sprintf("%s r%d %s", p.Name, p.Revision, p.Status))
 	}
@@ -217,7 +221,7 @@ func listed(l *plan.Listing) []string {
 func TestASlowListingLeavesNoStaleListingBehind(t *testing.T) {
 	ctx := context.Background()
 	mem := plan.NewMemoryBackend()
-	held := &heldRead{MemoryBackend: mem, path: plan.DefaultBaseDir + "/x.md", entered: make(chan struct{}), release: make(chan struct{})}
+	held := &heldRead{MemoryBackend: mem, path: api.DefaultBaseDir + "/x.md", entered: make(chan struct{}), release: make(chan struct{})}
 	writer, err := plan.NewStore(&plan.StoreConfig{Backend: mem, HistoryLimit: -1})
 	require.NoError(t, err)
 	lister, err := plan.NewStore(&plan.StoreConfig{Backend: held, HistoryLimit: -1})
@@ -230,7 +234,7 @@ func TestASlowListingLeavesNoStaleListingBehind(t *testing.T) {
 	}
 	list := func() []string {
 		t.Helper()
-		l, err := lister.List(ctx)
+		l, err := lister.ListPage(ctx, plan.ListOptions{})
 		require.NoError(t, err)
 		return listed(l)
 	}
@@ -242,7 +246,7 @@ func TestASlowListingLeavesNoStaleListingBehind(t *testing.T) {
 	held.armed.Store(true)
 	slow := make(chan []string)
 	go func() {
-		l, err := lister.List(ctx)
+		l, err := lister.ListPage(ctx, plan.ListOptions{})
 		assert.NoError(t, err)
 		slow <- listed(l)
 	}()

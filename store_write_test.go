@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,7 +44,7 @@ type raceOp struct {
 type raceWorker struct {
 	name  string
 	tools map[string]tool.InvokableTool
-	ws    plan.Workspace
+	ws    driver.Workspace
 	until time.Time
 	rng   *rand.Rand
 	emit  func(raceOp)
@@ -56,7 +59,7 @@ func (w *raceWorker) call(ctx context.Context, name, args string) (raceResult, e
 	}
 	op := raceOp{Worker: w.name, Tool: name, Args: args, Result: out}
 	if name == "export_plan_to_file" && !strings.Contains(out, `"error"`) {
-		fc, err := w.ws.Read(ctx, &plan.ReadRequest{FilePath: w.exportPath()})
+		fc, err := w.ws.Read(ctx, &driver.ReadRequest{FilePath: w.exportPath()})
 		if err != nil {
 			return raceResult{}, fmt.Errorf("read back the export: %w", err)
 		}
@@ -81,7 +84,7 @@ type raceResult struct {
 	Bytes    int            `json:"bytes"`
 	Content  *string        `json:"content"`
 	Plans    []plan.Summary `json:"plans"`
-	Warnings []plan.Warning `json:"warnings"`
+	Warnings []api.Warning  `json:"warnings"`
 	Error    *struct {
 		Code            string `json:"code"`
 		CurrentRevision int64  `json:"current_revision"`
@@ -223,7 +226,7 @@ type raceScenario struct {
 var raceProcesses func(t *testing.T, sc raceScenario)
 
 // workerTools returns the tools of a fresh middleware on backend and ws.
-func workerTools(t *testing.T, backend plan.Backend, ws plan.Workspace, name string) map[string]tool.InvokableTool {
+func workerTools(t *testing.T, backend plan.Backend, ws driver.Workspace, name string) map[string]tool.InvokableTool {
 	mw, err := plan.New(context.Background(), &plan.Config{Backend: backend, Workspace: ws, AgentName: name})
 	require.NoError(t, err)
 	_, _, tools := beforeAgentTools(t, context.Background(), mw)
@@ -231,7 +234,7 @@ func workerTools(t *testing.T, backend plan.Backend, ws plan.Workspace, name str
 }
 
 // runRaceGoroutines runs every role of sc as a goroutine with its own middleware.
-func runRaceGoroutines(t *testing.T, sc raceScenario, backend plan.Backend, ws plan.Workspace) {
+func runRaceGoroutines(t *testing.T, sc raceScenario, backend plan.Backend, ws driver.Workspace) {
 	ctx := context.Background()
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
@@ -488,7 +491,7 @@ func TestRaceListDuringWrites(t *testing.T) {
 			}
 			require.NotEmpty(t, acc["list_plans"])
 			t.Logf("%d listed entries checked", entries)
-			listing, err := s.List(ctx)
+			listing, err := s.ListPage(ctx, plan.ListOptions{})
 			require.NoError(t, err)
 			assert.Empty(t, listing.Warnings)
 		},

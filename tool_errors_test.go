@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -16,7 +18,7 @@ import (
 func TestCorruptPlanAdviceLeadsToAWorkingDelete(t *testing.T) {
 	ctx := context.Background()
 	mem := plan.NewMemoryBackend()
-	require.NoError(t, mem.Write(ctx, &plan.WriteRequest{FilePath: "/plans/broken.md", Content: "---\nrevision: 3\ntitle: oops\n---\n- [ ] x\n"}))
+	require.NoError(t, mem.Write(ctx, &driver.WriteRequest{FilePath: "/plans/broken.md", Content: "---\nrevision: 3\ntitle: oops\n---\n- [ ] x\n"}))
 	mw, err := plan.New(ctx, &plan.Config{Backend: mem})
 	require.NoError(t, err)
 	model := plantest.NewScriptedModel(

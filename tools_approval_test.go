@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,8 +64,8 @@ func newApprovalRig(t *testing.T, backend plan.Backend, cps adk.CheckPointStore)
 // middleware is a fresh plan middleware of the rig's orchestrator.
 func (r *approvalRig) middleware() adk.ChatModelAgentMiddleware {
 	r.t.Helper()
-	mw, err := plan.New(r.ctx, &plan.Config{Backend: r.backend, RequireApproval: true, AgentName: "planner",
-		HistoryLimit: 20, Language: r.lang, OnChange: func(_ context.Context, c plan.Change) {
+	mw, err := plan.New(r.ctx, &plan.Config{Store: storeOf(r.t, plan.StoreConfig{Backend: r.backend, HistoryLimit: 20}),
+		RequireApproval: true, AgentName: "planner", Language: r.lang, OnChange: func(_ context.Context, c plan.Change) {
 			r.mu.Lock()
 			r.changes = append(r.changes, c)
 			r.mu.Unlock()
@@ -234,7 +236,7 @@ func TestApprovalRejectedThenRevisedAndApproved(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, plan.ActionReject, hist[2].Action)
 	assert.Equal(t, "ana", hist[2].Author)
-	assert.Equal(t, &plan.Rejection{Revision: 2, By: "ana", At: hist[2].Rejection.At, Feedback: "add a rollback step"}, hist[2].Rejection)
+	assert.Equal(t, &api.Rejection{Revision: 2, By: "ana", At: hist[2].Rejection.At, Feedback: "add a rollback step"}, hist[2].Rejection)
 
 	require.Len(t, paused, 1, "the revised plan is asked for again")
 	assert.EqualValues(t, 5, paused[0].req.Revision)
@@ -375,7 +377,7 @@ func TestApprovalAfterRestart(t *testing.T) {
 	p := after.get("release")
 	require.NotNil(t, p.Approval)
 	assert.Equal(t, "ana", p.Approval.By)
-	assert.Equal(t, 1, p.Summarize().Progress.Completed)
+	assert.Equal(t, 1, plan.Summarize(p).Progress.Completed)
 	raw, err := os.ReadFile(filepath.Join(root, "plans", "release.md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(raw), "approved_revision: 2\napproved_by: \"ana\"\n")

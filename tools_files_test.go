@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/cloudwego/eino/schema"
@@ -49,11 +51,11 @@ func TestFileToolsRefuseThePlansFolderInsideTheWorkspace(t *testing.T) {
 // stuckWriter is a Workspace whose Write ignores the context, as eino-ext local's does on
 // a named pipe (os.WriteFile blocks in open until a reader comes).
 type stuckWriter struct {
-	plan.Workspace
+	driver.Workspace
 	release chan struct{}
 }
 
-func (w stuckWriter) Write(context.Context, *plan.WriteRequest) error { <-w.release; return nil }
+func (w stuckWriter) Write(context.Context, *driver.WriteRequest) error { <-w.release; return nil }
 
 // export_plan_to_file returns when the run's context ends, even if the Workspace's Write
 // ignores the context.
@@ -91,8 +93,8 @@ func TestExportReturnsWhenTheContextEnds(t *testing.T) {
 func TestFileNotUTF8MessageNamesTheFile(t *testing.T) {
 	ctx := context.Background()
 	ws := plan.NewMemoryBackend()
-	require.NoError(t, ws.Write(ctx, &plan.WriteRequest{FilePath: "/work/p.md", Content: "- [ ] caf\xe9\n"}))
-	require.NoError(t, ws.Write(ctx, &plan.WriteRequest{FilePath: "/work/empty.md", Content: "\n"}))
+	require.NoError(t, ws.Write(ctx, &driver.WriteRequest{FilePath: "/work/p.md", Content: "- [ ] caf\xe9\n"}))
+	require.NoError(t, ws.Write(ctx, &driver.WriteRequest{FilePath: "/work/empty.md", Content: "\n"}))
 	mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), Workspace: ws})
 	require.NoError(t, err)
 	model := plantest.NewScriptedModel(
@@ -154,7 +156,7 @@ func TestFileToolsKeepOutOfAnotherStoresPlansFolder(t *testing.T) {
 	team := storeOn(t, lb, "/team")
 	_, err := team.Put(ctx, plan.Update{Name: "victim", Content: ptr("- [ ] real work\n")})
 	require.NoError(t, err)
-	for _, ws := range []plan.Workspace{lb, newLocal(t, root)} {
+	for _, ws := range []driver.Workspace{lb, newLocal(t, root)} {
 		mine, err := plan.New(ctx, &plan.Config{Backend: lb, BaseDir: "/mine", Workspace: ws, ToolPrefix: "my_"})
 		require.NoError(t, err)
 		_, err = storeOn(t, lb, "/mine").Put(ctx, plan.Update{Name: "note", Content: ptr("- [x] nothing\n")})
@@ -176,15 +178,15 @@ func TestFileToolsKeepOutOfAnotherStoresPlansFolder(t *testing.T) {
 // bounded read and ignores the context.
 type readFileWorkspace struct{ dir string }
 
-func (w readFileWorkspace) Read(_ context.Context, req *plan.ReadRequest) (*plan.FileContent, error) {
+func (w readFileWorkspace) Read(_ context.Context, req *driver.ReadRequest) (*driver.FileContent, error) {
 	data, err := os.ReadFile(filepath.Join(w.dir, req.FilePath))
 	if err != nil {
 		return nil, err
 	}
-	return &plan.FileContent{Content: string(data)}, nil
+	return &driver.FileContent{Content: string(data)}, nil
 }
 
-func (w readFileWorkspace) Write(_ context.Context, req *plan.WriteRequest) error {
+func (w readFileWorkspace) Write(_ context.Context, req *driver.WriteRequest) error {
 	return os.WriteFile(filepath.Join(w.dir, req.FilePath), []byte(req.Content), 0o600)
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
 	"github.com/einoplan/plan/internal/memfs"
 	"github.com/einoplan/plan/internal/tools"
@@ -65,20 +67,20 @@ func newToolFuzzFixture(t testing.TB) *toolFuzzFixture {
 		t.Fatal(err)
 	}
 	ws := func(p, content string) {
-		if err := fx.workspace.Write(ctx, &WriteRequest{FilePath: p, Content: content}); err != nil {
+		if err := fx.workspace.Write(ctx, &driver.WriteRequest{FilePath: p, Content: content}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ws("/work/a.md", "# From file\n- [ ] edited\n")
 	ws("/work/big.md", strings.Repeat("x", toolFuzzCap+1))
 	ws("/work/empty.md", " \n")
-	if err := fx.backend.Write(ctx, &WriteRequest{FilePath: "/plans/broken.md", Content: "not a plan"}); err != nil {
+	if err := fx.backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/broken.md", Content: "not a plan"}); err != nil {
 		t.Fatal(err)
 	}
 	fx.baseline = fx.backend.Snapshot()
 	fx.wsBase = fx.workspace.Snapshot()
 
-	mw, err := New(ctx, &Config{Backend: fx.backend, Workspace: fx.workspace, AgentName: "fuzz", MaxContentBytes: toolFuzzCap})
+	mw, err := New(ctx, &Config{Store: storeOf(t, StoreConfig{Backend: fx.backend, MaxContentBytes: toolFuzzCap}), Workspace: fx.workspace, AgentName: "fuzz"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ func snapshotFiles(t testing.TB, ctx context.Context, b Backend, dir string, int
 	if into == nil {
 		into = map[string]string{}
 	}
-	infos, err := b.LsInfo(ctx, &LsInfoRequest{Path: dir})
+	infos, err := b.LsInfo(ctx, &driver.LsInfoRequest{Path: dir})
 	if err != nil {
 		t.Fatalf("LsInfo(%s): %v", dir, err)
 	}
@@ -126,7 +128,7 @@ func snapshotFiles(t testing.TB, ctx context.Context, b Backend, dir string, int
 			snapshotFiles(t, ctx, b, p, into)
 			continue
 		}
-		fc, err := b.Read(ctx, &ReadRequest{FilePath: p})
+		fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: p})
 		if err != nil {
 			t.Fatalf("Read(%s): %v", p, err)
 		}
@@ -178,7 +180,7 @@ func FuzzToolArguments(f *testing.F) {
 				}
 				if rest, ok := strings.CutPrefix(p, "/plans/.history/"); ok {
 					rev, sum, ok := strings.Cut(path.Base(rest), ".")
-					kept, err := DecodePlan("entry", content)
+					kept, err := document.DecodePlan("entry", content)
 					if !ok || err != nil || strconv.FormatInt(kept.Revision, 10) != rev || string(engine.AppendEntrySum(nil, content)) != sum || path.Dir(rest) == "." {
 						t.Fatalf("%s(%q) left %s, not a history entry", name, arguments, p)
 					}
@@ -187,7 +189,7 @@ func FuzzToolArguments(f *testing.F) {
 				if !strings.HasPrefix(p, "/plans/") || !strings.HasSuffix(p, ".md") {
 					t.Fatalf("%s(%q) left a file at %s", name, arguments, p)
 				}
-				if _, err := DecodePlan(strings.TrimSuffix(path.Base(p), ".md"), content); err != nil {
+				if _, err := document.DecodePlan(strings.TrimSuffix(path.Base(p), ".md"), content); err != nil {
 					t.Fatalf("%s(%q) left %s undecodable: %v", name, arguments, p, err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bytedance/sonic"
+	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func TestListJSONMatchesList(t *testing.T) {
 	require.NoError(t, err)
 	check := func() {
 		t.Helper()
-		l, err := s.List(ctx)
+		l, err := s.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)
 		for i := range l.Warnings {
 			l.Warnings[i].Message = (&tools.ToolEnv{Texts: textsEN}).ErrorMessage(l.Warnings[i].Err)
@@ -37,6 +38,6 @@ func TestListJSONMatchesList(t *testing.T) {
 	}
 	check()
 	check()
-	require.NoError(t, backend.Write(ctx, &WriteRequest{FilePath: "/plans/bad.md", Content: "nope"}))
+	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/bad.md", Content: "nope"}))
 	check()
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -27,7 +30,7 @@ func TestListPageWithWarningsStaysWithin16KiB(t *testing.T) {
 	}
 	for i := range 20 {
 		name := fmt.Sprintf("%s%02d", strings.Repeat("z", 62), i)
-		require.NoError(t, mem.Write(ctx, &plan.WriteRequest{FilePath: "/plans/" + name + ".md", Content: "not a plan"}))
+		require.NoError(t, mem.Write(ctx, &driver.WriteRequest{FilePath: "/plans/" + name + ".md", Content: "not a plan"}))
 	}
 	mw, err := plan.New(ctx, &plan.Config{Backend: mem})
 	require.NoError(t, err)
@@ -62,7 +65,7 @@ func newManyPlans(t testing.TB) *plan.MemoryBackend {
 		body := fmt.Sprintf("# %s\n- [x] %s 1\n- [ ] %s 2\n- [ ] %s 3\n", title, stepText, stepText, stepText)
 		p := &plan.Plan{Title: title, Status: manyStatus(i), Author: "loader", Revision: 1,
 			UpdatedAt: at.Add(time.Duration(i) * time.Second), Content: body}
-		require.NoError(t, backend.Write(ctx, &plan.WriteRequest{FilePath: "/plans/" + manyName(i) + ".md", Content: plan.EncodePlan(p)}))
+		require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/" + manyName(i) + ".md", Content: document.EncodePlan(p)}))
 	}
 	return backend
 }

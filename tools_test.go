@@ -15,6 +15,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -323,9 +326,9 @@ func TestHostileModels(t *testing.T) {
 			mws := make([]adk.ChatModelAgentMiddleware, len(agents))
 			for i, h := range agents {
 				big := strings.Repeat("- [ ] too much\n", hostileCap/15+100)
-				require.NoError(t, ws.Write(ctx, &plan.WriteRequest{FilePath: "/" + h.id + "/big.md", Content: big}))
+				require.NoError(t, ws.Write(ctx, &driver.WriteRequest{FilePath: "/" + h.id + "/big.md", Content: big}))
 				var err error
-				mws[i], err = plan.New(ctx, &plan.Config{Backend: backend, Workspace: ws, AgentName: "agent-" + h.id, MaxContentBytes: hostileCap})
+				mws[i], err = plan.New(ctx, &plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: backend, MaxContentBytes: hostileCap}), Workspace: ws, AgentName: "agent-" + h.id})
 				require.NoError(t, err)
 			}
 
@@ -579,7 +582,7 @@ func (l *hostileLog) verify(t *testing.T, ctx context.Context, store *plan.Store
 		}
 	}
 
-	listing, err := store.List(ctx)
+	listing, err := store.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, listing.Warnings)
 	stored := map[string]plan.Summary{}
@@ -641,7 +644,7 @@ func assertOnlyPlansAndWorkspace(t *testing.T, base, storeRoot, wsRoot string) {
 			assert.Contains(t, hostileNames, strings.TrimSuffix(rel, ".md"), "plan file %s", p)
 			raw, err := os.ReadFile(p)
 			require.NoError(t, err)
-			_, err = plan.DecodePlan(strings.TrimSuffix(rel, ".md"), string(raw))
+			_, err = document.DecodePlan(strings.TrimSuffix(rel, ".md"), string(raw))
 			assert.NoError(t, err, p)
 		default:
 			t.Errorf("unexpected file %s", p)

@@ -14,6 +14,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/stretchr/testify/assert"
@@ -136,14 +139,14 @@ type failingBackend struct{}
 
 var errDown = errors.New("disk on fire")
 
-func (failingBackend) LsInfo(context.Context, *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (failingBackend) LsInfo(context.Context, *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	return nil, errDown
 }
-func (failingBackend) Read(context.Context, *plan.ReadRequest) (*plan.FileContent, error) {
+func (failingBackend) Read(context.Context, *driver.ReadRequest) (*driver.FileContent, error) {
 	return nil, errDown
 }
-func (failingBackend) Write(context.Context, *plan.WriteRequest) error   { return errDown }
-func (failingBackend) Delete(context.Context, *plan.DeleteRequest) error { return errDown }
+func (failingBackend) Write(context.Context, *driver.WriteRequest) error   { return errDown }
+func (failingBackend) Delete(context.Context, *driver.DeleteRequest) error { return errDown }
 
 // swapBackend is a MemoryBackend whose conditional writes never land: with swapErr nil they
 // always lose the race, otherwise they fail in transit and leave the outcome open.
@@ -152,22 +155,22 @@ type swapBackend struct {
 	swapErr error
 }
 
-func (b *swapBackend) LsInfo(ctx context.Context, r *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (b *swapBackend) LsInfo(ctx context.Context, r *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	return b.mem.LsInfo(ctx, r)
 }
-func (b *swapBackend) Read(ctx context.Context, r *plan.ReadRequest) (*plan.FileContent, error) {
+func (b *swapBackend) Read(ctx context.Context, r *driver.ReadRequest) (*driver.FileContent, error) {
 	return b.mem.Read(ctx, r)
 }
-func (b *swapBackend) Write(ctx context.Context, r *plan.WriteRequest) error {
+func (b *swapBackend) Write(ctx context.Context, r *driver.WriteRequest) error {
 	return b.mem.Write(ctx, r)
 }
-func (b *swapBackend) Delete(ctx context.Context, r *plan.DeleteRequest) error {
+func (b *swapBackend) Delete(ctx context.Context, r *driver.DeleteRequest) error {
 	return b.mem.Delete(ctx, r)
 }
-func (b *swapBackend) CompareAndSwap(context.Context, *plan.WriteRequest, *string) (bool, error) {
+func (b *swapBackend) CompareAndSwap(context.Context, *driver.WriteRequest, *string) (bool, error) {
 	return false, b.swapErr
 }
-func (b *swapBackend) CompareAndDelete(context.Context, *plan.DeleteRequest, string) (bool, error) {
+func (b *swapBackend) CompareAndDelete(context.Context, *driver.DeleteRequest, string) (bool, error) {
 	return false, b.swapErr
 }
 
@@ -175,7 +178,7 @@ func (b *swapBackend) CompareAndDelete(context.Context, *plan.DeleteRequest, str
 type errorFixture struct {
 	local                      *plan.LocalBackend
 	broken, lost, uncertain    plan.Backend
-	brokenWS, lostWS, uncertWS plan.Workspace
+	brokenWS, lostWS, uncertWS driver.Workspace
 }
 
 // newErrorFixture prepares one LocalBackend, used as both the plans' Backend and the
@@ -212,11 +215,11 @@ func newErrorFixture(t *testing.T) *errorFixture {
 	_, err = store.Put(ctx, plan.Update{Name: "reordered", Content: &swapped})
 	require.NoError(t, err)
 	write := func(p, content string) {
-		require.NoError(t, f.local.Write(ctx, &plan.WriteRequest{FilePath: p, Content: content}))
+		require.NoError(t, f.local.Write(ctx, &driver.WriteRequest{FilePath: p, Content: content}))
 	}
 	write("/plans/broken.md", "nope, no header")
 	write("/plans/huge.md", "---\nrevision: 1\n---\n"+strings.Repeat("x", errMaxContent+20<<10))
-	write("/plans/maxed.md", plan.EncodePlan(&plan.Plan{Title: "Maxed", Status: "draft", Revision: math.MaxInt64,
+	write("/plans/maxed.md", document.EncodePlan(&plan.Plan{Title: "Maxed", Status: "draft", Revision: math.MaxInt64,
 		UpdatedAt: time.Now(), Content: "- [ ] a\n"}))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans", "folder.md"), 0o755))
 	write("/work/edit.md", "# Release\n- [ ] tag\n")
@@ -236,7 +239,7 @@ func newErrorFixture(t *testing.T) *errorFixture {
 	f.lost = &swapBackend{mem: lostMem}
 	f.uncertain = &swapBackend{mem: uncertMem, swapErr: errors.New("connection reset by peer")}
 	ws := plan.NewMemoryBackend()
-	require.NoError(t, ws.Write(ctx, &plan.WriteRequest{FilePath: "/work/edit.md", Content: "# Release\n- [ ] tag\n"}))
+	require.NoError(t, ws.Write(ctx, &driver.WriteRequest{FilePath: "/work/edit.md", Content: "# Release\n- [ ] tag\n"}))
 	f.brokenWS, f.lostWS, f.uncertWS = ws, ws, ws
 	return f
 }
@@ -253,13 +256,13 @@ func (f *errorFixture) envs(t *testing.T, lang adk.Language) map[string]errorEnv
 		ctx, _, tools := beforeAgentTools(t, context.Background(), mw)
 		out[key] = errorEnv{ctx: ctx, tools: tools}
 	}
-	add("main", plan.Config{Backend: f.local, Workspace: f.local, MaxContentBytes: errMaxContent})
-	add("sub", plan.Config{Backend: f.local, Workspace: f.local, MaxContentBytes: errMaxContent, Role: plan.RoleSubAgent})
+	add("main", plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: f.local, MaxContentBytes: errMaxContent}), Workspace: f.local})
+	add("sub", plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: f.local, MaxContentBytes: errMaxContent}), Workspace: f.local, Role: plan.RoleSubAgent})
 	add("broken", plan.Config{Backend: f.broken, Workspace: f.brokenWS})
 	add("lost", plan.Config{Backend: f.lost, Workspace: f.lostWS})
 	add("uncertain", plan.Config{Backend: f.uncertain, Workspace: f.uncertWS})
-	add("gated", plan.Config{Backend: f.local, MaxContentBytes: errMaxContent, RequireApproval: true})
-	add("gatedsub", plan.Config{Backend: f.local, MaxContentBytes: errMaxContent, RequireApproval: true, Role: plan.RoleSubAgent})
+	add("gated", plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: f.local, MaxContentBytes: errMaxContent}), RequireApproval: true})
+	add("gatedsub", plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: f.local, MaxContentBytes: errMaxContent}), RequireApproval: true, Role: plan.RoleSubAgent})
 	return out
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 
 	"github.com/einoplan/plan"
@@ -17,7 +19,7 @@ import (
 type taskBackend struct{ plan.Backend }
 
 func (b taskBackend) Delete(ctx context.Context, req *plantask.DeleteRequest) error {
-	return b.Backend.Delete(ctx, &plan.DeleteRequest{FilePath: req.FilePath})
+	return b.Backend.Delete(ctx, &driver.DeleteRequest{FilePath: req.FilePath})
 }
 
 // opened is one fresh, empty backend.
@@ -43,7 +45,7 @@ func memoryKind() backendKind {
 		b := plan.NewMemoryBackend()
 		return &opened{backend: b, close: func() {},
 			seed: func(p, content string) error {
-				return b.Write(context.Background(), &plan.WriteRequest{FilePath: p, Content: content})
+				return b.Write(context.Background(), &driver.WriteRequest{FilePath: p, Content: content})
 			}}, nil
 	}}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
@@ -192,7 +194,7 @@ func redisKind() (backendKind, func(), error) {
 		}
 		return &opened{backend: b, close: func() { client.Close() },
 			seed: func(p, content string) error {
-				return b.Write(context.Background(), &plan.WriteRequest{FilePath: p, Content: content})
+				return b.Write(context.Background(), &driver.WriteRequest{FilePath: p, Content: content})
 			}}, nil
 	}}
 	return kind, stop, nil

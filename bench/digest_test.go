@@ -110,7 +110,7 @@ func benchRedisKind(tb testing.TB) backendKind {
 		}
 		return &opened{backend: b, close: func() { client.Close() },
 			seed: func(p, content string) error {
-				return b.Write(context.Background(), &plan.WriteRequest{FilePath: p, Content: content})
+				return b.Write(context.Background(), &driver.WriteRequest{FilePath: p, Content: content})
 			}}, nil
 	}}
 }

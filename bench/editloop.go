@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -147,14 +149,14 @@ var editMethods = []editMethod{
 		from, to := stepTexts()
 		args2 := jsonObject("file_path", editFilePath, "old_string", from, "new_string", to)
 		ctx := context.Background()
-		fc, err := ws.Read(ctx, &plan.ReadRequest{FilePath: editFilePath})
+		fc, err := ws.Read(ctx, &driver.ReadRequest{FilePath: editFilePath})
 		if err != nil {
 			return nil, err
 		}
 		if strings.Count(fc.Content, from) != 1 {
 			return nil, fmt.Errorf("exported file lacks the step line")
 		}
-		if err := ws.Write(ctx, &plan.WriteRequest{FilePath: editFilePath, Content: strings.Replace(fc.Content, from, to, 1)}); err != nil {
+		if err := ws.Write(ctx, &driver.WriteRequest{FilePath: editFilePath, Content: strings.Replace(fc.Content, from, to, 1)}); err != nil {
 			return nil, err
 		}
 		res2 := fmt.Sprintf("Successfully replaced the string in '%s'", editFilePath)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/bytedance/sonic"
 	"github.com/einoplan/plan"
 )
@@ -165,7 +167,7 @@ func seedPlans(o *opened, n int) error {
 		subject, _, body := entryText(i)
 		p := &plan.Plan{Name: planName(i), Title: subject, Status: "draft", Author: "bench", Revision: 1,
 			UpdatedAt: base.Add(time.Duration(i) * time.Millisecond), Content: body}
-		if err := o.seed(plansDir+"/"+p.Name+".md", plan.EncodePlan(p)); err != nil {
+		if err := o.seed(plansDir+"/"+p.Name+".md", document.EncodePlan(p)); err != nil {
 			return err
 		}
 	}

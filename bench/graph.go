@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 
@@ -247,7 +249,7 @@ func (w *graphTaskWorker) next(results []string) []call {
 // claim is acknowledged (a lower bound: one completed in between is not counted).
 func (w *graphTaskWorker) checkEarly(id int) {
 	for _, a := range graphAfter(id) {
-		fc, err := w.backend.Read(context.Background(), &plan.ReadRequest{FilePath: fmt.Sprintf("%s/%d.json", tasksDir, a)})
+		fc, err := w.backend.Read(context.Background(), &driver.ReadRequest{FilePath: fmt.Sprintf("%s/%d.json", tasksDir, a)})
 		var t taskState
 		if err != nil || json.Unmarshal([]byte(fc.Content), &t) != nil || t.Status != "completed" {
 			w.log.mu.Lock()

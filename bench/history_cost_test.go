@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
@@ -14,7 +16,7 @@ import (
 func BenchmarkHistoryWriteCost(b *testing.B) {
 	ctx := context.Background()
 	for _, kind := range []string{"memory", "local"} {
-		for _, limit := range []int{plan.DefaultHistoryLimit, -1} {
+		for _, limit := range []int{api.DefaultHistoryLimit, -1} {
 			label := fmt.Sprintf("%s/history=%d", kind, max(limit, 0))
 			b.Run(label, func(b *testing.B) {
 				var backend plan.Backend = plan.NewMemoryBackend()

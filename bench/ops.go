@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 
 	"github.com/einoplan/plan"
@@ -99,7 +101,7 @@ func (e *opEnv) addBare(kind backendKind) error {
 
 // verify checks that both sides see the n seeded entries.
 func (e *opEnv) verify(ctx context.Context) error {
-	l, err := e.store.List(ctx)
+	l, err := e.store.ListPage(ctx, plan.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -226,7 +228,7 @@ func (e *opEnv) listOp(ctx context.Context) opFuncs {
 	return opFuncs{
 		name: "list",
 		store: func(int) error {
-			l, err := e.store.List(ctx)
+			l, err := e.store.ListPage(ctx, plan.ListOptions{})
 			if err == nil && len(l.Plans) != e.n {
 				err = fmt.Errorf("Store.List: %d plans, want %d", len(l.Plans), e.n)
 			}
@@ -252,7 +254,7 @@ func (e *opEnv) newName() string {
 
 func (e *opEnv) removeCreated(paths *[]string, o *opened) error {
 	for _, p := range *paths {
-		if err := o.backend.Delete(context.Background(), &plan.DeleteRequest{FilePath: p}); err != nil {
+		if err := o.backend.Delete(context.Background(), &driver.DeleteRequest{FilePath: p}); err != nil {
 			return err
 		}
 	}

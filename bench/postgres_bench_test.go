@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -213,7 +215,7 @@ func BenchmarkPostgresWatchLatency(b *testing.B) {
 			for i := range b.N {
 				content := fmt.Sprintf("%08d", i) + pad[8:]
 				start := time.Now()
-				if err := writer.Write(ctx, &plan.WriteRequest{FilePath: "/plans/a.md", Content: content}); err != nil {
+				if err := writer.Write(ctx, &driver.WriteRequest{FilePath: "/plans/a.md", Content: content}); err != nil {
 					b.Fatal(err)
 				}
 				committed := time.Now()

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
@@ -201,7 +203,7 @@ func BenchmarkRedisWatchLatency(b *testing.B) {
 			for i := range b.N {
 				content := fmt.Sprint(i)
 				start := time.Now()
-				if err := writer.Write(ctx, &plan.WriteRequest{FilePath: "/plans/a.md", Content: content}); err != nil {
+				if err := writer.Write(ctx, &driver.WriteRequest{FilePath: "/plans/a.md", Content: content}); err != nil {
 					b.Fatal(err)
 				}
 				for ev := range feed {

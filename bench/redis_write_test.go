@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/driver"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
@@ -25,7 +28,7 @@ import (
 //
 //	go test -run '^$' -bench RedisKnownRevisionWrite -benchtime 2s
 func BenchmarkRedisKnownRevisionWrite(b *testing.B) {
-	for _, history := range []int{plan.DefaultHistoryLimit, -1} {
+	for _, history := range []int{api.DefaultHistoryLimit, -1} {
 		name := "history"
 		if history < 0 {
 			name = "nohistory"
@@ -66,7 +69,7 @@ func redisKeepingSwap(b *testing.B) {
 	client, prefix, be := benchRedisBackend(b)
 	body := strings.Repeat("plan text ", 30)
 	old := body + "0"
-	if err := be.Write(ctx, &plan.WriteRequest{FilePath: "/team/plans/p.md", Content: old}); err != nil {
+	if err := be.Write(ctx, &driver.WriteRequest{FilePath: "/team/plans/p.md", Content: old}); err != nil {
 		b.Fatal(err)
 	}
 	seq := 0
@@ -74,7 +77,7 @@ func redisKeepingSwap(b *testing.B) {
 		seq++
 		next := body + strconv.Itoa(seq)
 		keep := "/team/plans/.history/p/" + strconv.Itoa(seq) + ".md"
-		ok, err := be.CompareAndSwapKeeping(ctx, &plan.WriteRequest{FilePath: "/team/plans/p.md", Content: next}, &old, keep)
+		ok, err := be.CompareAndSwapKeeping(ctx, &driver.WriteRequest{FilePath: "/team/plans/p.md", Content: next}, &old, keep)
 		if err == nil && !ok {
 			err = fmt.Errorf("swap %d found another file", seq)
 		}

@@ -26,7 +26,7 @@ var resyncArgs = []struct{ label, args string }{
 func resyncSetup(ctx context.Context) (*toolbox, error) {
 	backend := plan.NewMemoryBackend()
 	box := func(agent string) (*toolbox, error) {
-		mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: agent, Digest: plan.DigestConfig{Disabled: true}, HistoryLimit: plan.DefaultHistoryLimit})
+		mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: agent, Digest: plan.DigestConfig{Disabled: true}})
 		if err != nil {
 			return nil, err
 		}

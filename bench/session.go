@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 
@@ -266,7 +268,7 @@ func (r *sessionReport) readOutcome(ctx context.Context, e *sessionEnv) error {
 		}
 		return nil
 	}
-	files, err := e.backend.LsInfo(ctx, &plan.LsInfoRequest{Path: tasksDir})
+	files, err := e.backend.LsInfo(ctx, &driver.LsInfoRequest{Path: tasksDir})
 	if err != nil {
 		return err
 	}
@@ -278,7 +280,7 @@ func (r *sessionReport) readOutcome(ctx context.Context, e *sessionEnv) error {
 		if !strings.HasPrefix(path, "/") {
 			path = tasksDir + "/" + path
 		}
-		fc, err := e.backend.Read(ctx, &plan.ReadRequest{FilePath: path})
+		fc, err := e.backend.Read(ctx, &driver.ReadRequest{FilePath: path})
 		if err != nil {
 			return err
 		}

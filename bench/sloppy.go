@@ -221,6 +221,6 @@ func runSloppySession(ctx context.Context, steps, workers int, sloppy bool) (*sl
 		return nil, err
 	}
 	rep.Status = p.Status
-	rep.Completed = p.Summarize().Progress.Completed
+	rep.Completed = plan.Summarize(p).Progress.Completed
 	return rep, nil
 }

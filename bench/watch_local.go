@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/einoplan/plan"
 )
 
@@ -80,7 +82,7 @@ type listCounter struct {
 	lists atomic.Int64
 }
 
-func (c *listCounter) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (c *listCounter) LsInfo(ctx context.Context, req *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	c.lists.Add(1)
 	return c.Backend.LsInfo(ctx, req)
 }

@@ -167,7 +167,7 @@ func BenchmarkWatchIdle1000(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := store.List(ctx); err != nil { // fills the list cache
+			if _, err := store.ListPage(ctx, plan.ListOptions{}); err != nil { // fills the list cache
 				b.Fatal(err)
 			}
 			var total idleCost

@@ -134,7 +134,7 @@ func (b *board) handOver(w http.ResponseWriter, r *http.Request, person string) 
 		b.answer(w, ctx, name, false)
 		return
 	}
-	if _, _, err := b.store.TakeOverStep(ctx, name, number, holder); err != nil {
+	if _, _, err := b.store.MoveStep(ctx, plan.StepMove{Name: name, Step: number, State: plan.StepInProgress, By: holder, Takeover: true}); err != nil {
 		writeError(w, storeError(err))
 		return
 	}

@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/board"
 )
@@ -146,9 +148,9 @@ type planJSON struct {
 		Revision int64  `json:"revision"`
 		By       string `json:"by"`
 	} `json:"approval"`
-	Content   string          `json:"content"`
-	Rejection *plan.Rejection `json:"rejection"`
-	Waiting   *plan.Waiting   `json:"waiting"`
+	Content   string         `json:"content"`
+	Rejection *api.Rejection `json:"rejection"`
+	Waiting   *api.Waiting   `json:"waiting"`
 	History   []struct {
 		Revision int64  `json:"revision"`
 		Author   string `json:"author"`

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
@@ -23,18 +25,18 @@ const (
 // summaryView is one plan in the list: what a card shows before its steps arrive, every
 // text cut to maxSummaryTextSize bytes.
 type summaryView struct {
-	Name        string         `json:"name"`
-	Title       string         `json:"title"`
-	Status      string         `json:"status"`
-	Author      string         `json:"author,omitempty"`
-	Revision    int64          `json:"revision"`
-	UpdatedAt   time.Time      `json:"updated_at"`
-	Approval    *plan.Approval `json:"approval,omitempty"`
-	Waiting     *plan.Waiting  `json:"waiting,omitempty"`
-	Progress    plan.Progress  `json:"progress"`
-	CurrentStep *stepView      `json:"current_step,omitempty"`
-	NextStep    *stepView      `json:"next_step,omitempty"`
-	Repaired    bool           `json:"repaired,omitempty"`
+	Name        string        `json:"name"`
+	Title       string        `json:"title"`
+	Status      string        `json:"status"`
+	Author      string        `json:"author,omitempty"`
+	Revision    int64         `json:"revision"`
+	UpdatedAt   time.Time     `json:"updated_at"`
+	Approval    *api.Approval `json:"approval,omitempty"`
+	Waiting     *api.Waiting  `json:"waiting,omitempty"`
+	Progress    api.Progress  `json:"progress"`
+	CurrentStep *stepView     `json:"current_step,omitempty"`
+	NextStep    *stepView     `json:"next_step,omitempty"`
+	Repaired    bool          `json:"repaired,omitempty"`
 }
 
 func summaryOf(s plan.Summary) summaryView {

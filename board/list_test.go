@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
@@ -37,7 +39,7 @@ func (r *rig) rawGet(path string) (int, []byte) {
 func TestTheListOfLargePlansStaysUnderItsByteCap(t *testing.T) {
 	r := newRig(t)
 	for i := range 12 {
-		r.put(fmt.Sprintf("big-%02d", i), bigPlan(strings.Repeat("T", 2000), plan.DefaultMaxContentBytes-4096))
+		r.put(fmt.Sprintf("big-%02d", i), bigPlan(strings.Repeat("T", 2000), api.DefaultMaxContentBytes-4096))
 	}
 	r.get("/api/plans", nil) // the Store reads the plans once, for every later listing
 	var before, after runtime.MemStats
@@ -70,7 +72,7 @@ func TestTheListOfLargePlansStaysUnderItsByteCap(t *testing.T) {
 
 func TestStepsComePerPlanInPagesCappedInBytes(t *testing.T) {
 	r := newRig(t)
-	body := bigPlan("Big", plan.DefaultMaxContentBytes-4096)
+	body := bigPlan("Big", api.DefaultMaxContentBytes-4096)
 	r.put("big", body)
 	r.start("big", 3, "worker-1")
 	want := len(plan.ParseSteps(body))

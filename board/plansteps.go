@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
@@ -21,7 +23,7 @@ const (
 type stepsPage struct {
 	summaryView
 	// Rejection is the plan's last rejection, its feedback cut to maxStepTextSize bytes.
-	Rejection *plan.Rejection   `json:"rejection,omitempty"`
+	Rejection *api.Rejection    `json:"rejection,omitempty"`
 	Steps     []json.RawMessage `json:"steps"`
 	NextFrom  int               `json:"next_from,omitempty"`
 }
@@ -43,7 +45,7 @@ func (b *board) planSteps(w http.ResponseWriter, r *http.Request) {
 		writeError(w, storeError(err))
 		return
 	}
-	out := stepsPage{summaryView: summaryOf(p.Summarize()), Steps: []json.RawMessage{}}
+	out := stepsPage{summaryView: summaryOf(plan.Summarize(p)), Steps: []json.RawMessage{}}
 	if p.Rejection != nil {
 		rej := *p.Rejection
 		rej.By, rej.Feedback = cutText(rej.By, maxSummaryTextSize), cutText(rej.Feedback, maxStepTextSize)

@@ -202,7 +202,7 @@ func TestStepsShowTheirTextWithoutTagsAndWhoHeldThem(t *testing.T) {
 	_, _, err := r.store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 2, State: plan.StepCompleted, By: "worker-1"})
 	mustNot(t, err)
 	r.start("release", 3, "worker-2")
-	_, _, err = r.store.TakeOverStep(plan.WithActor(ctx, "alice"), "release", 3, "")
+	_, _, err = r.store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 3, State: plan.StepInProgress, By: "", Takeover: true})
 	mustNot(t, err)
 	var p struct {
 		Steps []struct {

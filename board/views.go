@@ -4,24 +4,26 @@ import (
 	"context"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
 // planView is one plan as the board shows it: the header, the progress, every step, and
 // who made the current revision.
 type planView struct {
-	Name      string         `json:"name"`
-	Title     string         `json:"title"`
-	Status    string         `json:"status"`
-	Author    string         `json:"author,omitempty"`
-	Revision  int64          `json:"revision"`
-	UpdatedAt time.Time      `json:"updated_at"`
-	Approval  *plan.Approval `json:"approval,omitempty"`
+	Name      string        `json:"name"`
+	Title     string        `json:"title"`
+	Status    string        `json:"status"`
+	Author    string        `json:"author,omitempty"`
+	Revision  int64         `json:"revision"`
+	UpdatedAt time.Time     `json:"updated_at"`
+	Approval  *api.Approval `json:"approval,omitempty"`
 	// Waiting is the run paused until a person decides; Rejection the last rejection.
-	Waiting   *plan.Waiting   `json:"waiting,omitempty"`
-	Rejection *plan.Rejection `json:"rejection,omitempty"`
-	Progress  plan.Progress   `json:"progress"`
-	Steps     []stepView      `json:"steps"`
+	Waiting   *api.Waiting   `json:"waiting,omitempty"`
+	Rejection *api.Rejection `json:"rejection,omitempty"`
+	Progress  api.Progress   `json:"progress"`
+	Steps     []stepView     `json:"steps"`
 	// ChangedBy is who made the current revision, as the history records it; "" when
 	// unknown. ChangeAction is what kind of change made it.
 	ChangedBy    string      `json:"changed_by,omitempty"`
@@ -42,7 +44,7 @@ type planDetail struct {
 // viewOf builds the view of p; history is the plan's kept revisions, newest first, or nil.
 func viewOf(p *plan.Plan, history []plan.Revision) planView {
 	v := planView{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
-		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting, Rejection: p.Rejection, Progress: p.Summarize().Progress, Steps: stepsOf(p.Content),
+		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting, Rejection: p.Rejection, Progress: plan.Summarize(p).Progress, Steps: stepsOf(p.Content),
 		Repaired: p.Repaired}
 	v.Cost, v.Budget = costOf(v.Steps), p.Budget
 	if len(history) > 0 && history[0].Revision == p.Revision {

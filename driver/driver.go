@@ -3,7 +3,7 @@
 // applies an Eino read request's line window, Feed runs a Watcher's listen loop.
 //
 // The Store finds a capability on the Backend itself or along its Unwrap chain; a Locker
-// also on a Backend embedded as an anonymous field (plan.Unwrapper tells why). A Backend
+// also on a Backend embedded as an anonymous field (driver.Unwrapper tells why). A Backend
 // needs none of the capabilities to work: each one lifts a limit the Store otherwise
 // documents (writes atomic across processes or machines, bounded reads, deletes on a full
 // disk, push watching) or spares it work (syncs, round trips, listings).

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/einoplan/plan"
@@ -16,14 +18,14 @@ import (
 
 func mustWrite(t *testing.T, b *Backend, p, content string) {
 	t.Helper()
-	if err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: content}); err != nil {
+	if err := b.Write(bg, &driver.WriteRequest{FilePath: p, Content: content}); err != nil {
 		t.Fatalf("Write(%s): %v", p, err)
 	}
 }
 
 func mustRead(t *testing.T, b *Backend, p string) string {
 	t.Helper()
-	fc, err := b.Read(bg, &plan.ReadRequest{FilePath: p})
+	fc, err := b.Read(bg, &driver.ReadRequest{FilePath: p})
 	if err != nil {
 		t.Fatalf("Read(%s): %v", p, err)
 	}
@@ -32,14 +34,14 @@ func mustRead(t *testing.T, b *Backend, p string) string {
 
 func mustDelete(t *testing.T, b *Backend, p string) {
 	t.Helper()
-	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: p}); err != nil {
+	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: p}); err != nil {
 		t.Fatalf("Delete(%s): %v", p, err)
 	}
 }
 
 func wantMissing(t *testing.T, b *Backend, p string) {
 	t.Helper()
-	_, err := b.Read(bg, &plan.ReadRequest{FilePath: p})
+	_, err := b.Read(bg, &driver.ReadRequest{FilePath: p})
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Read(%s) = %v, want fs.ErrNotExist", p, err)
 	}
@@ -48,7 +50,7 @@ func wantMissing(t *testing.T, b *Backend, p string) {
 // wantLs checks LsInfo(dir), files as "path" and folders as "path/".
 func wantLs(t *testing.T, b *Backend, dir string, want ...string) {
 	t.Helper()
-	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: dir})
 	if err != nil {
 		t.Fatalf("LsInfo(%s): %v", dir, err)
 	}
@@ -75,7 +77,7 @@ func TestBytesComeBackExactly(t *testing.T) {
 	if got := mustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("Read of an uncleaned path = %q", got)
 	}
-	fc, err := b.Read(bg, &plan.ReadRequest{FilePath: "/plans/a.md", Offset: 2, Limit: 1})
+	fc, err := b.Read(bg, &driver.ReadRequest{FilePath: "/plans/a.md", Offset: 2, Limit: 1})
 	if err != nil || fc.Content != "two\n" {
 		t.Fatalf("Read of line 2 = %v, %v", fc, err)
 	}
@@ -111,7 +113,7 @@ func TestReadAtMostSendsOnlyThePrefix(t *testing.T) {
 func TestPathsThatCannotBeStoredAreRefusedUnsent(t *testing.T) {
 	b := newBackend(t)
 	for _, p := range []string{"/", "", "/plans/..", "/plans/a\x00b.md", "/plans/\xff.md"} {
-		err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: "x"})
+		err := b.Write(bg, &driver.WriteRequest{FilePath: p, Content: "x"})
 		if !errors.Is(err, fs.ErrInvalid) || !errors.Is(err, driver.ErrNotWritten) {
 			t.Fatalf("Write(%q) = %v, want fs.ErrInvalid and driver.ErrNotWritten", p, err)
 		}
@@ -154,7 +156,7 @@ func TestModifiedAtDiffersForEveryWrite(t *testing.T) {
 	seen := map[string]bool{}
 	stamp := func() string {
 		t.Helper()
-		infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/p"})
+		infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/p"})
 		if err != nil || len(infos) != 1 || infos[0].Size != 3 {
 			t.Fatalf("LsInfo = %+v, %v", infos, err)
 		}
@@ -186,20 +188,20 @@ func TestCompareAndSwapComparesWholeBytes(t *testing.T) {
 	base := strings.Repeat("y", 1<<20)
 	mustWrite(t, b, "/p/f.md", base+"a")
 	for _, old := range []string{base + "b", base, base + "a\x00", ""} {
-		ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: "lost"}, &old)
+		ok, err := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/p/f.md", Content: "lost"}, &old)
 		if ok || err != nil {
 			t.Fatalf("swap from %d other bytes = %v, %v", len(old), ok, err)
 		}
 	}
-	ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: ""}, ptr(base+"a"))
+	ok, err := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/p/f.md", Content: ""}, ptr(base+"a"))
 	if !ok || err != nil {
 		t.Fatalf("swap from the stored bytes = %v, %v", ok, err)
 	}
-	ok, err = b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: "x"}, ptr(""))
+	ok, err = b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/p/f.md", Content: "x"}, ptr(""))
 	if !ok || err != nil {
 		t.Fatalf("swap from an empty file = %v, %v", ok, err)
 	}
-	if ok, err := b.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: "/p/f.md"}, "y"); ok || err != nil {
+	if ok, err := b.CompareAndDelete(bg, &driver.DeleteRequest{FilePath: "/p/f.md"}, "y"); ok || err != nil {
 		t.Fatalf("delete from other bytes = %v, %v", ok, err)
 	}
 	if got := mustRead(t, b, "/p/f.md"); got != "x" {
@@ -212,13 +214,13 @@ func TestCompareAndSwapComparesWholeBytes(t *testing.T) {
 // TestAStoreChangeIsOneStatement).
 func TestWriteOnceWritesHistoryEntries(t *testing.T) {
 	b := newBackend(t)
-	if err := b.WriteOnce(bg, &plan.WriteRequest{FilePath: "/p/.history/x/1-abc", Content: "entry\x00"}); err != nil {
+	if err := b.WriteOnce(bg, &driver.WriteRequest{FilePath: "/p/.history/x/1-abc", Content: "entry\x00"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustRead(t, b, "/p/.history/x/1-abc"); got != "entry\x00" {
 		t.Fatalf("WriteOnce stored %q", got)
 	}
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: "/plans", HistoryLimit: plan.DefaultHistoryLimit})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: "/plans", HistoryLimit: api.DefaultHistoryLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,13 +276,13 @@ func TestAnEditMadeWithSQLKeepsSwapsWorking(t *testing.T) {
 	if _, err := b.pool.Exec(bg, `UPDATE `+pgx.Identifier{b.Schema()}.Sanitize()+`.files SET content = 'edited' WHERE name = 'f.md'`); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: "x"}, ptr("before")); ok || err != nil {
+	if ok, err := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/p/f.md", Content: "x"}, ptr("before")); ok || err != nil {
 		t.Fatalf("swap from the old bytes = %v, %v", ok, err)
 	}
-	if ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: "after"}, ptr("edited")); !ok || err != nil {
+	if ok, err := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/p/f.md", Content: "after"}, ptr("edited")); !ok || err != nil {
 		t.Fatalf("swap from the edited bytes = %v, %v", ok, err)
 	}
-	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/p"})
+	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/p"})
 	if err != nil || len(infos) != 1 || infos[0].Size != 5 {
 		t.Fatalf("LsInfo = %+v, %v", infos, err)
 	}

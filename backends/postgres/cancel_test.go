@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
 )
 
@@ -33,7 +32,7 @@ func TestADeadlineCutsAWriteWaitingOnTheServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(bg, 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	ok, err := b.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: "/p/f.md", Content: "after"}, ptr("before"))
+	ok, err := b.CompareAndSwap(ctx, &driver.WriteRequest{FilePath: "/p/f.md", Content: "after"}, ptr("before"))
 	if ok || err == nil || errors.Is(err, driver.ErrNotWritten) {
 		t.Fatalf("CompareAndSwap behind a lock = %v, %v; want an error leaving the outcome open", ok, err)
 	}

@@ -12,24 +12,23 @@ import (
 	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
 )
 
 // LsInfo lists the files and folders directly inside req.Path, sorted by path, from one
 // statement (one snapshot). Size is the byte length; ModifiedAt differs for every write of
 // a file (see StrictModTimes). A missing folder, or a file's path, lists as empty.
-func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (b *Backend) LsInfo(ctx context.Context, req *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	dir := cleanPath(req.Path)
 	if !validText(dir) {
-		return []plan.FileInfo{}, nil
+		return []driver.FileInfo{}, nil
 	}
-	var out []plan.FileInfo
+	var out []driver.FileInfo
 	err := b.idempotent(ctx, func() error {
-		out = []plan.FileInfo{}
+		out = []driver.FileInfo{}
 		rows, err := b.pool.Query(ctx, b.sql.list, dir, childPrefix(dir), childBound(dir))
 		if err != nil {
 			return err
@@ -38,7 +37,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 		var size, mtime, version int64
 		var isDir bool
 		_, err = pgx.ForEachRow(rows, []any{&name, &size, &mtime, &version, &isDir}, func() error {
-			fi := plan.FileInfo{Path: joinPath(dir, name), IsDir: isDir}
+			fi := driver.FileInfo{Path: joinPath(dir, name), IsDir: isDir}
 			if !isDir {
 				fi.Size = size
 				fi.ModifiedAt = modifiedAt(mtime, version)
@@ -69,7 +68,7 @@ func modifiedAt(mtime, version int64) string {
 // Read returns the file, honouring Offset and Limit as 1-based line numbers like Eino's
 // backends. A missing file is an error wrapping fs.ErrNotExist. Bytes come back exactly as
 // written: NUL bytes and invalid UTF-8 included.
-func (b *Backend) Read(ctx context.Context, req *plan.ReadRequest) (*filesystem.FileContent, error) {
+func (b *Backend) Read(ctx context.Context, req *driver.ReadRequest) (*filesystem.FileContent, error) {
 	content, err := b.readRow(ctx, "read", req.FilePath, b.sql.read)
 	if err != nil {
 		return nil, err
@@ -107,7 +106,7 @@ func (b *Backend) readRow(ctx context.Context, verb, p, query string, extra ...a
 
 // Write replaces the whole file, creating it (and so its folders) as needed, in one
 // statement: a reader sees the old bytes or the new ones.
-func (b *Backend) Write(ctx context.Context, req *plan.WriteRequest) error {
+func (b *Backend) Write(ctx context.Context, req *driver.WriteRequest) error {
 	_, err := b.mutate(ctx, "write", req.FilePath, b.sql.write, []byte(req.Content))
 	return err
 }
@@ -116,7 +115,7 @@ func (b *Backend) Write(ctx context.Context, req *plan.WriteRequest) error {
 // the Store does not keep it with CompareAndSwapKeeping) like Write, but without waiting
 // for the commit to reach disk (synchronous_commit off for that one statement): a server
 // crash right after may lose the file, never tear it.
-func (b *Backend) WriteOnce(ctx context.Context, req *plan.WriteRequest) error {
+func (b *Backend) WriteOnce(ctx context.Context, req *driver.WriteRequest) error {
 	_, err := b.mutate(ctx, "write", req.FilePath, b.sql.writeOnce, []byte(req.Content))
 	return err
 }
@@ -126,7 +125,7 @@ func (b *Backend) WriteOnce(ctx context.Context, req *plan.WriteRequest) error {
 // kept by CompareAndSwapKeeping: a history entry, which its Store prunes as it goes): that
 // delete does not wait for the disk either, so after a server crash the file may be back,
 // as it was written.
-func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
+func (b *Backend) Delete(ctx context.Context, req *driver.DeleteRequest) error {
 	_, err := b.mutate(ctx, "delete", req.FilePath, b.sql.remove, nil)
 	return err
 }
@@ -138,7 +137,7 @@ func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
 // precondition failed and nothing was written. An error wraps driver.ErrNotWritten only when
 // nothing was written for sure (the statement never left, or the server refused it);
 // otherwise (a connection lost after sending) the outcome is open and the Store resolves it.
-func (b *Backend) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+func (b *Backend) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
 	content := []byte(req.Content)
 	if old == nil {
 		return b.mutate(ctx, "write", req.FilePath, b.sql.create, content)
@@ -157,7 +156,7 @@ func (b *Backend) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, ol
 // CompareAndSwap's does, since it carries the file's new bytes. With old nil it is
 // CompareAndSwap: a create replaces nothing, so it keeps nothing. Errors are as for
 // CompareAndSwap; keep must name a file other than req.FilePath.
-func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *driver.WriteRequest, old *string, keep string) (bool, error) {
 	if old == nil {
 		return b.CompareAndSwap(ctx, req, nil)
 	}
@@ -180,7 +179,7 @@ func (b *Backend) KeepsFor(v any) bool { return v == any(b) }
 // CompareAndDelete deletes the file only if its stored bytes equal old, checked and done in
 // one statement. (false, nil) means the file changed or is gone; errors are as for
 // CompareAndSwap.
-func (b *Backend) CompareAndDelete(ctx context.Context, req *plan.DeleteRequest, old string) (bool, error) {
+func (b *Backend) CompareAndDelete(ctx context.Context, req *driver.DeleteRequest, old string) (bool, error) {
 	want := sha256.Sum256([]byte(old))
 	return b.mutate(ctx, "delete", req.FilePath, b.sql.compareDelete, nil, want[:])
 }

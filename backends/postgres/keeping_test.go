@@ -36,16 +36,16 @@ func TestKeepingSwapKeepsExactlyTheReplacedBytes(t *testing.T) {
 	b := newBackend(t)
 	big := strings.Repeat("\x00\xff\r\n--- é ", 95_000) // ~1 MiB, stored out of line (TOAST)
 	const p, keep = "/plans/f.md", "/plans/.history/f/1.0badf00d"
-	if ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: big}, nil, keep); !ok || err != nil {
+	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: big}, nil, keep); !ok || err != nil {
 		t.Fatalf("create = %v, %v", ok, err)
 	}
 	wantMissing(t, b, keep) // a create replaces nothing, so keeps nothing
-	if ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "lost"}, nil, keep); ok || err != nil {
+	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "lost"}, nil, keep); ok || err != nil {
 		t.Fatalf("create over an existing file = %v, %v", ok, err)
 	}
 	_, before := rowFlags(t, b, "/plans", "f.md")
 	for _, old := range []string{big[:len(big)-1] + "x", big + "\x00", ""} {
-		if ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "lost"}, &old, keep); ok || err != nil {
+		if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "lost"}, &old, keep); ok || err != nil {
 			t.Fatalf("swap from %d other bytes = %v, %v", len(old), ok, err)
 		}
 	}
@@ -56,13 +56,13 @@ func TestKeepingSwapKeepsExactlyTheReplacedBytes(t *testing.T) {
 	wantLs(t, b, "/plans", "/plans/f.md") // not even the keep's folder
 
 	for _, bad := range []string{"/", "/plans/.history/f/a\x00b", "/plans/.history/\xff/1.x", p, "plans//f.md"} {
-		ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "lost"}, &big, bad)
+		ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "lost"}, &big, bad)
 		if ok || !errors.Is(err, fs.ErrInvalid) || !errors.Is(err, driver.ErrNotWritten) {
 			t.Fatalf("keep at %q = %v, %v; want fs.ErrInvalid and driver.ErrNotWritten", bad, ok, err)
 		}
 	}
 
-	if ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "two"}, &big, keep); !ok || err != nil {
+	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "two"}, &big, keep); !ok || err != nil {
 		t.Fatalf("swap from the stored bytes = %v, %v", ok, err)
 	}
 	if got := mustRead(t, b, p); got != "two" {
@@ -83,7 +83,7 @@ func TestKeepingSwapKeepsExactlyTheReplacedBytes(t *testing.T) {
 	wantLs(t, b, "/plans/.history/f", keep)
 
 	// A keep name that already holds a file is replaced, as WriteOnce replaces it.
-	if ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "three"}, ptr("two"), keep); !ok || err != nil {
+	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "three"}, ptr("two"), keep); !ok || err != nil {
 		t.Fatalf("swap keeping onto an existing file = %v, %v", ok, err)
 	}
 	if got := mustRead(t, b, keep); got != "two" {
@@ -127,7 +127,7 @@ func TestKeepingSwapsFromTheSameBytesLeaveOneWinnerAndOneKeptFile(t *testing.T) 
 		var mu sync.Mutex
 		for i := range racers {
 			wg.Go(func() {
-				req := &plan.WriteRequest{FilePath: dir + "/f.md", Content: fmt.Sprintf("racer %d", i)}
+				req := &driver.WriteRequest{FilePath: dir + "/f.md", Content: fmt.Sprintf("racer %d", i)}
 				ok, err := b.CompareAndSwapKeeping(bg, req, &old, fmt.Sprintf("%s/.history/%d", dir, i))
 				if err != nil {
 					t.Errorf("racer %d: %v", i, err)
@@ -145,8 +145,8 @@ func TestKeepingSwapsFromTheSameBytesLeaveOneWinnerAndOneKeptFile(t *testing.T) 
 		wg.Wait()
 		return wins
 	}
-	kept := func(dir string) []plan.FileInfo {
-		infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir + "/.history"})
+	kept := func(dir string) []driver.FileInfo {
+		infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: dir + "/.history"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,16 +245,16 @@ func TestKeepingSwapAnnouncesBothFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := writer.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("not it"), "/plans/.history/a/0.x"); ok || err != nil {
+	if ok, err := writer.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("not it"), "/plans/.history/a/0.x"); ok || err != nil {
 		t.Fatalf("refused swap = %v, %v", ok, err)
 	}
 	large := strings.Repeat("x", 10_000) // read back by version rather than carried
-	if ok, err := writer.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: large}, ptr("one"), "/plans/.history/a/1.x"); !ok || err != nil {
+	if ok, err := writer.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: large}, ptr("one"), "/plans/.history/a/1.x"); !ok || err != nil {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
 	wantEvent(t, plans, driver.FileEvent{Path: "/plans/a.md", Content: large})
 	wantEvent(t, history, driver.FileEvent{Path: "/plans/.history/a/1.x", Content: "one"})
-	if ok, err := writer.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "three"}, &large, "/plans/.history/a/2.x"); !ok || err != nil {
+	if ok, err := writer.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "three"}, &large, "/plans/.history/a/2.x"); !ok || err != nil {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
 	wantEvent(t, plans, driver.FileEvent{Path: "/plans/a.md", Content: "three"})
@@ -345,7 +345,7 @@ func TestAStoreChangeIsOneStatement(t *testing.T) {
 			t.Fatalf("History[%d] = revision %d, status %q; want %d, %q", i, r.Revision, r.Status, rev, want)
 		}
 	}
-	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans/.history/ship"})
+	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/plans/.history/ship"})
 	if err != nil || len(infos) != changes+1 {
 		t.Fatalf("the history folder holds %d files (%v), want one per replaced revision, %d", len(infos), err, changes+1)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -186,7 +188,7 @@ func TestTerminatedConnectionsNeverLoseAWriteSilently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := min(got.Revision, plan.DefaultHistoryLimit); int64(len(revs)) != want {
+	if want := min(got.Revision, api.DefaultHistoryLimit); int64(len(revs)) != want {
 		t.Fatalf("History shows %d revisions of %d, want %d", len(revs), got.Revision, want)
 	}
 	for _, r := range revs {
@@ -237,7 +239,7 @@ func TestReadsOutliveTerminatedSessions(t *testing.T) {
 	if _, err := terminate(bg, admin, name); err != nil {
 		t.Fatal(err)
 	}
-	if list, err := s.List(bg); err != nil || len(list.Plans) != 1 {
+	if list, err := s.ListPage(bg, plan.ListOptions{}); err != nil || len(list.Plans) != 1 {
 		t.Fatalf("List after the sessions ended = %v, %v", list, err)
 	}
 }

@@ -64,7 +64,7 @@ func TestWatchDeliversEveryChangeInOrder(t *testing.T) {
 			mustWrite(t, writer, "/plans/a.md", content)
 		} else {
 			old := want[len(want)-1].Content
-			if ok, err := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: content}, &old); !ok || err != nil {
+			if ok, err := writer.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: content}, &old); !ok || err != nil {
 				t.Fatalf("CompareAndSwap = %v, %v", ok, err)
 			}
 		}
@@ -73,15 +73,15 @@ func TestWatchDeliversEveryChangeInOrder(t *testing.T) {
 		mustWrite(t, writer, "/other/a.md", "elsewhere")
 		mustWrite(t, elsewhere, "/plans/a.md", "another schema")
 	}
-	if ok, _ := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("not it")); ok {
+	if ok, _ := writer.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("not it")); ok {
 		t.Fatal("a failed swap wrote")
 	}
-	if err := writer.WriteOnce(bg, &plan.WriteRequest{FilePath: "/plans/once.md", Content: "entry"}); err != nil {
+	if err := writer.WriteOnce(bg, &driver.WriteRequest{FilePath: "/plans/once.md", Content: "entry"}); err != nil {
 		t.Fatal(err)
 	}
 	want = append(want, driver.FileEvent{Path: "/plans/once.md", Content: "entry"})
 	old := want[len(want)-2].Content
-	if ok, err := writer.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}, old); !ok || err != nil {
+	if ok, err := writer.CompareAndDelete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}, old); !ok || err != nil {
 		t.Fatalf("CompareAndDelete = %v, %v", ok, err)
 	}
 	want = append(want, driver.FileEvent{Path: "/plans/a.md", Deleted: true})
@@ -190,7 +190,9 @@ func TestWatchResumesAfterServerRestart(t *testing.T) {
 	}
 	wantEvent(t, w, driver.FileEvent{Resync: true})
 	// The pool's own connections died with the server too; the first use of each may fail.
-	waitFor(t, func() bool { return b.Write(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "after"}) == nil })
+	waitFor(t, func() bool {
+		return b.Write(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "after"}) == nil
+	})
 	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after"})
 }
 

@@ -74,7 +74,7 @@ var ErrContentMissing = errors.New("listed in its folder's index but its bytes a
 
 // Read returns the file, honouring Offset and Limit as 1-based line numbers like Eino's
 // backends. A missing file is an error wrapping fs.ErrNotExist.
-func (b *Backend) Read(ctx context.Context, req *plan.ReadRequest) (*filesystem.FileContent, error) {
+func (b *Backend) Read(ctx context.Context, req *driver.ReadRequest) (*filesystem.FileContent, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (b *Backend) readChecked(ctx context.Context, p, last string) (string, erro
 }
 
 // Write replaces the whole file, creating its folders as needed.
-func (b *Backend) Write(ctx context.Context, req *plan.WriteRequest) error {
+func (b *Backend) Write(ctx context.Context, req *driver.WriteRequest) error {
 	_, err := b.mutate(ctx, writeScript, "write", req.FilePath, "w", req.Content, "")
 	return err
 }
@@ -138,7 +138,7 @@ func (b *Backend) Write(ctx context.Context, req *plan.WriteRequest) error {
 // (false, nil) means the precondition failed and nothing was written; a transport failure
 // (timeout, reset connection) is always an error, never (false, nil), and resending the
 // same call reports true if the first attempt had landed.
-func (b *Backend) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+func (b *Backend) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
 	if old == nil {
 		return b.mutate(ctx, writeScript, "write", req.FilePath, "n", req.Content, "")
 	}
@@ -148,12 +148,12 @@ func (b *Backend) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, ol
 // CompareAndDelete deletes the file only if its stored bytes equal old, checked and done in
 // one script. (false, nil) means the file changed or is gone; transport failures are
 // errors, as for CompareAndSwap.
-func (b *Backend) CompareAndDelete(ctx context.Context, req *plan.DeleteRequest, old string) (bool, error) {
+func (b *Backend) CompareAndDelete(ctx context.Context, req *driver.DeleteRequest, old string) (bool, error) {
 	return b.mutate(ctx, deleteScript, "delete", req.FilePath, "c", "", old)
 }
 
 // Delete removes the file, and any folder it leaves empty; a missing file is not an error.
-func (b *Backend) Delete(ctx context.Context, req *plan.DeleteRequest) error {
+func (b *Backend) Delete(ctx context.Context, req *driver.DeleteRequest) error {
 	_, err := b.mutate(ctx, deleteScript, "delete", req.FilePath, "d", "", "")
 	return err
 }

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/redis/go-redis/v9"
 
-	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/backends/redis/redistest"
 )
 
@@ -22,14 +23,14 @@ var bg = context.Background()
 
 func mustWrite(t *testing.T, b *Backend, p, content string) {
 	t.Helper()
-	if err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: content}); err != nil {
+	if err := b.Write(bg, &driver.WriteRequest{FilePath: p, Content: content}); err != nil {
 		t.Fatalf("Write(%s): %v", p, err)
 	}
 }
 
 func mustRead(t *testing.T, b *Backend, p string) string {
 	t.Helper()
-	fc, err := b.Read(bg, &plan.ReadRequest{FilePath: p})
+	fc, err := b.Read(bg, &driver.ReadRequest{FilePath: p})
 	if err != nil {
 		t.Fatalf("Read(%s): %v", p, err)
 	}
@@ -38,7 +39,7 @@ func mustRead(t *testing.T, b *Backend, p string) string {
 
 func wantMissing(t *testing.T, b *Backend, p string) {
 	t.Helper()
-	_, err := b.Read(bg, &plan.ReadRequest{FilePath: p})
+	_, err := b.Read(bg, &driver.ReadRequest{FilePath: p})
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Read(%s) = %v, want fs.ErrNotExist", p, err)
 	}
@@ -47,7 +48,7 @@ func wantMissing(t *testing.T, b *Backend, p string) {
 // ls returns LsInfo(dir) as "path" for files and "path/" for folders.
 func ls(t *testing.T, b *Backend, dir string) []string {
 	t.Helper()
-	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: dir})
 	if err != nil {
 		t.Fatalf("LsInfo(%s): %v", dir, err)
 	}
@@ -83,7 +84,7 @@ func TestCRUD(t *testing.T) {
 	if got := mustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("Read of an uncleaned path = %q", got)
 	}
-	fc, err := b.Read(bg, &plan.ReadRequest{FilePath: "/plans/a.md", Offset: 2, Limit: 1})
+	fc, err := b.Read(bg, &driver.ReadRequest{FilePath: "/plans/a.md", Offset: 2, Limit: 1})
 	if err != nil || fc.Content != "two\n" {
 		t.Fatalf("Read lines 2..2 = %q, %v", fc.Content, err)
 	}
@@ -103,11 +104,11 @@ func TestCRUD(t *testing.T) {
 		t.Fatalf("empty file read back as %q", got)
 	}
 
-	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
 		t.Fatal(err)
 	}
 	wantMissing(t, b, "/plans/a.md")
-	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
 		t.Fatalf("Delete of a missing file: %v", err)
 	}
 	wantLs(t, b, "/plans", "/plans/bin.md", "/plans/empty.md")
@@ -116,7 +117,7 @@ func TestCRUD(t *testing.T) {
 func TestRootIsNotAFile(t *testing.T) {
 	b, _ := newBackend(t)
 	for _, p := range []string{"/", "", "/plans/.."} {
-		if err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: "x"}); !errors.Is(err, fs.ErrInvalid) {
+		if err := b.Write(bg, &driver.WriteRequest{FilePath: p, Content: "x"}); !errors.Is(err, fs.ErrInvalid) {
 			t.Fatalf("Write(%q) = %v, want fs.ErrInvalid", p, err)
 		}
 	}
@@ -141,7 +142,7 @@ func TestLsInfoNestedFolders(t *testing.T) {
 	wantLs(t, b, "/plans/a.md") // a file lists as an empty folder
 	wantLs(t, b, "/nowhere")
 
-	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans/sub/deep"})
+	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/plans/sub/deep"})
 	if err != nil || len(infos) != 1 || infos[0].Size != 3 || infos[0].ModifiedAt == "" {
 		t.Fatalf("LsInfo = %+v, %v; want one entry of size 3 with a ModifiedAt", infos, err)
 	}
@@ -154,7 +155,7 @@ func TestLsInfoNestedFolders(t *testing.T) {
 	mustWrite(t, b, "/plans/sub", "file named like a folder")
 	mustWrite(t, b, "/plans/sub-x.md", "x")
 	wantLs(t, b, "/plans", "/plans/a.md", "/plans/sub", "/plans/sub/", "/plans/sub-x.md")
-	del0 := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/sub-x.md"})
+	del0 := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/sub-x.md"})
 	if del0 != nil {
 		t.Fatal(del0)
 	}
@@ -162,7 +163,7 @@ func TestLsInfoNestedFolders(t *testing.T) {
 	// Deleting the last file of a folder removes the folder from every parent left empty.
 	del := func(p string) {
 		t.Helper()
-		if err := b.Delete(bg, &plan.DeleteRequest{FilePath: p}); err != nil {
+		if err := b.Delete(bg, &driver.DeleteRequest{FilePath: p}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -209,7 +210,7 @@ func TestModifiedAtChangesOnEveryWrite(t *testing.T) {
 	var last time.Time
 	check := func(i int) {
 		t.Helper()
-		infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans"})
+		infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/plans"})
 		if err != nil || len(infos) != 1 {
 			t.Fatalf("LsInfo = %+v, %v", infos, err)
 		}
@@ -227,11 +228,11 @@ func TestModifiedAtChangesOnEveryWrite(t *testing.T) {
 		check(i)
 	}
 	old := "same size"
-	if ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "same SIZE"}, &old); !ok || err != nil {
+	if ok, err := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "same SIZE"}, &old); !ok || err != nil {
 		t.Fatalf("CompareAndSwap = %v, %v", ok, err)
 	}
 	check(200)
-	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, b, "/plans/a.md", "same size")
@@ -269,7 +270,7 @@ func TestCompareAndSwap(t *testing.T) {
 	const p = "/plans/a.md"
 	cas := func(content string, old *string) bool {
 		t.Helper()
-		ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: p, Content: content}, old)
+		ok, err := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: p, Content: content}, old)
 		if err != nil {
 			t.Fatalf("CompareAndSwap: %v", err)
 		}
@@ -306,15 +307,15 @@ func TestCompareAndSwap(t *testing.T) {
 
 	// An empty file exists: it matches "" and is not absent.
 	mustWrite(t, b, "/plans/e.md", "")
-	if ok, _ := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/e.md", Content: "x"}, nil); ok {
+	if ok, _ := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/e.md", Content: "x"}, nil); ok {
 		t.Fatal("create-only write replaced an empty file")
 	}
-	if ok, _ := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/e.md", Content: "x"}, str("")); !ok {
+	if ok, _ := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/e.md", Content: "x"}, str("")); !ok {
 		t.Fatal("empty file did not match old \"\"")
 	}
 
 	// A create through CompareAndSwap makes its folders like Write does.
-	if ok, _ := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/deep/er/f.md", Content: "f"}, nil); !ok {
+	if ok, _ := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/deep/er/f.md", Content: "f"}, nil); !ok {
 		t.Fatal("create in a new folder failed")
 	}
 	wantLs(t, b, "/", "/deep/", "/plans/")
@@ -326,7 +327,7 @@ func TestCompareAndDelete(t *testing.T) {
 	const p = "/plans/sub/a.md"
 	cad := func(old string) bool {
 		t.Helper()
-		ok, err := b.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: p}, old)
+		ok, err := b.CompareAndDelete(bg, &driver.DeleteRequest{FilePath: p}, old)
 		if err != nil {
 			t.Fatalf("CompareAndDelete: %v", err)
 		}
@@ -378,7 +379,7 @@ func TestConcurrentCompareAndSwap(t *testing.T) {
 				defer wg.Done()
 				mine := fmt.Sprintf("round %d by writer %d", round, w)
 				<-start
-				ok, err := backends[w%clients].CompareAndSwap(bg, &plan.WriteRequest{FilePath: p, Content: mine}, &old)
+				ok, err := backends[w%clients].CompareAndSwap(bg, &driver.WriteRequest{FilePath: p, Content: mine}, &old)
 				if err != nil {
 					errs <- err
 				} else if ok {
@@ -422,7 +423,7 @@ func TestConcurrentCreateAndDelete(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				mine := fmt.Sprintf("%d/%d", round, w)
-				ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: p, Content: mine}, nil)
+				ok, err := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: p, Content: mine}, nil)
 				if err != nil {
 					t.Error(err)
 				}
@@ -442,7 +443,7 @@ func TestConcurrentCreateAndDelete(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ok, err := b.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: p}, created[0])
+				ok, err := b.CompareAndDelete(bg, &driver.DeleteRequest{FilePath: p}, created[0])
 				if err != nil {
 					t.Error(err)
 				}
@@ -528,16 +529,16 @@ func TestCanceledContextWritesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(bg)
 	cancel()
 	old := "x"
-	if err := b.Write(ctx, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}); !errors.Is(err, context.Canceled) {
+	if err := b.Write(ctx, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "x"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Write = %v", err)
 	}
-	if _, err := b.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}, nil); !errors.Is(err, context.Canceled) {
+	if _, err := b.CompareAndSwap(ctx, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "x"}, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("CompareAndSwap = %v", err)
 	}
-	if _, err := b.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}, &old); !errors.Is(err, context.Canceled) {
+	if _, err := b.CompareAndSwap(ctx, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "x"}, &old); !errors.Is(err, context.Canceled) {
 		t.Fatalf("CompareAndSwap = %v", err)
 	}
-	if _, err := b.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans"}); !errors.Is(err, context.Canceled) {
+	if _, err := b.LsInfo(ctx, &driver.LsInfoRequest{Path: "/plans"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("LsInfo = %v", err)
 	}
 	wantMissing(t, b, "/plans/a.md")
@@ -559,7 +560,7 @@ func TestDeadlineCutsACallInFlight(t *testing.T) {
 	ctx, cancel := context.WithTimeout(bg, 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := b.Read(ctx, &plan.ReadRequest{FilePath: "/plans/a.md"})
+	_, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/a.md"})
 	if err == nil {
 		t.Fatal("Read on a paused server succeeded")
 	}
@@ -588,16 +589,16 @@ func TestUnreachableServerIsAnError(t *testing.T) {
 			t.Fatalf("%s on an unreachable server = %v, want a connection error", op, err)
 		}
 	}
-	_, err = b.Read(bg, &plan.ReadRequest{FilePath: "/plans/a.md"})
+	_, err = b.Read(bg, &driver.ReadRequest{FilePath: "/plans/a.md"})
 	check("Read", err)
 	_, err = b.ReadAtMost(bg, "/plans/a.md", 10)
 	check("ReadAtMost", err)
-	_, err = b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans"})
+	_, err = b.LsInfo(bg, &driver.LsInfoRequest{Path: "/plans"})
 	check("LsInfo", err)
-	check("Write", b.Write(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}))
-	_, err = b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "x"}, &old)
+	check("Write", b.Write(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "x"}))
+	_, err = b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "x"}, &old)
 	check("CompareAndSwap", err)
-	_, err = b.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}, old)
+	_, err = b.CompareAndDelete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}, old)
 	check("CompareAndDelete", err)
-	check("Delete", b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}))
+	check("Delete", b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}))
 }

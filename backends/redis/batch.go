@@ -9,7 +9,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/vpath"
 )
@@ -22,7 +21,7 @@ import (
 // expected in the file's group, as the Store's history under BaseDir/.history is; one in
 // another group (another hash slot) is written by a second call once the swap reported
 // that it landed, and if that call fails the error says so, with the swap done.
-func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *driver.WriteRequest, old *string, keep string) (bool, error) {
 	if old == nil {
 		return b.CompareAndSwap(ctx, req, nil) // a create replaces nothing, so keeps nothing
 	}
@@ -38,7 +37,7 @@ func (b *Backend) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequ
 		if !ok || err != nil {
 			return ok, err
 		}
-		if err := b.Write(ctx, &plan.WriteRequest{FilePath: keep, Content: *old}); err != nil {
+		if err := b.Write(ctx, &driver.WriteRequest{FilePath: keep, Content: *old}); err != nil {
 			// Not ErrNotWritten, even if the keep never ran: the swap did.
 			return true, fmt.Errorf("redis backend: write %s landed, but keeping the bytes it replaced at %s failed: %v", m.path, keep, err)
 		}
@@ -101,7 +100,7 @@ func (b *Backend) appendAncestors(keys []string, dir, g string) []string {
 func (b *Backend) DeleteLazily(ctx context.Context, paths ...string) error {
 	if b.replicas > 0 {
 		for _, p := range paths {
-			if err := b.Delete(ctx, &plan.DeleteRequest{FilePath: p}); err != nil {
+			if err := b.Delete(ctx, &driver.DeleteRequest{FilePath: p}); err != nil {
 				return err
 			}
 		}

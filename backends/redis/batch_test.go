@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
 )
 
@@ -31,7 +30,7 @@ func TestKeepingSwapKeepsTheReplacedBytesOnlyWhenItLands(t *testing.T) {
 		t.Fatal(err)
 	}
 	one, two := "revision: 1\n- [ ] step é\x00\n", "revision: 2\n- [x] step é\x00\n"
-	ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: one}, nil, k1)
+	ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: one}, nil, k1)
 	if err != nil || !ok {
 		t.Fatalf("create = %v, %v", ok, err)
 	}
@@ -41,7 +40,7 @@ func TestKeepingSwapKeepsTheReplacedBytesOnlyWhenItLands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok, err = b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"), k1)
+	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"), k1)
 	if err != nil || ok {
 		t.Fatalf("a swap from other bytes = %v, %v; want false", ok, err)
 	}
@@ -51,13 +50,13 @@ func TestKeepingSwapKeepsTheReplacedBytesOnlyWhenItLands(t *testing.T) {
 	}
 	wantLs(t, b, "/plans", "/plans/pair.md")
 
-	ok, err = b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: two}, &one, k1)
+	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: two}, &one, k1)
 	if err != nil || !ok {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
 	wantEvent(t, planEvents, driver.FileEvent{Path: p, Content: two})
 	wantEvent(t, keptEvents, driver.FileEvent{Path: k1, Content: one})
-	ok, err = b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "three"}, &two, k2)
+	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "three"}, &two, k2)
 	if err != nil || !ok {
 		t.Fatalf("second swap = %v, %v", ok, err)
 	}
@@ -69,14 +68,14 @@ func TestKeepingSwapKeepsTheReplacedBytesOnlyWhenItLands(t *testing.T) {
 	}
 	wantLs(t, b, "/plans", "/plans/.history/", "/plans/pair.md")
 	wantLs(t, b, "/plans/.history", "/plans/.history/pair/")
-	kept, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans/.history/pair"})
+	kept, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/plans/.history/pair"})
 	if err != nil || len(kept) != 2 || kept[0].Path != k1 || kept[1].Path != k2 {
 		t.Fatalf("the kept folder lists %+v, %v; want %s and %s", kept, err, k1, k2)
 	}
 	if kept[0].Size != int64(len(one)) || kept[1].Size != int64(len(two)) {
 		t.Fatalf("kept sizes %d and %d, want %d and %d", kept[0].Size, kept[1].Size, len(one), len(two))
 	}
-	plans, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: "/plans"})
+	plans, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/plans"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +83,7 @@ func TestKeepingSwapKeepsTheReplacedBytesOnlyWhenItLands(t *testing.T) {
 	if file.Path != p || file.Size != int64(len("three")) {
 		t.Fatalf("/plans lists %+v last, want %s of size 5", file, p)
 	}
-	at := func(fi plan.FileInfo) time.Time {
+	at := func(fi driver.FileInfo) time.Time {
 		t.Helper()
 		tm, err := time.Parse(time.RFC3339Nano, fi.ModifiedAt)
 		if err != nil {
@@ -107,12 +106,12 @@ func TestKeepingSwapIntoAnotherGroup(t *testing.T) {
 	b, _ := newBackend(t)
 	const p, k = "/plans/a.md", "/archive/a/1.00000000"
 	mustWrite(t, b, p, "v1")
-	ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "v2"}, ptr("v0"), k)
+	ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v2"}, ptr("v0"), k)
 	if err != nil || ok {
 		t.Fatalf("a swap from other bytes = %v, %v; want false", ok, err)
 	}
 	wantMissing(t, b, k)
-	ok, err = b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "v2"}, ptr("v1"), k)
+	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v2"}, ptr("v1"), k)
 	if err != nil || !ok {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
@@ -120,7 +119,7 @@ func TestKeepingSwapIntoAnotherGroup(t *testing.T) {
 		t.Fatalf("after the swap %s = %q and %s = %q", p, mustRead(t, b, p), k, mustRead(t, b, k))
 	}
 	wantLs(t, b, "/", "/archive/", "/plans/")
-	ok, err = b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "v3"}, ptr("v2"), "plans//a.md")
+	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v3"}, ptr("v2"), "plans//a.md")
 	if ok || !errors.Is(err, driver.ErrNotWritten) || !errors.Is(err, fs.ErrInvalid) {
 		t.Fatalf("keeping a file at its own path = %v, %v; want ErrNotWritten and fs.ErrInvalid", ok, err)
 	}
@@ -137,14 +136,14 @@ func TestKeepingSwapRelinksWhatALostIndexUnlisted(t *testing.T) {
 	b, c := newBackend(t)
 	const p, k1, k2 = "/team/.plans/a.md", "/team/.kept/a/1.00000000", "/team/.kept/a/2.00000000"
 	mustWrite(t, b, p, "v1")
-	if ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "v2"}, ptr("v1"), k1); err != nil || !ok {
+	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v2"}, ptr("v1"), k1); err != nil || !ok {
 		t.Fatalf("first swap = %v, %v", ok, err)
 	}
 	if err := c.Del(bg, b.dirKey("/team/.plans"), b.dirKey("/team"), b.dirKey("/")).Err(); err != nil {
 		t.Fatal(err)
 	}
 	wantLs(t, b, "/")
-	if ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "v3"}, ptr("v2"), k2); err != nil || !ok {
+	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v3"}, ptr("v2"), k2); err != nil || !ok {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
 	wantLs(t, b, "/", "/team/")
@@ -172,7 +171,7 @@ func TestResentKeepingSwapReportsItLandedAfterItsKeptFileWent(t *testing.T) {
 	if n, err := b.run(bg, m); err != nil || n&resultApplied == 0 {
 		t.Fatalf("first send = %d, %v", n, err)
 	}
-	ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "three"}, ptr("two"), "/plans/.history/resent/2.bbbbbbbb")
+	ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "three"}, ptr("two"), "/plans/.history/resent/2.bbbbbbbb")
 	if err != nil || !ok {
 		t.Fatalf("the next write = %v, %v", ok, err)
 	}
@@ -183,7 +182,7 @@ func TestResentKeepingSwapReportsItLandedAfterItsKeptFileWent(t *testing.T) {
 		t.Fatalf("the resend = %d, %v; want it reported as landed", n, err)
 	}
 	wantMissing(t, b, k)
-	ok, err = b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), k)
+	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), k)
 	if err != nil || ok {
 		t.Fatalf("a new call from the stale bytes = %v, %v; want refused", ok, err)
 	}
@@ -201,14 +200,14 @@ func TestKeepingSwapWaitsForReplicasEvenWhenRefused(t *testing.T) {
 	const p, k1, k2 = "/plans/a.md", "/plans/.history/a/1.00000000", "/plans/.history/a/2.00000000"
 	mustWrite(t, mustNew(t, newClient(t, primary.Addr())), p, "v1")
 	b := mustNew(t, newClient(t, primary.Addr()), WithReplicaAcks(1, 50*time.Millisecond))
-	ok, err := b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "v2"}, ptr("v1"), k1)
+	ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v2"}, ptr("v1"), k1)
 	if !errors.Is(err, ErrNotReplicated) {
 		t.Fatalf("a swap with no replica = %v, %v; want ErrNotReplicated", ok, err)
 	}
 	if mustRead(t, b, p) != "v2" || mustRead(t, b, k1) != "v1" {
 		t.Fatal("the primary did not apply the swap it ran")
 	}
-	ok, err = b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "v3"}, ptr("v1"), k2)
+	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v3"}, ptr("v1"), k2)
 	if !errors.Is(err, ErrNotReplicated) {
 		t.Fatalf("a refused swap with no replica = %v, %v; want ErrNotReplicated", ok, err)
 	}
@@ -225,14 +224,14 @@ func TestKeepingSwapWaitsForReplicasEvenWhenRefused(t *testing.T) {
 		}
 	}
 	b = mustNew(t, newClient(t, primary.Addr()), WithReplicaAcks(1, 5*time.Second))
-	ok, err = b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "v3"}, ptr("v2"), k2)
+	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v3"}, ptr("v2"), k2)
 	if err != nil || !ok {
 		t.Fatalf("a swap with a replica = %v, %v", ok, err)
 	}
 	if got, err := rc.Get(bg, b.contentKey(k2)).Result(); err != nil || got != "v2" {
 		t.Fatalf("the replica holds %q, %v at %s when the swap returns; want v2", got, err, k2)
 	}
-	ok, err = b.CompareAndSwapKeeping(bg, &plan.WriteRequest{FilePath: p, Content: "v4"}, ptr("v2"), "/plans/.history/a/9.00000000")
+	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v4"}, ptr("v2"), "/plans/.history/a/9.00000000")
 	if err != nil || ok {
 		t.Fatalf("a refused swap with a replica = %v, %v; want false, nil", ok, err)
 	}

@@ -63,7 +63,7 @@ func TestClusterDefaultPrefix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := s.List(ctx)
+		l, err := s.ListPage(ctx, plan.ListOptions{})
 		if err != nil || len(l.Warnings) != 0 {
 			t.Fatalf("List(%s) = %+v, %v", dir, l, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
@@ -119,7 +121,7 @@ func checkEvicted(t *testing.T, b *Backend, c *redis.Client, acked map[string]in
 	if err != nil {
 		t.Fatal(err)
 	}
-	listing, err := fresh.List(bg)
+	listing, err := fresh.ListPage(bg, plan.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +151,7 @@ func checkEvicted(t *testing.T, b *Backend, c *redis.Client, acked map[string]in
 		if p, err := fresh.Put(bg, plan.Update{Name: w.Name, Content: ptr("- [ ] again"), IfRevision: ptr(int64(0))}); err == nil {
 			t.Fatalf("create-only write of evicted plan %s succeeded at revision %d", w.Name, p.Revision)
 		}
-		ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/" + w.Name + ".md", Content: "x"}, nil)
+		ok, err := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/" + w.Name + ".md", Content: "x"}, nil)
 		if ok || err != nil {
 			t.Fatalf("backend create-only write of evicted %s = %v, %v; want (false, nil)", w.Name, ok, err)
 		}

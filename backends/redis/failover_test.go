@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
@@ -120,7 +122,7 @@ func failoverRun(t *testing.T, disrupt func(ctx context.Context, c *redistest.Cl
 	if _, err := s.Put(ctx, plan.Update{Name: name, Content: ptr("# ledger\n")}); err != nil {
 		t.Fatal(err)
 	}
-	key := b.contentKey(plan.DefaultBaseDir + "/" + name + ".md")
+	key := b.contentKey(api.DefaultBaseDir + "/" + name + ".md")
 	master, err := c.MasterFor(ctx, key)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/einoplan/plan"
 )
 
@@ -46,8 +50,8 @@ func TestHistoryAcrossMachines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h) != plan.DefaultHistoryLimit {
-		t.Fatalf("history holds %d revisions, want %d", len(h), plan.DefaultHistoryLimit)
+	if len(h) != api.DefaultHistoryLimit {
+		t.Fatalf("history holds %d revisions, want %d", len(h), api.DefaultHistoryLimit)
 	}
 	last := map[string]int{}
 	for i, r := range h {
@@ -79,7 +83,7 @@ func TestHistoryAcrossMachines(t *testing.T) {
 	if want := fmt.Sprintf("status: %q -> %q\n", h[1].Status, h[0].Status); d != want {
 		t.Errorf("diff %q, want %q", d, want)
 	}
-	infos, err := b.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans/.history/ship"})
+	infos, err := b.LsInfo(ctx, &driver.LsInfoRequest{Path: "/plans/.history/ship"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +99,13 @@ func TestHistoryAcrossMachines(t *testing.T) {
 			t.Fatalf("entry %s: a name of no revision, or a second entry of one", fi.Path)
 		}
 		revs[rev] = true
-		if p, err := plan.DecodePlan("ship", mustRead(t, b, fi.Path)); err != nil || p.Revision != rev {
+		if p, err := document.DecodePlan("ship", mustRead(t, b, fi.Path)); err != nil || p.Revision != rev {
 			t.Fatalf("entry %s holds %+v, %v; want revision %d", fi.Path, p, err, rev)
 		}
 	}
-	every := max(8, plan.DefaultHistoryLimit/2)
-	if most := plan.DefaultHistoryLimit - 1 + every - 1; len(infos) < plan.DefaultHistoryLimit-1 || len(infos) > most {
-		t.Errorf("%d entry files, want %d to %d", len(infos), plan.DefaultHistoryLimit-1, most)
+	every := max(8, api.DefaultHistoryLimit/2)
+	if most := api.DefaultHistoryLimit - 1 + every - 1; len(infos) < api.DefaultHistoryLimit-1 || len(infos) > most {
+		t.Errorf("%d entry files, want %d to %d", len(infos), api.DefaultHistoryLimit-1, most)
 	}
 	for rev := total - int64(len(infos)); rev < total; rev++ {
 		if !revs[rev] {
@@ -112,7 +116,7 @@ func TestHistoryAcrossMachines(t *testing.T) {
 	if _, err := stores[0].Delete(ctx, "ship", nil); err != nil {
 		t.Fatal(err)
 	}
-	if infos, _ := b.LsInfo(ctx, &plan.LsInfoRequest{Path: "/plans/.history/ship"}); len(infos) != 0 {
+	if infos, _ := b.LsInfo(ctx, &driver.LsInfoRequest{Path: "/plans/.history/ship"}); len(infos) != 0 {
 		t.Errorf("%d entry files after delete", len(infos))
 	}
 	p, err := stores[1].Put(ctx, plan.Update{Name: "ship", Content: ptr("- [ ] again\n")})

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver"
+
 	"github.com/einoplan/plan/internal/keptlist"
 )
 
@@ -16,7 +17,7 @@ import (
 // atomic read of the folder's index. A file's ModifiedAt changes on every write to it, so
 // Size and ModifiedAt together identify one version. A missing folder lists as empty. A
 // subfolder that starts a group of its own (see keys.go) is listed while its index exists.
-func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (b *Backend) LsInfo(ctx context.Context, req *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 			return nil, err
 		}
 		for _, sub := range live {
-			out = append(out, plan.FileInfo{Path: joinPath(dir, sub), IsDir: true})
+			out = append(out, driver.FileInfo{Path: joinPath(dir, sub), IsDir: true})
 		}
 		slices.SortFunc(out, compareInfos)
 		return out, nil
@@ -59,7 +60,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.F
 // listing. It is never changed once made.
 type listing struct {
 	fields, values []string
-	infos          []plan.FileInfo
+	infos          []driver.FileInfo
 }
 
 // newListing makes the entries of the index of dir, sorted, except the subfolders that
@@ -67,7 +68,7 @@ type listing struct {
 func newListing(dir string, index map[string]string) (l *listing, linked []string) {
 	type read struct {
 		field, value string
-		info         plan.FileInfo
+		info         driver.FileInfo
 	}
 	rows := make([]read, 0, len(index))
 	for field, value := range index {
@@ -78,7 +79,7 @@ func newListing(dir string, index map[string]string) (l *listing, linked []strin
 		rows = append(rows, read{field, value, entryOf(dir, field, value)})
 	}
 	slices.SortFunc(rows, func(a, b read) int { return compareInfos(a.info, b.info) })
-	l = &listing{fields: make([]string, len(rows)), values: make([]string, len(rows)), infos: make([]plan.FileInfo, len(rows))}
+	l = &listing{fields: make([]string, len(rows)), values: make([]string, len(rows)), infos: make([]driver.FileInfo, len(rows))}
 	for i, r := range rows {
 		l.fields[i], l.values[i], l.infos[i] = r.field, r.value, r.info
 	}
@@ -88,7 +89,7 @@ func newListing(dir string, index map[string]string) (l *listing, linked []strin
 // again lists index from l when it holds the same fields as l did: only the entries whose
 // values moved are made again, and no sort is needed. next is l itself, or the listing to
 // keep in its place when values moved; ok is false when the fields are not the same.
-func (l *listing) again(dir string, index map[string]string) (out []plan.FileInfo, next *listing, ok bool) {
+func (l *listing) again(dir string, index map[string]string) (out []driver.FileInfo, next *listing, ok bool) {
 	if len(index) != len(l.fields) {
 		return nil, nil, false
 	}
@@ -116,11 +117,11 @@ func (l *listing) again(dir string, index map[string]string) (out []plan.FileInf
 
 // entryOf is the entry of the index field (a file's name, or a subfolder's name and "/")
 // and its value in the folder dir.
-func entryOf(dir, field, value string) plan.FileInfo {
+func entryOf(dir, field, value string) driver.FileInfo {
 	if sub, ok := strings.CutSuffix(field, "/"); ok {
-		return plan.FileInfo{Path: joinPath(dir, sub), IsDir: true}
+		return driver.FileInfo{Path: joinPath(dir, sub), IsDir: true}
 	}
-	fi := plan.FileInfo{Path: joinPath(dir, field)}
+	fi := driver.FileInfo{Path: joinPath(dir, field)}
 	if size, mtime, ok := parseMeta(value); ok {
 		fi.Size = size
 		fi.ModifiedAt = time.UnixMicro(mtime).UTC().Format(time.RFC3339Nano)
@@ -129,7 +130,7 @@ func entryOf(dir, field, value string) plan.FileInfo {
 }
 
 // compareInfos orders entries by path, a file before a folder of the same name.
-func compareInfos(a, b plan.FileInfo) int {
+func compareInfos(a, b driver.FileInfo) int {
 	if c := strings.Compare(a.Path, b.Path); c != 0 {
 		return c
 	}

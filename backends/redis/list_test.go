@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/internal/keptlist"
 )
@@ -21,11 +23,11 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	mustWrite(t, b, dir+"/.history/p000/1.0a1b2c3d", "a kept revision")
 	check := func(step string) {
 		t.Helper()
-		got, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+		got, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := mustNew(t, c, WithPrefix(b.prefix)).LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+		want, err := mustNew(t, c, WithPrefix(b.prefix)).LsInfo(bg, &driver.LsInfoRequest{Path: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +35,7 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 			t.Fatalf("%s: LsInfo = %v, a fresh Backend lists %v", step, got, want)
 		}
 		for i := range got { // the caller's copy is its own
-			got[i] = plan.FileInfo{Path: "scribbled"}
+			got[i] = driver.FileInfo{Path: "scribbled"}
 		}
 	}
 	check("first listing")
@@ -41,13 +43,13 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	mustWrite(t, b, dir+"/p007.md", "v2 is longer")
 	check("one file rewritten")
 	check("unchanged since the rewrite")
-	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/p008.md"}); err != nil {
+	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: dir + "/p008.md"}); err != nil {
 		t.Fatal(err)
 	}
 	check("one file deleted")
 	mustWrite(t, b, dir+"/p999.md", "new")
 	check("one file added")
-	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/p009.md"}); err != nil {
+	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: dir + "/p009.md"}); err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, b, dir+"/p008.md", "back")
@@ -63,7 +65,7 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	check("unchanged since")
 	mustWrite(t, b, dir+"/team/x.md", "a folder of its own group")
 	check("a subfolder that starts a group of its own")
-	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/team/x.md"}); err != nil {
+	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: dir + "/team/x.md"}); err != nil {
 		t.Fatal(err)
 	}
 	check("that subfolder gone")

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 	"github.com/redis/go-redis/v9"
@@ -39,7 +41,7 @@ func ownServer(t *testing.T, persistent bool, args ...string) *redistest.Server 
 // snapshot reads every file under dir, recursively, through the Backend.
 func snapshot(b *Backend, dir string) (map[string]string, error) {
 	out := map[string]string{}
-	infos, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})
+	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: dir})
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +54,7 @@ func snapshot(b *Backend, dir string) (map[string]string, error) {
 			maps.Copy(out, sub)
 			continue
 		}
-		fc, err := b.Read(bg, &plan.ReadRequest{FilePath: fi.Path})
+		fc, err := b.Read(bg, &driver.ReadRequest{FilePath: fi.Path})
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +74,7 @@ func TestRedisStoppedMidRun(t *testing.T) {
 		MaxRetries: 1, DialTimeout: 300 * time.Millisecond})
 	defer client.Close()
 	b := mustNew(t, client)
-	mw, err := plan.New(ctx, &plan.Config{Backend: b, AgentName: "planner", HistoryLimit: plan.DefaultHistoryLimit})
+	mw, err := plan.New(ctx, &plan.Config{Backend: b, AgentName: "planner"})
 	if err != nil {
 		t.Fatal(err)
 	}

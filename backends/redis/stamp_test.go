@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/einoplan/plan"
 )
 
@@ -15,7 +17,7 @@ type listCounter struct {
 	lists atomic.Int64
 }
 
-func (c *listCounter) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (c *listCounter) LsInfo(ctx context.Context, req *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	if req.Path == "/plans" {
 		c.lists.Add(1)
 	}
@@ -89,18 +91,18 @@ func TestEveryDeleteMovesTheFolderStamp(t *testing.T) {
 		}
 		return st
 	}
-	if err := b.Write(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "# a\n"}); err != nil {
+	if err := b.Write(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "# a\n"}); err != nil {
 		t.Fatal(err)
 	}
 	written := stamp()
-	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
 		t.Fatal(err)
 	}
 	deleted := stamp()
 	if deleted == written {
 		t.Fatalf("the stamp %q stayed through a delete", deleted)
 	}
-	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
+	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
 		t.Fatal(err)
 	}
 	if again := stamp(); again != deleted {
@@ -113,7 +115,7 @@ func TestEveryDeleteMovesTheFolderStamp(t *testing.T) {
 func TestAnOldReleasesDeleteMovesTheFolderStamp(t *testing.T) {
 	b, c := newBackend(t)
 	for _, p := range []string{"/plans/a.md", "/plans/b.md"} {
-		if err := b.Write(bg, &plan.WriteRequest{FilePath: p, Content: "x"}); err != nil {
+		if err := b.Write(bg, &driver.WriteRequest{FilePath: p, Content: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,7 +141,7 @@ func TestAnOldReleasesDeleteMovesTheFolderStamp(t *testing.T) {
 // statuses lists the plans of s: each plan's name and status.
 func statuses(t *testing.T, s *plan.Store) map[string]string {
 	t.Helper()
-	l, err := s.List(bg)
+	l, err := s.ListPage(bg, plan.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

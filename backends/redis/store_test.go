@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/driver"
+
 	"github.com/einoplan/plan/driver/drivertest"
 
 	"github.com/redis/go-redis/v9"
@@ -36,7 +39,7 @@ func machine(t *testing.T, prefix string, opts *redis.Options) *plan.Store {
 	}
 	c := redis.NewClient(&o)
 	t.Cleanup(func() { c.Close() })
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, c, WithPrefix(prefix)), HistoryLimit: plan.DefaultHistoryLimit})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, c, WithPrefix(prefix)), HistoryLimit: api.DefaultHistoryLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,14 +94,14 @@ type stallingBackend struct {
 	once    atomic.Bool
 }
 
-func (s *stallingBackend) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+func (s *stallingBackend) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
 	s.stallOnce()
 	return s.Backend.CompareAndSwap(ctx, req, old)
 }
 
 // CompareAndSwapKeeping stalls too: the Store takes it from the value whose CompareAndSwap
 // it calls, so without it the embedded Backend's would run unstalled.
-func (s *stallingBackend) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+func (s *stallingBackend) CompareAndSwapKeeping(ctx context.Context, req *driver.WriteRequest, old *string, keep string) (bool, error) {
 	s.stallOnce()
 	return s.Backend.CompareAndSwapKeeping(ctx, req, old, keep)
 }

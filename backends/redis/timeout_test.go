@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 	"github.com/redis/go-redis/v9"
@@ -40,7 +42,7 @@ type busyBeforeFirstSwap struct {
 	wg    sync.WaitGroup
 }
 
-func (s *busyBeforeFirstSwap) Read(ctx context.Context, req *plan.ReadRequest) (*plan.FileContent, error) {
+func (s *busyBeforeFirstSwap) Read(ctx context.Context, req *driver.ReadRequest) (*driver.FileContent, error) {
 	return s.reads.Read(ctx, req)
 }
 
@@ -48,18 +50,18 @@ func (s *busyBeforeFirstSwap) ReadAtMost(ctx context.Context, p string, n int64)
 	return s.reads.ReadAtMost(ctx, p, n)
 }
 
-func (s *busyBeforeFirstSwap) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (s *busyBeforeFirstSwap) LsInfo(ctx context.Context, req *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	return s.reads.LsInfo(ctx, req)
 }
 
-func (s *busyBeforeFirstSwap) CompareAndSwap(ctx context.Context, req *plan.WriteRequest, old *string) (bool, error) {
+func (s *busyBeforeFirstSwap) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
 	s.busyOnce()
 	return s.Backend.CompareAndSwap(ctx, req, old)
 }
 
 // CompareAndSwapKeeping is the swap the Store makes for a change of an existing plan; it
 // goes through the busy server as CompareAndSwap does.
-func (s *busyBeforeFirstSwap) CompareAndSwapKeeping(ctx context.Context, req *plan.WriteRequest, old *string, keep string) (bool, error) {
+func (s *busyBeforeFirstSwap) CompareAndSwapKeeping(ctx context.Context, req *driver.WriteRequest, old *string, keep string) (bool, error) {
 	s.busyOnce()
 	return s.Backend.CompareAndSwapKeeping(ctx, req, old, keep)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
@@ -46,7 +48,7 @@ func watchedPlan(t *testing.T, b *Backend) (writing *plan.Store, changes <-chan 
 	if changes, err = watching.Watch(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dir = "/" + strings.Trim(plan.DefaultBaseDir, "/")
+	dir = "/" + strings.Trim(api.DefaultBaseDir, "/")
 	path = dir + "/ship.md"
 	raw, err := b.client.Get(bg, b.contentKey(path)).Result()
 	if err != nil {

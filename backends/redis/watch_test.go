@@ -8,8 +8,6 @@ import (
 
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/driver/drivertest"
-
-	"github.com/einoplan/plan"
 )
 
 // next returns the next event of w, failing the test after 10 s.
@@ -51,7 +49,7 @@ func watchOrder(t *testing.T, watcher, writer *Backend) {
 			mustWrite(t, writer, "/plans/a.md", content)
 		} else {
 			old := want[len(want)-1].Content
-			if ok, err := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: content}, &old); !ok || err != nil {
+			if ok, err := writer.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: content}, &old); !ok || err != nil {
 				t.Fatalf("CompareAndSwap = %v, %v", ok, err)
 			}
 		}
@@ -60,10 +58,10 @@ func watchOrder(t *testing.T, watcher, writer *Backend) {
 		mustWrite(t, writer, "/other/a.md", "elsewhere")
 	}
 	old := want[len(want)-1].Content
-	if ok, err := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("stale")); ok || err != nil {
+	if ok, err := writer.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("stale")); ok || err != nil {
 		t.Fatalf("stale CompareAndSwap = %v, %v", ok, err)
 	}
-	if ok, err := writer.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: "/plans/a.md"}, old); !ok || err != nil {
+	if ok, err := writer.CompareAndDelete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}, old); !ok || err != nil {
 		t.Fatalf("CompareAndDelete = %v, %v", ok, err)
 	}
 	want = append(want, driver.FileEvent{Path: "/plans/a.md", Deleted: true})

@@ -44,7 +44,7 @@ func (r *rig) demo() {
 	move("docs-site", 1, plan.StepInProgress, "docs-writer")
 	move("docs-site", 1, plan.StepCompleted, "docs-writer")
 	move("docs-site", 2, plan.StepInProgress, "docs-writer")
-	if _, _, err := r.store.TakeOverStep(plan.WithActor(ctx, "alice"), "docs-site", 2, ""); err != nil {
+	if _, _, err := r.store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "docs-site", Step: 2, State: plan.StepInProgress, By: "", Takeover: true}); err != nil {
 		r.t.Fatal(err)
 	}
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
@@ -32,7 +34,7 @@ func (c *cli) approve(args []string) error {
 	if err != nil {
 		return err
 	}
-	approved := plan.Approval{Revision: *c.rev, By: by}
+	approved := api.Approval{Revision: *c.rev, By: by}
 	if p.Approval != nil {
 		approved = *p.Approval
 	}
@@ -65,7 +67,7 @@ func (c *cli) revoke(args []string) error {
 }
 
 // approvalText says whether a plan is approved, which revision and by whom.
-func approvalText(a *plan.Approval) string {
+func approvalText(a *api.Approval) string {
 	if a == nil {
 		return "not approved"
 	}
@@ -73,7 +75,7 @@ func approvalText(a *plan.Approval) string {
 }
 
 // approvalCell is approvalText for a column of list, saying when a run waits for a decision.
-func approvalCell(a *plan.Approval, w *plan.Waiting) string {
+func approvalCell(a *api.Approval, w *api.Waiting) string {
 	if a == nil && w != nil {
 		return "no, " + clip(oneLine(w.Agent), 16) + " waits"
 	}
@@ -157,7 +159,7 @@ func (c *cli) sinceApproved(name string, rev int64, always bool) error {
 }
 
 // waitingRunText says which run waits for a decision, on which revision, since when.
-func waitingRunText(w *plan.Waiting) string {
+func waitingRunText(w *api.Waiting) string {
 	who := oneLine(w.Agent)
 	if who == "" {
 		who = "a run"
@@ -166,7 +168,7 @@ func waitingRunText(w *plan.Waiting) string {
 }
 
 // rejectionText says which revision was rejected, by whom, when and why.
-func rejectionText(r *plan.Rejection) string {
+func rejectionText(r *api.Rejection) string {
 	s := fmt.Sprintf("r%d by %s, %s", r.Revision, oneLine(r.By), r.At.Local().Format(time.DateTime+" MST"))
 	if r.Feedback != "" {
 		s += ": " + oneLine(r.Feedback)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -24,7 +26,7 @@ func TestApproveRoundTrip(t *testing.T) {
 	p, err := agent.Get(ctx, "ship")
 	require.NoError(t, err)
 	require.NotNil(t, p.Approval)
-	assert.Equal(t, plan.Approval{Revision: 1, By: "alice", At: p.Approval.At}, *p.Approval)
+	assert.Equal(t, api.Approval{Revision: 1, By: "alice", At: p.Approval.At}, *p.Approval)
 	assert.Equal(t, shipBody, p.Content, "approving leaves the body as it was")
 
 	r = planctl(t, "-dir", dir, "show", "ship")

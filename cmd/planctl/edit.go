@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
@@ -53,7 +55,7 @@ func (c *cli) importFile(args []string) error {
 		verb = "created"
 	}
 	fmt.Fprintf(c.stdout, "%s: %s from %s, revision %d, %s\n", p.Name, verb, args[1], p.Revision,
-		progressText(p.Summarize().Progress))
+		progressText(plan.Summarize(p).Progress))
 	return nil
 }
 
@@ -69,7 +71,7 @@ func (c *cli) readInput(name string) (string, error) {
 		defer f.Close()
 		r = f
 	}
-	limit := int64(plan.DefaultMaxContentBytes)
+	limit := int64(api.DefaultMaxContentBytes)
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return "", err

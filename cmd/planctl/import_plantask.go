@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/driver"
+
 	"github.com/einoplan/plan"
 )
 
@@ -45,7 +48,7 @@ const (
 )
 
 // maxTaskFile bounds one task file; a plan cannot hold more anyway.
-const maxTaskFile = plan.DefaultMaxContentBytes
+const maxTaskFile = api.DefaultMaxContentBytes
 
 // importPlantask writes one plan from the tasks plantask keeps in DIR (on the local disk
 // with -dir, else inside the Redis or PostgreSQL backend): one step per task in id order,
@@ -62,10 +65,10 @@ func (c *cli) importPlantask(args []string) error {
 			"no plantask tasks (N.json files) in %s; give the BaseDir the plantask middleware was configured with", where)}
 	}
 	imp := planFromTasks(where, tasks)
-	if len(imp.body) > plan.DefaultMaxContentBytes {
+	if len(imp.body) > api.DefaultMaxContentBytes {
 		return &cliError{code: plan.CodeTooLarge, exit: exitFailed, msg: fmt.Sprintf(
 			"the %d tasks in %s make a plan of %d bytes, more than a plan may hold (%d); nothing was written",
-			len(tasks), where, len(imp.body), plan.DefaultMaxContentBytes)}
+			len(tasks), where, len(imp.body), api.DefaultMaxContentBytes)}
 	}
 	if c.rev == nil {
 		zero := int64(0)
@@ -94,7 +97,7 @@ func (c *cli) importPlantask(args []string) error {
 		held = append(held, fmt.Sprintf("step %d [task %s] held by %s", step.Number, h.id, oneLine(step.Holder)))
 	}
 	fmt.Fprintf(c.stdout, "%s: %s from the %d plantask tasks in %s, revision %d, %s\n", p.Name, verb, len(tasks), where,
-		p.Revision, progressText(p.Summarize().Progress))
+		p.Revision, progressText(plan.Summarize(p).Progress))
 	for _, line := range append(held, imp.notes...) {
 		fmt.Fprintf(c.stdout, "  %s\n", line)
 	}
@@ -114,7 +117,7 @@ func (c *cli) readPlantask(from string) ([]*plantaskTask, string, error) {
 	if c.loc.server != "" {
 		dir := path.Clean("/" + from)
 		where = c.loc.server + " " + dir
-		entries, err := c.loc.backend.LsInfo(c.ctx, &plan.LsInfoRequest{Path: dir})
+		entries, err := c.loc.backend.LsInfo(c.ctx, &driver.LsInfoRequest{Path: dir})
 		if err != nil {
 			return nil, where, &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot list %s: %v", where, err)}
 		}
@@ -124,7 +127,7 @@ func (c *cli) readPlantask(from string) ([]*plantaskTask, string, error) {
 			}
 		}
 		read = func(p string) ([]byte, error) {
-			fc, err := c.loc.backend.Read(c.ctx, &plan.ReadRequest{FilePath: p, Offset: 1, Limit: maxTaskFile})
+			fc, err := c.loc.backend.Read(c.ctx, &driver.ReadRequest{FilePath: p, Offset: 1, Limit: maxTaskFile})
 			if err != nil {
 				return nil, err
 			}

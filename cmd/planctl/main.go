@@ -65,6 +65,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
@@ -352,9 +354,9 @@ func (c *cli) list([]string) error {
 // showJSON is what show -json prints: the stored plan and what its body says.
 type showJSON struct {
 	*plan.Plan
-	Progress    plan.Progress `json:"progress"`
-	CurrentStep *plan.Step    `json:"current_step,omitempty"`
-	Steps       []plan.Step   `json:"steps"`
+	Progress    api.Progress `json:"progress"`
+	CurrentStep *plan.Step   `json:"current_step,omitempty"`
+	Steps       []plan.Step  `json:"steps"`
 }
 
 func (c *cli) show(args []string) error {
@@ -362,7 +364,7 @@ func (c *cli) show(args []string) error {
 	if err != nil {
 		return err
 	}
-	sum := p.Summarize()
+	sum := plan.Summarize(p)
 	steps := plan.ParseSteps(p.Content)
 	if c.jsonOut {
 		if steps == nil {

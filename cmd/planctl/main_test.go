@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -59,7 +62,7 @@ func TestImportShowsUpAsFileInDir(t *testing.T) {
 	assert.Equal(t, []string{"ship.md"}, names, "ls DIR shows the plan files")
 	raw, err := os.ReadFile(filepath.Join(dir, "ship.md"))
 	require.NoError(t, err)
-	p, err := plan.DecodePlan("ship", string(raw))
+	p, err := document.DecodePlan("ship", string(raw))
 	require.NoError(t, err)
 	assert.Equal(t, shipBody, p.Content)
 	assert.Equal(t, "Ship 2.0", p.Title)
@@ -205,7 +208,7 @@ func TestJSON(t *testing.T) {
 	require.Len(t, listing.Plans, 1)
 	assert.Equal(t, "ship", listing.Plans[0].Name)
 	assert.EqualValues(t, 1, listing.Plans[0].Revision)
-	assert.Equal(t, plan.Progress{Total: 4, Pending: 1, InProgress: 1, Completed: 1, Skipped: 1, Percent: 50}, listing.Plans[0].Progress)
+	assert.Equal(t, api.Progress{Total: 4, Pending: 1, InProgress: 1, Completed: 1, Skipped: 1, Percent: 50}, listing.Plans[0].Progress)
 	require.Len(t, listing.Warnings, 1)
 	assert.Equal(t, plan.CodeCorrupt, listing.Warnings[0].Code)
 
@@ -213,9 +216,9 @@ func TestJSON(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	var shown struct {
 		plan.Plan
-		Progress    plan.Progress `json:"progress"`
-		CurrentStep *plan.Step    `json:"current_step"`
-		Steps       []plan.Step   `json:"steps"`
+		Progress    api.Progress `json:"progress"`
+		CurrentStep *plan.Step   `json:"current_step"`
+		Steps       []plan.Step  `json:"steps"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &shown))
 	assert.Equal(t, "ship", shown.Name)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
@@ -75,7 +77,7 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 	case plan.CodeTooLarge:
 		if c.command == "import" {
 			return fmt.Sprintf("%s is larger than a plan may be (%d bytes); shorten it or split it into several plans",
-				c.args[1], plan.DefaultMaxContentBytes), exitFailed
+				c.args[1], api.DefaultMaxContentBytes), exitFailed
 		}
 		return fmt.Sprintf("%s cannot be read: its file is larger than a plan may be. Remove it with `planctl rm %s` (without -rev)",
 			name, name), exitFailed
@@ -135,7 +137,7 @@ func (c *cli) approveConflict(pe *plan.Error) string {
 }
 
 // warn reports a plan file that list or watch cannot read.
-func (c *cli) warn(w plan.Warning) {
+func (c *cli) warn(w api.Warning) {
 	var why string
 	switch w.Code {
 	case plan.CodeCorrupt:

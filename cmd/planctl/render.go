@@ -7,12 +7,14 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/einoplan/plan"
 )
 
 // progressText draws "[####------] 2/5", counting completed and skipped steps as done, or
 // "-" for a plan without steps.
-func progressText(p plan.Progress) string {
+func progressText(p api.Progress) string {
 	if p.Total == 0 {
 		return "-"
 	}

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
@@ -41,7 +44,7 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 			opts = append(opts, redisbackend.WithPrefix(c.prefix))
 		}
 		if c.dir == "" {
-			c.dir = plan.DefaultBaseDir
+			c.dir = api.DefaultBaseDir
 		}
 		base := path.Clean("/" + c.dir)
 		backend, err := redisbackend.New(c.ctx, client, opts...)
@@ -130,7 +133,7 @@ func (c *cli) nestedPlans() (*plan.Listing, bool) {
 	if err != nil {
 		return nil, false
 	}
-	listing, err := sub.List(c.ctx)
+	listing, err := sub.ListPage(c.ctx, plan.ListOptions{})
 	if err != nil || len(listing.Plans)+len(listing.Warnings) == 0 {
 		return nil, false
 	}
@@ -154,7 +157,7 @@ func (c *cli) checkArgs() error {
 		return nil
 	}
 	name := c.args[0]
-	if plan.ValidateName(name) != nil {
+	if document.ValidateName(name) != nil {
 		return &cliError{code: plan.CodeInvalidArgument, exit: exitFailed, msg: fmt.Sprintf(
 			"%q is not a plan name: use lowercase letters, digits, '-' and '_', starting with a letter or digit, at most 64 bytes",
 			name)}
@@ -228,7 +231,7 @@ func (c *cli) openPostgres(url string, readOnly bool) (func(), error) {
 		return nil, &cliError{msg: err.Error(), exit: exitFailed}
 	}
 	if c.dir == "" {
-		c.dir = plan.DefaultBaseDir
+		c.dir = api.DefaultBaseDir
 	}
 	base := path.Clean("/" + c.dir)
 	c.loc = location{backend: backend, baseDir: base, server: where, shown: where + " " + base, nested: path.Join(base, "plans")}

@@ -46,7 +46,7 @@ func (c *cli) take(args []string) error {
 			return nil
 		}
 	}
-	p, step, err := c.store.TakeOverStep(c.ctx, name, number, holder)
+	p, step, err := c.store.MoveStep(c.ctx, plan.StepMove{Name: name, Step: number, State: plan.StepInProgress, By: holder, Takeover: true})
 	if err != nil {
 		return err
 	}

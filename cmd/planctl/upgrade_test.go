@@ -114,7 +114,7 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(root, ".plans.approval-key"), "check moved the key")
 
 	// Read as they are.
-	listing, err := store.List(ctx)
+	listing, err := store.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, listing.Plans, 3)
 	appr, err := store.Get(ctx, "appr")

@@ -20,7 +20,7 @@ func (c *cli) watch([]string) error {
 	if err != nil {
 		return err
 	}
-	listing, err := c.store.List(c.ctx)
+	listing, err := c.store.ListPage(c.ctx, plan.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (c *cli) watch([]string) error {
 			}
 			v.saw(change)
 			drain(changes, v.saw)
-			listing, err := c.store.List(c.ctx)
+			listing, err := c.store.ListPage(c.ctx, plan.ListOptions{})
 			if c.ctx.Err() != nil {
 				return nil
 			}

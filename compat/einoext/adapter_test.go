@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino-ext/adk/backend/local"
 	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
@@ -21,7 +23,7 @@ import (
 // host paths, so BaseDir must be an absolute folder.
 type backend struct{ *local.Local }
 
-func (b backend) Delete(_ context.Context, req *plan.DeleteRequest) error {
+func (b backend) Delete(_ context.Context, req *driver.DeleteRequest) error {
 	if err := os.Remove(req.FilePath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -33,7 +35,7 @@ func (b backend) Delete(_ context.Context, req *plan.DeleteRequest) error {
 // never part of one (eino-ext's own Write truncates the file and then writes it).
 type atomicBackend struct{ backend }
 
-func (b atomicBackend) Write(_ context.Context, req *plan.WriteRequest) error {
+func (b atomicBackend) Write(_ context.Context, req *driver.WriteRequest) error {
 	dir, base := filepath.Split(req.FilePath)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -73,7 +75,7 @@ func (b taskBackend) Delete(context.Context, *plantask.DeleteRequest) error { re
 // Compile-time checks: eino-ext's backend is a Workspace as it is and a Backend with the
 // adapter; a plantask backend is a plan Backend as it is, and so is every plantask.Backend.
 var (
-	_ plan.Workspace   = (*local.Local)(nil)
+	_ driver.Workspace = (*local.Local)(nil)
 	_ plan.Backend     = backend{}
 	_ plan.Backend     = atomicBackend{}
 	_ plantask.Backend = backend{}

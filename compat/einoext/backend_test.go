@@ -41,7 +41,7 @@ func TestBackendStepUpdateOfLargePlan(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 2, got.Revision)
 	require.Equal(t, want, got.Content)
-	sum := got.Summarize()
+	sum := plan.Summarize(got)
 	require.Equal(t, steps, sum.Progress.Total)
 	require.Equal(t, 1, sum.Progress.Completed)
 

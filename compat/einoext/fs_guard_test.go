@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/einoplan/plan/driver"
+
 	"github.com/cloudwego/eino/adk"
 	fsmw "github.com/cloudwego/eino/adk/middlewares/filesystem"
 	"github.com/cloudwego/eino/schema"
@@ -152,14 +154,14 @@ func TestEinoWriteFileCannotForgeAnApproval(t *testing.T) {
 	secret, err := os.ReadFile(c.keyFile(t))
 	require.NoError(t, err)
 	copied := plan.NewMemoryBackend()
-	require.NoError(t, copied.Write(ctx, &plan.WriteRequest{FilePath: "/plans/.approval-key", Content: string(secret)}))
+	require.NoError(t, copied.Write(ctx, &driver.WriteRequest{FilePath: "/plans/.approval-key", Content: string(secret)}))
 	forger, err := plan.NewStore(&plan.StoreConfig{Backend: copied})
 	require.NoError(t, err)
 	_, err = forger.Put(ctx, plan.Update{Name: "deploy", Content: &body})
 	require.NoError(t, err)
 	_, err = forger.Approve(ctx, "deploy", 1, "ana")
 	require.NoError(t, err)
-	fc, err := copied.Read(ctx, &plan.ReadRequest{FilePath: "/plans/deploy.md", Offset: 1, Limit: 1 << 20})
+	fc, err := copied.Read(ctx, &driver.ReadRequest{FilePath: "/plans/deploy.md", Offset: 1, Limit: 1 << 20})
 	require.NoError(t, err)
 	require.Contains(t, fc.Content, "approved_by")
 
@@ -213,8 +215,8 @@ func TestEinoEditFileCannotMoveStepsOfAnApprovedPlan(t *testing.T) {
 	assert.Equal(t, string(before), string(after), "nothing was written")
 	p, err := c.store.Get(ctx, "release")
 	require.NoError(t, err)
-	assert.Equal(t, 1, p.Summarize().Progress.InProgress)
-	assert.Equal(t, 0, p.Summarize().Progress.Completed)
+	assert.Equal(t, 1, plan.Summarize(p).Progress.InProgress)
+	assert.Equal(t, 0, plan.Summarize(p).Progress.Completed)
 }
 
 // ls, glob and grep never list or read the plans: ls and grep of the plans folder are

@@ -33,7 +33,7 @@ func TestAdapterAsWorkspaceGuardsThePlansFolder(t *testing.T) {
 
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: dir})
 	require.NoError(t, err)
-	listing, err := store.List(ctx)
+	listing, err := store.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, listing.Plans, 1)
 	require.Empty(t, listing.Warnings, "no file landed in the plans folder")

@@ -39,7 +39,7 @@ func TestWorkspaceRoundTripOfLargePlan(t *testing.T) {
 
 	got, err := store.Get(ctx, "migration")
 	require.NoError(t, err)
-	require.Equal(t, steps, got.Summarize().Progress.Total)
+	require.Equal(t, steps, plan.Summarize(got).Progress.Total)
 	if code := errorCode(t, results[2]); code != "" {
 		require.EqualValues(t, 1, got.Revision, "a failed update changes nothing")
 		require.Equal(t, body, got.Content)

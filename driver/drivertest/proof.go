@@ -73,7 +73,7 @@ func testProofOfDone(t *testing.T, b plan.Backend, dir string) {
 		assert.Equal(t, "", resultCode(t, reviewer[0]), reviewer[0])
 		p, err = s.Get(ctx, name)
 		require.NoError(t, err)
-		assert.Equal(t, 100, p.Summarize().Progress.Percent)
+		assert.Equal(t, 100, plan.Summarize(p).Progress.Percent)
 		assert.Equal(t, "upload exit 0", plan.ParseSteps(p.Content)[1].Evidence)
 		testBudget(t, s, lang, name+"-budget")
 	}

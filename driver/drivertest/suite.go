@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/internal/document"
+
 	"github.com/einoplan/plan/driver"
 
 	"github.com/stretchr/testify/assert"
@@ -124,7 +127,7 @@ const wholeFile = 1 << 30
 
 // readWhole reads p the way the Store does.
 func readWhole(ctx context.Context, b plan.Backend, p string) (string, error) {
-	fc, err := b.Read(ctx, &plan.ReadRequest{FilePath: p, Offset: 1, Limit: wholeFile})
+	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: p, Offset: 1, Limit: wholeFile})
 	if err != nil {
 		return "", err
 	}
@@ -141,17 +144,17 @@ func testRawFiles(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
 	p := dir + "/raw.md"
 	content := "héllo\r\nwörld\n---\n\n  trailing  \n\x00\xff end"
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: content}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: p, Content: content}))
 	got, err := readWhole(ctx, b, p)
 	require.NoError(t, err)
 	require.Equal(t, content, got)
 
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: "short"}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: p, Content: "short"}))
 	got, err = readWhole(ctx, b, p)
 	require.NoError(t, err)
 	require.Equal(t, "short", got, "a write replaces the whole file")
 
-	infos, err := b.LsInfo(ctx, &plan.LsInfoRequest{Path: dir})
+	infos, err := b.LsInfo(ctx, &driver.LsInfoRequest{Path: dir})
 	require.NoError(t, err)
 	var found bool
 	for _, fi := range infos {
@@ -165,7 +168,7 @@ func testRawFiles(t *testing.T, b plan.Backend, dir string) {
 	}
 	require.True(t, found, "LsInfo(%s) = %+v", dir, infos)
 
-	require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: p}))
+	require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: p}))
 	_, err = readWhole(ctx, b, p)
 	require.Error(t, err)
 	// The Store must recognise a missing file as "not found", not as a storage failure,
@@ -174,7 +177,7 @@ func testRawFiles(t *testing.T, b plan.Backend, dir string) {
 	requireCode(t, plan.CodeNotFound, err)
 	_, err = newStore(t, b, dir+"/never/made").Get(ctx, "raw")
 	requireCode(t, plan.CodeNotFound, err)
-	require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: p}), "deleting a missing file is not an error")
+	require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: p}), "deleting a missing file is not an error")
 }
 
 // testFinalNewline: a file's last bytes, newlines included, come back as written.
@@ -182,7 +185,7 @@ func testFinalNewline(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
 	for i, content := range []string{"a\n", "a\n\n", "\n", "a\r\n"} {
 		p := fmt.Sprintf("%s/nl-%d.md", dir, i)
-		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: content}))
+		require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: p, Content: content}))
 		got, err := readWhole(ctx, b, p)
 		require.NoError(t, err)
 		require.Equal(t, content, got)
@@ -197,7 +200,7 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 	if lr, ok := findCapability[driver.LimitedReader](b); ok {
 		offered = append(offered, "LimitedReader")
 		p := dir + "/limited.md"
-		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: "abcdef\n"}))
+		require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: p, Content: "abcdef\n"}))
 		got, err := lr.ReadAtMost(ctx, p, 3)
 		require.NoError(t, err)
 		require.Equal(t, "abc", got, "ReadAtMost returns at most max bytes")
@@ -212,8 +215,8 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 	if r, ok := findCapability[driver.Renamer](b); ok {
 		offered = append(offered, "Renamer")
 		from, to := dir+"/from.md", dir+"/sub/to"
-		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: from, Content: "moved\n"}))
-		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: to, Content: "replaced"}))
+		require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: from, Content: "moved\n"}))
+		require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: to, Content: "replaced"}))
 		require.NoError(t, r.Rename(ctx, from, to, -1))
 		got, err := readWhole(ctx, b, to)
 		require.NoError(t, err)
@@ -228,25 +231,25 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 	if sw, ok := findCapability[driver.Swapper](b); ok {
 		offered = append(offered, "Swapper")
 		p := dir + "/cas.md"
-		ok, err := sw.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: p, Content: "one"}, nil)
+		ok, err := sw.CompareAndSwap(ctx, &driver.WriteRequest{FilePath: p, Content: "one"}, nil)
 		require.NoError(t, err)
 		require.True(t, ok, "create-if-absent on a missing file writes")
-		ok, err = sw.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: p, Content: "lost"}, nil)
+		ok, err = sw.CompareAndSwap(ctx, &driver.WriteRequest{FilePath: p, Content: "lost"}, nil)
 		require.NoError(t, err)
 		require.False(t, ok, "create-if-absent on an existing file does not write")
-		ok, err = sw.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"))
+		ok, err = sw.CompareAndSwap(ctx, &driver.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"))
 		require.NoError(t, err)
 		require.False(t, ok, "a swap from other bytes does not write")
-		ok, err = sw.CompareAndSwap(ctx, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"))
+		ok, err = sw.CompareAndSwap(ctx, &driver.WriteRequest{FilePath: p, Content: "two"}, ptr("one"))
 		require.NoError(t, err)
 		require.True(t, ok)
 		got, err := readWhole(ctx, b, p)
 		require.NoError(t, err)
 		require.Equal(t, "two", got)
-		ok, err = sw.CompareAndDelete(ctx, &plan.DeleteRequest{FilePath: p}, "one")
+		ok, err = sw.CompareAndDelete(ctx, &driver.DeleteRequest{FilePath: p}, "one")
 		require.NoError(t, err)
 		require.False(t, ok, "a delete from other bytes does not delete")
-		ok, err = sw.CompareAndDelete(ctx, &plan.DeleteRequest{FilePath: p}, "two")
+		ok, err = sw.CompareAndDelete(ctx, &driver.DeleteRequest{FilePath: p}, "two")
 		require.NoError(t, err)
 		require.True(t, ok)
 		_, err = readWhole(ctx, b, p)
@@ -255,20 +258,20 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 	if ks, ok := findCapability[driver.KeepingSwapper](b); ok {
 		offered = append(offered, "KeepingSwapper")
 		p, k1, k2 := dir+"/pair.md", dir+"/.history/pair/1.aaaaaaaa", dir+"/.history/pair/2.bbbbbbbb"
-		ok, err := ks.CompareAndSwapKeeping(ctx, &plan.WriteRequest{FilePath: p, Content: "one"}, nil, k1)
+		ok, err := ks.CompareAndSwapKeeping(ctx, &driver.WriteRequest{FilePath: p, Content: "one"}, nil, k1)
 		require.NoError(t, err)
 		require.True(t, ok, "create-if-absent on a missing file writes")
 		_, err = readWhole(ctx, b, k1)
 		require.Error(t, err, "a create replaces nothing, so it keeps nothing")
-		ok, err = ks.CompareAndSwapKeeping(ctx, &plan.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"), k1)
+		ok, err = ks.CompareAndSwapKeeping(ctx, &driver.WriteRequest{FilePath: p, Content: "lost"}, ptr("other"), k1)
 		require.NoError(t, err)
 		require.False(t, ok, "a swap from other bytes does not write")
 		_, err = readWhole(ctx, b, k1)
 		require.Error(t, err, "a refused swap keeps nothing")
-		ok, err = ks.CompareAndSwapKeeping(ctx, &plan.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), k1)
+		ok, err = ks.CompareAndSwapKeeping(ctx, &driver.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), k1)
 		require.NoError(t, err)
 		require.True(t, ok)
-		ok, err = ks.CompareAndSwapKeeping(ctx, &plan.WriteRequest{FilePath: p, Content: "three"}, ptr("two"), k2)
+		ok, err = ks.CompareAndSwapKeeping(ctx, &driver.WriteRequest{FilePath: p, Content: "three"}, ptr("two"), k2)
 		require.NoError(t, err)
 		require.True(t, ok)
 		for path, want := range map[string]string{p: "three", k1: "one", k2: "two"} {
@@ -276,7 +279,7 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 			require.NoError(t, err)
 			require.Equal(t, want, got, path)
 		}
-		infos, err := b.LsInfo(ctx, &plan.LsInfoRequest{Path: dir + "/.history/pair"})
+		infos, err := b.LsInfo(ctx, &driver.LsInfoRequest{Path: dir + "/.history/pair"})
 		require.NoError(t, err)
 		require.Len(t, infos, 2, "the kept files are listed in their folder")
 	}
@@ -284,7 +287,7 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 		offered = append(offered, "LazyDeleter")
 		a, c := dir+"/.history/lazy/1-a", dir+"/.history/lazy/2-b"
 		for _, p := range []string{a, c} {
-			require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: "x"}))
+			require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: p, Content: "x"}))
 		}
 		require.NoError(t, ld.DeleteLazily(ctx, a, c, dir+"/.history/lazy/missing"), "a missing file is not an error")
 		for _, p := range []string{a, c} {
@@ -307,13 +310,13 @@ func testCapabilities(t *testing.T, b plan.Backend, dir string) {
 			require.True(t, after != before || recent, "%s leaves the folder's stamp as it was and does not call it recent", what)
 		}
 		moved("creating a file", func() {
-			require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: stamped + "/a.md", Content: "one"}))
+			require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: stamped + "/a.md", Content: "one"}))
 		})
 		moved("replacing a file", func() {
-			require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: stamped + "/a.md", Content: "two"}))
+			require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: stamped + "/a.md", Content: "two"}))
 		})
 		moved("removing a file", func() {
-			require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: stamped + "/a.md"}))
+			require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: stamped + "/a.md"}))
 		})
 		first, _ := stamp()
 		again, _ := stamp()
@@ -331,7 +334,7 @@ func findCapability[T any](b plan.Backend) (T, bool) {
 		if c, ok := b.(T); ok {
 			return c, true
 		}
-		u, ok := b.(plan.Unwrapper)
+		u, ok := b.(driver.Unwrapper)
 		if !ok {
 			break
 		}
@@ -405,11 +408,11 @@ func testGuards(t *testing.T, b plan.Backend, dir string) {
 		_, err = s.Put(ctx, plan.Update{Name: bad, Content: ptr("x")})
 		requireCode(t, plan.CodeInvalidArgument, err)
 	}
-	_, err = s.Put(ctx, plan.Update{Name: "big", Content: ptr(strings.Repeat("x", plan.DefaultMaxContentBytes+1))})
+	_, err = s.Put(ctx, plan.Update{Name: "big", Content: ptr(strings.Repeat("x", api.DefaultMaxContentBytes+1))})
 	requireCode(t, plan.CodeTooLarge, err)
 	_, err = s.Put(ctx, plan.Update{Name: "empty", Content: ptr("")})
 	requireCode(t, plan.CodeInvalidArgument, err)
-	listing, err := s.List(ctx)
+	listing, err := s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, listing.Plans, 1, "only the good write landed")
 }
@@ -463,7 +466,7 @@ func testDeleteRecreate(t *testing.T, b plan.Backend, dir string) {
 	require.NoError(t, err)
 	require.Equal(t, "two", got.Content)
 
-	listing, err := s.List(ctx)
+	listing, err := s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, listing.Plans, 1)
 	require.Empty(t, listing.Warnings)
@@ -472,7 +475,7 @@ func testDeleteRecreate(t *testing.T, b plan.Backend, dir string) {
 func testListCorrupt(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
 	s := newStore(t, b, dir)
-	listing, err := s.List(ctx)
+	listing, err := s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	require.Empty(t, listing.Plans)
 	require.Empty(t, listing.Warnings)
@@ -481,11 +484,11 @@ func testListCorrupt(t *testing.T, b plan.Backend, dir string) {
 		_, err := s.Put(ctx, plan.Update{Name: n, Content: ptr("- [x] a\n- [ ] b\n")})
 		require.NoError(t, err)
 	}
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: dir + "/broken.md", Content: "---\ntitle: \"x\nno close"}))
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: dir + "/Not-A-Plan.md", Content: "ignored"}))
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: dir + "/notes.txt", Content: "ignored"}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: dir + "/broken.md", Content: "---\ntitle: \"x\nno close"}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: dir + "/Not-A-Plan.md", Content: "ignored"}))
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: dir + "/notes.txt", Content: "ignored"}))
 
-	listing, err = s.List(ctx)
+	listing, err = s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	var names []string
 	for _, p := range listing.Plans {
@@ -512,13 +515,13 @@ func testListCorrupt(t *testing.T, b plan.Backend, dir string) {
 	require.NoError(t, err)
 	p.Status = "changed elsewhere"
 	p.Revision++
-	require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: dir + "/mid.md", Content: plan.EncodePlan(p)}))
-	listing, err = s.List(ctx)
+	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: dir + "/mid.md", Content: document.EncodePlan(p)}))
+	listing, err = s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	require.Empty(t, listing.Warnings)
 	require.Equal(t, "changed elsewhere", listing.Plans[1].Status)
-	require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: dir + "/zeta.md"}))
-	listing, err = s.List(ctx)
+	require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: dir + "/zeta.md"}))
+	listing, err = s.ListPage(ctx, plan.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, listing.Plans, 2)
 }
@@ -549,7 +552,7 @@ func testRecoverUndecodable(t *testing.T, b plan.Backend, dir string) {
 		}
 		stored, err := readWhole(ctx, b, p)
 		require.NoError(t, err)
-		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: p, Content: breakage.edit(stored)}))
+		require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: p, Content: breakage.edit(stored)}))
 		_, err = s.Get(ctx, "r")
 		requireCode(t, breakage.code, err)
 		_, err = s.Delete(ctx, "r", nil)
@@ -592,11 +595,11 @@ func testDeleteUndecodable(t *testing.T, b plan.Backend, dir string) {
 		stored, err := readWhole(ctx, b, file)
 		require.NoError(t, err)
 		require.Contains(t, stored, "\nupdated_at:")
-		require.NoError(t, b.Write(ctx, &plan.WriteRequest{FilePath: file, Content: tc.breakFile(stored)}))
+		require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: file, Content: tc.breakFile(stored)}))
 
 		_, err = s.Get(ctx, tc.name)
 		requireCode(t, plan.CodeCorrupt, err, tc.name)
-		listing, err := s.List(ctx)
+		listing, err := s.ListPage(ctx, plan.ListOptions{})
 		require.NoError(t, err)
 		require.Len(t, listing.Warnings, 1, tc.name)
 		require.Equal(t, tc.name, listing.Warnings[0].Name)
@@ -606,7 +609,7 @@ func testDeleteUndecodable(t *testing.T, b plan.Backend, dir string) {
 		require.NoError(t, err, tc.name)
 		_, err = s.Get(ctx, tc.name)
 		requireCode(t, plan.CodeNotFound, err, tc.name)
-		listing, err = s.List(ctx)
+		listing, err = s.ListPage(ctx, plan.ListOptions{})
 		require.NoError(t, err)
 		require.Empty(t, listing.Warnings, tc.name)
 
@@ -684,7 +687,7 @@ func testLargeFile(t *testing.T, b plan.Backend, dir string) {
 	require.NoError(t, err)
 	lines[moved-1] = strings.Replace(lines[moved-1], "[ ]", "[x]", 1)
 	require.True(t, got.Content == strings.Join(lines, "\n"), "only step %d changed", moved)
-	sum := got.Summarize()
+	sum := plan.Summarize(got)
 	require.Equal(t, steps, sum.Progress.Total)
 	require.Equal(t, 1, sum.Progress.Completed)
 }
@@ -705,7 +708,7 @@ func testSteps(t *testing.T, b plan.Backend, dir string) {
 	got, err := s.Get(ctx, "steps")
 	require.NoError(t, err)
 	require.EqualValues(t, 2, got.Revision, "rejected step updates wrote nothing")
-	sum := got.Summarize()
+	sum := plan.Summarize(got)
 	require.Equal(t, 1, sum.Progress.Completed)
 	require.NotNil(t, sum.CurrentStep)
 	require.Equal(t, 2, sum.CurrentStep.Number)
@@ -751,16 +754,16 @@ func incrementConcurrently(t *testing.T, workers, each int, stores ...*plan.Stor
 // unwrapping is a wrapper that says what it wraps; it offers no capability of its own.
 type unwrapping struct{ inner plan.Backend }
 
-func (w *unwrapping) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (w *unwrapping) LsInfo(ctx context.Context, req *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	return w.inner.LsInfo(ctx, req)
 }
-func (w *unwrapping) Read(ctx context.Context, req *plan.ReadRequest) (*plan.FileContent, error) {
+func (w *unwrapping) Read(ctx context.Context, req *driver.ReadRequest) (*driver.FileContent, error) {
 	return w.inner.Read(ctx, req)
 }
-func (w *unwrapping) Write(ctx context.Context, req *plan.WriteRequest) error {
+func (w *unwrapping) Write(ctx context.Context, req *driver.WriteRequest) error {
 	return w.inner.Write(ctx, req)
 }
-func (w *unwrapping) Delete(ctx context.Context, req *plan.DeleteRequest) error {
+func (w *unwrapping) Delete(ctx context.Context, req *driver.DeleteRequest) error {
 	return w.inner.Delete(ctx, req)
 }
 func (w *unwrapping) Unwrap() plan.Backend { return w.inner }
@@ -775,16 +778,16 @@ type tagged struct {
 	tags  []string
 }
 
-func (w tagged) LsInfo(ctx context.Context, req *plan.LsInfoRequest) ([]plan.FileInfo, error) {
+func (w tagged) LsInfo(ctx context.Context, req *driver.LsInfoRequest) ([]driver.FileInfo, error) {
 	return w.inner.LsInfo(ctx, req)
 }
-func (w tagged) Read(ctx context.Context, req *plan.ReadRequest) (*plan.FileContent, error) {
+func (w tagged) Read(ctx context.Context, req *driver.ReadRequest) (*driver.FileContent, error) {
 	return w.inner.Read(ctx, req)
 }
-func (w tagged) Write(ctx context.Context, req *plan.WriteRequest) error {
+func (w tagged) Write(ctx context.Context, req *driver.WriteRequest) error {
 	return w.inner.Write(ctx, req)
 }
-func (w tagged) Delete(ctx context.Context, req *plan.DeleteRequest) error {
+func (w tagged) Delete(ctx context.Context, req *driver.DeleteRequest) error {
 	return w.inner.Delete(ctx, req)
 }
 
@@ -832,7 +835,7 @@ func testBaseDirSpellings(t *testing.T, b plan.Backend, dir string) {
 	}
 	incrementConcurrently(t, 6, 15, stores...)
 	for i, s := range stores {
-		listing, err := s.List(context.Background())
+		listing, err := s.ListPage(context.Background(), plan.ListOptions{})
 		require.NoError(t, err)
 		require.Len(t, listing.Plans, 1, "BaseDir %q", spellings[i])
 		require.Equal(t, "counter", listing.Plans[0].Name)

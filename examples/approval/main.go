@@ -343,7 +343,7 @@ func workerModel(ctx context.Context, store *plan.Store) *plantest.ScriptedModel
 		if err != nil {
 			return schema.AssistantMessage("I cannot read plan release: "+err.Error(), nil)
 		}
-		cur := p.Summarize().CurrentStep
+		cur := plan.Summarize(p).CurrentStep
 		switch {
 		case cur == nil:
 			return schema.AssistantMessage("Every step of plan release is completed.", nil)

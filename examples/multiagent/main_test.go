@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/einoplan/plan/internal/document"
 
-	"github.com/einoplan/plan"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMultiAgentOutput(t *testing.T) {
@@ -38,7 +38,7 @@ func TestMultiAgentOutput(t *testing.T) {
 
 	raw, err := os.ReadFile(filepath.Join(dir, "plans", "ship.md"))
 	require.NoError(t, err, "the plan is a Markdown file in the folder")
-	p, err := plan.DecodePlan("ship", string(raw))
+	p, err := document.DecodePlan("ship", string(raw))
 	require.NoError(t, err)
 	require.EqualValues(t, 12, p.Revision)
 }

@@ -170,7 +170,7 @@ func run(ctx context.Context, w io.Writer, dir, goal string, newModel func(conte
 	if err != nil {
 		return err
 	}
-	listing, err := store.List(ctx)
+	listing, err := store.ListPage(ctx, plan.ListOptions{})
 	if err != nil {
 		return err
 	}

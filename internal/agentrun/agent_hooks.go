@@ -25,7 +25,7 @@ type runSetup struct {
 // beforeAgent adds the plan tools, the instruction and the digest to a run's, and marks the
 // run's context with its role so that runs started inside it know they are sub-agents.
 // BeforeAgent (eino_seam_agent.go) is what Eino calls.
-func (m *Middleware[M]) beforeAgent(ctx context.Context, runCtx runSetup) (context.Context, runSetup, error) {
+func (m *Middleware[M, S]) beforeAgent(ctx context.Context, runCtx runSetup) (context.Context, runSetup, error) {
 	call, _ := ctx.Value(callKey{}).(*callToken)
 	mark, marked := ctx.Value(runKey{}).(runMark)
 	nested := marked && (mark.nested || mark.call != call)
@@ -70,7 +70,7 @@ func (m *Middleware[M]) beforeAgent(ctx context.Context, runCtx runSetup) (conte
 
 // AfterAgent ends a sub-agent's run: the name it acted as is free again once the tool call
 // that started it is over too.
-func (m *Middleware[M]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAgentState[M]) (context.Context, error) {
+func (m *Middleware[M, S]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAgentState[M]) (context.Context, error) {
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok && st.call != nil {
 		st.mu.Lock()
 		call := st.call
@@ -84,7 +84,7 @@ func (m *Middleware[M]) AfterAgent(ctx context.Context, _ *adk.TypedChatModelAge
 // BeforeModelRewriteState hides plan_template and request_plan_approval from a sub-agent's
 // model. The tools stay registered, so a call to one anyway gets tool_not_available instead
 // of failing the run.
-func (m *Middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
+func (m *Middleware[M, S]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
 	if state == nil {
 		return ctx, state, nil
 	}
@@ -106,7 +106,7 @@ func (m *Middleware[M]) BeforeModelRewriteState(ctx context.Context, state *adk.
 }
 
 // leanHides reports whether the model of a lean worker does not see the tool called name.
-func (m *Middleware[M]) leanHides(name string) bool {
+func (m *Middleware[M, S]) leanHides(name string) bool {
 	if !m.cfg.LeanWorker {
 		return false
 	}
@@ -118,7 +118,7 @@ func (m *Middleware[M]) leanHides(name string) bool {
 	return false
 }
 
-func (m *Middleware[M]) instruction(texts map[string]string, role tools.Role) string {
+func (m *Middleware[M, S]) instruction(texts map[string]string, role tools.Role) string {
 	var b strings.Builder
 	b.WriteString(tools.WithPlanSet(texts["instruction"], texts, m.cfg.PlanSet))
 	if m.cfg.Workspace != nil {
@@ -142,7 +142,7 @@ func (m *Middleware[M]) instruction(texts map[string]string, role tools.Role) st
 // model could call only one of them, silently. It names every clash at once, and advises
 // renaming only this middleware's own plan tools (never another tool, which ToolNames
 // cannot rename).
-func (m *Middleware[M]) checkUniqueToolNames(ctx context.Context, agentTools []tool.BaseTool) error {
+func (m *Middleware[M, S]) checkUniqueToolNames(ctx context.Context, agentTools []tool.BaseTool) error {
 	ours := map[string]string{} // the name the model sees → the default name
 	for n, to := range m.names {
 		if tools.FileTools[n] && m.cfg.Workspace == nil || n == tools.ToolRequestPlanApproval && !m.cfg.RequireApproval {

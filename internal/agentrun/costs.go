@@ -18,7 +18,7 @@ import (
 // what it saw: a step taken in an earlier run is measured from this run's first call.
 
 // costsIn is the measure of the run of ctx; nil outside a run.
-func (m *Middleware[M]) costsIn(ctx context.Context) *tools.RunCosts {
+func (m *Middleware[M, S]) costsIn(ctx context.Context) *tools.RunCosts {
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		return &st.costs
 	}
@@ -41,16 +41,16 @@ func usageOf(msg any) *schema.TokenUsage {
 }
 
 // metered wraps the agent's model so every call is attributed to the step the run holds.
-func (m *Middleware[M]) metered(inner model.BaseModel[M]) model.BaseModel[M] {
-	return &meteredModel[M]{inner: inner, m: m}
+func (m *Middleware[M, S]) metered(inner model.BaseModel[M]) model.BaseModel[M] {
+	return &meteredModel[M, S]{inner: inner, m: m}
 }
 
-type meteredModel[M adk.MessageType] struct {
+type meteredModel[M adk.MessageType, S any] struct {
 	inner model.BaseModel[M]
-	m     *Middleware[M]
+	m     *Middleware[M, S]
 }
 
-func (w *meteredModel[M]) Generate(ctx context.Context, input []M, opts ...model.Option) (M, error) {
+func (w *meteredModel[M, S]) Generate(ctx context.Context, input []M, opts ...model.Option) (M, error) {
 	out, err := w.inner.Generate(ctx, input, opts...)
 	if r := w.m.costsIn(ctx); r != nil && err == nil {
 		if h := r.ModelCall(usageOf(out)); h != nil {
@@ -60,7 +60,7 @@ func (w *meteredModel[M]) Generate(ctx context.Context, input []M, opts ...model
 	return out, err
 }
 
-func (w *meteredModel[M]) Stream(ctx context.Context, input []M, opts ...model.Option) (*schema.StreamReader[M], error) {
+func (w *meteredModel[M, S]) Stream(ctx context.Context, input []M, opts ...model.Option) (*schema.StreamReader[M], error) {
 	sr, err := w.inner.Stream(ctx, input, opts...)
 	r := w.m.costsIn(ctx)
 	if err != nil || r == nil {
@@ -81,7 +81,7 @@ func (w *meteredModel[M]) Stream(ctx context.Context, input []M, opts ...model.O
 }
 
 // reportCost tells the host's OnCost and the run's events what a step cost.
-func (m *Middleware[M]) reportCost(ctx context.Context, r tools.CostReport) {
+func (m *Middleware[M, S]) reportCost(ctx context.Context, r tools.CostReport) {
 	if m.cfg.OnCost != nil {
 		m.cfg.OnCost(ctx, r)
 	}
@@ -89,7 +89,7 @@ func (m *Middleware[M]) reportCost(ctx context.Context, r tools.CostReport) {
 }
 
 // noteBudget reports, once per budget, a step of the run that went over it.
-func (m *Middleware[M]) noteBudget(ctx context.Context, r *tools.RunCosts, h *tools.HeldStep) {
+func (m *Middleware[M, S]) noteBudget(ctx context.Context, r *tools.RunCosts, h *tools.HeldStep) {
 	r.Mu.Lock()
 	over, b := document.OverBudget(h.StepBudget, h.PlanBudget, h.Spent, h.Cost, time.Since(h.Since))
 	report := over != "" && h.Over != over
@@ -107,7 +107,7 @@ func (m *Middleware[M]) noteBudget(ctx context.Context, r *tools.RunCosts, h *to
 
 // budgetGate refuses call, allowed under step s of cur, when that step or cur went over its
 // budget, counting what the run measured of the step so far.
-func (m *Middleware[M]) budgetGate(ctx context.Context, cur *document.Plan, s document.Step, call GatedCall) GatedCall {
+func (m *Middleware[M, S]) budgetGate(ctx context.Context, cur *document.Plan, s document.Step, call GatedCall) GatedCall {
 	if !call.Allowed {
 		return call
 	}

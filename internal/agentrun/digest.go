@@ -20,13 +20,13 @@ import (
 // status, progress, current step), at most Digest.MaxPlans lines and Digest.MaxBytes
 // bytes, most recently updated first. It is empty when disabled, when there are no plans,
 // or when the plans cannot be listed: a digest must never stop a run.
-func (m *Middleware[M]) digest(ctx context.Context, texts map[string]string) string {
+func (m *Middleware[M, S]) digest(ctx context.Context, texts map[string]string) string {
 	d, _ := m.digestOrErr(ctx, texts)
 	return d
 }
 
 // digestOrErr is digest that tells a failed listing from an empty one.
-func (m *Middleware[M]) digestOrErr(ctx context.Context, texts map[string]string) (string, error) {
+func (m *Middleware[M, S]) digestOrErr(ctx context.Context, texts map[string]string) (string, error) {
 	if m.cfg.Digest.Disabled {
 		return "", nil
 	}
@@ -175,26 +175,26 @@ func digestHeader(texts map[string]string, set string) string {
 // compacted.
 
 // WrapModel renews the digest at the model call (see above).
-func (m *Middleware[M]) WrapModel(_ context.Context, inner model.BaseModel[M], _ *adk.TypedModelContext[M]) (model.BaseModel[M], error) {
+func (m *Middleware[M, S]) WrapModel(_ context.Context, inner model.BaseModel[M], _ *adk.TypedModelContext[M]) (model.BaseModel[M], error) {
 	renew := m.renewDigest
 	if m.cfg.Digest.Disabled {
 		renew = func(_ context.Context, input []M) []M { return input }
 	}
 	// Reminders of others' changes follow the input, after the digest (reminders.go).
-	return m.metered(&digestModel[M]{inner: inner, renew: func(ctx context.Context, input []M) []M { return m.remind(ctx, renew(ctx, input)) }}), nil
+	return m.metered(&digestModel[M, S]{inner: inner, renew: func(ctx context.Context, input []M) []M { return m.remind(ctx, renew(ctx, input)) }}), nil
 }
 
 // digestModel is a model whose input gets the run's current digest.
-type digestModel[M adk.MessageType] struct {
+type digestModel[M adk.MessageType, S any] struct {
 	inner model.BaseModel[M]
 	renew func(ctx context.Context, input []M) []M
 }
 
-func (d *digestModel[M]) Generate(ctx context.Context, input []M, opts ...model.Option) (M, error) {
+func (d *digestModel[M, S]) Generate(ctx context.Context, input []M, opts ...model.Option) (M, error) {
 	return d.inner.Generate(ctx, d.renew(ctx, input), opts...)
 }
 
-func (d *digestModel[M]) Stream(ctx context.Context, input []M, opts ...model.Option) (*schema.StreamReader[M], error) {
+func (d *digestModel[M, S]) Stream(ctx context.Context, input []M, opts ...model.Option) (*schema.StreamReader[M], error) {
 	return d.inner.Stream(ctx, d.renew(ctx, input), opts...)
 }
 
@@ -202,7 +202,7 @@ func (d *digestModel[M]) Stream(ctx context.Context, input []M, opts ...model.Op
 // takes a fresh digest when the history was rewritten since the previous model call or
 // holds another run's digest, and otherwise shows the one shown last. A listing that fails
 // keeps the digest shown.
-func (m *Middleware[M]) renewDigest(ctx context.Context, input []M) []M {
+func (m *Middleware[M, S]) renewDigest(ctx context.Context, input []M) []M {
 	st, _ := ctx.Value(m.stateKey).(*runState)
 	if st == nil {
 		return input

@@ -9,7 +9,7 @@ import (
 // This file is the one place that names Eino's run context, whose type changes between
 // Eino lines. On v0.9.21 BeforeAgent receives *adk.ChatModelAgentContext for every message
 // type. Eino's next line passes *adk.ChatModelAgentContext[M] instead (M the agent's message
-// type, as in TypedChatModelAgentMiddleware[M]); serving it means changing the two
+// type, as in TypedChatModelAgentMiddleware[M, S]); serving it means changing the two
 // parameter and result types below to *adk.ChatModelAgentContext[M], and nothing else: the
 // middleware reads and writes only Instruction and Tools, through runSetup.
 
@@ -17,7 +17,7 @@ import (
 // the run's context with its role so that runs started inside it know they are
 // sub-agents. A nil run context is passed on unchanged; on an error the run context is
 // returned unchanged.
-func (m *Middleware[M]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+func (m *Middleware[M, S]) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
 	if runCtx == nil {
 		return ctx, runCtx, nil
 	}

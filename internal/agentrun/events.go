@@ -13,14 +13,14 @@ import (
 
 // listening reports whether a change made with ctx has anyone to go to: the host's OnChange,
 // or the events of a run.
-func (m *Middleware[M]) listening(ctx context.Context) bool {
+func (m *Middleware[M, S]) listening(ctx context.Context) bool {
 	return m.cfg.OnChange != nil || inRun(ctx)
 }
 
 // changeSink returns what hears the changes made through this middleware's tools: the
 // host's OnChange and, during a run, the run's event stream. Tools attach it only while
 // listening holds, so no Change is computed for a call nobody hears.
-func (m *Middleware[M]) changeSink() func(context.Context, engine.Change) {
+func (m *Middleware[M, S]) changeSink() func(context.Context, engine.Change) {
 	return func(ctx context.Context, c engine.Change) {
 		if m.cfg.OnChange != nil {
 			m.cfg.OnChange(ctx, c)
@@ -32,7 +32,7 @@ func (m *Middleware[M]) changeSink() func(context.Context, engine.Change) {
 // emit sends out as an event of the run of ctx, if any. A parallel run of a sub-agent
 // names itself in the event's AgentName ("worker·2"), so hosts tell its events from the
 // other run's.
-func (m *Middleware[M]) emit(ctx context.Context, out any) {
+func (m *Middleware[M, S]) emit(ctx context.Context, out any) {
 	if !inRun(ctx) {
 		return
 	}

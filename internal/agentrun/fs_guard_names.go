@@ -63,7 +63,7 @@ func renamedFileTools(ctx context.Context, tools []tool.BaseTool) map[string]str
 
 // fileToolKind is the name the guard judges a call of the tool name by: the default name of
 // an Eino filesystem tool renamed in this run, else name.
-func (m *Middleware[M]) fileToolKind(ctx context.Context, name string) string {
+func (m *Middleware[M, S]) fileToolKind(ctx context.Context, name string) string {
 	st, ok := ctx.Value(m.stateKey).(*runState)
 	if !ok {
 		return name

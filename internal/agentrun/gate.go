@@ -27,7 +27,7 @@ const (
 // gates reports whether a call of the tool name in the run of ctx is gated. Under "*" every
 // tool is, except plan tools, adk's exit and transfer tools, and a call of one of Eino's agent
 // starters whose sub-agent has a plan middleware gating every tool itself (starters.go).
-func (m *Middleware[M]) gates(ctx context.Context, name string) bool {
+func (m *Middleware[M, S]) gates(ctx context.Context, name string) bool {
 	if m.gated == nil {
 		return false
 	}
@@ -58,7 +58,7 @@ func (m *Middleware[M]) gates(ctx context.Context, name string) bool {
 
 // check decides a call of the tool name: ok when it may run; otherwise the result the model
 // gets instead. Both are reported to the host.
-func (m *Middleware[M]) check(ctx context.Context, name string) (refusal string, ok bool) {
+func (m *Middleware[M, S]) check(ctx context.Context, name string) (refusal string, ok bool) {
 	if !m.gates(ctx, name) && !m.gatesExport(ctx, name) {
 		return "", true
 	}
@@ -76,7 +76,7 @@ func (m *Middleware[M]) check(ctx context.Context, name string) (refusal string,
 // gatesExport reports whether name is this middleware's export_plan_to_file under
 // GatedTools: it writes a file as a file tool does, so it passes the same gate, under the
 // name its model sees.
-func (m *Middleware[M]) gatesExport(ctx context.Context, name string) bool {
+func (m *Middleware[M, S]) gatesExport(ctx context.Context, name string) bool {
 	if m.gated == nil {
 		return false
 	}
@@ -95,7 +95,7 @@ func (m *Middleware[M]) gatesExport(ctx context.Context, name string) bool {
 // decide finds the hold a call of tool runs under: a step in progress held by the calling
 // agent that names tool in its "(uses …)" (any held step with Config.GateAnyHeldStep), on
 // a plan approved at its current revision, in the most recently updated plan that has one.
-func (m *Middleware[M]) decide(ctx context.Context, tool string) GatedCall {
+func (m *Middleware[M, S]) decide(ctx context.Context, tool string) GatedCall {
 	call := GatedCall{Tool: tool, Agent: m.agentIn(ctx)}
 	if call.Agent == "" {
 		call.Reason = gateNoAgent
@@ -169,7 +169,7 @@ func (m *Middleware[M]) decide(ctx context.Context, tool string) GatedCall {
 // refusal is the result a refused call gives the model: not_approved (over_budget for a budget), and what to do next in
 // the model's language. A sub-agent, which cannot ask for approval itself, is told to report
 // back instead.
-func (m *Middleware[M]) refusal(ctx context.Context, call GatedCall) string {
+func (m *Middleware[M, S]) refusal(ctx context.Context, call GatedCall) string {
 	texts := m.set(ctx).texts
 	key := "gate." + call.Reason
 	if m.roleIn(ctx) == tools.RoleSubAgent {

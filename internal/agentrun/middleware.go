@@ -9,20 +9,23 @@ import (
 	"github.com/einoplan/plan/internal/tools"
 )
 
-// Settings is what a middleware needs of Config once its Store is made: the agent's
-// identity and role, what it offers, what it gates, whom it tells, and the texts its model
-// reads in each language.
-type Settings struct {
+// Settings is plan.Config field for field, so the root converts a Config into it whole and
+// the compiler checks that the two agree (S is the root's *Store, which the middleware never
+// reads: it is handed the engine Store the root resolved). plan.Config documents each field.
+type Settings[S any] struct {
+	Backend         driver.Backend
+	BaseDir         string
+	Store           S
 	Workspace       driver.Workspace
 	Language        adk.Language
 	Role            tools.Role
 	AgentName       string
-	PlanSet         string
+	ReminderEvery   int
 	Template        string
 	Digest          DigestConfig
-	ReminderEvery   int
 	ToolNames       map[string]string
 	ToolPrefix      string
+	PlanSet         string
 	RequireApproval bool
 	GatedTools      []string
 	GateAnyHeldStep bool
@@ -32,18 +35,6 @@ type Settings struct {
 	Verify          func(ctx context.Context, c tools.Completion) error
 	OnCost          func(ctx context.Context, r tools.CostReport)
 	LeanWorker      bool
-	Texts           map[adk.Language]Texts
-}
-
-// DigestConfig bounds the plan digest appended to the instruction at the start of each
-// run. The digest stays the same between the model calls of a run, so prompt caching keeps
-// working, until the run's history is rewritten (a summarization middleware compacted it):
-// the model call that first sees the rewritten history reads a fresh digest, whatever the
-// order of the agent's handlers (see WrapModel in digest.go).
-type DigestConfig struct {
-	Disabled bool
-	MaxPlans int // default 12
-	MaxBytes int // default 1500
 }
 
 // Texts are the texts a model of one language reads: every text, and those a lean worker
@@ -52,9 +43,11 @@ type Texts struct {
 	Full, Lean map[string]string
 }
 
-type Middleware[M adk.MessageType] struct {
+type Middleware[M adk.MessageType, S any] struct {
 	*adk.TypedBaseChatModelAgentMiddleware[M]
-	cfg   Settings
+	cfg Settings[S]
+	// texts are the texts of each language, as the root hands them down.
+	texts map[adk.Language]Texts
 	Store *engine.Store
 	// names are the plan tools' names as this agent's model sees them, by default name.
 	names map[string]string

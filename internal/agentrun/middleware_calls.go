@@ -14,7 +14,7 @@ import (
 // WrapInvokableToolCall gives each tool call of the agent a context of its own, so a run
 // started inside it (a sub-agent) knows it is nested, and runs a gated tool only under an
 // approved step (Config.GatedTools).
-func (m *Middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+func (m *Middleware[M, S]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
 		ctx, done := m.startCall(ctx, name, args)
@@ -35,7 +35,7 @@ func (m *Middleware[M]) WrapInvokableToolCall(_ context.Context, endpoint adk.In
 }
 
 // WrapStreamableToolCall is WrapInvokableToolCall for tools that stream their result.
-func (m *Middleware[M]) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, tc *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+func (m *Middleware[M, S]) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, tc *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, args string, opts ...tool.Option) (*schema.StreamReader[string], error) {
 		ctx, done := m.startCall(ctx, name, args)
@@ -51,7 +51,7 @@ func (m *Middleware[M]) WrapStreamableToolCall(_ context.Context, endpoint adk.S
 }
 
 // WrapEnhancedInvokableToolCall is WrapInvokableToolCall for tools with multimodal results.
-func (m *Middleware[M]) WrapEnhancedInvokableToolCall(_ context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
+func (m *Middleware[M, S]) WrapEnhancedInvokableToolCall(_ context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.ToolResult, error) {
 		ctx, done := m.startCall(ctx, name, argumentText(arg))
@@ -68,7 +68,7 @@ func (m *Middleware[M]) WrapEnhancedInvokableToolCall(_ context.Context, endpoin
 
 // WrapEnhancedStreamableToolCall is WrapInvokableToolCall for tools that stream multimodal
 // results.
-func (m *Middleware[M]) WrapEnhancedStreamableToolCall(_ context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
+func (m *Middleware[M, S]) WrapEnhancedStreamableToolCall(_ context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
 		ctx, done := m.startCall(ctx, name, argumentText(arg))
@@ -85,7 +85,7 @@ func (m *Middleware[M]) WrapEnhancedStreamableToolCall(_ context.Context, endpoi
 
 // startCall marks ctx as one tool call of this agent; done ends the call. The name a
 // sub-agent started in the call takes stays taken until its run ends too.
-func (m *Middleware[M]) startCall(ctx context.Context, name, args string) (context.Context, func()) {
+func (m *Middleware[M, S]) startCall(ctx context.Context, name, args string) (context.Context, func()) {
 	call := &callToken{tool: name, args: args, names: m.running}
 	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
 		st.mu.Lock()
@@ -119,7 +119,7 @@ func textResult(text string) *schema.ToolResult {
 
 // guardWhole is the guard for a tool whose result the middleware does not rewrite (a
 // stream, a multimodal result): a listing that would need entries left out is refused.
-func (m *Middleware[M]) guardWhole(ctx context.Context, name, args string) (refusal string, ok bool) {
+func (m *Middleware[M, S]) guardWhole(ctx context.Context, name, args string) (refusal string, ok bool) {
 	v := m.files.Judge(m.fileToolKind(ctx, name), args)
 	if v.Err == nil && v.Keep != nil {
 		v.Err = v.whole

@@ -13,9 +13,9 @@ import (
 // language.
 
 // NewMiddleware returns the middleware of s on store.
-func NewMiddleware[M adk.MessageType](s Settings, store *engine.Store) (*Middleware[M], error) {
-	m := &Middleware[M]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
-		cfg: s, Store: store, running: &agentNames{}}
+func NewMiddleware[M adk.MessageType, S any](s Settings[S], store *engine.Store, texts map[adk.Language]Texts) (*Middleware[M, S], error) {
+	m := &Middleware[M, S]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
+		cfg: s, texts: texts, Store: store, running: &agentNames{}}
 	var err error
 	if m.gated, err = newGate(s.GatedTools); err != nil {
 		return nil, err
@@ -49,10 +49,10 @@ func NewMiddleware[M adk.MessageType](s Settings, store *engine.Store) (*Middlew
 }
 
 // toolSet builds the texts and tools of one language.
-func (m *Middleware[M]) toolSet(lang adk.Language) (*toolSet, error) {
-	base := m.cfg.Texts[lang].Full
+func (m *Middleware[M, S]) toolSet(lang adk.Language) (*toolSet, error) {
+	base := m.texts[lang].Full
 	if m.cfg.LeanWorker {
-		base = tools.WithLean(base, m.cfg.Texts[lang].Lean)
+		base = tools.WithLean(base, m.texts[lang].Lean)
 	}
 	texts, err := tools.RenameTools(base, m.names)
 	if err != nil {

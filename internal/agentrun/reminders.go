@@ -37,7 +37,7 @@ const maxReminderSteps = 5
 // remind returns input, with a reminder appended when plans the run works on were changed
 // by others since the run's previous model call and the last reminder is ReminderEvery
 // calls ago or more. A plan that cannot be read is left out.
-func (m *Middleware[M]) remind(ctx context.Context, input []M) []M {
+func (m *Middleware[M, S]) remind(ctx context.Context, input []M) []M {
 	every := m.cfg.ReminderEvery
 	if every == 0 {
 		every = defaultReminderEvery
@@ -108,7 +108,7 @@ func (m *Middleware[M]) remind(ctx context.Context, input []M) []M {
 }
 
 // plansCalled names the plans an assistant message's calls of this agent's plan tools name.
-func (m *Middleware[M]) plansCalled(msg M) []string {
+func (m *Middleware[M, S]) plansCalled(msg M) []string {
 	am, ok := any(msg).(*schema.Message)
 	if !ok || am == nil || am.Role != schema.Assistant {
 		return nil
@@ -128,7 +128,7 @@ func (m *Middleware[M]) plansCalled(msg M) []string {
 	return out
 }
 
-func (m *Middleware[M]) isPlanTool(name string) bool {
+func (m *Middleware[M, S]) isPlanTool(name string) bool {
 	for _, shown := range m.names {
 		if shown == name {
 			return true
@@ -139,7 +139,7 @@ func (m *Middleware[M]) isPlanTool(name string) bool {
 
 // changedByOthers names who, other than agent, made p's revisions after since, in order;
 // nil when agent made them all. When history does not say, "?" stands for whoever did.
-func (m *Middleware[M]) changedByOthers(ctx context.Context, p *document.Plan, since int64, agent string) []string {
+func (m *Middleware[M, S]) changedByOthers(ctx context.Context, p *document.Plan, since int64, agent string) []string {
 	revs, err := m.Store.History(ctx, p.Name)
 	if err != nil {
 		return []string{"?"}
@@ -171,7 +171,7 @@ func (m *Middleware[M]) changedByOthers(ctx context.Context, p *document.Plan, s
 // reminderLine is one plan's line: its revision, who changed it, the steps whose state
 // changed since (or that the steps were rewritten), and the next ready step. Every name and
 // text in it is quoted (quoteInline, inlineName), so the line stays one line.
-func (m *Middleware[M]) reminderLine(ctx context.Context, texts map[string]string, p *document.Plan, since int64, who []string) string {
+func (m *Middleware[M, S]) reminderLine(ctx context.Context, texts map[string]string, p *document.Plan, since int64, who []string) string {
 	var b strings.Builder
 	// Actor names are quoted (quoteInline): a name is text someone chose, and must never
 	// start a line of the user-role message or pass for its words. "?" (unknown) stays bare.

@@ -39,11 +39,9 @@ var (
 	// exitToolType is adk's exit tool; transfer_to_agent's type is unexported (see
 	// einoControlTool).
 	exitToolType = reflect.TypeOf(adk.ExitTool{})
-	// planMiddlewareTypes are this package's middlewares.
-	planMiddlewareTypes = map[reflect.Type]bool{
-		reflect.TypeOf(&Middleware[*schema.Message]{}):        true,
-		reflect.TypeOf(&Middleware[*schema.AgenticMessage]{}): true,
-	}
+	// thisPackage is the import path of this package, whose Middleware types any
+	// instantiation of a plan middleware is.
+	thisPackage = reflect.TypeOf(agentNames{}).PkgPath()
 )
 
 const (
@@ -140,7 +138,7 @@ func gatesEveryTool(agent reflect.Value, depth int) bool {
 			for h.Kind() == reflect.Interface && !h.IsNil() {
 				h = h.Elem()
 			}
-			if !h.IsValid() || !planMiddlewareTypes[h.Type()] || h.IsNil() {
+			if !h.IsValid() || !isPlanMiddleware(h.Type()) || h.IsNil() {
 				continue
 			}
 			if g := h.Elem().FieldByName("gated"); g.Kind() == reflect.Pointer && !g.IsNil() && g.Elem().FieldByName("all").Bool() {
@@ -157,4 +155,9 @@ func gatesEveryTool(agent reflect.Value, depth int) bool {
 		}
 	}
 	return false
+}
+
+// isPlanMiddleware reports whether t is a *Middleware of this package, for any message type.
+func isPlanMiddleware(t reflect.Type) bool {
+	return t.Kind() == reflect.Pointer && t.Elem().PkgPath() == thisPackage && strings.HasPrefix(t.Elem().Name(), "Middleware[")
 }

@@ -13,10 +13,6 @@ import (
 // the budget: a step's by rewriting its text, a plan's with Update.Budget (planctl budget),
 // which keeps the approval.
 
-// CodeOverBudget: a gated tool did not run because the step its agent holds, or its plan,
-// went over its budget.
-const CodeOverBudget Code = "over_budget"
-
 // GateOverBudget is the reason of a gated call refused for a budget.
 const GateOverBudget = "over_budget"
 

@@ -108,19 +108,19 @@ func DecodeSealed(name, raw string) (*Plan, error) {
 			stepsBody = value
 			continue
 		}
-		if p.setDecisionHeader(key, value) {
+		if setDecisionHeader(p, key, value) {
 			continue
 		}
 		if key == HdrChecksum {
 			check.Found(raw, rest, len(line)+1, value)
 			continue
 		}
-		if err := p.setHeader(key, value); err != nil {
+		if err := setHeader(p, key, value); err != nil {
 			return nil, corrupt(name, err.Error())
 		}
 	}
 	p.Content = rest
-	p.settleDecisions()
+	settleDecisions(p)
 	if !check.Holds(raw) {
 		p.Action, p.Created, p.ChangedBy = "", false, "" // edited by hand: nobody known did it
 	}
@@ -153,7 +153,7 @@ func appendStepsBodyHash(dst []byte, body string) []byte {
 	return strconv.AppendUint(dst, uint64(sum), 16)
 }
 
-func (p *Plan) setHeader(key, value string) error {
+func setHeader(p *Plan, key, value string) error {
 	switch key {
 	case "title":
 		return DecodeJSONString(value, &p.Title)
@@ -175,7 +175,7 @@ func (p *Plan) setHeader(key, value string) error {
 			p.Budget = ""
 		}
 	case HdrFormat:
-		p.newerFormat = newerFormat(value)
+		p.NewerFormat = newerFormat(value)
 	case "steps_revision":
 		// Only a hint for judging stale step moves: a bad value is no value.
 		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n > 0 {

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/einoplan/plan/api"
 )
 
 // What a plan file records of the people in the loop, besides an approval (approval.go):
@@ -63,14 +65,14 @@ func writeDecisions(b *strings.Builder, p *Plan) {
 	if p.ByAgent {
 		b.WriteString(hdrByAgent + ": true\n")
 	}
-	if p.fence != "" {
-		WriteHeaderString(b, hdrFence, p.fence)
+	if p.Fence != "" {
+		WriteHeaderString(b, hdrFence, p.Fence)
 	}
 }
 
 // setDecisionHeader reads one of writeDecisions' lines, and reports whether key was one. A
 // malformed value is no value: these lines never make a plan unreadable.
-func (p *Plan) setDecisionHeader(key, value string) bool {
+func setDecisionHeader(p *Plan, key, value string) bool {
 	var s string
 	switch key {
 	case hdrWaiting:
@@ -99,7 +101,7 @@ func (p *Plan) setDecisionHeader(key, value string) bool {
 	case hdrByAgent:
 		p.ByAgent = value == "true"
 	case hdrFence:
-		_ = DecodeJSONString(value, &p.fence)
+		_ = DecodeJSONString(value, &p.Fence)
 	default:
 		return false
 	}
@@ -107,43 +109,14 @@ func (p *Plan) setDecisionHeader(key, value string) bool {
 }
 
 // settleDecisions drops a rejection line decoded without its rejected line.
-func (p *Plan) settleDecisions() {
+func settleDecisions(p *Plan) {
 	if p.Rejection != nil && p.Rejection.Revision == 0 {
 		p.Rejection = nil
 	}
 }
 
-// ApprovalRequest is the Info of the Eino interrupt that request_plan_approval raises: what a
-// person is asked to approve. Revision is the revision shown; the decision applies to it
-// and to nothing newer. Diff is what changed since the last approved revision, "" when no
-// earlier approval is kept in the history.
-type ApprovalRequest struct {
-	Name     string
-	Revision int64
-	Title    string
-	Content  string
-	Diff     string
-	Message  string // what the agent said when asking
-	// Steps are the steps of Content, each with the gated tools it may use (Step.Uses):
-	// under Config.GatedTools, approving lets each step use exactly those, and a step that
-	// names none use none.
-	Steps []Step
-	// Budget is what the plan may cost in total: its own budget (Plan.Budget), else what
-	// its steps' budgets add up to; nil when nothing says.
-	Budget *Budget
-}
-
-// ApprovalDecision is the resume data a host passes for an ApprovalRequest, by interrupt ID,
-// in adk.ResumeParams.Targets. Approved with Content nil approves the revision shown;
-// Approved with Content saves that body as a new revision and approves it; not Approved
-// changes nothing and gives the model Feedback. By names the person ("person" when empty).
-// The resume data may also be a non-nil pointer to one, a map[string]any or JSON ([]byte,
-// string, json.RawMessage) with these fields ("approved", "by", "feedback", "content", in any
-// case), as a host that decoded a request has it. A resume with no data, or data that names
-// none of these fields, is no decision and never approves anything.
-type ApprovalDecision struct {
-	Approved bool
-	By       string
-	Feedback string
-	Content  *string
-}
+// What a person is asked and answers, declared in package api.
+type (
+	ApprovalRequest  = api.ApprovalRequest
+	ApprovalDecision = api.ApprovalDecision
+)

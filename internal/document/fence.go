@@ -19,18 +19,18 @@ import (
 // it, and the newest host change agents must read.
 func SettleHostMarks(ctx context.Context, action Action, cur, next *Plan) {
 	next.ByAgent = ByAgent(ctx)
-	next.fence = ""
+	next.Fence = ""
 	if cur != nil {
-		next.fence = cur.fence
+		next.Fence = cur.Fence
 	}
 	if !next.ByAgent && cur != nil && action != ActionApprove && ActorOf(ctx) != "" {
-		next.fence = strconv.FormatInt(next.Revision, 10) + " " + next.ChangedBy
+		next.Fence = strconv.FormatInt(next.Revision, 10) + " " + next.ChangedBy
 	}
 }
 
 // fenceOf reads a fence value: the revision of the host change and who made it.
 func fenceOf(p *Plan) (int64, string) {
-	rev, who, _ := strings.Cut(p.fence, " ")
+	rev, who, _ := strings.Cut(p.Fence, " ")
 	n, err := strconv.ParseInt(rev, 10, 64)
 	if err != nil || n < 1 {
 		return 0, ""

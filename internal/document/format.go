@@ -62,12 +62,12 @@ func FileFormat(raw string) int64 {
 // CheckFormat refuses a change of cur when its file is of a format this release does not
 // know: it would write the plan back in its own, older format.
 func CheckFormat(cur *Plan) error {
-	if cur == nil || cur.newerFormat == 0 {
+	if cur == nil || cur.NewerFormat == 0 {
 		return nil
 	}
 	v := "unknown"
-	if cur.newerFormat != unknownFormat {
-		v = strconv.FormatInt(cur.newerFormat, 10)
+	if cur.NewerFormat != unknownFormat {
+		v = strconv.FormatInt(cur.NewerFormat, 10)
 	}
 	return Fail(Error{Code: CodeCorrupt, Reason: reasonNewerFormat, Name: cur.Name, CurrentRevision: cur.Revision, Value: v})
 }

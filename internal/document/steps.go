@@ -8,16 +8,6 @@ import (
 	"github.com/einoplan/plan/internal/markdown"
 )
 
-// WithoutHolder is the step's text without the tag " (@holder)" of the agent holding it:
-// what the step says, whoever holds it. It is Text for a step no agent holds.
-func (s Step) WithoutHolder() string {
-	if s.Holder == "" {
-		return s.Text
-	}
-	rest, _ := SplitHolder(s.Text)
-	return rest
-}
-
 // readHolder sets Holder from Text: only a step in progress is held.
 func readHolder(s *Step) {
 	s.Holder = ""
@@ -225,7 +215,7 @@ func readProof(s *Step) {
 	}
 	if strings.Contains(s.Text, "(review)") || strings.Contains(s.Text, "(budget ") {
 		var b Budget
-		if s.Review, b = stepAsks(s.Text); !b.isZero() {
+		if s.Review, b = stepAsks(s.Text); !isZero(b) {
 			s.Budget = &b
 		}
 	}

@@ -11,7 +11,7 @@ import (
 // "(budget 20k tokens, 10m)".
 
 // isZero reports whether b bounds nothing.
-func (b Budget) isZero() bool { return b.Tokens <= 0 && b.Time <= 0 }
+func isZero(b Budget) bool { return b.Tokens <= 0 && b.Time <= 0 }
 
 // stepAsks reads "(review)" and "(budget …)" among the parenthesised groups that end a
 // step's own text, in any order, as stepSuffixes finds them: the last run of groups, looking
@@ -77,7 +77,7 @@ func parseBudget(s string) (Budget, bool) {
 		}
 		b.Time = d
 	}
-	return b, !b.isZero()
+	return b, !isZero(b)
 }
 
 // parseTokenCount reads "20k", "1.5m" or "20000".

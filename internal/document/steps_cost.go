@@ -1,7 +1,6 @@
 package document
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,7 +14,7 @@ import (
 // said: "7 calls (2 without usage)"; with none reporting usage there are no tokens at all.
 
 // add is c and o together.
-func (c StepCost) add(o StepCost) StepCost {
+func addCost(c, o StepCost) StepCost {
 	c.PromptTokens += o.PromptTokens
 	c.CompletionTokens += o.CompletionTokens
 	c.ModelCalls += o.ModelCalls
@@ -36,28 +35,6 @@ func ValidCost(c StepCost) bool {
 		}
 	}
 	return c.NoUsage <= c.ModelCalls
-}
-
-// String is the cost as its line carries it, without the separator.
-func (c StepCost) String() string {
-	var b strings.Builder
-	if c.NoUsage < c.ModelCalls {
-		fmt.Fprintf(&b, "%d+%d tokens, ", c.PromptTokens, c.CompletionTokens)
-	}
-	fmt.Fprintf(&b, "%d %s", c.ModelCalls, plural(c.ModelCalls, "call"))
-	if c.NoUsage > 0 {
-		fmt.Fprintf(&b, " (%d without usage)", c.NoUsage)
-	}
-	fmt.Fprintf(&b, ", %d %s, %ds", c.ToolCalls, plural(c.ToolCalls, "tool"), c.Seconds)
-	return b.String()
-}
-
-// plural is word for a count of n: "1 call", "2 calls".
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 var costPattern = regexp.MustCompile(`^(?:([0-9]{1,16})\+([0-9]{1,16}) tokens, )?([0-9]{1,16}) calls?(?: \(([0-9]{1,16}) without usage\))?, ([0-9]{1,16}) tools?, ([0-9]{1,16})s$`)
@@ -98,7 +75,7 @@ func PlanCost(steps []Step) *StepCost {
 		if total == nil {
 			total = &StepCost{}
 		}
-		*total = total.add(*s.Cost)
+		*total = addCost(*total, *s.Cost)
 	}
 	return total
 }

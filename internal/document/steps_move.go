@@ -184,7 +184,7 @@ func SetStep(body string, number int, to StepState, note string, c StepHold) (ne
 		// Nor what it may use: an approved step's tools are the ones a person approved.
 		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteUses, Field: FieldNote, Value: note, Step: number})
 	}
-	if r, b := stepAsks(it.Step.Text); updated.Review != r || (updated.Budget == nil) != b.isZero() || updated.Budget != nil && *updated.Budget != b {
+	if r, b := stepAsks(it.Step.Text); updated.Review != r || (updated.Budget == nil) != isZero(b) || updated.Budget != nil && *updated.Budget != b {
 		// Nor whether it asks for review, nor its budget.
 		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAsks, Field: FieldNote, Value: note, Step: number})
 	}

@@ -46,50 +46,6 @@ type unreadableEntry struct {
 	reason string
 }
 
-// PlanCheck is what an upgrade left to do for one plan.
-type PlanCheck struct {
-	Name     string `json:"name"`
-	Revision int64  `json:"revision"`
-	// Format is the plan file's format version (1: written by 0.1.0 or by hand without one).
-	Format int64 `json:"format"`
-	// Reapprove says why the approval the file carries no longer holds, so the plan needs
-	// approving again: "key_missing" (the storage has no approval key), "key_changed" (the
-	// file is as the Store wrote it, so it was sealed under another key), "edited" (the file
-	// was changed after the Store wrote it); "" when it holds or there is none.
-	Reapprove string `json:"reapprove,omitempty"`
-	// Convertible lists the kept revisions, newest first, that format 1 kept and Migrate
-	// converts; until then they are not served.
-	Convertible []int64 `json:"convertible,omitempty"`
-	// UnreadableRevision is the kept revision where the chain from the plan file ends at an
-	// entry nobody can prove (0: none); it and older ones stay unserved. UnreadableReason
-	// says why: "sha256_mismatch" (its bytes do not match the SHA-256 the next revision
-	// names) or "crc32c_mismatch" (kept by format 1, its bytes do not match its CRC-32C); in
-	// both, or when it is another revision than its name says.
-	UnreadableRevision int64  `json:"unreadable_revision,omitempty"`
-	UnreadableReason   string `json:"unreadable_reason,omitempty"`
-	// NeedsMigrate reports that Migrate would change something: entries to convert, or a
-	// plan file of format 1.
-	NeedsMigrate bool `json:"needs_migrate,omitempty"`
-	// Error is why the plan could not be checked (a file that does not decode, a storage
-	// failure); "" when it was.
-	Error string `json:"error,omitempty"`
-}
-
-// CheckReport is what an upgrade left to do in a plans folder.
-type CheckReport struct {
-	// Format is the plan file format version this release writes; a plan of a newer one
-	// reads, but no change of it is written.
-	Format int64       `json:"format"`
-	Plans  []PlanCheck `json:"plans"`
-	// LegacyKey is the path of an approval key where releases up to 0.1.0 kept it, inside the
-	// plans folder; only Migrate moves it beside the folder (an approval given first makes a
-	// new key instead). "" when none.
-	LegacyKey string `json:"legacy_key,omitempty"`
-	// Strays are the files the Store set aside from where its history goes (.stray), for a
-	// person to look at and remove.
-	Strays []string `json:"strays,omitempty"`
-}
-
 // Check reports, for every plan in BaseDir, what an upgrade left to do: approvals to give
 // again and why, kept revisions to convert or that cannot be read, the file's format; and
 // for the folder an approval key still where 0.1.0 kept it and the files set aside. It only
@@ -248,21 +204,6 @@ func (s *Store) oldChain(ctx context.Context, cur *document.Plan, raw string) (c
 func crcSum(raw string) string {
 	var scratch [document.CrcEntryDigits]byte
 	return string(document.AppendHex32(scratch[:0], crc32.Update(0, document.Castagnoli, document.BytesOf(raw))))
-}
-
-// MigrateReport is what Migrate did to one plan.
-type MigrateReport struct {
-	Name     string `json:"name"`
-	Revision int64  `json:"revision"`
-	// Converted lists the kept revisions, newest first, converted from format 1: served
-	// again by History, GetRevision, Diff and read_plan's since_revision.
-	Converted []int64 `json:"converted,omitempty"`
-	// Rewritten reports that the plan file was brought to the current format (same revision).
-	Rewritten bool `json:"rewritten,omitempty"`
-	// UnreadableRevision and UnreadableReason are PlanCheck's: where the chain ends at an
-	// entry nobody can prove, which stays unserved.
-	UnreadableRevision int64  `json:"unreadable_revision,omitempty"`
-	UnreadableReason   string `json:"unreadable_reason,omitempty"`
 }
 
 // Migrate converts what an upgrade left in the plan's files (see Check): the kept revisions

@@ -146,7 +146,7 @@ func TestNameLocksBounded(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	listing, err := s.List(ctx)
+	listing, err := s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, listing.Plans, names)
 	assert.Zero(t, s.shared.names.Len(), "idle names keep no lock entry")

@@ -59,7 +59,7 @@ func TestRegistryHoldsNothingForDroppedBackends(t *testing.T) {
 		require.NoError(t, err)
 		_, err = s.Put(ctx, Update{Name: "p", Content: &content})
 		require.NoError(t, err)
-		_, err = s.List(ctx)
+		_, err = s.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)
 	}
 	assert.LessOrEqual(t, settleRegistry(baseEntries), baseEntries)

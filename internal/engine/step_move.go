@@ -8,50 +8,6 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// StepMove asks to move one checklist step of an existing plan.
-type StepMove struct {
-	Name string
-	// Step is the step's number, from 1; 0 with State in_progress takes the first ready
-	// pending step (every step it waits for completed or skipped), whatever changed since
-	// IfRevision, so agents taking work never collide. When pending steps remain but none is
-	// ready, that is CodeStepBlocked naming what they wait for.
-	Step  int
-	State document.StepState
-	// Note is appended to the step's line (after " — ") when not empty. On a move that keeps
-	// a step in progress (a renewal, a takeover) it replaces the note the previous such move
-	// appended, so renewals never grow a plan; never text that was there otherwise.
-	Note string
-	// Evidence is what shows the step is done (a command and its exit code, test counts, a
-	// link, an artifact's hash), for a move to completed, failed or skipped: one paragraph of
-	// at most 1,000 bytes, line breaks read as spaces, written after the note as
-	// " — evidence: …" and read back as Step.Evidence.
-	Evidence string
-	// Cost is what the step cost while its holder worked on it (the middleware measures it),
-	// written with a move to completed, failed or skipped as " — cost: …", before the
-	// evidence, and read back as Step.Cost. nil writes none.
-	Cost *document.StepCost
-	// IfRevision guards the move like Update.IfRevision, with one difference: a revision
-	// older than the plan's that is still kept in history moves the step anyway when the
-	// changes since cannot have made the move wrong, because the list of steps (their text
-	// and order) is unchanged and the step itself is unchanged or still allows the move (with
-	// a Note: unchanged, or held by the mover). Every plan records the revision at which
-	// its steps last changed, so this needs history only to look at the step itself. So
-	// agents moving different steps never conflict; a move after the steps were reordered,
-	// added or reworded is refused.
-	IfRevision *int64
-	// By is the agent moving the step: a step it moves to in_progress ends with its tag
-	// " (@By)" and is held by it. "" means the actor of the context (a tool call's agent, or
-	// WithActor), except in a takeover to in_progress, which then holds nothing; with no
-	// actor, the move holds nothing, and moves a step someone holds only with Takeover.
-	By string
-	// Takeover moves a step that another agent holds. With State in_progress it hands the
-	// step to By, to nobody when By is "" (the step stays in progress), and the history names
-	// the context's actor as who did it: a host's takeover for an agent that stopped. A step
-	// whose hold expired (StoreConfig.ClaimTTL) moves without it. By moving its own
-	// in_progress step to in_progress again, its holder renews its hold.
-	Takeover bool
-}
-
 func NextOf(steps []document.Step) *document.Step {
 	if n, ok := document.NextFreeStep(steps); ok {
 		return &n

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/memfs"
@@ -17,8 +18,8 @@ import (
 
 // Defaults of StoreConfig.
 const (
-	DefaultBaseDir         = "/plans"
-	DefaultMaxContentBytes = 1 << 20
+	DefaultBaseDir         = api.DefaultBaseDir
+	DefaultMaxContentBytes = api.DefaultMaxContentBytes
 	// headerAllowance bounds the stored header, so a stored file is at most
 	// MaxContentBytes+headerAllowance bytes.
 	headerAllowance = 16 << 10
@@ -33,102 +34,12 @@ const (
 
 // Defaults of the kept history.
 const (
-	DefaultHistoryLimit    = 50
+	DefaultHistoryLimit    = api.DefaultHistoryLimit
 	defaultHistoryMaxBytes = 8 << 20
 )
 
 // minApprovalKey is the shortest key the Store accepts, in bytes.
 const minApprovalKey = 32
-
-// StoreConfig configures a Store.
-type StoreConfig struct {
-	// Backend is where plan files live. Required.
-	Backend driver.Backend
-	// BaseDir is the folder of plan files inside Backend; default DefaultBaseDir.
-	// It must be a clean slash-separated path without "..".
-	BaseDir string
-	// MaxContentBytes caps a plan's body; default DefaultMaxContentBytes.
-	MaxContentBytes int
-	// DefaultAuthor is the author recorded when a plan is created without one.
-	DefaultAuthor string
-	// OnChange, when set, is called after every successful mutation made through this
-	// Store (by host code or by the tools of any middleware given this Store), never after a
-	// failed one; it runs synchronously, outside the Store's locks. It does not see changes
-	// made through other Stores, in this process or another: Store.Watch delivers those.
-	OnChange func(ctx context.Context, c Change)
-	// HistoryLimit is how many revisions of each plan are kept (History, GetRevision, Diff,
-	// read_plan's since_revision, and stale step moves that still apply); 0 means
-	// DefaultHistoryLimit. A negative value keeps none, which spares every write its second
-	// file but makes every stale change a revision_conflict.
-	HistoryLimit int
-	// HistoryMaxBytes caps the bytes kept per plan; the newest revision is kept whatever
-	// its size. 0 means defaultHistoryMaxBytes. History is pruned every P revisions, P being
-	// the larger of 8 and HistoryLimit/2 (every write for a plan over
-	// HistoryMaxBytes/(HistoryLimit+P) bytes), so up to P-1 newer entries may be stored
-	// beyond both bounds; History never shows more than HistoryLimit.
-	HistoryMaxBytes int64
-	// ClaimTTL is how long an agent's hold on a step lasts without renewal; 0 means holds
-	// never expire. A holder renews its hold by any move of its own step (moving its own
-	// in_progress step to in_progress again just renews it). Once a hold is older than
-	// ClaimTTL, a move without a step number takes that step before any pending one, and
-	// anyone may move it without a takeover; the revision that does records whose hold
-	// expired (Change.Expired, History). The time of each hold is stored in the plan file,
-	// written by the clock of the machine that moved the step and judged by the clock of the
-	// one reading it: a clock ahead by d ends holds d early, so the clocks of every machine
-	// sharing a storage must agree within a small part of ClaimTTL (NTP keeps them within
-	// milliseconds; keep ClaimTTL at minutes, longer than the slowest step between renewals).
-	ClaimTTL time.Duration
-	// ApprovalKey, when set (at least 32 bytes), is the key approvals are sealed with, held
-	// by the host in its own secret store: the Store then never reads or writes a key file.
-	// Every Store that must agree on approvals (every process on the storage) needs the same
-	// key. When nil, the Store keeps a key file beside the plans folder, never in it (see
-	// approval_seal.go): whoever can read the key can make a plan read as approved, so it
-	// must never sit where an agent's tools reach.
-	ApprovalKey []byte
-}
-
-// Change describes one successful mutation. It never carries the plan's body.
-type Change struct {
-	// Name is the plan changed; empty for ActionResync.
-	Name string `json:"name"`
-	// Action is the kind of change. A watcher that cannot tell (history does not keep the
-	// revision) reports ActionWrite after an ActionResync.
-	Action document.Action `json:"action"`
-	// Revision is the plan's revision after the change; for a delete, the last it had.
-	Revision int64 `json:"revision"`
-	// Created reports the first revision of a plan (or of a name used again after a delete).
-	Created bool `json:"created,omitempty"`
-	// Title, Status and Author are the plan's header after the change: Author is who wrote
-	// the plan first, not who made this change.
-	Title  string `json:"title,omitempty"`
-	Status string `json:"status,omitempty"`
-	Author string `json:"author,omitempty"`
-	// Actor is who made this change, as History names it: the agent whose tool call made
-	// it or the actor a host named (WithActor); "" when nobody said.
-	Actor string `json:"actor,omitempty"`
-	// Progress counts the plan's steps by state after the change (zero for a delete).
-	Progress document.Progress `json:"progress"`
-	// Expired is the agent whose hold on a step had expired (StoreConfig.ClaimTTL) when this
-	// change moved that step; "" otherwise.
-	Expired string `json:"expired,omitempty"`
-}
-
-// Update is a create-or-update request. Nil or empty fields keep their stored value (a
-// create fills them with defaults: the body's first heading or the name for Title,
-// "draft" for Status, StoreConfig.DefaultAuthor for Author).
-type Update struct {
-	Name    string
-	Content *string
-	Title   string
-	Status  string
-	Author  string
-	// Budget sets what the whole plan may cost, "200k tokens", "1h" or both comma separated
-	// (Plan.Budget); a change of it alone keeps the plan's approval.
-	Budget string
-	// IfRevision guards the write: nil writes whatever is stored, 0 only creates, and n > 0
-	// only updates revision n.
-	IfRevision *int64
-}
 
 // Store owns plan semantics on a Backend: names, revisions, compare-and-set, size caps and
 // the list cache. Every Store on the same (Backend, BaseDir) pair in a process shares one
@@ -314,3 +225,19 @@ func (s *Store) notify(ctx context.Context, action document.Action, p *document.
 func (s *Store) HoldLive(p *document.Plan, st document.Step) bool {
 	return !document.HoldExpired(p, st, s.holdTTL, s.Now())
 }
+
+// The Store's requests and reports, declared in package api.
+type (
+	StoreConfig   = api.StoreConfig
+	Change        = api.Change
+	Update        = api.Update
+	StepMove      = api.StepMove
+	Listing       = api.Listing
+	ListOptions   = api.ListOptions
+	Warning       = api.Warning
+	Revision      = api.Revision
+	WatchOptions  = api.WatchOptions
+	PlanCheck     = api.PlanCheck
+	CheckReport   = api.CheckReport
+	MigrateReport = api.MigrateReport
+)

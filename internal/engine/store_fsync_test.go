@@ -48,7 +48,7 @@ func TestEveryChangeCostsOneDurableWrite(t *testing.T) {
 	before := localfs.Syncs()
 	_, err = s.Get(ctx, "ship-0")
 	require.NoError(t, err)
-	_, err = s.List(ctx)
+	_, err = s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	_, err = s.History(ctx, "ship-0")
 	require.NoError(t, err)

@@ -243,7 +243,7 @@ func (s *Store) listFolder(ctx context.Context, stamp string, vouches bool) ([]*
 		if p == nil {
 			continue // deleted between LsInfo and Read
 		}
-		fresh = append(fresh, s.remember(e.name, e.info, p.Summarize(), now))
+		fresh = append(fresh, s.remember(e.name, e.info, document.Summarize(p), now))
 	}
 	s.evictExcept(infos, listed)
 	entries := mergeByName(ordered, fresh)

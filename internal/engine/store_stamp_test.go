@@ -83,7 +83,7 @@ func TestInPlaceRewriteShowsOnceTheStampsTrustEnds(t *testing.T) {
 	require.NoError(t, err)
 	backdate(t, root)
 	for range 2 { // the second listing comes wholly from the cache, so the stamp vouches for it
-		_, err := s.List(ctx)
+		_, err := s.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)
 	}
 	file := filepath.Join(root, "plans", "ship.md")
@@ -95,7 +95,7 @@ func TestInPlaceRewriteShowsOnceTheStampsTrustEnds(t *testing.T) {
 
 	later := time.Now().Add(DefaultFullScan)
 	s.Now = func() time.Time { return later }
-	l, err := s.List(ctx)
+	l, err := s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, l.Plans, 1)
 	assert.Equal(t, 3, l.Plans[0].Progress.Total, "the step added in place")
@@ -113,11 +113,11 @@ func TestWatchFullScanSeesAnInPlaceRewriteTheStampMisses(t *testing.T) {
 	require.NoError(t, err)
 	backdate(t, root)
 	for range 2 { // the second listing comes wholly from the cache: the stamp vouches for it
-		_, err := s.List(ctx)
+		_, err := s.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)
 	}
 	tick := make(chan time.Time)
-	ch, err := s.Watch(ctx, WatchOptions{Tick: tick, FullScan: time.Nanosecond})
+	ch, err := s.watch(ctx, watchOptions{tick: tick, fullScan: time.Nanosecond})
 	require.NoError(t, err)
 
 	file := filepath.Join(root, "plans", "ship.md")
@@ -157,7 +157,7 @@ func TestAStampNeverVouchesForALaterListing(t *testing.T) {
 		require.NoError(t, err)
 	}
 	for range 2 { // the second listing comes wholly from the cache: "A" vouches for it
-		_, err := s.List(ctx)
+		_, err := s.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)
 	}
 	file := "/plans/beta.md"
@@ -165,13 +165,13 @@ func TestAStampNeverVouchesForALaterListing(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, mem.Delete(ctx, &driver.DeleteRequest{FilePath: file})) // behind the Store's back
 	b.stamp = ""
-	l, err := s.List(ctx)
+	l, err := s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, l.Plans, 1)
 
 	require.NoError(t, mem.Write(ctx, &driver.WriteRequest{FilePath: file, Content: beta.Content}))
 	b.stamp = "A"
-	l, err = s.List(ctx)
+	l, err = s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, l.Plans, 2, "the listing of one plan was never vouched for by A")
 }
@@ -208,11 +208,11 @@ func listedWhileAbsent(t *testing.T, b driver.Backend, settle func()) *Store {
 		_, err := other.Put(ctx, Update{Name: "ghost", Content: ptrTo("- [ ] boo\n")})
 		require.NoError(t, err)
 		settle()
-		_, err = other.List(ctx)
+		_, err = other.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)
 	}
 	hooked.hook.Store(&between)
-	l, err := s.List(ctx)
+	l, err := s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, l.Plans, 1)
 	return s
@@ -228,7 +228,7 @@ func TestAnAbsentFoldersStampNeverVouchesForAnOlderListing(t *testing.T) {
 	s := listedWhileAbsent(t, mem, func() {})
 
 	mem.Restore(empty)
-	l, err := s.List(ctx)
+	l, err := s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, l.Plans, "a plan whose file is gone is listed")
 	plans, _, err := s.Summaries(ctx)
@@ -271,10 +271,10 @@ func TestAListAfterRestoreSummarizesTheRestoredFiles(t *testing.T) {
 		_, err := other.Put(ctx, Update{Name: "x", Title: "new"})
 		require.NoError(t, err)
 	}
-	_, err = s.List(ctx)
+	_, err = s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	mem.Restore(snap)
-	l, err := s.List(ctx)
+	l, err := s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, l.Plans, 1)
 	assert.Equal(t, "old", l.Plans[0].Title, "List summarizes a file that is no longer there")
@@ -290,7 +290,7 @@ func TestAMissingLocalFolderVouchesForNoListing(t *testing.T) {
 	s := listedWhileAbsent(t, newLocalForWatch(t, root), func() { backdate(t, root) })
 
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "plans")))
-	l, err := s.List(ctx)
+	l, err := s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, l.Plans, "a plan whose folder is gone is listed")
 }

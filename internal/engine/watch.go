@@ -18,21 +18,6 @@ const (
 	defaultWatchBuffer   = 256
 )
 
-// WatchOptions tunes Store.Watch. The zero value gives the defaults.
-type WatchOptions struct {
-	// Interval is the time between two polls of the polling fallback; default
-	// defaultWatchInterval. With a driver.Watcher, used only after its feed ends.
-	Interval time.Duration
-	// Buffer is how many Changes may wait for the receiver; default defaultWatchBuffer.
-	// When they do not fit, the watcher drops changes and delivers one ActionResync as
-	// soon as the receiver makes room, so a slow receiver never blocks anything and never
-	// grows memory.
-	Buffer int
-
-	Tick     <-chan time.Time // tests: drives the polls instead of a ticker
-	FullScan time.Duration    // tests: replaces defaultFullScan
-}
-
 // Watch delivers a Change for every change that any process or machine makes to the
 // plans in BaseDir, the Store's own included, until ctx ends; then the channel is closed.
 //
@@ -77,10 +62,22 @@ type WatchOptions struct {
 // as one Change, preceded by an ActionResync. A delete and a re-create between two polls
 // look like one write. A Backend error during a poll is retried at the next one.
 func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Change, error) {
-	var opts WatchOptions
+	var opts watchOptions
 	if len(options) > 0 {
-		opts = options[0]
+		opts.WatchOptions = options[0]
 	}
+	return s.watch(ctx, opts)
+}
+
+// watchOptions are WatchOptions with what tests drive: tick replaces the ticker, fullScan
+// DefaultFullScan.
+type watchOptions struct {
+	WatchOptions
+	tick     <-chan time.Time
+	fullScan time.Duration
+}
+
+func (s *Store) watch(ctx context.Context, opts watchOptions) (<-chan Change, error) {
 	if opts.Interval < 0 || opts.Buffer < 0 {
 		return nil, errors.New("plan: WatchOptions.Interval and Buffer must not be negative")
 	}
@@ -90,8 +87,8 @@ func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Chan
 	if opts.Buffer == 0 {
 		opts.Buffer = defaultWatchBuffer
 	}
-	if opts.FullScan == 0 {
-		opts.FullScan = DefaultFullScan
+	if opts.fullScan == 0 {
+		opts.fullScan = DefaultFullScan
 	}
 	w := &watcher{s: s, opts: opts, out: make(chan Change, opts.Buffer), known: map[string]*cachedSummary{}}
 	w.stamper = s.stamper
@@ -130,7 +127,7 @@ func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Chan
 // its receiver a resync.
 type watcher struct {
 	s       *Store
-	opts    WatchOptions
+	opts    watchOptions
 	out     chan Change
 	stamper driver.FolderStamper
 	known   map[string]*cachedSummary // per plan, the summary last delivered or listed
@@ -168,7 +165,7 @@ func (w *watcher) run(ctx context.Context, events <-chan driver.FileEvent) {
 // poll lists the folder every Interval, skipping the listing while the folder's stamp
 // says nothing changed.
 func (w *watcher) poll(ctx context.Context) {
-	tick := w.opts.Tick
+	tick := w.opts.tick
 	if tick == nil {
 		t := time.NewTicker(w.opts.Interval)
 		defer t.Stop()
@@ -190,7 +187,7 @@ func (w *watcher) poll(ctx context.Context) {
 			var recent bool
 			var err error
 			st, recent, err = w.stamper.FolderStamp(ctx, w.s.Dir)
-			if err == nil && st == w.stamp && !recent && time.Since(lastFull) < w.opts.FullScan {
+			if err == nil && st == w.stamp && !recent && time.Since(lastFull) < w.opts.fullScan {
 				continue
 			}
 			stamped = err == nil
@@ -356,7 +353,7 @@ func (w *watcher) event(ctx context.Context, ev driver.FileEvent) {
 	if k, ok := w.known[name]; ok && pl.Revision < k.summary.Revision {
 		return // already delivered, or part of the starting snapshot
 	}
-	cs, gap := w.observe(ctx, &cachedSummary{summary: pl.Summarize()})
+	cs, gap := w.observe(ctx, &cachedSummary{summary: document.Summarize(pl)})
 	if gap {
 		w.resync()
 	}
@@ -426,7 +423,7 @@ func (s *Store) keptChanges(ctx context.Context, name string, from int64) (chang
 		if p.Action == "" {
 			return nil, nil, false // edited by hand: nobody known made this revision
 		}
-		sum := p.Summarize()
+		sum := document.Summarize(p)
 		last = &cachedSummary{summary: sum}
 		changes = append(changes, Change{Name: name, Action: p.Action, Revision: p.Revision, Created: p.Created,
 			Title: sum.Title, Status: sum.Status, Author: sum.Author, Actor: p.ChangedBy, Progress: sum.Progress, Expired: document.ExpiredHolder(p.ExpiredHold)})

@@ -186,7 +186,7 @@ func TestWatchGapSendsResync(t *testing.T) {
 	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 	require.NoError(t, err)
 	tick := make(chan time.Time)
-	ch, err := s.Watch(ctx, WatchOptions{Tick: tick})
+	ch, err := s.watch(ctx, watchOptions{tick: tick})
 	require.NoError(t, err)
 
 	_, err = s.SetStatus(ctx, "ship", "a", nil)
@@ -225,7 +225,7 @@ func TestWatchSlowReceiverGetsOneResync(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tick := make(chan time.Time)
-	ch, err := s.Watch(ctx, WatchOptions{Tick: tick, Buffer: 2})
+	ch, err := s.watch(ctx, watchOptions{WatchOptions: WatchOptions{Buffer: 2}, tick: tick})
 	require.NoError(t, err)
 	for i := range 5 {
 		_, err := s.Put(ctx, Update{Name: fmt.Sprintf("p%d", i), Content: ptrTo(watchBody)})
@@ -280,7 +280,7 @@ func TestWatchLocalIdlePollDoesNotList(t *testing.T) {
 	require.NoError(t, os.Chtimes(filepath.Join(root, "plans"), past, past))
 
 	tick := make(chan time.Time)
-	ch, err := s.Watch(ctx, WatchOptions{Tick: tick, FullScan: time.Hour})
+	ch, err := s.watch(ctx, watchOptions{tick: tick, fullScan: time.Hour})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), counting.Lists.Load(), "the starting snapshot")
 	for range 6 {
@@ -511,7 +511,7 @@ func TestWatchRetriesAFailedPollAtTheNext(t *testing.T) {
 			s := newWatchStore(t, b)
 			writer := newWatchStore(t, b.Backend)
 			tick := make(chan time.Time)
-			ch, err := s.Watch(ctx, WatchOptions{Tick: tick, FullScan: time.Hour})
+			ch, err := s.watch(ctx, watchOptions{tick: tick, fullScan: time.Hour})
 			require.NoError(t, err)
 			_, err = writer.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 			require.NoError(t, err)
@@ -554,7 +554,7 @@ func TestWatchDeliversADeleteBeforeARecreate(t *testing.T) {
 	_, err = s.SetStatus(ctx, "ship", "a", nil)
 	require.NoError(t, err)
 	tick := make(chan time.Time)
-	ch, err := s.Watch(ctx, WatchOptions{Tick: tick})
+	ch, err := s.watch(ctx, watchOptions{tick: tick})
 	require.NoError(t, err)
 	_, err = s.Delete(document.WithActor(ctx, "bo"), "ship", nil)
 	require.NoError(t, err)
@@ -602,7 +602,7 @@ func TestWatchDeliversWhatHistoryKeepsAfterAResync(t *testing.T) {
 				create()
 			}
 			tick := make(chan time.Time)
-			ch, err := s.Watch(ctx, WatchOptions{Tick: tick})
+			ch, err := s.watch(ctx, watchOptions{tick: tick})
 			require.NoError(t, err)
 			if !seen {
 				create()
@@ -628,7 +628,7 @@ func TestWatchResyncsBeforeADeletePastTheLastRevisionSeen(t *testing.T) {
 	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 	require.NoError(t, err)
 	tick := make(chan time.Time)
-	ch, err := s.Watch(ctx, WatchOptions{Tick: tick})
+	ch, err := s.watch(ctx, watchOptions{tick: tick})
 	require.NoError(t, err)
 	_, err = s.SetStatus(ctx, "ship", "a", nil)
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package memfs_test
 
 import (
 	"context"
+	"github.com/einoplan/plan/driver"
 	"testing"
 
 	"github.com/cloudwego/eino/adk/filesystem"
@@ -45,7 +46,7 @@ func TestFoldersComeAndGoWithWhatTheyHold(t *testing.T) {
 		require.NoError(t, b.Write(ctx, &filesystem.WriteRequest{FilePath: p, Content: "x"}))
 	}
 	remove := func(p string) {
-		require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: p}))
+		require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: p}))
 	}
 	write("/plans/.history/p/1-a")
 	write("/plans/.history/p/2-b")

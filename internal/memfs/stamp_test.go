@@ -3,6 +3,7 @@ package memfs_test
 import (
 	"context"
 	"fmt"
+	"github.com/einoplan/plan/driver"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/stretchr/testify/require"
 
-	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/internal/memfs"
 )
 
@@ -65,23 +65,23 @@ func TestFolderStampMovesWithEveryChangeOfItsEntries(t *testing.T) {
 	step("a file in a new subfolder", true, write("/plans/.history/a/1-x", "e"))
 	step("a file in a new folder beside it", false, write("/plans/.history/b/1-x", "e"))
 	step("that folder going while its parent stays", false, func() {
-		require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: "/plans/.history/b/1-x"}))
+		require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: "/plans/.history/b/1-x"}))
 	})
 	require.NotContains(t, seen, stampOf("/plans/.history"), "a folder made on the way to a file has a stamp of its own")
 	step("a second file in that subfolder", false, write("/plans/.history/a/2-y", "e"))
 	step("a file in the folder beside it", false, write("/elsewhere/a.md", "e"))
 	step("a refused compare-and-delete", false, func() {
-		ok, err := b.CompareAndDelete(ctx, &plan.DeleteRequest{FilePath: "/plans/a.md"}, "not it")
+		ok, err := b.CompareAndDelete(ctx, &driver.DeleteRequest{FilePath: "/plans/a.md"}, "not it")
 		require.NoError(t, err)
 		require.False(t, ok)
 	})
 	step("a compare-and-delete", true, func() {
-		ok, err := b.CompareAndDelete(ctx, &plan.DeleteRequest{FilePath: "/plans/a.md"}, "two")
+		ok, err := b.CompareAndDelete(ctx, &driver.DeleteRequest{FilePath: "/plans/a.md"}, "two")
 		require.NoError(t, err)
 		require.True(t, ok)
 	})
 	step("deleting a missing file", false, func() {
-		require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: "/plans/a.md"}))
+		require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: "/plans/a.md"}))
 	})
 	step("emptying the subfolder lazily", true, func() {
 		require.NoError(t, b.DeleteLazily(ctx, "/plans/.history/a/1-x", "/plans/.history/a/2-y"))
@@ -90,7 +90,7 @@ func TestFolderStampMovesWithEveryChangeOfItsEntries(t *testing.T) {
 	step("making the folder again", true, write("/plans/b.md", one))
 	snap := b.Snapshot()
 	step("deleting a file", true, func() {
-		require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: "/plans/b.md"}))
+		require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: "/plans/b.md"}))
 	})
 	step("making it again", true, write("/plans/b.md", one))
 	step("restoring a snapshot", true, func() { b.Restore(snap) })
@@ -138,11 +138,11 @@ func TestAFolderStampNamesOneListingOnly(t *testing.T) {
 				require.NoError(t, err)
 			case 3:
 				op = "compare-and-delete " + f
-				_, err := b.CompareAndDelete(ctx, &plan.DeleteRequest{FilePath: f}, fmt.Sprint(r.IntN(3)))
+				_, err := b.CompareAndDelete(ctx, &driver.DeleteRequest{FilePath: f}, fmt.Sprint(r.IntN(3)))
 				require.NoError(t, err)
 			case 4:
 				op = "delete " + f
-				require.NoError(t, b.Delete(ctx, &plan.DeleteRequest{FilePath: f}))
+				require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: f}))
 			case 5:
 				op = "lazy delete"
 				require.NoError(t, b.DeleteLazily(ctx, f, files[r.IntN(len(files))]))

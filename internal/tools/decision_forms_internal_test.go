@@ -2,8 +2,9 @@ package tools
 
 import (
 	"encoding/json"
-	"github.com/einoplan/plan/internal/document"
 	"testing"
+
+	"github.com/einoplan/plan/internal/document"
 )
 
 // A decision arrives in whichever form a host has it: the type, a pointer, a map or JSON.

@@ -50,12 +50,12 @@ func runReadPlan(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 		return newChangesResult(p, old), nil
 	}
 	if unverified != nil {
-		return readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Content: p.Content, Note: env.ErrorMessage(unverified)}, nil
+		return readResult{Summary: document.Summarize(p), Approved: env.unapproved(p), Content: p.Content, Note: env.ErrorMessage(unverified)}, nil
 	}
 	if text, ok := env.reads.get(p); ok {
 		return text, nil
 	}
-	text, err := ResultAPI.MarshalToString(readResult{Summary: p.Summarize(), Approved: env.unapproved(p), Cost: document.PlanCost(document.StepsOf(p.Content)), Content: p.Content})
+	text, err := ResultAPI.MarshalToString(readResult{Summary: document.Summarize(p), Approved: env.unapproved(p), Cost: document.PlanCost(document.StepsOf(p.Content)), Content: p.Content})
 	if err != nil {
 		return nil, engine.BackendError("encode the result", err)
 	}
@@ -103,7 +103,7 @@ func runGetPlanStatus(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := p.Summarize()
+	sum := document.Summarize(p)
 	out := statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision, Progress: &sum.Progress, NextStep: shortStep(NextPending(sum)),
 		Approval: p.Approval, Approved: env.unapproved(p)}
 	if cur := sum.CurrentStep; cur != nil && cur.State == document.StepInProgress {

@@ -9,21 +9,6 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// CostReport is what a host hears of a step's cost (Config.OnCost, and an event of the run
-// whose Output.CustomizedOutput is the CostReport): when the step leaves in_progress, and
-// when it first goes over its budget or its plan's (Over).
-type CostReport struct {
-	Plan  string             `json:"plan"`
-	Step  int                `json:"step"`
-	State document.StepState `json:"state"`
-	Agent string             `json:"agent,omitempty"`
-	Cost  document.StepCost  `json:"cost"`
-	// Over names the budget the step went over: "step" or "plan"; "" when it is within.
-	Over string `json:"over,omitempty"`
-	// Budget is the budget it went over, when Over is set.
-	Budget *document.Budget `json:"budget,omitempty"`
-}
-
 // RunCosts are the steps one run holds and what each cost so far.
 type RunCosts struct {
 	Mu   sync.Mutex

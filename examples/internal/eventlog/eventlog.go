@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/einoplan/plan/api"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 
@@ -43,7 +45,7 @@ func Print(w io.Writer, ev *adk.AgentEvent, argWidth, resultWidth int) {
 }
 
 // Bar draws p as "[####------]", counting completed and skipped steps as done.
-func Bar(p plan.Progress, width int) string {
+func Bar(p api.Progress, width int) string {
 	filled := 0
 	if p.Total > 0 {
 		filled = (p.Completed + p.Skipped) * width / p.Total

@@ -3,9 +3,9 @@ package eventlog
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/einoplan/plan/api"
 
-	"github.com/einoplan/plan"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBar(t *testing.T) {
@@ -22,8 +22,8 @@ func TestBar(t *testing.T) {
 	}
 }
 
-func progress(done, skipped, total int) plan.Progress {
-	return plan.Progress{Total: total, Completed: done, Skipped: skipped}
+func progress(done, skipped, total int) api.Progress {
+	return api.Progress{Total: total, Completed: done, Skipped: skipped}
 }
 
 func TestShortenKeepsRunesWhole(t *testing.T) {
