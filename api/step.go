@@ -109,3 +109,26 @@ func plural(n int, word string) string {
 	}
 	return word + "s"
 }
+
+// TotalCost is what steps cost together, as their lines say: the sum of the Cost of each
+// step that carries one, and nil when none does. It is the one total the tools, the board
+// and planctl show.
+func TotalCost(steps []Step) *StepCost {
+	var total *StepCost
+	for _, s := range steps {
+		if s.Cost == nil {
+			continue
+		}
+		if total == nil {
+			total = &StepCost{}
+		}
+		c := *s.Cost
+		total.PromptTokens += c.PromptTokens
+		total.CompletionTokens += c.CompletionTokens
+		total.ModelCalls += c.ModelCalls
+		total.NoUsage += c.NoUsage
+		total.ToolCalls += c.ToolCalls
+		total.Seconds += c.Seconds
+	}
+	return total
+}

@@ -39,7 +39,11 @@ type stepView struct {
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
 func stepsOf(body string) []stepView {
-	steps := plan.ParseSteps(body)
+	return viewsOf(plan.ParseSteps(body))
+}
+
+// viewsOf is steps as the page shows them.
+func viewsOf(steps []plan.Step) []stepView {
 	out := make([]stepView, 0, len(steps))
 	for _, s := range steps {
 		out = append(out, stepViewOf(s))
@@ -102,25 +106,4 @@ func stepAt(steps []stepView, number int) (stepView, bool) {
 		}
 	}
 	return stepView{}, false
-}
-
-// costOf is what steps cost together, as their lines say; nil when none says.
-func costOf(steps []stepView) *plan.StepCost {
-	var total *plan.StepCost
-	for _, s := range steps {
-		if s.Cost == nil {
-			continue
-		}
-		if total == nil {
-			total = &plan.StepCost{}
-		}
-		c := *s.Cost
-		total.PromptTokens += c.PromptTokens
-		total.CompletionTokens += c.CompletionTokens
-		total.ModelCalls += c.ModelCalls
-		total.NoUsage += c.NoUsage
-		total.ToolCalls += c.ToolCalls
-		total.Seconds += c.Seconds
-	}
-	return total
 }

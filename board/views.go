@@ -44,9 +44,9 @@ type planDetail struct {
 // viewOf builds the view of p; history is the plan's kept revisions, newest first, or nil.
 func viewOf(p *plan.Plan, history []plan.Revision) planView {
 	v := planView{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
-		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting, Rejection: p.Rejection, Progress: plan.Summarize(p).Progress, Steps: stepsOf(p.Content),
-		Repaired: p.Repaired}
-	v.Cost, v.Budget = costOf(v.Steps), p.Budget
+		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting, Rejection: p.Rejection, Progress: plan.Summarize(p).Progress, Repaired: p.Repaired}
+	steps := plan.ParseSteps(p.Content)
+	v.Steps, v.Cost, v.Budget = viewsOf(steps), api.TotalCost(steps), p.Budget
 	if len(history) > 0 && history[0].Revision == p.Revision {
 		v.ChangedBy, v.ChangeAction = history[0].Author, history[0].Action
 	}

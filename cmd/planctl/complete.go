@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/api"
 )
 
 // complete completes a step as a person: a step that awaits review (its doer's completion
@@ -53,23 +54,15 @@ func reviewText(steps []plan.Step) string {
 // costText is what the steps cost together and which steps say, for show: "4400+200
 // tokens, 5 calls (3 without usage), 4 tools, 60s (steps 1, 2)"; "" when no step says.
 func costText(steps []plan.Step) string {
-	var total plan.StepCost
+	total := api.TotalCost(steps)
+	if total == nil {
+		return ""
+	}
 	var which []string
 	for _, s := range steps {
-		if s.Cost == nil {
-			continue
+		if s.Cost != nil {
+			which = append(which, strconv.Itoa(s.Number))
 		}
-		c := *s.Cost
-		total.PromptTokens += c.PromptTokens
-		total.CompletionTokens += c.CompletionTokens
-		total.ModelCalls += c.ModelCalls
-		total.NoUsage += c.NoUsage
-		total.ToolCalls += c.ToolCalls
-		total.Seconds += c.Seconds
-		which = append(which, strconv.Itoa(s.Number))
-	}
-	if which == nil {
-		return ""
 	}
 	label := "steps "
 	if len(which) == 1 {

@@ -63,10 +63,7 @@ func (c *cli) take(args []string) error {
 
 // stepText is a step's text without its holder tag.
 func stepText(s plan.Step) string {
-	if s.Holder == "" {
-		return s.Text
-	}
-	return strings.TrimSuffix(s.Text, " (@"+s.Holder+")")
+	return s.WithoutHolder()
 }
 
 // holdersText lists the steps in progress and who holds them, "" when none is.

@@ -353,7 +353,7 @@ func workerModel(ctx context.Context, store *plan.Store) *plantest.ScriptedModel
 		case !written[cur.Number]:
 			written[cur.Number] = true
 			return plantest.CallTool("write_file", fmt.Sprintf(`{"file_path":%s,"content":%s}`,
-				jsonString(stepFile(cur.Number)), jsonString("Done: "+strings.TrimSuffix(cur.Text, " (@"+cur.Holder+")"))))(nil)
+				jsonString(stepFile(cur.Number)), jsonString("Done: "+cur.WithoutHolder())))(nil)
 		}
 		return plantest.CallTool("update_plan_step", fmt.Sprintf(`{"name":"release","step":%d,"status":"completed","last_known_revision":%d}`,
 			cur.Number, p.Revision))(nil)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/einoplan/plan/api"
 )
 
 // What a step cost is written with the step when it leaves in_progress, after any note and
@@ -65,20 +67,8 @@ func costOf(text string) *StepCost {
 	return c
 }
 
-// PlanCost is what the steps of a plan cost together, as their lines say; nil when none says.
-func PlanCost(steps []Step) *StepCost {
-	var total *StepCost
-	for _, s := range steps {
-		if s.Cost == nil {
-			continue
-		}
-		if total == nil {
-			total = &StepCost{}
-		}
-		*total = addCost(*total, *s.Cost)
-	}
-	return total
-}
+// PlanCost is what the steps of a plan cost together (api.TotalCost).
+func PlanCost(steps []Step) *StepCost { return api.TotalCost(steps) }
 
 // WholeSeconds is d in whole seconds, rounded to the nearest.
 func WholeSeconds(d time.Duration) int64 { return int64((d + time.Second/2) / time.Second) }

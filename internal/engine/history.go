@@ -177,10 +177,7 @@ func revisionOf(p *document.Plan) Revision {
 	return r
 }
 
-// History returns the kept revisions of a plan, newest first; the current revision is
-// always the first. Entries that cannot be shown to be what that revision was are left out,
-// and so is everything older; when the entry the oldest revision shown names is refused, its
-// OlderUnverified says so.
+// History is plan.Store.History, whose doc comment is the contract.
 func (s *Store) History(ctx context.Context, name string) ([]Revision, error) {
 	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {
@@ -198,11 +195,7 @@ func (s *Store) History(ctx context.Context, name string) ([]Revision, error) {
 	return out, nil
 }
 
-// GetRevision returns revision rev of a plan while it is kept: the current plan, or an
-// entry of its history verified by the SHA-256 chain from the plan file; not_found otherwise:
-// reason no_revision when never kept or pruned, revision_mismatch when the entry kept for it
-// (or for a revision between) does not match its SHA-256 (forged, swapped or cut short),
-// revision_unverifiable when the release before kept it under a CRC-32C.
+// GetRevision is plan.Store.GetRevision, whose doc comment is the contract.
 func (s *Store) GetRevision(ctx context.Context, name string, rev int64) (*document.Plan, error) {
 	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {
@@ -248,9 +241,7 @@ func expiredStepOf(v string) int {
 	return n
 }
 
-// Diff returns what changed in a plan from revision from to revision to (both kept): a
-// line per changed header field (title, status, author), then a unified diff of the body
-// with three lines of context. Equal revisions give "".
+// Diff is plan.Store.Diff, whose doc comment is the contract.
 func (s *Store) Diff(ctx context.Context, name string, from, to int64) (string, error) {
 	cur, _, err := s.loadExisting(ctx, name)
 	if err != nil {

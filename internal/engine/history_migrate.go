@@ -46,11 +46,7 @@ type unreadableEntry struct {
 	reason string
 }
 
-// Check reports, for every plan in BaseDir, what an upgrade left to do: approvals to give
-// again and why, kept revisions to convert or that cannot be read, the file's format; and
-// for the folder an approval key still where 0.1.0 kept it and the files set aside. It only
-// reads: it creates, moves and removes nothing (only Migrate moves a key left inside the
-// plans folder).
+// Check is plan.Store.Check, whose doc comment is the contract.
 func (s *Store) Check(ctx context.Context) (*CheckReport, error) {
 	out := &CheckReport{Format: document.FormatVersion, Plans: []PlanCheck{}}
 	infos, err := s.Backend.LsInfo(ctx, &driver.LsInfoRequest{Path: s.Dir})
@@ -206,12 +202,7 @@ func crcSum(raw string) string {
 	return string(document.AppendHex32(scratch[:0], crc32.Update(0, document.Castagnoli, document.BytesOf(raw))))
 }
 
-// Migrate converts what an upgrade left in the plan's files (see Check): the kept revisions
-// of format 1 whose CRC-32C chain verifies, and the plan file's format line. The plan file
-// keeps its revision, body, holds and approval; its rewrite is a compare-and-swap under the
-// plan's locks, started again from a fresh read should another writer change the plan
-// meanwhile, so no write is lost. Running it again changes nothing. A plan of a newer format
-// is refused (newer_format).
+// Migrate is plan.Store.Migrate, whose doc comment is the contract.
 func (s *Store) Migrate(ctx context.Context, name string) (MigrateReport, error) {
 	if err := document.ValidateName(name); err != nil {
 		return MigrateReport{}, err

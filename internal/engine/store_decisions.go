@@ -13,10 +13,7 @@ import (
 // People's decisions on a plan, each a write of its own kept in history: approvals,
 // revocations and rejections, and a run's wait for the next decision.
 
-// Approve records that by approved revision rev of a plan, only if the plan is still at
-// rev (revision_conflict otherwise, and nothing is written): a person approves what they
-// saw, never what changed since. The approval is written as revision rev+1, with the same
-// body; Plan.Approval.Revision is rev.
+// Approve is plan.Store.Approve, whose doc comment is the contract.
 func (s *Store) Approve(ctx context.Context, name string, rev int64, by string) (*document.Plan, error) {
 	if err := checkApprover(by); err != nil {
 		return nil, err
@@ -75,8 +72,7 @@ func (s *Store) ApproveContent(ctx context.Context, name string, rev int64, cont
 	return p, nil
 }
 
-// Revoke withdraws a plan's approval; the history names the context's actor (WithActor) as
-// who did. A plan that is not approved is returned as it is, without a write.
+// Revoke is plan.Store.Revoke, whose doc comment is the contract.
 func (s *Store) Revoke(ctx context.Context, name string) (*document.Plan, error) {
 	var unchanged *document.Plan
 	p, err := s.mutate(ctx, document.ActionRevoke, name, nil, func(cur *document.Plan) (*document.Plan, error) {
@@ -162,14 +158,7 @@ func asPerson(ctx context.Context, by string) context.Context {
 	return context.WithValue(document.WithActor(ctx, by), document.AgentCallKey{}, false)
 }
 
-// WaitDecision waits until a person decides on revision rev of plan name, on any Store of
-// the same storage (any process or machine: the board, planctl, another host), and returns
-// the decision: Approved when the plan is approved at rev or a later revision, not Approved
-// with By and Feedback when revision rev was rejected (Store.Reject). A decision made
-// before the call counts while the plan, or the history it keeps, still shows it. It
-// returns not_found when the plan is deleted, and canceled when ctx ends first. A host
-// passes the decision to the paused run as the resume data of its ApprovalRequest
-// (ApprovalRequest.Revision is rev).
+// WaitDecision is plan.Store.WaitDecision, whose doc comment is the contract.
 func (s *Store) WaitDecision(ctx context.Context, name string, rev int64) (document.ApprovalDecision, error) {
 	if err := document.ValidateName(name); err != nil {
 		return document.ApprovalDecision{}, err
@@ -243,12 +232,7 @@ func decisionIn(p *document.Plan, rev int64) (document.ApprovalDecision, bool) {
 // maxRejectFeedback bounds what a person says with a rejection.
 const maxRejectFeedback = MaxApprovalFeedback
 
-// Reject records that by turned down revision rev of a plan, with feedback, only if the plan
-// is still at rev (revision_conflict otherwise, and nothing is written): a person rejects
-// what they saw. It is a change of its own (ActionReject, revision rev+1, the body as it
-// was): History keeps it with by and the feedback, Watch delivers it, and a run waiting
-// with WaitDecision gets it. An approval the plan carried is withdrawn; Plan.Rejection
-// holds the rejection until the plan is approved or a run asks again.
+// Reject is plan.Store.Reject, whose doc comment is the contract.
 func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback string) (*document.Plan, error) {
 	if err := checkApprover(by); err != nil {
 		return nil, err

@@ -9,13 +9,7 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// Delete removes a plan. An unguarded delete also removes an entry that does not decode or
-// can never be a plan (a link, a folder, a special file), which is how such a name is
-// recovered. The tombstone names who deleted the plan (the context's actor), for watchers in
-// other processes. On a Backend that is a driver.Renamer (and not a driver.Swapper) the plan
-// file itself is moved to its tombstone when nobody is named or the tombstone cannot be
-// written, so deleting needs no new data blocks and works on a full disk; when a delete cannot
-// complete, the plan is left as it was.
+// Delete is plan.Store.Delete, whose doc comment is the contract.
 func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int64, error) {
 	if err := document.ValidateName(name); err != nil {
 		return 0, err

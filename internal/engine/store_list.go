@@ -20,16 +20,12 @@ func (s *Store) forget(name string) {
 	s.shared.cacheMu.Unlock()
 }
 
-// List summarizes every plan in BaseDir, sorted by name. A summary is re-read only when
-// LsInfo reports a different Size or ModifiedAt than when it was cached, and the Store's
-// own writes drop their entry, so changes by other processes are seen on the next List.
+// List is ListPage of every plan.
 func (s *Store) List(ctx context.Context) (*Listing, error) {
 	return s.ListPage(ctx, ListOptions{})
 }
 
-// ListPage is List one page at a time: the plans after opts.Cursor whose status matches,
-// at most opts.Limit of them. Warnings come with the first page only. The Listing is the
-// caller's own: changing it changes nothing the Store or another caller reads.
+// ListPage is plan.Store.ListPage, whose doc comment is the contract.
 func (s *Store) ListPage(ctx context.Context, opts ListOptions) (*Listing, error) {
 	entries, warnings, err := s.list(ctx)
 	if err != nil {

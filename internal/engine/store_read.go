@@ -27,8 +27,7 @@ func (s *Store) load(ctx context.Context, name string) (*document.Plan, string, 
 	return p, raw, nil
 }
 
-// Get returns the plan called name: not_found, corrupt, too_large or backend_error
-// otherwise.
+// Get is plan.Store.Get, whose doc comment is the contract.
 func (s *Store) Get(ctx context.Context, name string) (*document.Plan, error) {
 	if err := document.ValidateName(name); err != nil {
 		return nil, err

@@ -10,12 +10,7 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// MoveStep moves a checklist step as m says, atomically with the checks: a step held by
-// another agent is CodeStepHeld (naming the holder) unless m.Takeover; a step moved to
-// in_progress or completed while steps it waits for are not completed or skipped is
-// CodeStepBlocked (naming them in Error.Waits); a stale IfRevision is
-// CodeRevisionConflict unless the move commutes with the changes since (see StepMove). It
-// returns the plan and the updated step.
+// MoveStep is plan.Store.MoveStep, whose doc comment is the contract.
 func (s *Store) MoveStep(ctx context.Context, m StepMove) (*document.Plan, document.Step, error) {
 	by := m.By
 	switch {
@@ -329,9 +324,7 @@ func refusedMove(e *document.Error) bool {
 		e.Reason == document.ReasonStepMoved || e.Reason == document.ReasonStepChanged
 }
 
-// HeldUntil is when the hold on step number of p runs out unless its holder renews it
-// (StoreConfig.ClaimTTL), as every Store on the storage judges it; zero when the Store has
-// no lease, or the step is not held in progress.
+// HeldUntil is plan.Store.HeldUntil, whose doc comment is the contract.
 func (s *Store) HeldUntil(p *document.Plan, number int) time.Time {
 	if p == nil || number < 1 {
 		return time.Time{}

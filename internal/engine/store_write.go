@@ -8,7 +8,7 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// Put creates or updates a plan as u says, atomically with the revision check.
+// Put is plan.Store.Put, whose doc comment is the contract.
 func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 	if u.Content != nil {
 		if err := s.checkContent(*u.Content); err != nil {
@@ -83,8 +83,7 @@ func keepUnlessEmpty(field *string, value string) {
 	}
 }
 
-// SetStatus changes only the status of an existing plan; it never creates one. An ifRevision
-// older than the plan still sets it when the status has not changed since that revision.
+// SetStatus is plan.Store.SetStatus, whose doc comment is the contract.
 func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *int64) (*document.Plan, error) {
 	if strings.TrimSpace(status) == "" {
 		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonEmpty, Name: name, Field: "status"})

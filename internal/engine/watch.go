@@ -18,49 +18,7 @@ const (
 	defaultWatchBuffer   = 256
 )
 
-// Watch delivers a Change for every change that any process or machine makes to the
-// plans in BaseDir, the Store's own included, until ctx ends; then the channel is closed.
-//
-// The plans as they stand when Watch returns are the starting point: only later
-// changes are delivered, so call Watch first and then List, and nothing falls between
-// the two. For each plan, Changes come in revision order with consecutive revisions (a
-// file edited by hand without a new revision is delivered with the same one); a watcher
-// that cannot vouch for that (a revision that moved by more than one since the
-// last Change, a new plan first seen past revisions it cannot show, a full buffer, a feed
-// that lost events, a plan deleted past the last revision delivered) first sends one
-// ActionResync and then goes on. A delete carries the last revision the watcher saw, and
-// as its Actor who deleted the plan, as the plan's tombstone records.
-//
-// Where the Store keeps history (the default), a watcher misses nothing history still
-// keeps: a plan that moved on by several revisions since the last Change is delivered
-// revision by revision, in order, each with the Action and Actor its plan file records
-// (write, status, step, approve, revoke), and a plan deleted and created again as its
-// delete, then its create. Only revisions history no longer has give way to one
-// ActionResync, followed by those it still keeps; a plan edited by hand gives way to the
-// latest state, as ActionWrite (or ActionApprove when it gained an approval), after an
-// ActionResync when revisions were skipped. Created means the plan was not listed before.
-// A plan whose file stops decoding is neither changed nor deleted until it decodes again
-// or is removed.
-//
-// How changes are found:
-//   - A Backend that is a driver.Watcher (found through Unwrap too) pushes them: no polling at all.
-//   - LocalBackend is polled every Interval, but an idle poll is one stat of the plans
-//     folder: a plan write or delete renames or removes a file there, which changes the
-//     folder's modification time. The folder is listed when that stamp moved, while it is
-//     under two seconds old (file-system clocks are coarse), and every five seconds anyway
-//     for plan files rewritten in place. Polling was chosen over file-system notifications
-//     because it needs no dependency or per-platform code and has no per-user watch
-//     limit, and an idle poll costs almost nothing (see BENCHMARKS.md).
-//   - MemoryBackend (or a wrapper that unwraps to one) is polled every Interval, but an
-//     idle poll reads its folder stamp, a count of changes, and lists nothing.
-//   - Any other Backend is polled every Interval: a driver.FolderStamper's stamp first,
-//     else one LsInfo. Thanks to the Store's
-//     list cache, which keys on Size and ModifiedAt, an idle poll reads no file, and only
-//     changed plans are read.
-//
-// Without history, polling coalesces: several writes to one plan between two polls arrive
-// as one Change, preceded by an ActionResync. A delete and a re-create between two polls
-// look like one write. A Backend error during a poll is retried at the next one.
+// Watch is plan.Store.Watch, whose doc comment is the contract.
 func (s *Store) Watch(ctx context.Context, options ...WatchOptions) (<-chan Change, error) {
 	var opts watchOptions
 	if len(options) > 0 {
