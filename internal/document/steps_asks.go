@@ -1,17 +1,10 @@
 package document
 
-import (
-	"strconv"
-	"strings"
-	"time"
-)
+import "strings"
 
 // What a step's own text asks for at its end, among its other parenthesised endings such as
 // "(after 2)": "(review)" (steps_review.go) and "(budget 20k tokens)", "(budget 10m)" or
 // "(budget 20k tokens, 10m)".
-
-// isZero reports whether b bounds nothing.
-func (b Budget) isZero() bool { return b.Tokens <= 0 && b.Time <= 0 }
 
 // stepAsks reads "(review)" and "(budget …)" among the parenthesised groups that end a
 // step's own text, in any order, as stepSuffixes finds them: the last run of groups, looking
@@ -55,43 +48,4 @@ func asksRun(text string) (review bool, budget Budget, ok bool) {
 		}
 	}
 	return review, budget, ok
-}
-
-// parseBudget reads "20k tokens", "10m" or both, comma separated: tokens as a number with an
-// optional k or m (thousands, millions), time as a Go duration.
-func parseBudget(s string) (Budget, bool) {
-	var b Budget
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if n, ok := strings.CutSuffix(part, " tokens"); ok {
-			t, ok := parseTokenCount(n)
-			if !ok {
-				return Budget{}, false
-			}
-			b.Tokens = t
-			continue
-		}
-		d, err := time.ParseDuration(part)
-		if err != nil || d <= 0 {
-			return Budget{}, false
-		}
-		b.Time = d
-	}
-	return b, !b.isZero()
-}
-
-// parseTokenCount reads "20k", "1.5m" or "20000".
-func parseTokenCount(s string) (int64, bool) {
-	mult := 1.0
-	switch {
-	case strings.HasSuffix(s, "k"), strings.HasSuffix(s, "K"):
-		mult, s = 1e3, s[:len(s)-1]
-	case strings.HasSuffix(s, "m"), strings.HasSuffix(s, "M"):
-		mult, s = 1e6, s[:len(s)-1]
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f <= 0 || f*mult > 1e15 {
-		return 0, false
-	}
-	return int64(f * mult), true
 }
