@@ -8,11 +8,11 @@ import (
 )
 
 // Budgets: a step may name what it may cost, "(budget 20k tokens)", "(budget 10m)" or both
-// (steps_asks.go), and a plan in its header (Plan.Budget). The middleware tells the host when
-// a step its agent holds first goes over its budget or its plan's (Config.OnCost, Over set),
-// and with Config.GatedTools the step's gated tools stop (over_budget) until a person raises
-// the budget: a step's by rewriting its text, a plan's with Update.Budget (planctl budget),
-// which keeps the approval.
+// (steps_suffixes.go), and a plan in its header (Plan.Budget). The middleware tells the
+// host when a step its agent holds first goes over its budget or its plan's (Config.OnCost,
+// Over set), and with Config.GatedTools the step's gated tools stop (over_budget) until a
+// person raises the budget: a step's by rewriting its text, a plan's with Update.Budget
+// (planctl budget), which keeps the approval.
 
 // CodeOverBudget: a gated tool did not run because the step its agent holds, or its plan,
 // went over its budget.
