@@ -52,7 +52,7 @@ type Step struct {
 	// nil when it says nothing. Shared by every copy of the step: do not modify it.
 	Cost *StepCost `json:"cost,omitempty"`
 	// Budget is what the step may cost, as its own text ends with "(budget 20k tokens)",
-	// "(budget 10m)" or both (steps_asks.go); nil for none. Shared: do not modify it.
+	// "(budget 10m)" or both (steps_suffixes.go); nil for none. Shared: do not modify it.
 	Budget *Budget `json:"budget,omitempty"`
 }
 

@@ -2,16 +2,17 @@ package document
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // Budgets: a step may name what it may cost, "(budget 20k tokens)", "(budget 10m)" or both
-// (steps_asks.go), and a plan in its header (Plan.Budget). The middleware tells the host when
-// a step its agent holds first goes over its budget or its plan's (Config.OnCost, Over set),
-// and with Config.GatedTools the step's gated tools stop (over_budget) until a person raises
-// the budget: a step's by rewriting its text, a plan's with Update.Budget (planctl budget),
-// which keeps the approval.
+// (steps_suffixes.go), and a plan in its header (Plan.Budget). The middleware tells the
+// host when a step its agent holds first goes over its budget or its plan's (Config.OnCost,
+// Over set), and with Config.GatedTools the step's gated tools stop (over_budget) until a
+// person raises the budget: a step's by rewriting its text, a plan's with Update.Budget
+// (planctl budget), which keeps the approval.
 
 // GateOverBudget is the reason of a gated call refused for a budget.
 const GateOverBudget = "over_budget"
@@ -96,3 +97,45 @@ func withoutBudget(text string) string {
 
 // budgetGroup is a "(budget …)" group of a step's text.
 var budgetGroup = regexp.MustCompile(`\(budget [^()]*\)`)
+
+// isZero reports whether b bounds nothing.
+func isZero(b Budget) bool { return b.Tokens <= 0 && b.Time <= 0 }
+
+// parseBudget reads "20k tokens", "10m" or both, comma separated: tokens as a number with an
+// optional k or m (thousands, millions), time as a Go duration.
+func parseBudget(s string) (Budget, bool) {
+	var b Budget
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if n, ok := strings.CutSuffix(part, " tokens"); ok {
+			t, ok := parseTokenCount(n)
+			if !ok {
+				return Budget{}, false
+			}
+			b.Tokens = t
+			continue
+		}
+		d, err := time.ParseDuration(part)
+		if err != nil || d <= 0 {
+			return Budget{}, false
+		}
+		b.Time = d
+	}
+	return b, !isZero(b)
+}
+
+// parseTokenCount reads "20k", "1.5m" or "20000".
+func parseTokenCount(s string) (int64, bool) {
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(s, "k"), strings.HasSuffix(s, "K"):
+		mult, s = 1e3, s[:len(s)-1]
+	case strings.HasSuffix(s, "m"), strings.HasSuffix(s, "M"):
+		mult, s = 1e6, s[:len(s)-1]
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || f*mult > 1e15 {
+		return 0, false
+	}
+	return int64(f * mult), true
+}

@@ -16,11 +16,12 @@ import (
 // or completed (CodeStepBlocked).
 
 // AfterOf reads the prerequisites of a step from its text: the numbers of its "(after …)",
-// read among the suffixes that end the text before any notes (stepSuffixes), in ascending
+// read among the suffixes that end the text before any notes (readSuffixes), in ascending
 // order without repeats; nil when there is none.
 func AfterOf(text string) []int {
-	after, _ := stepSuffixes(text)
-	return after
+	s := Step{Text: text}
+	readSuffixes(&s)
+	return s.After
 }
 
 // doneState reports whether a step in state st no longer holds up the steps after it.

@@ -89,7 +89,7 @@ func parseSteps(body string) []Step {
 			steps = make([]Step, 0, n)
 		}
 		readHolder(&it.Step)
-		it.Step.After, it.Step.Uses = stepSuffixes(it.Step.Text)
+		readSuffixes(&it.Step)
 		readProof(&it.Step)
 		steps = append(steps, it.Step)
 		return true
@@ -207,17 +207,11 @@ const (
 	ReviewDone            // another agent or a person completes the review
 )
 
-// readProof fills the fields of s that its line's evidence, "(review)" and review mark give.
+// readProof fills the fields of s that its line's evidence, cost and review mark give.
 func readProof(s *Step) {
 	s.Evidence = evidenceOf(s.Text)
 	if strings.Contains(s.Text, costSep) {
 		s.Cost = costOf(s.Text)
-	}
-	if strings.Contains(s.Text, "(review)") || strings.Contains(s.Text, "(budget ") {
-		var b Budget
-		if s.Review, b = stepAsks(s.Text); !isZero(b) {
-			s.Budget = &b
-		}
 	}
 	r := reviewOf(*s)
 	s.AwaitingReview, s.DoneBy = r.awaiting, r.doneBy

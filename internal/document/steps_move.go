@@ -2,7 +2,6 @@ package document
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -172,21 +171,15 @@ func SetStep(body string, number int, to StepState, note string, c StepHold) (ne
 	updated.State = StateOf(marker)
 	updated.Text = strings.TrimPrefix(newBody[start+1:end], " ")
 	readHolder(&updated)
-	updated.After, updated.Uses = stepSuffixes(updated.Text)
+	readSuffixes(&updated)
 	readProof(&updated)
-	after, uses := stepSuffixes(it.Step.Text)
-	if !slices.Equal(updated.After, after) {
-		// The note ends, or a later note will leave it ending, like "(after N)": a move
-		// changes a step's state, never what it waits for.
-		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAfter, Field: FieldNote, Value: note, Step: number})
-	}
-	if !slices.Equal(updated.Uses, uses) {
-		// Nor what it may use: an approved step's tools are the ones a person approved.
-		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteUses, Field: FieldNote, Value: note, Step: number})
-	}
-	if r, b := stepAsks(it.Step.Text); updated.Review != r || (updated.Budget == nil) != isZero(b) || updated.Budget != nil && *updated.Budget != b {
-		// Nor whether it asks for review, nor its budget.
-		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteAsks, Field: FieldNote, Value: note, Step: number})
+	was := it.Step
+	readSuffixes(&was)
+	if k := changedSuffix(&was, &updated); k != nil {
+		// The note ends, or a later note will leave it ending, like a suffix: a move changes a
+		// step's state, never what its own text says of it (what it waits for, the tools a
+		// person approved, what it asks for).
+		return "", Step{}, Fail(Error{Code: CodeInvalidArgument, Reason: k.noteReason, Field: FieldNote, Value: note, Step: number})
 	}
 	return newBody, updated, nil
 }

@@ -1,116 +1,133 @@
 package document
 
 import (
-	"regexp"
-	"slices"
-	"strconv"
+	"reflect"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
-// A step names the gated tools (Config.GatedTools) it may use with "(uses deploy_prod,
-// write_file)" at the end of its text, in any order with its "(after …)" and with other
-// parenthesised suffixes, before any note a move appended and its holder's tag:
-// "- [ ] Deploy (after 3) (uses deploy_prod)". Under GatedTools a held step of an approved
-// plan unlocks exactly the tools it names; a step that names none unlocks none.
+// A step's own text may end with parenthesised suffixes, in any order, that say what the
+// step is: "- [ ] Deploy (after 3) (uses deploy_prod) (review) (budget 20k tokens, 10m)".
+// A holder's tag, a move's notes (after " — ") and its marks follow them; the text keeps
+// them as written. suffixKinds is the one place that reads them.
 
-// maxToolNameLen bounds a name read from "(uses …)": a longer one makes the list no list.
-const maxToolNameLen = 128
+// suffixKind is one kind of suffix: how its group reads, what it sets on a Step, and why a
+// move may not change it.
+type suffixKind struct {
+	// keyword starts the inside of its group; no keyword of the table starts another.
+	keyword string
+	open    string // "(" and keyword: a text without it has no such suffix
+	family  suffixFamily
+	// read reads the inside of one group, keyword cut off, into the kind's field of s on top
+	// of what later groups of the same run set; false, leaving s as it was, when the group
+	// is no such suffix (it is then skipped like any other group).
+	read func(arg string, s *Step) bool
+	// take sets the kind's field of s to run's; same compares the field of a and b.
+	take func(s, run *Step)
+	same func(a, b *Step) bool
+	// noteReason refuses a move whose note would change what the kind reads.
+	noteReason string
+}
 
-// stepSuffixes reads what a step's own text says of itself: the steps it waits for
-// ("(after …)", ascending, without repeats) and the tools it may use ("(uses …)", sorted,
-// without repeats). They are read from the parenthesised groups that end the text once
-// notes are cut off: the last run of groups, looking before each " — " from the end, that
-// has an "(after …)" or "(uses …)"; other groups among them (a holder's tag, "(review)")
-// are skipped. Both are nil when there is none.
-func stepSuffixes(text string) (after []int, uses []string) {
-	if !strings.Contains(text, "(after ") && !strings.Contains(text, "(uses ") {
-		return nil, nil
+// suffixFamily: the kinds of a family are read together from one run of groups, the last
+// one, looking before each " — " from the end, that has any of them. "(after …)" with
+// "(uses …)" and "(review)" with "(budget …)" have always been read so, apart from each
+// other, and stored plans keep saying what they said.
+type suffixFamily uint8
+
+const (
+	familyGraph suffixFamily = 1 << iota // what the step waits for and the tools it may use
+	familyAsks                           // what it asks of whoever does it
+)
+
+// suffixKinds are the suffixes a step's text may end with. To add one, such as
+// "(proof run_tests)", add an entry made with kindOf: its keyword ("proof "), its family
+// (familyGraph, read with the tools it goes with), the Step field it fills, the reader of
+// its argument (readToolList, as for "(uses …)"), and the reason (errors.go) refusing a
+// note that would change it; then give TestEveryKindReadsAlone an example of it.
+var suffixKinds = [...]suffixKind{
+	kindOf("after ", familyGraph, func(s *Step) *[]int { return &s.After }, readAfter, reasonNoteAfter),
+	kindOf("uses ", familyGraph, func(s *Step) *[]string { return &s.Uses }, readToolList, reasonNoteUses),
+	kindOf("review", familyAsks, func(s *Step) *bool { return &s.Review }, readFlag, reasonNoteAsks),
+	kindOf("budget ", familyAsks, func(s *Step) **Budget { return &s.Budget }, readBudget, reasonNoteAsks),
+}
+
+// kindOf is the suffixKind whose value is field, read by read.
+func kindOf[T any](keyword string, family suffixFamily, field func(*Step) *T, read func(arg string, v *T) bool, noteReason string) suffixKind {
+	return suffixKind{
+		keyword: keyword,
+		open:    "(" + keyword,
+		family:  family,
+		read:    func(arg string, s *Step) bool { return read(arg, field(s)) },
+		take:    func(s, run *Step) { *field(s) = *field(run) },
+		same:    func(a, b *Step) bool { return reflect.DeepEqual(*field(a), *field(b)) },
+
+		noteReason: noteReason,
 	}
-	rest := text
-	for {
-		if after, uses, ok := suffixRun(rest); ok {
-			return after, uses
+}
+
+// readSuffixes sets the fields of s the suffixes of its text give, each family's from the
+// last run of groups that has one of its kinds, or zero. A group is "(" and ")" with no
+// parenthesis between; spaces around groups are skipped; a run ends at the first other
+// text. Its time is linear in len(s.Text).
+func readSuffixes(s *Step) {
+	var zero Step
+	var pending suffixFamily
+	for _, k := range suffixKinds {
+		k.take(s, &zero)
+		if strings.Contains(s.Text, k.open) {
+			pending |= k.family
 		}
-		// A note appended by a move follows the step's own text: look before it.
-		i := strings.LastIndex(rest, StepNoteSep)
+	}
+	text := s.Text
+	for pending != 0 {
+		var run Step
+		if found := readRun(text, &run) & pending; found != 0 {
+			for _, k := range suffixKinds {
+				if k.family&found != 0 {
+					k.take(s, &run)
+				}
+			}
+			pending &^= found
+		}
+		i := strings.LastIndex(text, StepNoteSep)
 		if i < 0 {
-			return nil, nil
+			return
 		}
-		rest = rest[:i]
+		text = text[:i]
 	}
 }
 
-// suffixRun reads the parenthesised groups that end s; ok reports whether one of them is an
-// "(after …)" or a "(uses …)". A group is "(" and ")" with no parenthesis between; the run
-// ends at the first text that is no such group.
-func suffixRun(s string) (after []int, uses []string, ok bool) {
-	for strings.HasSuffix(s, ")") {
-		i := strings.LastIndexAny(s[:len(s)-1], "()")
-		if i < 0 || s[i] != '(' {
-			break
+// readRun reads the run of groups that ends text into run, and returns the families of
+// the kinds it read.
+func readRun(text string, run *Step) (found suffixFamily) {
+	for {
+		text = strings.TrimRight(text, " ")
+		if !strings.HasSuffix(text, ")") {
+			return found
 		}
-		group := s[i+1 : len(s)-1]
-		if m := afterGroup.FindStringSubmatch(group); m != nil {
-			after, ok = append(after, parseAfterList(m[1])...), true
-		} else if names, isUses := usesList(group); isUses {
-			uses, ok = append(uses, names...), true
+		i := strings.LastIndexAny(text[:len(text)-1], "()")
+		if i < 0 || text[i] != '(' {
+			return found
 		}
-		s = strings.TrimRight(s[:i], " ")
+		group := text[i+1 : len(text)-1]
+		text = text[:i]
+		for _, k := range suffixKinds {
+			if arg, ok := strings.CutPrefix(group, k.keyword); ok {
+				if k.read(arg, run) {
+					found |= k.family
+				}
+				break
+			}
+		}
 	}
-	if !ok {
-		return nil, nil, false
-	}
-	slices.Sort(after)
-	slices.Sort(uses)
-	return slices.Compact(after), slices.Compact(uses), true
 }
 
-// usesList reads "uses a, b" (the inside of a "(uses …)"): the names, and whether group is
-// such a list. A name is 1 to maxToolNameLen bytes of UTF-8 without spaces, control
-// characters, commas or parentheses;
-// a list with any other entry is no list, so it unlocks nothing.
-func usesList(group string) ([]string, bool) {
-	list, found := strings.CutPrefix(group, "uses ")
-	if !found {
-		return nil, false
-	}
-	var names []string
-	for f := range strings.SplitSeq(list, ",") {
-		name := strings.TrimSpace(f)
-		if name == "" || len(name) > maxToolNameLen || !utf8.ValidString(name) || strings.ContainsFunc(name, notInToolName) {
-			return nil, false
+// changedSuffix is the first kind whose value differs between a and b; nil when none does.
+func changedSuffix(a, b *Step) *suffixKind {
+	for i := range suffixKinds {
+		if !suffixKinds[i].same(a, b) {
+			return &suffixKinds[i]
 		}
-		names = append(names, name)
 	}
-	return names, true
-}
-
-// notInToolName reports whether r may not be part of a name in "(uses …)": spaces, control
-// characters, commas and parentheses.
-func notInToolName(r rune) bool {
-	return unicode.IsSpace(r) || unicode.IsControl(r) || r == ',' || r == '(' || r == ')'
-}
-
-// The inside of a step's "(after 2, 3)": what it means is in graph.go.
-
-// maxAfterStep bounds a number read from "(after …)": anything larger names no step.
-const maxAfterStep = 1 << 20
-
-// afterGroup is the inside of "(after 2, 3)" ("step"/"steps" may precede the numbers, commas
-// may lack the space).
-var afterGroup = regexp.MustCompile(`^after (?:steps? )?([0-9]{1,8}(?:, ?[0-9]{1,8})*)$`)
-
-func parseAfterList(list string) []int {
-	var out []int
-	for _, f := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n > maxAfterStep {
-			n = maxAfterStep + 1 // names no step
-		}
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return nil
 }
