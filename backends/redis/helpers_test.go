@@ -1,6 +1,9 @@
 package redisbackend
 
-import "github.com/einoplan/plan/driver/drivertest"
+import (
+	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/plantest"
+)
 
 // The raw file and feed helpers every backend's tests share.
 var (
@@ -12,4 +15,5 @@ var (
 	next        = drivertest.NextEvent
 	wantEvent   = drivertest.WantEvent
 	mustWatch   = drivertest.MustWatch
+	resultCode  = plantest.ErrorCode
 )
