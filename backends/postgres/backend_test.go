@@ -3,7 +3,6 @@ package postgres
 import (
 	"errors"
 	"io/fs"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,60 +14,6 @@ import (
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
 )
-
-func mustWrite(t *testing.T, b *Backend, p, content string) {
-	t.Helper()
-	if err := b.Write(bg, &driver.WriteRequest{FilePath: p, Content: content}); err != nil {
-		t.Fatalf("Write(%s): %v", p, err)
-	}
-}
-
-func mustRead(t *testing.T, b *Backend, p string) string {
-	t.Helper()
-	fc, err := b.Read(bg, &driver.ReadRequest{FilePath: p})
-	if err != nil {
-		t.Fatalf("Read(%s): %v", p, err)
-	}
-	return fc.Content
-}
-
-func mustDelete(t *testing.T, b *Backend, p string) {
-	t.Helper()
-	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: p}); err != nil {
-		t.Fatalf("Delete(%s): %v", p, err)
-	}
-}
-
-func wantMissing(t *testing.T, b *Backend, p string) {
-	t.Helper()
-	_, err := b.Read(bg, &driver.ReadRequest{FilePath: p})
-	if !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("Read(%s) = %v, want fs.ErrNotExist", p, err)
-	}
-}
-
-// wantLs checks LsInfo(dir), files as "path" and folders as "path/".
-func wantLs(t *testing.T, b *Backend, dir string, want ...string) {
-	t.Helper()
-	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: dir})
-	if err != nil {
-		t.Fatalf("LsInfo(%s): %v", dir, err)
-	}
-	got := []string{}
-	for _, fi := range infos {
-		if fi.IsDir {
-			got = append(got, fi.Path+"/")
-		} else {
-			got = append(got, fi.Path)
-		}
-	}
-	if want == nil {
-		want = []string{}
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("LsInfo(%s) = %q, want %q", dir, got, want)
-	}
-}
 
 func TestBytesComeBackExactly(t *testing.T) {
 	b := newBackend(t)

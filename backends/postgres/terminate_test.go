@@ -33,6 +33,35 @@ func victimPool(t *testing.T, name string) *pgxpool.Pool {
 	return p
 }
 
+// victim is a Store on a pool whose sessions carry application_name name, and an admin pool
+// from which to terminate them.
+type victim struct {
+	name  string
+	pool  *pgxpool.Pool
+	b     *Backend
+	admin *pgxpool.Pool
+	s     *plan.Store
+}
+
+// newVictim returns a victim on a fresh schema whose Store holds plan planName with content
+// at revision 1.
+func newVictim(t *testing.T, planName, content string) victim {
+	t.Helper()
+	requireServer(t)
+	v := victim{name: "victim-" + testSchema()}
+	v.pool = victimPool(t, v.name)
+	v.b = mustNew(t, v.pool, WithSchema(newBackend(t).Schema()))
+	v.admin = newPool(t, serverURL, 0)
+	var err error
+	if v.s, err = plan.NewStore(&plan.StoreConfig{Backend: v.b}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.s.Put(bg, plan.Update{Name: planName, Content: ptr(content)}); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // terminate ends every session of application name from another connection and returns
 // how many it ended.
 func terminate(ctx context.Context, admin *pgxpool.Pool, name string) (int, error) {
@@ -47,17 +76,8 @@ func terminate(ctx context.Context, admin *pgxpool.Pool, name string) (int, erro
 // write did not land and makes it again on a fresh connection, so the call ends with the
 // right answer: exactly one new revision holding the new content.
 func TestTerminatedWhileWaitingNeverLosesTheWrite(t *testing.T) {
-	requireServer(t)
-	name := "victim-" + testSchema()
-	b := mustNew(t, victimPool(t, name), WithSchema(newBackend(t).Schema()))
-	admin := newPool(t, serverURL, 0)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Put(bg, plan.Update{Name: "p", Content: ptr("before")}); err != nil {
-		t.Fatal(err)
-	}
+	vic := newVictim(t, "p", "before")
+	name, b, admin, s := vic.name, vic.b, vic.admin, vic.s
 
 	tx, err := admin.Begin(bg)
 	if err != nil {
@@ -108,17 +128,8 @@ func TestTerminatedWhileWaitingNeverLosesTheWrite(t *testing.T) {
 // its revision - 1: no write reported done was lost, none reported failed landed, and none
 // landed twice. History then shows every kept revision with the counter it held.
 func TestTerminatedConnectionsNeverLoseAWriteSilently(t *testing.T) {
-	requireServer(t)
-	name := "victim-" + testSchema()
-	b := mustNew(t, victimPool(t, name), WithSchema(newBackend(t).Schema()))
-	admin := newPool(t, serverURL, 0)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Put(bg, plan.Update{Name: "n", Content: ptr("0")}); err != nil {
-		t.Fatal(err)
-	}
+	vic := newVictim(t, "n", "0")
+	name, admin, s := vic.name, vic.admin, vic.s
 	ctx, cancel := context.WithCancel(bg)
 	var killed atomic.Int64
 	killer := make(chan struct{})
@@ -203,18 +214,8 @@ func TestTerminatedConnectionsNeverLoseAWriteSilently(t *testing.T) {
 // holds them as idle, and the next read and list answer from a fresh connection instead of
 // failing: a read changes nothing, so running it again is always safe.
 func TestReadsOutliveTerminatedSessions(t *testing.T) {
-	requireServer(t)
-	name := "victim-" + testSchema()
-	pool := victimPool(t, name)
-	b := mustNew(t, pool, WithSchema(newBackend(t).Schema()))
-	admin := newPool(t, serverURL, 0)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Put(bg, plan.Update{Name: "p", Content: ptr("kept")}); err != nil {
-		t.Fatal(err)
-	}
+	vic := newVictim(t, "p", "kept")
+	name, pool, admin, s := vic.name, vic.pool, vic.admin, vic.s
 	var held []*pgxpool.Conn
 	for range 3 { // three idle sessions, all to be ended
 		c, err := pool.Acquire(bg)

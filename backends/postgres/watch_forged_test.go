@@ -1,16 +1,15 @@
 package postgres
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver/drivertest"
 )
 
 // forger returns a connection as a role of its own that may connect and nothing more: no
@@ -58,59 +57,17 @@ func forge(t *testing.T, conn *pgx.Conn, b *Backend, dir, payload string) {
 	}
 }
 
-// watchedStore is a Store on b that watches, with a Store on another pool that writes.
+// watchedStore is a Store on b that watches plan "ship", written by a Store on another pool.
 func watchedStore(t *testing.T, b *Backend) (writing *plan.Store, changes <-chan plan.Change) {
 	t.Helper()
-	watching, err := plan.NewStore(&plan.StoreConfig{Backend: b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writing, err = plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, newPool(t, serverURL, 0), WithSchema(b.Schema()))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := writing.Put(bg, plan.Update{Name: "ship", Content: ptr("- [ ] build\n- [ ] deploy\n")}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(bg)
-	t.Cleanup(cancel)
-	if changes, err = watching.Watch(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return writing, changes
-}
-
-// collect reads changes, resyncs left out, until one of plan "ship" at revision last.
-func collect(t *testing.T, changes <-chan plan.Change, last int64) []string {
-	t.Helper()
-	var got []string
-	for {
-		select {
-		case c := <-changes:
-			if c.Action == plan.ActionResync {
-				continue
-			}
-			got = append(got, fmt.Sprintf("%s %s %d", c.Action, c.Name, c.Revision))
-			if c.Name == "ship" && c.Revision == last && c.Action != plan.ActionDelete {
-				return got
-			}
-			if len(got) > 20 {
-				t.Fatalf("changes %q", got)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no revision %d within 10 s; changes so far %q", last, got)
-		}
-	}
+	return drivertest.WatchedPlan(t, b, mustNew(t, newPool(t, serverURL, 0), WithSchema(b.Schema())))
 }
 
 func TestAForgedNotificationRaisesNoRevisionAndTheRealChangesAllArrive(t *testing.T) {
 	b := newBackend(t)
 	writing, changes := watchedStore(t, b)
 	dir, version, content := planRow(t, b, "ship")
-	fake := strings.Replace(content, "revision: 1\n", "revision: 1000000\n", 1)
-	if fake == content {
-		t.Fatalf("no revision line in %q", content)
-	}
+	fake := drivertest.ForgedRevision(t, content)
 	conn := forger(t)
 	w := func(v int64, body string) string {
 		return fmt.Sprintf("w %d %d ship.md%s", v, len("ship.md"), base64.StdEncoding.EncodeToString([]byte(body)))
@@ -123,16 +80,7 @@ func TestAForgedNotificationRaisesNoRevisionAndTheRealChangesAllArrive(t *testin
 	} {
 		forge(t, conn, b, dir, payload)
 	}
-	for i := range 5 {
-		if _, err := writing.Put(bg, plan.Update{Name: "ship", Content: ptr(fmt.Sprintf("- [ ] build %d\n- [ ] deploy\n", i))}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := collect(t, changes, 6)
-	want := []string{"write ship 2", "write ship 3", "write ship 4", "write ship 5", "write ship 6"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("changes %q, want %q", got, want)
-	}
+	drivertest.WantRealWritesOnly(t, writing, changes)
 }
 
 func TestAForgedDeleteOfAnExistingPlanDeliversNoDelete(t *testing.T) {
@@ -143,12 +91,7 @@ func TestAForgedDeleteOfAnExistingPlanDeliversNoDelete(t *testing.T) {
 	for _, v := range []int64{version, version + 1_000_000, version - 1} {
 		forge(t, conn, b, dir, fmt.Sprintf("d %d %d ship.md", v, len("ship.md")))
 	}
-	if _, err := writing.Put(bg, plan.Update{Name: "ship", Content: ptr("- [ ] build\n- [ ] deploy\n- [ ] announce\n")}); err != nil {
-		t.Fatal(err)
-	}
-	if got := collect(t, changes, 2); len(got) != 1 || got[0] != "write ship 2" {
-		t.Fatalf("changes %q, want only the real write", got)
-	}
+	drivertest.WantNoForgedDelete(t, writing, changes)
 	if _, err := writing.Get(bg, "ship"); err != nil {
 		t.Fatal(err)
 	}

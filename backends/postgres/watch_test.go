@@ -13,36 +13,6 @@ import (
 	"github.com/einoplan/plan/driver"
 )
 
-// next returns the next event of w, failing the test after 10 s.
-func next(t *testing.T, w <-chan driver.FileEvent) driver.FileEvent {
-	t.Helper()
-	select {
-	case ev, ok := <-w:
-		if !ok {
-			t.Fatal("watch channel closed")
-		}
-		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event within 10 s")
-	}
-	return driver.FileEvent{}
-}
-
-func wantEvent(t *testing.T, w <-chan driver.FileEvent, want driver.FileEvent) {
-	t.Helper()
-	if got := next(t, w); got != want {
-		t.Fatalf("event %+v (%d bytes), want %+v (%d bytes)", short(got), len(got.Content), short(want), len(want.Content))
-	}
-}
-
-// short cuts an event's content for a failure message.
-func short(ev driver.FileEvent) driver.FileEvent {
-	if len(ev.Content) > 40 {
-		ev.Content = ev.Content[:40] + "…"
-	}
-	return ev
-}
-
 // TestWatchDeliversEveryChangeInOrder: a feed on /plans sees every write, swap and delete
 // made directly inside /plans by another Backend on another pool, in order and with the
 // whole new content (NUL bytes and invalid UTF-8 included), and nothing made in a
@@ -51,12 +21,7 @@ func TestWatchDeliversEveryChangeInOrder(t *testing.T) {
 	writer := newBackend(t)
 	watcher := mustNew(t, newPool(t, serverURL, 0), WithSchema(writer.Schema()))
 	elsewhere := newBackend(t)
-	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
-	w, err := watcher.WatchFiles(ctx, "plans/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, watcher, "plans/")
 	var want []driver.FileEvent
 	for i := range 30 {
 		content := fmt.Sprintf("v%d\n- [ ] step é\x00\xff", i)
@@ -99,12 +64,7 @@ func TestWatchDeliversEveryChangeInOrder(t *testing.T) {
 // their version and delivered whole, in order, as long as the feed keeps up.
 func TestWatchReadsLargeContentBack(t *testing.T) {
 	b := newBackend(t)
-	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
-	w, err := b.WatchFiles(ctx, "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, b, "/plans")
 	for i := range 5 {
 		content := fmt.Sprint(i) + strings.Repeat("\x00large é", 100_000)
 		mustWrite(t, b, "/plans/a.md", content)
@@ -117,12 +77,7 @@ func TestWatchReadsLargeContentBack(t *testing.T) {
 // content after newer content, and the delete that ends them.
 func TestWatchResyncsForALargeVersionAlreadyReplaced(t *testing.T) {
 	b := newBackend(t)
-	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
-	w, err := b.WatchFiles(ctx, "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, b, "/plans")
 	large := strings.Repeat("x", 10_000)
 	for i := range 20 {
 		mustWrite(t, b, "/plans/a.md", fmt.Sprint(i)+large)
@@ -155,12 +110,7 @@ func TestWatchResyncsAfterItsSessionIsTerminated(t *testing.T) {
 	writer := newBackend(t)
 	b := mustNew(t, victimPool(t, name), WithSchema(writer.Schema()))
 	admin := newPool(t, serverURL, 0)
-	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
-	w, err := b.WatchFiles(ctx, "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, b, "/plans")
 	if n, err := terminate(bg, admin, name); err != nil || n == 0 {
 		t.Fatalf("terminate: %d sessions, %v", n, err)
 	}
@@ -176,12 +126,7 @@ func TestWatchResyncsAfterItsSessionIsTerminated(t *testing.T) {
 func TestWatchResumesAfterServerRestart(t *testing.T) {
 	srv := ownServer(t)
 	b := mustNew(t, newPool(t, srv.URL(), 0))
-	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
-	w, err := b.WatchFiles(ctx, "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, b, "/plans")
 	mustWrite(t, b, "/plans/a.md", "before")
 	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "before"})
 	srv.Kill()
@@ -201,12 +146,7 @@ func TestWatchResumesAfterServerRestart(t *testing.T) {
 // those dropped, then later changes.
 func TestWatchResyncsWhenTheReceiverFallsBehind(t *testing.T) {
 	b := newBackend(t)
-	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
-	w, err := b.WatchFiles(ctx, "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, b, "/plans")
 	for i := range driver.FeedBuffer + 50 {
 		mustWrite(t, b, "/plans/a.md", fmt.Sprint(i))
 	}
@@ -293,12 +233,7 @@ func TestWatchListensWithTheListenConfig(t *testing.T) {
 	name := "listen-" + testSchema()
 	cfg.RuntimeParams["application_name"] = name
 	b := mustNew(t, newPool(t, serverURL, 0), WithSchema(writer.Schema()), WithListenConfig(cfg))
-	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
-	w, err := b.WatchFiles(ctx, "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, b, "/plans")
 	var sessions int
 	if err := newPool(t, serverURL, 0).QueryRow(bg, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, name).Scan(&sessions); err != nil || sessions != 1 {
 		t.Fatalf("%d sessions named %s, %v; want the feed's one", sessions, name, err)

@@ -21,58 +21,6 @@ import (
 
 var bg = context.Background()
 
-func mustWrite(t *testing.T, b *Backend, p, content string) {
-	t.Helper()
-	if err := b.Write(bg, &driver.WriteRequest{FilePath: p, Content: content}); err != nil {
-		t.Fatalf("Write(%s): %v", p, err)
-	}
-}
-
-func mustRead(t *testing.T, b *Backend, p string) string {
-	t.Helper()
-	fc, err := b.Read(bg, &driver.ReadRequest{FilePath: p})
-	if err != nil {
-		t.Fatalf("Read(%s): %v", p, err)
-	}
-	return fc.Content
-}
-
-func wantMissing(t *testing.T, b *Backend, p string) {
-	t.Helper()
-	_, err := b.Read(bg, &driver.ReadRequest{FilePath: p})
-	if !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("Read(%s) = %v, want fs.ErrNotExist", p, err)
-	}
-}
-
-// ls returns LsInfo(dir) as "path" for files and "path/" for folders.
-func ls(t *testing.T, b *Backend, dir string) []string {
-	t.Helper()
-	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: dir})
-	if err != nil {
-		t.Fatalf("LsInfo(%s): %v", dir, err)
-	}
-	out := []string{}
-	for _, fi := range infos {
-		if fi.IsDir {
-			out = append(out, fi.Path+"/")
-		} else {
-			out = append(out, fi.Path)
-		}
-	}
-	return out
-}
-
-func wantLs(t *testing.T, b *Backend, dir string, want ...string) {
-	t.Helper()
-	if want == nil {
-		want = []string{}
-	}
-	if got := ls(t, b, dir); !reflect.DeepEqual(got, want) {
-		t.Fatalf("LsInfo(%s) = %q, want %q", dir, got, want)
-	}
-}
-
 func TestCRUD(t *testing.T) {
 	b, _ := newBackend(t)
 	wantMissing(t, b, "/plans/a.md")

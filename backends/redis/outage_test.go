@@ -2,7 +2,6 @@ package redisbackend
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"os"
 	"reflect"
@@ -194,21 +193,4 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	if _, err := s.Put(ctx, plan.Update{Name: "release", Status: "done", IfRevision: ptr(int64(2))}); err != nil {
 		t.Fatalf("write after restart: %v", err)
 	}
-}
-
-// resultCode returns the error code of a tool result, or "" for a success.
-func resultCode(t *testing.T, result string) string {
-	t.Helper()
-	var r struct {
-		Error *struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal([]byte(result), &r); err != nil {
-		t.Fatalf("tool result %q is not JSON: %v", result, err)
-	}
-	if r.Error == nil {
-		return ""
-	}
-	return r.Error.Code
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/einoplan/plan/driver"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/schema"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
@@ -124,21 +123,7 @@ func TestTimeoutOnBusyServerResolvesTheOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "mark the build done")
-	var results []string
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		if ev.Err != nil {
-			t.Fatalf("run failed: %v", ev.Err)
-		}
-		if ev.Output != nil && ev.Output.MessageOutput != nil && ev.Output.MessageOutput.Message != nil &&
-			ev.Output.MessageOutput.Message.Role == schema.Tool {
-			results = append(results, ev.Output.MessageOutput.Message.Content)
-		}
-	}
+	results := plantest.RunAgent(t, ctx, agent, "mark the build done")
 	if !b.once.Load() {
 		t.Fatal("the tool never reached a compare-and-swap: the server was never made busy")
 	}

@@ -10,28 +10,6 @@ import (
 	"github.com/einoplan/plan/driver/drivertest"
 )
 
-// next returns the next event of w, failing the test after 10 s.
-func next(t *testing.T, w <-chan driver.FileEvent) driver.FileEvent {
-	t.Helper()
-	select {
-	case ev, ok := <-w:
-		if !ok {
-			t.Fatal("watch channel closed")
-		}
-		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event within 10 s")
-	}
-	return driver.FileEvent{}
-}
-
-func wantEvent(t *testing.T, w <-chan driver.FileEvent, want driver.FileEvent) {
-	t.Helper()
-	if got := next(t, w); got != want {
-		t.Fatalf("event %+v, want %+v", got, want)
-	}
-}
-
 // watchOrder writes, swaps and deletes files in and around /plans through writer and checks
 // that the watcher on /plans sees the changes directly inside it, in order, and nothing
 // else: only a write already replaced when the feed read it back may be missing.
@@ -107,10 +85,7 @@ func TestWatchFilesInOrder(t *testing.T) {
 // the feed sends one Resync once subscribed again, then delivers changes as before.
 func TestWatchFilesResyncAfterDroppedConnection(t *testing.T) {
 	b, c := newBackend(t)
-	w, err := b.WatchFiles(t.Context(), "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, b, "/plans")
 	mustWrite(t, b, "/plans/a.md", "before")
 	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "before"})
 	if n, err := c.ClientKillByFilter(bg, "TYPE", "pubsub").Result(); err != nil || n == 0 {
@@ -125,10 +100,7 @@ func TestWatchFilesResyncAfterDroppedConnection(t *testing.T) {
 // events in order, then one Resync for those it missed.
 func TestWatchFilesOverflowResync(t *testing.T) {
 	b, _ := newBackend(t)
-	w, err := b.WatchFiles(t.Context(), "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, b, "/plans")
 	const writes = driver.FeedBuffer + 60
 	for i := range writes { // one file each: a file written again before the feed reads it back is skipped
 		mustWrite(t, b, fmt.Sprintf("/plans/%d.md", i), fmt.Sprint(i))
@@ -155,10 +127,7 @@ func TestClusterWatchFiles(t *testing.T) {
 	watchOrder(t, b, other)
 
 	c := sharedCluster(t)
-	w, err := b.WatchFiles(t.Context(), "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWatch(t, b, "/plans")
 	master, err := c.MasterFor(bg, b.dirKey("/plans"))
 	if err != nil {
 		t.Fatal(err)

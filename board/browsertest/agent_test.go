@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/schema"
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/plantest"
@@ -28,40 +27,11 @@ func runAgent(t *testing.T, store *plan.Store, name string, requireApproval bool
 	if err != nil {
 		t.Fatal(err)
 	}
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	var results []string
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			return results
-		}
-		if ev.Err != nil {
-			t.Fatalf("agent %s: %v", name, ev.Err)
-		}
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
-				results = append(results, msg.Content)
-			}
-		}
-	}
+	return plantest.RunAgent(t, ctx, agent, "go")
 }
 
 // errorCode is the error code of a tool result, "" when it succeeded.
-func errorCode(t *testing.T, result string) string {
-	t.Helper()
-	var r struct {
-		Error *struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal([]byte(result), &r); err != nil {
-		t.Fatalf("a tool result that is not JSON: %v: %s", err, result)
-	}
-	if r.Error == nil {
-		return ""
-	}
-	return r.Error.Code
-}
+var errorCode = plantest.ErrorCode
 
 // moveStep is the model's turn that moves a step with update_plan_step.
 func moveStep(planName string, step int, status string) plantest.Turn {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,29 +16,6 @@ import (
 	"github.com/einoplan/plan/board"
 	"github.com/einoplan/plan/plantest"
 )
-
-// memCheckPoints keeps checkpoints in memory.
-type memCheckPoints struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func (c *memCheckPoints) Get(_ context.Context, id string) ([]byte, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.m[id]
-	return b, ok, nil
-}
-
-func (c *memCheckPoints) Set(_ context.Context, id string, b []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string][]byte{}
-	}
-	c.m[id] = b
-	return nil
-}
 
 // askApproval runs an orchestrator named planner until it pauses in request_plan_approval
 // for plan name, and returns what it asked.
@@ -56,7 +32,7 @@ func askApproval(t *testing.T, store *plan.Store, name string) plan.ApprovalRequ
 	if err != nil {
 		t.Fatal(err)
 	}
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &memCheckPoints{}}).Query(ctx, "plan", adk.WithCheckPointID(name))
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &plantest.CheckPoints{}}).Query(ctx, "plan", adk.WithCheckPointID(name))
 	for {
 		ev, ok := iter.Next()
 		if !ok {

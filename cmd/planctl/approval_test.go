@@ -18,8 +18,7 @@ import (
 func TestApproveRoundTrip(t *testing.T) {
 	dir := newDir(t)
 	ctx := context.Background()
-	r := planctl(t, "-dir", dir, "approve", "ship", "-rev", "1", "-by", "alice")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "approve", "ship", "-rev", "1", "-by", "alice")
 	assert.Equal(t, "ship: revision 1 approved by alice; the plan is now at revision 2\n", r.stdout)
 
 	agent := agentStore(t, dir, "worker")
@@ -65,8 +64,7 @@ func TestApproveRefusedWhenPlanMovedOn(t *testing.T) {
 	assert.Nil(t, p.Approval)
 	assert.EqualValues(t, 2, p.Revision)
 
-	r = planctl(t, "-dir", dir, "diff", "ship", "1", "2")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "diff", "ship", "1", "2")
 	assert.Contains(t, r.stdout, "\n-- [ ] Tag\n+- [ ] Tag v2\n")
 
 	r = planctl(t, "-dir", dir, "approve", "ship", "-rev", "9", "-by", "alice")
@@ -84,8 +82,7 @@ func TestApproveRefusedWhenPlanMovedOn(t *testing.T) {
 func TestApproveWho(t *testing.T) {
 	dir := newDir(t)
 	t.Setenv("USER", "carol")
-	r := planctl(t, "-dir", dir, "approve", "ship", "-rev", "1")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "approve", "ship", "-rev", "1")
 	assert.Equal(t, "ship: revision 1 approved by carol; the plan is now at revision 2\n", r.stdout)
 
 	t.Setenv("USER", "")
@@ -100,15 +97,9 @@ func TestApproveWho(t *testing.T) {
 	r = planctl(t, "-dir", dir, "approve", "ship")
 	assert.Equal(t, exitUsage, r.code)
 	assert.Equal(t, "planctl: approve needs -rev N, the revision you reviewed: `planctl show ship` prints it\n", r.stderr)
-	r = planctl(t, "-dir", dir, "approve", "ship", "-rev", "0", "-by", "x")
-	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "revisions start at 1")
-	r = planctl(t, "-dir", dir, "approve", "nope", "-rev", "1", "-by", "x")
-	assert.Equal(t, exitNotFound, r.code)
-	assert.Contains(t, r.stderr, "planctl: not_found: no plan named nope")
-	r = planctl(t, "-dir", dir, "show", "ship", "-by", "x")
-	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "planctl: -by applies to approve, complete and reject only, not to show\n")
+	wantExit(t, exitUsage, "revisions start at 1", "-dir", dir, "approve", "ship", "-rev", "0", "-by", "x")
+	wantExit(t, exitNotFound, "planctl: not_found: no plan named nope", "-dir", dir, "approve", "nope", "-rev", "1", "-by", "x")
+	wantExit(t, exitUsage, "planctl: -by applies to approve, complete and reject only, not to show\n", "-dir", dir, "show", "ship", "-by", "x")
 	p, err := agentStore(t, dir, "w").Get(context.Background(), "ship")
 	require.NoError(t, err)
 	assert.Equal(t, "carol", p.Approval.By, "no refused approval was written")
@@ -117,18 +108,14 @@ func TestApproveWho(t *testing.T) {
 func TestRevoke(t *testing.T) {
 	dir := newDir(t)
 	require.Equal(t, exitOK, planctl(t, "-dir", dir, "approve", "ship", "-rev", "1", "-by", "alice").code)
-	r := planctl(t, "-dir", dir, "revoke", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "revoke", "ship")
 	assert.Equal(t, "ship: the approval of revision 1 by alice revoked; the plan is now at revision 3\n", r.stdout)
 	assert.NotContains(t, planctl(t, "-dir", dir, "show", "ship").stdout, "\napproval:", "a plan not approved shows no approval line")
 	assert.Regexp(t, `^3\s+\S+ \S+\s+revoke\s`, lines(planctl(t, "-dir", dir, "log", "ship").stdout)[1])
 
-	r = planctl(t, "-dir", dir, "revoke", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "revoke", "ship")
 	assert.Equal(t, "ship: not approved, nothing to revoke (revision 3)\n", r.stdout)
 	assert.Contains(t, planctl(t, "-dir", dir, "show", "ship").stdout, "revision: 3\n", "nothing was written")
 
-	r = planctl(t, "-dir", dir, "revoke", "nope")
-	assert.Equal(t, exitNotFound, r.code)
-	assert.Contains(t, r.stderr, "planctl: not_found: no plan named nope")
+	wantExit(t, exitNotFound, "planctl: not_found: no plan named nope", "-dir", dir, "revoke", "nope")
 }

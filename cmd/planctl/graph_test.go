@@ -19,8 +19,7 @@ func TestShowSaysWhatStepsWaitFor(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "plans")
 	file := filepath.Join(t.TempDir(), "graph.md")
 	require.NoError(t, os.WriteFile(file, []byte("# G\n- [x] a\n- [~] b\n- [ ] c (after 2)\n- [ ] d (after 1)\n"), 0o600))
-	r := planctl(t, "-dir", dir, "import", "g", file)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "import", "g", file)
 	out := planctl(t, "-dir", dir, "show", "g").stdout
 	assert.Contains(t, out, "next: step 4, d (after 1)")
 	assert.Contains(t, out, "\nwaiting:  step 3 for 2\n")
@@ -41,8 +40,7 @@ func TestShowListsWhatEachStepMayUse(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "uses.md")
 	body := "# R\n- [ ] Run the tests\n- [ ] Deploy (after 1) (uses deploy_prod)\n- [ ] Announce (uses post_message, write_file)\n"
 	require.NoError(t, os.WriteFile(file, []byte(body), 0o600))
-	r := planctl(t, "-dir", dir, "import", "r", file)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	planctlOK(t, "-dir", dir, "import", "r", file)
 	out := planctl(t, "-dir", dir, "show", "r").stdout
 	assert.Contains(t, out, "\nuses:     step 2: deploy_prod; step 3: post_message, write_file; other steps: none\n")
 	var shown struct {

@@ -29,6 +29,36 @@ func agentStore(t *testing.T, dir, author string) *plan.Store {
 // lines splits output into its lines.
 func lines(out string) []string { return strings.Split(strings.TrimSuffix(out, "\n"), "\n") }
 
+// historyEntry is the path of the one kept entry of revision rev of plan ship in dir.
+func historyEntry(t *testing.T, dir, rev string) string {
+	t.Helper()
+	entries, err := filepath.Glob(filepath.Join(dir, ".history", "ship", rev+".*"))
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	return entries[0]
+}
+
+// wantLogEnd checks that planctl log ship in dir prints n lines: revision rev last, then
+// note.
+func wantLogEnd(t *testing.T, dir string, n int, rev, note string) {
+	t.Helper()
+	r := planctlOK(t, "-dir", dir, "log", "ship")
+	got := lines(r.stdout)
+	require.Len(t, got, n, r.stdout)
+	assert.Regexp(t, `^`+rev+`\s`, got[n-2])
+	assert.Equal(t, note, got[n-1])
+}
+
+// diffNotFound runs planctl diff ship from 3 in dir and checks that it fails with not_found
+// and prints nothing on stdout.
+func diffNotFound(t *testing.T, dir, from string) result {
+	t.Helper()
+	r := planctl(t, "-dir", dir, "diff", "ship", from, "3")
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Empty(t, r.stdout)
+	return r
+}
+
 // shipAtRev3 is newDir's plan after a person set its status (revision 2) and worker-1
 // completed step 2 (revision 3).
 func shipAtRev3(t *testing.T) (string, *plan.Store) {
@@ -44,8 +74,7 @@ func shipAtRev3(t *testing.T) (string, *plan.Store) {
 
 func TestLog(t *testing.T) {
 	dir, _ := shipAtRev3(t)
-	r := planctl(t, "-dir", dir, "log", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "log", "ship")
 	assert.Empty(t, r.stderr)
 	got := lines(r.stdout)
 	require.Len(t, got, 4, r.stdout)
@@ -55,8 +84,7 @@ func TestLog(t *testing.T) {
 	assert.Regexp(t, `^2\s+`+when+`\s+status\s+ana\s+in-progress$`, got[2])
 	assert.Regexp(t, `^1\s+`+when+`\s+write\s+planctl\s+draft$`, got[3])
 
-	r = planctl(t, "-dir", dir, "log", "ship", "-json")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "log", "ship", "-json")
 	var revs []plan.Revision
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &revs))
 	require.Len(t, revs, 3)
@@ -65,29 +93,16 @@ func TestLog(t *testing.T) {
 		assert.Equal(t, want, revs[i].Action)
 	}
 
-	r = planctl(t, "-dir", dir, "log", "nope")
-	assert.Equal(t, exitNotFound, r.code)
-	assert.Contains(t, r.stderr, "planctl: not_found: no plan named nope")
+	wantExit(t, exitNotFound, "planctl: not_found: no plan named nope", "-dir", dir, "log", "nope")
 }
 
 // A revision the history no longer holds is left out of log, said so, and refused by diff.
 func TestLogAndDiffOfARevisionNoLongerKept(t *testing.T) {
 	dir, _ := shipAtRev3(t)
-	entries, err := filepath.Glob(filepath.Join(dir, ".history", "ship", "1.*"))
-	require.NoError(t, err)
-	require.Len(t, entries, 1)
-	require.NoError(t, os.Remove(entries[0]))
+	require.NoError(t, os.Remove(historyEntry(t, dir, "1")))
 
-	r := planctl(t, "-dir", dir, "log", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
-	got := lines(r.stdout)
-	require.Len(t, got, 4, r.stdout)
-	assert.Regexp(t, `^2\s`, got[2])
-	assert.Equal(t, "revisions before 2 are no longer kept", got[3])
-
-	r = planctl(t, "-dir", dir, "diff", "ship", "1", "3")
-	assert.Equal(t, exitNotFound, r.code)
-	assert.Empty(t, r.stdout)
+	wantLogEnd(t, dir, 4, "2", "revisions before 2 are no longer kept")
+	r := diffNotFound(t, dir, "1")
 	assert.Equal(t, "planctl: not_found: revision 1 of ship is no longer kept (it is at revision 3); "+
 		"`planctl log ship` lists the kept revisions\n", r.stderr)
 }
@@ -95,25 +110,20 @@ func TestLogAndDiffOfARevisionNoLongerKept(t *testing.T) {
 func TestDiff(t *testing.T) {
 	dir, _ := shipAtRev3(t)
 	// Defaults: the revision before the current one, to the current one.
-	r := planctl(t, "-dir", dir, "diff", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "diff", "ship")
 	assert.Equal(t, "--- ship@2\n+++ ship@3\n@@ -1,5 +1,5 @@\n # Ship 2.0\n - [x] Freeze\n-- [~] Test\n+- [x] Test\n - [ ] Tag\n - [-] Blog post\n", r.stdout)
 	assert.NotContains(t, r.stdout, "\x1b[", "no colours when stdout is not a terminal")
 
-	r = planctl(t, "-dir", dir, "diff", "ship", "1")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "diff", "ship", "1")
 	assert.True(t, strings.HasPrefix(r.stdout, "status: \"draft\" -> \"in-progress\"\n--- ship@1\n+++ ship@3\n"), r.stdout)
 
-	r = planctl(t, "-dir", dir, "diff", "ship", "1", "2")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "diff", "ship", "1", "2")
 	assert.Equal(t, "status: \"draft\" -> \"in-progress\"\n", r.stdout)
 
-	r = planctl(t, "-dir", dir, "diff", "ship", "3", "1")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "diff", "ship", "3", "1")
 	assert.Contains(t, r.stdout, "status: \"in-progress\" -> \"draft\"\n--- ship@3\n+++ ship@1\n")
 
-	r = planctl(t, "-dir", dir, "diff", "ship", "2", "2")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "diff", "ship", "2", "2")
 	assert.Equal(t, "ship: revisions 2 and 2 have the same title, status, author and body\n", r.stdout)
 
 	r = planctl(t, "-dir", dir, "diff", "ship", "9")
@@ -125,9 +135,7 @@ func TestDiff(t *testing.T) {
 		assert.Equal(t, exitUsage, r.code, bad)
 		assert.Contains(t, r.stderr, "is not a revision: give a revision number, as `planctl log ship` lists them", bad)
 	}
-	r = planctl(t, "-dir", dir, "diff", "ship", "1", "2", "3")
-	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "diff takes 1 to 3 arguments: planctl diff NAME [FROM [TO]]")
+	wantExit(t, exitUsage, "diff takes 1 to 3 arguments: planctl diff NAME [FROM [TO]]", "-dir", dir, "diff", "ship", "1", "2", "3")
 }
 
 func TestDiffOfAFirstRevision(t *testing.T) {
@@ -150,25 +158,15 @@ func TestRenderDiff(t *testing.T) {
 // cut short) is left out of log, said so, and refused by diff with the reason.
 func TestLogAndDiffOfARevisionThatCannotBeVerified(t *testing.T) {
 	dir, _ := shipAtRev3(t)
-	entries, err := filepath.Glob(filepath.Join(dir, ".history", "ship", "2.*"))
-	require.NoError(t, err)
-	require.Len(t, entries, 1)
-	raw, err := os.ReadFile(entries[0])
+	entry := historyEntry(t, dir, "2")
+	raw, err := os.ReadFile(entry)
 	require.NoError(t, err)
 	forged := strings.Replace(string(raw), "- [ ] Tag", "- [x] Tag", 1)
 	require.NotEqual(t, string(raw), forged)
-	require.NoError(t, os.WriteFile(entries[0], []byte(forged), 0o644))
+	require.NoError(t, os.WriteFile(entry, []byte(forged), 0o644))
 
-	r := planctl(t, "-dir", dir, "log", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
-	got := lines(r.stdout)
-	require.Len(t, got, 3, r.stdout)
-	assert.Regexp(t, `^3\s`, got[1])
-	assert.Equal(t, "revisions before 3 are kept but cannot be verified, so they are not shown", got[2])
-
-	r = planctl(t, "-dir", dir, "diff", "ship", "2", "3")
-	assert.Equal(t, exitNotFound, r.code)
-	assert.Empty(t, r.stdout)
+	wantLogEnd(t, dir, 3, "3", "revisions before 3 are kept but cannot be verified, so they are not shown")
+	r := diffNotFound(t, dir, "2")
 	assert.Contains(t, r.stderr, "revision 2 of ship")
 	assert.Contains(t, r.stderr, "does not match the SHA-256")
 }
@@ -183,8 +181,7 @@ func TestPlanctlNamesItselfWhenUserIsUnset(t *testing.T) {
 	t.Cleanup(func() { backend.Close() })
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
-	r := planctl(t, "-dir", dir, "status", "ship", "active", "-rev", "1")
-	require.Equal(t, 0, r.code, r.stderr)
+	planctlOK(t, "-dir", dir, "status", "ship", "active", "-rev", "1")
 	revs, err := store.History(context.Background(), "ship")
 	require.NoError(t, err)
 	require.Len(t, revs, 2)

@@ -29,17 +29,14 @@ func TestPlanctlAndAHostOnTheParentFolderReadEachOthersApprovals(t *testing.T) {
 	_, err = host.Approve(ctx, "ship", p.Revision, "host")
 	require.NoError(t, err)
 
-	r := planctl(t, "-dir", dir, "show", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "show", "ship")
 	assert.Contains(t, r.stdout, "approval: approved at r1 by host")
 
-	r = planctl(t, "-dir", dir, "revoke", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	planctlOK(t, "-dir", dir, "revoke", "ship")
 	cur, err := host.Get(ctx, "ship")
 	require.NoError(t, err)
 	require.Nil(t, cur.Approval)
-	r = planctl(t, "-dir", dir, "approve", "ship", "-rev", strconv.FormatInt(cur.Revision, 10), "-by", "alice")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	planctlOK(t, "-dir", dir, "approve", "ship", "-rev", strconv.FormatInt(cur.Revision, 10), "-by", "alice")
 
 	cur, err = host.Get(ctx, "ship")
 	require.NoError(t, err)

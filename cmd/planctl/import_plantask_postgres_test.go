@@ -26,8 +26,7 @@ func TestImportPlantaskReadsTasksKeptInPostgres(t *testing.T) {
 	require.NoError(t, err)
 	writePlantaskTasks(t, backend)
 
-	r := planctl(t, "-postgres", url, "import-plantask", "db", "/tasks")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-postgres", url, "import-plantask", "db", "/tasks")
 	assert.Contains(t, r.stdout, "db: created from the 5 plantask tasks in postgres://")
 	assert.Contains(t, r.stdout, "(schema "+os.Getenv("PLAN_POSTGRES_SCHEMA")+") /tasks, revision 3")
 
@@ -37,7 +36,5 @@ func TestImportPlantaskReadsTasksKeptInPostgres(t *testing.T) {
 	require.NoError(t, err)
 	wantImported(t, p)
 
-	r = planctl(t, "-postgres", url, "import-plantask", "other", "/nothing-here")
-	assert.Equal(t, exitFailed, r.code)
-	assert.Contains(t, r.stderr, "no plantask tasks (N.json files) in postgres://")
+	wantExit(t, exitFailed, "no plantask tasks (N.json files) in postgres://", "-postgres", url, "import-plantask", "other", "/nothing-here")
 }

@@ -26,8 +26,7 @@ func TestImportPlantaskReadsTasksKeptInRedis(t *testing.T) {
 	require.NoError(t, err)
 	writePlantaskTasks(t, backend)
 
-	r := planctl(t, append(args, "import-plantask", "db", "/tasks")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, append(args, "import-plantask", "db", "/tasks")...)
 	assert.Contains(t, r.stdout, "db: created from the 5 plantask tasks in redis://")
 	assert.Contains(t, r.stdout, "(prefix "+args[3]+") /tasks, revision 3")
 

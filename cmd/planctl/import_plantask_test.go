@@ -10,7 +10,6 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
-	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,20 +27,7 @@ func runAgent(t *testing.T, m *plantest.ScriptedModel, handlers ...adk.ChatModel
 		Handlers: handlers, MaxIterations: 100,
 	})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	var results []string
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			return results
-		}
-		require.NoError(t, ev.Err)
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
-				results = append(results, msg.Content)
-			}
-		}
-	}
+	return plantest.RunAgent(t, ctx, agent, "go")
 }
 
 // plantaskDescription is a description that would read as two more steps if it were
@@ -138,8 +124,7 @@ func TestImportPlantaskCarriesARealPlantaskStoreOver(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist, "plantask deleted task 4")
 
 	plans, tasks := filepath.Join(root, "plans"), filepath.Join(root, "tasks")
-	r := planctl(t, "-dir", plans, "import-plantask", "db", tasks)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", plans, "import-plantask", "db", tasks)
 	assert.Equal(t, "db: created from the 5 plantask tasks in "+tasks+", revision 3, [##--------] 1/5\n"+
 		"  step 2 [task 2] held by bob\n"+
 		"  step 5 [task 6] held by dave\n"+
@@ -190,13 +175,10 @@ func TestImportPlantaskReplacesAPlanOnlyAtTheRevisionGiven(t *testing.T) {
 	r = planctl(t, "-dir", dir, "show", "ship")
 	assert.Contains(t, r.stdout, "Freeze", "the plan is as it was")
 
-	r = planctl(t, "-dir", dir, "import-plantask", "ship", tasks, "-rev", "1")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "import-plantask", "ship", tasks, "-rev", "1")
 	assert.Equal(t, "ship: updated from the 1 plantask tasks in "+tasks+", revision 2, [----------] 0/1\n", r.stdout)
 
-	r = planctl(t, "-dir", dir, "import-plantask", "empty", filepath.Join(root, "plans-of-nobody"))
-	assert.Equal(t, exitFailed, r.code)
-	assert.Contains(t, r.stderr, filepath.Join(root, "plans-of-nobody")+" does not exist")
+	wantExit(t, exitFailed, filepath.Join(root, "plans-of-nobody")+" does not exist", "-dir", dir, "import-plantask", "empty", filepath.Join(root, "plans-of-nobody"))
 }
 
 // Whatever a task's subject and description hold, each task is exactly one step with the

@@ -43,8 +43,7 @@ func newDir(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "plans")
 	file := filepath.Join(t.TempDir(), "ship.md")
 	require.NoError(t, os.WriteFile(file, []byte(shipBody), 0o600))
-	r := planctl(t, "-dir", dir, "import", "ship", file)
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "import", "ship", file)
 	assert.Equal(t, "ship: created from "+file+", revision 1, [#####-----] 2/4\n", r.stdout)
 	return dir
 }
@@ -71,8 +70,7 @@ func TestImportShowsUpAsFileInDir(t *testing.T) {
 
 func TestList(t *testing.T) {
 	dir := newDir(t)
-	r := planctl(t, "list", "-dir", dir)
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "list", "-dir", dir)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	require.Len(t, lines, 2)
 	assert.Regexp(t, `^NAME\s+TITLE\s+STATUS\s+PROGRESS\s+REV\s+APPROVED\s+UPDATED$`, lines[0])
@@ -82,8 +80,7 @@ func TestList(t *testing.T) {
 
 func TestShow(t *testing.T) {
 	dir := newDir(t)
-	r := planctl(t, "--dir="+dir, "show", "ship")
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "--dir="+dir, "show", "ship")
 	for _, want := range []string{
 		"ship: Ship 2.0\n", "status:   draft\n", "revision: 1\n", "author:   planctl\n", "updated:  ",
 		"progress: [#####-----] 2/4 (50%), next: step 3, Tag\n",
@@ -96,8 +93,7 @@ func TestShow(t *testing.T) {
 
 func TestStatusGuarded(t *testing.T) {
 	dir := newDir(t)
-	r := planctl(t, "-dir", dir, "status", "ship", "in-progress", "-rev", "1")
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "status", "ship", "in-progress", "-rev", "1")
 	assert.Equal(t, "ship: status in-progress, revision 2\n", r.stdout)
 
 	r = planctl(t, "-dir", dir, "status", "ship", "done", "--rev", "1")
@@ -107,8 +103,7 @@ func TestStatusGuarded(t *testing.T) {
 		"Check it with `planctl show ship` and retry with -rev 2\n", r.stderr)
 	assert.Contains(t, planctl(t, "-dir", dir, "show", "ship").stdout, "status:   in-progress\n")
 
-	r = planctl(t, "-dir", dir, "status", "ship", "done")
-	require.Equal(t, 0, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "status", "ship", "done")
 	assert.Equal(t, "ship: status done, revision 3\n", r.stdout)
 }
 
@@ -117,8 +112,7 @@ func TestStatusGuarded(t *testing.T) {
 func TestImportLosesRace(t *testing.T) {
 	dir := newDir(t)
 	file := filepath.Join(t.TempDir(), "edit.md")
-	r := planctl(t, "-dir", dir, "export", "ship", file)
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "export", "ship", file)
 	assert.Equal(t, "ship: revision 1 written to "+file+" (61 bytes); import it with -rev 1 to keep changes made meanwhile\n", r.stdout)
 	exported, err := os.ReadFile(file)
 	require.NoError(t, err)
@@ -135,17 +129,14 @@ func TestImportLosesRace(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(shipBody, "Tag", "Tag v2.0.0", 1)), 0o600))
-	r = planctl(t, "-dir", dir, "import", "ship", file, "-rev", "1")
-	assert.Equal(t, exitConflict, r.code)
-	assert.Contains(t, r.stderr, "planctl: revision_conflict: ")
+	r = wantExit(t, exitConflict, "planctl: revision_conflict: ", "-dir", dir, "import", "ship", file, "-rev", "1")
 	assert.Contains(t, r.stderr, "retry with -rev 2")
 	p, err := agent.Get(ctx, "ship")
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, p.Revision)
 	assert.Contains(t, p.Content, "- [x] Test", "the agent's change survives")
 
-	r = planctl(t, "-dir", dir, "import", "ship", file, "-rev", "2")
-	require.Equal(t, 0, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "import", "ship", file, "-rev", "2")
 	assert.Equal(t, "ship: updated from "+file+", revision 3, [#####-----] 2/4\n", r.stdout)
 }
 
@@ -158,22 +149,16 @@ func TestImportFromStdinAndCreateOnly(t *testing.T) {
 	assert.Equal(t, exitConflict, r.code)
 	assert.Equal(t, "planctl: revision_conflict: todo already exists, at revision 1; nothing was changed. "+
 		"See it with `planctl show todo`, or replace it with -rev 1\n", r.stderr)
-	r = planctl(t, "-dir", dir, "export", "todo", "-")
-	require.Equal(t, 0, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "export", "todo", "-")
 	assert.Equal(t, "- [ ] one\n", r.stdout)
 }
 
 func TestRemove(t *testing.T) {
 	dir := newDir(t)
-	r := planctl(t, "-dir", dir, "rm", "ship", "-rev", "7")
-	assert.Equal(t, exitConflict, r.code)
-	assert.Contains(t, r.stderr, "revision_conflict")
-	r = planctl(t, "-dir", dir, "rm", "ship", "-rev", "1")
-	require.Equal(t, 0, r.code, r.stderr)
+	wantExit(t, exitConflict, "revision_conflict", "-dir", dir, "rm", "ship", "-rev", "7")
+	r := planctlOK(t, "-dir", dir, "rm", "ship", "-rev", "1")
 	assert.Equal(t, "ship: removed at revision 1\n", r.stdout)
-	r = planctl(t, "-dir", dir, "show", "ship")
-	assert.Equal(t, exitNotFound, r.code)
-	assert.Contains(t, r.stderr, "planctl: not_found: ")
+	wantExit(t, exitNotFound, "planctl: not_found: ", "-dir", dir, "show", "ship")
 	assert.Equal(t, exitNotFound, planctl(t, "-dir", dir, "rm", "ship").code)
 	assert.Contains(t, planctl(t, "-dir", dir, "list").stdout, "No plans in "+dir)
 }
@@ -192,8 +177,7 @@ func TestCorruptFileIsListedWithWarning(t *testing.T) {
 	assert.Equal(t, "planctl: corrupt: bad cannot be read: its file is not in the plan format. "+
 		"Fix the file, or remove it with `planctl rm bad` (without -rev)\n", r.stderr)
 
-	r = planctl(t, "-dir", dir, "rm", "bad")
-	require.Equal(t, 0, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "rm", "bad")
 	assert.Equal(t, "bad: removed\n", r.stdout)
 	assert.Empty(t, planctl(t, "-dir", dir, "list").stderr)
 }
@@ -201,8 +185,7 @@ func TestCorruptFileIsListedWithWarning(t *testing.T) {
 func TestJSON(t *testing.T) {
 	dir := newDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.md"), []byte("---\nrevision: x\n---\n"), 0o600))
-	r := planctl(t, "-dir", dir, "list", "-json")
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "list", "-json")
 	var listing plan.Listing
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &listing))
 	require.Len(t, listing.Plans, 1)
@@ -212,8 +195,7 @@ func TestJSON(t *testing.T) {
 	require.Len(t, listing.Warnings, 1)
 	assert.Equal(t, plan.CodeCorrupt, listing.Warnings[0].Code)
 
-	r = planctl(t, "-dir", dir, "show", "ship", "--json")
-	require.Equal(t, 0, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "show", "ship", "--json")
 	var shown struct {
 		plan.Plan
 		Progress    api.Progress `json:"progress"`
@@ -279,8 +261,7 @@ func TestReadOnlyCommandsReportAMissingDirAndCreateNothing(t *testing.T) {
 func TestDirFromEnvironment(t *testing.T) {
 	dir := newDir(t)
 	t.Setenv("PLAN_DIR", dir)
-	r := planctl(t, "list")
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "list")
 	assert.Contains(t, r.stdout, "ship ")
 }
 
@@ -322,8 +303,7 @@ func TestListPages(t *testing.T) {
 			require.Equal(t, 0, planctl(t, "-dir", dir, "status", name, "done").code)
 		}
 	}
-	r := planctl(t, "-dir", dir, "list", "-limit", "2")
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "list", "-limit", "2")
 	assert.Contains(t, r.stdout, "a1")
 	assert.Contains(t, r.stdout, "a2")
 	assert.NotContains(t, r.stdout, "a3")
@@ -336,4 +316,22 @@ func TestListPages(t *testing.T) {
 	assert.Contains(t, r.stdout, "b1")
 	assert.NotContains(t, r.stdout, "a1")
 	assert.Equal(t, 2, planctl(t, "-dir", dir, "show", "a1", "-limit", "2").code)
+}
+
+// wantExit runs planctl with args and checks that it exits with code and that its stderr
+// contains msg.
+func wantExit(t *testing.T, code int, msg string, args ...string) result {
+	t.Helper()
+	r := planctl(t, args...)
+	assert.Equal(t, code, r.code, r.stderr)
+	assert.Contains(t, r.stderr, msg)
+	return r
+}
+
+// planctlOK runs planctl with args and requires that it succeeds.
+func planctlOK(t *testing.T, args ...string) result {
+	t.Helper()
+	r := planctl(t, args...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	return r
 }

@@ -56,11 +56,8 @@ func TestMessagesSpeakPlanctl(t *testing.T) {
 func TestWrongDirSuggestsPlansFolder(t *testing.T) {
 	dir := newDir(t)
 	root := filepath.Dir(dir)
-	r := planctl(t, "-dir", root, "list")
-	assert.Equal(t, exitFailed, r.code)
-	assert.Equal(t, "planctl: "+root+" holds no plans, but its plans folder holds 1 plan: use -dir "+dir+"\n", r.stderr)
-	assert.Empty(t, r.stdout)
-	r = planctl(t, "-dir", root, "show", "ship")
+	wantPlansFolderSuggested(t, dir, "list")
+	r := planctl(t, "-dir", root, "show", "ship")
 	assert.Equal(t, exitNotFound, r.code)
 	assert.Equal(t, "planctl: not_found: no plan named ship in "+root+", but its plans folder has one: use -dir "+dir+"\n", r.stderr)
 	r = planctl(t, "-dir", t.TempDir(), "list")
@@ -76,4 +73,15 @@ func TestDescribeStepHeldAndNotApproved(t *testing.T) {
 	msg, exit = c.describe(&plan.Error{Code: plan.CodeNotApproved, Reason: "not_approved", Name: "ship"})
 	assert.Equal(t, exitFailed, exit)
 	assert.Equal(t, "ship is not approved; review it with `planctl show ship`, then `planctl approve ship -rev N`", msg)
+}
+
+// wantPlansFolderSuggested runs planctl with args on the folder holding dir, the plans
+// folder, and checks that it fails saying to use -dir dir.
+func wantPlansFolderSuggested(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	root := filepath.Dir(dir)
+	r := planctl(t, append([]string{"-dir", root}, args...)...)
+	assert.Equal(t, exitFailed, r.code)
+	assert.Equal(t, "planctl: "+root+" holds no plans, but its plans folder holds 1 plan: use -dir "+dir+"\n", r.stderr)
+	assert.Empty(t, r.stdout)
 }

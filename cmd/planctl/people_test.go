@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,29 +17,6 @@ import (
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/plantest"
 )
-
-// memCheckPoints keeps checkpoints in memory.
-type memCheckPoints struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func (c *memCheckPoints) Get(_ context.Context, id string) ([]byte, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.m[id]
-	return b, ok, nil
-}
-
-func (c *memCheckPoints) Set(_ context.Context, id string, b []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string][]byte{}
-	}
-	c.m[id] = b
-	return nil
-}
 
 // waitingRun runs an orchestrator on the plans in dir until it pauses in
 // request_plan_approval for plan ship, and returns the revision it waits on.
@@ -56,7 +32,7 @@ func waitingRun(t *testing.T, dir string) int64 {
 		Instruction: "You plan.", Model: plantest.NewScriptedModel(plantest.CallTool("request_plan_approval", `{"name":"ship"}`)),
 		Handlers: []adk.ChatModelAgentMiddleware{mw}})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &memCheckPoints{}}).Query(ctx, "ship", adk.WithCheckPointID("ship"))
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &plantest.CheckPoints{}}).Query(ctx, "ship", adk.WithCheckPointID("ship"))
 	for {
 		ev, ok := iter.Next()
 		require.True(t, ok, "the run paused")
@@ -112,8 +88,7 @@ func TestPlanctlRejectReachesTheWaitingHost(t *testing.T) {
 // approving, and after approving.
 func TestPlanctlApproveShowsWhatChangedSinceTheLastApproval(t *testing.T) {
 	dir := newDir(t)
-	r := planctl(t, "-dir", dir, "approve", "ship", "-rev", "1", "-by", "alice")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "approve", "ship", "-rev", "1", "-by", "alice")
 	assert.Equal(t, "ship: revision 1 approved by alice; the plan is now at revision 2\n", r.stdout)
 	_, err := agentStore(t, dir, "worker").Put(context.Background(), plan.Update{Name: "ship", Content: ptr(shipBody + "- [ ] Roll back if needed\n")})
 	require.NoError(t, err)
@@ -124,8 +99,7 @@ func TestPlanctlApproveShowsWhatChangedSinceTheLastApproval(t *testing.T) {
 	assert.Contains(t, r.stdout, "+- [ ] Roll back if needed")
 	assert.Contains(t, r.stderr, "approve needs -rev N")
 
-	r = planctl(t, "-dir", dir, "approve", "ship", "-rev", "3", "-by", "bob")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "approve", "ship", "-rev", "3", "-by", "bob")
 	assert.True(t, strings.HasPrefix(r.stdout, "ship: revision 3 approved by bob; the plan is now at revision 4\nship: changes since revision 1, approved by alice:\n"), r.stdout)
 	assert.Contains(t, r.stdout, "+- [ ] Roll back if needed")
 }

@@ -47,28 +47,22 @@ func TestPostgresCommands(t *testing.T) {
 	where := strings.TrimSuffix(strings.TrimPrefix(url, "postgres://postgres@"), "?sslmode=disable") +
 		" (schema " + os.Getenv("PLAN_POSTGRES_SCHEMA") + ")"
 
-	r := planctl(t, "import", "ship", file)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "import", "ship", file)
 	assert.Equal(t, "ship: created from "+file+", revision 1, [#####-----] 2/4\n", r.stdout)
 
-	r = planctl(t, "status", "ship", "in-progress", "-rev", "1")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	planctlOK(t, "status", "ship", "in-progress", "-rev", "1")
 	r = planctl(t, "status", "ship", "stale", "-rev", "1")
 	assert.Equal(t, exitConflict, r.code, "a guarded write from an old revision is refused")
 
-	r = planctl(t, "show", "ship", "-json")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "show", "ship", "-json")
 	assert.Contains(t, r.stdout, `"status": "in-progress"`)
 	assert.Contains(t, r.stdout, `"revision": 2`)
 
-	r = planctl(t, "log", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "log", "ship")
 	assert.GreaterOrEqual(t, strings.Count(r.stdout, "\n"), 2, "both kept revisions are listed: %s", r.stdout)
 
-	r = planctl(t, "rm", "ship", "-rev", "2")
-	require.Equal(t, exitOK, r.code, r.stderr)
-	r = planctl(t, "list")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	planctlOK(t, "rm", "ship", "-rev", "2")
+	r = planctlOK(t, "list")
 	assert.Equal(t, "No plans in postgres://"+where+" /plans\n", r.stdout)
 
 	t.Run("flag", func(t *testing.T) {
@@ -115,7 +109,5 @@ func TestPostgresUnreachable(t *testing.T) {
 	port, err := pgtest.FreePort()
 	require.NoError(t, err)
 	t.Setenv("PLAN_POSTGRES", "postgres://postgres@127.0.0.1:"+strconv.Itoa(port)+"/postgres?sslmode=disable&connect_timeout=2")
-	r := planctl(t, "list")
-	assert.Equal(t, exitFailed, r.code)
-	assert.Contains(t, r.stderr, "cannot reach PostgreSQL at postgres://127.0.0.1:"+strconv.Itoa(port)+"/postgres")
+	wantExit(t, exitFailed, "cannot reach PostgreSQL at postgres://127.0.0.1:"+strconv.Itoa(port)+"/postgres", "list")
 }

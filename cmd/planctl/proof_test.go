@@ -34,12 +34,10 @@ func TestShowHasTheEvidenceOfEachStep(t *testing.T) {
 	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 2, State: plan.StepCompleted, By: "w1", Evidence: "go test ./... exit 0, 212 passed"})
 	require.NoError(t, err)
 
-	r := planctl(t, "-dir", dir, "show", "ship")
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "show", "ship")
 	assert.Contains(t, r.stdout, "Test (@w1) — evidence: go test ./... exit 0, 212 passed")
 
-	r = planctl(t, "-dir", dir, "show", "ship", "-json")
-	require.Equal(t, 0, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "show", "ship", "-json")
 	var out struct {
 		Steps []plan.Step `json:"steps"`
 	}
@@ -50,15 +48,12 @@ func TestShowHasTheEvidenceOfEachStep(t *testing.T) {
 
 func TestCompleteFinishesAReviewAndShowListsWhatAwaitsReview(t *testing.T) {
 	dir, _ := proofDir(t, "# Ship\n- [x] Freeze\n- [~] Publish (review) — evidence: v2 is out (done by @w1, awaiting review)\n")
-	r := planctl(t, "-dir", dir, "show", "ship")
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "show", "ship")
 	assert.Contains(t, r.stdout, "review:   step 2, done by w1\n")
 
-	r = planctl(t, "-dir", dir, "complete", "ship", "2", "-by", "alice")
-	require.Equal(t, 0, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "complete", "ship", "2", "-by", "alice")
 	assert.Equal(t, "ship: step 2 (Publish (review) — evidence: v2 is out (reviewed by @alice)) completed by alice; revision 2\n", r.stdout)
-	r = planctl(t, "-dir", dir, "show", "ship", "-json")
-	require.Equal(t, 0, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "show", "ship", "-json")
 	var out struct {
 		Steps []plan.Step `json:"steps"`
 	}
@@ -72,12 +67,10 @@ func TestCompleteFinishesAReviewAndShowListsWhatAwaitsReview(t *testing.T) {
 
 func TestShowHasWhatEachStepAndThePlanCost(t *testing.T) {
 	dir, _ := proofDir(t, "# Ship\n- [x] Build (@w1) — cost: 2000+100 tokens, 2 calls, 3 tools, 40s — evidence: ok\n- [x] Test (@w2) — cost: 3 calls (3 without usage), 1 tool, 20s\n- [ ] Ship\n")
-	r := planctl(t, "-dir", dir, "show", "ship")
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "show", "ship")
 	assert.Contains(t, r.stdout, "cost:     2000+100 tokens, 5 calls (3 without usage), 4 tools, 60s (steps 1, 2)\n")
 	assert.Contains(t, r.stdout, "Test (@w2) — cost: 3 calls (3 without usage), 1 tool, 20s")
-	r = planctl(t, "-dir", dir, "show", "ship", "-json")
-	require.Equal(t, 0, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "show", "ship", "-json")
 	var out struct {
 		Steps []plan.Step `json:"steps"`
 	}
@@ -91,15 +84,12 @@ func TestBudgetSetsWhatThePlanMayCostAndKeepsItsApproval(t *testing.T) {
 	ctx := context.Background()
 	_, err := store.Approve(ctx, "ship", 1, "alice")
 	require.NoError(t, err)
-	r := planctl(t, "-dir", dir, "budget", "ship", "200k tokens, 1h")
-	require.Equal(t, 0, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "budget", "ship", "200k tokens, 1h")
 	assert.Equal(t, "ship: budget 200k tokens, 1h, revision 3\n", r.stdout)
 	p, err := store.Get(ctx, "ship")
 	require.NoError(t, err)
 	assert.NotNil(t, p.Approval, "a budget alone keeps the approval")
 	r = planctl(t, "-dir", dir, "show", "ship")
 	assert.Contains(t, r.stdout, "budget:   200k tokens, 1h\n")
-	r = planctl(t, "-dir", dir, "budget", "ship", "plenty")
-	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, `plenty is not a budget`)
+	wantExit(t, exitUsage, `plenty is not a budget`, "-dir", dir, "budget", "ship", "plenty")
 }

@@ -33,32 +33,25 @@ func TestRedisCommands(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "ship.md")
 	require.NoError(t, os.WriteFile(file, []byte(shipBody), 0o600))
 
-	r := planctl(t, with("list")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, with("list")...)
 	assert.Equal(t, "No plans in "+strings.TrimSuffix(args[1], "/0")+"/0 (prefix "+args[3]+") /plans\n", r.stdout,
 		"an empty list says where it looked: server, prefix, folder")
 
-	r = planctl(t, with("import", "ship", file)...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, with("import", "ship", file)...)
 	assert.Equal(t, "ship: created from "+file+", revision 1, [#####-----] 2/4\n", r.stdout)
-	r = planctl(t, with("list")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, with("list")...)
 	assert.Regexp(t, `(?m)^ship\s+Ship 2\.0\s+draft\s+\[#####-----\] 2/4\s+1\s`, r.stdout)
 	r = planctl(t, with("status", "ship", "done", "-rev", "7")...)
 	assert.Equal(t, exitConflict, r.code)
 	assert.Equal(t, "planctl: revision_conflict: ship is at revision 1, not 7; nothing was changed. "+
 		"Check it with `planctl show ship` and retry with -rev 1\n", r.stderr)
-	r = planctl(t, with("status", "ship", "done", "-rev", "1")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	planctlOK(t, with("status", "ship", "done", "-rev", "1")...)
 	assert.Contains(t, planctl(t, with("show", "ship")...).stdout, "status:   done\n")
 
 	// Plans in /plans, -dir naming the folder above.
-	r = planctl(t, with("-dir", "/", "list")...)
-	assert.Equal(t, exitFailed, r.code)
-	assert.Contains(t, r.stderr, " / holds no plans, but its plans folder holds 1 plan: use -dir /plans\n")
+	wantExit(t, exitFailed, " / holds no plans, but its plans folder holds 1 plan: use -dir /plans\n", with("-dir", "/", "list")...)
 
-	r = planctl(t, with("rm", "ship")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	planctlOK(t, with("rm", "ship")...)
 	assert.Equal(t, exitNotFound, planctl(t, with("show", "ship")...).code)
 }
 
@@ -79,15 +72,9 @@ func TestRedisWatch(t *testing.T) {
 }
 
 func TestRedisUnreachable(t *testing.T) {
-	r := planctl(t, "-redis", "redis://127.0.0.1:1/0", "list")
-	assert.Equal(t, exitFailed, r.code)
-	assert.Contains(t, r.stderr, "planctl: cannot reach Redis at 127.0.0.1:1: ")
-	r = planctl(t, "-redis", "http://x", "list")
-	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "planctl: -redis http://x is not a Redis URL such as redis://localhost:6379/0")
-	r = planctl(t, "-prefix", "p:", "list")
-	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "-prefix applies with -redis only")
+	wantExit(t, exitFailed, "planctl: cannot reach Redis at 127.0.0.1:1: ", "-redis", "redis://127.0.0.1:1/0", "list")
+	wantExit(t, exitUsage, "planctl: -redis http://x is not a Redis URL such as redis://localhost:6379/0", "-redis", "http://x", "list")
+	wantExit(t, exitUsage, "-prefix applies with -redis only", "-prefix", "p:", "list")
 }
 
 // approve, log, diff, take and revoke work on plans kept in Redis as on a folder.
@@ -97,26 +84,19 @@ func TestRedisApproveLogDiffTake(t *testing.T) {
 	r := planctlWithInput(t, shipBody, with("import", "ship", "-")...)
 	require.Equal(t, exitOK, r.code, r.stderr)
 
-	r = planctl(t, with("take", "ship", "3", "-to", "worker-1")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, with("take", "ship", "3", "-to", "worker-1")...)
 	assert.Equal(t, "ship: step 3 (Tag) is now held by worker-1; revision 2\n", r.stdout)
-	r = planctl(t, with("approve", "ship", "-rev", "1", "-by", "alice")...)
-	assert.Equal(t, exitConflict, r.code)
-	assert.Contains(t, r.stderr, "See what changed with `planctl diff ship 1 2`, then approve with -rev 2\n")
-	r = planctl(t, with("diff", "ship", "1", "2")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	wantExit(t, exitConflict, "See what changed with `planctl diff ship 1 2`, then approve with -rev 2\n", with("approve", "ship", "-rev", "1", "-by", "alice")...)
+	r = planctlOK(t, with("diff", "ship", "1", "2")...)
 	assert.Contains(t, r.stdout, "\n-- [ ] Tag\n+- [~] Tag (@worker-1)\n")
-	r = planctl(t, with("approve", "ship", "-rev", "2", "-by", "alice")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, with("approve", "ship", "-rev", "2", "-by", "alice")...)
 	assert.Equal(t, "ship: revision 2 approved by alice; the plan is now at revision 3\n", r.stdout)
 	r = planctl(t, with("show", "ship")...)
 	assert.Contains(t, r.stdout, "\napproval: approved at r2 by alice, ")
 	assert.Contains(t, r.stdout, "\nheld:     step 2 by nobody; step 3 by worker-1\n")
 
-	r = planctl(t, with("revoke", "ship")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
-	r = planctl(t, with("log", "ship")...)
-	require.Equal(t, exitOK, r.code, r.stderr)
+	planctlOK(t, with("revoke", "ship")...)
+	r = planctlOK(t, with("log", "ship")...)
 	got := lines(r.stdout)
 	require.Len(t, got, 5, r.stdout)
 	for i, action := range []string{"revoke", "approve r2", "step", "write"} {

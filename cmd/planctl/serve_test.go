@@ -70,8 +70,7 @@ func TestServeShowsThePlansOnTheBoardAndActsAsTheUser(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 
-	r := planctl(t, "-dir", dir, "show", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "show", "ship")
 	assert.Contains(t, r.stdout, "approved at r1 by alice")
 }
 
@@ -82,12 +81,8 @@ func TestServeIsReadOnlyBeyondThisMachine(t *testing.T) {
 }
 
 func TestServeRefusesABadAddress(t *testing.T) {
-	r := planctl(t, "serve", "-addr", "nowhere")
-	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "-addr nowhere is not HOST:PORT")
-	r = planctl(t, "list", "-addr", "127.0.0.1:1")
-	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "-addr applies to serve only")
+	wantExit(t, exitUsage, "-addr nowhere is not HOST:PORT", "serve", "-addr", "nowhere")
+	wantExit(t, exitUsage, "-addr applies to serve only", "list", "-addr", "127.0.0.1:1")
 }
 
 func TestServeRefusesARequestForAnotherHostName(t *testing.T) {
@@ -118,8 +113,7 @@ func TestServeRefusesARequestForAnotherHostName(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode, "nothing is read for another host either")
 
-	r := planctl(t, "-dir", dir, "show", "ship")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "show", "ship")
 	assert.NotContains(t, r.stdout, "approved at")
 
 	// The loopback names it serves under still work.

@@ -27,52 +27,41 @@ func stepOf(t *testing.T, s *plan.Store, number int) plan.Step {
 // A worker holds a step and stops; a person hands the step to another worker, who finishes
 // it, while the stuck worker can no longer move it.
 func TestTakeHandsAStepOver(t *testing.T) {
-	dir := newDir(t)
+	dir, agent := step3HeldByWorker1(t)
 	ctx := context.Background()
-	agent := agentStore(t, dir, "worker")
-	_, _, err := agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 3, State: plan.StepInProgress, By: "worker-1"})
-	require.NoError(t, err)
 	assert.Contains(t, planctl(t, "-dir", dir, "show", "ship").stdout, "\nheld:     step 2 by nobody; step 3 by worker-1\n")
 
-	r := planctl(t, "-dir", dir, "take", "ship", "3", "-to", "worker-2")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "take", "ship", "3", "-to", "worker-2")
 	assert.Equal(t, "ship: step 3 (Tag) is now held by worker-2; revision 3\n", r.stdout)
 	assert.Equal(t, "worker-2", stepOf(t, agent, 3).Holder)
 	assert.Contains(t, planctl(t, "-dir", dir, "show", "ship").stdout, "\nheld:     step 2 by nobody; step 3 by worker-2\n")
 
-	_, _, err = agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 3, State: plan.StepCompleted, By: "worker-1"})
+	_, _, err := agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 3, State: plan.StepCompleted, By: "worker-1"})
 	assert.Equal(t, plan.CodeStepHeld, plan.CodeOf(err), "the stuck worker no longer holds the step")
 	_, _, err = agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 3, State: plan.StepCompleted, By: "worker-2"})
 	require.NoError(t, err)
 	assert.Equal(t, plan.StepCompleted, stepOf(t, agent, 3).State)
 
-	r = planctl(t, "-dir", dir, "take", "ship", "2", "--to=worker-2")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "take", "ship", "2", "--to=worker-2")
 	assert.Equal(t, "ship: step 2 (Test) is now held by worker-2; revision 5\n", r.stdout)
-	r = planctl(t, "-dir", dir, "take", "ship", "2", "-to", "worker-2")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "take", "ship", "2", "-to", "worker-2")
 	assert.Equal(t, "ship: step 2 (Test) is already held by worker-2; nothing was changed (revision 5)\n", r.stdout)
 }
 
 // Without -to the step is released: still in progress, and any worker may finish it.
 func TestTakeReleasesAStep(t *testing.T) {
-	dir := newDir(t)
+	dir, agent := step3HeldByWorker1(t)
 	ctx := context.Background()
-	agent := agentStore(t, dir, "worker")
-	_, _, err := agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 3, State: plan.StepInProgress, By: "worker-1"})
-	require.NoError(t, err)
 
-	r := planctl(t, "-dir", dir, "take", "ship", "3")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "take", "ship", "3")
 	assert.Equal(t, "ship: step 3 (Tag) released: in progress, held by nobody; revision 3\n", r.stdout)
 	step := stepOf(t, agent, 3)
 	assert.Equal(t, plan.StepInProgress, step.State)
 	assert.Empty(t, step.Holder)
-	_, _, err = agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 3, State: plan.StepCompleted, By: "worker-2"})
+	_, _, err := agent.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 3, State: plan.StepCompleted, By: "worker-2"})
 	require.NoError(t, err, "a released step is held by nobody")
 
-	r = planctl(t, "-dir", dir, "take", "ship", "2", "-to", "")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r = planctlOK(t, "-dir", dir, "take", "ship", "2", "-to", "")
 	assert.Equal(t, "ship: step 2 (Test) is already held by nobody; nothing was changed (revision 4)\n", r.stdout)
 }
 
@@ -105,7 +94,17 @@ func TestTakeRefused(t *testing.T) {
 	assert.Contains(t, planctl(t, "-dir", dir, "show", "ship").stdout, "revision: 1\n", "nothing was written")
 
 	// A pending step taken for a worker is started for it.
-	r := planctl(t, "-dir", dir, "take", "ship", "3", "-to", "worker 3")
-	require.Equal(t, exitOK, r.code, r.stderr)
+	r := planctlOK(t, "-dir", dir, "take", "ship", "3", "-to", "worker 3")
 	assert.Equal(t, "ship: step 3 (Tag) is now held by worker 3; revision 2\n", r.stdout)
+}
+
+// step3HeldByWorker1 is a plans folder whose plan ship has step 3 in progress, held by
+// worker-1, and a Store on it for agent worker.
+func step3HeldByWorker1(t *testing.T) (dir string, agent *plan.Store) {
+	t.Helper()
+	dir = newDir(t)
+	agent = agentStore(t, dir, "worker")
+	_, _, err := agent.MoveStep(context.Background(), plan.StepMove{Name: "ship", Step: 3, State: plan.StepInProgress, By: "worker-1"})
+	require.NoError(t, err)
+	return dir, agent
 }

@@ -108,15 +108,10 @@ func ptr[T any](v T) *T { return &v }
 func TestWatchWrongDir(t *testing.T) {
 	dir := newDir(t)
 	root := filepath.Dir(dir)
-	r := planctl(t, "-dir", root, "watch")
-	assert.Equal(t, exitFailed, r.code)
-	assert.Equal(t, "planctl: "+root+" holds no plans, but its plans folder holds 1 plan: use -dir "+dir+"\n", r.stderr)
-	assert.Empty(t, r.stdout)
+	wantPlansFolderSuggested(t, dir, "watch")
 
 	missing := filepath.Join(root, "nowhere")
-	r = planctl(t, "-dir", missing, "watch")
-	assert.Equal(t, exitFailed, r.code)
-	assert.Contains(t, r.stderr, missing+" does not exist")
+	wantExit(t, exitFailed, missing+" does not exist", "-dir", missing, "watch")
 }
 
 func TestRowShowsStepAndAuthor(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/bytedance/sonic"
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
@@ -27,38 +26,13 @@ func runAgent(t *testing.T, cfg *plan.Config, turns ...plantest.Turn) []string {
 		Model: plantest.NewScriptedModel(turns...), Handlers: []adk.ChatModelAgentMiddleware{mw},
 	})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	var results []string
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		require.NoError(t, ev.Err)
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
-				results = append(results, msg.Content)
-			}
-		}
-	}
+	results := plantest.RunAgent(t, ctx, agent, "go")
 	require.Len(t, results, len(turns), "one result per scripted tool call")
 	return results
 }
 
 // errorCode returns the code of a tool's error result, or "" for a success.
-func errorCode(t *testing.T, result string) string {
-	t.Helper()
-	var r struct {
-		Error *struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	require.NoError(t, sonic.UnmarshalString(result, &r), result)
-	if r.Error == nil {
-		return ""
-	}
-	return r.Error.Code
-}
+var errorCode = plantest.ErrorCode
 
 // stepsBody is a plan body of n pending steps, well over the 2,000 lines eino-ext's local
 // backend reads when a request leaves Limit at 0.

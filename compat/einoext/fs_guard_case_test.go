@@ -9,7 +9,6 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	fsmw "github.com/cloudwego/eino/adk/middlewares/filesystem"
-	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -69,19 +68,7 @@ func TestEinoRenamedFileToolsAreGuardedAsTheToolsTheyAre(t *testing.T) {
 		Model: model, Handlers: []adk.ChatModelAgentMiddleware{files, mw},
 	})
 	require.NoError(t, err)
-	var results []string
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		require.NoError(t, ev.Err)
-		if ev.Output != nil && ev.Output.MessageOutput != nil && ev.Output.MessageOutput.Message != nil &&
-			ev.Output.MessageOutput.Message.Role == schema.Tool {
-			results = append(results, ev.Output.MessageOutput.Message.Content)
-		}
-	}
+	results := plantest.RunAgent(t, ctx, agent, "go")
 	require.Len(t, results, 3, results)
 	refused(t, results[0], "plans_off_limits")
 	assert.NotContains(t, results[0], strings.TrimSpace(string(secret)))

@@ -2,7 +2,6 @@ package drivertest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -139,33 +138,8 @@ func agentRun(t *testing.T, ctx context.Context, s *plan.Store, agent string, la
 	a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: agent, Description: "works", Instruction: "Work.",
 		Model: plantest.NewScriptedModel(turns...), Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 50})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: a}).Query(ctx, "go")
-	var results []string
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			return results
-		}
-		require.NoError(t, ev.Err)
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
-				results = append(results, msg.Content)
-			}
-		}
-	}
+	return plantest.RunAgent(t, ctx, a, "go")
 }
 
 // resultCode is the error code of a tool result; "" for a success.
-func resultCode(t *testing.T, result string) string {
-	t.Helper()
-	var r struct {
-		Error *struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(result), &r), result)
-	if r.Error == nil {
-		return ""
-	}
-	return r.Error.Code
-}
+var resultCode = plantest.ErrorCode
