@@ -16,7 +16,7 @@ import (
 
 	"github.com/einoplan/plan/internal/document"
 
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/internal/childtest"
 
 	"github.com/stretchr/testify/assert"
@@ -59,7 +59,7 @@ func TestLocalBackendChildProcess(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := drivertest.GuardedIncrements(ctx, s, "counter", childIncrements); err != nil {
+				if err := backendtest.GuardedIncrements(ctx, s, "counter", childIncrements); err != nil {
 					errs <- err
 				}
 			}()

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 )
 
 // WriteOnce never writes through a link: a hard link at an entry's path to a file outside
@@ -43,5 +43,5 @@ func newLocal(t testing.TB, root string) *plan.LocalBackend {
 
 // LocalBackend passes the Backend conformance suite.
 func TestLocalBackendConformance(t *testing.T) {
-	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return newLocal(t, t.TempDir()) })
+	backendtest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return newLocal(t, t.TempDir()) })
 }

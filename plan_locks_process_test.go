@@ -14,7 +14,7 @@ import (
 
 	"github.com/einoplan/plan/driver"
 
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/internal/childtest"
 
 	"github.com/stretchr/testify/assert"
@@ -85,7 +85,7 @@ func TestPlanLockChildProcess(t *testing.T) {
 							return
 						}
 					}
-					if err := drivertest.GuardedIncrements(ctx, s, name, mixedIncrements); err != nil {
+					if err := backendtest.GuardedIncrements(ctx, s, name, mixedIncrements); err != nil {
 						errs <- err
 					}
 				}()

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/internal/childtest"
 )
 
@@ -116,7 +116,7 @@ func counterWorkers(t *testing.T, stores []*plan.Store, n int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- drivertest.GuardedIncrements(ctx, s, "counter", n)
+			errs <- backendtest.GuardedIncrements(ctx, s, "counter", n)
 		}()
 	}
 	wg.Wait()
@@ -189,7 +189,7 @@ func TestEmbeddingWrapperChildWriter(t *testing.T) {
 	childtest.SkipUnlessChild(t)
 	root := os.Getenv(embeddedChildEnv)
 	s := storeOn(t, embedded{newLocal(t, root)}, "")
-	require.NoError(t, drivertest.GuardedIncrements(context.Background(), s, "counter", 100))
+	require.NoError(t, backendtest.GuardedIncrements(context.Background(), s, "counter", 100))
 }
 
 // A wrapper that only embeds a LocalBackend shares its storage with the bare LocalBackend on
@@ -207,7 +207,7 @@ func TestEmbeddingWrapperAroundLocalSharesStorage(t *testing.T) {
 		child := childtest.Start(t, "TestEmbeddingWrapperChildWriter", map[string]string{embeddedChildEnv: root})
 		out := make(chan error, 1)
 		go func() { out <- child.Wait() }()
-		require.NoError(t, drivertest.GuardedIncrements(context.Background(), s, "counter", 100))
+		require.NoError(t, backendtest.GuardedIncrements(context.Background(), s, "counter", 100))
 		require.NoError(t, <-out)
 		assertCounter(t, s, 200)
 	})

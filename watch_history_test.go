@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 )
 
 // A watcher misses nothing that history keeps: with four workers moving steps of one plan
@@ -19,7 +19,7 @@ func TestWatchDeliversEveryKeptRevisionInOrder(t *testing.T) {
 	backend, err := plan.NewLocalBackend(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { backend.Close() })
-	drivertest.WatchEveryRevision(t, backend)
+	backendtest.WatchEveryRevision(t, backend)
 }
 
 // A watcher in another Store names who deleted a plan, as the deleting Store's OnChange does.

@@ -8,7 +8,7 @@
 // documents (writes atomic across processes or machines, bounded reads, deletes on a full
 // disk, push watching) or spares it work (syncs, round trips, listings).
 //
-// Package drivertest's RunBackendSuite checks a Backend against the file contract the Store
+// Package backendtest's RunBackendSuite checks a Backend against the file contract the Store
 // relies on and checks the capabilities its "capabilities" case covers; WatchEveryRevision
 // checks Store.Watch on top of a Backend.
 package driver

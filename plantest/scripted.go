@@ -1,6 +1,6 @@
 // Package plantest holds a scripted chat model that drives a real Eino agent without a
 // network, for tests of code using plan. The conformance suite every Backend must pass is
-// package github.com/einoplan/plan/driver/drivertest.
+// package github.com/einoplan/plan/backends/backendtest.
 package plantest
 
 import (

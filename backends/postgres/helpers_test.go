@@ -1,16 +1,16 @@
 package postgres
 
-import "github.com/einoplan/plan/driver/drivertest"
+import "github.com/einoplan/plan/backends/backendtest"
 
 // The raw file and feed helpers every backend's tests share.
 var (
-	mustWrite   = drivertest.MustWrite
-	mustRead    = drivertest.MustRead
-	mustDelete  = drivertest.MustDelete
-	wantMissing = drivertest.WantMissing
-	wantLs      = drivertest.WantLs
-	next        = drivertest.NextEvent
-	wantEvent   = drivertest.WantEvent
-	short       = drivertest.ShortEvent
-	mustWatch   = drivertest.MustWatch
+	mustWrite   = backendtest.MustWrite
+	mustRead    = backendtest.MustRead
+	mustDelete  = backendtest.MustDelete
+	wantMissing = backendtest.WantMissing
+	wantLs      = backendtest.WantLs
+	next        = backendtest.NextEvent
+	wantEvent   = backendtest.WantEvent
+	short       = backendtest.ShortEvent
+	mustWatch   = backendtest.MustWatch
 )

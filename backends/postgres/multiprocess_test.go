@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/internal/childtest"
 )
 
@@ -94,7 +94,7 @@ func TestIncrementChild(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := drivertest.GuardedIncrements(ctx, s, counterName(g%plans), each); err != nil {
+			if err := backendtest.GuardedIncrements(ctx, s, counterName(g%plans), each); err != nil {
 				errs <- err
 			}
 		}()

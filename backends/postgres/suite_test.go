@@ -4,14 +4,14 @@ import (
 	"testing"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 )
 
 // TestConformance runs the whole conformance suite, no case skipped, each case on a fresh
 // Backend in a schema of its own.
 func TestConformance(t *testing.T) {
 	requireServer(t)
-	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return newBackend(t) })
+	backendtest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return newBackend(t) })
 }
 
 // TestConformanceSharedSchema runs the suite with every case's Backend in one schema: the
@@ -19,7 +19,7 @@ func TestConformance(t *testing.T) {
 func TestConformanceSharedSchema(t *testing.T) {
 	requireServer(t)
 	shared := newBackend(t)
-	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
+	backendtest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
 		return mustNew(t, newPool(t, serverURL, 0), WithSchema(shared.Schema()))
-	}, drivertest.InFolder("/shared"))
+	}, backendtest.InFolder("/shared"))
 }

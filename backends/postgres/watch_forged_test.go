@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 )
 
 // forger returns a connection as a role of its own that may connect and nothing more: no
@@ -60,14 +60,14 @@ func forge(t *testing.T, conn *pgx.Conn, b *Backend, dir, payload string) {
 // watchedStore is a Store on b that watches plan "ship", written by a Store on another pool.
 func watchedStore(t *testing.T, b *Backend) (writing *plan.Store, changes <-chan plan.Change) {
 	t.Helper()
-	return drivertest.WatchedPlan(t, b, mustNew(t, newPool(t, serverURL, 0), WithSchema(b.Schema())))
+	return backendtest.WatchedPlan(t, b, mustNew(t, newPool(t, serverURL, 0), WithSchema(b.Schema())))
 }
 
 func TestAForgedNotificationRaisesNoRevisionAndTheRealChangesAllArrive(t *testing.T) {
 	b := newBackend(t)
 	writing, changes := watchedStore(t, b)
 	dir, version, content := planRow(t, b, "ship")
-	fake := drivertest.ForgedRevision(t, content)
+	fake := backendtest.ForgedRevision(t, content)
 	conn := forger(t)
 	w := func(v int64, body string) string {
 		return fmt.Sprintf("w %d %d ship.md%s", v, len("ship.md"), base64.StdEncoding.EncodeToString([]byte(body)))
@@ -80,7 +80,7 @@ func TestAForgedNotificationRaisesNoRevisionAndTheRealChangesAllArrive(t *testin
 	} {
 		forge(t, conn, b, dir, payload)
 	}
-	drivertest.WantRealWritesOnly(t, writing, changes)
+	backendtest.WantRealWritesOnly(t, writing, changes)
 }
 
 func TestAForgedDeleteOfAnExistingPlanDeliversNoDelete(t *testing.T) {
@@ -91,7 +91,7 @@ func TestAForgedDeleteOfAnExistingPlanDeliversNoDelete(t *testing.T) {
 	for _, v := range []int64{version, version + 1_000_000, version - 1} {
 		forge(t, conn, b, dir, fmt.Sprintf("d %d %d ship.md", v, len("ship.md")))
 	}
-	drivertest.WantNoForgedDelete(t, writing, changes)
+	backendtest.WantNoForgedDelete(t, writing, changes)
 	if _, err := writing.Get(bg, "ship"); err != nil {
 		t.Fatal(err)
 	}

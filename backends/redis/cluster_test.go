@@ -6,14 +6,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 
 	"github.com/einoplan/plan"
 )
 
 // TestClusterConformance runs the Store conformance suite on a 3-master Cluster.
 func TestClusterConformance(t *testing.T) {
-	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
+	backendtest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
 		b, _ := newClusterBackend(t)
 		return b
 	})
@@ -123,7 +123,7 @@ func clusterIncrements(t *testing.T, prefix string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := drivertest.GuardedIncrements(ctx, ws, "counter", each); err != nil {
+			if err := backendtest.GuardedIncrements(ctx, ws, "counter", each); err != nil {
 				errs <- err
 			}
 		}()

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/internal/childtest"
 
 	"github.com/einoplan/plan"
@@ -72,7 +72,7 @@ func TestGuardedIncrementsChild(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := drivertest.GuardedIncrements(ctx, s, "counter", incrementsEach); err != nil {
+			if err := backendtest.GuardedIncrements(ctx, s, "counter", incrementsEach); err != nil {
 				errs <- err
 			}
 		}()

@@ -9,7 +9,7 @@ import (
 	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/driver"
 
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 
 	"github.com/redis/go-redis/v9"
 
@@ -19,7 +19,7 @@ import (
 // TestConformance runs the Store conformance suite every Backend must pass, unchanged.
 func TestConformance(t *testing.T) {
 	requireServer(t)
-	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
+	backendtest.RunBackendSuite(t, func(t *testing.T) plan.Backend {
 		b, _ := newBackend(t)
 		return b
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 )
 
 // forgeEvent publishes payload on the channel of dir as any client can.
@@ -31,7 +31,7 @@ func forgeEvent(t *testing.T, c *redis.Client, b *Backend, dir, payload string) 
 // client, and the folder, path and content of the plan's file.
 func watchedPlan(t *testing.T, b *Backend) (writing *plan.Store, changes <-chan plan.Change, dir, path, content string) {
 	t.Helper()
-	writing, changes = drivertest.WatchedPlan(t, b, mustNew(t, newClient(t, redisAddr), WithPrefix(b.prefix)))
+	writing, changes = backendtest.WatchedPlan(t, b, mustNew(t, newClient(t, redisAddr), WithPrefix(b.prefix)))
 	dir = "/" + strings.Trim(api.DefaultBaseDir, "/")
 	path = dir + "/ship.md"
 	raw, err := b.client.Get(bg, b.contentKey(path)).Result()
@@ -44,14 +44,14 @@ func watchedPlan(t *testing.T, b *Backend) (writing *plan.Store, changes <-chan 
 func TestAForgedMessageRaisesNoRevisionAndTheRealChangesAllArrive(t *testing.T) {
 	b, c := newBackend(t)
 	writing, changes, dir, path, content := watchedPlan(t, b)
-	fake := drivertest.ForgedRevision(t, content)
+	fake := backendtest.ForgedRevision(t, content)
 	forgeEvent(t, c, b, dir, fmt.Sprintf("w %d %s%s", len(path), path, fake))
-	drivertest.WantRealWritesOnly(t, writing, changes)
+	backendtest.WantRealWritesOnly(t, writing, changes)
 }
 
 func TestAForgedDeleteMessageOfAnExistingPlanDeliversNoDelete(t *testing.T) {
 	b, c := newBackend(t)
 	writing, changes, dir, path, _ := watchedPlan(t, b)
 	forgeEvent(t, c, b, dir, fmt.Sprintf("d %d %s", len(path), path))
-	drivertest.WantNoForgedDelete(t, writing, changes)
+	backendtest.WantNoForgedDelete(t, writing, changes)
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver"
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 )
 
 // watchOrder writes, swaps and deletes files in and around /plans through writer and checks
@@ -154,5 +154,5 @@ func TestClusterWatchFiles(t *testing.T) {
 func TestWatchDeliversEveryKeptRevisionInOrder(t *testing.T) {
 	requireServer(t)
 	b, _ := newBackend(t)
-	drivertest.WatchEveryRevision(t, b)
+	backendtest.WatchEveryRevision(t, b)
 }

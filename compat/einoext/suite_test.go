@@ -3,7 +3,7 @@ package einoext_test
 import (
 	"testing"
 
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 
 	"github.com/einoplan/plan"
 )
@@ -19,25 +19,25 @@ const (
 // cases meet one of two limitations of eino-ext's backend; every other case passes as it is.
 func TestAdapterConformance(t *testing.T) {
 	l := newLocal(t)
-	drivertest.RunBackendSuite(t, func(*testing.T) plan.Backend { return backend{l} },
-		drivertest.InFolder(t.TempDir()),
-		drivertest.Skip("final_newline", dropsNewline),
-		drivertest.Skip("body_round_trip", dropsNewline),
-		drivertest.Skip("create_update_revisions", dropsNewline),
-		drivertest.Skip("status", dropsNewline),
-		drivertest.Skip("concurrent_guarded_increments", writesInPlace),
-		drivertest.Skip("wrappers_share_lock", writesInPlace),
-		drivertest.Skip("non_comparable_wrapper", writesInPlace),
-		drivertest.Skip("base_dir_spellings", writesInPlace))
+	backendtest.RunBackendSuite(t, func(*testing.T) plan.Backend { return backend{l} },
+		backendtest.InFolder(t.TempDir()),
+		backendtest.Skip("final_newline", dropsNewline),
+		backendtest.Skip("body_round_trip", dropsNewline),
+		backendtest.Skip("create_update_revisions", dropsNewline),
+		backendtest.Skip("status", dropsNewline),
+		backendtest.Skip("concurrent_guarded_increments", writesInPlace),
+		backendtest.Skip("wrappers_share_lock", writesInPlace),
+		backendtest.Skip("non_comparable_wrapper", writesInPlace),
+		backendtest.Skip("base_dir_spellings", writesInPlace))
 }
 
 // TestAtomicAdapterConformance: with an atomic Write added, only the final newline remains.
 func TestAtomicAdapterConformance(t *testing.T) {
 	l := newLocal(t)
-	drivertest.RunBackendSuite(t, func(*testing.T) plan.Backend { return atomicBackend{backend{l}} },
-		drivertest.InFolder(t.TempDir()),
-		drivertest.Skip("final_newline", dropsNewline),
-		drivertest.Skip("body_round_trip", dropsNewline),
-		drivertest.Skip("create_update_revisions", dropsNewline),
-		drivertest.Skip("status", dropsNewline))
+	backendtest.RunBackendSuite(t, func(*testing.T) plan.Backend { return atomicBackend{backend{l}} },
+		backendtest.InFolder(t.TempDir()),
+		backendtest.Skip("final_newline", dropsNewline),
+		backendtest.Skip("body_round_trip", dropsNewline),
+		backendtest.Skip("create_update_revisions", dropsNewline),
+		backendtest.Skip("status", dropsNewline))
 }

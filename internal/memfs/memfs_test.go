@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/driver/drivertest"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/internal/memfs"
 )
 
 // MemoryBackend passes the conformance suite every backend must pass.
 func TestConformance(t *testing.T) {
-	drivertest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return memfs.New() })
+	backendtest.RunBackendSuite(t, func(t *testing.T) plan.Backend { return memfs.New() })
 }
 
 // Restore puts back every file of a snapshot and drops files written since.

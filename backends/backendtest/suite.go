@@ -1,4 +1,4 @@
-package drivertest
+package backendtest
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func RunBackendSuite(t *testing.T, newBackend NewBackend, opts ...SuiteOption) {
 	}
 	for name := range cfg.skip {
 		if !known[name] {
-			t.Fatalf("drivertest.Skip(%q): no such case", name)
+			t.Fatalf("backendtest.Skip(%q): no such case", name)
 		}
 	}
 	for _, tc := range suiteCases {
