@@ -7,14 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/einoplan/plan/driver"
-	"github.com/einoplan/plan/internal/document"
+	"testing"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/plantest"
 )
 
@@ -197,3 +198,12 @@ func ExampleNewLocalBackend() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// storeOf is a Store made from cfg, for a Config that needs more of StoreConfig than
+// Backend and BaseDir.
+func storeOf(t testing.TB, cfg plan.StoreConfig) *plan.Store {
+	t.Helper()
+	s, err := plan.NewStore(&cfg)
+	require.NoError(t, err)
+	return s
+}

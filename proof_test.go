@@ -3,8 +3,11 @@ package plan_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/stretchr/testify/assert"
@@ -157,5 +160,332 @@ func TestEvidenceKeepsTheApprovalAndIsBounded(t *testing.T) {
 			assert.Equal(t, "ok: 12 passed", st.Evidence)
 			require.NotNil(t, p.Approval, "the approval is kept")
 		})
+	}
+}
+
+// A verifier's error refuses the completion with not_verified and the error's text, in the
+// model's language; nothing is written and the step stays in progress with its holder. Once
+// the verifier agrees, the completion lands, and the verifier saw the completion as asked.
+func TestAVerifierRefusesACompletionAndTheStepStaysWithItsHolder(t *testing.T) {
+	for _, lg := range proofLanguages {
+		for bname, backend := range proofBackends(t) {
+			t.Run(lg.name+"/"+bname, func(t *testing.T) {
+				ctx := context.Background()
+				store := proofStore(t, ctx, backend)
+				var mu sync.Mutex
+				var seen []plan.Completion
+				verify := func(_ context.Context, c plan.Completion) error {
+					mu.Lock()
+					seen = append(seen, c)
+					mu.Unlock()
+					if !strings.Contains(c.Evidence, "exit 0") {
+						return errors.New("go test ./... exited 1: 3 of 40 tests failed")
+					}
+					return nil
+				}
+				m := plantest.NewScriptedModel(
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"looks fine"}`)),
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"go test ./... exit 0"}`)),
+				)
+				mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, Verify: verify})
+				require.NoError(t, err)
+				results := toolResults(runAgent(t, m, mw))
+				require.Len(t, results, 3)
+				code, msg := errorMessage(t, results[1])
+				assert.Equal(t, plan.CodeNotVerified, code)
+				assert.Contains(t, msg, "go test ./... exited 1: 3 of 40 tests failed")
+				if lg.name == "zh" {
+					assert.Contains(t, msg, "检查未通过")
+				}
+				assert.Equal(t, "", errorCode(t, results[2]), results[2])
+
+				require.Len(t, seen, 2)
+				assert.Equal(t, plan.Completion{Plan: "release", Step: 1, Text: "Build the binaries", Evidence: "looks fine", Agent: "worker-1", Revision: 2}, seen[0])
+				h, err := store.GetRevision(ctx, "release", 2)
+				require.NoError(t, err)
+				st := plan.ParseSteps(h.Content)[0]
+				assert.Equal(t, plan.StepInProgress, st.State, "the refused completion wrote nothing")
+				assert.Equal(t, "worker-1", st.Holder)
+				p, err := store.Get(ctx, "release")
+				require.NoError(t, err)
+				assert.Equal(t, int64(3), p.Revision)
+				assert.Equal(t, "go test ./... exit 0", plan.ParseSteps(p.Content)[0].Evidence)
+			})
+		}
+	}
+}
+
+// A step ending "(review)" completed by its holder awaits review, in progress and held by
+// nobody; its doer cannot complete it (review_own, in the model's language), another agent
+// can, and so can a person through the Store.
+func TestAReviewStepIsCompletedOnlyBySomeoneElse(t *testing.T) {
+	for _, lg := range proofLanguages {
+		for bname, backend := range proofBackends(t) {
+			t.Run(lg.name+"/"+bname, func(t *testing.T) {
+				ctx := context.Background()
+				store := proofStore(t, ctx, backend)
+				doer := plantest.NewScriptedModel(
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"in_progress"}`)),
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed","evidence":"v2.0 is on the releases page"}`)),
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`)),
+				)
+				mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
+				require.NoError(t, err)
+				results := toolResults(runAgent(t, doer, mw))
+				require.Len(t, results, 3)
+				review, _ := resultField(t, results[1], "review").(string)
+				assert.Contains(t, review, map[string]string{"en": "review", "zh": "复核"}[lg.name])
+				code, msg := errorMessage(t, results[2])
+				assert.Equal(t, plan.CodeIllegalTransition, code)
+				assert.Contains(t, msg, map[string]string{"en": "review", "zh": "复核"}[lg.name])
+
+				p, err := store.Get(ctx, "release")
+				require.NoError(t, err)
+				st := plan.ParseSteps(p.Content)[1]
+				assert.Equal(t, plan.StepInProgress, st.State)
+				assert.True(t, st.AwaitingReview)
+				assert.Equal(t, "worker-1", st.DoneBy)
+				assert.Equal(t, "", st.Holder)
+				assert.Equal(t, "v2.0 is on the releases page", st.Evidence)
+
+				reviewer := plantest.NewScriptedModel(
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`)),
+				)
+				mw2, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-2", Language: lg.lang, RequireEvidence: true})
+				require.NoError(t, err)
+				results = toolResults(runAgent(t, reviewer, mw2))
+				require.Len(t, results, 1)
+				assert.Equal(t, "", errorCode(t, results[0]), results[0])
+				p, err = store.Get(ctx, "release")
+				require.NoError(t, err)
+				st = plan.ParseSteps(p.Content)[1]
+				assert.Equal(t, plan.StepCompleted, st.State)
+				assert.False(t, st.AwaitingReview)
+				assert.True(t, strings.HasSuffix(st.Text, "(reviewed by @worker-2)"), st.Text)
+				assert.Equal(t, "v2.0 is on the releases page", st.Evidence)
+			})
+		}
+	}
+}
+
+// A person completes a step awaiting review through the Store, and completes a step asking
+// for review directly: only agents' completions wait for review.
+func TestAPersonCompletesAReview(t *testing.T) {
+	for bname, backend := range proofBackends(t) {
+		t.Run(bname, func(t *testing.T) {
+			ctx := context.Background()
+			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+			require.NoError(t, err)
+			_, err = store.Put(ctx, plan.Update{Name: "release", Content: &[]string{"- [ ] Ship (review)\n- [ ] Tell (review)\n"}[0]})
+			require.NoError(t, err)
+			mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1"})
+			require.NoError(t, err)
+			m := plantest.NewScriptedModel(
+				billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
+				billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed"}`)),
+			)
+			runAgent(t, m, mw)
+			_, st, err := store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted})
+			require.NoError(t, err)
+			assert.Equal(t, plan.StepCompleted, st.State)
+			assert.Regexp(t, `^Ship \(review\) \(@worker-1\) — cost: 1000\+50 tokens, 1 call, 1 tool, \d+s \(reviewed by @alice\)$`, st.Text)
+			_, st, err = store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 2, State: plan.StepCompleted})
+			require.NoError(t, err)
+			assert.Equal(t, plan.StepCompleted, st.State)
+			assert.False(t, st.AwaitingReview)
+		})
+	}
+}
+
+// A step whose own text contains " — " still asks for review and keeps its budget: its doer's
+// completion awaits review, as for any other "(review)" step.
+func TestAReviewStepWhoseTextHasADashStillAwaitsReview(t *testing.T) {
+	ctx := context.Background()
+	body := "- [ ] Ship v2 — the web part (review) (budget 10m)\n"
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
+	st := plan.ParseSteps(body)[0]
+	assert.True(t, st.Review)
+	require.NotNil(t, st.Budget)
+	assert.Equal(t, 10*time.Minute, st.Budget.Time)
+
+	m := plantest.NewScriptedModel(
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"deployed"}`),
+	)
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1"})
+	require.NoError(t, err)
+	results := toolResults(runAgent(t, m, mw))
+	require.Len(t, results, 2)
+	assert.Equal(t, "", errorCode(t, results[1]), results[1])
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	st = plan.ParseSteps(p.Content)[0]
+	assert.Equal(t, plan.StepInProgress, st.State, p.Content)
+	assert.True(t, st.AwaitingReview)
+	assert.Equal(t, "worker-1", st.DoneBy)
+	assert.Equal(t, "deployed", st.Evidence)
+}
+
+// A note that would read as the step's own "(review)" or "(budget …)" is refused, so a move
+// never changes what a step asks for, and nothing is written.
+func TestANoteCannotChangeWhatAStepAsksFor(t *testing.T) {
+	ctx := context.Background()
+	body := "- [ ] Ship (review)\n- [ ] Tell\n"
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
+	for _, mv := range []plan.StepMove{
+		{Name: "release", Step: 1, State: plan.StepInProgress, By: "ana", Note: "fast (budget 1m)"},
+		{Name: "release", Step: 2, State: plan.StepInProgress, By: "ana", Note: "see (review)"},
+		{Name: "release", Step: 2, State: plan.StepSkipped, Note: "later (budget 20k tokens)"},
+	} {
+		_, _, err := store.MoveStep(ctx, mv)
+		var e *plan.Error
+		require.ErrorAs(t, err, &e, mv.Note)
+		assert.Equal(t, plan.CodeInvalidArgument, e.Code)
+	}
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, body, p.Content)
+}
+
+// A note that would read as evidence or a cost, or evidence that would read as a cost, is
+// refused: Step.Evidence and Step.Cost are only ever what a move gave as such.
+func TestANoteOrEvidenceCannotForgeEvidenceOrCost(t *testing.T) {
+	ctx := context.Background()
+	body := "- [ ] Build\n- [ ] Test\n"
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
+
+	m := plantest.NewScriptedModel(
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","note":"evidence: go test ./... exit 0"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","note":"done — cost: 1+1 tokens, 1 call, 0 tools, 1s"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"ok — cost: 1+1 tokens, 1 call, 0 tools, 1s"}`),
+	)
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1"})
+	require.NoError(t, err)
+	results := toolResults(runAgent(t, m, mw))
+	require.Len(t, results, 3)
+	for _, r := range results {
+		assert.Equal(t, string(plan.CodeInvalidArgument), errorCode(t, r), r)
+	}
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, body, p.Content, "nothing is written")
+
+	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 2, State: plan.StepSkipped, Note: "cost: 9+9 tokens, 2 calls, 1 tool, 5s"})
+	var e *plan.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, plan.CodeInvalidArgument, e.Code)
+}
+
+// Evidence that mentions a review in its own words reads back whole, before and after the
+// review's mark.
+func TestEvidenceMentioningAReviewReadsBackWhole(t *testing.T) {
+	ctx := context.Background()
+	body := "- [ ] Build (review)\n- [ ] Test\n"
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
+	const ev = "flaky test (reviewed by hand) passes on rerun"
+	m := plantest.NewScriptedModel(
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"`+ev+`"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed","evidence":"`+ev+`"}`),
+	)
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1"})
+	require.NoError(t, err)
+	for _, r := range toolResults(runAgent(t, m, mw)) {
+		assert.Equal(t, "", errorCode(t, r), r)
+	}
+	_, st, err := store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted, By: "bob"})
+	require.NoError(t, err)
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	steps := plan.ParseSteps(p.Content)
+	assert.Equal(t, ev, st.Evidence)
+	assert.Equal(t, ev, steps[0].Evidence, p.Content)
+	assert.Equal(t, plan.StepCompleted, steps[0].State)
+	assert.Equal(t, ev, steps[1].Evidence, p.Content)
+}
+
+// A completion based on a revision from before a step awaited review does not complete its
+// review: the reviewer never saw the work it would approve (step_moved), and nothing is
+// written. Based on a revision that shows it awaiting review, it does.
+func TestAStaleCompletionDoesNotReviewWorkItNeverSaw(t *testing.T) {
+	ctx := context.Background()
+	body := "- [ ] Build (review)\n- [ ] Test\n"
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), body)
+	m := plantest.NewScriptedModel(
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
+		plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"built"}`),
+	)
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "ana"})
+	require.NoError(t, err)
+	for _, r := range toolResults(runAgent(t, m, mw)) {
+		require.Equal(t, "", errorCode(t, r), r)
+	}
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	require.True(t, plan.ParseSteps(p.Content)[0].AwaitingReview, p.Content)
+	seen := p.Revision - 1 // step 1 held by ana, its work not done yet
+
+	_, _, err = store.MoveStep(plan.WithActor(ctx, "bob"), plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted, IfRevision: &seen})
+	var e *plan.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, plan.CodeRevisionConflict, e.Code)
+	now, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, p.Content, now.Content, "nothing is written")
+
+	_, st, err := store.MoveStep(plan.WithActor(ctx, "bob"), plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted, IfRevision: &now.Revision})
+	require.NoError(t, err)
+	assert.Equal(t, plan.StepCompleted, st.State)
+	assert.Equal(t, "built", st.Evidence)
+}
+
+// A lean worker's model sees only update_plan_step and read_plan of the plan tools; it takes
+// and finishes steps with every guard on (the gate, evidence), and a call to another plan
+// tool is tool_not_available, in its language.
+func TestALeanWorkerTakesAndFinishesStepsWithEveryGuard(t *testing.T) {
+	for _, lg := range proofLanguages {
+		for bname, backend := range proofBackends(t) {
+			t.Run(lg.name+"/"+bname, func(t *testing.T) {
+				ctx := context.Background()
+				store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+				require.NoError(t, err)
+				body := "# Release\n- [ ] Build the binaries (uses probe)\n- [ ] Publish the release (review)\n"
+				p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+				require.NoError(t, err)
+				_, err = store.Approve(ctx, "release", p.Revision, "alice")
+				require.NoError(t, err)
+				m := plantest.NewScriptedModel(
+					billed(plantest.CallTool("probe", `{"what":"early"}`)),
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","status":"in_progress"}`)),
+					billed(plantest.CallTool("probe", `{"what":"build"}`)),
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed"}`)),
+					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"make exit 0"}`)),
+					billed(plantest.CallTool(plan.ToolWritePlan, `{"name":"release","content":"- [x] all done"}`)),
+				)
+				mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, LeanWorker: true,
+					GatedTools: []string{"probe"}, RequireEvidence: true})
+				require.NoError(t, err)
+				results := toolResultsOf(t, runWorker(t, m, false, mw))
+				require.Len(t, results, 6)
+				assert.Equal(t, string(plan.CodeNotApproved), errorCode(t, results[0]), "the gate holds: no step taken yet")
+				assert.Equal(t, "", errorCode(t, results[1]), results[1])
+				assert.Equal(t, "ok", results[2])
+				assert.Equal(t, string(plan.CodeEvidenceRequired), errorCode(t, results[3]))
+				assert.Equal(t, "", errorCode(t, results[4]), results[4])
+				code, msg := errorMessage(t, results[5])
+				assert.Equal(t, plan.CodeToolNotAvailable, code)
+				assert.Contains(t, msg, map[string]string{"en": "only take and finish steps", "zh": "只负责领取和完成步骤"}[lg.name])
+
+				for _, call := range m.Calls() {
+					assert.ElementsMatch(t, []string{"probe", plan.ToolUpdatePlanStep, plan.ToolReadPlan}, call.ToolNames())
+				}
+				cur, err := store.Get(ctx, "release")
+				require.NoError(t, err)
+				st := plan.ParseSteps(cur.Content)[0]
+				assert.Equal(t, plan.StepCompleted, st.State)
+				assert.Equal(t, "make exit 0", st.Evidence)
+			})
+		}
 	}
 }
