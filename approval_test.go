@@ -165,3 +165,18 @@ func TestApprovalGateCoversRewrites(t *testing.T) {
 	p := r.get("release")
 	assert.Equal(t, 0, plan.Summarize(p).Progress.Completed)
 }
+
+func approvedStore(t *testing.T, root string) (*plan.Store, *[]plan.Change) {
+	t.Helper()
+	var changes []plan.Change
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root),
+		OnChange: func(_ context.Context, c plan.Change) { changes = append(changes, c) }})
+	require.NoError(t, err)
+	body := approvalPlan
+	_, err = store.Put(context.Background(), plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	p, err := store.Approve(context.Background(), "release", 1, "ana")
+	require.NoError(t, err)
+	require.NotNil(t, p.Approval)
+	return store, &changes
+}
