@@ -232,3 +232,18 @@ func TestTheApprovalRequirementBelongsToThePlan(t *testing.T) {
 	_, _, err = host.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted})
 	assert.NoError(t, err, "once approved, steps move")
 }
+
+func approvedStore(t *testing.T, root string) (*plan.Store, *[]plan.Change) {
+	t.Helper()
+	var changes []plan.Change
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root),
+		OnChange: func(_ context.Context, c plan.Change) { changes = append(changes, c) }})
+	require.NoError(t, err)
+	body := approvalPlan
+	_, err = store.Put(context.Background(), plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	p, err := store.Approve(context.Background(), "release", 1, "ana")
+	require.NoError(t, err)
+	require.NotNil(t, p.Approval)
+	return store, &changes
+}

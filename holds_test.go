@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -171,3 +172,32 @@ func runTools(t *testing.T, m *plantest.ScriptedModel, mw adk.ChatModelAgentMidd
 	t.Helper()
 	return toolResults(runAgent(t, m, mw))
 }
+
+const teamBody = "# Team\n- [ ] design\n- [ ] build\n- [ ] test\n- [ ] ship\n"
+
+func newTeamStore(t *testing.T, cfg plan.StoreConfig) (*plan.Store, plan.Backend) {
+	t.Helper()
+	if cfg.Backend == nil {
+		cfg.Backend = plan.NewMemoryBackend()
+	}
+	s, err := plan.NewStore(&cfg)
+	require.NoError(t, err)
+	body := teamBody
+	_, err = s.Put(context.Background(), plan.Update{Name: "team", Content: &body})
+	require.NoError(t, err)
+	return s, cfg.Backend
+}
+
+func move(t *testing.T, s *plan.Store, m plan.StepMove) (*plan.Plan, plan.Step, *plan.Error) {
+	t.Helper()
+	m.Name = "team"
+	p, step, err := s.MoveStep(context.Background(), m)
+	if err == nil {
+		return p, step, nil
+	}
+	var pe *plan.Error
+	require.True(t, errors.As(err, &pe), "%v", err)
+	return nil, plan.Step{}, pe
+}
+
+func rev(n int64) *int64 { return &n }

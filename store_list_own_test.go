@@ -2,11 +2,7 @@ package plan_test
 
 import (
 	"context"
-	"strings"
 	"testing"
-
-	"github.com/einoplan/plan/driver"
-	"github.com/einoplan/plan/internal/document"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,40 +56,4 @@ func TestAListingIsItsCallersOwn(t *testing.T) {
 	system := model.Calls()[0].Input[0].Content
 	assert.Contains(t, system, `"ship (after 1)"`, "the digest names the real next step")
 	assert.NotContains(t, system, "FORGED")
-}
-
-// DecodePlan, and Summarize of what it returns, never report an approval: only a Store,
-// which holds the key, can check a seal, so a file whose approval lines carry a forged seal
-// reads as not approved everywhere.
-func TestDecodePlanNeverReportsAnApprovalItCannotVerify(t *testing.T) {
-	ctx := context.Background()
-	b := plan.NewMemoryBackend()
-	s := storeOn(t, b, "")
-	p, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] deploy\n")})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "ship", p.Revision, "ana")
-	require.NoError(t, err)
-	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/ship.md"})
-	require.NoError(t, err)
-	real := fc.Content
-	require.Contains(t, real, "approved_hash: ")
-	i := strings.Index(real, "approved_hash: ")
-	j := i + strings.IndexByte(real[i:], '\n')
-	forged := real[:i] + `approved_hash: "forged"` + real[j:]
-
-	for name, raw := range map[string]string{"forged": forged, "genuine": real} {
-		d, err := document.DecodePlan("ship", raw)
-		require.NoError(t, err, name)
-		assert.Nil(t, d.Approval, "%s: DecodePlan cannot verify a seal", name)
-		assert.Nil(t, plan.Summarize(d).Approval, "%s: nor can Summarize of what it decoded", name)
-		assert.NotContains(t, document.EncodePlan(d), "approved_by", "%s: nor does EncodePlan write one back", name)
-	}
-	got, err := s.Get(ctx, "ship")
-	require.NoError(t, err)
-	require.NotNil(t, got.Approval, "the Store checks the genuine seal")
-	assert.Equal(t, "ana", got.Approval.By)
-	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: "/plans/ship.md", Content: forged}))
-	got, err = s.Get(ctx, "ship")
-	require.NoError(t, err)
-	assert.Nil(t, got.Approval, "nor does the Store report a forged one")
 }

@@ -2,8 +2,6 @@ package plan_test
 
 import (
 	"context"
-	"errors"
-	"sync/atomic"
 	"testing"
 
 	"github.com/einoplan/plan/driver"
@@ -38,60 +36,4 @@ func TestContentionErrorNamesThePlan(t *testing.T) {
 		assert.NotContains(t, results[0], `\"\"`, "the message names the plan")
 		assert.Contains(t, results[0], "release")
 	}
-}
-
-// landsThenFails: the first compare-and-swap lands, then "another machine" deletes the
-// plan through a different storage value (no shared process lock, as across machines),
-// and the transport reports an error, so the outcome is uncertain.
-type landsThenFails struct {
-	*plan.MemoryBackend
-	calls   atomic.Int32
-	between func()
-}
-
-func (b *landsThenFails) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
-	ok, err := b.MemoryBackend.CompareAndSwap(ctx, req, old)
-	if b.calls.Add(1) == 1 && ok && err == nil {
-		b.between()
-		return false, errors.New("i/o timeout")
-	}
-	return ok, err
-}
-
-// A create whose outcome is uncertain (the swap landed, the transport reported an error) and
-// whose plan another machine deleted meanwhile is never retried at a revision the tombstone
-// already holds: revisions never repeat.
-func TestUncertainCreateRetryNeverRepeatsARevision(t *testing.T) {
-	ctx := context.Background()
-	mem := plan.NewMemoryBackend()
-	other := storeOn(t, struct{ plan.Backend }{noUnwrap{mem}}, "") // another machine
-	b := &landsThenFails{MemoryBackend: mem}
-	b.between = func() {
-		_, err := other.Delete(ctx, "release", ptrTo[int64](1))
-		require.NoError(t, err)
-	}
-	s := storeOn(t, b, "")
-	p, err := s.Put(ctx, plan.Update{Name: "release", Content: ptrTo("- [ ] second incarnation?\n"), IfRevision: ptrTo[int64](0)})
-	if err == nil {
-		assert.NotEqualValues(t, 1, p.Revision, "revision 1 was already used by the deleted plan (%q)", p.Content)
-	} else {
-		t.Log(err)
-	}
-}
-
-// noUnwrap hides mem's identity and capabilities: a different storage value.
-type noUnwrap struct{ b plan.Backend }
-
-func (n noUnwrap) LsInfo(ctx context.Context, r *driver.LsInfoRequest) ([]driver.FileInfo, error) {
-	return n.b.LsInfo(ctx, r)
-}
-
-func (n noUnwrap) Read(ctx context.Context, r *driver.ReadRequest) (*driver.FileContent, error) {
-	return n.b.Read(ctx, r)
-}
-
-func (n noUnwrap) Write(ctx context.Context, r *driver.WriteRequest) error { return n.b.Write(ctx, r) }
-
-func (n noUnwrap) Delete(ctx context.Context, r *driver.DeleteRequest) error {
-	return n.b.Delete(ctx, r)
 }

@@ -77,18 +77,3 @@ func TestADeletedPlansTombstoneKeepsItsApprovalRequirement(t *testing.T) {
 		}
 	}
 }
-
-// A plan never written under the requirement is written again without it.
-func TestADeletedPlanWithoutTheRequirementComesBackWithoutIt(t *testing.T) {
-	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "notes", Content: ptr(reviewedRelease)})
-	require.NoError(t, err)
-	_, err = s.Delete(plan.WithActor(ctx, "ana"), "notes", nil)
-	require.NoError(t, err)
-	p, err := s.Put(ctx, plan.Update{Name: "notes", Content: ptr("# Notes\n- [x] done already\n")})
-	require.NoError(t, err)
-	assert.False(t, p.RequiresApproval)
-	assert.EqualValues(t, 2, p.Revision)
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
@@ -156,4 +157,27 @@ func TestDeleteLosingEveryRaceIsABackendError(t *testing.T) {
 	var pe *document.Error
 	require.ErrorAs(t, err, &pe)
 	require.Equal(t, document.CodeBackendError, pe.Code)
+}
+
+// OnChange runs outside the Store's locks after a delete too: it may write the same plan.
+func TestOnChangeAfterDeleteRunsOutsideTheLocks(t *testing.T) {
+	ctx := context.Background()
+	var s *Store
+	var written error
+	s, err := NewStore(&StoreConfig{Backend: memfs.New(), OnChange: func(ctx context.Context, c Change) {
+		if c.Action != document.ActionDelete {
+			return
+		}
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		body := "# Again\n- [ ] a\n"
+		_, written = s.Put(wctx, Update{Name: c.Name, Content: &body})
+	}})
+	require.NoError(t, err)
+	body := teamBody
+	_, err = s.Put(ctx, Update{Name: "team", Content: &body})
+	require.NoError(t, err)
+	_, err = s.Delete(ctx, "team", nil)
+	require.NoError(t, err)
+	assert.NoError(t, written, "the delete's OnChange re-created the plan")
 }

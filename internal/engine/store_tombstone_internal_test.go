@@ -13,7 +13,9 @@ import (
 	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/localfs"
+	"github.com/einoplan/plan/internal/memfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -113,4 +115,22 @@ func TestHeaderRevision(t *testing.T) {
 			assert.Equal(t, want, got, "%.40q", raw)
 		}
 	}
+}
+
+// reviewedRelease is a plan whose deploy waits for its security review.
+const reviewedRelease = "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1)\n- [ ] Tell the team\n"
+
+// A plan never written under the requirement is written again without it.
+func TestADeletedPlanWithoutTheRequirementComesBackWithoutIt(t *testing.T) {
+	ctx := context.Background()
+	s, err := NewStore(&StoreConfig{Backend: memfs.New()})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, Update{Name: "notes", Content: ptrTo(reviewedRelease)})
+	require.NoError(t, err)
+	_, err = s.Delete(document.WithActor(ctx, "ana"), "notes", nil)
+	require.NoError(t, err)
+	p, err := s.Put(ctx, Update{Name: "notes", Content: ptrTo("# Notes\n- [x] done already\n")})
+	require.NoError(t, err)
+	assert.False(t, p.RequiresApproval)
+	assert.EqualValues(t, 2, p.Revision)
 }

@@ -1,7 +1,8 @@
-package plan_test
+package engine
 
 import (
 	"context"
+	"errors"
 	"path"
 	"sort"
 	"strings"
@@ -9,17 +10,17 @@ import (
 	"testing"
 
 	"github.com/einoplan/plan/driver"
-
+	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/localfs"
+	"github.com/einoplan/plan/internal/memfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
 // keepingSwapping is a driver.KeepingSwapper over a MemoryBackend that counts its requests;
 // with lose set, the next swap loses its race.
 type keepingSwapping struct {
-	*plan.MemoryBackend
+	*memfs.Backend
 	swaps, writes atomic.Int32
 	lose          atomic.Bool
 }
@@ -33,9 +34,9 @@ func (b *keepingSwapping) CompareAndSwapKeeping(ctx context.Context, req *driver
 	if b.lose.Swap(false) {
 		return false, nil
 	}
-	ok, err := b.MemoryBackend.CompareAndSwap(ctx, req, old)
+	ok, err := b.Backend.CompareAndSwap(ctx, req, old)
 	if ok && err == nil && old != nil && keep != "" {
-		err = b.MemoryBackend.Write(ctx, &driver.WriteRequest{FilePath: keep, Content: *old})
+		err = b.Backend.Write(ctx, &driver.WriteRequest{FilePath: keep, Content: *old})
 	}
 	return ok, err
 }
@@ -44,11 +45,11 @@ func (b *keepingSwapping) KeepsFor(v any) bool { return v == any(b) }
 
 func (b *keepingSwapping) Write(ctx context.Context, req *driver.WriteRequest) error {
 	b.writes.Add(1)
-	return b.MemoryBackend.Write(ctx, req)
+	return b.Backend.Write(ctx, req)
 }
 
 // entryNames lists the names in a plan's history folder, sorted.
-func entryNames(t *testing.T, b plan.Backend, name string) []string {
+func entryNames(t *testing.T, b driver.Backend, name string) []string {
 	t.Helper()
 	infos, err := b.LsInfo(context.Background(), &driver.LsInfoRequest{Path: "/plans/.history/" + name})
 	require.NoError(t, err)
@@ -65,14 +66,14 @@ func entryNames(t *testing.T, b plan.Backend, name string) []string {
 // that loses its race keeps nothing: the retry keeps the one entry of its revision.
 func TestAKeepingSwapperWritesEachChangeInOneRequest(t *testing.T) {
 	ctx := context.Background()
-	b := &keepingSwapping{MemoryBackend: plan.NewMemoryBackend()}
+	b := &keepingSwapping{Backend: memfs.New()}
 	s := storeOn(t, b, "")
-	_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n- [ ] test\n")})
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] build\n- [ ] test\n")})
 	require.NoError(t, err)
 	_, err = s.SetStatus(ctx, "ship", "active", nil)
 	require.NoError(t, err)
 	b.lose.Store(true)
-	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 1, State: plan.StepCompleted})
+	_, _, err = s.MoveStep(ctx, StepMove{Name: "ship", Step: 1, State: document.StepCompleted})
 	require.NoError(t, err)
 	assert.EqualValues(t, 4, b.swaps.Load(), "create, status, a lost move and its retry")
 	assert.Zero(t, b.writes.Load(), "no separate entry write")
@@ -82,7 +83,7 @@ func TestAKeepingSwapperWritesEachChangeInOneRequest(t *testing.T) {
 	for i, r := range revs {
 		assert.EqualValues(t, 3-i, r.Revision)
 	}
-	assert.Equal(t, []plan.Action{plan.ActionStep, plan.ActionStatus, plan.ActionWrite}, []plan.Action{revs[0].Action, revs[1].Action, revs[2].Action})
+	assert.Equal(t, []document.Action{document.ActionStep, document.ActionStatus, document.ActionWrite}, []document.Action{revs[0].Action, revs[1].Action, revs[2].Action})
 	names := entryNames(t, b, "ship")
 	require.Len(t, names, 2, "the two replaced revisions, once each")
 	assert.True(t, strings.HasPrefix(names[0], "1.") && strings.HasPrefix(names[1], "2."), "%v", names)
@@ -91,13 +92,13 @@ func TestAKeepingSwapperWritesEachChangeInOneRequest(t *testing.T) {
 // casCounting changes what CompareAndSwap does on an embedded MemoryBackend; it offers no
 // CompareAndSwapKeeping of its own.
 type casCounting struct {
-	*plan.MemoryBackend
+	*memfs.Backend
 	swaps atomic.Int32
 }
 
 func (b *casCounting) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
 	b.swaps.Add(1)
-	return b.MemoryBackend.CompareAndSwap(ctx, req, old)
+	return b.Backend.CompareAndSwap(ctx, req, old)
 }
 
 // A wrapper that changes CompareAndSwap over an embedded MemoryBackend is never bypassed by
@@ -105,9 +106,9 @@ func (b *casCounting) CompareAndSwap(ctx context.Context, req *driver.WriteReque
 // kept by writing each replaced file beside it.
 func TestAWrapperOfCompareAndSwapIsNeverBypassedToKeepHistory(t *testing.T) {
 	ctx := context.Background()
-	b := &casCounting{MemoryBackend: plan.NewMemoryBackend()}
+	b := &casCounting{Backend: memfs.New()}
 	s := storeOn(t, b, "")
-	_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
 	require.NoError(t, err)
 	for _, st := range []string{"a", "b"} {
 		_, err = s.SetStatus(ctx, "ship", st, nil)
@@ -123,22 +124,22 @@ func TestAWrapperOfCompareAndSwapIsNeverBypassedToKeepHistory(t *testing.T) {
 // writeCounting changes what Write does on an embedded LocalBackend; it offers no
 // WriteKeeping of its own.
 type writeCounting struct {
-	*plan.LocalBackend
+	*localfs.Backend
 	writes atomic.Int32
 }
 
 func (w *writeCounting) Write(ctx context.Context, req *driver.WriteRequest) error {
 	w.writes.Add(1)
-	return w.LocalBackend.Write(ctx, req)
+	return w.Backend.Write(ctx, req)
 }
 
 // A wrapper that changes Write over an embedded LocalBackend is never bypassed by the
 // LocalBackend's own keeping write: every change goes through the wrapper's Write.
 func TestAWrapperOfWriteIsNeverBypassedToKeepHistory(t *testing.T) {
 	ctx := context.Background()
-	b := &writeCounting{LocalBackend: newLocal(t, t.TempDir())}
+	b := &writeCounting{Backend: newLocal(t, t.TempDir())}
 	s := storeOn(t, b, "")
-	_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
 	require.NoError(t, err)
 	before := b.writes.Load()
 	_, err = s.SetStatus(ctx, "ship", "active", nil)
@@ -147,4 +148,60 @@ func TestAWrapperOfWriteIsNeverBypassedToKeepHistory(t *testing.T) {
 	revs, err := s.History(ctx, "ship")
 	require.NoError(t, err)
 	assert.Len(t, revs, 2)
+}
+
+// landsThenFails: the first compare-and-swap lands, then "another machine" deletes the
+// plan through a different storage value (no shared process lock, as across machines),
+// and the transport reports an error, so the outcome is uncertain.
+type landsThenFails struct {
+	*memfs.Backend
+	calls   atomic.Int32
+	between func()
+}
+
+func (b *landsThenFails) CompareAndSwap(ctx context.Context, req *driver.WriteRequest, old *string) (bool, error) {
+	ok, err := b.Backend.CompareAndSwap(ctx, req, old)
+	if b.calls.Add(1) == 1 && ok && err == nil {
+		b.between()
+		return false, errors.New("i/o timeout")
+	}
+	return ok, err
+}
+
+// A create whose outcome is uncertain (the swap landed, the transport reported an error) and
+// whose plan another machine deleted meanwhile is never retried at a revision the tombstone
+// already holds: revisions never repeat.
+func TestUncertainCreateRetryNeverRepeatsARevision(t *testing.T) {
+	ctx := context.Background()
+	mem := memfs.New()
+	other := storeOn(t, struct{ driver.Backend }{noUnwrap{mem}}, "") // another machine
+	b := &landsThenFails{Backend: mem}
+	b.between = func() {
+		_, err := other.Delete(ctx, "release", ptrTo[int64](1))
+		require.NoError(t, err)
+	}
+	s := storeOn(t, b, "")
+	p, err := s.Put(ctx, Update{Name: "release", Content: ptrTo("- [ ] second incarnation?\n"), IfRevision: ptrTo[int64](0)})
+	if err == nil {
+		assert.NotEqualValues(t, 1, p.Revision, "revision 1 was already used by the deleted plan (%q)", p.Content)
+	} else {
+		t.Log(err)
+	}
+}
+
+// noUnwrap hides mem's identity and capabilities: a different storage value.
+type noUnwrap struct{ b driver.Backend }
+
+func (n noUnwrap) LsInfo(ctx context.Context, r *driver.LsInfoRequest) ([]driver.FileInfo, error) {
+	return n.b.LsInfo(ctx, r)
+}
+
+func (n noUnwrap) Read(ctx context.Context, r *driver.ReadRequest) (*driver.FileContent, error) {
+	return n.b.Read(ctx, r)
+}
+
+func (n noUnwrap) Write(ctx context.Context, r *driver.WriteRequest) error { return n.b.Write(ctx, r) }
+
+func (n noUnwrap) Delete(ctx context.Context, r *driver.DeleteRequest) error {
+	return n.b.Delete(ctx, r)
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package plan_test
+package engine
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
 // Stray entries on a tombstone's path (a file or a link where the tombstone folder belongs, a
@@ -32,7 +30,7 @@ func TestStrayEntriesOnTheTombstonePathBlockNoName(t *testing.T) {
 				require.NoError(t, os.Symlink("/etc/hostname", filepath.Join(root, "plans", ".deleted", "fresh")))
 			}
 			s := storeOn(t, newLocal(t, root), "")
-			_, err := s.Put(ctx, plan.Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
+			_, err := s.Put(ctx, Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
 			assert.NoError(t, err, "a stray entry never blocks a name")
 		})
 	}
@@ -45,6 +43,6 @@ func TestStrayDeletedFileBlocksNoCreate(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "plans", ".deleted"), []byte("oops"), 0o600))
 	s := storeOn(t, newLocal(t, root), "")
-	_, err := s.Put(ctx, plan.Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
+	_, err := s.Put(ctx, Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
 	assert.NoError(t, err, "a stray entry never blocks a name")
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package plan_test
+package engine
 
 import (
 	"context"
@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/einoplan/plan/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
 // A symbolic link in the plans folder that leads outside the root reads as corrupt, an
@@ -26,9 +25,9 @@ func TestLinkOutsideRootDoesNotBlockTheName(t *testing.T) {
 	s := storeOn(t, newLocal(t, root), "")
 
 	_, err := s.Get(ctx, "evil")
-	assert.Equal(t, plan.CodeCorrupt, plan.CodeOf(err), "read: %v", err)
+	assert.Equal(t, document.CodeCorrupt, document.CodeOf(err), "read: %v", err)
 	_, err = s.Delete(ctx, "evil", nil)
 	assert.NoError(t, err, "an unguarded delete removes the link itself")
-	_, err = s.Put(ctx, plan.Update{Name: "evil", Content: ptrTo("- [ ] x\n")})
+	_, err = s.Put(ctx, Update{Name: "evil", Content: ptrTo("- [ ] x\n")})
 	assert.NoError(t, err, "the name is free again")
 }
