@@ -2,10 +2,14 @@ package plan_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/einoplan/plan"
 )
+
+// benchBody is a plan of about 2 KB.
+var benchBody = "# Release\n" + strings.Repeat("- [ ] a step of the plan, with some words\n", 50)
 
 // BenchmarkGuardedWrite is one guarded write of a 2 KB plan through a Store, the operation
 // every tool call that changes a plan makes. scripts/bench-guarded.sh compares it with an

@@ -640,3 +640,36 @@ func TestWatchResyncsBeforeADeletePastTheLastRevisionSeen(t *testing.T) {
 		{Name: "ship", Action: document.ActionDelete, Revision: 1, Title: "Ship", Status: "draft", Actor: "bo"},
 	}, changesUntilQuiet(ch))
 }
+
+// A watcher in another Store names who deleted a plan, as the deleting Store's OnChange does.
+func TestWatchedDeleteNamesWhoDeleted(t *testing.T) {
+	local, err := localfs.New(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { local.Close() })
+	for name, backend := range map[string]driver.Backend{"memory": memfs.New(), "local": local} {
+		t.Run(name, func(t *testing.T) {
+			var heard Change
+			s, err := NewStore(&StoreConfig{Backend: backend, OnChange: func(_ context.Context, c Change) { heard = c }})
+			require.NoError(t, err)
+			watcher, err := NewStore(&StoreConfig{Backend: backend})
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			body := "# P\n- [ ] a\n"
+			_, err = s.Put(document.WithActor(ctx, "ana"), Update{Name: "p", Content: &body})
+			require.NoError(t, err)
+			ch, err := watcher.Watch(ctx, WatchOptions{Interval: 10 * time.Millisecond})
+			require.NoError(t, err)
+			_, err = s.Delete(document.WithActor(ctx, "bob"), "p", nil)
+			require.NoError(t, err)
+			require.Equal(t, "bob", heard.Actor)
+			select {
+			case c := <-ch:
+				assert.Equal(t, Change{Name: "p", Action: document.ActionDelete, Revision: 1, Title: "P", Status: "draft",
+					Author: "ana", Actor: "bob"}, c)
+			case <-time.After(3 * time.Second):
+				t.Fatal("the delete was not delivered")
+			}
+		})
+	}
+}

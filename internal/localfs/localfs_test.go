@@ -648,3 +648,23 @@ func readFile(t *testing.T, p string) string {
 	require.NoError(t, err)
 	return string(data)
 }
+
+// WriteOnce never writes through a link: a hard link at an entry's path to a file outside
+// the root is replaced, and the outside file keeps its bytes.
+func TestWriteOnceNeverWritesThroughAHardLink(t *testing.T) {
+	ctx := context.Background()
+	root, outside := t.TempDir(), filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(outside, []byte("keep me"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o755))
+	require.NoError(t, os.Link(outside, filepath.Join(root, "plans", "e")))
+	b, err := New(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Close() })
+	require.NoError(t, b.WriteOnce(ctx, &driver.WriteRequest{FilePath: "/plans/e", Content: "entry"}))
+	got, err := os.ReadFile(outside)
+	require.NoError(t, err)
+	assert.Equal(t, "keep me", string(got))
+	got, err = os.ReadFile(filepath.Join(root, "plans", "e"))
+	require.NoError(t, err)
+	assert.Equal(t, "entry", string(got))
+}

@@ -1,13 +1,13 @@
-package plan_test
+package engine
 
 import (
 	"context"
 	"testing"
 
+	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/memfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
 // Revisions never repeat across MemoryBackend.Restore: a plan taken back to an older body
@@ -16,11 +16,11 @@ import (
 // refused. A plan the restore leaves as it was keeps its revision and its approval.
 func TestRevisionsNeverRepeatAcrossARestore(t *testing.T) {
 	ctx := context.Background()
-	b := plan.NewMemoryBackend()
+	b := memfs.New()
 	s := storeOn(t, b, "")
-	put := func(name, body string, ifRev *int64) *plan.Plan {
+	put := func(name, body string, ifRev *int64) *document.Plan {
 		t.Helper()
-		p, err := s.Put(ctx, plan.Update{Name: name, Content: &body, IfRevision: ifRev})
+		p, err := s.Put(ctx, Update{Name: name, Content: &body, IfRevision: ifRev})
 		require.NoError(t, err)
 		return p
 	}
@@ -41,7 +41,7 @@ func TestRevisionsNeverRepeatAcrossARestore(t *testing.T) {
 	put("again", "- [ ] second life, on\n", nil) // revision 3
 
 	b.Restore(snap)
-	for _, st := range []*plan.Store{s, storeOn(t, b, "")} {
+	for _, st := range []*Store{s, storeOn(t, b, "")} {
 		ship, err := st.Get(ctx, "ship")
 		require.NoError(t, err)
 		assert.Equal(t, "- [ ] snapshot body\n", ship.Content)
@@ -54,11 +54,11 @@ func TestRevisionsNeverRepeatAcrossARestore(t *testing.T) {
 		assert.Equal(t, kept.Revision+1, k.Revision, "an unchanged plan keeps its revision")
 		assert.NotNil(t, k.Approval, "and its approval")
 		_, err = st.Get(ctx, "gone")
-		assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
+		assert.Equal(t, document.CodeNotFound, document.CodeOf(err))
 	}
 
-	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] stale\n"), IfRevision: &lost.Revision})
-	assert.Equal(t, plan.CodeRevisionConflict, plan.CodeOf(err), "a revision of the lost body guards nothing")
+	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] stale\n"), IfRevision: &lost.Revision})
+	assert.Equal(t, document.CodeRevisionConflict, document.CodeOf(err), "a revision of the lost body guards nothing")
 	next := put("ship", "- [ ] after the restore\n", nil)
 	assert.Greater(t, next.Revision, lost.Revision+1)
 	gone := put("gone", "- [ ] made again\n", nil)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package plan_test
+package engine
 
 import (
 	"context"
@@ -14,13 +14,12 @@ import (
 
 	"github.com/einoplan/plan/driver"
 
-	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/internal/childtest"
+	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/localfs"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
 // The variables that tell TestPlanLockChildProcess, run as a child process, what to do and
@@ -39,7 +38,7 @@ const (
 // stallingLocal is a LocalBackend whose first write of a.md says "held" on stdout and then
 // waits until stdin closes: a process stalled inside plan a's lock.
 type stallingLocal struct {
-	*plan.LocalBackend
+	*localfs.Backend
 	once sync.Once
 }
 
@@ -50,7 +49,7 @@ func (s *stallingLocal) Write(ctx context.Context, req *driver.WriteRequest) err
 			_, _ = io.Copy(io.Discard, os.Stdin)
 		})
 	}
-	return s.LocalBackend.Write(ctx, req)
+	return s.Backend.Write(ctx, req)
 }
 
 func lockChildEnv(mode, root string) map[string]string {
@@ -64,12 +63,12 @@ func TestPlanLockChildProcess(t *testing.T) {
 	ctx := context.Background()
 	switch mode {
 	case "stall":
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: &stallingLocal{LocalBackend: newLocal(t, root)}, HistoryLimit: 5})
+		s, err := NewStore(&StoreConfig{Backend: &stallingLocal{Backend: newLocal(t, root)}, HistoryLimit: 5})
 		require.NoError(t, err)
-		_, err = s.Put(ctx, plan.Update{Name: "a", Content: ptr("from the child\n"), IfRevision: ptr(int64(0))})
+		_, err = s.Put(ctx, Update{Name: "a", Content: ptrTo("from the child\n"), IfRevision: ptrTo(int64(0))})
 		require.NoError(t, err)
 	case "mixed":
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: 5})
+		s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), HistoryLimit: 5})
 		require.NoError(t, err)
 		var wg sync.WaitGroup
 		errs := make(chan error, 2*mixedWorkers)
@@ -80,12 +79,12 @@ func TestPlanLockChildProcess(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					if name == own {
-						if _, err := s.Put(ctx, plan.Update{Name: own, Content: ptr("0"), IfRevision: ptr(int64(0))}); err != nil {
+						if _, err := s.Put(ctx, Update{Name: own, Content: ptrTo("0"), IfRevision: ptrTo(int64(0))}); err != nil {
 							errs <- err
 							return
 						}
 					}
-					if err := backendtest.GuardedIncrements(ctx, s, name, mixedIncrements); err != nil {
+					if err := guardedIncrements(ctx, s, name, mixedIncrements); err != nil {
 						errs <- err
 					}
 				}()
@@ -112,7 +111,7 @@ func TestPlanLockAcrossProcesses(t *testing.T) {
 			ctx := context.Background()
 			root := t.TempDir()
 			lb := newLocal(t, root)
-			s, err := plan.NewStore(&plan.StoreConfig{Backend: lb, HistoryLimit: 5})
+			s, err := NewStore(&StoreConfig{Backend: lb, HistoryLimit: 5})
 			require.NoError(t, err)
 			child := childtest.Start(t, "TestPlanLockChildProcess", lockChildEnv("stall", root))
 			line, err := child.Stdout.ReadString('\n')
@@ -121,15 +120,15 @@ func TestPlanLockAcrossProcesses(t *testing.T) {
 
 			bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
-			p, err := s.Put(bctx, plan.Update{Name: "b", Content: ptr("- [ ] b\n"), IfRevision: ptr(int64(0))})
+			p, err := s.Put(bctx, Update{Name: "b", Content: ptrTo("- [ ] b\n"), IfRevision: ptrTo(int64(0))})
 			require.NoError(t, err, "a write to b waited for the child's lock on a")
 			_, err = s.Delete(bctx, "b", &p.Revision)
 			require.NoError(t, err)
 
 			short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
-			_, err = s.Put(short, plan.Update{Name: "a", Content: ptr("from the parent\n")})
+			_, err = s.Put(short, Update{Name: "a", Content: ptrTo("from the parent\n")})
 			cancelShort()
-			assert.Equal(t, plan.CodeCanceled, plan.CodeOf(err), "a write to a while another process holds its lock")
+			assert.Equal(t, document.CodeCanceled, document.CodeOf(err), "a write to a while another process holds its lock")
 			short, cancelShort = context.WithTimeout(ctx, 100*time.Millisecond)
 			_, err = lb.Lock(short, "/plans")
 			cancelShort()
@@ -146,11 +145,11 @@ func TestPlanLockAcrossProcesses(t *testing.T) {
 			if !kill {
 				require.NoError(t, err, "child")
 			}
-			_, err = s.Put(bctx, plan.Update{Name: "a", Content: ptr("from the parent\n"), IfRevision: ptr(int64(0))})
+			_, err = s.Put(bctx, Update{Name: "a", Content: ptrTo("from the parent\n"), IfRevision: ptrTo(int64(0))})
 			if kill {
 				require.NoError(t, err, "a killed holder leaves the plan unlocked and unwritten")
 			} else {
-				assert.Equal(t, plan.CodeRevisionConflict, plan.CodeOf(err), "the child's create landed first")
+				assert.Equal(t, document.CodeRevisionConflict, document.CodeOf(err), "the child's create landed first")
 			}
 			a, err := s.Get(ctx, "a")
 			require.NoError(t, err)
@@ -168,9 +167,9 @@ func TestPlanLocksMixedProcesses(t *testing.T) {
 	}
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: 5})
+	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), HistoryLimit: 5})
 	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "counter", Content: ptr("0")})
+	_, err = s.Put(ctx, Update{Name: "counter", Content: ptrTo("0")})
 	require.NoError(t, err)
 	children := childtest.Run(t, "TestPlanLockChildProcess", lockChildEnv("mixed", root), mixedProcesses)
 	for i, c := range children {

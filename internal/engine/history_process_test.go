@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
 
-package plan_test
+package engine
 
 import (
 	"bufio"
@@ -12,13 +12,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/einoplan/plan/api"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/internal/childtest"
+	"github.com/einoplan/plan/internal/document"
 )
 
 const historyChildEnv = "PLAN_HISTORY_CHILD"
@@ -33,7 +31,7 @@ func TestHistoryChildProcess(t *testing.T) {
 	var n int
 	_, err := fmt.Sscan(spec, &root, &worker, &n)
 	require.NoError(t, err)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: api.DefaultHistoryLimit})
+	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), HistoryLimit: DefaultHistoryLimit})
 	require.NoError(t, err)
 	fmt.Println("ready")
 	_, err = bufio.NewReader(os.Stdin).ReadString('\n')
@@ -49,9 +47,9 @@ func TestHistoryChildProcess(t *testing.T) {
 func TestHistoryAcrossProcesses(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), HistoryLimit: api.DefaultHistoryLimit})
+	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), HistoryLimit: DefaultHistoryLimit})
 	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n"), Status: "p-0"})
+	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] build\n"), Status: "p-0"})
 	require.NoError(t, err)
 
 	const writes = 30
@@ -73,11 +71,11 @@ func TestHistoryAcrossProcesses(t *testing.T) {
 
 	h, err := s.History(ctx, "ship")
 	require.NoError(t, err)
-	require.Len(t, h, api.DefaultHistoryLimit)
+	require.Len(t, h, DefaultHistoryLimit)
 	last := map[string]int{}
 	for i, r := range h {
 		assert.EqualValues(t, 1+2*writes-i, r.Revision)
-		assert.Equal(t, plan.ActionStatus, r.Action)
+		assert.Equal(t, document.ActionStatus, r.Action)
 		p, err := s.GetRevision(ctx, "ship", r.Revision)
 		require.NoError(t, err)
 		assert.Equal(t, r.Status, p.Status)

@@ -1,4 +1,4 @@
-package plan_test
+package engine
 
 import (
 	"context"
@@ -13,11 +13,12 @@ import (
 	"testing"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/localfs"
+	"github.com/einoplan/plan/internal/memfs"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
 // An approval cannot be forged by someone who can write the plan file but has no key: a
@@ -26,16 +27,16 @@ import (
 // the storage.
 func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	backend := memfs.New()
+	s, err := NewStore(&StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	for _, name := range []string{"real", "other"} {
-		_, err = s.Put(ctx, plan.Update{Name: name, Content: ptr("# " + name + "\n- [ ] Publish to prod\n")})
+		_, err = s.Put(ctx, Update{Name: name, Content: ptrTo("# " + name + "\n- [ ] Publish to prod\n")})
 		require.NoError(t, err)
 	}
 	_, err = s.Approve(ctx, "real", 1, "ana")
 	require.NoError(t, err)
-	fresh, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	fresh, err := NewStore(&StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	p, err := fresh.Get(ctx, "real")
 	require.NoError(t, err)
@@ -73,7 +74,7 @@ func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 	got, err = fresh.Get(ctx, "real")
 	require.NoError(t, err)
 	assert.Nil(t, got.Approval, "an edited body is not what was approved")
-	_, _, err = fresh.MoveStep(ctx, plan.StepMove{Name: "real", Step: 1, State: plan.StepInProgress})
+	_, _, err = fresh.MoveStep(ctx, StepMove{Name: "real", Step: 1, State: document.StepInProgress})
 	require.NoError(t, err)
 }
 
@@ -81,10 +82,10 @@ func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 // the approval to the revision of the file that carries it.
 func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	backend := memfs.New()
+	s, err := NewStore(&StoreConfig{Backend: backend})
 	require.NoError(t, err)
-	p, err := s.Put(ctx, plan.Update{Name: "p", Content: ptr("# P\n- [ ] deploy to prod\n")})
+	p, err := s.Put(ctx, Update{Name: "p", Content: ptrTo("# P\n- [ ] deploy to prod\n")})
 	require.NoError(t, err)
 	_, err = s.Approve(ctx, "p", p.Revision, "ana")
 	require.NoError(t, err)
@@ -96,7 +97,7 @@ func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
 	approvedLines := regexp.MustCompile(`(?m)^approved_[a-z]+: .*\n`).FindAllString(read(), -1)
 	require.Len(t, approvedLines, 4)
 
-	_, err = s.Revoke(plan.WithActor(ctx, "ana"), "p")
+	_, err = s.Revoke(document.WithActor(ctx, "ana"), "p")
 	require.NoError(t, err)
 	forged := strings.Replace(read(), "\nupdated_at:", "\n"+strings.Join(approvedLines, "")+"updated_at:", 1)
 	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/p.md", Content: forged}))
@@ -107,9 +108,9 @@ func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
 	// The Store's own approval still reads back after moves, each sealed anew.
 	_, err = s.Approve(ctx, "p", got.Revision, "ana")
 	require.NoError(t, err)
-	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepInProgress, By: "w1"})
+	_, _, err = s.MoveStep(ctx, StepMove{Name: "p", Step: 1, State: document.StepInProgress, By: "w1"})
 	require.NoError(t, err)
-	fresh, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	fresh, err := NewStore(&StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	got, err = fresh.Get(ctx, "p")
 	require.NoError(t, err)
@@ -120,11 +121,11 @@ func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
 // until the next approval replaces it.
 func TestAStrayApprovalKeyIsReplacedByTheNextApproval(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
+	backend := memfs.New()
 	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/.approval-key", Content: "not a key"}))
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	s, err := NewStore(&StoreConfig{Backend: backend})
 	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] a\n")})
 	require.NoError(t, err)
 	p, err := s.Approve(ctx, "p", 1, "ana")
 	require.NoError(t, err)
@@ -140,12 +141,12 @@ func TestAStrayApprovalKeyIsReplacedByTheNextApproval(t *testing.T) {
 func TestTheApprovalKeyLivesOutsideThePlansFolder(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	backend, err := plan.NewLocalBackend(root, plan.WithPermissions(0o755, 0o644))
+	backend, err := localfs.New(root, localfs.WithPermissions(0o755, 0o644))
 	require.NoError(t, err)
 	t.Cleanup(func() { backend.Close() })
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	s, err := NewStore(&StoreConfig{Backend: backend})
 	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] a\n")})
 	require.NoError(t, err)
 	_, err = s.Approve(ctx, "p", 1, "ana")
 	require.NoError(t, err)
@@ -167,29 +168,29 @@ func TestTheApprovalKeyLivesOutsideThePlansFolder(t *testing.T) {
 // not approved.
 func TestAGivenApprovalKeyIsUsedAndNoKeyFileIsWritten(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
+	backend := memfs.New()
 	key := []byte(strings.Repeat("k", 32))
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: key})
+	s, err := NewStore(&StoreConfig{Backend: backend, ApprovalKey: key})
 	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] a\n")})
 	require.NoError(t, err)
 	_, err = s.Approve(ctx, "p", 1, "ana")
 	require.NoError(t, err)
 	key[0] = 'x' // the Store keeps its own copy
 
-	same, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: []byte(strings.Repeat("k", 32))})
+	same, err := NewStore(&StoreConfig{Backend: backend, ApprovalKey: []byte(strings.Repeat("k", 32))})
 	require.NoError(t, err)
 	got, err := same.Get(ctx, "p")
 	require.NoError(t, err)
 	require.NotNil(t, got.Approval, "the same key agrees")
 	assert.Equal(t, "ana", got.Approval.By)
 
-	other, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: []byte(strings.Repeat("o", 32))})
+	other, err := NewStore(&StoreConfig{Backend: backend, ApprovalKey: []byte(strings.Repeat("o", 32))})
 	require.NoError(t, err)
 	got, err = other.Get(ctx, "p")
 	require.NoError(t, err)
 	assert.Nil(t, got.Approval, "another key does not")
-	none, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	none, err := NewStore(&StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	got, err = none.Get(ctx, "p")
 	require.NoError(t, err)
@@ -199,7 +200,7 @@ func TestAGivenApprovalKeyIsUsedAndNoKeyFileIsWritten(t *testing.T) {
 		_, err := backend.Read(ctx, &driver.ReadRequest{FilePath: p, Offset: 1, Limit: 10})
 		assert.Error(t, err, "%s: no key file", p)
 	}
-	_, err = plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: []byte("short")})
+	_, err = NewStore(&StoreConfig{Backend: backend, ApprovalKey: []byte("short")})
 	assert.Error(t, err, "a key under 32 bytes is refused")
 }
 
@@ -208,22 +209,22 @@ func TestAGivenApprovalKeyIsUsedAndNoKeyFileIsWritten(t *testing.T) {
 func TestAKeyInThePlansFolderCountsOnlyOnceAPersonMigrates(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	backend, err := plan.NewLocalBackend(root)
+	backend, err := localfs.New(root)
 	require.NoError(t, err)
 	t.Cleanup(func() { backend.Close() })
 	// The layout of 0.1.0 (or a key planted by whoever can write plan files): a plan sealed
 	// under the key in <BaseDir>/.approval-key.
 	key := []byte(strings.Repeat("e", 32))
-	earlier, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ApprovalKey: key})
+	earlier, err := NewStore(&StoreConfig{Backend: backend, ApprovalKey: key})
 	require.NoError(t, err)
-	_, err = earlier.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	_, err = earlier.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] a\n")})
 	require.NoError(t, err)
 	_, err = earlier.Approve(ctx, "p", 1, "ana")
 	require.NoError(t, err)
 	legacy := filepath.Join(root, "plans", ".approval-key")
 	require.NoError(t, os.WriteFile(legacy, []byte(hex.EncodeToString(key)+"\n"), 0o600))
 
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	s, err := NewStore(&StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	got, err := s.Get(ctx, "p")
 	require.NoError(t, err)

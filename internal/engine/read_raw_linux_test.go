@@ -1,22 +1,19 @@
 //go:build linux
 
-package plan_test
+package engine
 
 import (
 	"context"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/einoplan/plan/internal/document"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
 // TestEntriesThatCanNeverBePlans: each kind of entry is corrupt, listed as a warning,
@@ -57,87 +54,42 @@ func TestEntriesThatCanNeverBePlans(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".deleted", "fresh", "x"), 0o700))
 
 	s := storeOn(t, newLocal(t, root), "")
-	listing, err := s.ListPage(ctx, plan.ListOptions{})
+	listing, err := s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, listing.Plans)
-	warned := map[string]plan.Code{}
+	warned := map[string]document.Code{}
 	for _, w := range listing.Warnings {
 		warned[w.Name] = w.Code
 	}
 	for _, name := range names {
-		assert.Equal(t, plan.CodeCorrupt, warned[name], "%s is listed as corrupt", name)
+		assert.Equal(t, document.CodeCorrupt, warned[name], "%s is listed as corrupt", name)
 		_, err := s.Get(ctx, name)
-		assert.Equal(t, plan.CodeCorrupt, plan.CodeOf(err), name)
+		assert.Equal(t, document.CodeCorrupt, document.CodeOf(err), name)
 		assert.NotContains(t, fmt.Sprint(err), "SECRET")
-		_, err = s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](1)})
+		_, err = s.Put(ctx, Update{Name: name, Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](1)})
 		assert.Error(t, err, "a guarded write never replaces %s", name)
 		_, err = s.Delete(ctx, name, nil)
 		require.NoError(t, err, "an unguarded delete removes the %s", name)
 		_, err = os.Lstat(filepath.Join(dir, name+".md"))
 		assert.ErrorIs(t, err, os.ErrNotExist, name)
-		p, err := s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
+		p, err := s.Put(ctx, Update{Name: name, Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
 		require.NoError(t, err, "the name %s is free again", name)
 		assert.EqualValues(t, 1, p.Revision)
 	}
 	assert.Equal(t, "x", readText(t, filepath.Join(root, "target.md")), "a link's target is untouched")
 	assert.Contains(t, readText(t, outside), "SECRET", "a hard link's other name is untouched")
 
-	p, err := s.Put(ctx, plan.Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
+	p, err := s.Put(ctx, Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})
 	require.NoError(t, err)
 	_, err = s.Delete(ctx, "fresh", &p.Revision)
 	require.NoError(t, err)
-	p, err = s.Put(ctx, plan.Update{Name: "fresh", Content: ptrTo("- [ ] y\n"), IfRevision: ptrTo[int64](0)})
+	p, err = s.Put(ctx, Update{Name: "fresh", Content: ptrTo("- [ ] y\n"), IfRevision: ptrTo[int64](0)})
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, p.Revision, "the stray tombstone folder was replaced by a real tombstone")
 }
 
 func mkdev(major, minor uint64) uint64 {
 	return (major&0xfff)<<8 | (minor & 0xff) | (major>>12)<<32 | (minor>>8)<<20
-}
-
-// TestDeleteOnFullDisk fills a 1 MiB tmpfs: deleting frees space, and when nothing can
-// be written a plan is never lost.
-func TestDeleteOnFullDisk(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
-	ctx := context.Background()
-	s := storeOn(t, newLocal(t, mnt), "")
-	body := strings.Repeat("- [ ] a step of the plan\n", 4000) // 100 KB
-	var written []*plan.Plan
-	for i := 0; ; i++ {
-		p, err := s.Put(ctx, plan.Update{Name: fmt.Sprintf("p%d", i), Content: &body})
-		if err != nil {
-			require.Equal(t, plan.CodeBackendError, plan.CodeOf(err), "a write on a full disk fails cleanly: %v", err)
-			break
-		}
-		written = append(written, p)
-		require.Less(t, i, 100, "the disk never filled")
-	}
-	require.NotEmpty(t, written)
-	// Fill the last free bytes too.
-	f, err := os.Create(filepath.Join(mnt, "filler"))
-	require.NoError(t, err)
-	_, _ = f.Write(make([]byte, 1<<20))
-	f.Close()
-
-	for _, p := range written {
-		rev, err := s.Delete(ctx, p.Name, &p.Revision)
-		require.NoError(t, err, "delete %s on a full disk", p.Name)
-		assert.Equal(t, p.Revision, rev)
-	}
-	listing, err := s.ListPage(ctx, plan.ListOptions{})
-	require.NoError(t, err)
-	assert.Empty(t, listing.Plans)
-	assert.Empty(t, listing.Warnings)
-	p, err := s.Put(ctx, plan.Update{Name: written[0].Name, Content: ptrTo("- [ ] again\n")})
-	require.NoError(t, err, "space was freed")
-	assert.Equal(t, written[0].Revision+1, p.Revision, "revisions go on after a delete on a full disk")
 }
 
 func readText(t *testing.T, p string) string {

@@ -1,4 +1,4 @@
-package plan_test
+package engine
 
 import (
 	"context"
@@ -12,11 +12,10 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/localfs"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
 // On a LocalBackend on Linux a change keeps the file it replaces by swapping it into the
@@ -29,7 +28,7 @@ func TestALocalChangeKeepsTheReplacedPlanFileItself(t *testing.T) {
 	first := inodeOf(t, planFile)
 	_, err = s.SetStatus(ctx, "ship", "active", nil)
 	require.NoError(t, err)
-	files := entryFiles(t, b, "ship")
+	files := historyEntries(t, b, "ship")
 	require.Len(t, files, 1)
 	assert.Equal(t, first, inodeOf(t, filepath.Join(root, filepath.FromSlash(files[0]))))
 	assert.NotEqual(t, first, inodeOf(t, planFile))
@@ -80,13 +79,13 @@ func TestASweepNeverTakesAReplacedPlanOnItsWayToTheHistory(t *testing.T) {
 
 // shipOnLocal is a Store on a LocalBackend in a temp folder (root) holding plan "ship" at
 // revision 1.
-func shipOnLocal(t *testing.T) (string, *plan.LocalBackend, *plan.Store) {
+func shipOnLocal(t *testing.T) (string, *localfs.Backend, *Store) {
 	t.Helper()
 	root := t.TempDir()
 	b := newLocal(t, root)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
+	s, err := NewStore(&StoreConfig{Backend: b})
 	require.NoError(t, err)
-	_, err = s.Put(context.Background(), plan.Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
+	_, err = s.Put(context.Background(), Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
 	require.NoError(t, err)
 	return root, b, s
 }

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
 
-package plan_test
+package engine
 
 import (
 	"context"
@@ -16,13 +16,10 @@ import (
 
 	"github.com/einoplan/plan/internal/document"
 
-	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/internal/childtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
 // The variables that tell TestLocalBackendChildProcess, run as a child process, what to do
@@ -49,7 +46,7 @@ func TestLocalBackendChildProcess(t *testing.T) {
 	childtest.SkipUnlessChild(t)
 	mode, root := os.Getenv(childModeEnv), os.Getenv(childRootEnv)
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
+	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
 	require.NoError(t, err)
 	switch mode {
 	case "increment":
@@ -59,7 +56,7 @@ func TestLocalBackendChildProcess(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := backendtest.GuardedIncrements(ctx, s, "counter", childIncrements); err != nil {
+				if err := guardedIncrements(ctx, s, "counter", childIncrements); err != nil {
 					errs <- err
 				}
 			}()
@@ -77,11 +74,11 @@ func TestLocalBackendChildProcess(t *testing.T) {
 			body := fmt.Sprintf("# %s at %d\n%s", name, i, strings.Repeat("- [ ] step\n", rand.IntN(3000)))
 			if i%7 == 6 {
 				_, err = s.Delete(ctx, name, nil)
-				if plan.CodeOf(err) == plan.CodeNotFound {
+				if document.CodeOf(err) == document.CodeNotFound {
 					err = nil
 				}
 			} else {
-				_, err = s.Put(ctx, plan.Update{Name: name, Content: &body, Status: fmt.Sprint("round ", i)})
+				_, err = s.Put(ctx, Update{Name: name, Content: &body, Status: fmt.Sprint("round ", i)})
 			}
 			require.NoError(t, err)
 			if i == 0 {
@@ -102,10 +99,10 @@ func TestLocalBackendProcessesIncrement(t *testing.T) {
 	}
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
+	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
 	require.NoError(t, err)
 	zero := "0"
-	_, err = s.Put(ctx, plan.Update{Name: "counter", Content: &zero})
+	_, err = s.Put(ctx, Update{Name: "counter", Content: &zero})
 	require.NoError(t, err)
 
 	var children []*childtest.Child
@@ -162,7 +159,7 @@ func TestLocalBackendSurvivesKill(t *testing.T) {
 	}
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
+	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
 	require.NoError(t, err)
 
 	for i := range crashes {
@@ -174,7 +171,7 @@ func TestLocalBackendSurvivesKill(t *testing.T) {
 		require.NoError(t, child.Cmd.Process.Kill())
 		_ = child.Wait()
 
-		listing, err := s.ListPage(ctx, plan.ListOptions{})
+		listing, err := s.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)
 		require.Empty(t, listing.Warnings, "after kill %d", i)
 		for _, sum := range listing.Plans {
@@ -203,6 +200,6 @@ func TestLocalBackendSurvivesKill(t *testing.T) {
 	lockCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	body := "after the crashes"
-	_, err = s.Put(lockCtx, plan.Update{Name: "p0", Content: &body})
+	_, err = s.Put(lockCtx, Update{Name: "p0", Content: &body})
 	require.NoError(t, err)
 }

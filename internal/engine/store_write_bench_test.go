@@ -1,4 +1,4 @@
-package plan_test
+package engine
 
 import (
 	"context"
@@ -11,29 +11,27 @@ import (
 	"github.com/einoplan/plan/internal/document"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/einoplan/plan"
 )
 
-// benchBody is a plan of about 2 KB.
-var benchBody = "# Release\n" + strings.Repeat("- [ ] a step of the plan, with some words\n", 50)
+// localBenchBody is a plan of about 2 KB.
+var localBenchBody = "# Release\n" + strings.Repeat("- [ ] a step of the plan, with some words\n", 50)
 
 // storeWriter makes guarded writes of one plan through a Store on a LocalBackend.
 type storeWriter struct {
-	s   *plan.Store
+	s   *Store
 	rev int64
 }
 
 func newStoreWriter(tb testing.TB) *storeWriter {
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(tb, tb.TempDir()), BaseDir: "/plans"})
+	s, err := NewStore(&StoreConfig{Backend: newLocal(tb, tb.TempDir()), BaseDir: "/plans"})
 	require.NoError(tb, err)
-	p, err := s.Put(context.Background(), plan.Update{Name: "bench", Content: &benchBody})
+	p, err := s.Put(context.Background(), Update{Name: "bench", Content: &localBenchBody})
 	require.NoError(tb, err)
 	return &storeWriter{s: s, rev: p.Revision}
 }
 
 func (w *storeWriter) write(tb testing.TB) {
-	p, err := w.s.Put(context.Background(), plan.Update{Name: "bench", Content: &benchBody, IfRevision: &w.rev})
+	p, err := w.s.Put(context.Background(), Update{Name: "bench", Content: &localBenchBody, IfRevision: &w.rev})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -51,7 +49,7 @@ type bareWriter struct {
 func newBareWriter(tb testing.TB) *bareWriter {
 	dir := filepath.Join(tb.TempDir(), "plans")
 	require.NoError(tb, os.MkdirAll(dir, 0o700))
-	p := &plan.Plan{Name: "bench", Title: "Release", Status: "draft", Revision: 2, UpdatedAt: time.Now().UTC(), Content: benchBody}
+	p := &document.Plan{Name: "bench", Title: "Release", Status: "draft", Revision: 2, UpdatedAt: time.Now().UTC(), Content: localBenchBody}
 	return &bareWriter{dir: dir, tmp: filepath.Join(dir, ".bench.md.tmp-1"), target: filepath.Join(dir, "bench.md"), data: []byte(document.EncodePlan(p))}
 }
 
