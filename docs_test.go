@@ -209,7 +209,7 @@ var docsPackages = map[string]string{
 	"tool":           "github.com/cloudwego/eino/components/tool",
 	"plan":           "github.com/einoplan/plan",
 	"driver":         "github.com/einoplan/plan/driver",
-	"backendtest":     "github.com/einoplan/plan/backends/backendtest",
+	"backendtest":    "github.com/einoplan/plan/backends/backendtest",
 	"plantest":       "github.com/einoplan/plan/plantest",
 	"redisbackend":   "github.com/einoplan/plan/backends/redis",
 	"redis":          "github.com/redis/go-redis/v9",

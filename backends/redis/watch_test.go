@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/backends/backendtest"
+	"github.com/einoplan/plan/driver"
 )
 
 // watchOrder writes, swaps and deletes files in and around /plans through writer and checks
