@@ -4,7 +4,6 @@ import "github.com/einoplan/plan/internal/document"
 
 // Unexported functions that the external tests of this package exercise directly.
 var (
-	HolderName   = document.HolderName
 	NextStep     = document.NextFreeStep
 	SetStepState = document.SetStepState
 )

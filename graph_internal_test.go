@@ -3,8 +3,6 @@ package plan
 import (
 	"context"
 	"testing"
-
-	"github.com/einoplan/plan/internal/document"
 )
 
 // An approval that edits the plan refuses a body whose prerequisites name a missing step or
@@ -31,21 +29,5 @@ func TestAnEditedApprovalIsCheckedForItsPrerequisites(t *testing.T) {
 	}
 	if p.Revision != 1 || p.Content != body || p.Approval != nil {
 		t.Fatalf("revision %d, approved %v, content %q: something was written", p.Revision, p.Approval, p.Content)
-	}
-}
-
-// findCycle names the steps of a cycle in the order they wait for each other, from the
-// smallest; afterOf reads the numbers before a move's note and tag.
-func TestFindCycleAndAfterOf(t *testing.T) {
-	steps := ParseSteps("- [ ] a\n- [ ] b (after 4)\n- [ ] c (after 2)\n- [ ] d (after 3, 1)\n")
-	got := document.FindCycle(steps)
-	if document.FormatSteps(got) != "2, 4, 3" {
-		t.Fatalf("cycle %v, want 2, 4, 3", got)
-	}
-	if a := document.AfterOf("x (after steps 3,1, 3) — note (@w)"); document.FormatSteps(a) != "1, 3" {
-		t.Fatalf("after %v", a)
-	}
-	if a := document.AfterOf("x (after 99999999999)"); a != nil {
-		t.Fatalf("a number too long to be a step is no prerequisite list: %v", a)
 	}
 }

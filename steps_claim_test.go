@@ -23,23 +23,3 @@ func TestHolderTagsComeOnlyFromTheHolder(t *testing.T) {
 	require.Len(t, bare, 1)
 	assert.Equal(t, "w1", bare[0].Holder)
 }
-
-// Only the last (@name) tag of an in-progress step names its holder; HolderName escapes what a
-// tag cannot hold.
-func TestHolderTagsReadBack(t *testing.T) {
-	for _, tc := range []struct{ body, holder string }{
-		{"- [~] build (@w2)\n", "w2"},
-		{"- [~] ask (@bob) (@w2)\n", "w2"},
-		{"- [~] ask (@bob) — waiting\n", ""},
-		{"- [ ] build (@w2)\n", ""},
-		{"- [x] build (@w2) — done\n", ""},
-		{"- [~] build (@)\n", ""},
-		{"- [~] build (@a b)\n", "a b"},
-		{"- [~] build (@a\tb)\n", ""},
-	} {
-		steps := plan.ParseSteps(tc.body)
-		require.Len(t, steps, 1)
-		assert.Equal(t, tc.holder, steps[0].Holder, tc.body)
-	}
-	assert.Equal(t, "Research Agent %28x%29", plan.HolderName("Research Agent (x)"))
-}

@@ -1,10 +1,8 @@
-package plan
+package document
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/einoplan/plan/internal/document"
 )
 
 // This file keeps the line-based step reader that ParseSteps used before it followed the
@@ -13,7 +11,7 @@ import (
 // parseStepsLineBased is ParseSteps on the line-based reader.
 func parseStepsLineBased(body string) []Step {
 	var steps []Step
-	scanStepsLineBased(body, func(it document.ScannedStep) bool {
+	scanStepsLineBased(body, func(it ScannedStep) bool {
 		steps = append(steps, it.Step)
 		return true
 	})
@@ -35,7 +33,7 @@ func BenchmarkParseStepsLineBased(b *testing.B) {
 // scanStepsLineBased calls yield with each step of body in document order until yield returns
 // false, and returns the number of steps it passed to yield. It walks the body line by
 // line, tracking fenced code blocks and the indentation of the enclosing steps.
-func scanStepsLineBased(body string, yield func(document.ScannedStep) bool) (count int) {
+func scanStepsLineBased(body string, yield func(ScannedStep) bool) (count int) {
 	var fenceChar byte // '`' or '~' while inside a fenced code block, else 0
 	var fenceLen int
 	// indents holds the indentation widths of the open enclosing steps, outermost first.
@@ -85,10 +83,10 @@ func scanStepsLineBased(body string, yield func(document.ScannedStep) bool) (cou
 			if textAt >= 0 {
 				text = body[start+i+textAt : end]
 			}
-			it := document.ScannedStep{
+			it := ScannedStep{
 				Step: Step{
 					Number: count,
-					State:  document.StateOf(body[marker]),
+					State:  StateOf(body[marker]),
 					Text:   text,
 					Depth:  depth,
 					Line:   line,
@@ -139,7 +137,7 @@ func checklistMarkerLineBased(s string) (m, textAt int) {
 	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
 		j++
 	}
-	if j == i || len(s) < j+3 || s[j] != '[' || s[j+2] != ']' || document.StateOf(s[j+1]) == "" {
+	if j == i || len(s) < j+3 || s[j] != '[' || s[j+2] != ']' || StateOf(s[j+1]) == "" {
 		return -1, -1
 	}
 	switch {

@@ -1,11 +1,9 @@
-package plan
+package document
 
 import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/einoplan/plan/internal/document"
 )
 
 func FuzzParseSteps(f *testing.F) {
@@ -16,7 +14,7 @@ func FuzzParseSteps(f *testing.F) {
 			if s.Number != i+1 {
 				t.Fatalf("step %d numbered %d", i, s.Number)
 			}
-			if document.MarkerOf(s.State) == 0 {
+			if MarkerOf(s.State) == 0 {
 				t.Fatalf("step %d has unknown state %q", s.Number, s.State)
 			}
 			if s.Depth < 0 || (i == 0 && s.Depth != 0) || (i > 0 && s.Depth > steps[i-1].Depth+1) {
@@ -26,7 +24,7 @@ func FuzzParseSteps(f *testing.F) {
 				t.Fatalf("step %d on line %d, not after line %d", s.Number, s.Line, steps[i-1].Line)
 			}
 		}
-		again := ParseSteps(document.RenderSteps(steps))
+		again := ParseSteps(RenderSteps(steps))
 		if len(again) != len(steps) {
 			t.Fatalf("re-parse found %d steps, want %d", len(again), len(steps))
 		}
@@ -36,7 +34,7 @@ func FuzzParseSteps(f *testing.F) {
 				t.Fatalf("step %d re-parsed as %+v, want %+v", i+1, again[i], s)
 			}
 		}
-		p := document.ComputeProgress(steps)
+		p := ComputeProgress(steps)
 		if p.Total != len(steps) || p.Percent < 0 || p.Percent > 100 {
 			t.Fatalf("progress %+v for %d steps", p, len(steps))
 		}
@@ -47,7 +45,7 @@ func FuzzSetStepState(f *testing.F) {
 	f.Add("- [ ] a\r\n- [~] b\n", 2, uint8(2), "done")
 	f.Fuzz(func(t *testing.T, body string, number int, state uint8, note string) {
 		to := allStates[int(state)%len(allStates)]
-		newBody, updated, err := document.SetStepState(body, number, to, note)
+		newBody, updated, err := SetStepState(body, number, to, note)
 		if err != nil {
 			if CodeOf(err) == "" {
 				t.Fatalf("error without code: %v", err)
@@ -85,7 +83,7 @@ func FuzzSetStepState(f *testing.F) {
 		old, ending := strings.CutSuffix(old, "\r")
 		added := ""
 		if n := strings.TrimSpace(note); n != "" {
-			added = document.StepNoteSep + n
+			added = StepNoteSep + n
 		}
 		want := old + added
 		if ending {
