@@ -525,3 +525,14 @@ func resumedRunCalls(t *testing.T, planFirst bool, compactAbove int) []plantest.
 	require.NotEmpty(t, digestLineOf(before, "other"), "the run started with another plan")
 	return calls
 }
+
+func seedPlans(t *testing.T, backend plan.Backend, n int) {
+	t.Helper()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	for i := 0; i < n; i++ {
+		body := fmt.Sprintf("# Plan number %d with a fairly long title to fill the digest\n- [x] first\n- [ ] second step of plan %d\n", i, i)
+		_, err := store.Put(context.Background(), plan.Update{Name: fmt.Sprintf("plan-%02d", i), Content: &body, Status: "active"})
+		require.NoError(t, err)
+	}
+}

@@ -336,7 +336,7 @@ func TestTakingTheNextFreeStepNeverCollides(t *testing.T) {
 	assert.Equal(t, "no_pending_step", perr.Reason)
 }
 
-// TakeOverStep with no holder releases the step, whoever the context says acts.
+// A takeover that names no holder releases the step, whoever the context says acts.
 func TestTakeOverWithNoHolderReleasesTheStep(t *testing.T) {
 	s, _ := newTeamStore(t, StoreConfig{})
 	_, _, perr := move(t, s, StepMove{Step: 1, State: document.StepInProgress, By: "w1"})
