@@ -323,17 +323,12 @@ func corpusOutcome(t *testing.T, lang adk.Language, c corpusCase) (outcome, resu
 	if c.Tool == plan.ToolPlanTemplate && !strings.HasPrefix(result, "{") {
 		return "ok", result, "", before, after
 	}
-	var r struct {
-		Error *struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
+	var r errorOut
 	require.NoError(t, sonic.UnmarshalString(result, &r), result)
 	if r.Error == nil {
 		return "ok", result, "", before, after
 	}
-	return r.Error.Code, result, r.Error.Message, before, after
+	return string(r.Error.Code), result, r.Error.Message, before, after
 }
 
 // TestArgumentCorpus: every call of the corpus, in English and in Chinese, has its expected
