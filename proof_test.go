@@ -64,6 +64,17 @@ func releaseStore(t *testing.T, ctx context.Context, backend plan.Backend, body 
 	return store
 }
 
+// approvedReleaseStore returns releaseStore's Store with its plan approved by alice.
+func approvedReleaseStore(t *testing.T, ctx context.Context, backend plan.Backend, body string) *plan.Store {
+	t.Helper()
+	store := releaseStore(t, ctx, backend, body)
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", p.Revision, "alice")
+	require.NoError(t, err)
+	return store
+}
+
 // billed is a turn that reports a provider's usage, as every turn of these runs does.
 func billed(turn plantest.Turn) plantest.Turn {
 	return plantest.WithUsage(turn, plantest.Usage{PromptTokens: 1000, CompletionTokens: 50})
@@ -138,13 +149,8 @@ func TestEvidenceKeepsTheApprovalAndIsBounded(t *testing.T) {
 	for bname, backend := range proofBackends(t) {
 		t.Run(bname, func(t *testing.T) {
 			ctx := context.Background()
-			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-			require.NoError(t, err)
-			p, err := store.Put(ctx, plan.Update{Name: "release", Content: &[]string{proofPlan}[0]})
-			require.NoError(t, err)
-			_, err = store.Approve(ctx, "release", p.Revision, "alice")
-			require.NoError(t, err)
-			_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress, By: "w1"})
+			store := approvedReleaseStore(t, ctx, backend, proofPlan)
+			_, _, err := store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress, By: "w1"})
 			require.NoError(t, err)
 			for _, bad := range []plan.StepMove{
 				{Name: "release", Step: 1, State: plan.StepCompleted, By: "w1", Evidence: strings.Repeat("x", 1001)},
@@ -267,10 +273,7 @@ func TestAPersonCompletesAReview(t *testing.T) {
 	for bname, backend := range proofBackends(t) {
 		t.Run(bname, func(t *testing.T) {
 			ctx := context.Background()
-			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-			require.NoError(t, err)
-			_, err = store.Put(ctx, plan.Update{Name: "release", Content: &[]string{"- [ ] Ship (review)\n- [ ] Tell (review)\n"}[0]})
-			require.NoError(t, err)
+			store := releaseStore(t, ctx, backend, "- [ ] Ship (review)\n- [ ] Tell (review)\n")
 			mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1"})
 			require.NoError(t, err)
 			m := plantest.NewScriptedModel(
@@ -440,13 +443,7 @@ func TestALeanWorkerTakesAndFinishesStepsWithEveryGuard(t *testing.T) {
 		for bname, backend := range proofBackends(t) {
 			t.Run(lg.name+"/"+bname, func(t *testing.T) {
 				ctx := context.Background()
-				store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-				require.NoError(t, err)
-				body := "# Release\n- [ ] Build the binaries (uses probe)\n- [ ] Publish the release (review)\n"
-				p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
-				require.NoError(t, err)
-				_, err = store.Approve(ctx, "release", p.Revision, "alice")
-				require.NoError(t, err)
+				store := approvedReleaseStore(t, ctx, backend, "# Release\n- [ ] Build the binaries (uses probe)\n- [ ] Publish the release (review)\n")
 				m := plantest.NewScriptedModel(
 					billed(plantest.CallTool("probe", `{"what":"early"}`)),
 					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","status":"in_progress"}`)),
