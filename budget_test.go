@@ -149,16 +149,7 @@ func runWorker(t *testing.T, m *plantest.ScriptedModel, streaming bool, mw adk.C
 		Model: m, Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 50,
 		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{probe{}}}}})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming}).Query(ctx, "go")
-	var events []*adk.AgentEvent
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			return events
-		}
-		require.NoError(t, ev.Err)
-		events = append(events, ev)
-	}
+	return drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming}).Query(ctx, "go"))
 }
 
 // toolResultsOf are the tool results of events, in order, streamed or not.

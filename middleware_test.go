@@ -63,18 +63,13 @@ func toolResults(events []*adk.AgentEvent) []string {
 
 func errorCode(t *testing.T, result string) string {
 	t.Helper()
-	var r struct {
-		Error *struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
+	var r errorOut
 	require.NoError(t, sonic.UnmarshalString(result, &r), result)
 	if r.Error == nil {
 		return ""
 	}
 	require.NotEmpty(t, r.Error.Message)
-	return r.Error.Code
+	return string(r.Error.Code)
 }
 
 type backendCase struct {
@@ -373,6 +368,18 @@ func TestRoleAutoWithDeepAgent(t *testing.T) {
 	assertRoles(t, m, backend)
 }
 
+// runThroughAgentTool runs m as an orchestrator under mainMW that hands the work to
+// newWorker's agent, under subMW, through an agent tool named "worker".
+func runThroughAgentTool(t *testing.T, ctx context.Context, m *plantest.ScriptedModel, mainMW, subMW adk.ChatModelAgentMiddleware) {
+	t.Helper()
+	workerTool := adk.NewAgentTool(ctx, newWorker(t, ctx, m, subMW))
+	main, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "main", Description: "orchestrator",
+		Instruction: "You plan.", Model: m, Handlers: []adk.ChatModelAgentMiddleware{mainMW},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsNode(workerTool)}})
+	require.NoError(t, err)
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: main}).Query(ctx, "ship it"))
+}
+
 func newWorker(t *testing.T, ctx context.Context, m *plantest.ScriptedModel, mw adk.ChatModelAgentMiddleware) adk.Agent {
 	t.Helper()
 	worker, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "does one step",
@@ -402,12 +409,7 @@ func TestRolesWithAgentTool(t *testing.T) {
 				require.NoError(t, err)
 			}
 			m := orchestratorThenWorker(plantest.CallTool("worker", `{"request":"Do step 1 of plan ship"}`))
-			workerTool := adk.NewAgentTool(ctx, newWorker(t, ctx, m, subMW))
-			main, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "main", Description: "orchestrator",
-				Instruction: "You plan.", Model: m, Handlers: []adk.ChatModelAgentMiddleware{mainMW},
-				ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsNode(workerTool)}})
-			require.NoError(t, err)
-			drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: main}).Query(ctx, "ship it"))
+			runThroughAgentTool(t, ctx, m, mainMW, subMW)
 			assertRoles(t, m, backend)
 		})
 	}
@@ -473,12 +475,7 @@ func TestSubAgentCalledWithoutAToolCallIDIsASubAgent(t *testing.T) {
 			Function: schema.FunctionCall{Name: "worker", Arguments: `{"request":"Do step 1 of plan ship"}`}}}}
 	}
 	m := orchestratorThenWorker(plantest.Turn(noID))
-	workerTool := adk.NewAgentTool(ctx, newWorker(t, ctx, m, mw))
-	main, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "main", Description: "orchestrator",
-		Instruction: "You plan.", Model: m, Handlers: []adk.ChatModelAgentMiddleware{mw},
-		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsNode(workerTool)}})
-	require.NoError(t, err)
-	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: main}).Query(ctx, "ship it"))
+	runThroughAgentTool(t, ctx, m, mw, mw)
 	assertRoles(t, m, backend)
 }
 

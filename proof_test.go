@@ -27,11 +27,27 @@ func proofBackends(t *testing.T) map[string]plan.Backend {
 
 // proofLanguages are the languages a model reads the proof texts in, with a word each
 // error's advice has in that language.
-var proofLanguages = []struct {
+var proofLanguages = []proofLanguage{{"en", adk.LanguageEnglish, "evidence"}, {"zh", adk.LanguageChinese, "证据"}}
+
+// proofLanguage is one of proofLanguages.
+type proofLanguage struct {
 	name string
 	lang adk.Language
 	word string // the word for evidence in that language
-}{{"en", adk.LanguageEnglish, "evidence"}, {"zh", adk.LanguageChinese, "证据"}}
+}
+
+// eachProofRun runs f as a subtest for every proof language and backend, on a Store that
+// holds proofPlan as "release".
+func eachProofRun(t *testing.T, f func(t *testing.T, ctx context.Context, lg proofLanguage, store *plan.Store)) {
+	for _, lg := range proofLanguages {
+		for bname, backend := range proofBackends(t) {
+			t.Run(lg.name+"/"+bname, func(t *testing.T) {
+				ctx := context.Background()
+				f(t, ctx, lg, proofStore(t, ctx, backend))
+			})
+		}
+	}
+}
 
 // proofStore returns a Store on backend that holds proofPlan as "release".
 func proofStore(t *testing.T, ctx context.Context, backend plan.Backend) *plan.Store {
@@ -44,6 +60,17 @@ func releaseStore(t *testing.T, ctx context.Context, backend plan.Backend, body 
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	return store
+}
+
+// approvedReleaseStore returns releaseStore's Store with its plan approved by alice.
+func approvedReleaseStore(t *testing.T, ctx context.Context, backend plan.Backend, body string) *plan.Store {
+	t.Helper()
+	store := releaseStore(t, ctx, backend, body)
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", p.Revision, "alice")
 	require.NoError(t, err)
 	return store
 }
@@ -66,65 +93,53 @@ const proofPlan = "# Release\n- [ ] Build the binaries\n- [ ] Publish the releas
 // A completion's evidence is kept with the step in the plan: read_plan shows it, the Store
 // reads it back as Step.Evidence, and the revision it made keeps it in History.
 func TestAnAgentsEvidenceIsKeptWithTheStep(t *testing.T) {
-	for _, lg := range proofLanguages {
-		for bname, backend := range proofBackends(t) {
-			t.Run(lg.name+"/"+bname, func(t *testing.T) {
-				ctx := context.Background()
-				store := proofStore(t, ctx, backend)
-				m := plantest.NewScriptedModel(
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"go build ./... exit 0\nsha256 9f2c"}`)),
-					billed(plantest.CallTool(plan.ToolReadPlan, `{"name":"release"}`)),
-				)
-				mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
-				require.NoError(t, err)
-				results := toolResults(runAgent(t, m, mw))
-				require.Len(t, results, 3)
-				assert.Equal(t, "", errorCode(t, results[1]), results[1])
-				assert.Regexp(t, `Build the binaries \(@worker-1\) — cost: 1000\+50 tokens, 1 call, 1 tool, \d+s — evidence: go build \./\.\.\. exit 0 sha256 9f2c\n`, resultField(t, results[2], "content"))
+	eachProofRun(t, func(t *testing.T, ctx context.Context, lg proofLanguage, store *plan.Store) {
+		m := plantest.NewScriptedModel(
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"go build ./... exit 0\nsha256 9f2c"}`)),
+			billed(plantest.CallTool(plan.ToolReadPlan, `{"name":"release"}`)),
+		)
+		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
+		require.NoError(t, err)
+		results := toolResults(runAgent(t, m, mw))
+		require.Len(t, results, 3)
+		assert.Equal(t, "", errorCode(t, results[1]), results[1])
+		assert.Regexp(t, `Build the binaries \(@worker-1\) — cost: 1000\+50 tokens, 1 call, 1 tool, \d+s — evidence: go build \./\.\.\. exit 0 sha256 9f2c\n`, resultField(t, results[2], "content"))
 
-				p, err := store.Get(ctx, "release")
-				require.NoError(t, err)
-				st := plan.ParseSteps(p.Content)[0]
-				assert.Equal(t, plan.StepCompleted, st.State)
-				assert.Equal(t, "go build ./... exit 0 sha256 9f2c", st.Evidence)
-				old, err := store.GetRevision(ctx, "release", p.Revision)
-				require.NoError(t, err)
-				assert.Equal(t, "go build ./... exit 0 sha256 9f2c", plan.ParseSteps(old.Content)[0].Evidence)
-			})
-		}
-	}
+		p, err := store.Get(ctx, "release")
+		require.NoError(t, err)
+		st := plan.ParseSteps(p.Content)[0]
+		assert.Equal(t, plan.StepCompleted, st.State)
+		assert.Equal(t, "go build ./... exit 0 sha256 9f2c", st.Evidence)
+		old, err := store.GetRevision(ctx, "release", p.Revision)
+		require.NoError(t, err)
+		assert.Equal(t, "go build ./... exit 0 sha256 9f2c", plan.ParseSteps(old.Content)[0].Evidence)
+	})
 }
 
 // Under Config.RequireEvidence a completion without evidence is refused with
 // evidence_required in the model's language, and nothing is written: the step stays in
 // progress with its holder.
 func TestACompletionWithoutEvidenceIsRefusedWhenEvidenceIsRequired(t *testing.T) {
-	for _, lg := range proofLanguages {
-		for bname, backend := range proofBackends(t) {
-			t.Run(lg.name+"/"+bname, func(t *testing.T) {
-				ctx := context.Background()
-				store := proofStore(t, ctx, backend)
-				m := plantest.NewScriptedModel(
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"  "}`)),
-				)
-				mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
-				require.NoError(t, err)
-				results := toolResults(runAgent(t, m, mw))
-				require.Len(t, results, 2)
-				code, msg := errorMessage(t, results[1])
-				assert.Equal(t, plan.CodeEvidenceRequired, code)
-				assert.Contains(t, msg, lg.word)
-				p, err := store.Get(ctx, "release")
-				require.NoError(t, err)
-				assert.Equal(t, int64(2), p.Revision, "nothing written")
-				st := plan.ParseSteps(p.Content)[0]
-				assert.Equal(t, plan.StepInProgress, st.State)
-				assert.Equal(t, "worker-1", st.Holder)
-			})
-		}
-	}
+	eachProofRun(t, func(t *testing.T, ctx context.Context, lg proofLanguage, store *plan.Store) {
+		m := plantest.NewScriptedModel(
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"  "}`)),
+		)
+		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
+		require.NoError(t, err)
+		results := toolResults(runAgent(t, m, mw))
+		require.Len(t, results, 2)
+		code, msg := errorMessage(t, results[1])
+		assert.Equal(t, plan.CodeEvidenceRequired, code)
+		assert.Contains(t, msg, lg.word)
+		p, err := store.Get(ctx, "release")
+		require.NoError(t, err)
+		assert.Equal(t, int64(2), p.Revision, "nothing written")
+		st := plan.ParseSteps(p.Content)[0]
+		assert.Equal(t, plan.StepInProgress, st.State)
+		assert.Equal(t, "worker-1", st.Holder)
+	})
 }
 
 // Evidence is written by a step move, so a completion with evidence keeps the approval as a
@@ -134,13 +149,8 @@ func TestEvidenceKeepsTheApprovalAndIsBounded(t *testing.T) {
 	for bname, backend := range proofBackends(t) {
 		t.Run(bname, func(t *testing.T) {
 			ctx := context.Background()
-			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-			require.NoError(t, err)
-			p, err := store.Put(ctx, plan.Update{Name: "release", Content: &[]string{proofPlan}[0]})
-			require.NoError(t, err)
-			_, err = store.Approve(ctx, "release", p.Revision, "alice")
-			require.NoError(t, err)
-			_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress, By: "w1"})
+			store := approvedReleaseStore(t, ctx, backend, proofPlan)
+			_, _, err := store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress, By: "w1"})
 			require.NoError(t, err)
 			for _, bad := range []plan.StepMove{
 				{Name: "release", Step: 1, State: plan.StepCompleted, By: "w1", Evidence: strings.Repeat("x", 1001)},
@@ -167,106 +177,94 @@ func TestEvidenceKeepsTheApprovalAndIsBounded(t *testing.T) {
 // model's language; nothing is written and the step stays in progress with its holder. Once
 // the verifier agrees, the completion lands, and the verifier saw the completion as asked.
 func TestAVerifierRefusesACompletionAndTheStepStaysWithItsHolder(t *testing.T) {
-	for _, lg := range proofLanguages {
-		for bname, backend := range proofBackends(t) {
-			t.Run(lg.name+"/"+bname, func(t *testing.T) {
-				ctx := context.Background()
-				store := proofStore(t, ctx, backend)
-				var mu sync.Mutex
-				var seen []plan.Completion
-				verify := func(_ context.Context, c plan.Completion) error {
-					mu.Lock()
-					seen = append(seen, c)
-					mu.Unlock()
-					if !strings.Contains(c.Evidence, "exit 0") {
-						return errors.New("go test ./... exited 1: 3 of 40 tests failed")
-					}
-					return nil
-				}
-				m := plantest.NewScriptedModel(
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"looks fine"}`)),
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"go test ./... exit 0"}`)),
-				)
-				mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, Verify: verify})
-				require.NoError(t, err)
-				results := toolResults(runAgent(t, m, mw))
-				require.Len(t, results, 3)
-				code, msg := errorMessage(t, results[1])
-				assert.Equal(t, plan.CodeNotVerified, code)
-				assert.Contains(t, msg, "go test ./... exited 1: 3 of 40 tests failed")
-				if lg.name == "zh" {
-					assert.Contains(t, msg, "检查未通过")
-				}
-				assert.Equal(t, "", errorCode(t, results[2]), results[2])
-
-				require.Len(t, seen, 2)
-				assert.Equal(t, plan.Completion{Plan: "release", Step: 1, Text: "Build the binaries", Evidence: "looks fine", Agent: "worker-1", Revision: 2}, seen[0])
-				h, err := store.GetRevision(ctx, "release", 2)
-				require.NoError(t, err)
-				st := plan.ParseSteps(h.Content)[0]
-				assert.Equal(t, plan.StepInProgress, st.State, "the refused completion wrote nothing")
-				assert.Equal(t, "worker-1", st.Holder)
-				p, err := store.Get(ctx, "release")
-				require.NoError(t, err)
-				assert.Equal(t, int64(3), p.Revision)
-				assert.Equal(t, "go test ./... exit 0", plan.ParseSteps(p.Content)[0].Evidence)
-			})
+	eachProofRun(t, func(t *testing.T, ctx context.Context, lg proofLanguage, store *plan.Store) {
+		var mu sync.Mutex
+		var seen []plan.Completion
+		verify := func(_ context.Context, c plan.Completion) error {
+			mu.Lock()
+			seen = append(seen, c)
+			mu.Unlock()
+			if !strings.Contains(c.Evidence, "exit 0") {
+				return errors.New("go test ./... exited 1: 3 of 40 tests failed")
+			}
+			return nil
 		}
-	}
+		m := plantest.NewScriptedModel(
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"looks fine"}`)),
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"go test ./... exit 0"}`)),
+		)
+		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, Verify: verify})
+		require.NoError(t, err)
+		results := toolResults(runAgent(t, m, mw))
+		require.Len(t, results, 3)
+		code, msg := errorMessage(t, results[1])
+		assert.Equal(t, plan.CodeNotVerified, code)
+		assert.Contains(t, msg, "go test ./... exited 1: 3 of 40 tests failed")
+		if lg.name == "zh" {
+			assert.Contains(t, msg, "检查未通过")
+		}
+		assert.Equal(t, "", errorCode(t, results[2]), results[2])
+
+		require.Len(t, seen, 2)
+		assert.Equal(t, plan.Completion{Plan: "release", Step: 1, Text: "Build the binaries", Evidence: "looks fine", Agent: "worker-1", Revision: 2}, seen[0])
+		h, err := store.GetRevision(ctx, "release", 2)
+		require.NoError(t, err)
+		st := plan.ParseSteps(h.Content)[0]
+		assert.Equal(t, plan.StepInProgress, st.State, "the refused completion wrote nothing")
+		assert.Equal(t, "worker-1", st.Holder)
+		p, err := store.Get(ctx, "release")
+		require.NoError(t, err)
+		assert.Equal(t, int64(3), p.Revision)
+		assert.Equal(t, "go test ./... exit 0", plan.ParseSteps(p.Content)[0].Evidence)
+	})
 }
 
 // A step ending "(review)" completed by its holder awaits review, in progress and held by
 // nobody; its doer cannot complete it (review_own, in the model's language), another agent
 // can, and so can a person through the Store.
 func TestAReviewStepIsCompletedOnlyBySomeoneElse(t *testing.T) {
-	for _, lg := range proofLanguages {
-		for bname, backend := range proofBackends(t) {
-			t.Run(lg.name+"/"+bname, func(t *testing.T) {
-				ctx := context.Background()
-				store := proofStore(t, ctx, backend)
-				doer := plantest.NewScriptedModel(
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"in_progress"}`)),
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed","evidence":"v2.0 is on the releases page"}`)),
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`)),
-				)
-				mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
-				require.NoError(t, err)
-				results := toolResults(runAgent(t, doer, mw))
-				require.Len(t, results, 3)
-				review, _ := resultField(t, results[1], "review").(string)
-				assert.Contains(t, review, map[string]string{"en": "review", "zh": "复核"}[lg.name])
-				code, msg := errorMessage(t, results[2])
-				assert.Equal(t, plan.CodeIllegalTransition, code)
-				assert.Contains(t, msg, map[string]string{"en": "review", "zh": "复核"}[lg.name])
+	eachProofRun(t, func(t *testing.T, ctx context.Context, lg proofLanguage, store *plan.Store) {
+		doer := plantest.NewScriptedModel(
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"in_progress"}`)),
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed","evidence":"v2.0 is on the releases page"}`)),
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`)),
+		)
+		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
+		require.NoError(t, err)
+		results := toolResults(runAgent(t, doer, mw))
+		require.Len(t, results, 3)
+		review, _ := resultField(t, results[1], "review").(string)
+		assert.Contains(t, review, map[string]string{"en": "review", "zh": "复核"}[lg.name])
+		code, msg := errorMessage(t, results[2])
+		assert.Equal(t, plan.CodeIllegalTransition, code)
+		assert.Contains(t, msg, map[string]string{"en": "review", "zh": "复核"}[lg.name])
 
-				p, err := store.Get(ctx, "release")
-				require.NoError(t, err)
-				st := plan.ParseSteps(p.Content)[1]
-				assert.Equal(t, plan.StepInProgress, st.State)
-				assert.True(t, st.AwaitingReview)
-				assert.Equal(t, "worker-1", st.DoneBy)
-				assert.Equal(t, "", st.Holder)
-				assert.Equal(t, "v2.0 is on the releases page", st.Evidence)
+		p, err := store.Get(ctx, "release")
+		require.NoError(t, err)
+		st := plan.ParseSteps(p.Content)[1]
+		assert.Equal(t, plan.StepInProgress, st.State)
+		assert.True(t, st.AwaitingReview)
+		assert.Equal(t, "worker-1", st.DoneBy)
+		assert.Equal(t, "", st.Holder)
+		assert.Equal(t, "v2.0 is on the releases page", st.Evidence)
 
-				reviewer := plantest.NewScriptedModel(
-					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`)),
-				)
-				mw2, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-2", Language: lg.lang, RequireEvidence: true})
-				require.NoError(t, err)
-				results = toolResults(runAgent(t, reviewer, mw2))
-				require.Len(t, results, 1)
-				assert.Equal(t, "", errorCode(t, results[0]), results[0])
-				p, err = store.Get(ctx, "release")
-				require.NoError(t, err)
-				st = plan.ParseSteps(p.Content)[1]
-				assert.Equal(t, plan.StepCompleted, st.State)
-				assert.False(t, st.AwaitingReview)
-				assert.True(t, strings.HasSuffix(st.Text, "(reviewed by @worker-2)"), st.Text)
-				assert.Equal(t, "v2.0 is on the releases page", st.Evidence)
-			})
-		}
-	}
+		reviewer := plantest.NewScriptedModel(
+			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`)),
+		)
+		mw2, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-2", Language: lg.lang, RequireEvidence: true})
+		require.NoError(t, err)
+		results = toolResults(runAgent(t, reviewer, mw2))
+		require.Len(t, results, 1)
+		assert.Equal(t, "", errorCode(t, results[0]), results[0])
+		p, err = store.Get(ctx, "release")
+		require.NoError(t, err)
+		st = plan.ParseSteps(p.Content)[1]
+		assert.Equal(t, plan.StepCompleted, st.State)
+		assert.False(t, st.AwaitingReview)
+		assert.True(t, strings.HasSuffix(st.Text, "(reviewed by @worker-2)"), st.Text)
+		assert.Equal(t, "v2.0 is on the releases page", st.Evidence)
+	})
 }
 
 // A person completes a step awaiting review through the Store, and completes a step asking
@@ -275,10 +273,7 @@ func TestAPersonCompletesAReview(t *testing.T) {
 	for bname, backend := range proofBackends(t) {
 		t.Run(bname, func(t *testing.T) {
 			ctx := context.Background()
-			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-			require.NoError(t, err)
-			_, err = store.Put(ctx, plan.Update{Name: "release", Content: &[]string{"- [ ] Ship (review)\n- [ ] Tell (review)\n"}[0]})
-			require.NoError(t, err)
+			store := releaseStore(t, ctx, backend, "- [ ] Ship (review)\n- [ ] Tell (review)\n")
 			mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1"})
 			require.NoError(t, err)
 			m := plantest.NewScriptedModel(
@@ -448,13 +443,7 @@ func TestALeanWorkerTakesAndFinishesStepsWithEveryGuard(t *testing.T) {
 		for bname, backend := range proofBackends(t) {
 			t.Run(lg.name+"/"+bname, func(t *testing.T) {
 				ctx := context.Background()
-				store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-				require.NoError(t, err)
-				body := "# Release\n- [ ] Build the binaries (uses probe)\n- [ ] Publish the release (review)\n"
-				p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
-				require.NoError(t, err)
-				_, err = store.Approve(ctx, "release", p.Revision, "alice")
-				require.NoError(t, err)
+				store := approvedReleaseStore(t, ctx, backend, "# Release\n- [ ] Build the binaries (uses probe)\n- [ ] Publish the release (review)\n")
 				m := plantest.NewScriptedModel(
 					billed(plantest.CallTool("probe", `{"what":"early"}`)),
 					billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","status":"in_progress"}`)),
