@@ -7,9 +7,9 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// planView is one plan as the board shows it: the header, the progress, every step, and
-// who made the current revision.
-type planView struct {
+// planHeader is what the board shows of every plan, in its list and on its own: the
+// header, the approval, and the run paused until a person decides (Waiting).
+type planHeader struct {
 	Name      string         `json:"name"`
 	Title     string         `json:"title"`
 	Status    string         `json:"status"`
@@ -17,8 +17,14 @@ type planView struct {
 	Revision  int64          `json:"revision"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	Approval  *plan.Approval `json:"approval,omitempty"`
-	// Waiting is the run paused until a person decides; Rejection the last rejection.
-	Waiting   *plan.Waiting   `json:"waiting,omitempty"`
+	Waiting   *plan.Waiting  `json:"waiting,omitempty"`
+}
+
+// planView is one plan as the board shows it: the header, the progress, every step, and
+// who made the current revision.
+type planView struct {
+	planHeader
+	// Rejection is the last rejection.
 	Rejection *plan.Rejection `json:"rejection,omitempty"`
 	Progress  plan.Progress   `json:"progress"`
 	Steps     []stepView      `json:"steps"`
@@ -41,8 +47,8 @@ type planDetail struct {
 
 // viewOf builds the view of p; history is the plan's kept revisions, newest first, or nil.
 func viewOf(p *plan.Plan, history []plan.Revision) planView {
-	v := planView{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
-		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting, Rejection: p.Rejection, Progress: p.Summarize().Progress, Steps: stepsOf(p.Content),
+	v := planView{planHeader: planHeader{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
+		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting}, Rejection: p.Rejection, Progress: p.Summarize().Progress, Steps: stepsOf(p.Content),
 		Repaired: p.Repaired}
 	v.Cost, v.Budget = costOf(v.Steps), p.Budget
 	if len(history) > 0 && history[0].Revision == p.Revision {
