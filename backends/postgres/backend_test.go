@@ -11,13 +11,14 @@ import (
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/driver/drivertest"
 )
 
 func TestBytesComeBackExactly(t *testing.T) {
 	b := newBackend(t)
-	wantMissing(t, b, "/plans/a.md")
-	mustWrite(t, b, "/plans/a.md", "one\ntwo\nthree\n")
-	if got := mustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
+	drivertest.WantMissing(t, b, "/plans/a.md")
+	drivertest.MustWrite(t, b, "/plans/a.md", "one\ntwo\nthree\n")
+	if got := drivertest.MustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("Read of an uncleaned path = %q", got)
 	}
 	fc, err := b.Read(bg, &plan.ReadRequest{FilePath: "/plans/a.md", Offset: 2, Limit: 1})
@@ -25,23 +26,23 @@ func TestBytesComeBackExactly(t *testing.T) {
 		t.Fatalf("Read of line 2 = %v, %v", fc, err)
 	}
 	binary := strings.Repeat("\x00\xff\r\n--- é ", 95_000) // ~1 MiB, NUL bytes, not UTF-8
-	mustWrite(t, b, "/plans/bin.md", binary)
-	if got := mustRead(t, b, "/plans/bin.md"); got != binary {
+	drivertest.MustWrite(t, b, "/plans/bin.md", binary)
+	if got := drivertest.MustRead(t, b, "/plans/bin.md"); got != binary {
 		t.Fatalf("binary content changed on the way: %d bytes back, %d written", len(got), len(binary))
 	}
-	mustWrite(t, b, "/plans/empty.md", "")
-	if got := mustRead(t, b, "/plans/empty.md"); got != "" {
+	drivertest.MustWrite(t, b, "/plans/empty.md", "")
+	if got := drivertest.MustRead(t, b, "/plans/empty.md"); got != "" {
 		t.Fatalf("empty file read back as %q", got)
 	}
-	mustDelete(t, b, "/plans/a.md")
-	wantMissing(t, b, "/plans/a.md")
-	mustDelete(t, b, "/plans/a.md") // a missing file is no error
-	wantLs(t, b, "/plans", "/plans/bin.md", "/plans/empty.md")
+	drivertest.MustDelete(t, b, "/plans/a.md")
+	drivertest.WantMissing(t, b, "/plans/a.md")
+	drivertest.MustDelete(t, b, "/plans/a.md") // a missing file is no error
+	drivertest.WantLs(t, b, "/plans", "/plans/bin.md", "/plans/empty.md")
 }
 
 func TestReadAtMostSendsOnlyThePrefix(t *testing.T) {
 	b := newBackend(t)
-	mustWrite(t, b, "/p/big.md", strings.Repeat("x", 100_000))
+	drivertest.MustWrite(t, b, "/p/big.md", strings.Repeat("x", 100_000))
 	for _, n := range []int64{0, 1, 4097, 100_000, 200_000} {
 		got, err := b.ReadAtMost(bg, "/p/big.md", n)
 		if err != nil || int64(len(got)) != min(n, 100_000) {
@@ -61,7 +62,7 @@ func TestPathsThatCannotBeStoredAreRefusedUnsent(t *testing.T) {
 			t.Fatalf("Write(%q) = %v, want fs.ErrInvalid and driver.ErrNotWritten", p, err)
 		}
 	}
-	wantLs(t, b, "/")
+	drivertest.WantLs(t, b, "/")
 }
 
 // TestLsInfoListsFoldersOnceEach: subfolders are listed once however many files they hold,
@@ -69,27 +70,27 @@ func TestPathsThatCannotBeStoredAreRefusedUnsent(t *testing.T) {
 // are not skipped by the index scan.
 func TestLsInfoListsFoldersOnceEach(t *testing.T) {
 	b := newBackend(t)
-	wantLs(t, b, "/plans")
+	drivertest.WantLs(t, b, "/plans")
 	for _, p := range []string{"/plans/x.md", "/plans/a/1.md", "/plans/a/2.md", "/plans/a/deep/3.md",
 		"/plans/a-b/4.md", "/plans/a.x/5.md", "/plans/a0/6.md", "/plans/b/c/d/7.md", "/other/8.md", "/root.md"} {
-		mustWrite(t, b, p, "x")
+		drivertest.MustWrite(t, b, p, "x")
 	}
-	wantLs(t, b, "/", "/other/", "/plans/", "/root.md")
-	wantLs(t, b, "", "/other/", "/plans/", "/root.md")
-	wantLs(t, b, "/plans/", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
-	wantLs(t, b, "/plans/a", "/plans/a/1.md", "/plans/a/2.md", "/plans/a/deep/")
-	wantLs(t, b, "/plans/b", "/plans/b/c/")
-	wantLs(t, b, "/plans/x.md") // a file lists as an empty folder
-	wantLs(t, b, "/nowhere")
+	drivertest.WantLs(t, b, "/", "/other/", "/plans/", "/root.md")
+	drivertest.WantLs(t, b, "", "/other/", "/plans/", "/root.md")
+	drivertest.WantLs(t, b, "/plans/", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
+	drivertest.WantLs(t, b, "/plans/a", "/plans/a/1.md", "/plans/a/2.md", "/plans/a/deep/")
+	drivertest.WantLs(t, b, "/plans/b", "/plans/b/c/")
+	drivertest.WantLs(t, b, "/plans/x.md") // a file lists as an empty folder
+	drivertest.WantLs(t, b, "/nowhere")
 
 	// A file and a folder may share a name.
-	mustWrite(t, b, "/plans/a", "file named like a folder")
-	wantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
+	drivertest.MustWrite(t, b, "/plans/a", "file named like a folder")
+	drivertest.WantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
 
 	// A folder is gone with its last file.
-	mustDelete(t, b, "/plans/b/c/d/7.md")
-	wantLs(t, b, "/plans/b")
-	wantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/x.md")
+	drivertest.MustDelete(t, b, "/plans/b/c/d/7.md")
+	drivertest.WantLs(t, b, "/plans/b")
+	drivertest.WantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/x.md")
 }
 
 // TestModifiedAtDiffersForEveryWrite: writes of the same bytes in a tight loop, and a delete
@@ -110,9 +111,9 @@ func TestModifiedAtDiffersForEveryWrite(t *testing.T) {
 	}
 	for i := range 200 {
 		if i%50 == 49 {
-			mustDelete(t, b, "/p/f.md")
+			drivertest.MustDelete(t, b, "/p/f.md")
 		}
-		mustWrite(t, b, "/p/f.md", "abc")
+		drivertest.MustWrite(t, b, "/p/f.md", "abc")
 		m := stamp()
 		if seen[m] {
 			t.Fatalf("write %d repeated ModifiedAt %s", i, m)
@@ -129,7 +130,7 @@ func TestModifiedAtDiffersForEveryWrite(t *testing.T) {
 func TestCompareAndSwapComparesWholeBytes(t *testing.T) {
 	b := newBackend(t)
 	base := strings.Repeat("y", 1<<20)
-	mustWrite(t, b, "/p/f.md", base+"a")
+	drivertest.MustWrite(t, b, "/p/f.md", base+"a")
 	for _, old := range []string{base + "b", base, base + "a\x00", ""} {
 		ok, err := b.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/p/f.md", Content: "lost"}, &old)
 		if ok || err != nil {
@@ -147,7 +148,7 @@ func TestCompareAndSwapComparesWholeBytes(t *testing.T) {
 	if ok, err := b.CompareAndDelete(bg, &plan.DeleteRequest{FilePath: "/p/f.md"}, "y"); ok || err != nil {
 		t.Fatalf("delete from other bytes = %v, %v", ok, err)
 	}
-	if got := mustRead(t, b, "/p/f.md"); got != "x" {
+	if got := drivertest.MustRead(t, b, "/p/f.md"); got != "x" {
 		t.Fatalf("after the swaps: %q", got)
 	}
 }
@@ -160,7 +161,7 @@ func TestWriteOnceWritesHistoryEntries(t *testing.T) {
 	if err := b.WriteOnce(bg, &plan.WriteRequest{FilePath: "/p/.history/x/1-abc", Content: "entry\x00"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustRead(t, b, "/p/.history/x/1-abc"); got != "entry\x00" {
+	if got := drivertest.MustRead(t, b, "/p/.history/x/1-abc"); got != "entry\x00" {
 		t.Fatalf("WriteOnce stored %q", got)
 	}
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: "/plans", HistoryLimit: plan.DefaultHistoryLimit})
@@ -215,7 +216,7 @@ func TestRevisionsNeverRepeatAcrossDeletes(t *testing.T) {
 // compare-and-swap from the edited bytes succeeds and one from the old bytes does not.
 func TestAnEditMadeWithSQLKeepsSwapsWorking(t *testing.T) {
 	b := newBackend(t)
-	mustWrite(t, b, "/p/f.md", "before")
+	drivertest.MustWrite(t, b, "/p/f.md", "before")
 	if _, err := b.pool.Exec(bg, `UPDATE `+pgx.Identifier{b.Schema()}.Sanitize()+`.files SET content = 'edited' WHERE name = 'f.md'`); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/driver/drivertest"
 )
 
 // TestADeadlineCutsAWriteWaitingOnTheServer: a compare-and-swap stuck behind another
@@ -21,7 +22,7 @@ func TestADeadlineCutsAWriteWaitingOnTheServer(t *testing.T) {
 	name := "deadline-" + testSchema()
 	b := mustNew(t, victimPool(t, name), WithSchema(newBackend(t).Schema()))
 	admin := newPool(t, serverURL, 0)
-	mustWrite(t, b, "/p/f.md", "before")
+	drivertest.MustWrite(t, b, "/p/f.md", "before")
 	tx, err := admin.Begin(bg)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,7 @@ func TestADeadlineCutsAWriteWaitingOnTheServer(t *testing.T) {
 	if err := tx.Commit(bg); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustRead(t, b, "/p/f.md"); got != "before" {
+	if got := drivertest.MustRead(t, b, "/p/f.md"); got != "before" {
 		t.Fatalf("after the canceled write: %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver/drivertest"
 )
 
 // Machines that share only Redis write one plan at once, unguarded, so many
@@ -95,7 +96,7 @@ func TestHistoryAcrossMachines(t *testing.T) {
 			t.Fatalf("entry %s: a name of no revision, or a second entry of one", fi.Path)
 		}
 		revs[rev] = true
-		if p, err := plan.DecodePlan("ship", mustRead(t, b, fi.Path)); err != nil || p.Revision != rev {
+		if p, err := plan.DecodePlan("ship", drivertest.MustRead(t, b, fi.Path)); err != nil || p.Revision != rev {
 			t.Fatalf("entry %s holds %+v, %v; want revision %d", fi.Path, p, err, rev)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver/drivertest"
 	"github.com/einoplan/plan/internal/keptlist"
 )
 
@@ -16,9 +17,9 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	b, c := newBackend(t)
 	const dir = "/plans"
 	for i := range keptlist.MinEntries + 40 {
-		mustWrite(t, b, fmt.Sprintf("%s/p%03d.md", dir, i), "v1")
+		drivertest.MustWrite(t, b, fmt.Sprintf("%s/p%03d.md", dir, i), "v1")
 	}
-	mustWrite(t, b, dir+"/.history/p000/1.0a1b2c3d", "a kept revision")
+	drivertest.MustWrite(t, b, dir+"/.history/p000/1.0a1b2c3d", "a kept revision")
 	check := func(step string) {
 		t.Helper()
 		got, err := b.LsInfo(bg, &plan.LsInfoRequest{Path: dir})
@@ -38,30 +39,30 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	}
 	check("first listing")
 	check("unchanged")
-	mustWrite(t, b, dir+"/p007.md", "v2 is longer")
+	drivertest.MustWrite(t, b, dir+"/p007.md", "v2 is longer")
 	check("one file rewritten")
 	check("unchanged since the rewrite")
 	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/p008.md"}); err != nil {
 		t.Fatal(err)
 	}
 	check("one file deleted")
-	mustWrite(t, b, dir+"/p999.md", "new")
+	drivertest.MustWrite(t, b, dir+"/p999.md", "new")
 	check("one file added")
 	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/p009.md"}); err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, b, dir+"/p008.md", "back")
+	drivertest.MustWrite(t, b, dir+"/p008.md", "back")
 	check("one file replaced by another: as many names, not the same")
-	mustWrite(t, b, dir+"/.deleted/p009", "tombstone")
+	drivertest.MustWrite(t, b, dir+"/.deleted/p009", "tombstone")
 	check("a hidden subfolder added")
-	mustWrite(t, b, dir+"/.same", "a hidden file")
-	mustWrite(t, b, dir+"/.same/inner", "in a hidden folder of the same name")
+	drivertest.MustWrite(t, b, dir+"/.same", "a hidden file")
+	drivertest.MustWrite(t, b, dir+"/.same/inner", "in a hidden folder of the same name")
 	check("a file and a folder of the same name")
-	if got := ls(t, b, dir); !slices.Contains(got, dir+"/.same") || got[slices.Index(got, dir+"/.same")+1] != dir+"/.same/" {
+	if got := drivertest.Ls(t, b, dir); !slices.Contains(got, dir+"/.same") || got[slices.Index(got, dir+"/.same")+1] != dir+"/.same/" {
 		t.Fatalf("LsInfo = %q: want the file .same right before the folder .same", got)
 	}
 	check("unchanged since")
-	mustWrite(t, b, dir+"/team/x.md", "a folder of its own group")
+	drivertest.MustWrite(t, b, dir+"/team/x.md", "a folder of its own group")
 	check("a subfolder that starts a group of its own")
 	if err := b.Delete(bg, &plan.DeleteRequest{FilePath: dir + "/team/x.md"}); err != nil {
 		t.Fatal(err)
@@ -70,11 +71,11 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	for f := range keptlist.MaxFolders + 1 { // more large folders than are kept
 		other := fmt.Sprintf("/other%02d", f)
 		for i := range keptlist.MinEntries {
-			mustWrite(t, b, fmt.Sprintf("%s/p%03d.md", other, i), "x")
+			drivertest.MustWrite(t, b, fmt.Sprintf("%s/p%03d.md", other, i), "x")
 		}
-		wantLs(t, b, other, ls(t, mustNew(t, c, WithPrefix(b.prefix)), other)...)
+		drivertest.WantLs(t, b, other, drivertest.Ls(t, mustNew(t, c, WithPrefix(b.prefix)), other)...)
 	}
-	mustWrite(t, b, dir+"/p010.md", "v3")
+	drivertest.MustWrite(t, b, dir+"/p010.md", "v3")
 	check("after other folders took the place of this one")
 }
 
