@@ -23,22 +23,13 @@ func TestWatchDeliversEveryChangeInOrder(t *testing.T) {
 	watcher := mustNew(t, newPool(t, serverURL, 0), WithSchema(writer.Schema()))
 	elsewhere := newBackend(t)
 	w := drivertest.MustWatch(t, watcher, "plans/")
-	var want []driver.FileEvent
-	for i := range 30 {
-		content := fmt.Sprintf("v%d\n- [ ] step é\x00\xff", i)
-		if i%2 == 0 {
-			drivertest.MustWrite(t, writer, "/plans/a.md", content)
-		} else {
-			old := want[len(want)-1].Content
-			if ok, err := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: content}, &old); !ok || err != nil {
-				t.Fatalf("CompareAndSwap = %v, %v", ok, err)
-			}
-		}
-		want = append(want, driver.FileEvent{Path: "/plans/a.md", Content: content})
-		drivertest.MustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
-		drivertest.MustWrite(t, writer, "/other/a.md", "elsewhere")
-		drivertest.MustWrite(t, elsewhere, "/plans/a.md", "another schema")
-	}
+	want := drivertest.WriteAndSwap(t, writer, "/plans/a.md", 30,
+		func(i int) string { return fmt.Sprintf("v%d\n- [ ] step é\x00\xff", i) },
+		func(int) {
+			drivertest.MustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
+			drivertest.MustWrite(t, writer, "/other/a.md", "elsewhere")
+			drivertest.MustWrite(t, elsewhere, "/plans/a.md", "another schema")
+		})
 	if ok, _ := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("not it")); ok {
 		t.Fatal("a failed swap wrote")
 	}

@@ -22,21 +22,12 @@ func watchOrder(t *testing.T, watcher, writer *Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []driver.FileEvent
-	for i := range 40 {
-		content := fmt.Sprintf("v%d\n- [ ] step é\x00", i)
-		if i%2 == 0 {
-			drivertest.MustWrite(t, writer, "/plans/a.md", content)
-		} else {
-			old := want[len(want)-1].Content
-			if ok, err := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: content}, &old); !ok || err != nil {
-				t.Fatalf("CompareAndSwap = %v, %v", ok, err)
-			}
-		}
-		want = append(want, driver.FileEvent{Path: "/plans/a.md", Content: content})
-		drivertest.MustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
-		drivertest.MustWrite(t, writer, "/other/a.md", "elsewhere")
-	}
+	want := drivertest.WriteAndSwap(t, writer, "/plans/a.md", 40,
+		func(i int) string { return fmt.Sprintf("v%d\n- [ ] step é\x00", i) },
+		func(int) {
+			drivertest.MustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
+			drivertest.MustWrite(t, writer, "/other/a.md", "elsewhere")
+		})
 	old := want[len(want)-1].Content
 	if ok, err := writer.CompareAndSwap(bg, &plan.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("stale")); ok || err != nil {
 		t.Fatalf("stale CompareAndSwap = %v, %v", ok, err)
