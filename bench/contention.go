@@ -185,8 +185,13 @@ func redisKind() (backendKind, func(), error) {
 		return backendKind{}, nil, err
 	}
 	stop := func() { srv.Stop(); os.RemoveAll(dir) }
-	kind := backendKind{name: "RedisBackend", open: func() (*opened, error) {
-		client := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true})
+	return redisKindAt(srv.Addr()), stop, nil
+}
+
+// redisKindAt is a RedisBackend on the redis-server at addr, a fresh key prefix per open.
+func redisKindAt(addr string) backendKind {
+	return backendKind{name: "RedisBackend", open: func() (*opened, error) {
+		client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 		b, err := redisbackend.New(context.Background(), client, redisbackend.WithPrefix("bench:"+rand.Text()[:8]+":"))
 		if err != nil {
 			client.Close()
@@ -197,5 +202,4 @@ func redisKind() (backendKind, func(), error) {
 				return b.Write(context.Background(), &driver.WriteRequest{FilePath: p, Content: content})
 			}}, nil
 	}}
-	return kind, stop, nil
 }

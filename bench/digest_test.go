@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
-	redisbackend "github.com/einoplan/plan/backends/redis"
 	"github.com/einoplan/plan/driver"
 )
 
@@ -101,16 +98,5 @@ func withoutStamp(b plan.Backend) plan.Backend {
 // benchRedisKind is a RedisBackend on the benchmarks' redis-server, a fresh key prefix per open.
 func benchRedisKind(tb testing.TB) backendKind {
 	server, _ := redisDeployments(tb)
-	return backendKind{name: "RedisBackend", open: func() (*opened, error) {
-		client := redis.NewClient(&redis.Options{Addr: server.Addr(), ContextTimeoutEnabled: true})
-		b, err := redisbackend.New(context.Background(), client, redisbackend.WithPrefix("bench:"+rand.Text()[:8]+":"))
-		if err != nil {
-			client.Close()
-			return nil, err
-		}
-		return &opened{backend: b, close: func() { client.Close() },
-			seed: func(p, content string) error {
-				return b.Write(context.Background(), &driver.WriteRequest{FilePath: p, Content: content})
-			}}, nil
-	}}
+	return redisKindAt(server.Addr())
 }

@@ -208,19 +208,17 @@ func (w *graphTaskWorker) next(results []string) []call {
 	}
 	switch w.last {
 	case "list":
-		var out struct {
-			Result string `json:"result"`
-		}
-		if json.Unmarshal([]byte(results[0]), &out) != nil {
+		out, ok := taskListText(results[0])
+		if !ok {
 			return nil
 		}
-		id := firstReadyTask(out.Result)
+		id := firstReadyTask(out)
 		if id == 0 {
-			if !strings.Contains(out.Result, "[pending]") && !strings.Contains(out.Result, "[in_progress]") {
+			if !strings.Contains(out, "[pending]") && !strings.Contains(out, "[in_progress]") {
 				return nil // all done
 			}
-			if out.Result != w.seen || w.stalled.IsZero() {
-				w.seen, w.stalled = out.Result, time.Now()
+			if out != w.seen || w.stalled.IsZero() {
+				w.seen, w.stalled = out, time.Now()
 			} else if time.Since(w.stalled) > w.patience {
 				return nil // nothing moves: give up
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,27 +133,7 @@ func pgGuardedWrites(b *testing.B, url string, lay pgLayout, writers int) {
 			b.Fatal(err)
 		}
 	}
-	var conflicts atomic.Int64
-	next := make([]int, writers)
-	for w := range next {
-		next[w] = w
-	}
-	write := func(w int) error {
-		i := next[w] % lay.plans
-		next[w]++
-		s, n := stores[w], fmt.Sprintf("p%02d", i)
-		for {
-			p, err := s.Get(ctx, n)
-			if err != nil {
-				return err
-			}
-			_, err = s.Put(ctx, plan.Update{Name: n, Content: ptrTo(fmt.Sprintf("- [ ] step %d", p.Revision+1)), IfRevision: ptrTo(p.Revision)})
-			if plan.CodeOf(err) != plan.CodeRevisionConflict {
-				return err
-			}
-			conflicts.Add(1)
-		}
-	}
+	write, conflicts := guardedWriter(ctx, writers, lay.plans, func(w, _ int) *plan.Store { return stores[w] })
 	update := "UPDATE " + bare + " SET n = n + 1 WHERE id = $1"
 	bareUpdate := func(w int) error {
 		_, err := pools[w].Exec(ctx, update, w)
@@ -165,22 +144,7 @@ func pgGuardedWrites(b *testing.B, url string, lay pgLayout, writers int) {
 			b.Fatal(err)
 		}
 	}
-	const rounds = 5
-	var writeTime, updateTime time.Duration
-	var updates int
-	b.ResetTimer()
-	for r := range rounds {
-		n := b.N/rounds + boolInt(r < b.N%rounds)
-		writeTime += spread(b, writers, n, write)
-		updateTime += spread(b, writers, n, bareUpdate)
-		updates += n
-	}
-	writesPerSec := float64(b.N) / writeTime.Seconds()
-	updatesPerSec := float64(updates) / updateTime.Seconds()
-	b.ReportMetric(writesPerSec, "writes/s")
-	b.ReportMetric(updatesPerSec, "updates/s")
-	b.ReportMetric(writesPerSec/updatesPerSec, "ratio")
-	b.ReportMetric(float64(conflicts.Load())/float64(b.N), "conflicts/write")
+	reportVersusBare(b, writers, write, bareUpdate, "updates/s", conflicts)
 }
 
 // BenchmarkPostgresWatchLatency: a change written through one pool, seen by a WatchFiles
@@ -219,14 +183,7 @@ func BenchmarkPostgresWatchLatency(b *testing.B) {
 					b.Fatal(err)
 				}
 				committed := time.Now()
-				for ev := range feed {
-					if ev.Resync {
-						b.Fatal("resync during the benchmark")
-					}
-					if ev.Content == content {
-						break
-					}
-				}
+				awaitContent(b, feed, content)
 				lat = append(lat, time.Since(start))
 				after = append(after, max(time.Since(committed), 0))
 			}

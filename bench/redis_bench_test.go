@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/einoplan/plan/driver"
-
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
 	redisbackend "github.com/einoplan/plan/backends/redis"
+	"github.com/einoplan/plan/driver"
 )
 
 // Guarded writes per second on one Redis server and on a 3-master Cluster, by 1, 8 and 32
@@ -96,46 +95,11 @@ func guardedWrites(b *testing.B, dep, addr string, cluster []string, lay redisLa
 			b.Fatal(err)
 		}
 	}
-	var conflicts atomic.Int64
-	next := make([]int, writers) // writer w's next k
-	for w := range next {
-		next[w] = w
-	}
-	write := func(w int) error {
-		i := next[w] % lay.plans
-		next[w]++
-		s, n := stores[w][i%folders], fmt.Sprintf("p%02d", i)
-		for {
-			p, err := s.Get(ctx, n)
-			if err != nil {
-				return err
-			}
-			_, err = s.Put(ctx, plan.Update{Name: n, Content: ptrTo(fmt.Sprintf("- [ ] step %d", p.Revision+1)), IfRevision: ptrTo(p.Revision)})
-			if plan.CodeOf(err) != plan.CodeRevisionConflict {
-				return err
-			}
-			conflicts.Add(1)
-		}
-	}
+	write, conflicts := guardedWriter(ctx, writers, lay.plans, func(w, i int) *plan.Store { return stores[w][i%folders] })
 	evalsha := func(w int) error {
 		return noopScript.EvalSha(ctx, clients[w], []string{prefix + "{noop}"}).Err()
 	}
-	const rounds = 5
-	var writeTime, evalTime time.Duration
-	var calls int
-	b.ResetTimer()
-	for r := range rounds {
-		n := b.N/rounds + boolInt(r < b.N%rounds)
-		writeTime += spread(b, writers, n, write)
-		evalTime += spread(b, writers, n, evalsha)
-		calls += n
-	}
-	writesPerSec := float64(b.N) / writeTime.Seconds()
-	callsPerSec := float64(calls) / evalTime.Seconds()
-	b.ReportMetric(writesPerSec, "writes/s")
-	b.ReportMetric(callsPerSec, "evalsha/s")
-	b.ReportMetric(writesPerSec/callsPerSec, "ratio")
-	b.ReportMetric(float64(conflicts.Load())/float64(b.N), "conflicts/write")
+	reportVersusBare(b, writers, write, evalsha, "evalsha/s", conflicts)
 }
 
 // noopScript returns at once: its EVALSHA is one bare round trip to the script engine.
@@ -173,6 +137,19 @@ func spread(b *testing.B, writers, n int, op func(w int) error) time.Duration {
 
 func ptrTo[T any](v T) *T { return &v }
 
+// awaitContent reads feed up to the event that carries content; a Resync fails the
+// benchmark.
+func awaitContent(b *testing.B, feed <-chan driver.FileEvent, content string) {
+	for ev := range feed {
+		if ev.Resync {
+			b.Fatal("resync during the benchmark")
+		}
+		if ev.Content == content {
+			return
+		}
+	}
+}
+
 // BenchmarkRedisWatchLatency: a change written through client A, seen by a WatchFiles feed
 // on client B: p50 and p99 from the write call's start to the event's arrival, on one
 // server and on the Cluster.
@@ -206,14 +183,7 @@ func BenchmarkRedisWatchLatency(b *testing.B) {
 				if err := writer.Write(ctx, &driver.WriteRequest{FilePath: "/plans/a.md", Content: content}); err != nil {
 					b.Fatal(err)
 				}
-				for ev := range feed {
-					if ev.Resync {
-						b.Fatal("resync during the benchmark")
-					}
-					if ev.Content == content {
-						break
-					}
-				}
+				awaitContent(b, feed, content)
 				lat = append(lat, time.Since(start))
 			}
 			b.StopTimer()

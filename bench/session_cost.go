@@ -170,13 +170,11 @@ func (w *costTaskWorker) next(results []string) []call {
 	}
 	switch w.last {
 	case "list":
-		var out struct {
-			Result string `json:"result"`
-		}
-		if json.Unmarshal([]byte(results[0]), &out) != nil {
+		out, ok := taskListText(results[0])
+		if !ok {
 			return nil
 		}
-		if w.task = firstFreeTask(out.Result); w.task == 0 {
+		if w.task = firstFreeTask(out); w.task == 0 {
 			return nil
 		}
 		w.last = "claim"

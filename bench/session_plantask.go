@@ -72,14 +72,12 @@ func (w *taskWorker) next(results []string) []call {
 	}
 	switch w.last {
 	case "list":
-		var out struct {
-			Result string `json:"result"`
-		}
-		if err := json.Unmarshal([]byte(results[0]), &out); err != nil {
+		out, ok := taskListText(results[0])
+		if !ok {
 			w.log.GaveUp = true
 			return nil
 		}
-		id := firstFreeTask(out.Result)
+		id := firstFreeTask(out)
 		if id == 0 {
 			return nil
 		}
@@ -157,4 +155,15 @@ func (o *overwriteCounter) overwrites() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.count
+}
+
+// taskListText is the text of a TaskList result, and whether the result could be read.
+func taskListText(result string) (string, bool) {
+	var out struct {
+		Result string `json:"result"`
+	}
+	if json.Unmarshal([]byte(result), &out) != nil {
+		return "", false
+	}
+	return out.Result, true
 }

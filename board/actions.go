@@ -66,15 +66,7 @@ func (b *board) approve(w http.ResponseWriter, r *http.Request, person string) {
 		writeError(w, e)
 		return
 	}
-	name := r.PathValue("name")
-	ctx := plan.WithActor(r.Context(), person)
-	if _, err := b.store.Approve(ctx, name, a.Revision, person); err != nil {
-		writeError(w, storeError(err))
-		return
-	}
-	b.decided(ctx, Decision{Name: name, Revision: a.Revision,
-		ApprovalDecision: plan.ApprovalDecision{Approved: true, By: person, Feedback: a.Feedback}})
-	b.answer(w, ctx, name, true)
+	b.decide(w, r, person, a, true)
 }
 
 // reject turns down the revision the page showed, with feedback (Store.Reject): only while
@@ -91,14 +83,26 @@ func (b *board) reject(w http.ResponseWriter, r *http.Request, person string) {
 		writeError(w, &apiError{status: http.StatusBadRequest, Code: "feedback_required", Message: "say why the plan is rejected: feedback is required"})
 		return
 	}
+	b.decide(w, r, person, a, false)
+}
+
+// decide approves (Store.Approve) or rejects (Store.Reject, with a's feedback) the revision
+// the page showed as the person, hands the decision to OnDecision, and answers with the plan.
+func (b *board) decide(w http.ResponseWriter, r *http.Request, person string, a actionBody, approved bool) {
 	name := r.PathValue("name")
 	ctx := plan.WithActor(r.Context(), person)
-	if _, err := b.store.Reject(ctx, name, a.Revision, person, a.Feedback); err != nil {
+	var err error
+	if approved {
+		_, err = b.store.Approve(ctx, name, a.Revision, person)
+	} else {
+		_, err = b.store.Reject(ctx, name, a.Revision, person, a.Feedback)
+	}
+	if err != nil {
 		writeError(w, storeError(err))
 		return
 	}
 	b.decided(ctx, Decision{Name: name, Revision: a.Revision,
-		ApprovalDecision: plan.ApprovalDecision{Approved: false, By: person, Feedback: a.Feedback}})
+		ApprovalDecision: plan.ApprovalDecision{Approved: approved, By: person, Feedback: a.Feedback}})
 	b.answer(w, ctx, name, true)
 }
 

@@ -99,13 +99,8 @@ func TestCrossSiteActionsAreRefused(t *testing.T) {
 }
 
 func TestApprovingRecordsThePersonAtTheRevisionSeen(t *testing.T) {
-	var mu sync.Mutex
-	var decisions []board.Decision
-	r := newRig(t, asPerson("alice"), board.OnDecision(func(_ context.Context, d board.Decision) {
-		mu.Lock()
-		decisions = append(decisions, d)
-		mu.Unlock()
-	}))
+	var log decisionLog
+	r := newRig(t, asPerson("alice"), log.option())
 	r.put("release", releasePlan)
 	var out actionJSON
 	if st := r.post("/api/plans/release/approve", map[string]any{"revision": 1}, &out); st != http.StatusOK {
@@ -114,9 +109,7 @@ func TestApprovingRecordsThePersonAtTheRevisionSeen(t *testing.T) {
 	if !out.Changed || out.Plan.Approval == nil || out.Plan.Approval.Revision != 1 || out.Plan.Approval.By != "alice" || out.Plan.ChangedBy != "alice" {
 		t.Fatalf("answer %+v", out)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(decisions) != 1 || !decisions[0].Approved || decisions[0].By != "alice" || decisions[0].Revision != 1 || decisions[0].Name != "release" {
+	if decisions := log.all(); len(decisions) != 1 || !decisions[0].Approved || decisions[0].By != "alice" || decisions[0].Revision != 1 || decisions[0].Name != "release" {
 		t.Fatalf("decisions %+v", decisions)
 	}
 }
@@ -141,13 +134,8 @@ func TestStaleApprovalIsAConflictAndWritesNothing(t *testing.T) {
 
 // A rejection needs feedback, is kept in the history with it, and withdraws an approval.
 func TestRejectingNeedsFeedbackAndWithdrawsAnApproval(t *testing.T) {
-	var got []board.Decision
-	var mu sync.Mutex
-	r := newRig(t, asPerson("bob"), board.OnDecision(func(_ context.Context, d board.Decision) {
-		mu.Lock()
-		got = append(got, d)
-		mu.Unlock()
-	}))
+	var log decisionLog
+	r := newRig(t, asPerson("bob"), log.option())
 	r.put("release", releasePlan)
 	var e errorBody
 	if st := r.post("/api/plans/release/reject", map[string]any{"revision": 1, "feedback": " "}, &e); st != http.StatusBadRequest || e.Error.Code != "feedback_required" {
@@ -176,9 +164,7 @@ func TestRejectingNeedsFeedbackAndWithdrawsAnApproval(t *testing.T) {
 	if out.Plan.Approval != nil || out.Plan.ChangedBy != "bob" || out.Plan.Revision != 4 {
 		t.Fatalf("plan %+v", out.Plan)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 2 || got[1].Approved || got[1].Feedback != "No, add a rollback step" || got[1].By != "bob" || got[1].Revision != 3 {
+	if got := log.all(); len(got) != 2 || got[1].Approved || got[1].Feedback != "No, add a rollback step" || got[1].By != "bob" || got[1].Revision != 3 {
 		t.Fatalf("decisions %+v", got)
 	}
 }
@@ -224,4 +210,26 @@ func TestHandingAStepOverAndReleasingIt(t *testing.T) {
 	if st := r.post("/api/plans/release/steps/3/holder", map[string]any{"revision": 4, "holder": "worker-9"}, &out); st != http.StatusOK || out.Plan.Steps[2].Holder != "worker-9" {
 		t.Fatalf("assigning a pending step: %d %+v", st, out.Plan.Steps)
 	}
+}
+
+// decisionLog keeps what OnDecision hands over.
+type decisionLog struct {
+	mu  sync.Mutex
+	got []board.Decision
+}
+
+// option is the board option that hands decisions to l.
+func (l *decisionLog) option() board.Option {
+	return board.OnDecision(func(_ context.Context, d board.Decision) {
+		l.mu.Lock()
+		l.got = append(l.got, d)
+		l.mu.Unlock()
+	})
+}
+
+// all returns the decisions so far.
+func (l *decisionLog) all() []board.Decision {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]board.Decision(nil), l.got...)
 }

@@ -78,10 +78,7 @@ func TestStreamsBeyondTheCapAreRefused(t *testing.T) {
 	if kind, _ := s.next(t); kind != "ready" {
 		t.Fatalf("first event %q", kind)
 	}
-	var e errorBody
-	if st := r.get("/api/events", &e); st != http.StatusServiceUnavailable || e.Error.Code != "too_many_streams" {
-		t.Fatalf("status %d %+v", st, e)
-	}
+	r.wantError("/api/events", http.StatusServiceUnavailable, "too_many_streams")
 	s.resp.Body.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

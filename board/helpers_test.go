@@ -15,6 +15,7 @@ import (
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/board"
+	"github.com/einoplan/plan/board/internal/boardrig"
 )
 
 // rig is a board over a real Store on a LocalBackend, served on loopback.
@@ -26,32 +27,17 @@ type rig struct {
 
 func newRig(t *testing.T, opts ...board.Option) *rig {
 	t.Helper()
-	backend, err := plan.NewLocalBackend(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { backend.Close() })
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(board.New(store, opts...))
-	t.Cleanup(srv.Close)
+	store, srv := boardrig.Serve(t, opts...)
 	return &rig{t: t, store: store, srv: srv}
 }
 
 // asPerson signs every request in as who.
-func asPerson(who string) board.Option {
-	return board.WithPerson(func(*http.Request) (string, error) { return who, nil })
-}
+var asPerson = boardrig.AsPerson
 
+// put writes plan name with body as the planner.
 func (r *rig) put(name, body string) *plan.Plan {
 	r.t.Helper()
-	p, err := r.store.Put(plan.WithActor(context.Background(), "planner"), plan.Update{Name: name, Content: &body})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return p
+	return boardrig.Put(r.t, r.store, name, body)
 }
 
 // start moves step number of plan name to in progress, held by who, as an agent does.
@@ -118,6 +104,25 @@ func decode(t *testing.T, resp *http.Response, out any) int {
 }
 
 // errorBody is the board's refusal.
+// wantError GETs path and checks that it answers status with an error body, with code
+// unless code is "".
+func (r *rig) wantError(path string, status int, code string) {
+	r.t.Helper()
+	var e errorBody
+	if st := r.get(path, &e); st != status || (code != "" && e.Error.Code != code) {
+		r.t.Fatalf("GET %s: status %d %+v, want %d %s", path, st, e, status, code)
+	}
+}
+
+// statusOf GETs url and returns the status it answers.
+func statusOf(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	mustNot(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 type errorBody struct {
 	Error struct {
 		Code            string `json:"code"`

@@ -88,11 +88,8 @@ func TestWithHostsAnswersOnlyTheNamedHosts(t *testing.T) {
 	}
 	none := httptest.NewServer(board.New(r.store, board.WithHosts()))
 	defer none.Close()
-	resp, err := http.Get(none.URL + "/api/plans")
-	mustNot(t, err)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMisdirectedRequest {
-		t.Fatalf("WithHosts() with no name: %d", resp.StatusCode)
+	if st := statusOf(t, none.URL+"/api/plans"); st != http.StatusMisdirectedRequest {
+		t.Fatalf("WithHosts() with no name: %d", st)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"github.com/einoplan/plan/api"
@@ -25,23 +24,16 @@ const (
 // summaryView is one plan in the list: what a card shows before its steps arrive, every
 // text cut to maxSummaryTextSize bytes.
 type summaryView struct {
-	Name        string        `json:"name"`
-	Title       string        `json:"title"`
-	Status      string        `json:"status"`
-	Author      string        `json:"author,omitempty"`
-	Revision    int64         `json:"revision"`
-	UpdatedAt   time.Time     `json:"updated_at"`
-	Approval    *api.Approval `json:"approval,omitempty"`
-	Waiting     *api.Waiting  `json:"waiting,omitempty"`
-	Progress    api.Progress  `json:"progress"`
-	CurrentStep *stepView     `json:"current_step,omitempty"`
-	NextStep    *stepView     `json:"next_step,omitempty"`
-	Repaired    bool          `json:"repaired,omitempty"`
+	planHeader
+	Progress    api.Progress `json:"progress"`
+	CurrentStep *stepView    `json:"current_step,omitempty"`
+	NextStep    *stepView    `json:"next_step,omitempty"`
+	Repaired    bool         `json:"repaired,omitempty"`
 }
 
 func summaryOf(s plan.Summary) summaryView {
-	v := summaryView{Name: s.Name, Title: cutText(s.Title, maxSummaryTextSize), Status: cutText(s.Status, maxSummaryTextSize),
-		Author: cutText(s.Author, maxSummaryTextSize), Revision: s.Revision, UpdatedAt: s.UpdatedAt, Progress: s.Progress, Repaired: s.Repaired}
+	v := summaryView{planHeader: planHeader{Name: s.Name, Title: cutText(s.Title, maxSummaryTextSize), Status: cutText(s.Status, maxSummaryTextSize),
+		Author: cutText(s.Author, maxSummaryTextSize), Revision: s.Revision, UpdatedAt: s.UpdatedAt}, Progress: s.Progress, Repaired: s.Repaired}
 	if s.Approval != nil {
 		a := *s.Approval
 		a.By = cutText(a.By, maxSummaryTextSize)

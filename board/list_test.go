@@ -122,13 +122,8 @@ func TestStepsComePerPlanInPagesCappedInBytes(t *testing.T) {
 	if seen != want || pages < 2 {
 		t.Fatalf("%d steps in %d pages, want %d", seen, pages+1, want)
 	}
-	var e errorBody
-	if st := r.get("/api/plans/big/steps?from=0", &e); st != http.StatusBadRequest {
-		t.Fatalf("from=0: %d", st)
-	}
-	if st := r.get("/api/plans/nope/steps", &e); st != http.StatusNotFound {
-		t.Fatalf("an unknown plan: %d", st)
-	}
+	r.wantError("/api/plans/big/steps?from=0", http.StatusBadRequest, "")
+	r.wantError("/api/plans/nope/steps", http.StatusNotFound, "")
 }
 
 func TestListPagesAreCappedInBytesAndTheCursorGoesThroughEveryPlan(t *testing.T) {

@@ -41,10 +41,7 @@ func TestListShowsEachPlansSummaryWithProgressAndItsCurrentAndNextStep(t *testin
 
 func TestListRefusesABadLimit(t *testing.T) {
 	r := newRig(t)
-	var e errorBody
-	if st := r.get("/api/plans?limit=-3", &e); st != http.StatusBadRequest || e.Error.Code != "bad_request" {
-		t.Fatalf("status %d %+v", st, e)
-	}
+	r.wantError("/api/plans?limit=-3", http.StatusBadRequest, "bad_request")
 }
 
 func TestOnePlanHasStepsHoldersApprovalBodyAndHistory(t *testing.T) {
@@ -66,13 +63,8 @@ func TestOnePlanHasStepsHoldersApprovalBodyAndHistory(t *testing.T) {
 
 func TestUnknownPlanIsNotFound(t *testing.T) {
 	r := newRig(t)
-	var e errorBody
-	if st := r.get("/api/plans/nope", &e); st != http.StatusNotFound || e.Error.Code != "not_found" {
-		t.Fatalf("status %d %+v", st, e)
-	}
-	if st := r.get("/api/plans/..%2Fetc", &e); st != http.StatusBadRequest || e.Error.Code != "invalid_argument" {
-		t.Fatalf("status %d %+v", st, e)
-	}
+	r.wantError("/api/plans/nope", http.StatusNotFound, "not_found")
+	r.wantError("/api/plans/..%2Fetc", http.StatusBadRequest, "invalid_argument")
 }
 
 func TestDiffShowsWhatChangedBetweenTwoRevisions(t *testing.T) {
@@ -92,13 +84,8 @@ func TestDiffShowsWhatChangedBetweenTwoRevisions(t *testing.T) {
 	if st := r.get("/api/plans/release/diff", &out); st != http.StatusOK || out.From != 1 || out.To != 2 {
 		t.Fatalf("default diff %d %+v", st, out)
 	}
-	var e errorBody
-	if st := r.get("/api/plans/release/diff?from=x", &e); st != http.StatusBadRequest {
-		t.Fatalf("status %d", st)
-	}
-	if st := r.get("/api/plans/release/diff?from=1&to=9", &e); st != http.StatusNotFound {
-		t.Fatalf("status %d", st)
-	}
+	r.wantError("/api/plans/release/diff?from=x", http.StatusBadRequest, "")
+	r.wantError("/api/plans/release/diff?from=1&to=9", http.StatusNotFound, "")
 }
 
 func TestPageFollowsTheBrowsersLanguageAndKeepsToItsOwnFiles(t *testing.T) {
@@ -124,18 +111,12 @@ func TestPageFollowsTheBrowsersLanguageAndKeepsToItsOwnFiles(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"/static/board.js", "/static/board.css"} {
-		resp, err := http.Get(r.srv.URL + f)
-		mustNot(t, err)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("%s: %d", f, resp.StatusCode)
+		if st := statusOf(t, r.srv.URL+f); st != http.StatusOK {
+			t.Errorf("%s: %d", f, st)
 		}
 	}
-	resp, err := http.Get(r.srv.URL + "/static/..%2fboard.go")
-	mustNot(t, err)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("a file outside the page: %d", resp.StatusCode)
+	if st := statusOf(t, r.srv.URL+"/static/..%2fboard.go"); st != http.StatusNotFound {
+		t.Errorf("a file outside the page: %d", st)
 	}
 }
 

@@ -9,9 +9,9 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// planView is one plan as the board shows it: the header, the progress, every step, and
-// who made the current revision.
-type planView struct {
+// planHeader is what the board shows of every plan, in its list and on its own: the
+// header, the approval, and the run paused until a person decides (Waiting).
+type planHeader struct {
 	Name      string        `json:"name"`
 	Title     string        `json:"title"`
 	Status    string        `json:"status"`
@@ -19,8 +19,14 @@ type planView struct {
 	Revision  int64         `json:"revision"`
 	UpdatedAt time.Time     `json:"updated_at"`
 	Approval  *api.Approval `json:"approval,omitempty"`
-	// Waiting is the run paused until a person decides; Rejection the last rejection.
-	Waiting   *api.Waiting   `json:"waiting,omitempty"`
+	Waiting   *api.Waiting  `json:"waiting,omitempty"`
+}
+
+// planView is one plan as the board shows it: the header, the progress, every step, and
+// who made the current revision.
+type planView struct {
+	planHeader
+	// Rejection is the last rejection.
 	Rejection *api.Rejection `json:"rejection,omitempty"`
 	Progress  api.Progress   `json:"progress"`
 	Steps     []stepView     `json:"steps"`
@@ -43,8 +49,9 @@ type planDetail struct {
 
 // viewOf builds the view of p; history is the plan's kept revisions, newest first, or nil.
 func viewOf(p *plan.Plan, history []plan.Revision) planView {
-	v := planView{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
-		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting, Rejection: p.Rejection, Progress: plan.Summarize(p).Progress, Repaired: p.Repaired}
+	v := planView{planHeader: planHeader{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
+		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting}, Rejection: p.Rejection, Progress: plan.Summarize(p).Progress,
+		Repaired: p.Repaired}
 	steps := plan.ParseSteps(p.Content)
 	v.Steps, v.Cost, v.Budget = viewsOf(steps), api.TotalCost(steps), p.Budget
 	if len(history) > 0 && history[0].Revision == p.Revision {

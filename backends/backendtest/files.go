@@ -210,3 +210,29 @@ func MustWatch(t testing.TB, w driver.Watcher, dir string) <-chan driver.FileEve
 	}
 	return ch
 }
+
+// WriteAndSwap makes n changes to path on b, a Write for even i and for odd i a
+// CompareAndSwap from the change before, with content(i) as change i's content, and calls
+// between(i) after each. It returns the events the changes make on a feed of path's folder,
+// in order.
+func WriteAndSwap(t testing.TB, b interface {
+	plan.Backend
+	driver.Swapper
+}, path string, n int, content func(i int) string, between func(i int)) []driver.FileEvent {
+	t.Helper()
+	var want []driver.FileEvent
+	for i := range n {
+		c := content(i)
+		if i%2 == 0 {
+			MustWrite(t, b, path, c)
+		} else {
+			old := want[len(want)-1].Content
+			if ok, err := b.CompareAndSwap(context.Background(), &driver.WriteRequest{FilePath: path, Content: c}, &old); !ok || err != nil {
+				t.Fatalf("CompareAndSwap = %v, %v", ok, err)
+			}
+		}
+		want = append(want, driver.FileEvent{Path: path, Content: c})
+		between(i)
+	}
+	return want
+}

@@ -12,14 +12,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/driver"
 )
 
 func TestBytesComeBackExactly(t *testing.T) {
 	b := newBackend(t)
-	wantMissing(t, b, "/plans/a.md")
-	mustWrite(t, b, "/plans/a.md", "one\ntwo\nthree\n")
-	if got := mustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
+	backendtest.WantMissing(t, b, "/plans/a.md")
+	backendtest.MustWrite(t, b, "/plans/a.md", "one\ntwo\nthree\n")
+	if got := backendtest.MustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("Read of an uncleaned path = %q", got)
 	}
 	fc, err := b.Read(bg, &driver.ReadRequest{FilePath: "/plans/a.md", Offset: 2, Limit: 1})
@@ -27,23 +28,23 @@ func TestBytesComeBackExactly(t *testing.T) {
 		t.Fatalf("Read of line 2 = %v, %v", fc, err)
 	}
 	binary := strings.Repeat("\x00\xff\r\n--- é ", 95_000) // ~1 MiB, NUL bytes, not UTF-8
-	mustWrite(t, b, "/plans/bin.md", binary)
-	if got := mustRead(t, b, "/plans/bin.md"); got != binary {
+	backendtest.MustWrite(t, b, "/plans/bin.md", binary)
+	if got := backendtest.MustRead(t, b, "/plans/bin.md"); got != binary {
 		t.Fatalf("binary content changed on the way: %d bytes back, %d written", len(got), len(binary))
 	}
-	mustWrite(t, b, "/plans/empty.md", "")
-	if got := mustRead(t, b, "/plans/empty.md"); got != "" {
+	backendtest.MustWrite(t, b, "/plans/empty.md", "")
+	if got := backendtest.MustRead(t, b, "/plans/empty.md"); got != "" {
 		t.Fatalf("empty file read back as %q", got)
 	}
-	mustDelete(t, b, "/plans/a.md")
-	wantMissing(t, b, "/plans/a.md")
-	mustDelete(t, b, "/plans/a.md") // a missing file is no error
-	wantLs(t, b, "/plans", "/plans/bin.md", "/plans/empty.md")
+	backendtest.MustDelete(t, b, "/plans/a.md")
+	backendtest.WantMissing(t, b, "/plans/a.md")
+	backendtest.MustDelete(t, b, "/plans/a.md") // a missing file is no error
+	backendtest.WantLs(t, b, "/plans", "/plans/bin.md", "/plans/empty.md")
 }
 
 func TestReadAtMostSendsOnlyThePrefix(t *testing.T) {
 	b := newBackend(t)
-	mustWrite(t, b, "/p/big.md", strings.Repeat("x", 100_000))
+	backendtest.MustWrite(t, b, "/p/big.md", strings.Repeat("x", 100_000))
 	for _, n := range []int64{0, 1, 4097, 100_000, 200_000} {
 		got, err := b.ReadAtMost(bg, "/p/big.md", n)
 		if err != nil || int64(len(got)) != min(n, 100_000) {
@@ -63,7 +64,7 @@ func TestPathsThatCannotBeStoredAreRefusedUnsent(t *testing.T) {
 			t.Fatalf("Write(%q) = %v, want fs.ErrInvalid and driver.ErrNotWritten", p, err)
 		}
 	}
-	wantLs(t, b, "/")
+	backendtest.WantLs(t, b, "/")
 }
 
 // TestLsInfoListsFoldersOnceEach: subfolders are listed once however many files they hold,
@@ -71,27 +72,27 @@ func TestPathsThatCannotBeStoredAreRefusedUnsent(t *testing.T) {
 // are not skipped by the index scan.
 func TestLsInfoListsFoldersOnceEach(t *testing.T) {
 	b := newBackend(t)
-	wantLs(t, b, "/plans")
+	backendtest.WantLs(t, b, "/plans")
 	for _, p := range []string{"/plans/x.md", "/plans/a/1.md", "/plans/a/2.md", "/plans/a/deep/3.md",
 		"/plans/a-b/4.md", "/plans/a.x/5.md", "/plans/a0/6.md", "/plans/b/c/d/7.md", "/other/8.md", "/root.md"} {
-		mustWrite(t, b, p, "x")
+		backendtest.MustWrite(t, b, p, "x")
 	}
-	wantLs(t, b, "/", "/other/", "/plans/", "/root.md")
-	wantLs(t, b, "", "/other/", "/plans/", "/root.md")
-	wantLs(t, b, "/plans/", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
-	wantLs(t, b, "/plans/a", "/plans/a/1.md", "/plans/a/2.md", "/plans/a/deep/")
-	wantLs(t, b, "/plans/b", "/plans/b/c/")
-	wantLs(t, b, "/plans/x.md") // a file lists as an empty folder
-	wantLs(t, b, "/nowhere")
+	backendtest.WantLs(t, b, "/", "/other/", "/plans/", "/root.md")
+	backendtest.WantLs(t, b, "", "/other/", "/plans/", "/root.md")
+	backendtest.WantLs(t, b, "/plans/", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
+	backendtest.WantLs(t, b, "/plans/a", "/plans/a/1.md", "/plans/a/2.md", "/plans/a/deep/")
+	backendtest.WantLs(t, b, "/plans/b", "/plans/b/c/")
+	backendtest.WantLs(t, b, "/plans/x.md") // a file lists as an empty folder
+	backendtest.WantLs(t, b, "/nowhere")
 
 	// A file and a folder may share a name.
-	mustWrite(t, b, "/plans/a", "file named like a folder")
-	wantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
+	backendtest.MustWrite(t, b, "/plans/a", "file named like a folder")
+	backendtest.WantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/b/", "/plans/x.md")
 
 	// A folder is gone with its last file.
-	mustDelete(t, b, "/plans/b/c/d/7.md")
-	wantLs(t, b, "/plans/b")
-	wantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/x.md")
+	backendtest.MustDelete(t, b, "/plans/b/c/d/7.md")
+	backendtest.WantLs(t, b, "/plans/b")
+	backendtest.WantLs(t, b, "/plans/", "/plans/a", "/plans/a/", "/plans/a-b/", "/plans/a.x/", "/plans/a0/", "/plans/x.md")
 }
 
 // TestModifiedAtDiffersForEveryWrite: writes of the same bytes in a tight loop, and a delete
@@ -112,9 +113,9 @@ func TestModifiedAtDiffersForEveryWrite(t *testing.T) {
 	}
 	for i := range 200 {
 		if i%50 == 49 {
-			mustDelete(t, b, "/p/f.md")
+			backendtest.MustDelete(t, b, "/p/f.md")
 		}
-		mustWrite(t, b, "/p/f.md", "abc")
+		backendtest.MustWrite(t, b, "/p/f.md", "abc")
 		m := stamp()
 		if seen[m] {
 			t.Fatalf("write %d repeated ModifiedAt %s", i, m)
@@ -131,7 +132,7 @@ func TestModifiedAtDiffersForEveryWrite(t *testing.T) {
 func TestCompareAndSwapComparesWholeBytes(t *testing.T) {
 	b := newBackend(t)
 	base := strings.Repeat("y", 1<<20)
-	mustWrite(t, b, "/p/f.md", base+"a")
+	backendtest.MustWrite(t, b, "/p/f.md", base+"a")
 	for _, old := range []string{base + "b", base, base + "a\x00", ""} {
 		ok, err := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/p/f.md", Content: "lost"}, &old)
 		if ok || err != nil {
@@ -149,7 +150,7 @@ func TestCompareAndSwapComparesWholeBytes(t *testing.T) {
 	if ok, err := b.CompareAndDelete(bg, &driver.DeleteRequest{FilePath: "/p/f.md"}, "y"); ok || err != nil {
 		t.Fatalf("delete from other bytes = %v, %v", ok, err)
 	}
-	if got := mustRead(t, b, "/p/f.md"); got != "x" {
+	if got := backendtest.MustRead(t, b, "/p/f.md"); got != "x" {
 		t.Fatalf("after the swaps: %q", got)
 	}
 }
@@ -162,7 +163,7 @@ func TestWriteOnceWritesHistoryEntries(t *testing.T) {
 	if err := b.WriteOnce(bg, &driver.WriteRequest{FilePath: "/p/.history/x/1-abc", Content: "entry\x00"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustRead(t, b, "/p/.history/x/1-abc"); got != "entry\x00" {
+	if got := backendtest.MustRead(t, b, "/p/.history/x/1-abc"); got != "entry\x00" {
 		t.Fatalf("WriteOnce stored %q", got)
 	}
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: "/plans", HistoryLimit: api.DefaultHistoryLimit})
@@ -217,7 +218,7 @@ func TestRevisionsNeverRepeatAcrossDeletes(t *testing.T) {
 // compare-and-swap from the edited bytes succeeds and one from the old bytes does not.
 func TestAnEditMadeWithSQLKeepsSwapsWorking(t *testing.T) {
 	b := newBackend(t)
-	mustWrite(t, b, "/p/f.md", "before")
+	backendtest.MustWrite(t, b, "/p/f.md", "before")
 	if _, err := b.pool.Exec(bg, `UPDATE `+pgx.Identifier{b.Schema()}.Sanitize()+`.files SET content = 'edited' WHERE name = 'f.md'`); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/driver"
 )
 
@@ -20,7 +21,7 @@ func TestADeadlineCutsAWriteWaitingOnTheServer(t *testing.T) {
 	name := "deadline-" + testSchema()
 	b := mustNew(t, victimPool(t, name), WithSchema(newBackend(t).Schema()))
 	admin := newPool(t, serverURL, 0)
-	mustWrite(t, b, "/p/f.md", "before")
+	backendtest.MustWrite(t, b, "/p/f.md", "before")
 	tx, err := admin.Begin(bg)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func TestADeadlineCutsAWriteWaitingOnTheServer(t *testing.T) {
 	if err := tx.Commit(bg); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustRead(t, b, "/p/f.md"); got != "before" {
+	if got := backendtest.MustRead(t, b, "/p/f.md"); got != "before" {
 		t.Fatalf("after the canceled write: %q", got)
 	}
 }

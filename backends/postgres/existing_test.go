@@ -3,6 +3,8 @@ package postgres
 import (
 	"errors"
 	"testing"
+
+	"github.com/einoplan/plan/backends/backendtest"
 )
 
 // TestWithExistingSchemaCreatesNothing: opening a schema that does not exist with
@@ -26,12 +28,12 @@ func TestWithExistingSchemaCreatesNothing(t *testing.T) {
 	}
 
 	b := newBackend(t)
-	mustWrite(t, b, "/p/a.md", "kept")
+	backendtest.MustWrite(t, b, "/p/a.md", "kept")
 	existing, err := New(bg, pool, WithSchema(b.Schema()), WithExistingSchema())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mustRead(t, existing, "/p/a.md"); got != "kept" {
+	if got := backendtest.MustRead(t, existing, "/p/a.md"); got != "kept" {
 		t.Fatalf("read %q", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/driver"
 )
 
@@ -39,7 +40,7 @@ func TestKeepingSwapKeepsExactlyTheReplacedBytes(t *testing.T) {
 	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: big}, nil, keep); !ok || err != nil {
 		t.Fatalf("create = %v, %v", ok, err)
 	}
-	wantMissing(t, b, keep) // a create replaces nothing, so keeps nothing
+	backendtest.WantMissing(t, b, keep) // a create replaces nothing, so keeps nothing
 	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "lost"}, nil, keep); ok || err != nil {
 		t.Fatalf("create over an existing file = %v, %v", ok, err)
 	}
@@ -52,8 +53,8 @@ func TestKeepingSwapKeepsExactlyTheReplacedBytes(t *testing.T) {
 	if _, v := rowFlags(t, b, "/plans", "f.md"); v != before {
 		t.Fatalf("a refused swap touched the file: version %d, was %d", v, before)
 	}
-	wantMissing(t, b, keep)
-	wantLs(t, b, "/plans", "/plans/f.md") // not even the keep's folder
+	backendtest.WantMissing(t, b, keep)
+	backendtest.WantLs(t, b, "/plans", "/plans/f.md") // not even the keep's folder
 
 	for _, bad := range []string{"/", "/plans/.history/f/a\x00b", "/plans/.history/\xff/1.x", p, "plans//f.md"} {
 		ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "lost"}, &big, bad)
@@ -65,10 +66,10 @@ func TestKeepingSwapKeepsExactlyTheReplacedBytes(t *testing.T) {
 	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "two"}, &big, keep); !ok || err != nil {
 		t.Fatalf("swap from the stored bytes = %v, %v", ok, err)
 	}
-	if got := mustRead(t, b, p); got != "two" {
+	if got := backendtest.MustRead(t, b, p); got != "two" {
 		t.Fatalf("file after the swap: %d bytes", len(got))
 	}
-	if got := mustRead(t, b, keep); got != big {
+	if got := backendtest.MustRead(t, b, keep); got != big {
 		t.Fatalf("kept %d bytes, want the %d replaced", len(got), len(big))
 	}
 	planOnce, planVersion := rowFlags(t, b, "/plans", "f.md")
@@ -79,19 +80,19 @@ func TestKeepingSwapKeepsExactlyTheReplacedBytes(t *testing.T) {
 	if planVersion == before || keptVersion == planVersion {
 		t.Fatalf("versions: file %d (was %d), kept %d; want each write a version of its own", planVersion, before, keptVersion)
 	}
-	wantLs(t, b, "/plans", "/plans/.history/", "/plans/f.md")
-	wantLs(t, b, "/plans/.history/f", keep)
+	backendtest.WantLs(t, b, "/plans", "/plans/.history/", "/plans/f.md")
+	backendtest.WantLs(t, b, "/plans/.history/f", keep)
 
 	// A keep name that already holds a file is replaced, as WriteOnce replaces it.
 	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "three"}, ptr("two"), keep); !ok || err != nil {
 		t.Fatalf("swap keeping onto an existing file = %v, %v", ok, err)
 	}
-	if got := mustRead(t, b, keep); got != "two" {
+	if got := backendtest.MustRead(t, b, keep); got != "two" {
 		t.Fatalf("kept %q, want \"two\"", got)
 	}
 	// Removing the kept file is removing a once-written file.
-	mustDelete(t, b, keep)
-	wantLs(t, b, "/plans", "/plans/f.md")
+	backendtest.MustDelete(t, b, keep)
+	backendtest.WantLs(t, b, "/plans", "/plans/f.md")
 }
 
 // TestKeepingSwapsFromTheSameBytesLeaveOneWinnerAndOneKeptFile: swaps expecting the same
@@ -165,7 +166,7 @@ func TestKeepingSwapsFromTheSameBytesLeaveOneWinnerAndOneKeptFile(t *testing.T) 
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := "/" + strings.ReplaceAll(tc.name, " ", "-")
-			mustWrite(t, b, dir+"/f.md", "old")
+			backendtest.MustWrite(t, b, dir+"/f.md", "old")
 			tx, err := admin.Begin(bg)
 			if err != nil {
 				t.Fatal(err)
@@ -201,12 +202,12 @@ func TestKeepingSwapsFromTheSameBytesLeaveOneWinnerAndOneKeptFile(t *testing.T) 
 				if infos[0].Path != fmt.Sprintf("%s/.history/%d", dir, wins[0]) {
 					t.Fatalf("kept %s, but racer %d won", infos[0].Path, wins[0])
 				}
-				if got := mustRead(t, b, infos[0].Path); got != "old" {
+				if got := backendtest.MustRead(t, b, infos[0].Path); got != "old" {
 					t.Fatalf("kept %q, want the replaced \"old\"", got)
 				}
 				want = fmt.Sprintf("racer %d", wins[0])
 			}
-			if got := mustRead(t, b, dir+"/f.md"); got != want {
+			if got := backendtest.MustRead(t, b, dir+"/f.md"); got != want {
 				t.Fatalf("file holds %q, want %q", got, want)
 			}
 		})
@@ -215,13 +216,13 @@ func TestKeepingSwapsFromTheSameBytesLeaveOneWinnerAndOneKeptFile(t *testing.T) 
 	t.Run("free race", func(t *testing.T) {
 		for round := range 20 {
 			dir := fmt.Sprintf("/free/%d", round)
-			mustWrite(t, b, dir+"/f.md", "old")
+			backendtest.MustWrite(t, b, dir+"/f.md", "old")
 			wins := race(dir, "old", nil)
 			infos := kept(dir)
 			if len(wins) != 1 || len(infos) != 1 || infos[0].Path != fmt.Sprintf("%s/.history/%d", dir, wins[0]) {
 				t.Fatalf("round %d: winners %v, kept %+v; want one winner and its kept file", round, wins, infos)
 			}
-			if got := mustRead(t, b, infos[0].Path); got != "old" {
+			if got := backendtest.MustRead(t, b, infos[0].Path); got != "old" {
 				t.Fatalf("round %d: kept %q", round, got)
 			}
 		}
@@ -236,7 +237,7 @@ func TestKeepingSwapAnnouncesBothFiles(t *testing.T) {
 	watcher := mustNew(t, newPool(t, serverURL, 0), WithSchema(writer.Schema()))
 	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
-	mustWrite(t, writer, "/plans/a.md", "one")
+	backendtest.MustWrite(t, writer, "/plans/a.md", "one")
 	plans, err := watcher.WatchFiles(ctx, "/plans")
 	if err != nil {
 		t.Fatal(err)
@@ -252,13 +253,13 @@ func TestKeepingSwapAnnouncesBothFiles(t *testing.T) {
 	if ok, err := writer.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: large}, ptr("one"), "/plans/.history/a/1.x"); !ok || err != nil {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
-	wantEvent(t, plans, driver.FileEvent{Path: "/plans/a.md", Content: large})
-	wantEvent(t, history, driver.FileEvent{Path: "/plans/.history/a/1.x", Content: "one"})
+	backendtest.WantEvent(t, plans, driver.FileEvent{Path: "/plans/a.md", Content: large})
+	backendtest.WantEvent(t, history, driver.FileEvent{Path: "/plans/.history/a/1.x", Content: "one"})
 	if ok, err := writer.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "three"}, &large, "/plans/.history/a/2.x"); !ok || err != nil {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
-	wantEvent(t, plans, driver.FileEvent{Path: "/plans/a.md", Content: "three"})
-	wantEvent(t, history, driver.FileEvent{Path: "/plans/.history/a/2.x", Content: large})
+	backendtest.WantEvent(t, plans, driver.FileEvent{Path: "/plans/a.md", Content: "three"})
+	backendtest.WantEvent(t, history, driver.FileEvent{Path: "/plans/.history/a/2.x", Content: large})
 }
 
 // statementCounter is a pgx tracer that counts the statements a pool runs and the ones it

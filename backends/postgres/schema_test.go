@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/backendtest"
 )
 
 // TestNewCreatesTheSchemaOnceUnderConcurrentStarts: 8 Backends started at once on a fresh
@@ -42,8 +43,8 @@ func TestNewCreatesTheSchemaOnceUnderConcurrentStarts(t *testing.T) {
 	if rows != 1 || version != SchemaVersion {
 		t.Fatalf("schema_version holds %d rows, version %d; want 1 row, version %d", rows, version, SchemaVersion)
 	}
-	mustWrite(t, backends[0], "/p/a.md", "shared")
-	if got := mustRead(t, backends[7], "/p/a.md"); got != "shared" {
+	backendtest.MustWrite(t, backends[0], "/p/a.md", "shared")
+	if got := backendtest.MustRead(t, backends[7], "/p/a.md"); got != "shared" {
 		t.Fatalf("another Backend on the schema read %q", got)
 	}
 }
@@ -80,9 +81,9 @@ func TestNewRefusesUnsafeSchemaNames(t *testing.T) {
 // paths, and a Store on each sees only its own plans.
 func TestSchemasAreIndependent(t *testing.T) {
 	a, b := newBackend(t), newBackend(t)
-	mustWrite(t, a, "/plans/x.md", "a")
-	mustWrite(t, b, "/plans/x.md", "b")
-	if mustRead(t, a, "/plans/x.md") != "a" || mustRead(t, b, "/plans/x.md") != "b" {
+	backendtest.MustWrite(t, a, "/plans/x.md", "a")
+	backendtest.MustWrite(t, b, "/plans/x.md", "b")
+	if backendtest.MustRead(t, a, "/plans/x.md") != "a" || backendtest.MustRead(t, b, "/plans/x.md") != "b" {
 		t.Fatal("schemas share files")
 	}
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: a})
@@ -92,5 +93,5 @@ func TestSchemasAreIndependent(t *testing.T) {
 	if _, err := s.Put(bg, plan.Update{Name: "only-a", Content: ptr("x")}); err != nil {
 		t.Fatal(err)
 	}
-	wantLs(t, b, "/plans", "/plans/x.md")
+	backendtest.WantLs(t, b, "/plans", "/plans/x.md")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/driver"
 )
 
@@ -21,23 +22,14 @@ func TestWatchDeliversEveryChangeInOrder(t *testing.T) {
 	writer := newBackend(t)
 	watcher := mustNew(t, newPool(t, serverURL, 0), WithSchema(writer.Schema()))
 	elsewhere := newBackend(t)
-	w := mustWatch(t, watcher, "plans/")
-	var want []driver.FileEvent
-	for i := range 30 {
-		content := fmt.Sprintf("v%d\n- [ ] step é\x00\xff", i)
-		if i%2 == 0 {
-			mustWrite(t, writer, "/plans/a.md", content)
-		} else {
-			old := want[len(want)-1].Content
-			if ok, err := writer.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: content}, &old); !ok || err != nil {
-				t.Fatalf("CompareAndSwap = %v, %v", ok, err)
-			}
-		}
-		want = append(want, driver.FileEvent{Path: "/plans/a.md", Content: content})
-		mustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
-		mustWrite(t, writer, "/other/a.md", "elsewhere")
-		mustWrite(t, elsewhere, "/plans/a.md", "another schema")
-	}
+	w := backendtest.MustWatch(t, watcher, "plans/")
+	want := backendtest.WriteAndSwap(t, writer, "/plans/a.md", 30,
+		func(i int) string { return fmt.Sprintf("v%d\n- [ ] step é\x00\xff", i) },
+		func(int) {
+			backendtest.MustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
+			backendtest.MustWrite(t, writer, "/other/a.md", "elsewhere")
+			backendtest.MustWrite(t, elsewhere, "/plans/a.md", "another schema")
+		})
 	if ok, _ := writer.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("not it")); ok {
 		t.Fatal("a failed swap wrote")
 	}
@@ -51,11 +43,11 @@ func TestWatchDeliversEveryChangeInOrder(t *testing.T) {
 	}
 	want = append(want, driver.FileEvent{Path: "/plans/a.md", Deleted: true})
 	for _, ev := range want {
-		wantEvent(t, w, ev)
+		backendtest.WantEvent(t, w, ev)
 	}
 	select {
 	case ev := <-w:
-		t.Fatalf("unexpected event %+v", short(ev))
+		t.Fatalf("unexpected event %+v", backendtest.ShortEvent(ev))
 	case <-time.After(200 * time.Millisecond):
 	}
 }
@@ -64,11 +56,11 @@ func TestWatchDeliversEveryChangeInOrder(t *testing.T) {
 // their version and delivered whole, in order, as long as the feed keeps up.
 func TestWatchReadsLargeContentBack(t *testing.T) {
 	b := newBackend(t)
-	w := mustWatch(t, b, "/plans")
+	w := backendtest.MustWatch(t, b, "/plans")
 	for i := range 5 {
 		content := fmt.Sprint(i) + strings.Repeat("\x00large é", 100_000)
-		mustWrite(t, b, "/plans/a.md", content)
-		wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: content})
+		backendtest.MustWrite(t, b, "/plans/a.md", content)
+		backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: content})
 	}
 }
 
@@ -77,15 +69,15 @@ func TestWatchReadsLargeContentBack(t *testing.T) {
 // content after newer content, and the delete that ends them.
 func TestWatchResyncsForALargeVersionAlreadyReplaced(t *testing.T) {
 	b := newBackend(t)
-	w := mustWatch(t, b, "/plans")
+	w := backendtest.MustWatch(t, b, "/plans")
 	large := strings.Repeat("x", 10_000)
 	for i := range 20 {
-		mustWrite(t, b, "/plans/a.md", fmt.Sprint(i)+large)
+		backendtest.MustWrite(t, b, "/plans/a.md", fmt.Sprint(i)+large)
 	}
-	mustDelete(t, b, "/plans/a.md")
+	backendtest.MustDelete(t, b, "/plans/a.md")
 	last := -1
 	for {
-		ev := next(t, w)
+		ev := backendtest.NextEvent(t, w)
 		if ev.Deleted {
 			break
 		}
@@ -110,13 +102,13 @@ func TestWatchResyncsAfterItsSessionIsTerminated(t *testing.T) {
 	writer := newBackend(t)
 	b := mustNew(t, victimPool(t, name), WithSchema(writer.Schema()))
 	admin := newPool(t, serverURL, 0)
-	w := mustWatch(t, b, "/plans")
+	w := backendtest.MustWatch(t, b, "/plans")
 	if n, err := terminate(bg, admin, name); err != nil || n == 0 {
 		t.Fatalf("terminate: %d sessions, %v", n, err)
 	}
-	wantEvent(t, w, driver.FileEvent{Resync: true})
-	mustWrite(t, writer, "/plans/a.md", "after")
-	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after"})
+	backendtest.WantEvent(t, w, driver.FileEvent{Resync: true})
+	backendtest.MustWrite(t, writer, "/plans/a.md", "after")
+	backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after"})
 }
 
 // TestWatchResumesAfterServerRestart: a feed whose server stops (all sessions end) and comes
@@ -126,19 +118,19 @@ func TestWatchResyncsAfterItsSessionIsTerminated(t *testing.T) {
 func TestWatchResumesAfterServerRestart(t *testing.T) {
 	srv := ownServer(t)
 	b := mustNew(t, newPool(t, srv.URL(), 0))
-	w := mustWatch(t, b, "/plans")
-	mustWrite(t, b, "/plans/a.md", "before")
-	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "before"})
+	w := backendtest.MustWatch(t, b, "/plans")
+	backendtest.MustWrite(t, b, "/plans/a.md", "before")
+	backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "before"})
 	srv.Kill()
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	wantEvent(t, w, driver.FileEvent{Resync: true})
+	backendtest.WantEvent(t, w, driver.FileEvent{Resync: true})
 	// The pool's own connections died with the server too; the first use of each may fail.
 	waitFor(t, func() bool {
 		return b.Write(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "after"}) == nil
 	})
-	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after"})
+	backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after"})
 }
 
 // TestWatchResyncsWhenTheReceiverFallsBehind: a receiver that reads nothing while more than
@@ -146,9 +138,9 @@ func TestWatchResumesAfterServerRestart(t *testing.T) {
 // those dropped, then later changes.
 func TestWatchResyncsWhenTheReceiverFallsBehind(t *testing.T) {
 	b := newBackend(t)
-	w := mustWatch(t, b, "/plans")
+	w := backendtest.MustWatch(t, b, "/plans")
 	for i := range driver.FeedBuffer + 50 {
-		mustWrite(t, b, "/plans/a.md", fmt.Sprint(i))
+		backendtest.MustWrite(t, b, "/plans/a.md", fmt.Sprint(i))
 	}
 	// The feed reads each notification back, which takes longer on a busy machine: wait until
 	// its buffer is full, then for the notifications past it to arrive and be dropped.
@@ -157,11 +149,11 @@ func TestWatchResyncsWhenTheReceiverFallsBehind(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	for i := range driver.FeedBuffer {
-		wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: fmt.Sprint(i)})
+		backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: fmt.Sprint(i)})
 	}
-	wantEvent(t, w, driver.FileEvent{Resync: true})
-	mustWrite(t, b, "/plans/a.md", "later")
-	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "later"})
+	backendtest.WantEvent(t, w, driver.FileEvent{Resync: true})
+	backendtest.MustWrite(t, b, "/plans/a.md", "later")
+	backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "later"})
 }
 
 // TestWatchEndsWithItsContext: the feed's channel is closed when its context ends.
@@ -233,11 +225,11 @@ func TestWatchListensWithTheListenConfig(t *testing.T) {
 	name := "listen-" + testSchema()
 	cfg.RuntimeParams["application_name"] = name
 	b := mustNew(t, newPool(t, serverURL, 0), WithSchema(writer.Schema()), WithListenConfig(cfg))
-	w := mustWatch(t, b, "/plans")
+	w := backendtest.MustWatch(t, b, "/plans")
 	var sessions int
 	if err := newPool(t, serverURL, 0).QueryRow(bg, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, name).Scan(&sessions); err != nil || sessions != 1 {
 		t.Fatalf("%d sessions named %s, %v; want the feed's one", sessions, name, err)
 	}
-	mustWrite(t, writer, "/plans/a.md", "x")
-	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "x"})
+	backendtest.MustWrite(t, writer, "/plans/a.md", "x")
+	backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "x"})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/backends/redis/redistest"
 )
 
@@ -23,13 +24,13 @@ var bg = context.Background()
 
 func TestCRUD(t *testing.T) {
 	b, _ := newBackend(t)
-	wantMissing(t, b, "/plans/a.md")
+	backendtest.WantMissing(t, b, "/plans/a.md")
 
-	mustWrite(t, b, "/plans/a.md", "one\ntwo\nthree\n")
-	if got := mustRead(t, b, "/plans/a.md"); got != "one\ntwo\nthree\n" {
+	backendtest.MustWrite(t, b, "/plans/a.md", "one\ntwo\nthree\n")
+	if got := backendtest.MustRead(t, b, "/plans/a.md"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("Read = %q", got)
 	}
-	if got := mustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
+	if got := backendtest.MustRead(t, b, "plans//a.md"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("Read of an uncleaned path = %q", got)
 	}
 	fc, err := b.Read(bg, &driver.ReadRequest{FilePath: "/plans/a.md", Offset: 2, Limit: 1})
@@ -37,29 +38,29 @@ func TestCRUD(t *testing.T) {
 		t.Fatalf("Read lines 2..2 = %q, %v", fc.Content, err)
 	}
 
-	mustWrite(t, b, "/plans/a.md", "replaced")
-	if got := mustRead(t, b, "/plans/a.md"); got != "replaced" {
+	backendtest.MustWrite(t, b, "/plans/a.md", "replaced")
+	if got := backendtest.MustRead(t, b, "/plans/a.md"); got != "replaced" {
 		t.Fatalf("Read after overwrite = %q", got)
 	}
 
 	binary := strings.Repeat("\x00\xff\r\n--- é ", 100_000) // ~1.2 MB, not UTF-8 clean
-	mustWrite(t, b, "/plans/bin.md", binary)
-	if got := mustRead(t, b, "/plans/bin.md"); got != binary {
+	backendtest.MustWrite(t, b, "/plans/bin.md", binary)
+	if got := backendtest.MustRead(t, b, "/plans/bin.md"); got != binary {
 		t.Fatalf("binary content changed on the way: %d bytes back, %d written", len(got), len(binary))
 	}
-	mustWrite(t, b, "/plans/empty.md", "")
-	if got := mustRead(t, b, "/plans/empty.md"); got != "" {
+	backendtest.MustWrite(t, b, "/plans/empty.md", "")
+	if got := backendtest.MustRead(t, b, "/plans/empty.md"); got != "" {
 		t.Fatalf("empty file read back as %q", got)
 	}
 
 	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
 		t.Fatal(err)
 	}
-	wantMissing(t, b, "/plans/a.md")
+	backendtest.WantMissing(t, b, "/plans/a.md")
 	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
 		t.Fatalf("Delete of a missing file: %v", err)
 	}
-	wantLs(t, b, "/plans", "/plans/bin.md", "/plans/empty.md")
+	backendtest.WantLs(t, b, "/plans", "/plans/bin.md", "/plans/empty.md")
 }
 
 func TestRootIsNotAFile(t *testing.T) {
@@ -69,26 +70,26 @@ func TestRootIsNotAFile(t *testing.T) {
 			t.Fatalf("Write(%q) = %v, want fs.ErrInvalid", p, err)
 		}
 	}
-	wantLs(t, b, "/")
+	backendtest.WantLs(t, b, "/")
 }
 
 func TestLsInfoNestedFolders(t *testing.T) {
 	b, c := newBackend(t)
-	wantLs(t, b, "/plans")
+	backendtest.WantLs(t, b, "/plans")
 
-	mustWrite(t, b, "/plans/a.md", "a")
-	mustWrite(t, b, "/plans/sub/b.md", "bb")
-	mustWrite(t, b, "/plans/sub/deep/c.md", "ccc")
-	mustWrite(t, b, "/other/x.md", "x")
+	backendtest.MustWrite(t, b, "/plans/a.md", "a")
+	backendtest.MustWrite(t, b, "/plans/sub/b.md", "bb")
+	backendtest.MustWrite(t, b, "/plans/sub/deep/c.md", "ccc")
+	backendtest.MustWrite(t, b, "/other/x.md", "x")
 
-	wantLs(t, b, "/", "/other/", "/plans/")
-	wantLs(t, b, "", "/other/", "/plans/")
-	wantLs(t, b, "/plans", "/plans/a.md", "/plans/sub/")
-	wantLs(t, b, "/plans/", "/plans/a.md", "/plans/sub/")
-	wantLs(t, b, "/plans/sub", "/plans/sub/b.md", "/plans/sub/deep/")
-	wantLs(t, b, "/plans/sub/deep", "/plans/sub/deep/c.md")
-	wantLs(t, b, "/plans/a.md") // a file lists as an empty folder
-	wantLs(t, b, "/nowhere")
+	backendtest.WantLs(t, b, "/", "/other/", "/plans/")
+	backendtest.WantLs(t, b, "", "/other/", "/plans/")
+	backendtest.WantLs(t, b, "/plans", "/plans/a.md", "/plans/sub/")
+	backendtest.WantLs(t, b, "/plans/", "/plans/a.md", "/plans/sub/")
+	backendtest.WantLs(t, b, "/plans/sub", "/plans/sub/b.md", "/plans/sub/deep/")
+	backendtest.WantLs(t, b, "/plans/sub/deep", "/plans/sub/deep/c.md")
+	backendtest.WantLs(t, b, "/plans/a.md") // a file lists as an empty folder
+	backendtest.WantLs(t, b, "/nowhere")
 
 	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/plans/sub/deep"})
 	if err != nil || len(infos) != 1 || infos[0].Size != 3 || infos[0].ModifiedAt == "" {
@@ -100,9 +101,9 @@ func TestLsInfoNestedFolders(t *testing.T) {
 
 	// A file and a folder may share a name, as on the memory backend; the listing is in
 	// path order, the file first ("-" sorts before "/", not after the folder).
-	mustWrite(t, b, "/plans/sub", "file named like a folder")
-	mustWrite(t, b, "/plans/sub-x.md", "x")
-	wantLs(t, b, "/plans", "/plans/a.md", "/plans/sub", "/plans/sub/", "/plans/sub-x.md")
+	backendtest.MustWrite(t, b, "/plans/sub", "file named like a folder")
+	backendtest.MustWrite(t, b, "/plans/sub-x.md", "x")
+	backendtest.WantLs(t, b, "/plans", "/plans/a.md", "/plans/sub", "/plans/sub/", "/plans/sub-x.md")
 	del0 := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/sub-x.md"})
 	if del0 != nil {
 		t.Fatal(del0)
@@ -116,14 +117,14 @@ func TestLsInfoNestedFolders(t *testing.T) {
 		}
 	}
 	del("/plans/sub/deep/c.md")
-	wantLs(t, b, "/plans/sub", "/plans/sub/b.md")
+	backendtest.WantLs(t, b, "/plans/sub", "/plans/sub/b.md")
 	del("/plans/sub/b.md")
-	wantLs(t, b, "/plans", "/plans/a.md", "/plans/sub")
+	backendtest.WantLs(t, b, "/plans", "/plans/a.md", "/plans/sub")
 	del("/plans/sub")
 	del("/plans/a.md")
-	wantLs(t, b, "/", "/other/")
+	backendtest.WantLs(t, b, "/", "/other/")
 	del("/other/x.md")
-	wantLs(t, b, "/")
+	backendtest.WantLs(t, b, "/")
 
 	// No index is left behind: the only keys that outlive the files are the group clocks.
 	keys, err := c.Keys(bg, escapeGlob(b.prefix)+"*").Result()
@@ -143,11 +144,11 @@ func TestLsInfoNestedFolders(t *testing.T) {
 // listed, and the listing clears it.
 func TestStaleFolderEntryIsHiddenAndCleared(t *testing.T) {
 	b, c := newBackend(t)
-	mustWrite(t, b, "/plans/a.md", "a")
+	backendtest.MustWrite(t, b, "/plans/a.md", "a")
 	if err := c.HSet(bg, b.dirKey("/"), "ghost/", "").Err(); err != nil {
 		t.Fatal(err)
 	}
-	wantLs(t, b, "/", "/plans/")
+	backendtest.WantLs(t, b, "/", "/plans/")
 	if ok, err := c.HExists(bg, b.dirKey("/"), "ghost/").Result(); ok || err != nil {
 		t.Fatalf("stale entry still in the index: %v, %v", ok, err)
 	}
@@ -172,7 +173,7 @@ func TestModifiedAtChangesOnEveryWrite(t *testing.T) {
 		last = m
 	}
 	for i := range 200 {
-		mustWrite(t, b, "/plans/a.md", "same size") // same size every time: only the time differs
+		backendtest.MustWrite(t, b, "/plans/a.md", "same size") // same size every time: only the time differs
 		check(i)
 	}
 	old := "same size"
@@ -183,14 +184,14 @@ func TestModifiedAtChangesOnEveryWrite(t *testing.T) {
 	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: "/plans/a.md"}); err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, b, "/plans/a.md", "same size")
+	backendtest.MustWrite(t, b, "/plans/a.md", "same size")
 	check(201)
 }
 
 func TestReadAtMost(t *testing.T) {
 	b, _ := newBackend(t)
-	mustWrite(t, b, "/plans/a.md", "hello world")
-	mustWrite(t, b, "/plans/empty.md", "")
+	backendtest.MustWrite(t, b, "/plans/a.md", "hello world")
+	backendtest.MustWrite(t, b, "/plans/empty.md", "")
 	for _, tc := range []struct {
 		path string
 		max  int64
@@ -229,11 +230,11 @@ func TestCompareAndSwap(t *testing.T) {
 	if cas("v1", str("")) {
 		t.Fatal("absent file matched old \"\"")
 	}
-	wantMissing(t, b, p)
+	backendtest.WantMissing(t, b, p)
 	if !cas("v1", nil) {
 		t.Fatal("create of an absent file failed")
 	}
-	wantLs(t, b, "/plans", p)
+	backendtest.WantLs(t, b, "/plans", p)
 	if cas("v1 again", nil) {
 		t.Fatal("create-only write replaced an existing file")
 	}
@@ -243,18 +244,18 @@ func TestCompareAndSwap(t *testing.T) {
 	if cas("v2", str("v")) || cas("v2", str("v1 ")) {
 		t.Fatal("a prefix or extension of the stored bytes matched")
 	}
-	if got := mustRead(t, b, p); got != "v1" {
+	if got := backendtest.MustRead(t, b, p); got != "v1" {
 		t.Fatalf("content after failed swaps = %q, want v1", got)
 	}
 	if !cas("v2", str("v1")) {
 		t.Fatal("write with the current old value failed")
 	}
-	if got := mustRead(t, b, p); got != "v2" {
+	if got := backendtest.MustRead(t, b, p); got != "v2" {
 		t.Fatalf("content = %q, want v2", got)
 	}
 
 	// An empty file exists: it matches "" and is not absent.
-	mustWrite(t, b, "/plans/e.md", "")
+	backendtest.MustWrite(t, b, "/plans/e.md", "")
 	if ok, _ := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/e.md", Content: "x"}, nil); ok {
 		t.Fatal("create-only write replaced an empty file")
 	}
@@ -266,8 +267,8 @@ func TestCompareAndSwap(t *testing.T) {
 	if ok, _ := b.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/deep/er/f.md", Content: "f"}, nil); !ok {
 		t.Fatal("create in a new folder failed")
 	}
-	wantLs(t, b, "/", "/deep/", "/plans/")
-	wantLs(t, b, "/deep/er", "/deep/er/f.md")
+	backendtest.WantLs(t, b, "/", "/deep/", "/plans/")
+	backendtest.WantLs(t, b, "/deep/er", "/deep/er/f.md")
 }
 
 func TestCompareAndDelete(t *testing.T) {
@@ -284,19 +285,19 @@ func TestCompareAndDelete(t *testing.T) {
 	if cad("") {
 		t.Fatal("deleted a missing file")
 	}
-	mustWrite(t, b, p, "v1")
+	backendtest.MustWrite(t, b, p, "v1")
 	if cad("v0") || cad("") {
 		t.Fatal("deleted with a stale old value")
 	}
-	if got := mustRead(t, b, p); got != "v1" {
+	if got := backendtest.MustRead(t, b, p); got != "v1" {
 		t.Fatalf("content after failed deletes = %q", got)
 	}
 	if !cad("v1") {
 		t.Fatal("delete with the current old value failed")
 	}
-	wantMissing(t, b, p)
-	wantLs(t, b, "/plans")
-	wantLs(t, b, "/")
+	backendtest.WantMissing(t, b, p)
+	backendtest.WantLs(t, b, "/plans")
+	backendtest.WantLs(t, b, "/")
 	if cad("v1") {
 		t.Fatal("second delete succeeded")
 	}
@@ -314,7 +315,7 @@ func TestConcurrentCompareAndSwap(t *testing.T) {
 	}
 	const p = "/plans/race.md"
 	current := "round 0"
-	mustWrite(t, b0, p, current)
+	backendtest.MustWrite(t, b0, p, current)
 	for round := 1; round <= rounds; round++ {
 		var wg sync.WaitGroup
 		start := make(chan struct{})
@@ -349,7 +350,7 @@ func TestConcurrentCompareAndSwap(t *testing.T) {
 		if len(winners) != 1 {
 			t.Fatalf("round %d: %d winners %q, want exactly 1", round, len(winners), winners)
 		}
-		if got := mustRead(t, b0, p); got != winners[0] {
+		if got := backendtest.MustRead(t, b0, p); got != winners[0] {
 			t.Fatalf("round %d: stored %q, winner wrote %q", round, got, winners[0])
 		}
 		current = winners[0]
@@ -406,7 +407,7 @@ func TestConcurrentCreateAndDelete(t *testing.T) {
 		if deletes != 1 {
 			t.Fatalf("round %d: %d deletes succeeded, want 1", round, deletes)
 		}
-		wantLs(t, b, "/plans")
+		backendtest.WantLs(t, b, "/plans")
 	}
 }
 
@@ -416,7 +417,7 @@ func TestConcurrentCreateAndDelete(t *testing.T) {
 func TestRetriedMutationReportsItsOwnSuccess(t *testing.T) {
 	b, c := newBackend(t)
 	const p = "/plans/a.md"
-	mustWrite(t, b, p, "v1")
+	backendtest.MustWrite(t, b, p, "v1")
 	idx, fields := b.chain(p)
 	run := func(s *redis.Script, mode, content, old, token string) int {
 		t.Helper()
@@ -440,7 +441,7 @@ func TestRetriedMutationReportsItsOwnSuccess(t *testing.T) {
 	if run(writeScript, "c", "v2", "v1", "token-2") != 0 {
 		t.Fatal("another caller with the same stale value succeeded")
 	}
-	if got := mustRead(t, b, p); got != "v2" {
+	if got := backendtest.MustRead(t, b, p); got != "v2" {
 		t.Fatalf("content = %q", got)
 	}
 	first := run(deleteScript, "c", "", "v2", "token-3")
@@ -451,7 +452,7 @@ func TestRetriedMutationReportsItsOwnSuccess(t *testing.T) {
 	if run(deleteScript, "c", "", "v2", "token-4") != 0 {
 		t.Fatal("another delete of the same bytes succeeded")
 	}
-	wantMissing(t, b, p)
+	backendtest.WantMissing(t, b, p)
 	if ttl := c.PTTL(bg, b.memoKey("/plans", "token-3")).Val(); ttl <= 0 || ttl > time.Minute {
 		t.Fatalf("memo TTL = %v, want within a minute", ttl)
 	}
@@ -462,11 +463,11 @@ func TestPrefixesAreIsolated(t *testing.T) {
 	prefix2 := testPrefix(t)
 	t.Cleanup(func() { dropPrefix(c, prefix2) })
 	b2 := mustNew(t, c, WithPrefix(prefix2))
-	mustWrite(t, b1, "/plans/a.md", "one")
-	mustWrite(t, b2, "/plans/b.md", "two")
-	wantLs(t, b1, "/plans", "/plans/a.md")
-	wantLs(t, b2, "/plans", "/plans/b.md")
-	wantMissing(t, b2, "/plans/a.md")
+	backendtest.MustWrite(t, b1, "/plans/a.md", "one")
+	backendtest.MustWrite(t, b2, "/plans/b.md", "two")
+	backendtest.WantLs(t, b1, "/plans", "/plans/a.md")
+	backendtest.WantLs(t, b2, "/plans", "/plans/b.md")
+	backendtest.WantMissing(t, b2, "/plans/a.md")
 	if mustNew(t, c).prefix != DefaultPrefix {
 		t.Fatal("default prefix not applied")
 	}
@@ -489,15 +490,15 @@ func TestCanceledContextWritesNothing(t *testing.T) {
 	if _, err := b.LsInfo(ctx, &driver.LsInfoRequest{Path: "/plans"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("LsInfo = %v", err)
 	}
-	wantMissing(t, b, "/plans/a.md")
-	wantLs(t, b, "/")
+	backendtest.WantMissing(t, b, "/plans/a.md")
+	backendtest.WantLs(t, b, "/")
 }
 
 // TestDeadlineCutsACallInFlight pauses the server so a call hangs, and checks that the
 // context deadline, not the client's read timeout, ends it.
 func TestDeadlineCutsACallInFlight(t *testing.T) {
 	b, _ := newBackend(t)
-	mustWrite(t, b, "/plans/a.md", "v1")
+	backendtest.MustWrite(t, b, "/plans/a.md", "v1")
 	admin := newClient(t, redisAddr)
 	paused := make(chan error, 1)
 	go func() { paused <- admin.Do(bg, "CLIENT", "PAUSE", 1500, "ALL").Err() }()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/driver"
 )
 
@@ -34,8 +35,8 @@ func TestKeepingSwapKeepsTheReplacedBytesOnlyWhenItLands(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("create = %v, %v", ok, err)
 	}
-	wantEvent(t, planEvents, driver.FileEvent{Path: p, Content: one})
-	wantMissing(t, b, k1)
+	backendtest.WantEvent(t, planEvents, driver.FileEvent{Path: p, Content: one})
+	backendtest.WantMissing(t, b, k1)
 	stamp, _, err := b.FolderStamp(bg, "/plans")
 	if err != nil {
 		t.Fatal(err)
@@ -44,30 +45,30 @@ func TestKeepingSwapKeepsTheReplacedBytesOnlyWhenItLands(t *testing.T) {
 	if err != nil || ok {
 		t.Fatalf("a swap from other bytes = %v, %v; want false", ok, err)
 	}
-	wantMissing(t, b, k1)
-	if again, _, _ := b.FolderStamp(bg, "/plans"); again != stamp || mustRead(t, b, p) != one {
+	backendtest.WantMissing(t, b, k1)
+	if again, _, _ := b.FolderStamp(bg, "/plans"); again != stamp || backendtest.MustRead(t, b, p) != one {
 		t.Fatal("a refused swap changed something")
 	}
-	wantLs(t, b, "/plans", "/plans/pair.md")
+	backendtest.WantLs(t, b, "/plans", "/plans/pair.md")
 
 	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: two}, &one, k1)
 	if err != nil || !ok {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
-	wantEvent(t, planEvents, driver.FileEvent{Path: p, Content: two})
-	wantEvent(t, keptEvents, driver.FileEvent{Path: k1, Content: one})
+	backendtest.WantEvent(t, planEvents, driver.FileEvent{Path: p, Content: two})
+	backendtest.WantEvent(t, keptEvents, driver.FileEvent{Path: k1, Content: one})
 	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "three"}, &two, k2)
 	if err != nil || !ok {
 		t.Fatalf("second swap = %v, %v", ok, err)
 	}
-	wantEvent(t, keptEvents, driver.FileEvent{Path: k2, Content: two})
+	backendtest.WantEvent(t, keptEvents, driver.FileEvent{Path: k2, Content: two})
 	for path, want := range map[string]string{p: "three", k1: one, k2: two} {
-		if got := mustRead(t, b, path); got != want {
+		if got := backendtest.MustRead(t, b, path); got != want {
 			t.Fatalf("%s = %q, want %q", path, got, want)
 		}
 	}
-	wantLs(t, b, "/plans", "/plans/.history/", "/plans/pair.md")
-	wantLs(t, b, "/plans/.history", "/plans/.history/pair/")
+	backendtest.WantLs(t, b, "/plans", "/plans/.history/", "/plans/pair.md")
+	backendtest.WantLs(t, b, "/plans/.history", "/plans/.history/pair/")
 	kept, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/plans/.history/pair"})
 	if err != nil || len(kept) != 2 || kept[0].Path != k1 || kept[1].Path != k2 {
 		t.Fatalf("the kept folder lists %+v, %v; want %s and %s", kept, err, k1, k2)
@@ -105,25 +106,25 @@ func TestKeepingSwapKeepsTheReplacedBytesOnlyWhenItLands(t *testing.T) {
 func TestKeepingSwapIntoAnotherGroup(t *testing.T) {
 	b, _ := newBackend(t)
 	const p, k = "/plans/a.md", "/archive/a/1.00000000"
-	mustWrite(t, b, p, "v1")
+	backendtest.MustWrite(t, b, p, "v1")
 	ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v2"}, ptr("v0"), k)
 	if err != nil || ok {
 		t.Fatalf("a swap from other bytes = %v, %v; want false", ok, err)
 	}
-	wantMissing(t, b, k)
+	backendtest.WantMissing(t, b, k)
 	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v2"}, ptr("v1"), k)
 	if err != nil || !ok {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
-	if mustRead(t, b, p) != "v2" || mustRead(t, b, k) != "v1" {
-		t.Fatalf("after the swap %s = %q and %s = %q", p, mustRead(t, b, p), k, mustRead(t, b, k))
+	if backendtest.MustRead(t, b, p) != "v2" || backendtest.MustRead(t, b, k) != "v1" {
+		t.Fatalf("after the swap %s = %q and %s = %q", p, backendtest.MustRead(t, b, p), k, backendtest.MustRead(t, b, k))
 	}
-	wantLs(t, b, "/", "/archive/", "/plans/")
+	backendtest.WantLs(t, b, "/", "/archive/", "/plans/")
 	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v3"}, ptr("v2"), "plans//a.md")
 	if ok || !errors.Is(err, driver.ErrNotWritten) || !errors.Is(err, fs.ErrInvalid) {
 		t.Fatalf("keeping a file at its own path = %v, %v; want ErrNotWritten and fs.ErrInvalid", ok, err)
 	}
-	if got := mustRead(t, b, p); got != "v2" {
+	if got := backendtest.MustRead(t, b, p); got != "v2" {
 		t.Fatalf("%s = %q after a refused call", p, got)
 	}
 }
@@ -135,24 +136,24 @@ func TestKeepingSwapIntoAnotherGroup(t *testing.T) {
 func TestKeepingSwapRelinksWhatALostIndexUnlisted(t *testing.T) {
 	b, c := newBackend(t)
 	const p, k1, k2 = "/team/.plans/a.md", "/team/.kept/a/1.00000000", "/team/.kept/a/2.00000000"
-	mustWrite(t, b, p, "v1")
+	backendtest.MustWrite(t, b, p, "v1")
 	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v2"}, ptr("v1"), k1); err != nil || !ok {
 		t.Fatalf("first swap = %v, %v", ok, err)
 	}
 	if err := c.Del(bg, b.dirKey("/team/.plans"), b.dirKey("/team"), b.dirKey("/")).Err(); err != nil {
 		t.Fatal(err)
 	}
-	wantLs(t, b, "/")
+	backendtest.WantLs(t, b, "/")
 	if ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v3"}, ptr("v2"), k2); err != nil || !ok {
 		t.Fatalf("swap = %v, %v", ok, err)
 	}
-	wantLs(t, b, "/", "/team/")
-	wantLs(t, b, "/team", "/team/.kept/", "/team/.plans/")
-	wantLs(t, b, "/team/.plans", p)
-	wantLs(t, b, "/team/.kept", "/team/.kept/a/")
-	wantLs(t, b, "/team/.kept/a", k1, k2)
-	if mustRead(t, b, k2) != "v2" {
-		t.Fatalf("kept %q, want v2", mustRead(t, b, k2))
+	backendtest.WantLs(t, b, "/", "/team/")
+	backendtest.WantLs(t, b, "/team", "/team/.kept/", "/team/.plans/")
+	backendtest.WantLs(t, b, "/team/.plans", p)
+	backendtest.WantLs(t, b, "/team/.kept", "/team/.kept/a/")
+	backendtest.WantLs(t, b, "/team/.kept/a", k1, k2)
+	if backendtest.MustRead(t, b, k2) != "v2" {
+		t.Fatalf("kept %q, want v2", backendtest.MustRead(t, b, k2))
 	}
 }
 
@@ -163,7 +164,7 @@ func TestKeepingSwapRelinksWhatALostIndexUnlisted(t *testing.T) {
 func TestResentKeepingSwapReportsItLandedAfterItsKeptFileWent(t *testing.T) {
 	b, _ := newBackend(t)
 	const p, k = "/plans/resent.md", "/plans/.history/resent/1.aaaaaaaa"
-	mustWrite(t, b, p, "one")
+	backendtest.MustWrite(t, b, p, "one")
 	m, one, err := b.keeping(p, "two", "one", k)
 	if err != nil || !one {
 		t.Fatalf("keeping = %v, %v", one, err)
@@ -181,12 +182,12 @@ func TestResentKeepingSwapReportsItLandedAfterItsKeptFileWent(t *testing.T) {
 	if n, err := b.run(bg, m); err != nil || n&resultApplied == 0 {
 		t.Fatalf("the resend = %d, %v; want it reported as landed", n, err)
 	}
-	wantMissing(t, b, k)
+	backendtest.WantMissing(t, b, k)
 	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "two"}, ptr("one"), k)
 	if err != nil || ok {
 		t.Fatalf("a new call from the stale bytes = %v, %v; want refused", ok, err)
 	}
-	if got := mustRead(t, b, p); got != "three" {
+	if got := backendtest.MustRead(t, b, p); got != "three" {
 		t.Fatalf("%s = %q, want three", p, got)
 	}
 }
@@ -198,20 +199,20 @@ func TestResentKeepingSwapReportsItLandedAfterItsKeptFileWent(t *testing.T) {
 func TestKeepingSwapWaitsForReplicasEvenWhenRefused(t *testing.T) {
 	primary := ownServer(t, false, "--repl-diskless-sync-delay", "0") // a replica syncs at once
 	const p, k1, k2 = "/plans/a.md", "/plans/.history/a/1.00000000", "/plans/.history/a/2.00000000"
-	mustWrite(t, mustNew(t, newClient(t, primary.Addr())), p, "v1")
+	backendtest.MustWrite(t, mustNew(t, newClient(t, primary.Addr())), p, "v1")
 	b := mustNew(t, newClient(t, primary.Addr()), WithReplicaAcks(1, 50*time.Millisecond))
 	ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v2"}, ptr("v1"), k1)
 	if !errors.Is(err, ErrNotReplicated) {
 		t.Fatalf("a swap with no replica = %v, %v; want ErrNotReplicated", ok, err)
 	}
-	if mustRead(t, b, p) != "v2" || mustRead(t, b, k1) != "v1" {
+	if backendtest.MustRead(t, b, p) != "v2" || backendtest.MustRead(t, b, k1) != "v1" {
 		t.Fatal("the primary did not apply the swap it ran")
 	}
 	ok, err = b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: "v3"}, ptr("v1"), k2)
 	if !errors.Is(err, ErrNotReplicated) {
 		t.Fatalf("a refused swap with no replica = %v, %v; want ErrNotReplicated", ok, err)
 	}
-	wantMissing(t, b, k2)
+	backendtest.WantMissing(t, b, k2)
 
 	replica := ownServer(t, false, "--replicaof", "127.0.0.1", strconv.Itoa(primary.Port()))
 	rc := newClient(t, replica.Addr())

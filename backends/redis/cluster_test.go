@@ -80,8 +80,8 @@ func TestClusterDefaultPrefix(t *testing.T) {
 	if len(masters) < 2 {
 		t.Fatalf("4 folders all on one master %v: folders do not spread over the slots", masters)
 	}
-	wantLs(t, b, "/", "/ops/", "/plans/", "/team-a/", "/team-b/")
-	wantLs(t, b, "/team-a", "/team-a/plans/")
+	backendtest.WantLs(t, b, "/", "/ops/", "/plans/", "/team-a/", "/team-b/")
+	backendtest.WantLs(t, b, "/team-a", "/team-a/plans/")
 }
 
 // TestClusterGuardedIncrements: 6 writers, each with a Cluster client and Backend of its

@@ -13,6 +13,7 @@ import (
 	"github.com/einoplan/plan/internal/document"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/backendtest"
 )
 
 // Machines that share only Redis write one plan at once, unguarded, so many
@@ -99,7 +100,7 @@ func TestHistoryAcrossMachines(t *testing.T) {
 			t.Fatalf("entry %s: a name of no revision, or a second entry of one", fi.Path)
 		}
 		revs[rev] = true
-		if p, err := document.DecodePlan("ship", mustRead(t, b, fi.Path)); err != nil || p.Revision != rev {
+		if p, err := document.DecodePlan("ship", backendtest.MustRead(t, b, fi.Path)); err != nil || p.Revision != rev {
 			t.Fatalf("entry %s holds %+v, %v; want revision %d", fi.Path, p, err, rev)
 		}
 	}

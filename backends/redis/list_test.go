@@ -9,6 +9,7 @@ import (
 	"github.com/einoplan/plan/driver"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/internal/keptlist"
 )
 
@@ -18,9 +19,9 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	b, c := newBackend(t)
 	const dir = "/plans"
 	for i := range keptlist.MinEntries + 40 {
-		mustWrite(t, b, fmt.Sprintf("%s/p%03d.md", dir, i), "v1")
+		backendtest.MustWrite(t, b, fmt.Sprintf("%s/p%03d.md", dir, i), "v1")
 	}
-	mustWrite(t, b, dir+"/.history/p000/1.0a1b2c3d", "a kept revision")
+	backendtest.MustWrite(t, b, dir+"/.history/p000/1.0a1b2c3d", "a kept revision")
 	check := func(step string) {
 		t.Helper()
 		got, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: dir})
@@ -40,30 +41,30 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	}
 	check("first listing")
 	check("unchanged")
-	mustWrite(t, b, dir+"/p007.md", "v2 is longer")
+	backendtest.MustWrite(t, b, dir+"/p007.md", "v2 is longer")
 	check("one file rewritten")
 	check("unchanged since the rewrite")
 	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: dir + "/p008.md"}); err != nil {
 		t.Fatal(err)
 	}
 	check("one file deleted")
-	mustWrite(t, b, dir+"/p999.md", "new")
+	backendtest.MustWrite(t, b, dir+"/p999.md", "new")
 	check("one file added")
 	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: dir + "/p009.md"}); err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, b, dir+"/p008.md", "back")
+	backendtest.MustWrite(t, b, dir+"/p008.md", "back")
 	check("one file replaced by another: as many names, not the same")
-	mustWrite(t, b, dir+"/.deleted/p009", "tombstone")
+	backendtest.MustWrite(t, b, dir+"/.deleted/p009", "tombstone")
 	check("a hidden subfolder added")
-	mustWrite(t, b, dir+"/.same", "a hidden file")
-	mustWrite(t, b, dir+"/.same/inner", "in a hidden folder of the same name")
+	backendtest.MustWrite(t, b, dir+"/.same", "a hidden file")
+	backendtest.MustWrite(t, b, dir+"/.same/inner", "in a hidden folder of the same name")
 	check("a file and a folder of the same name")
-	if got := ls(t, b, dir); !slices.Contains(got, dir+"/.same") || got[slices.Index(got, dir+"/.same")+1] != dir+"/.same/" {
+	if got := backendtest.Ls(t, b, dir); !slices.Contains(got, dir+"/.same") || got[slices.Index(got, dir+"/.same")+1] != dir+"/.same/" {
 		t.Fatalf("LsInfo = %q: want the file .same right before the folder .same", got)
 	}
 	check("unchanged since")
-	mustWrite(t, b, dir+"/team/x.md", "a folder of its own group")
+	backendtest.MustWrite(t, b, dir+"/team/x.md", "a folder of its own group")
 	check("a subfolder that starts a group of its own")
 	if err := b.Delete(bg, &driver.DeleteRequest{FilePath: dir + "/team/x.md"}); err != nil {
 		t.Fatal(err)
@@ -72,11 +73,11 @@ func TestLsInfoOfAKeptListingFollowsEveryChange(t *testing.T) {
 	for f := range keptlist.MaxFolders + 1 { // more large folders than are kept
 		other := fmt.Sprintf("/other%02d", f)
 		for i := range keptlist.MinEntries {
-			mustWrite(t, b, fmt.Sprintf("%s/p%03d.md", other, i), "x")
+			backendtest.MustWrite(t, b, fmt.Sprintf("%s/p%03d.md", other, i), "x")
 		}
-		wantLs(t, b, other, ls(t, mustNew(t, c, WithPrefix(b.prefix)), other)...)
+		backendtest.WantLs(t, b, other, backendtest.Ls(t, mustNew(t, c, WithPrefix(b.prefix)), other)...)
 	}
-	mustWrite(t, b, dir+"/p010.md", "v3")
+	backendtest.MustWrite(t, b, dir+"/p010.md", "v3")
 	check("after other folders took the place of this one")
 }
 

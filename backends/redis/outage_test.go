@@ -141,7 +141,7 @@ func TestRedisStoppedMidRun(t *testing.T) {
 		if i >= 3 {
 			want = string(plan.CodeBackendError)
 		}
-		if got := resultCode(t, r); got != want {
+		if got := plantest.ErrorCode(t, r); got != want {
 			t.Errorf("tool result %d = %s, want code %q", i, r, want)
 		}
 	}

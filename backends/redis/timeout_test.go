@@ -136,7 +136,7 @@ func TestTimeoutOnBusyServerResolvesTheOutcome(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	switch code := resultCode(t, results[0]); code {
+	switch code := plantest.ErrorCode(t, results[0]); code {
 	case "":
 		t.Logf("success: %s", results[0])
 		if len(changes) != 1 || got.Revision != 2 || got.Content != "- [x] build\n- [ ] ship" {

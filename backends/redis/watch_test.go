@@ -20,21 +20,12 @@ func watchOrder(t *testing.T, watcher, writer *Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []driver.FileEvent
-	for i := range 40 {
-		content := fmt.Sprintf("v%d\n- [ ] step é\x00", i)
-		if i%2 == 0 {
-			mustWrite(t, writer, "/plans/a.md", content)
-		} else {
-			old := want[len(want)-1].Content
-			if ok, err := writer.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: content}, &old); !ok || err != nil {
-				t.Fatalf("CompareAndSwap = %v, %v", ok, err)
-			}
-		}
-		want = append(want, driver.FileEvent{Path: "/plans/a.md", Content: content})
-		mustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
-		mustWrite(t, writer, "/other/a.md", "elsewhere")
-	}
+	want := backendtest.WriteAndSwap(t, writer, "/plans/a.md", 40,
+		func(i int) string { return fmt.Sprintf("v%d\n- [ ] step é\x00", i) },
+		func(int) {
+			backendtest.MustWrite(t, writer, "/plans/sub/x.md", "elsewhere")
+			backendtest.MustWrite(t, writer, "/other/a.md", "elsewhere")
+		})
 	old := want[len(want)-1].Content
 	if ok, err := writer.CompareAndSwap(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("stale")); ok || err != nil {
 		t.Fatalf("stale CompareAndSwap = %v, %v", ok, err)
@@ -43,12 +34,12 @@ func watchOrder(t *testing.T, watcher, writer *Backend) {
 		t.Fatalf("CompareAndDelete = %v, %v", ok, err)
 	}
 	want = append(want, driver.FileEvent{Path: "/plans/a.md", Deleted: true})
-	mustWrite(t, writer, "/plans/b.md", "")
+	backendtest.MustWrite(t, writer, "/plans/b.md", "")
 	want = append(want, driver.FileEvent{Path: "/plans/b.md"})
 	// In order; a write the file had moved past when the feed read it back may be skipped,
 	// never the change that moved it.
 	for i := 0; i < len(want); i++ {
-		got := next(t, w)
+		got := backendtest.NextEvent(t, w)
 		j := i
 		for j < len(want) && want[j] != got && !want[j].Deleted && want[j].Path == got.Path {
 			j++
@@ -85,25 +76,25 @@ func TestWatchFilesInOrder(t *testing.T) {
 // the feed sends one Resync once subscribed again, then delivers changes as before.
 func TestWatchFilesResyncAfterDroppedConnection(t *testing.T) {
 	b, c := newBackend(t)
-	w := mustWatch(t, b, "/plans")
-	mustWrite(t, b, "/plans/a.md", "before")
-	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "before"})
+	w := backendtest.MustWatch(t, b, "/plans")
+	backendtest.MustWrite(t, b, "/plans/a.md", "before")
+	backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "before"})
 	if n, err := c.ClientKillByFilter(bg, "TYPE", "pubsub").Result(); err != nil || n == 0 {
 		t.Fatalf("CLIENT KILL TYPE pubsub = %d, %v", n, err)
 	}
-	wantEvent(t, w, driver.FileEvent{Resync: true})
-	mustWrite(t, b, "/plans/a.md", "after")
-	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after"})
+	backendtest.WantEvent(t, w, driver.FileEvent{Resync: true})
+	backendtest.MustWrite(t, b, "/plans/a.md", "after")
+	backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after"})
 }
 
 // TestWatchFilesOverflowResync: a receiver that stops reading gets the first driver.FeedBuffer
 // events in order, then one Resync for those it missed.
 func TestWatchFilesOverflowResync(t *testing.T) {
 	b, _ := newBackend(t)
-	w := mustWatch(t, b, "/plans")
+	w := backendtest.MustWatch(t, b, "/plans")
 	const writes = driver.FeedBuffer + 60
 	for i := range writes { // one file each: a file written again before the feed reads it back is skipped
-		mustWrite(t, b, fmt.Sprintf("/plans/%d.md", i), fmt.Sprint(i))
+		backendtest.MustWrite(t, b, fmt.Sprintf("/plans/%d.md", i), fmt.Sprint(i))
 	}
 	// Let the feed fill its buffer and take in (and drop) the rest.
 	for deadline := time.Now().Add(10 * time.Second); len(w) < driver.FeedBuffer && time.Now().Before(deadline); {
@@ -111,11 +102,11 @@ func TestWatchFilesOverflowResync(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	for i := range driver.FeedBuffer {
-		wantEvent(t, w, driver.FileEvent{Path: fmt.Sprintf("/plans/%d.md", i), Content: fmt.Sprint(i)})
+		backendtest.WantEvent(t, w, driver.FileEvent{Path: fmt.Sprintf("/plans/%d.md", i), Content: fmt.Sprint(i)})
 	}
-	wantEvent(t, w, driver.FileEvent{Resync: true})
-	mustWrite(t, b, "/plans/a.md", "later")
-	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "later"})
+	backendtest.WantEvent(t, w, driver.FileEvent{Resync: true})
+	backendtest.MustWrite(t, b, "/plans/a.md", "later")
+	backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "later"})
 }
 
 // TestClusterWatchFiles: on a Cluster the events travel by sharded pub/sub in the folder's
@@ -127,7 +118,7 @@ func TestClusterWatchFiles(t *testing.T) {
 	watchOrder(t, b, other)
 
 	c := sharedCluster(t)
-	w := mustWatch(t, b, "/plans")
+	w := backendtest.MustWatch(t, b, "/plans")
 	master, err := c.MasterFor(bg, b.dirKey("/plans"))
 	if err != nil {
 		t.Fatal(err)
@@ -139,14 +130,14 @@ func TestClusterWatchFiles(t *testing.T) {
 	if _, err := c.Do(bg, replica, "CLUSTER", "FAILOVER", "TAKEOVER"); err != nil {
 		t.Fatal(err)
 	}
-	wantEvent(t, w, driver.FileEvent{Resync: true})
+	backendtest.WantEvent(t, w, driver.FileEvent{Resync: true})
 	ctx, cancel := context.WithTimeout(bg, 20*time.Second)
 	defer cancel()
 	if err := c.WaitHealthy(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, other, "/plans/a.md", "after the takeover")
-	wantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after the takeover"})
+	backendtest.MustWrite(t, other, "/plans/a.md", "after the takeover")
+	backendtest.WantEvent(t, w, driver.FileEvent{Path: "/plans/a.md", Content: "after the takeover"})
 }
 
 // A watcher on Redis (pushed by keyspace events) misses nothing history keeps: four

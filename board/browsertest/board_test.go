@@ -87,13 +87,7 @@ func TestApprovingInThePageLetsTheAgentMoveSteps(t *testing.T) {
 		t.Fatalf("approval badge %q", got)
 	}
 
-	err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`article[data-plan="release"] button.review`)),
-		chromedp.WaitVisible(chromedp.CSS(`#review[data-revision="1"]`)),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	review(t, ctx, "release", 1)
 	if got := text(t, ctx, `#review-approve`); got != "Approve revision 1" {
 		t.Fatalf("button %q", got)
 	}
@@ -119,13 +113,7 @@ func TestStaleApprovalShowsTheConflictAndChangesNothing(t *testing.T) {
 	r.put("release", releasePlan)
 	ctx := browser(t, "en-US")
 	r.open(ctx)
-	err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`article[data-plan="release"] button.review`)),
-		chromedp.WaitVisible(chromedp.CSS(`#review[data-revision="1"]`)),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	review(t, ctx, "release", 1)
 	// While the person reads revision 1, the planner rewrites the plan.
 	r.put("release", releasePlan+"- [ ] Roll back if the smoke test fails\n")
 	waitFor(t, ctx, `document.querySelector('article[data-plan="release"]').dataset.revision === '2'`, pageDeadline)
@@ -173,18 +161,11 @@ func TestRejectingInThePageNeedsFeedbackAndPassesItOn(t *testing.T) {
 	r.put("release", releasePlan)
 	ctx := browser(t, "en-US")
 	r.open(ctx)
-	err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`article[data-plan="release"] button.review`)),
-		chromedp.WaitVisible(chromedp.CSS(`#review[data-revision="1"]`)),
-		chromedp.Click(chromedp.CSS(`#review-reject`)),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	review(t, ctx, "release", 1, chromedp.Click(chromedp.CSS(`#review-reject`)))
 	if got := text(t, ctx, `#review-error`); got != "Say why you reject the plan: write feedback first." {
 		t.Fatalf("without feedback: %q", got)
 	}
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.CSS(`#review-feedback`), "Add a rollback step"),
 		chromedp.Click(chromedp.CSS(`#review-reject`)),
 	)

@@ -2,7 +2,7 @@ package browsertest
 
 import (
 	"context"
-	"net/http"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/board"
+	"github.com/einoplan/plan/board/internal/boardrig"
 )
 
 // chromiumPath finds a Chromium to drive; without one the test is skipped, or fails under
@@ -69,6 +70,19 @@ func browser(t *testing.T, lang string, extra ...chromedp.ExecAllocatorOption) c
 	return ctx
 }
 
+// review opens the review of plan name in the page and waits for it to show revision rev,
+// then runs then; a failure ends the test.
+func review(t *testing.T, ctx context.Context, name string, rev int, then ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	actions := append([]chromedp.Action[chromedp.Void]{
+		chromedp.Click(chromedp.CSS(`article[data-plan="` + name + `"] button.review`)),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#review[data-revision="%d"]`, rev))),
+	}, then...)
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // rig is a Store on a LocalBackend in a temporary folder, and its board served on loopback.
 type rig struct {
 	t     *testing.T
@@ -78,31 +92,17 @@ type rig struct {
 
 func newRig(t *testing.T, opts ...board.Option) *rig {
 	t.Helper()
-	backend, err := plan.NewLocalBackend(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { backend.Close() })
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(board.New(store, opts...))
-	t.Cleanup(srv.Close)
+	store, srv := boardrig.Serve(t, opts...)
 	return &rig{t: t, store: store, srv: srv}
 }
 
-func asPerson(who string) board.Option {
-	return board.WithPerson(func(*http.Request) (string, error) { return who, nil })
-}
+// asPerson signs every request in as who.
+var asPerson = boardrig.AsPerson
 
+// put writes plan name with body as the planner.
 func (r *rig) put(name, body string) *plan.Plan {
 	r.t.Helper()
-	p, err := r.store.Put(plan.WithActor(context.Background(), "planner"), plan.Update{Name: name, Content: &body})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return p
+	return boardrig.Put(r.t, r.store, name, body)
 }
 
 // open loads the board and waits until it has shown the plans and follows the stream.

@@ -176,13 +176,7 @@ func TestTheReviewShowsWhatChangedSinceTheLastApproval(t *testing.T) {
 	r.put("release", releasePlan+"- [ ] Roll back if the smoke test fails\n") // r3: not approved
 	ctx := browser(t, "en-US")
 	r.open(ctx)
-	err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`article[data-plan="release"] button.review`)),
-		chromedp.WaitVisible(chromedp.CSS(`#review[data-revision="3"]`)),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	review(t, ctx, "release", 3)
 	waitFor(t, ctx, `!document.querySelector('#review-diff').hidden`, pageDeadline)
 	if got := textNow(t, ctx, `#review-diff-label`); got != "Changes since revision 1, approved by bob:" {
 		t.Fatalf("label %q", got)
