@@ -81,10 +81,8 @@ func (s Step) WithoutHolder() string {
 	if s.Holder == "" {
 		return s.Text
 	}
-	if rest, ok := strings.CutSuffix(s.Text, " (@"+s.Holder+")"); ok {
-		return rest
-	}
-	return strings.TrimSuffix(s.Text, "(@"+s.Holder+")")
+	rest, _ := SplitHolder(s.Text)
+	return rest
 }
 
 // String is the cost as a step's line carries it after " — cost: ", which is how the

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/api"
 )
 
 // stepView is one checklist step as the page shows it: its text without the holder tag,
@@ -74,19 +75,15 @@ func stepViewOf(s plan.Step) stepView {
 	return v
 }
 
-// cutTag splits the " (@name)" tag that ends a step's line from its text; name may be ""
-// (the mark of a step in progress that nobody holds). ok is false when the text ends in no
-// tag. The page shows the text and the name apart.
+// cutTag splits the " (@name)" tag that ends a step's line from its text, as the Store reads
+// it (api.SplitHolder); name is "" for " (@)", the mark of a step in progress that nobody
+// holds. ok is false when the text ends in neither. The page shows the text and the name apart.
 func cutTag(text string) (rest, name string, ok bool) {
-	before, tagged, found := cutLast(text, " (@")
-	if !found || !strings.HasSuffix(tagged, ")") {
-		return text, "", false
+	if rest, found := strings.CutSuffix(text, " (@)"); found {
+		return rest, "", true
 	}
-	name = strings.TrimSuffix(tagged, ")")
-	if strings.ContainsAny(name, " \t()") {
-		return text, "", false
-	}
-	return before, name, true
+	rest, name = api.SplitHolder(text)
+	return rest, name, name != ""
 }
 
 // cutLast is strings.Cut at the last sep.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/einoplan/plan/api"
 )
 
 // A step in progress can be held by one agent: its line then ends with " (@holder)", e.g.
@@ -13,7 +15,8 @@ import (
 // The Store writes the tag when an agent moves a step to in_progress, and refuses moves of a
 // held step by anyone else (CodeStepHeld) unless they take it over.
 
-const MaxHolderLen = 64
+// MaxHolderLen bounds a holder's name (api.MaxHolderLen).
+const MaxHolderLen = api.MaxHolderLen
 
 // holderTag is what a hold appends to a step's line.
 func holderTag(holder string) string { return " (@" + holder + ")" }
@@ -76,42 +79,9 @@ func CutKeepingHash(s string, n int) string {
 	return TruncateUTF8(s, n-17) + "~" + hex.EncodeToString(sum[:8])
 }
 
-// ValidHolder reports whether name is one holderName gives: what a holder tag may name.
-func ValidHolder(name string) bool {
-	if name == "" || len(name) > MaxHolderLen || !utf8.ValidString(name) {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		switch c := name[i]; {
-		case c < ' ' || c == '(' || c == ')' || c == 0x7f:
-			return false
-		case c == '%':
-			if i+2 >= len(name) || !isUpperHex(name[i+1]) || !isUpperHex(name[i+2]) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func isUpperHex(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'F' }
+// ValidHolder reports whether name is one HolderName gives (api.ValidHolder).
+func ValidHolder(name string) bool { return api.ValidHolder(name) }
 
 // SplitHolder returns a step text without its trailing holder tag, and the holder it names
-// ("" when the text ends in no tag).
-func SplitHolder(text string) (rest, holder string) {
-	if !strings.HasSuffix(text, ")") {
-		return text, ""
-	}
-	i, skip := strings.LastIndex(text, " (@"), 3
-	if i < 0 && strings.HasPrefix(text, "(@") {
-		i, skip = 0, 2 // a step with no text of its own
-	}
-	if i < 0 {
-		return text, ""
-	}
-	name := text[i+skip : len(text)-1]
-	if !ValidHolder(name) {
-		return text, ""
-	}
-	return text[:i], name
-}
+// (api.SplitHolder).
+func SplitHolder(text string) (rest, holder string) { return api.SplitHolder(text) }
