@@ -12,8 +12,18 @@
 // the last update), stored by name as NAME.md in the Store's BaseDir. Its checklist items are
 // steps, whose state is the marker between the brackets: "- [ ]" pending, "- [~]" in
 // progress, "- [x]" completed, "- [!]" failed, "- [-]" skipped. update_plan_step moves one
-// step without the model sending the plan again, and every summary carries the [Progress]
+// step without the model sending the plan again, and every summary carries the progress
 // and the current step, so a model rarely needs to read a whole plan.
+//
+// # Where the fields are
+//
+// The values a host builds and reads ([Plan], [Step], [StepMove], [Update], [StoreConfig],
+// [Change], [Revision], [Error], [ApprovalRequest], [ApprovalDecision], [GatedCall],
+// [Completion], [CostReport], [WatchOptions] and the rest) are declared in package
+// [github.com/einoplan/plan/api] and named here under the same names, so a host imports
+// this package alone: `go doc github.com/einoplan/plan/api StepMove` shows a type's fields
+// and what each promises. What a backend author needs is in package
+// [github.com/einoplan/plan/driver].
 //
 // # Revisions
 //
