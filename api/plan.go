@@ -23,37 +23,40 @@ type Plan struct {
 	// Rejection is the last rejection of the plan (Store.Reject), until it is approved or a
 	// run asks again; nil otherwise.
 	Rejection *Rejection `json:"rejection,omitempty"`
-	// Budget is what the whole plan may cost, as its header writes it ("200k tokens, 1h",
-	// ): a person sets it (Update.Budget); "" bounds nothing.
+	// Budget is what the whole plan may cost, as its header writes it ("200k tokens, 1h"):
+	// a person sets it (Update.Budget); "" bounds nothing.
 	Budget string `json:"budget,omitempty"`
-	// Seal is the approval's seal as stored ; "" when not approved.
+	// The fields from Seal to NewerFormat are the stored header's bookkeeping, which the
+	// Store reads and writes: a host reads them at most.
+	//
+	// Seal is the approval's seal as stored; "" when not approved.
 	Seal string
 	// StepsRev is the revision at which the list of steps (their text and order) last
 	// changed; 0 when the file does not say.
 	StepsRev int64
 	// Holds is when each held step was last moved by its holder, as the header stores it
-	// ("3@<time>,5@<time>", leases.go); expiredHold is "3 w1" when this revision moved step 3
+	// ("3@<time>,5@<time>"); ExpiredHold is "3 w1" when this revision moved step 3
 	// after w1's hold on it expired. Strings, so a Plan stays comparable.
 	Holds       string
 	ExpiredHold string
 	// RenewalNotes records the note at the end of each step in progress that the next move
-	// keeping it in progress replaces ("3:45", steps_renewal.go).
+	// keeping it in progress replaces ("3:45").
 	RenewalNotes string
-	// Action, created and changedBy record the change that made this revision, as the
-	// header's change lines say (change.go): every kept revision is the plan file as it was
+	// Action, Created and ChangedBy record the change that made this revision, as the
+	// header's change lines say: every kept revision is the plan file as it was
 	// written, so it carries its own record. Empty when the file does not say, or was edited
-	// by hand since. replaces is the checksum of the file this revision replaced, which
+	// by hand since. Replaces is the checksum of the file this revision replaced, which
 	// names its history entry.
 	Action    Action
 	Created   bool
 	ChangedBy string
 	Replaces  string
 	// ByAgent records that an agent's tool call made this revision, not a host; Fence is
-	// "<revision> <who>" of the newest host change agents must read (fence.go).
+	// "<revision> <who>" of the newest host change agents must read.
 	ByAgent bool
 	Fence   string
 	// NewerFormat is the format version the file's header names when it is newer than
-	// formatVersion (format.go); 0 otherwise.
+	// the format this release writes; 0 otherwise.
 	NewerFormat int64
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.

@@ -50,7 +50,7 @@ type GatedCall struct {
 	// is on a plan not approved at its current revision), "tool_not_named" (the step held
 	// on an approved plan does not name Tool in its "(uses …)"), "no_step" (nothing held),
 	// "unavailable" (the plans could not be read) or "over_budget" (the step held, or its
-	// plan, went over its budget: budgets.go). "" when Allowed.
+	// plan, went over its budget). "" when Allowed.
 	Reason   string `json:"reason,omitempty"`
 	Plan     string `json:"plan,omitempty"`
 	Step     int    `json:"step,omitempty"`
@@ -64,7 +64,7 @@ type GatedCall struct {
 // run. The digest stays the same between the model calls of a run, so prompt caching keeps
 // working, until the run's history is rewritten (a summarization middleware compacted it):
 // the model call that first sees the rewritten history reads a fresh digest, whatever the
-// order of the agent's handlers (see WrapModel in digest.go).
+// order of the agent's handlers.
 type DigestConfig struct {
 	Disabled bool
 	MaxPlans int // default 12

@@ -31,28 +31,28 @@ type Step struct {
 	// " (@name)"; "" for any other step.
 	Holder string `json:"holder,omitempty"`
 	// After lists the steps this one waits for, ascending: the numbers of the "(after 2, 3)"
-	// its text ends with (before any note and holder tag; graph.go). Text keeps them as
+	// its text ends with (before any note and holder tag). Text keeps them as
 	// written. nil when it waits for none.
 	After []int `json:"after,omitempty"`
 	// Uses are the gated tools the step may use (Config.GatedTools), sorted: the names of
-	// the "(uses deploy_prod, write_file)" its text ends with (steps_suffixes.go). Text keeps
+	// the "(uses deploy_prod, write_file)" its text ends with. Text keeps
 	// them as written. nil when it names none: then it unlocks no gated tool.
 	Uses []string `json:"uses,omitempty"`
 	// Evidence is what its completion said shows the step done: the text after the
-	// " — evidence: " its line ends with (steps_evidence.go); "" for none.
+	// " — evidence: " its line ends with; "" for none.
 	Evidence string `json:"evidence,omitempty"`
 	// Review: the step's own text ends with "(review)", so whoever did it cannot complete it
-	// (steps_review.go).
+	//.
 	Review bool `json:"review,omitempty"`
 	// AwaitingReview: the step was completed by DoneBy ("" for an agent with no name) and
 	// waits, in_progress and held by nobody, for another agent or a person to complete it.
 	AwaitingReview bool   `json:"awaiting_review,omitempty"`
 	DoneBy         string `json:"done_by,omitempty"`
-	// Cost is what the step cost while an agent held it, as its line says (steps_cost.go);
+	// Cost is what the step cost while an agent held it, as its line says;
 	// nil when it says nothing. Shared by every copy of the step: do not modify it.
 	Cost *StepCost `json:"cost,omitempty"`
 	// Budget is what the step may cost, as its own text ends with "(budget 20k tokens)",
-	// "(budget 10m)" or both (steps_suffixes.go); nil for none. Shared: do not modify it.
+	// "(budget 10m)" or both; nil for none. Shared: do not modify it.
 	Budget *Budget `json:"budget,omitempty"`
 }
 

@@ -55,8 +55,8 @@ type StoreConfig struct {
 	// ApprovalKey, when set (at least 32 bytes), is the key approvals are sealed with, held
 	// by the host in its own secret store: the Store then never reads or writes a key file.
 	// Every Store that must agree on approvals (every process on the storage) needs the same
-	// key. When nil, the Store keeps a key file beside the plans folder, never in it (see
-	// approval_seal.go): whoever can read the key can make a plan read as approved, so it
+	// key. When nil, the Store keeps a key file beside the plans folder, never in it
+	// (docs/plan-mode.md): whoever can read the key can make a plan read as approved, so it
 	// must never sit where an agent's tools reach.
 	ApprovalKey []byte
 }
