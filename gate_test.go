@@ -484,13 +484,13 @@ func TestGatedStreamingToolIsRefusedWithoutAStep(t *testing.T) {
 	assert.Equal(t, "no_plan", log.calls()[0].Reason)
 }
 
-// Plan mode and leases together: a hold whose ClaimTTL ran out permits no gated call (another
+// Plan mode and leases together: a hold whose HoldTTL ran out permits no gated call (another
 // agent may take the step meanwhile), and renewing the hold permits them again.
 func TestAnExpiredHoldPermitsNoGatedCall(t *testing.T) {
 	ctx := context.Background()
 	backend, files, fs := approvedRelease(t)
 	const ttl = 300 * time.Millisecond
-	mw, err := plan.New(ctx, &plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: backend, ClaimTTL: ttl}), AgentName: "worker", GatedTools: []string{"write_file"}})
+	mw, err := plan.New(ctx, &plan.Config{Store: storeOf(t, plan.StoreConfig{Backend: backend, HoldTTL: ttl}), AgentName: "worker", GatedTools: []string{"write_file"}})
 	require.NoError(t, err)
 
 	write := func(text string) plantest.Turn {

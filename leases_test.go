@@ -23,9 +23,9 @@ const leaseBody = "# Lease\n- [ ] one\n- [ ] two\n- [ ] three (after 1)\n"
 
 func leaseStores(t *testing.T, backend plan.Backend, ttl time.Duration, onChange func(context.Context, plan.Change)) (*plan.Store, *plan.Store) {
 	t.Helper()
-	a, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ClaimTTL: ttl, OnChange: onChange})
+	a, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HoldTTL: ttl, OnChange: onChange})
 	require.NoError(t, err)
-	b, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ClaimTTL: ttl, OnChange: onChange})
+	b, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HoldTTL: ttl, OnChange: onChange})
 	require.NoError(t, err)
 	body := leaseBody
 	_, err = a.Put(context.Background(), plan.Update{Name: "lease", Content: &body})
@@ -45,7 +45,7 @@ func leaseMove(s *plan.Store, by string, step int, to plan.StepState) (*plan.Pla
 	return p, st, ""
 }
 
-// A hold not renewed within ClaimTTL has expired, judged from the time stored in the plan
+// A hold not renewed within HoldTTL has expired, judged from the time stored in the plan
 // file: a second Store on the same storage (another process) takes the step before any
 // pending one, without a takeover, and the change says whose hold expired. Renewing (its
 // holder moving it to in_progress again) keeps it.
@@ -114,7 +114,7 @@ func TestAnExpiredHoldIsTakenFirstOnEveryBackend(t *testing.T) {
 // revision the mover read.
 func TestAnExpiredHoldLetsNoStaleNoteThrough(t *testing.T) {
 	const ttl = 50 * time.Millisecond
-	s, _ := newTeamStore(t, plan.StoreConfig{ClaimTTL: ttl})
+	s, _ := newTeamStore(t, plan.StoreConfig{HoldTTL: ttl})
 	ctx := context.Background()
 	seen, err := s.Get(ctx, "team")
 	require.NoError(t, err)
@@ -129,7 +129,7 @@ func TestAnExpiredHoldLetsNoStaleNoteThrough(t *testing.T) {
 	assert.Nil(t, perr, "without the stale revision the expired hold is taken")
 }
 
-// With ClaimTTL 0 a hold never expires.
+// With HoldTTL 0 a hold never expires.
 func TestWithoutATTLAHoldNeverExpires(t *testing.T) {
 	a, b := leaseStores(t, plan.NewMemoryBackend(), 0, nil)
 	_, _, code := leaseMove(a, "w1", 1, plan.StepInProgress)
@@ -146,7 +146,7 @@ func TestWithoutATTLAHoldNeverExpires(t *testing.T) {
 // worker's update_plan_step without a step number takes that step and finishes it.
 func TestAStepOfACancelledRunIsFinishedByAnotherAfterTheTTL(t *testing.T) {
 	const ttl = 200 * time.Millisecond
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), ClaimTTL: ttl})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HoldTTL: ttl})
 	require.NoError(t, err)
 	body := leaseBody
 	_, err = s.Put(context.Background(), plan.Update{Name: "lease", Content: &body})

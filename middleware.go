@@ -71,7 +71,7 @@ type Config struct {
 	BaseDir string
 	// Store, when set, is used instead of a Store made from Backend and BaseDir (which must
 	// then be unset): a Store made with NewStore is how a host sets the rest of StoreConfig
-	// (ApprovalKey, ClaimTTL, HistoryLimit, MaxContentBytes). Middlewares and host code given
+	// (ApprovalKey, HoldTTL, HistoryLimit, MaxContentBytes). Middlewares and host code given
 	// one *Store share its lock and cache explicitly, which matters for a Backend whose storage
 	// the Store cannot recognise by itself (no Unwrap, no capability, a value that is not
 	// comparable).

@@ -225,7 +225,7 @@ func TestLeaseRefusalsSayWhenTheHoldRunsOutAndWhoTookAnExpiredOne(t *testing.T) 
 	const ttl = 300 * time.Millisecond
 	for _, lang := range langs() {
 		ctx := context.Background()
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), ClaimTTL: ttl})
+		s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HoldTTL: ttl})
 		require.NoError(t, err)
 		body := "# Lease\n- [ ] one\n- [ ] two (after 1)\n"
 		_, err = s.Put(ctx, plan.Update{Name: "lease", Content: &body})
@@ -269,7 +269,7 @@ func TestLeaseRefusalsSayWhenTheHoldRunsOutAndWhoTookAnExpiredOne(t *testing.T) 
 // A mover refused for another reason than a taken hold is told that reason.
 func TestAHoldTakenIsOnlyToldToItsHolder(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), ClaimTTL: time.Hour})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HoldTTL: time.Hour})
 	require.NoError(t, err)
 	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptrTo("- [ ] one\n")})
 	require.NoError(t, err)

@@ -160,7 +160,7 @@ func TestAStepStartsOnlyAfterItsPrerequisites(t *testing.T) {
 // progress to in_progress starts nothing.
 func TestAHoldOutlivesARewriteThatRenumbersItsPrerequisites(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), ClaimTTL: time.Hour})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HoldTTL: time.Hour})
 	require.NoError(t, err)
 	body := "# P\n- [ ] build\n- [ ] test (after 1)\n"
 	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &body})

@@ -172,7 +172,7 @@ func (s *Store) WaitDecision(ctx context.Context, name string, rev int64) (Appro
 }
 
 // HeldUntil is when the hold on step number of p runs out unless its holder renews it
-// (StoreConfig.ClaimTTL), as every Store on the storage judges it; zero when the Store has
+// (StoreConfig.HoldTTL), as every Store on the storage judges it; zero when the Store has
 // no lease, or the step is not held in progress.
 func (s *Store) HeldUntil(p *Plan, number int) time.Time {
 	return s.e.HeldUntil(p, number)

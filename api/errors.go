@@ -66,7 +66,7 @@ type Error struct {
 	// directly or through other pending steps: the lowest 8.
 	Waits []int
 	// Expires is when the hold that causes a step_held or step_blocked refusal runs out
-	// unless its holder renews it (StoreConfig.ClaimTTL); zero without a lease.
+	// unless its holder renews it (StoreConfig.HoldTTL); zero without a lease.
 	Expires time.Time
 	// Message states the facts in English.
 	Message string

@@ -41,17 +41,17 @@ type StoreConfig struct {
 	// HistoryMaxBytes/(HistoryLimit+P) bytes), so up to P-1 newer entries may be stored
 	// beyond both bounds; History never shows more than HistoryLimit.
 	HistoryMaxBytes int64
-	// ClaimTTL is how long an agent's hold on a step lasts without renewal; 0 means holds
+	// HoldTTL is how long an agent's hold on a step lasts without renewal; 0 means holds
 	// never expire. A holder renews its hold by any move of its own step (moving its own
 	// in_progress step to in_progress again just renews it). Once a hold is older than
-	// ClaimTTL, a move without a step number takes that step before any pending one, and
+	// HoldTTL, a move without a step number takes that step before any pending one, and
 	// anyone may move it without a takeover; the revision that does records whose hold
 	// expired (Change.Expired, History). The time of each hold is stored in the plan file,
 	// written by the clock of the machine that moved the step and judged by the clock of the
 	// one reading it: a clock ahead by d ends holds d early, so the clocks of every machine
-	// sharing a storage must agree within a small part of ClaimTTL (NTP keeps them within
-	// milliseconds; keep ClaimTTL at minutes, longer than the slowest step between renewals).
-	ClaimTTL time.Duration
+	// sharing a storage must agree within a small part of HoldTTL (NTP keeps them within
+	// milliseconds; keep HoldTTL at minutes, longer than the slowest step between renewals).
+	HoldTTL time.Duration
 	// ApprovalKey, when set (at least 32 bytes), is the key approvals are sealed with, held
 	// by the host in its own secret store: the Store then never reads or writes a key file.
 	// Every Store that must agree on approvals (every process on the storage) needs the same
@@ -82,7 +82,7 @@ type Change struct {
 	Actor string `json:"actor,omitempty"`
 	// Progress counts the plan's steps by state after the change (zero for a delete).
 	Progress Progress `json:"progress"`
-	// Expired is the agent whose hold on a step had expired (StoreConfig.ClaimTTL) when this
+	// Expired is the agent whose hold on a step had expired (StoreConfig.HoldTTL) when this
 	// change moved that step; "" otherwise.
 	Expired string `json:"expired,omitempty"`
 }
@@ -143,7 +143,7 @@ type StepMove struct {
 	// Takeover moves a step that another agent holds. With State in_progress it hands the
 	// step to By, to nobody when By is "" (the step stays in progress), and the history names
 	// the context's actor as who did it: a host's takeover for an agent that stopped. A step
-	// whose hold expired (StoreConfig.ClaimTTL) moves without it. By moving its own
+	// whose hold expired (StoreConfig.HoldTTL) moves without it. By moving its own
 	// in_progress step to in_progress again, its holder renews its hold.
 	Takeover bool
 }
@@ -201,7 +201,7 @@ type Revision struct {
 	// Action, that nobody knows.
 	ByAgent bool `json:"by_agent,omitempty"`
 	// Expired names the agent whose hold on step ExpiredStep had expired (its lease,
-	// StoreConfig.ClaimTTL, ran out) when this change moved that step; "" otherwise.
+	// StoreConfig.HoldTTL, ran out) when this change moved that step; "" otherwise.
 	Expired     string `json:"expired,omitempty"`
 	ExpiredStep int    `json:"expired_step,omitempty"`
 	// Rejection is the rejection this change recorded (ActionReject): the revision turned

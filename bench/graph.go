@@ -22,7 +22,7 @@ import (
 // waiting for two steps of the phase before; Workers agents take ready steps until none is
 // left, and one of them dies holding its first step past the first phase (its run ends
 // without finishing it). Kind plan writes the dependencies as "(after a, b)" and runs with
-// a ClaimTTL; kind plantask creates one task per step and sets its blockedBy with
+// a HoldTTL; kind plantask creates one task per step and sets its blockedBy with
 // TaskUpdate. Every agent is a real adk.ChatModelAgent driven by a reactiveModel.
 
 const (
@@ -62,7 +62,7 @@ func graphContent() string {
 type graphSpec struct {
 	Kind    string
 	Workers int
-	TTL     time.Duration // kind plan: StoreConfig.ClaimTTL; kind plantask: how long workers wait on a stalled list
+	TTL     time.Duration // kind plan: StoreConfig.HoldTTL; kind plantask: how long workers wait on a stalled list
 	Poll    time.Duration // how long a worker waits before asking again when nothing is ready
 }
 
@@ -295,7 +295,7 @@ func (o *graphPlanOrchestrator) next([]string) []call {
 // runGraphSession runs one graph session on a MemoryBackend and reports it.
 func runGraphSession(ctx context.Context, c *counter, spec graphSpec) (*graphReport, error) {
 	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, BaseDir: plansDir, ClaimTTL: spec.TTL, HistoryLimit: 4 * graphSteps})
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, BaseDir: plansDir, HoldTTL: spec.TTL, HistoryLimit: 4 * graphSteps})
 	if err != nil {
 		return nil, err
 	}

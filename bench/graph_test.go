@@ -11,7 +11,7 @@ import (
 // TestGraphSession runs the graph session (bench/graph.go) with this library and with
 // Eino's plantask side by side and prints the table of BENCHMARKS.md's section "Plans as
 // graphs". Each must start no step early, finish no step twice; this library's must finish
-// the dead worker's step about ClaimTTL after it died.
+// the dead worker's step about HoldTTL after it died.
 func TestGraphSession(t *testing.T) {
 	c, err := newCounter()
 	if err != nil {

@@ -27,7 +27,7 @@ type stepView struct {
 	// After lists the steps this one waits for, as its "(after …)" says.
 	After []int `json:"after,omitempty"`
 	// HeldUntil is when the holder's lease on a step in progress runs out unless renewed
-	// (StoreConfig.ClaimTTL); nil without a lease.
+	// (StoreConfig.HoldTTL); nil without a lease.
 	HeldUntil *time.Time `json:"held_until,omitempty"`
 	// Evidence is what its completion said shows the step done, apart from its text.
 	Evidence string `json:"evidence,omitempty"`

@@ -193,7 +193,7 @@ func TestThePageShowsWhenAHoldRunsOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { backend.Close() })
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ClaimTTL: 4 * time.Second})
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HoldTTL: 4 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,7 +110,7 @@ func TestPlanctlLogShowsAnExpiredHold(t *testing.T) {
 	backend, err := plan.NewLocalBackend(filepath.Dir(dir))
 	require.NoError(t, err)
 	t.Cleanup(func() { backend.Close() })
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend, ClaimTTL: 50 * time.Millisecond})
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HoldTTL: 50 * time.Millisecond})
 	require.NoError(t, err)
 	ctx := context.Background()
 	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 3, State: plan.StepInProgress, By: "w1"})

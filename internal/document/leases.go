@@ -9,7 +9,7 @@ import (
 
 // A hold is leased: the Store records, in the plan file's header, when each held step was
 // last moved by its holder ("holds: \"3@2026-11-23T22:00:00Z,5@…\""), so every process and
-// machine sharing the storage judges it alike, whatever the backend. With a ClaimTTL, a hold
+// machine sharing the storage judges it alike, whatever the backend. With a HoldTTL, a hold
 // not renewed within it has expired: the next free step is that step before any pending
 // one, and anyone may move it without a takeover. The revision that moves a step whose hold
 // expired records whose it was ("hold_expired: \"3 w1\""), for History and Change.Expired.

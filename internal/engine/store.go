@@ -107,7 +107,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		onChange:   cfg.OnChange,
 		shared:     sharedFor(cfg.Backend, dir),
 		Now:        time.Now,
-		holdTTL:    max(cfg.ClaimTTL, 0),
+		holdTTL:    max(cfg.HoldTTL, 0),
 		GivenKey:   bytes.Clone(cfg.ApprovalKey),
 	}
 	if s.maxContent == 0 {
@@ -220,7 +220,7 @@ func (s *Store) notify(ctx context.Context, action document.Action, p *document.
 	}
 }
 
-// HoldLive reports whether step st of p, held by someone, is still held: its lease (ClaimTTL)
+// HoldLive reports whether step st of p, held by someone, is still held: its lease (HoldTTL)
 // has not run out. The tool gate asks it, so an expired hold permits no side effect.
 func (s *Store) HoldLive(p *document.Plan, st document.Step) bool {
 	return !document.HoldExpired(p, st, s.holdTTL, s.Now())

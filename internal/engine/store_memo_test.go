@@ -20,7 +20,7 @@ import (
 func TestRememberedPlanIsWhatTheFileDecodesTo(t *testing.T) {
 	ctx := document.WithActor(context.Background(), "worker")
 	b := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: b, ClaimTTL: time.Minute})
+	s, err := NewStore(&StoreConfig{Backend: b, HoldTTL: time.Minute})
 	require.NoError(t, err)
 	body := "# Ship\n\n- [ ] build\n- [ ] test (after 1)\n- [ ] release (after 2)\n"
 	rewrite := body + "- [ ] announce\n"

@@ -242,7 +242,7 @@ func (s *Store) updateStep(ctx context.Context, name string, number int, state d
 // hold ran out and another agent took the step, that this is what happened and who took it.
 
 // leaseEnd is when the hold on step st of p runs out unless renewed; zero without a lease
-// (ClaimTTL 0) or a holder.
+// (HoldTTL 0) or a holder.
 func (s *Store) leaseEnd(p *document.Plan, st document.Step) time.Time {
 	if s.holdTTL <= 0 || st.State != document.StepInProgress || st.Holder == "" {
 		return time.Time{}
