@@ -15,17 +15,6 @@ import (
 // the step its agent held (costs.go). Calls whose model reported no usage are counted and
 // said: "7 calls (2 without usage)"; with none reporting usage there are no tokens at all.
 
-// add is c and o together.
-func addCost(c, o StepCost) StepCost {
-	c.PromptTokens += o.PromptTokens
-	c.CompletionTokens += o.CompletionTokens
-	c.ModelCalls += o.ModelCalls
-	c.NoUsage += o.NoUsage
-	c.ToolCalls += o.ToolCalls
-	c.Seconds += o.Seconds
-	return c
-}
-
 // maxCount bounds every number of a cost, so a line stays short and sums never overflow.
 const maxCount = 1e15
 
