@@ -67,7 +67,7 @@ func (s *Store) stepCommutes(m StepMove, c document.StepHold) commuteFunc {
 			return nil // the step itself is unchanged: setStep judges the move
 		}
 		e := document.Error{Code: document.CodeRevisionConflict, Reason: document.ReasonStepMoved, Name: cur.Name, CurrentRevision: cur.Revision,
-			Revision: want, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, want, m.Step), Next: nextAfter(now, m.Step)}
+			Revision: want, Step: m.Step, From: n.State, To: m.State, Agent: s.whoMoved(ctx, cur, want, m.Step), Next: document.NextAfter(now, m.Step)}
 		if e.Agent == "" {
 			e.Reason = document.ReasonStepChanged
 		}

@@ -181,7 +181,7 @@ func (s *Store) refuseMove(mv *stepMove, err error) error {
 	}
 	if e.Code == document.CodeStepHeld {
 		e.Name, e.CurrentRevision = mv.plan.Name, mv.plan.Revision
-		e.Next = nextAfter(mv.steps, mv.number)
+		e.Next = document.NextAfter(mv.steps, mv.number)
 	}
 	return s.withLease(err, mv.plan, mv.steps)
 }
@@ -286,7 +286,7 @@ func checkReview(mv *stepMove) error {
 	switch {
 	case st.AwaitingReview && document.ByAgent(mv.ctx) && st.DoneBy != "" && st.DoneBy == c.By:
 		return &document.Error{Code: document.CodeIllegalTransition, Reason: document.ReasonReviewOwn, Name: mv.plan.Name, CurrentRevision: mv.plan.Revision,
-			Step: mv.number, From: st.State, To: mv.move.State, Agent: st.DoneBy, Next: nextAfter(mv.steps, mv.number)}
+			Step: mv.number, From: st.State, To: mv.move.State, Agent: st.DoneBy, Next: document.NextAfter(mv.steps, mv.number)}
 	case st.AwaitingReview:
 		c.Review, c.Reviewer = document.ReviewDone, c.By
 		if c.Reviewer == "" {
@@ -325,7 +325,7 @@ func checkReady(mv *stepMove) error {
 		return nil
 	}
 	return &document.Error{Code: document.CodeStepBlocked, Reason: document.ReasonStepBlocked, Name: mv.plan.Name, CurrentRevision: mv.plan.Revision,
-		Step: mv.number, From: st.State, To: to, Waits: waits, Next: nextAfter(mv.steps, mv.number)}
+		Step: mv.number, From: st.State, To: to, Waits: waits, Next: document.NextAfter(mv.steps, mv.number)}
 }
 
 // checkAgentSkip refuses an agent's skip of the step while other steps wait for it, when the
@@ -377,35 +377,11 @@ func (mv *stepMove) next() *document.Plan {
 
 // NextOf is the next free step of steps; nil when none is.
 func NextOf(steps []document.Step) *document.Step {
-	if n, ok := document.NextFreeStep(steps); ok {
-		return &n
-	}
-	return nil
-}
-
-// nextAfter is the step to point an agent at after it was refused step number: the first
-// ready pending step after it, else the first ready one. Agents refused together (they all went
-// for the same step) so spread out instead of all trying the same step again.
-func nextAfter(steps []document.Step, number int) *document.Step {
-	for _, s := range steps {
-		if s.Number > number && s.State == document.StepPending && document.WaitsOf(steps, s) == nil {
-			return &s
-		}
-	}
-	return NextOf(steps)
+	return document.NextAfter(steps, 0)
 }
 
 // What a model needs to use leases: when a hold that stops it runs out, and, when its own
 // hold ran out and another agent took the step, that this is what happened and who took it.
-
-// leaseEnd is when the hold on step st of p runs out unless renewed; zero without a lease
-// (ClaimTTL 0) or a holder.
-func (s *Store) leaseEnd(p *document.Plan, st document.Step) time.Time {
-	if s.holdTTL <= 0 || st.State != document.StepInProgress || st.Holder == "" {
-		return time.Time{}
-	}
-	return document.HeldSince(p, st).Add(s.holdTTL).UTC()
-}
 
 // withLease adds to a step_held or step_blocked refusal err, made on cur, when the hold
 // that causes it runs out: the held step's, or the earliest among the held steps a blocked
@@ -418,14 +394,14 @@ func (s *Store) withLease(err error, cur *document.Plan, steps []document.Step) 
 	switch e.Code {
 	case document.CodeStepHeld:
 		if e.Step >= 1 && e.Step <= len(steps) {
-			e.Expires = s.leaseEnd(cur, steps[e.Step-1])
+			e.Expires = document.LeaseEnd(cur, steps[e.Step-1], s.holdTTL)
 		}
 	case document.CodeStepBlocked:
 		for _, n := range e.Waits {
 			if n < 1 || n > len(steps) {
 				continue
 			}
-			if end := s.leaseEnd(cur, steps[n-1]); !end.IsZero() && (e.Expires.IsZero() || end.Before(e.Expires)) {
+			if end := document.LeaseEnd(cur, steps[n-1], s.holdTTL); !end.IsZero() && (e.Expires.IsZero() || end.Before(e.Expires)) {
 				e.Expires = end
 			}
 		}
@@ -442,7 +418,7 @@ func (s *Store) HeldUntil(p *document.Plan, number int) time.Time {
 	if number > len(steps) {
 		return time.Time{}
 	}
-	return s.leaseEnd(p, steps[number-1])
+	return document.LeaseEnd(p, steps[number-1], s.holdTTL)
 }
 
 // explainTaken is holdTaken for a refused move of step number of plan name, read again.
@@ -477,7 +453,7 @@ func (s *Store) holdTaken(ctx context.Context, err error, cur *document.Plan, nu
 		}
 		steps := document.StepsOf(cur.Content)
 		taken := document.Error{Code: e.Code, Reason: document.ReasonHoldTaken, Name: cur.Name, CurrentRevision: cur.Revision,
-			Revision: k.rev, Step: number, To: e.To, Agent: k.plan.ChangedBy, Next: nextAfter(steps, number)}
+			Revision: k.rev, Step: number, To: e.To, Agent: k.plan.ChangedBy, Next: document.NextAfter(steps, number)}
 		if number <= len(steps) {
 			taken.From = steps[number-1].State
 		}
