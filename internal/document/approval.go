@@ -127,22 +127,11 @@ func Gated(ctx context.Context, cur *Plan) bool {
 	return g || cur != nil && cur.RequiresApproval
 }
 
-// checkStepGate refuses a step move on a plan that is not approved, when ctx or the plan asks
-// for it.
-// It runs inside the read-check-write, so the approval it sees is the one the move lands on.
-func checkStepGate(ctx context.Context, action Action, name string, cur *Plan) error {
-	if action != ActionStep || cur == nil || cur.Approval != nil || !Gated(ctx, cur) {
-		return nil
-	}
-	return Fail(Error{Code: CodeNotApproved, Reason: ReasonNotApproved, Name: name, CurrentRevision: cur.Revision})
-}
-
-// ChangeWithApproval runs change on cur under the approval rules: the step gate first, then
-// the approval settled on the result. It is mutateOnce's one approval hook.
+// ChangeWithApproval runs change on cur under the approval rules: the requirement passed on
+// to the result, a rewrite that moves steps on a plan under it refused, and the approval
+// settled on the result. It is mutateOnce's one approval hook. A step move checks the
+// requirement among its own checks, on the plan as read under its lock.
 func ChangeWithApproval(ctx context.Context, action Action, name string, cur *Plan, change func(cur *Plan) (*Plan, error)) (*Plan, error) {
-	if err := checkStepGate(ctx, action, name, cur); err != nil {
-		return nil, err
-	}
 	next, err := change(cur)
 	if err != nil {
 		return nil, err

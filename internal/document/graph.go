@@ -159,3 +159,19 @@ func NextFreeStep(steps []Step) (step Step, ok bool) {
 	}
 	return Step{}, false
 }
+
+// NextAfter is the step to point an agent at after it was refused step number: the first
+// ready pending step after it, else the first ready one (NextFreeStep); nil when none is.
+// Agents refused together (they all went for the same step) so spread out instead of all
+// trying the same step again.
+func NextAfter(steps []Step, number int) *Step {
+	for _, s := range steps {
+		if s.Number > number && s.State == StepPending && WaitsOf(steps, s) == nil {
+			return &s
+		}
+	}
+	if s, ok := NextFreeStep(steps); ok {
+		return &s
+	}
+	return nil
+}

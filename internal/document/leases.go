@@ -93,6 +93,15 @@ func SettleHolds(cur, next *Plan) {
 	next.Holds = formatHolds(holds)
 }
 
+// LeaseEnd is when the hold on step st of p runs out unless renewed, under a lease of ttl;
+// zero without a lease (ttl 0) or a holder.
+func LeaseEnd(p *Plan, st Step, ttl time.Duration) time.Time {
+	if ttl <= 0 || st.State != StepInProgress || st.Holder == "" {
+		return time.Time{}
+	}
+	return HeldSince(p, st).Add(ttl).UTC()
+}
+
 // HeldSince is when step s of p was last moved by its holder: the recorded time, else the
 // plan's UpdatedAt (a file written without one, e.g. by hand).
 func HeldSince(p *Plan, s Step) time.Time {

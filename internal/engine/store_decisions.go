@@ -45,7 +45,7 @@ func (s *Store) ApproveContent(ctx context.Context, name string, rev int64, cont
 	if err := checkApprover(by); err != nil {
 		return nil, err
 	}
-	if err := s.checkContent(content); err != nil {
+	if err := checkContent(content, s.maxContent); err != nil {
 		return nil, err
 	}
 	ctx = asPerson(ctx, by)

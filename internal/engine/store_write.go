@@ -11,7 +11,7 @@ import (
 // Put is plan.Store.Put, whose doc comment is the contract.
 func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 	if u.Content != nil {
-		if err := s.checkContent(*u.Content); err != nil {
+		if err := checkContent(*u.Content, s.maxContent); err != nil {
 			return nil, err
 		}
 	}
@@ -128,15 +128,15 @@ func (s *Store) statusUnchanged(ctx context.Context, want int64, cur *document.P
 	return nil
 }
 
-func (s *Store) checkContent(content string) error {
+func checkContent(content string, limit int) error {
 	if !utf8.ValidString(content) {
 		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNotUTF8, Field: document.FieldContent})
 	}
 	if strings.TrimSpace(content) == "" {
 		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonEmpty, Field: document.FieldContent})
 	}
-	if len(content) > s.maxContent {
-		return document.Fail(document.Error{Code: document.CodeTooLarge, Reason: document.ReasonContentTooLarge, Field: document.FieldContent, Size: int64(len(content)), Limit: int64(s.maxContent)})
+	if len(content) > limit {
+		return document.Fail(document.Error{Code: document.CodeTooLarge, Reason: document.ReasonContentTooLarge, Field: document.FieldContent, Size: int64(len(content)), Limit: int64(limit)})
 	}
 	return nil
 }
