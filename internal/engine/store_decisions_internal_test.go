@@ -20,9 +20,8 @@ import (
 func TestApprovalGateLetsNoRewriteStartAnUnapprovedStep(t *testing.T) {
 	ctx := context.Background()
 	gated := document.WithStepGate(ctx)
-	s, err := NewStore(&StoreConfig{Backend: memfs.New()})
-	require.NoError(t, err)
-	_, err = s.Put(gated, Update{Name: "p", Content: ptrTo("- [ ] A\n- [ ] B\n")})
+	s := storeOn(t, memfs.New(), "")
+	_, err := s.Put(gated, Update{Name: "p", Content: ptrTo("- [ ] A\n- [ ] B\n")})
 	require.NoError(t, err)
 	_, err = s.Approve(ctx, "p", 1, "boss")
 	require.NoError(t, err)
@@ -52,12 +51,7 @@ func approvedStore(t *testing.T, root string) (*Store, *[]Change) {
 	store, err := NewStore(&StoreConfig{Backend: newLocal(t, root),
 		OnChange: func(_ context.Context, c Change) { changes = append(changes, c) }})
 	require.NoError(t, err)
-	body := approvalPlan
-	_, err = store.Put(context.Background(), Update{Name: "release", Content: &body})
-	require.NoError(t, err)
-	p, err := store.Approve(context.Background(), "release", 1, "ana")
-	require.NoError(t, err)
-	require.NotNil(t, p.Approval)
+	require.NotNil(t, putApproved(t, context.Background(), store, "release", approvalPlan).Approval)
 	return store, &changes
 }
 
@@ -226,14 +220,10 @@ func slicesFilter(in []string, keep func(string) bool) []string {
 // The history names who approved, who revoked (WithActor) and who handed a step over.
 func TestHistoryNamesApproverRevokerAndTakeover(t *testing.T) {
 	ctx := context.Background()
-	s, err := NewStore(&StoreConfig{Backend: memfs.New(), DefaultAuthor: "planner"})
-	require.NoError(t, err)
+	s := mustStore(t, StoreConfig{Backend: memfs.New(), DefaultAuthor: "planner"})
 	body := "# Ship\n- [ ] build\n"
-	_, err = s.Put(ctx, Update{Name: "ship", Content: &body})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "ship", 1, "ana")
-	require.NoError(t, err)
-	_, _, err = s.MoveStep(ctx, StepMove{Name: "ship", Step: 1, State: document.StepInProgress, By: "worker-1"})
+	putApproved(t, ctx, s, "ship", body)
+	_, _, err := s.MoveStep(ctx, StepMove{Name: "ship", Step: 1, State: document.StepInProgress, By: "worker-1"})
 	require.NoError(t, err)
 	_, _, err = s.MoveStep(document.WithActor(ctx, "bob"), StepMove{Name: "ship", Step: 1, State: document.StepInProgress, By: "worker-2", Takeover: true})
 	require.NoError(t, err)
@@ -255,10 +245,7 @@ func TestDecodePlanNeverReportsAnApprovalItCannotVerify(t *testing.T) {
 	ctx := context.Background()
 	b := memfs.New()
 	s := storeOn(t, b, "")
-	p, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] deploy\n")})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "ship", p.Revision, "ana")
-	require.NoError(t, err)
+	putApproved(t, ctx, s, "ship", "- [ ] deploy\n")
 	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/ship.md"})
 	require.NoError(t, err)
 	real := fc.Content

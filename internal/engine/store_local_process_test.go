@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -46,24 +45,10 @@ func TestLocalBackendChildProcess(t *testing.T) {
 	childtest.SkipUnlessChild(t)
 	mode, root := os.Getenv(childModeEnv), os.Getenv(childRootEnv)
 	ctx := context.Background()
-	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
-	require.NoError(t, err)
+	s := storeOn(t, newLocal(t, root), "/plans")
 	switch mode {
 	case "increment":
-		var wg sync.WaitGroup
-		errs := make(chan error, childWorkers)
-		for range childWorkers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := guardedIncrements(ctx, s, "counter", childIncrements); err != nil {
-					errs <- err
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		for _, err := range inParallel(childWorkers, func(int) error { return guardedIncrements(ctx, s, "counter", childIncrements) }) {
 			t.Error(err)
 		}
 	case "crash":
@@ -72,6 +57,7 @@ func TestLocalBackendChildProcess(t *testing.T) {
 		for i := 0; ; i++ {
 			name := fmt.Sprintf("p%d", i%5)
 			body := fmt.Sprintf("# %s at %d\n%s", name, i, strings.Repeat("- [ ] step\n", rand.IntN(3000)))
+			var err error
 			if i%7 == 6 {
 				_, err = s.Delete(ctx, name, nil)
 				if document.CodeOf(err) == document.CodeNotFound {
@@ -99,10 +85,9 @@ func TestLocalBackendProcessesIncrement(t *testing.T) {
 	}
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
-	require.NoError(t, err)
+	s := storeOn(t, newLocal(t, root), "/plans")
 	zero := "0"
-	_, err = s.Put(ctx, Update{Name: "counter", Content: &zero})
+	_, err := s.Put(ctx, Update{Name: "counter", Content: &zero})
 	require.NoError(t, err)
 
 	var children []*childtest.Child
@@ -159,8 +144,7 @@ func TestLocalBackendSurvivesKill(t *testing.T) {
 	}
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
-	require.NoError(t, err)
+	s := storeOn(t, newLocal(t, root), "/plans")
 
 	for i := range crashes {
 		child := startChild(t, "crash", root)
