@@ -302,38 +302,36 @@ func TestLocalBackendWriteLeavesNoTempFiles(t *testing.T) {
 func TestLocalBackendStaleTempCleanup(t *testing.T) {
 	ctx := context.Background()
 	old := time.Now().Add(-11 * time.Minute)
-	setup := func(t *testing.T, root string) (stale, fresh string) {
-		plans := filepath.Join(root, "plans")
-		require.NoError(t, os.MkdirAll(plans, 0o700))
-		stale = filepath.Join(plans, ".a.md.tmp-stale")
-		fresh = filepath.Join(plans, ".a.md.tmp-fresh")
-		require.NoError(t, os.WriteFile(stale, []byte("half"), 0o600))
-		require.NoError(t, os.Chtimes(stale, old, old))
-		require.NoError(t, os.WriteFile(fresh, []byte("half"), 0o600))
-		return stale, fresh
+	for _, tc := range []struct {
+		name  string
+		do    func(t *testing.T, b *Backend)
+		swept bool // the stale temp file is gone afterwards
+	}{
+		{"LsInfo", func(t *testing.T, b *Backend) {
+			_, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
+			require.NoError(t, err)
+		}, true},
+		{"Write", func(t *testing.T, b *Backend) { mustWrite(t, b, "/plans/b.md", "x") }, true},
+		{"WriteElsewhere", func(t *testing.T, b *Backend) { mustWrite(t, b, "/other/b.md", "x") }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, root := newTestLocal(t)
+			plans := filepath.Join(root, "plans")
+			require.NoError(t, os.MkdirAll(plans, 0o700))
+			stale := filepath.Join(plans, ".a.md.tmp-stale")
+			fresh := filepath.Join(plans, ".a.md.tmp-fresh")
+			require.NoError(t, os.WriteFile(stale, []byte("half"), 0o600))
+			require.NoError(t, os.Chtimes(stale, old, old))
+			require.NoError(t, os.WriteFile(fresh, []byte("half"), 0o600))
+			tc.do(t, b)
+			if !tc.swept {
+				assert.FileExists(t, stale, "only the folder written to is swept")
+				return
+			}
+			assert.NoFileExists(t, stale)
+			assert.FileExists(t, fresh)
+		})
 	}
-
-	t.Run("LsInfo", func(t *testing.T) {
-		b, root := newTestLocal(t)
-		stale, fresh := setup(t, root)
-		_, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
-		require.NoError(t, err)
-		assert.NoFileExists(t, stale)
-		assert.FileExists(t, fresh)
-	})
-	t.Run("Write", func(t *testing.T) {
-		b, root := newTestLocal(t)
-		stale, fresh := setup(t, root)
-		mustWrite(t, b, "/plans/b.md", "x")
-		assert.NoFileExists(t, stale)
-		assert.FileExists(t, fresh)
-	})
-	t.Run("WriteElsewhere", func(t *testing.T) {
-		b, root := newTestLocal(t)
-		stale, _ := setup(t, root)
-		mustWrite(t, b, "/other/b.md", "x")
-		assert.FileExists(t, stale, "only the folder written to is swept")
-	})
 }
 
 func TestLocalBackendModifiedAt(t *testing.T) {
