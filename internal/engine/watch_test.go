@@ -75,6 +75,15 @@ func Next(t *testing.T, ch <-chan Change) Change {
 	}
 }
 
+// putShip puts plan ship through s, returning a context that ends with the test.
+func putShip(t *testing.T, s *Store) context.Context {
+	t.Helper()
+	ctx := t.Context()
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	return ctx
+}
+
 // tickedWatch watches s with opts, polling on each send to tick.
 func tickedWatch(t *testing.T, ctx context.Context, s *Store, opts watchOptions) (<-chan Change, chan<- time.Time) {
 	t.Helper()
@@ -183,13 +192,10 @@ func TestWatchPollsOtherBackends(t *testing.T) {
 func TestWatchGapSendsResync(t *testing.T) {
 	b := memfs.New()
 	s := mustStore(t, StoreConfig{Backend: b, HistoryLimit: -1})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
+	ctx := putShip(t, s)
 	ch, tick := tickedWatch(t, ctx, s, watchOptions{})
 
-	_, err = s.SetStatus(ctx, "ship", "a", nil)
+	_, err := s.SetStatus(ctx, "ship", "a", nil)
 	require.NoError(t, err)
 	_, err = s.SetStatus(ctx, "ship", "b", nil)
 	require.NoError(t, err)
@@ -270,10 +276,7 @@ func TestWatchLocalIdlePollDoesNotList(t *testing.T) {
 	root := t.TempDir()
 	counting := &countingBackend{Backend: newLocal(t, root)}
 	s := storeOn(t, counting, "")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
+	ctx := putShip(t, s)
 	past := time.Now().Add(-time.Hour)
 	require.NoError(t, os.Chtimes(filepath.Join(root, "plans"), past, past))
 
@@ -286,7 +289,7 @@ func TestWatchLocalIdlePollDoesNotList(t *testing.T) {
 	quiet(t, ch, 20*time.Millisecond)
 
 	other := storeOn(t, newLocal(t, root), "")
-	_, err = other.SetStatus(ctx, "ship", "done", nil)
+	_, err := other.SetStatus(ctx, "ship", "done", nil)
 	require.NoError(t, err)
 	tick <- time.Now()
 	c := Next(t, ch)
@@ -535,11 +538,8 @@ func changesUntilQuiet(ch <-chan Change) []Change {
 // delete of the plan the watcher knew, then the create, with no resync (history keeps both).
 func TestWatchDeliversADeleteBeforeARecreate(t *testing.T) {
 	s := storeOn(t, memfs.New(), "")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
-	_, err = s.SetStatus(ctx, "ship", "a", nil)
+	ctx := putShip(t, s)
+	_, err := s.SetStatus(ctx, "ship", "a", nil)
 	require.NoError(t, err)
 	ch, tick := tickedWatch(t, ctx, s, watchOptions{})
 	_, err = s.Delete(document.WithActor(ctx, "bo"), "ship", nil)
@@ -606,12 +606,9 @@ func TestWatchDeliversWhatHistoryKeepsAfterAResync(t *testing.T) {
 // revisions between went with its history), then its delete, naming who deleted it.
 func TestWatchResyncsBeforeADeletePastTheLastRevisionSeen(t *testing.T) {
 	s := storeOn(t, memfs.New(), "")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
+	ctx := putShip(t, s)
 	ch, tick := tickedWatch(t, ctx, s, watchOptions{})
-	_, err = s.SetStatus(ctx, "ship", "a", nil)
+	_, err := s.SetStatus(ctx, "ship", "a", nil)
 	require.NoError(t, err)
 	_, err = s.Delete(document.WithActor(ctx, "bo"), "ship", nil)
 	require.NoError(t, err)
