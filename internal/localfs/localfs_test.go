@@ -28,10 +28,16 @@ import (
 func newTestLocal(t *testing.T, opts ...Option) (*Backend, string) {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "root")
+	return openLocal(t, root, opts...), root
+}
+
+// openLocal is a Backend on root, closed when the test ends.
+func openLocal(t *testing.T, root string, opts ...Option) *Backend {
+	t.Helper()
 	b, err := New(root, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { b.Close() })
-	return b, root
+	return b
 }
 
 func mustWrite(t *testing.T, b *Backend, p, content string) {
@@ -401,9 +407,7 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 	outside := filepath.Join(base, "outside")
 	require.NoError(t, os.MkdirAll(outside, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "sentinel.txt"), []byte("untouched"), 0o600))
-	b, err := New(root)
-	require.NoError(t, err)
-	defer b.Close()
+	b := openLocal(t, root)
 	mustWrite(t, b, "/plans/good.md", "good")
 
 	tmpDir, err := filepath.EvalSymlinks(os.TempDir())
@@ -538,9 +542,7 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 func TestLocalBackendReadersNeverSeePartialWrites(t *testing.T) {
 	ctx := context.Background()
 	b, root := newTestLocal(t)
-	other, err := New(root)
-	require.NoError(t, err)
-	defer other.Close()
+	other := openLocal(t, root)
 
 	version := func(i int) string {
 		body := strings.Repeat(string(rune('a'+i%26)), 512+(i*7919)%20000)
@@ -655,9 +657,7 @@ func TestWriteOnceNeverWritesThroughAHardLink(t *testing.T) {
 	require.NoError(t, os.WriteFile(outside, []byte("keep me"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o755))
 	require.NoError(t, os.Link(outside, filepath.Join(root, "plans", "e")))
-	b, err := New(root)
-	require.NoError(t, err)
-	t.Cleanup(func() { b.Close() })
+	b := openLocal(t, root)
 	require.NoError(t, b.WriteOnce(ctx, &driver.WriteRequest{FilePath: "/plans/e", Content: "entry"}))
 	got, err := os.ReadFile(outside)
 	require.NoError(t, err)
