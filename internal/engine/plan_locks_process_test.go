@@ -147,12 +147,8 @@ func TestPlanLockAcrossProcesses(t *testing.T) {
 // Processes making guarded increments of one shared plan and of plans of their own, all at
 // once: no update is lost on any of them.
 func TestPlanLocksMixedProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
+	root, s := processStore(t, StoreConfig{HistoryLimit: 5})
 	ctx := context.Background()
-	root := t.TempDir()
-	s := mustStore(t, StoreConfig{Backend: newLocal(t, root), HistoryLimit: 5})
 	_, err := s.Put(ctx, Update{Name: "counter", Content: ptrTo("0")})
 	require.NoError(t, err)
 	children := childtest.Run(t, "TestPlanLockChildProcess", lockChildEnv("mixed", root), mixedProcesses)

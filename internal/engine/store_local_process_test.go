@@ -40,6 +40,18 @@ func startChild(t *testing.T, mode, root string) *childtest.Child {
 	return childtest.Start(t, "TestLocalBackendChildProcess", map[string]string{childModeEnv: mode, childRootEnv: root})
 }
 
+// processStore skips the test under -short, as it spawns processes, and returns a new
+// folder and a Store made with cfg on a LocalBackend there.
+func processStore(t *testing.T, cfg StoreConfig) (string, *Store) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	root := t.TempDir()
+	cfg.Backend = newLocal(t, root)
+	return root, mustStore(t, cfg)
+}
+
 // TestLocalBackendChildProcess is the worker side of the multi-process tests.
 func TestLocalBackendChildProcess(t *testing.T) {
 	childtest.SkipUnlessChild(t)
@@ -80,12 +92,8 @@ func TestLocalBackendChildProcess(t *testing.T) {
 // guarded increments of one plan through its own Store: no update may be lost, and every
 // revision a reader sees meanwhile decodes.
 func TestLocalBackendProcessesIncrement(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
+	root, s := processStore(t, StoreConfig{BaseDir: "/plans"})
 	ctx := context.Background()
-	root := t.TempDir()
-	s := storeOn(t, newLocal(t, root), "/plans")
 	zero := "0"
 	_, err := s.Put(ctx, Update{Name: "counter", Content: &zero})
 	require.NoError(t, err)
@@ -139,12 +147,8 @@ func TestLocalBackendProcessesIncrement(t *testing.T) {
 // TestLocalBackendSurvivesKill kills a writing process with SIGKILL at 30 random instants;
 // afterwards every plan decodes and List reports no warnings.
 func TestLocalBackendSurvivesKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
+	root, s := processStore(t, StoreConfig{BaseDir: "/plans"})
 	ctx := context.Background()
-	root := t.TempDir()
-	s := storeOn(t, newLocal(t, root), "/plans")
 
 	for i := range crashes {
 		child := startChild(t, "crash", root)

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -18,6 +20,14 @@ func newLocal(t testing.TB, root string, opts ...localfs.Option) *localfs.Backen
 	require.NoError(t, err)
 	t.Cleanup(func() { b.Close() })
 	return b
+}
+
+// makePlansFolder makes the plans folder of a LocalBackend on root and returns its path.
+func makePlansFolder(t testing.TB, root string) string {
+	t.Helper()
+	dir := filepath.Join(root, "plans")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	return dir
 }
 
 // mustStore is a Store made with cfg.
