@@ -52,6 +52,22 @@ func WantMissing(t testing.TB, b plan.Backend, p string) {
 	}
 }
 
+// WantExactBytes writes a file that is not clean UTF-8 (NUL bytes, CR LF, 0xff), n times
+// 11 bytes, and an empty file, as /plans/bin.md and /plans/empty.md on b, and reads each
+// back unchanged.
+func WantExactBytes(t testing.TB, b plan.Backend, n int) {
+	t.Helper()
+	binary := strings.Repeat("\x00\xff\r\n--- é ", n)
+	MustWrite(t, b, "/plans/bin.md", binary)
+	if got := MustRead(t, b, "/plans/bin.md"); got != binary {
+		t.Fatalf("binary content changed on the way: %d bytes back, %d written", len(got), len(binary))
+	}
+	MustWrite(t, b, "/plans/empty.md", "")
+	if got := MustRead(t, b, "/plans/empty.md"); got != "" {
+		t.Fatalf("empty file read back as %q", got)
+	}
+}
+
 // Ls returns LsInfo(dir) on b as "path" for files and "path/" for folders.
 func Ls(t testing.TB, b plan.Backend, dir string) []string {
 	t.Helper()

@@ -726,21 +726,7 @@ func incrementConcurrently(t *testing.T, workers, each int, stores ...*plan.Stor
 	ctx := context.Background()
 	_, err := stores[0].Put(ctx, plan.Update{Name: "counter", Content: ptr("0")})
 	require.NoError(t, err)
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := range workers {
-		s := stores[w%len(stores)]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := GuardedIncrements(ctx, s, "counter", each); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range InParallel(workers, func(w int) error { return GuardedIncrements(ctx, stores[w%len(stores)], "counter", each) }) {
 		require.NoError(t, err)
 	}
 	for _, s := range stores {
@@ -842,6 +828,28 @@ func testBaseDirSpellings(t *testing.T, b plan.Backend, dir string) {
 	}
 	_, err := readWhole(context.Background(), b, dir+"/counter.md")
 	require.NoError(t, err, "every spelling names the folder %s", dir)
+}
+
+// InParallel runs work(0) to work(n-1) at once and returns the errors they end with.
+func InParallel(n int, work func(i int) error) []error {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := work(i); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	var out []error
+	for err := range errs {
+		out = append(out, err)
+	}
+	return out
 }
 
 // GuardedIncrements adds n to the integer body of plan name, one guarded write at a time,

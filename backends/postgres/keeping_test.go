@@ -235,17 +235,9 @@ func TestKeepingSwapsFromTheSameBytesLeaveOneWinnerAndOneKeptFile(t *testing.T) 
 func TestKeepingSwapAnnouncesBothFiles(t *testing.T) {
 	writer := newBackend(t)
 	watcher := mustNew(t, newPool(t, serverURL, 0), WithSchema(writer.Schema()))
-	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
 	backendtest.MustWrite(t, writer, "/plans/a.md", "one")
-	plans, err := watcher.WatchFiles(ctx, "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
-	history, err := watcher.WatchFiles(ctx, "/plans/.history/a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	plans := backendtest.MustWatch(t, watcher, "/plans")
+	history := backendtest.MustWatch(t, watcher, "/plans/.history/a")
 	if ok, err := writer.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: "/plans/a.md", Content: "lost"}, ptr("not it"), "/plans/.history/a/0.x"); ok || err != nil {
 		t.Fatalf("refused swap = %v, %v", ok, err)
 	}

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/backends/postgres/pgtest"
 )
 
@@ -40,12 +40,7 @@ func runMain(m *testing.M) int {
 	srv, err := pgtest.Start()
 	if err != nil {
 		noServer = err.Error()
-		if os.Getenv("CI") == "true" {
-			fmt.Fprintf(os.Stderr, "FAIL: CI=true and no PostgreSQL server for the tests: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(os.Stderr, "skipping PostgreSQL tests: %v\n", err)
-		return m.Run()
+		return backendtest.RunWithoutServer(m, "PostgreSQL server", err)
 	}
 	defer srv.Remove()
 	serverURL = srv.URL()
@@ -66,12 +61,7 @@ func requireServer(t testing.TB) {
 func ownServer(t *testing.T) *pgtest.Server {
 	t.Helper()
 	srv, err := pgtest.Start()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and no PostgreSQL server for this test: %v", err)
-		}
-		t.Skipf("this test starts and stops its own server: %v", err)
-	}
+	backendtest.SkipWithoutServer(t, "PostgreSQL server", err)
 	t.Cleanup(srv.Remove)
 	return srv
 }

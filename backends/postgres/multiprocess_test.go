@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -83,25 +82,17 @@ func TestIncrementChild(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(bg, 2*time.Minute)
 	defer cancel()
-	var wg sync.WaitGroup
-	errs := make(chan error, goroutinesEach)
-	for g := range goroutinesEach {
-		b := mustNew(t, newPool(t, serverURL, 1), WithSchema(schema))
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
+	stores := make([]*plan.Store, goroutinesEach)
+	for g := range stores {
+		s, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, newPool(t, serverURL, 1), WithSchema(schema))})
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := backendtest.GuardedIncrements(ctx, s, counterName(g%plans), each); err != nil {
-				errs <- err
-			}
-		}()
+		stores[g] = s
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range backendtest.InParallel(goroutinesEach, func(g int) error {
+		return backendtest.GuardedIncrements(ctx, stores[g], counterName(g%plans), each)
+	}) {
 		t.Fatal(err)
 	}
 }

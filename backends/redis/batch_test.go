@@ -1,7 +1,6 @@
 package redisbackend
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"strconv"
@@ -19,17 +18,9 @@ import (
 // into its parents) with its size, stamped after the file, and publishes both writes.
 func TestKeepingSwapKeepsTheReplacedBytesOnlyWhenItLands(t *testing.T) {
 	b, _ := newBackend(t)
-	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
 	const p, k1, k2 = "/plans/pair.md", "/plans/.history/pair/1.0a0b0c0d", "/plans/.history/pair/2.1a2b3c4d"
-	planEvents, err := b.WatchFiles(ctx, "/plans")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keptEvents, err := b.WatchFiles(ctx, "/plans/.history/pair")
-	if err != nil {
-		t.Fatal(err)
-	}
+	planEvents := backendtest.MustWatch(t, b, "/plans")
+	keptEvents := backendtest.MustWatch(t, b, "/plans/.history/pair")
 	one, two := "revision: 1\n- [ ] step é\x00\n", "revision: 2\n- [x] step é\x00\n"
 	ok, err := b.CompareAndSwapKeeping(bg, &driver.WriteRequest{FilePath: p, Content: one}, nil, k1)
 	if err != nil || !ok {

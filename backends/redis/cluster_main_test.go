@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/backends/redis/redistest"
 )
 
@@ -34,12 +35,7 @@ func sharedCluster(t testing.TB) *redistest.Cluster {
 		}
 		cluster, clusterErr = redistest.StartCluster(clusterDir, 3, 1)
 	})
-	if clusterErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and no Redis Cluster for this test: %v", clusterErr)
-		}
-		t.Skipf("no Redis Cluster: %v", clusterErr)
-	}
+	backendtest.SkipWithoutServer(t, "Redis Cluster", clusterErr)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := cluster.WaitHealthy(ctx); err != nil {

@@ -3,7 +3,6 @@ package redisbackend
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/einoplan/plan/backends/backendtest"
@@ -29,30 +28,23 @@ func TestClusterDefaultPrefix(t *testing.T) {
 	t.Cleanup(func() { dropClusterPrefix(cc, DefaultPrefix) })
 	folders := []string{"/plans", "/team-a/plans", "/team-b/plans", "/ops"}
 	const writers, each = 6, 10
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for w := range writers {
-		b := mustNew(t, newClusterClient(t, nil))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				dir := folders[(w+i)%len(folders)]
-				s, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: dir})
-				if err != nil {
-					errs <- err
-					return
-				}
-				if _, err := s.Put(ctx, plan.Update{Name: fmt.Sprintf("w%d-%d", w, i), Content: ptr("- [ ] step"), IfRevision: ptr(int64(0))}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
+	backends := make([]*Backend, writers)
+	for w := range backends {
+		backends[w] = mustNew(t, newClusterClient(t, nil))
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range backendtest.InParallel(writers, func(w int) error {
+		for i := range each {
+			dir := folders[(w+i)%len(folders)]
+			s, err := plan.NewStore(&plan.StoreConfig{Backend: backends[w], BaseDir: dir})
+			if err != nil {
+				return err
+			}
+			if _, err := s.Put(ctx, plan.Update{Name: fmt.Sprintf("w%d-%d", w, i), Content: ptr("- [ ] step"), IfRevision: ptr(int64(0))}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}) {
 		t.Fatal(err)
 	}
 	b := mustNew(t, cc)
@@ -113,24 +105,15 @@ func clusterIncrements(t *testing.T, prefix string) {
 		t.Fatal(err)
 	}
 	const writers, each = 6, 25
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for range writers {
+	stores := make([]*plan.Store, writers)
+	for w := range stores {
 		ws, err := plan.NewStore(&plan.StoreConfig{Backend: mustNew(t, newClusterClient(t, nil), WithPrefix(prefix))})
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := backendtest.GuardedIncrements(ctx, ws, "counter", each); err != nil {
-				errs <- err
-			}
-		}()
+		stores[w] = ws
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range backendtest.InParallel(writers, func(w int) error { return backendtest.GuardedIncrements(ctx, stores[w], "counter", each) }) {
 		t.Fatal(err)
 	}
 	got, err := s.Get(ctx, "counter")

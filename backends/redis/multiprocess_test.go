@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -65,21 +64,13 @@ func TestGuardedIncrementsChild(t *testing.T) {
 	requireServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var wg sync.WaitGroup
-	errs := make(chan error, goroutinesEach)
-	for range goroutinesEach {
-		s := machine(t, prefix, nil)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := backendtest.GuardedIncrements(ctx, s, "counter", incrementsEach); err != nil {
-				errs <- err
-			}
-		}()
+	stores := make([]*plan.Store, goroutinesEach)
+	for g := range stores {
+		stores[g] = machine(t, prefix, nil)
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range backendtest.InParallel(goroutinesEach, func(g int) error {
+		return backendtest.GuardedIncrements(ctx, stores[g], "counter", incrementsEach)
+	}) {
 		t.Fatal(err)
 	}
 }

@@ -3,7 +3,6 @@ package redisbackend
 import (
 	"context"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/backends/redis/redistest"
 	"github.com/einoplan/plan/plantest"
 )
@@ -27,12 +27,7 @@ import (
 func ownServer(t *testing.T, persistent bool, args ...string) *redistest.Server {
 	t.Helper()
 	srv, err := startServer(t.TempDir(), persistent, args...)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and no redis-server for this test: %v", err)
-		}
-		t.Skipf("this test starts and stops its own server: %v", err)
-	}
+	backendtest.SkipWithoutServer(t, "redis-server", err)
 	t.Cleanup(srv.Stop)
 	return srv
 }

@@ -14,9 +14,26 @@ import (
 
 const releasePlan = "# Release 2.0\n- [x] Write the changelog\n- [ ] Run the checks\n- [ ] Tag and publish\n- [ ] Announce\n"
 
-func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
+// releaseRig is a rig where alice is signed in and the planner has written releasePlan as
+// plan release.
+func releaseRig(t *testing.T) *rig {
+	t.Helper()
 	r := newRig(t, asPerson("alice"))
 	r.put("release", releasePlan)
+	return r
+}
+
+// openRelease is a releaseRig with the board open in an en-US browser.
+func openRelease(t *testing.T) (*rig, context.Context) {
+	t.Helper()
+	r := releaseRig(t)
+	ctx := browser(t, "en-US")
+	r.open(ctx)
+	return r, ctx
+}
+
+func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
+	r := releaseRig(t)
 	r.put("docs", "# Docs site\n- [ ] Outline\n- [ ] Write\n")
 	ctx := browser(t, "en-US")
 	r.open(ctx)
@@ -74,10 +91,7 @@ func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
 }
 
 func TestApprovingInThePageLetsTheAgentMoveSteps(t *testing.T) {
-	r := newRig(t, asPerson("alice"))
-	r.put("release", releasePlan)
-	ctx := browser(t, "en-US")
-	r.open(ctx)
+	r, ctx := openRelease(t)
 
 	results := runAgent(t, r.store, "worker-1", true, moveStep("release", 2, "in_progress"))
 	if len(results) != 1 || errorCode(t, results[0]) != string(plan.CodeNotApproved) {
@@ -109,10 +123,7 @@ func TestApprovingInThePageLetsTheAgentMoveSteps(t *testing.T) {
 }
 
 func TestStaleApprovalShowsTheConflictAndChangesNothing(t *testing.T) {
-	r := newRig(t, asPerson("alice"))
-	r.put("release", releasePlan)
-	ctx := browser(t, "en-US")
-	r.open(ctx)
+	r, ctx := openRelease(t)
 	review(t, ctx, "release", 1)
 	// While the person reads revision 1, the planner rewrites the plan.
 	r.put("release", releasePlan+"- [ ] Roll back if the smoke test fails\n")

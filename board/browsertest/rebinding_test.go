@@ -13,8 +13,7 @@ import (
 // board's own page would send, same-origin as far as the browser can tell. The board
 // refuses it and the plan stays unapproved.
 func TestAPageOnAReboundHostNameCannotApprove(t *testing.T) {
-	r := newRig(t, asPerson("alice"))
-	r.put("release", releasePlan)
+	r := releaseRig(t)
 	u, err := url.Parse(r.srv.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,7 @@ import (
 // and fetches each card's steps per plan: a small plan shows every step at once, a plan of
 // about 1 MiB its first page and a button that brings the next.
 func TestCardsShowEachPlansStepsAndALargePlansStepsPageByPage(t *testing.T) {
-	r := newRig(t, asPerson("alice"))
-	r.put("release", releasePlan)
+	r := releaseRig(t)
 	var big strings.Builder
 	big.WriteString("# Big\n")
 	steps := 0

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/einoplan/plan/backends/backendtest"
 	"github.com/einoplan/plan/backends/postgres/pgtest"
 )
 
@@ -25,12 +26,7 @@ import (
 func postgresServer(t *testing.T) string {
 	t.Helper()
 	srv, err := pgtest.Start()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and no PostgreSQL server: %v", err)
-		}
-		t.Skipf("no PostgreSQL server: %v", err)
-	}
+	backendtest.SkipWithoutServer(t, "PostgreSQL server", err)
 	t.Cleanup(srv.Remove)
 	t.Setenv("PLAN_POSTGRES_SCHEMA", "planctl_"+strings.ToLower(rand.Text()[:10]))
 	t.Setenv("PLAN_REDIS", "")

@@ -110,6 +110,24 @@ func refused(t *testing.T, result, reason string) {
 	}[reason], result)
 }
 
+// allRefused asserts that the run made n tool calls and the guard refused each as
+// plans_off_limits.
+func allRefused(t *testing.T, results []string, n int) {
+	t.Helper()
+	require.Len(t, results, n, results)
+	for _, r := range results {
+		refused(t, r, "plans_off_limits")
+	}
+}
+
+// unchanged asserts that the file at path still holds before.
+func unchanged(t *testing.T, path string, before []byte) {
+	t.Helper()
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "nothing was written")
+}
+
 func call(t *testing.T, tool string, args map[string]any) plantest.Turn {
 	return plantest.CallTool(tool, jsonArgs(t, args))
 }
@@ -172,13 +190,8 @@ func TestEinoWriteFileCannotForgeAnApproval(t *testing.T) {
 		call(t, "write_file", map[string]any{"file_path": filepath.Join(link, "deploy.md"), "content": fc.Content}),
 		call(t, "write_file", map[string]any{"file_path": filepath.Join(link, "other.md"), "content": fc.Content}),
 	)
-	require.Len(t, results, 3, results)
-	for _, r := range results {
-		refused(t, r, "plans_off_limits")
-	}
-	after, err := os.ReadFile(c.planFile("deploy"))
-	require.NoError(t, err)
-	assert.Equal(t, string(before), string(after), "nothing was written")
+	allRefused(t, results, 3)
+	unchanged(t, c.planFile("deploy"), before)
 	_, err = os.Stat(c.planFile("other"))
 	assert.True(t, os.IsNotExist(err), "nothing was written through the link")
 
@@ -206,13 +219,8 @@ func TestEinoEditFileCannotMoveStepsOfAnApprovedPlan(t *testing.T) {
 		call(t, "edit_file", map[string]any{"file_path": c.planFile("release"), "old_string": held, "new_string": "- [x] Build"}),
 		call(t, "edit_file", map[string]any{"file_path": c.planFile("release"), "old_string": "- [ ] Deploy (after 2)", "new_string": "- [x] Deploy (after 2)"}),
 	)
-	require.Len(t, results, 2, results)
-	for _, r := range results {
-		refused(t, r, "plans_off_limits")
-	}
-	after, err := os.ReadFile(c.planFile("release"))
-	require.NoError(t, err)
-	assert.Equal(t, string(before), string(after), "nothing was written")
+	allRefused(t, results, 2)
+	unchanged(t, c.planFile("release"), before)
 	p, err := c.store.Get(ctx, "release")
 	require.NoError(t, err)
 	assert.Equal(t, 1, plan.Summarize(p).Progress.InProgress)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
-	"github.com/einoplan/plan/internal/localfs"
 	"github.com/einoplan/plan/internal/memfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,8 +25,7 @@ import (
 func TestHistoryShowsOnlyEntriesThatAreWhatTheirNameSays(t *testing.T) {
 	ctx := context.Background()
 	b := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: b, HistoryLimit: DefaultHistoryLimit})
-	require.NoError(t, err)
+	s := mustStore(t, StoreConfig{Backend: b, HistoryLimit: DefaultHistoryLimit})
 	for _, st := range []string{"one", "two", "three", "four"} {
 		_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: st})
 		require.NoError(t, err)
@@ -53,7 +51,7 @@ func TestHistoryShowsOnlyEntriesThatAreWhatTheirNameSays(t *testing.T) {
 	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: s.entryPath("ship", 2, entrySum(raw2)), Content: raw2[:len(raw2)-2]}))
 	assert.Equal(t, []string{"four", "three"}, statuses())
 	for _, rev := range []int64{1, 2} {
-		_, err = s.GetRevision(ctx, "ship", rev)
+		_, err := s.GetRevision(ctx, "ship", rev)
 		assert.Equal(t, document.CodeNotFound, document.CodeOf(err), "revision %d", rev)
 	}
 }
@@ -63,8 +61,7 @@ func TestHistoryShowsOnlyEntriesThatAreWhatTheirNameSays(t *testing.T) {
 func TestHistoryKeepsAHandEditedRevisionAsItWas(t *testing.T) {
 	ctx := context.Background()
 	b := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: b, HistoryLimit: DefaultHistoryLimit})
-	require.NoError(t, err)
+	s := mustStore(t, StoreConfig{Backend: b, HistoryLimit: DefaultHistoryLimit})
 	for _, st := range []string{"one", "two"} {
 		_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: st})
 		require.NoError(t, err)
@@ -97,11 +94,8 @@ func mustRevision(t *testing.T, s *Store, rev int64) (*document.Plan, string) {
 func newLocalStore(t *testing.T) (*Store, string) {
 	t.Helper()
 	root := t.TempDir()
-	backend, err := localfs.New(root)
-	require.NoError(t, err)
-	t.Cleanup(func() { backend.Close() })
-	s, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	backend := newLocal(t, root)
+	s := storeOn(t, backend, "")
 	return s, root
 }
 
@@ -196,10 +190,9 @@ func TestStraysWhereTheStrayFolderGoesNeverBlock(t *testing.T) {
 func TestHistoryNeverServesEntriesOfAnEarlierFormat(t *testing.T) {
 	ctx := context.Background()
 	backend := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
 	for _, body := range []string{"one\n", "two\n", "three\n"} {
-		_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo(body)})
+		_, err := s.Put(ctx, Update{Name: "p", Content: ptrTo(body)})
 		require.NoError(t, err)
 	}
 	dir := "/plans/.history/p"

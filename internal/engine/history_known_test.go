@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/einoplan/plan/driver"
-	"github.com/einoplan/plan/internal/localfs"
 	"github.com/einoplan/plan/internal/memfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,15 +28,10 @@ func (h *historyLists) LsInfo(ctx context.Context, req *driver.LsInfoRequest) ([
 
 func (h *historyLists) Unwrap() driver.Backend { return h.Backend }
 
+// historyEntries lists the paths in a plan's history folder.
 func historyEntries(t *testing.T, b driver.Backend, name string) []string {
 	t.Helper()
-	infos, err := b.LsInfo(context.Background(), &driver.LsInfoRequest{Path: "/plans/.history/" + name})
-	require.NoError(t, err)
-	var out []string
-	for _, i := range infos {
-		out = append(out, i.Path)
-	}
-	return out
+	return lsPaths(t, b, "/plans/.history/"+name)
 }
 
 // A Store that writes every revision of a plan itself prunes its history from the entries
@@ -45,9 +39,7 @@ func historyEntries(t *testing.T, b driver.Backend, name string) []string {
 // leave entries behind, and only once on a MemoryBackend; either way it keeps exactly the
 // bounded history.
 func TestPruneListsTheHistoryOnlyEveryFewPrunes(t *testing.T) {
-	local, err := localfs.New(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = local.Close() })
+	local := newLocal(t, t.TempDir())
 	for _, tc := range []struct {
 		name          string
 		backend       driver.Backend
@@ -59,9 +51,8 @@ func TestPruneListsTheHistoryOnlyEveryFewPrunes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			counted := &historyLists{Backend: tc.backend}
-			s, err := NewStore(&StoreConfig{Backend: counted})
-			require.NoError(t, err)
-			_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
+			s := storeOn(t, counted, "")
+			_, err := s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
 			require.NoError(t, err)
 			const writes = 16 * DefaultHistoryLimit / 2 // 16 prunes
 			for i := range writes {
@@ -85,12 +76,9 @@ func TestPruneListsTheHistoryOnlyEveryFewPrunes(t *testing.T) {
 // knownListEvery prunes, though the Store never wrote it.
 func TestStrayEntryGoesWithinFourPrunes(t *testing.T) {
 	ctx := context.Background()
-	mem, err := localfs.New(t.TempDir()) // storage other processes share
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = mem.Close() })
-	s, err := NewStore(&StoreConfig{Backend: mem})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
+	mem := newLocal(t, t.TempDir()) // storage other processes share
+	s := storeOn(t, mem, "")
+	_, err := s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
 	require.NoError(t, err)
 	for i := range DefaultHistoryLimit { // the first prune lists; the Store knows the rest
 		_, err := s.SetStatus(ctx, "p", fmt.Sprint("s", i), nil)
@@ -110,11 +98,9 @@ func TestStrayEntryGoesWithinFourPrunes(t *testing.T) {
 func TestHistoryStaysWholeWhenWritersTakeTurns(t *testing.T) {
 	ctx := context.Background()
 	mem := memfs.New()
-	here, err := NewStore(&StoreConfig{Backend: mem})
-	require.NoError(t, err)
-	there, err := NewStore(&StoreConfig{Backend: plainBackend{mem}}) // shares no Store state with here
-	require.NoError(t, err)
-	_, err = here.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
+	here := storeOn(t, mem, "")
+	there := mustStore(t, StoreConfig{Backend: plainBackend{mem}}) // shares no Store state with here
+	_, err := here.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
 	require.NoError(t, err)
 	rev := int64(1)
 	for i := range 10 * DefaultHistoryLimit {
@@ -143,10 +129,8 @@ func TestHistoryStaysWholeWhenWritersTakeTurns(t *testing.T) {
 func TestPruneAfterDeleteAndRecreateShowsOnlyTheNewPlan(t *testing.T) {
 	ctx := context.Background()
 	mem := memfs.New()
-	here, err := NewStore(&StoreConfig{Backend: mem})
-	require.NoError(t, err)
-	there, err := NewStore(&StoreConfig{Backend: plainBackend{mem}})
-	require.NoError(t, err)
+	here := storeOn(t, mem, "")
+	there := storeOn(t, plainBackend{mem}, "")
 	last := int64(0)
 	for round, s := range []*Store{here, there, here} {
 		p, err := s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})

@@ -83,9 +83,8 @@ func shipOnLocal(t *testing.T) (string, *localfs.Backend, *Store) {
 	t.Helper()
 	root := t.TempDir()
 	b := newLocal(t, root)
-	s, err := NewStore(&StoreConfig{Backend: b})
-	require.NoError(t, err)
-	_, err = s.Put(context.Background(), Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
+	s := storeOn(t, b, "")
+	_, err := s.Put(context.Background(), Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
 	require.NoError(t, err)
 	return root, b, s
 }

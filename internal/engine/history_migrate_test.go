@@ -49,10 +49,9 @@ func writeFile(t *testing.T, b driver.Backend, p, content string) {
 func TestAPlanOfANewerFormatReadsButIsNeverRewritten(t *testing.T) {
 	ctx := context.Background()
 	backend := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
 	body := "# Next\n- [ ] One\n"
-	_, err = s.Put(ctx, Update{Name: "next", Content: &body})
+	_, err := s.Put(ctx, Update{Name: "next", Content: &body})
 	require.NoError(t, err)
 	raw := readFile(t, backend, "/plans/next.md")
 	require.True(t, strings.HasPrefix(raw, "---\nformat: 2\n"), raw)
@@ -131,9 +130,8 @@ func TestMigrateKeepsAWriteThatLandsMeanwhile(t *testing.T) {
 	other := memfs.New()
 	writeFile(t, other, "/plans/.history/old/1."+crcName(r1), r1)
 	writeFile(t, other, "/plans/old.md", r2)
-	agent, err := NewStore(&StoreConfig{Backend: other})
-	require.NoError(t, err)
-	_, err = agent.SetStatus(document.WithActor(ctx, "agent-7"), "old", "agent's", nil)
+	agent := storeOn(t, other, "")
+	_, err := agent.SetStatus(document.WithActor(ctx, "agent-7"), "old", "agent's", nil)
 	require.NoError(t, err)
 	racing := &racingBackend{Backend: inner, onCRC: func() {}}
 	armed := func() {
@@ -144,8 +142,7 @@ func TestMigrateKeepsAWriteThatLandsMeanwhile(t *testing.T) {
 		}
 		writeFile(t, inner, "/plans/old.md", readFile(t, other, "/plans/old.md"))
 	}
-	s, err := NewStore(&StoreConfig{Backend: racing})
-	require.NoError(t, err)
+	s := storeOn(t, racing, "")
 
 	check, err := s.Check(ctx)
 	require.NoError(t, err)
@@ -189,8 +186,7 @@ func TestAnOldEntryThatDoesNotMatchItsCRCIsReportedAndNotConverted(t *testing.T)
 	r2 := format1File(2, "active", crcName(r1))
 	writeFile(t, backend, "/plans/.history/old/1."+crcName(r1), strings.Replace(r1, "draft", "forged", 1))
 	writeFile(t, backend, "/plans/old.md", r2)
-	s, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
 
 	check, err := s.Check(ctx)
 	require.NoError(t, err)
@@ -214,13 +210,9 @@ func TestAnOldEntryThatDoesNotMatchItsCRCIsReportedAndNotConverted(t *testing.T)
 func TestCheckSaysWhyAnApprovalNoLongerHolds(t *testing.T) {
 	ctx := context.Background()
 	backend := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
 	body := "# Ok\n- [ ] One\n"
-	_, err = s.Put(ctx, Update{Name: "ok", Content: &body})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "ok", 1, "ana")
-	require.NoError(t, err)
+	putApproved(t, ctx, s, "ok", body)
 	writeFile(t, backend, "/plans/.stray/_history-1", "left over")
 	reason := func(s *Store) string {
 		t.Helper()
@@ -236,8 +228,7 @@ func TestCheckSaysWhyAnApprovalNoLongerHolds(t *testing.T) {
 	writeFile(t, backend, "/.plans.approval-key", strings.Repeat("ab", 32)+"\n")
 	fresh := func() *Store { // a Store of another process, which has not read the key yet
 		t.Helper()
-		other, err := NewStore(&StoreConfig{Backend: backend})
-		require.NoError(t, err)
+		other := storeOn(t, backend, "")
 		return other
 	}
 	assert.Equal(t, "key_changed", reason(fresh()))
@@ -251,13 +242,24 @@ func TestCheckSaysWhyAnApprovalNoLongerHolds(t *testing.T) {
 	assert.Equal(t, "edited", reason(fresh()))
 }
 
-func lsNames(t *testing.T, b driver.Backend, dir string) []string {
+// lsPaths lists the paths in folder dir of b.
+func lsPaths(t *testing.T, b driver.Backend, dir string) []string {
 	t.Helper()
 	infos, err := b.LsInfo(context.Background(), &driver.LsInfoRequest{Path: dir})
 	require.NoError(t, err)
 	var out []string
 	for _, info := range infos {
-		out = append(out, info.Path[strings.LastIndexByte(info.Path, '/')+1:])
+		out = append(out, info.Path)
+	}
+	return out
+}
+
+// lsNames lists the names in folder dir of b.
+func lsNames(t *testing.T, b driver.Backend, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range lsPaths(t, b, dir) {
+		out = append(out, p[strings.LastIndexByte(p, '/')+1:])
 	}
 	return out
 }

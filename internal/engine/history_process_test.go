@@ -31,8 +31,7 @@ func TestHistoryChildProcess(t *testing.T) {
 	var n int
 	_, err := fmt.Sscan(spec, &root, &worker, &n)
 	require.NoError(t, err)
-	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), HistoryLimit: DefaultHistoryLimit})
-	require.NoError(t, err)
+	s := mustStore(t, StoreConfig{Backend: newLocal(t, root), HistoryLimit: DefaultHistoryLimit})
 	fmt.Println("ready")
 	_, err = bufio.NewReader(os.Stdin).ReadString('\n')
 	require.NoError(t, err)
@@ -47,9 +46,8 @@ func TestHistoryChildProcess(t *testing.T) {
 func TestHistoryAcrossProcesses(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), HistoryLimit: DefaultHistoryLimit})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] build\n"), Status: "p-0"})
+	s := mustStore(t, StoreConfig{Backend: newLocal(t, root), HistoryLimit: DefaultHistoryLimit})
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] build\n"), Status: "p-0"})
 	require.NoError(t, err)
 
 	const writes = 30

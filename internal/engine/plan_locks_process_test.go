@@ -63,36 +63,22 @@ func TestPlanLockChildProcess(t *testing.T) {
 	ctx := context.Background()
 	switch mode {
 	case "stall":
-		s, err := NewStore(&StoreConfig{Backend: &stallingLocal{Backend: newLocal(t, root)}, HistoryLimit: 5})
-		require.NoError(t, err)
-		_, err = s.Put(ctx, Update{Name: "a", Content: ptrTo("from the child\n"), IfRevision: ptrTo(int64(0))})
+		s := mustStore(t, StoreConfig{Backend: &stallingLocal{Backend: newLocal(t, root)}, HistoryLimit: 5})
+		_, err := s.Put(ctx, Update{Name: "a", Content: ptrTo("from the child\n"), IfRevision: ptrTo(int64(0))})
 		require.NoError(t, err)
 	case "mixed":
-		s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), HistoryLimit: 5})
-		require.NoError(t, err)
-		var wg sync.WaitGroup
-		errs := make(chan error, 2*mixedWorkers)
-		for w := range mixedWorkers {
-			own := fmt.Sprintf("own-%d-%d", childtest.Index(), w)
-			for _, name := range []string{"counter", own} {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if name == own {
-						if _, err := s.Put(ctx, Update{Name: own, Content: ptrTo("0"), IfRevision: ptrTo(int64(0))}); err != nil {
-							errs <- err
-							return
-						}
-					}
-					if err := guardedIncrements(ctx, s, name, mixedIncrements); err != nil {
-						errs <- err
-					}
-				}()
+		s := mustStore(t, StoreConfig{Backend: newLocal(t, root), HistoryLimit: 5})
+		// Each worker w increments the shared counter and a plan of its own, created first.
+		for _, err := range inParallel(2*mixedWorkers, func(i int) error {
+			name := "counter"
+			if i%2 == 1 {
+				name = fmt.Sprintf("own-%d-%d", childtest.Index(), i/2)
+				if _, err := s.Put(ctx, Update{Name: name, Content: ptrTo("0"), IfRevision: ptrTo(int64(0))}); err != nil {
+					return err
+				}
 			}
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+			return guardedIncrements(ctx, s, name, mixedIncrements)
+		}) {
 			t.Error(err)
 		}
 	default:
@@ -111,8 +97,7 @@ func TestPlanLockAcrossProcesses(t *testing.T) {
 			ctx := context.Background()
 			root := t.TempDir()
 			lb := newLocal(t, root)
-			s, err := NewStore(&StoreConfig{Backend: lb, HistoryLimit: 5})
-			require.NoError(t, err)
+			s := mustStore(t, StoreConfig{Backend: lb, HistoryLimit: 5})
 			child := childtest.Start(t, "TestPlanLockChildProcess", lockChildEnv("stall", root))
 			line, err := child.Stdout.ReadString('\n')
 			require.NoError(t, err, "child:\n%s", child.Stderr())
@@ -162,14 +147,9 @@ func TestPlanLockAcrossProcesses(t *testing.T) {
 // Processes making guarded increments of one shared plan and of plans of their own, all at
 // once: no update is lost on any of them.
 func TestPlanLocksMixedProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
+	root, s := processStore(t, StoreConfig{HistoryLimit: 5})
 	ctx := context.Background()
-	root := t.TempDir()
-	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), HistoryLimit: 5})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, Update{Name: "counter", Content: ptrTo("0")})
+	_, err := s.Put(ctx, Update{Name: "counter", Content: ptrTo("0")})
 	require.NoError(t, err)
 	children := childtest.Run(t, "TestPlanLockChildProcess", lockChildEnv("mixed", root), mixedProcesses)
 	for i, c := range children {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
-	"github.com/einoplan/plan/internal/localfs"
 	"github.com/einoplan/plan/internal/memfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,9 +47,7 @@ func (g *gatedBackend) Write(ctx context.Context, req *driver.WriteRequest) erro
 }
 
 func lockTestBackends(t *testing.T) map[string]driver.Backend {
-	local, err := localfs.New(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { local.Close() })
+	local := newLocal(t, t.TempDir())
 	return map[string]driver.Backend{"memory": memfs.New(), "local": local}
 }
 
@@ -62,10 +59,8 @@ func TestDistinctPlansDoNotWait(t *testing.T) {
 			ctx := context.Background()
 			gated := newGated(inner, "/a.md")
 			t.Cleanup(gated.release)
-			s, err := NewStore(&StoreConfig{Backend: gated, HistoryLimit: 5})
-			require.NoError(t, err)
-			other, err := NewStore(&StoreConfig{Backend: inner, HistoryLimit: 5})
-			require.NoError(t, err)
+			s := mustStore(t, StoreConfig{Backend: gated, HistoryLimit: 5})
+			other := mustStore(t, StoreConfig{Backend: inner, HistoryLimit: 5})
 
 			stalled := make(chan error, 1)
 			go func() {
@@ -124,26 +119,16 @@ func TestDistinctPlansDoNotWait(t *testing.T) {
 // 10,000 names written, some of their locks waited for and abandoned, leave no entry behind.
 func TestNameLocksBounded(t *testing.T) {
 	ctx := context.Background()
-	s, err := NewStore(&StoreConfig{Backend: memfs.New()})
-	require.NoError(t, err)
+	s := storeOn(t, memfs.New(), "")
 	const names, workers = 10000, 8
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < names; i += workers {
-				if _, err := s.Put(ctx, Update{Name: fmt.Sprintf("plan-%05d", i), Content: ptrTo("x\n")}); err != nil {
-					errs <- err
-					return
-				}
+	for _, err := range inParallel(workers, func(w int) error {
+		for i := w; i < names; i += workers {
+			if _, err := s.Put(ctx, Update{Name: fmt.Sprintf("plan-%05d", i), Content: ptrTo("x\n")}); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	}) {
 		require.NoError(t, err)
 	}
 	listing, err := s.ListPage(ctx, ListOptions{})
@@ -193,8 +178,7 @@ func (f *folderLocker) Lock(ctx context.Context, dir string) (func(), error) {
 func TestFolderLockerCalledOneAtATime(t *testing.T) {
 	ctx := context.Background()
 	fl := &folderLocker{Backend: memfs.New()}
-	s, err := NewStore(&StoreConfig{Backend: fl})
-	require.NoError(t, err)
+	s := storeOn(t, fl, "")
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)

@@ -21,8 +21,7 @@ import (
 func TestEntriesThatCanNeverBePlans(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	dir := filepath.Join(root, "plans")
-	require.NoError(t, os.MkdirAll(dir, 0o700))
+	dir := makePlansFolder(t, root)
 	outside := filepath.Join(root, "secret.txt")
 	require.NoError(t, os.WriteFile(outside, []byte("---\ntitle: \"secret\"\nrevision: 1\n---\nSECRET\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "target.md"), []byte("x"), 0o600))

@@ -61,9 +61,8 @@ func TestRegistryHoldsNothingForDroppedBackends(t *testing.T) {
 	baseEntries := settleRegistry(0)
 	baseHeap := liveHeap()
 	for i := 0; i < 10000; i++ {
-		s, err := NewStore(&StoreConfig{Backend: memfs.New()})
-		require.NoError(t, err)
-		_, err = s.Put(ctx, Update{Name: "p", Content: &content})
+		s := storeOn(t, memfs.New(), "")
+		_, err := s.Put(ctx, Update{Name: "p", Content: &content})
 		require.NoError(t, err)
 		_, err = s.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)
@@ -77,8 +76,7 @@ func TestRegistryHoldsNothingForDroppedBackends(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		b, err := localfs.New(root)
 		require.NoError(t, err)
-		s, err := NewStore(&StoreConfig{Backend: b})
-		require.NoError(t, err)
+		s := storeOn(t, b, "")
 		_, err = s.Put(ctx, Update{Name: "p", Content: &content})
 		require.NoError(t, err)
 	}
@@ -93,10 +91,8 @@ func TestRegistryHoldsNothingForDroppedBackends(t *testing.T) {
 // the same state, through a wrapper too.
 func TestRegistrySharesLiveState(t *testing.T) {
 	mem := memfs.New()
-	a, err := NewStore(&StoreConfig{Backend: mem, BaseDir: "plans"})
-	require.NoError(t, err)
-	b, err := NewStore(&StoreConfig{Backend: struct{ driver.Backend }{mem}, BaseDir: "/plans/"})
-	require.NoError(t, err)
+	a := storeOn(t, mem, "plans")
+	b := mustStore(t, StoreConfig{Backend: struct{ driver.Backend }{mem}, BaseDir: "/plans/"})
 	assert.Same(t, a.shared, b.shared)
 	root := t.TempDir()
 	l1, err := localfs.New(root)
@@ -193,18 +189,7 @@ func counterWorkers(t *testing.T, stores []*Store, n int) {
 	ctx := context.Background()
 	_, err := stores[0].Put(ctx, Update{Name: "counter", Content: ptrTo("0"), IfRevision: ptrTo[int64](0)})
 	require.NoError(t, err)
-	var wg sync.WaitGroup
-	errs := make(chan error, len(stores))
-	for _, s := range stores {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- guardedIncrements(ctx, s, "counter", n)
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range inParallel(len(stores), func(i int) error { return guardedIncrements(ctx, stores[i], "counter", n) }) {
 		require.NoError(t, err)
 	}
 	assertCounter(t, stores[0], len(stores)*n)

@@ -20,9 +20,8 @@ import (
 func TestApprovalGateLetsNoRewriteStartAnUnapprovedStep(t *testing.T) {
 	ctx := context.Background()
 	gated := document.WithStepGate(ctx)
-	s, err := NewStore(&StoreConfig{Backend: memfs.New()})
-	require.NoError(t, err)
-	_, err = s.Put(gated, Update{Name: "p", Content: ptrTo("- [ ] A\n- [ ] B\n")})
+	s := storeOn(t, memfs.New(), "")
+	_, err := s.Put(gated, Update{Name: "p", Content: ptrTo("- [ ] A\n- [ ] B\n")})
 	require.NoError(t, err)
 	_, err = s.Approve(ctx, "p", 1, "boss")
 	require.NoError(t, err)
@@ -52,12 +51,7 @@ func approvedStore(t *testing.T, root string) (*Store, *[]Change) {
 	store, err := NewStore(&StoreConfig{Backend: newLocal(t, root),
 		OnChange: func(_ context.Context, c Change) { changes = append(changes, c) }})
 	require.NoError(t, err)
-	body := approvalPlan
-	_, err = store.Put(context.Background(), Update{Name: "release", Content: &body})
-	require.NoError(t, err)
-	p, err := store.Approve(context.Background(), "release", 1, "ana")
-	require.NoError(t, err)
-	require.NotNil(t, p.Approval)
+	require.NotNil(t, putApproved(t, context.Background(), store, "release", approvalPlan).Approval)
 	return store, &changes
 }
 
@@ -112,7 +106,12 @@ func TestStoreApproveAndRevoke(t *testing.T) {
 // TestApprovalKeptAndRevoked: what keeps an approval and what revokes it.
 func TestApprovalKeptAndRevoked(t *testing.T) {
 	ctx := context.Background()
-	str := func(s string) *string { return &s }
+	rewrite := func(body string) func(s *Store) error {
+		return func(s *Store) error {
+			_, err := s.Put(ctx, Update{Name: "release", Content: &body})
+			return err
+		}
+	}
 	for _, tc := range []struct {
 		name   string
 		change func(s *Store) error
@@ -127,36 +126,15 @@ func TestApprovalKeptAndRevoked(t *testing.T) {
 			_, err := s.Put(ctx, Update{Name: "release", Title: "Release 2"})
 			return err
 		}, true},
-		{"rewrite with markers only changed", func(s *Store) error {
-			// A rewrite is not a step move: marking "drop the database" pending again by
-			// hand, say, must not keep an approval of it as skipped.
-			_, err := s.Put(ctx, Update{Name: "release", Content: str(strings.Replace(approvalPlan, "- [ ]", "- [X]", 1))})
-			return err
-		}, false},
-		{"the same body again", func(s *Store) error {
-			_, err := s.Put(ctx, Update{Name: "release", Content: str(approvalPlan)})
-			return err
-		}, true},
-		{"step added", func(s *Store) error {
-			_, err := s.Put(ctx, Update{Name: "release", Content: str(approvalRevised)})
-			return err
-		}, false},
-		{"step reworded", func(s *Store) error {
-			_, err := s.Put(ctx, Update{Name: "release", Content: str(strings.Replace(approvalPlan, "changelog", "release notes", 1))})
-			return err
-		}, false},
-		{"steps reordered", func(s *Store) error {
-			_, err := s.Put(ctx, Update{Name: "release", Content: str("# Release\n- [ ] Tag the release\n- [ ] Write the changelog\n")})
-			return err
-		}, false},
-		{"step removed", func(s *Store) error {
-			_, err := s.Put(ctx, Update{Name: "release", Content: str("# Release\n- [ ] Write the changelog\n")})
-			return err
-		}, false},
-		{"other text", func(s *Store) error {
-			_, err := s.Put(ctx, Update{Name: "release", Content: str(approvalPlan + "\nRisks: none.\n")})
-			return err
-		}, false},
+		// A rewrite is not a step move: marking "drop the database" pending again by hand,
+		// say, must not keep an approval of it as skipped.
+		{"rewrite with markers only changed", rewrite(strings.Replace(approvalPlan, "- [ ]", "- [X]", 1)), false},
+		{"the same body again", rewrite(approvalPlan), true},
+		{"step added", rewrite(approvalRevised), false},
+		{"step reworded", rewrite(strings.Replace(approvalPlan, "changelog", "release notes", 1)), false},
+		{"steps reordered", rewrite("# Release\n- [ ] Tag the release\n- [ ] Write the changelog\n"), false},
+		{"step removed", rewrite("# Release\n- [ ] Write the changelog\n"), false},
+		{"other text", rewrite(approvalPlan + "\nRisks: none.\n"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -226,14 +204,10 @@ func slicesFilter(in []string, keep func(string) bool) []string {
 // The history names who approved, who revoked (WithActor) and who handed a step over.
 func TestHistoryNamesApproverRevokerAndTakeover(t *testing.T) {
 	ctx := context.Background()
-	s, err := NewStore(&StoreConfig{Backend: memfs.New(), DefaultAuthor: "planner"})
-	require.NoError(t, err)
+	s := mustStore(t, StoreConfig{Backend: memfs.New(), DefaultAuthor: "planner"})
 	body := "# Ship\n- [ ] build\n"
-	_, err = s.Put(ctx, Update{Name: "ship", Content: &body})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "ship", 1, "ana")
-	require.NoError(t, err)
-	_, _, err = s.MoveStep(ctx, StepMove{Name: "ship", Step: 1, State: document.StepInProgress, By: "worker-1"})
+	putApproved(t, ctx, s, "ship", body)
+	_, _, err := s.MoveStep(ctx, StepMove{Name: "ship", Step: 1, State: document.StepInProgress, By: "worker-1"})
 	require.NoError(t, err)
 	_, _, err = s.MoveStep(document.WithActor(ctx, "bob"), StepMove{Name: "ship", Step: 1, State: document.StepInProgress, By: "worker-2", Takeover: true})
 	require.NoError(t, err)
@@ -255,10 +229,7 @@ func TestDecodePlanNeverReportsAnApprovalItCannotVerify(t *testing.T) {
 	ctx := context.Background()
 	b := memfs.New()
 	s := storeOn(t, b, "")
-	p, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] deploy\n")})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "ship", p.Revision, "ana")
-	require.NoError(t, err)
+	putApproved(t, ctx, s, "ship", "- [ ] deploy\n")
 	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/ship.md"})
 	require.NoError(t, err)
 	real := fc.Content

@@ -86,11 +86,10 @@ func TestDeleteUndecodablePlanKeepsRevisionsFromRepeating(t *testing.T) {
 			t.Run(kind+"/"+breakage, func(t *testing.T) {
 				ctx := context.Background()
 				b := newBackend()
-				s, err := NewStore(&StoreConfig{Backend: b, MaxContentBytes: maxContent})
-				require.NoError(t, err)
+				s := mustStore(t, StoreConfig{Backend: b, MaxContentBytes: maxContent})
 				body := "- [ ] a\n"
 				for range 5 {
-					_, err = s.Put(ctx, Update{Name: "p", Content: &body})
+					_, err := s.Put(ctx, Update{Name: "p", Content: &body})
 					require.NoError(t, err)
 				}
 				fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/p.md"})
@@ -124,12 +123,11 @@ func TestDeleteUndecodablePlanKeepsRevisionsFromRepeating(t *testing.T) {
 func TestRevisionNeverWrapsAround(t *testing.T) {
 	ctx := context.Background()
 	b := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: b})
-	require.NoError(t, err)
+	s := storeOn(t, b, "")
 	stored := document.EncodePlan(&document.Plan{Title: "t", Status: "s", Revision: math.MaxInt64, Content: "x"})
 	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: "/plans/max.md", Content: stored}))
 	body := "y"
-	_, err = s.Put(ctx, Update{Name: "max", Content: &body})
+	_, err := s.Put(ctx, Update{Name: "max", Content: &body})
 	require.Equal(t, document.CodeCorrupt, document.CodeOf(err), "%v", err)
 	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/max.md"})
 	require.NoError(t, err)
@@ -147,10 +145,9 @@ func TestRevisionNeverWrapsAround(t *testing.T) {
 func TestDeleteLosingEveryRaceIsABackendError(t *testing.T) {
 	ctx := context.Background()
 	b := &swapMemory{Backend: memfs.New()}
-	s, err := NewStore(&StoreConfig{Backend: b})
-	require.NoError(t, err)
+	s := storeOn(t, b, "")
 	body := "x"
-	_, err = s.Put(ctx, Update{Name: "p", Content: &body})
+	_, err := s.Put(ctx, Update{Name: "p", Content: &body})
 	require.NoError(t, err)
 	b.loseDelete = true
 	_, err = s.Delete(ctx, "p", nil)

@@ -19,7 +19,7 @@ func TestLinkOutsideRootDoesNotBlockTheName(t *testing.T) {
 	ctx := context.Background()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o700))
+	makePlansFolder(t, root)
 	require.NoError(t, os.WriteFile(filepath.Join(base, "secret.txt"), []byte("s"), 0o600))
 	require.NoError(t, os.Symlink("../../secret.txt", filepath.Join(root, "plans", "evil.md")))
 	s := storeOn(t, newLocal(t, root), "")

@@ -16,10 +16,8 @@ import (
 // exactly the plan file and its folder once; reads sync nothing.
 func TestEveryChangeCostsOneDurableWrite(t *testing.T) {
 	ctx := document.WithActor(context.Background(), "worker")
-	b, err := localfs.New(t.TempDir())
-	require.NoError(t, err)
-	s, err := NewStore(&StoreConfig{Backend: b, HistoryLimit: 10})
-	require.NoError(t, err)
+	b := newLocal(t, t.TempDir())
+	s := mustStore(t, StoreConfig{Backend: b, HistoryLimit: 10})
 	syncs := func(what string, change func() error) {
 		t.Helper()
 		before := localfs.Syncs()
@@ -46,7 +44,7 @@ func TestEveryChangeCostsOneDurableWrite(t *testing.T) {
 	rewrite := body + "- [ ] release\n"
 	syncs("rewrite", func() error { _, err := s.Put(ctx, Update{Name: "ship-0", Content: &rewrite}); return err })
 	before := localfs.Syncs()
-	_, err = s.Get(ctx, "ship-0")
+	_, err := s.Get(ctx, "ship-0")
 	require.NoError(t, err)
 	_, err = s.ListPage(ctx, ListOptions{})
 	require.NoError(t, err)

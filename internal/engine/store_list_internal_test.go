@@ -104,10 +104,8 @@ func summaryNames(entries []*cachedSummary) []string {
 func TestSummariesAreHandedOutAgainWhileTheListingIs(t *testing.T) {
 	ctx := context.Background()
 	backend := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	other, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
+	other := storeOn(t, backend, "")
 	for _, name := range []string{"a", "b"} {
 		_, err := other.Put(ctx, Update{Name: name, Content: ptrTo("- [ ] x")})
 		require.NoError(t, err)
@@ -133,8 +131,7 @@ func TestSummariesAreHandedOutAgainWhileTheListingIs(t *testing.T) {
 func TestListStaysSortedAcrossCachedListings(t *testing.T) {
 	ctx := context.Background()
 	backend := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
 	names := func() []string {
 		l, err := s.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)
@@ -152,10 +149,9 @@ func TestListStaysSortedAcrossCachedListings(t *testing.T) {
 	require.Equal(t, []string{"c:s", "m:s", "x:s"}, names())
 	require.Equal(t, []string{"c:s", "m:s", "x:s"}, names(), "served from the cache")
 
-	other, err := NewStore(&StoreConfig{Backend: backend, BaseDir: "/plans"})
-	require.NoError(t, err)
+	other := storeOn(t, backend, "/plans")
 	body := "b"
-	_, err = other.Put(ctx, Update{Name: "a", Content: &body, Status: "new"})
+	_, err := other.Put(ctx, Update{Name: "a", Content: &body, Status: "new"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"a:new", "c:s", "m:s", "x:s"}, names())
 	// Behind the Store's back: a deletion and a rewrite.
@@ -183,10 +179,8 @@ func TestListFollowsEveryChangeInNameOrder(t *testing.T) {
 				require.NoError(t, err)
 				backend = b
 			}
-			lister, err := NewStore(&StoreConfig{Backend: backend, HistoryLimit: -1})
-			require.NoError(t, err)
-			writer, err := NewStore(&StoreConfig{Backend: backend, HistoryLimit: -1})
-			require.NoError(t, err)
+			lister := mustStore(t, StoreConfig{Backend: backend, HistoryLimit: -1})
+			writer := mustStore(t, StoreConfig{Backend: backend, HistoryLimit: -1})
 			names := []string{"a", "a-b", "a-b-c", "a0", "a_b", "ab", "b", "b-a", "c-1", "c"}
 			rng := rand.New(rand.NewPCG(7, 8))
 			for round := 0; round < 150; round++ {
@@ -252,10 +246,8 @@ func TestASlowListingLeavesNoStaleListingBehind(t *testing.T) {
 	ctx := context.Background()
 	mem := memfs.New()
 	held := &heldRead{Backend: mem, path: api.DefaultBaseDir + "/x.md", entered: make(chan struct{}), release: make(chan struct{})}
-	writer, err := NewStore(&StoreConfig{Backend: mem, HistoryLimit: -1})
-	require.NoError(t, err)
-	lister, err := NewStore(&StoreConfig{Backend: held, HistoryLimit: -1})
-	require.NoError(t, err)
+	writer := mustStore(t, StoreConfig{Backend: mem, HistoryLimit: -1})
+	lister := mustStore(t, StoreConfig{Backend: held, HistoryLimit: -1})
 	put := func(name, status string) {
 		t.Helper()
 		body := "- [ ] step"

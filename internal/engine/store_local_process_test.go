@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,29 +40,27 @@ func startChild(t *testing.T, mode, root string) *childtest.Child {
 	return childtest.Start(t, "TestLocalBackendChildProcess", map[string]string{childModeEnv: mode, childRootEnv: root})
 }
 
+// processStore skips the test under -short, as it spawns processes, and returns a new
+// folder and a Store made with cfg on a LocalBackend there.
+func processStore(t *testing.T, cfg StoreConfig) (string, *Store) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	root := t.TempDir()
+	cfg.Backend = newLocal(t, root)
+	return root, mustStore(t, cfg)
+}
+
 // TestLocalBackendChildProcess is the worker side of the multi-process tests.
 func TestLocalBackendChildProcess(t *testing.T) {
 	childtest.SkipUnlessChild(t)
 	mode, root := os.Getenv(childModeEnv), os.Getenv(childRootEnv)
 	ctx := context.Background()
-	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
-	require.NoError(t, err)
+	s := storeOn(t, newLocal(t, root), "/plans")
 	switch mode {
 	case "increment":
-		var wg sync.WaitGroup
-		errs := make(chan error, childWorkers)
-		for range childWorkers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := guardedIncrements(ctx, s, "counter", childIncrements); err != nil {
-					errs <- err
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		for _, err := range inParallel(childWorkers, func(int) error { return guardedIncrements(ctx, s, "counter", childIncrements) }) {
 			t.Error(err)
 		}
 	case "crash":
@@ -72,6 +69,7 @@ func TestLocalBackendChildProcess(t *testing.T) {
 		for i := 0; ; i++ {
 			name := fmt.Sprintf("p%d", i%5)
 			body := fmt.Sprintf("# %s at %d\n%s", name, i, strings.Repeat("- [ ] step\n", rand.IntN(3000)))
+			var err error
 			if i%7 == 6 {
 				_, err = s.Delete(ctx, name, nil)
 				if document.CodeOf(err) == document.CodeNotFound {
@@ -94,15 +92,10 @@ func TestLocalBackendChildProcess(t *testing.T) {
 // guarded increments of one plan through its own Store: no update may be lost, and every
 // revision a reader sees meanwhile decodes.
 func TestLocalBackendProcessesIncrement(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
+	root, s := processStore(t, StoreConfig{BaseDir: "/plans"})
 	ctx := context.Background()
-	root := t.TempDir()
-	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
-	require.NoError(t, err)
 	zero := "0"
-	_, err = s.Put(ctx, Update{Name: "counter", Content: &zero})
+	_, err := s.Put(ctx, Update{Name: "counter", Content: &zero})
 	require.NoError(t, err)
 
 	var children []*childtest.Child
@@ -154,13 +147,8 @@ func TestLocalBackendProcessesIncrement(t *testing.T) {
 // TestLocalBackendSurvivesKill kills a writing process with SIGKILL at 30 random instants;
 // afterwards every plan decodes and List reports no warnings.
 func TestLocalBackendSurvivesKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
+	root, s := processStore(t, StoreConfig{BaseDir: "/plans"})
 	ctx := context.Background()
-	root := t.TempDir()
-	s, err := NewStore(&StoreConfig{Backend: newLocal(t, root), BaseDir: "/plans"})
-	require.NoError(t, err)
 
 	for i := range crashes {
 		child := startChild(t, "crash", root)

@@ -20,8 +20,7 @@ import (
 func TestRememberedPlanIsWhatTheFileDecodesTo(t *testing.T) {
 	ctx := document.WithActor(context.Background(), "worker")
 	b := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: b, HoldTTL: time.Minute})
-	require.NoError(t, err)
+	s := mustStore(t, StoreConfig{Backend: b, HoldTTL: time.Minute})
 	body := "# Ship\n\n- [ ] build\n- [ ] test (after 1)\n- [ ] release (after 2)\n"
 	rewrite := body + "- [ ] announce\n"
 	check := func(step string) {
@@ -42,7 +41,7 @@ func TestRememberedPlanIsWhatTheFileDecodesTo(t *testing.T) {
 		s.checkApprovalSeal(ctx, want)
 		require.Equal(t, *want, *got, step)
 	}
-	_, err = s.Put(ctx, Update{Name: "ship", Content: &body, Author: "lead"})
+	_, err := s.Put(ctx, Update{Name: "ship", Content: &body, Author: "lead"})
 	require.NoError(t, err)
 	check("create")
 	_, err = s.SetStatus(ctx, "ship", "in-progress", nil)

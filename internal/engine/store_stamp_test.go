@@ -36,8 +36,8 @@ func backdate(t *testing.T, root string) {
 func TestSummariesOfAnUnchangedFolderListNothing(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	counting := &countingBackend{Backend: newLocalForWatch(t, root)}
-	s := newWatchStore(t, counting)
+	counting := &countingBackend{Backend: newLocal(t, root)}
+	s := storeOn(t, counting, "")
 	for _, name := range []string{"alpha", "beta", "gamma"} {
 		_, err := s.Put(ctx, Update{Name: name, Content: ptrTo(watchBody)})
 		require.NoError(t, err)
@@ -63,7 +63,7 @@ func TestSummariesOfAnUnchangedFolderListNothing(t *testing.T) {
 	assert.Equal(t, first, digest())
 	assert.Equal(t, listed, counting.Lists.Load(), "an unchanged folder is not listed again")
 
-	other := newWatchStore(t, newLocalForWatch(t, root))
+	other := storeOn(t, newLocal(t, root), "")
 	_, err := other.SetStatus(ctx, "beta", "shipped", nil)
 	require.NoError(t, err)
 	assert.Contains(t, digest(), `"shipped"`)
@@ -78,7 +78,7 @@ func TestSummariesOfAnUnchangedFolderListNothing(t *testing.T) {
 func TestInPlaceRewriteShowsOnceTheStampsTrustEnds(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s := newWatchStore(t, newLocalForWatch(t, root))
+	s := storeOn(t, newLocal(t, root), "")
 	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 	require.NoError(t, err)
 	backdate(t, root)
@@ -108,7 +108,7 @@ func TestWatchFullScanSeesAnInPlaceRewriteTheStampMisses(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	root := t.TempDir()
-	s := newWatchStore(t, newLocalForWatch(t, root))
+	s := storeOn(t, newLocal(t, root), "")
 	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 	require.NoError(t, err)
 	backdate(t, root)
@@ -151,7 +151,7 @@ func TestAStampNeverVouchesForALaterListing(t *testing.T) {
 	ctx := context.Background()
 	mem := memfs.New()
 	b := &scriptedStamp{Backend: mem, stamp: "A"}
-	s := newWatchStore(t, b)
+	s := storeOn(t, b, "")
 	for _, name := range []string{"alpha", "beta"} {
 		_, err := s.Put(ctx, Update{Name: name, Content: ptrTo(watchBody)})
 		require.NoError(t, err)
@@ -200,10 +200,8 @@ func listedWhileAbsent(t *testing.T, b driver.Backend, settle func()) *Store {
 	t.Helper()
 	ctx := context.Background()
 	hooked := &listingHook{Backend: b}
-	s, err := NewStore(&StoreConfig{Backend: hooked})
-	require.NoError(t, err)
-	other, err := NewStore(&StoreConfig{Backend: b})
-	require.NoError(t, err)
+	s := storeOn(t, hooked, "")
+	other := storeOn(t, b, "")
 	between := func() {
 		_, err := other.Put(ctx, Update{Name: "ghost", Content: ptrTo("- [ ] boo\n")})
 		require.NoError(t, err)
@@ -260,13 +258,11 @@ func TestAListAfterRestoreSummarizesTheRestoredFiles(t *testing.T) {
 	ctx := context.Background()
 	mem := memfs.New()
 	hooked := &listedThen{Backend: mem}
-	s, err := NewStore(&StoreConfig{Backend: hooked})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, Update{Name: "x", Content: ptrTo("- [ ] a\n"), Title: "old"})
+	s := storeOn(t, hooked, "")
+	_, err := s.Put(ctx, Update{Name: "x", Content: ptrTo("- [ ] a\n"), Title: "old"})
 	require.NoError(t, err)
 	snap := mem.Snapshot()
-	other, err := NewStore(&StoreConfig{Backend: mem})
-	require.NoError(t, err)
+	other := storeOn(t, mem, "")
 	hooked.then = func() {
 		_, err := other.Put(ctx, Update{Name: "x", Title: "new"})
 		require.NoError(t, err)
@@ -287,7 +283,7 @@ func TestAMissingLocalFolderVouchesForNoListing(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	// Backdated past the racy window, so the other Store's listing caches the plan.
-	s := listedWhileAbsent(t, newLocalForWatch(t, root), func() { backdate(t, root) })
+	s := listedWhileAbsent(t, newLocal(t, root), func() { backdate(t, root) })
 
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "plans")))
 	l, err := s.ListPage(ctx, ListOptions{})

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"path"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -51,12 +50,7 @@ func (b *keepingSwapping) Write(ctx context.Context, req *driver.WriteRequest) e
 // entryNames lists the names in a plan's history folder, sorted.
 func entryNames(t *testing.T, b driver.Backend, name string) []string {
 	t.Helper()
-	infos, err := b.LsInfo(context.Background(), &driver.LsInfoRequest{Path: "/plans/.history/" + name})
-	require.NoError(t, err)
-	var out []string
-	for _, fi := range infos {
-		out = append(out, path.Base(fi.Path))
-	}
+	out := lsNames(t, b, "/plans/.history/"+name)
 	sort.Strings(out)
 	return out
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/cloudwego/eino/adk/middlewares/plantask"
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
-	"github.com/einoplan/plan/internal/localfs"
 	"github.com/einoplan/plan/internal/memfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -59,12 +58,9 @@ func (r *strayRace) Delete(ctx context.Context, req *plantask.DeleteRequest) err
 func TestStrayTombstoneFolderClearedOnce(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	b, err := localfs.New(root)
-	require.NoError(t, err)
-	t.Cleanup(func() { b.Close() })
+	b := newLocal(t, root)
 	race := &strayRace{Backend: b, bRead: make(chan struct{}), aDone: make(chan struct{})}
-	s, err := NewStore(&StoreConfig{Backend: race})
-	require.NoError(t, err)
+	s := storeOn(t, race, "")
 	for _, name := range []string{"a", "b"} {
 		for range 3 {
 			_, err := s.Put(ctx, Update{Name: name, Content: ptrTo("x")})
@@ -83,7 +79,7 @@ func TestStrayTombstoneFolderClearedOnce(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("b's delete never read its tombstone")
 	}
-	_, err = s.Delete(ctx, "a", nil)
+	_, err := s.Delete(ctx, "a", nil)
 	close(race.aDone)
 	require.NoError(t, err)
 	require.NoError(t, <-bDone)
@@ -123,9 +119,8 @@ const reviewedRelease = "# Release\n- [ ] Run the security review\n- [ ] Deploy 
 // A plan never written under the requirement is written again without it.
 func TestADeletedPlanWithoutTheRequirementComesBackWithoutIt(t *testing.T) {
 	ctx := context.Background()
-	s, err := NewStore(&StoreConfig{Backend: memfs.New()})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, Update{Name: "notes", Content: ptrTo(reviewedRelease)})
+	s := storeOn(t, memfs.New(), "")
+	_, err := s.Put(ctx, Update{Name: "notes", Content: ptrTo(reviewedRelease)})
 	require.NoError(t, err)
 	_, err = s.Delete(document.WithActor(ctx, "ana"), "notes", nil)
 	require.NoError(t, err)

@@ -24,7 +24,7 @@ func TestStrayEntriesOnTheTombstonePathBlockNoName(t *testing.T) {
 	for name, mk := range cases {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
-			require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o700))
+			makePlansFolder(t, root)
 			require.NoError(t, mk(root))
 			if name == "tombstone links outside" {
 				require.NoError(t, os.Symlink("/etc/hostname", filepath.Join(root, "plans", ".deleted", "fresh")))
@@ -40,7 +40,7 @@ func TestStrayEntriesOnTheTombstonePathBlockNoName(t *testing.T) {
 func TestStrayDeletedFileBlocksNoCreate(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o700))
+	makePlansFolder(t, root)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "plans", ".deleted"), []byte("oops"), 0o600))
 	s := storeOn(t, newLocal(t, root), "")
 	_, err := s.Put(ctx, Update{Name: "fresh", Content: ptrTo("- [ ] x\n"), IfRevision: ptrTo[int64](0)})

@@ -37,8 +37,7 @@ func TestWatchWriterProcess(t *testing.T) {
 	b, err := localfs.New(root)
 	require.NoError(t, err)
 	defer b.Close()
-	s, err := NewStore(&StoreConfig{Backend: b, DefaultAuthor: "child"})
-	require.NoError(t, err)
+	s := mustStore(t, StoreConfig{Backend: b, DefaultAuthor: "child"})
 	ctx := context.Background()
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -76,6 +75,25 @@ func Next(t *testing.T, ch <-chan Change) Change {
 	}
 }
 
+// putShip puts plan ship through s, returning a context that ends with the test.
+func putShip(t *testing.T, s *Store) context.Context {
+	t.Helper()
+	ctx := t.Context()
+	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	require.NoError(t, err)
+	return ctx
+}
+
+// tickedWatch watches s with opts, polling on each send to tick.
+func tickedWatch(t *testing.T, ctx context.Context, s *Store, opts watchOptions) (<-chan Change, chan<- time.Time) {
+	t.Helper()
+	tick := make(chan time.Time)
+	opts.tick = tick
+	ch, err := s.watch(ctx, opts)
+	require.NoError(t, err)
+	return ch, tick
+}
+
 // quiet asserts that nothing arrives on ch for d.
 func quiet(t *testing.T, ch <-chan Change, d time.Duration) {
 	t.Helper()
@@ -86,26 +104,26 @@ func quiet(t *testing.T, ch <-chan Change, d time.Duration) {
 	}
 }
 
-func newWatchStore(t *testing.T, b driver.Backend) *Store {
+// watchedPair makes two Stores on one MemoryBackend, puts plan name through mine and
+// watches mine, polling every 5ms, until cancel.
+func watchedPair(t *testing.T, name string) (mine, other *Store, ch <-chan Change, cancel context.CancelFunc) {
 	t.Helper()
-	s, err := NewStore(&StoreConfig{Backend: b})
+	b := memfs.New()
+	mine, other = storeOn(t, b, ""), storeOn(t, b, "")
+	ctx := context.Background()
+	_, err := mine.Put(ctx, Update{Name: name, Content: ptrTo(watchBody)})
 	require.NoError(t, err)
-	return s
-}
-
-func newLocalForWatch(t *testing.T, root string) *localfs.Backend {
-	t.Helper()
-	b, err := localfs.New(root)
+	wctx, cancel := context.WithCancel(ctx)
+	ch, err = mine.Watch(wctx, WatchOptions{Interval: 5 * time.Millisecond})
 	require.NoError(t, err)
-	t.Cleanup(func() { b.Close() })
-	return b
+	return mine, other, ch, cancel
 }
 
 // A watcher in this process sees, without polling on its side, each change another
 // process makes on the same folder, in order and with what changed.
 func TestWatchSeesOtherProcess(t *testing.T) {
 	root := t.TempDir()
-	s := newWatchStore(t, newLocalForWatch(t, root))
+	s := storeOn(t, newLocal(t, root), "")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch, err := s.Watch(ctx, WatchOptions{Interval: 20 * time.Millisecond})
@@ -143,14 +161,8 @@ func TestWatchSeesOtherProcess(t *testing.T) {
 
 // Any Backend without a driver.Watcher is polled; the Store's own writes are seen like others'.
 func TestWatchPollsOtherBackends(t *testing.T) {
-	b := memfs.New()
-	mine, other := newWatchStore(t, b), newWatchStore(t, b)
 	ctx := context.Background()
-	_, err := mine.Put(ctx, Update{Name: "before", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
-	wctx, cancel := context.WithCancel(ctx)
-	ch, err := mine.Watch(wctx, WatchOptions{Interval: 5 * time.Millisecond})
-	require.NoError(t, err)
+	mine, other, ch, cancel := watchedPair(t, "before")
 	quiet(t, ch, 30*time.Millisecond) // the starting point is not delivered
 
 	for i := 1; i <= 3; i++ {
@@ -179,17 +191,11 @@ func TestWatchPollsOtherBackends(t *testing.T) {
 // seen past its create: the watcher says so with a resync, then delivers the latest state.
 func TestWatchGapSendsResync(t *testing.T) {
 	b := memfs.New()
-	s, err := NewStore(&StoreConfig{Backend: b, HistoryLimit: -1})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err = s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
-	tick := make(chan time.Time)
-	ch, err := s.watch(ctx, watchOptions{tick: tick})
-	require.NoError(t, err)
+	s := mustStore(t, StoreConfig{Backend: b, HistoryLimit: -1})
+	ctx := putShip(t, s)
+	ch, tick := tickedWatch(t, ctx, s, watchOptions{})
 
-	_, err = s.SetStatus(ctx, "ship", "a", nil)
+	_, err := s.SetStatus(ctx, "ship", "a", nil)
 	require.NoError(t, err)
 	_, err = s.SetStatus(ctx, "ship", "b", nil)
 	require.NoError(t, err)
@@ -221,12 +227,10 @@ func TestWatchGapSendsResync(t *testing.T) {
 // A receiver that does not keep up never blocks the watcher: changes that do not fit are
 // dropped and one resync takes their place once there is room.
 func TestWatchSlowReceiverGetsOneResync(t *testing.T) {
-	s := newWatchStore(t, memfs.New())
+	s := storeOn(t, memfs.New(), "")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	tick := make(chan time.Time)
-	ch, err := s.watch(ctx, watchOptions{WatchOptions: WatchOptions{Buffer: 2}, tick: tick})
-	require.NoError(t, err)
+	ch, tick := tickedWatch(t, ctx, s, watchOptions{WatchOptions: WatchOptions{Buffer: 2}})
 	for i := range 5 {
 		_, err := s.Put(ctx, Update{Name: fmt.Sprintf("p%d", i), Content: ptrTo(watchBody)})
 		require.NoError(t, err)
@@ -242,7 +246,7 @@ func TestWatchSlowReceiverGetsOneResync(t *testing.T) {
 	assert.Equal(t, Change{Action: document.ActionResync}, got[2])
 	quiet(t, ch, 50*time.Millisecond)
 
-	_, err = s.SetStatus(ctx, "p4", "late", nil)
+	_, err := s.SetStatus(ctx, "p4", "late", nil)
 	require.NoError(t, err)
 	tick <- time.Now()
 	c := Next(t, ch)
@@ -270,18 +274,13 @@ func (c *countingBackend) Unwrap() driver.Backend { return c.Backend }
 // was renamed or removed there. A write changes the stamp and is seen.
 func TestWatchLocalIdlePollDoesNotList(t *testing.T) {
 	root := t.TempDir()
-	counting := &countingBackend{Backend: newLocalForWatch(t, root)}
-	s := newWatchStore(t, counting)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
+	counting := &countingBackend{Backend: newLocal(t, root)}
+	s := storeOn(t, counting, "")
+	ctx := putShip(t, s)
 	past := time.Now().Add(-time.Hour)
 	require.NoError(t, os.Chtimes(filepath.Join(root, "plans"), past, past))
 
-	tick := make(chan time.Time)
-	ch, err := s.watch(ctx, watchOptions{tick: tick, fullScan: time.Hour})
-	require.NoError(t, err)
+	ch, tick := tickedWatch(t, ctx, s, watchOptions{fullScan: time.Hour})
 	require.Equal(t, int64(1), counting.Lists.Load(), "the starting snapshot")
 	for range 6 {
 		tick <- time.Now() // a tick is taken once the previous poll is over
@@ -289,8 +288,8 @@ func TestWatchLocalIdlePollDoesNotList(t *testing.T) {
 	assert.Equal(t, int64(1), counting.Lists.Load(), "idle polls list nothing")
 	quiet(t, ch, 20*time.Millisecond)
 
-	other := newWatchStore(t, newLocalForWatch(t, root))
-	_, err = other.SetStatus(ctx, "ship", "done", nil)
+	other := storeOn(t, newLocal(t, root), "")
+	_, err := other.SetStatus(ctx, "ship", "done", nil)
 	require.NoError(t, err)
 	tick <- time.Now()
 	c := Next(t, ch)
@@ -381,7 +380,7 @@ func (f *feedBackend) Delete(ctx context.Context, req *driver.DeleteRequest) err
 // pushed resync is passed on, and a feed that ends gives way to polling.
 func TestWatchUsesPushFeed(t *testing.T) {
 	feed := &feedBackend{Backend: memfs.New()}
-	s := newWatchStore(t, feed)
+	s := storeOn(t, feed, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch, err := s.Watch(ctx, WatchOptions{Interval: 5 * time.Millisecond})
@@ -424,13 +423,13 @@ func TestWatchUsesPushFeed(t *testing.T) {
 // change feed cannot start.
 func TestWatchRefusesBadOptionsAndFailedFeed(t *testing.T) {
 	ctx := context.Background()
-	s := newWatchStore(t, memfs.New())
+	s := storeOn(t, memfs.New(), "")
 	_, err := s.Watch(ctx, WatchOptions{Interval: -1})
 	assert.Error(t, err)
 	_, err = s.Watch(ctx, WatchOptions{Buffer: -1})
 	assert.Error(t, err)
 
-	failing := newWatchStore(t, &feedBackend{Backend: memfs.New(), failed: true})
+	failing := storeOn(t, &feedBackend{Backend: memfs.New(), failed: true}, "")
 	_, err = failing.Watch(ctx)
 	assert.Equal(t, document.CodeBackendError, document.CodeOf(err))
 	assert.True(t, strings.Contains(err.Error(), "feed unavailable"))
@@ -438,16 +437,10 @@ func TestWatchRefusesBadOptionsAndFailedFeed(t *testing.T) {
 
 // An approval made through another Store is seen as one, a revoke as a write.
 func TestWatchSeesApprovals(t *testing.T) {
-	b := memfs.New()
-	mine, other := newWatchStore(t, b), newWatchStore(t, b)
 	ctx := context.Background()
-	_, err := mine.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
-	wctx, cancel := context.WithCancel(ctx)
+	_, other, ch, cancel := watchedPair(t, "ship")
 	defer cancel()
-	ch, err := mine.Watch(wctx, WatchOptions{Interval: 5 * time.Millisecond})
-	require.NoError(t, err)
-	_, err = other.Approve(ctx, "ship", 1, "ana")
+	_, err := other.Approve(ctx, "ship", 1, "ana")
 	require.NoError(t, err)
 	c := Next(t, ch)
 	assert.Equal(t, document.ActionApprove, c.Action)
@@ -508,12 +501,10 @@ func TestWatchRetriesAFailedPollAtTheNext(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			b := &flakyMemory{Backend: memfs.New(), lists: c.lists, reads: c.reads}
-			s := newWatchStore(t, b)
-			writer := newWatchStore(t, b.Backend)
-			tick := make(chan time.Time)
-			ch, err := s.watch(ctx, watchOptions{tick: tick, fullScan: time.Hour})
-			require.NoError(t, err)
-			_, err = writer.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+			s := storeOn(t, b, "")
+			writer := storeOn(t, b.Backend, "")
+			ch, tick := tickedWatch(t, ctx, s, watchOptions{fullScan: time.Hour})
+			_, err := writer.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
 			require.NoError(t, err)
 			b.failing.Store(true)
 			tick <- time.Now() // this poll fails
@@ -546,16 +537,11 @@ func changesUntilQuiet(ch <-chan Change) []Change {
 // A plan deleted and created again between two polls is delivered as what happened: the
 // delete of the plan the watcher knew, then the create, with no resync (history keeps both).
 func TestWatchDeliversADeleteBeforeARecreate(t *testing.T) {
-	s := newWatchStore(t, memfs.New())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
+	s := storeOn(t, memfs.New(), "")
+	ctx := putShip(t, s)
+	_, err := s.SetStatus(ctx, "ship", "a", nil)
 	require.NoError(t, err)
-	_, err = s.SetStatus(ctx, "ship", "a", nil)
-	require.NoError(t, err)
-	tick := make(chan time.Time)
-	ch, err := s.watch(ctx, watchOptions{tick: tick})
-	require.NoError(t, err)
+	ch, tick := tickedWatch(t, ctx, s, watchOptions{})
 	_, err = s.Delete(document.WithActor(ctx, "bo"), "ship", nil)
 	require.NoError(t, err)
 	_, err = s.Put(document.WithActor(ctx, "ana"), Update{Name: "ship", Content: ptrTo(watchBody)})
@@ -590,8 +576,7 @@ func TestWatchDeliversWhatHistoryKeepsAfterAResync(t *testing.T) {
 	for _, seen := range []bool{false, true} {
 		name := map[bool]string{false: "a plan not seen before", true: "a plan that moved past history"}[seen]
 		t.Run(name, func(t *testing.T) {
-			s, err := NewStore(&StoreConfig{Backend: memfs.New(), HistoryLimit: 3})
-			require.NoError(t, err)
+			s := mustStore(t, StoreConfig{Backend: memfs.New(), HistoryLimit: 3})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			create := func() {
@@ -601,9 +586,7 @@ func TestWatchDeliversWhatHistoryKeepsAfterAResync(t *testing.T) {
 			if seen {
 				create()
 			}
-			tick := make(chan time.Time)
-			ch, err := s.watch(ctx, watchOptions{tick: tick})
-			require.NoError(t, err)
+			ch, tick := tickedWatch(t, ctx, s, watchOptions{})
 			if !seen {
 				create()
 			}
@@ -622,15 +605,10 @@ func TestWatchDeliversWhatHistoryKeepsAfterAResync(t *testing.T) {
 // A plan deleted past the revision a watcher last delivered is delivered as a resync (the
 // revisions between went with its history), then its delete, naming who deleted it.
 func TestWatchResyncsBeforeADeletePastTheLastRevisionSeen(t *testing.T) {
-	s := newWatchStore(t, memfs.New())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo(watchBody)})
-	require.NoError(t, err)
-	tick := make(chan time.Time)
-	ch, err := s.watch(ctx, watchOptions{tick: tick})
-	require.NoError(t, err)
-	_, err = s.SetStatus(ctx, "ship", "a", nil)
+	s := storeOn(t, memfs.New(), "")
+	ctx := putShip(t, s)
+	ch, tick := tickedWatch(t, ctx, s, watchOptions{})
+	_, err := s.SetStatus(ctx, "ship", "a", nil)
 	require.NoError(t, err)
 	_, err = s.Delete(document.WithActor(ctx, "bo"), "ship", nil)
 	require.NoError(t, err)
@@ -643,20 +621,16 @@ func TestWatchResyncsBeforeADeletePastTheLastRevisionSeen(t *testing.T) {
 
 // A watcher in another Store names who deleted a plan, as the deleting Store's OnChange does.
 func TestWatchedDeleteNamesWhoDeleted(t *testing.T) {
-	local, err := localfs.New(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { local.Close() })
+	local := newLocal(t, t.TempDir())
 	for name, backend := range map[string]driver.Backend{"memory": memfs.New(), "local": local} {
 		t.Run(name, func(t *testing.T) {
 			var heard Change
-			s, err := NewStore(&StoreConfig{Backend: backend, OnChange: func(_ context.Context, c Change) { heard = c }})
-			require.NoError(t, err)
-			watcher, err := NewStore(&StoreConfig{Backend: backend})
-			require.NoError(t, err)
+			s := mustStore(t, StoreConfig{Backend: backend, OnChange: func(_ context.Context, c Change) { heard = c }})
+			watcher := storeOn(t, backend, "")
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			body := "# P\n- [ ] a\n"
-			_, err = s.Put(document.WithActor(ctx, "ana"), Update{Name: "p", Content: &body})
+			_, err := s.Put(document.WithActor(ctx, "ana"), Update{Name: "p", Content: &body})
 			require.NoError(t, err)
 			ch, err := watcher.Watch(ctx, WatchOptions{Interval: 10 * time.Millisecond})
 			require.NoError(t, err)

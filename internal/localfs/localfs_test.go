@@ -28,10 +28,16 @@ import (
 func newTestLocal(t *testing.T, opts ...Option) (*Backend, string) {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "root")
+	return openLocal(t, root, opts...), root
+}
+
+// openLocal is a Backend on root, closed when the test ends.
+func openLocal(t *testing.T, root string, opts ...Option) *Backend {
+	t.Helper()
 	b, err := New(root, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { b.Close() })
-	return b, root
+	return b
 }
 
 func mustWrite(t *testing.T, b *Backend, p, content string) {
@@ -302,38 +308,36 @@ func TestLocalBackendWriteLeavesNoTempFiles(t *testing.T) {
 func TestLocalBackendStaleTempCleanup(t *testing.T) {
 	ctx := context.Background()
 	old := time.Now().Add(-11 * time.Minute)
-	setup := func(t *testing.T, root string) (stale, fresh string) {
-		plans := filepath.Join(root, "plans")
-		require.NoError(t, os.MkdirAll(plans, 0o700))
-		stale = filepath.Join(plans, ".a.md.tmp-stale")
-		fresh = filepath.Join(plans, ".a.md.tmp-fresh")
-		require.NoError(t, os.WriteFile(stale, []byte("half"), 0o600))
-		require.NoError(t, os.Chtimes(stale, old, old))
-		require.NoError(t, os.WriteFile(fresh, []byte("half"), 0o600))
-		return stale, fresh
+	for _, tc := range []struct {
+		name  string
+		do    func(t *testing.T, b *Backend)
+		swept bool // the stale temp file is gone afterwards
+	}{
+		{"LsInfo", func(t *testing.T, b *Backend) {
+			_, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
+			require.NoError(t, err)
+		}, true},
+		{"Write", func(t *testing.T, b *Backend) { mustWrite(t, b, "/plans/b.md", "x") }, true},
+		{"WriteElsewhere", func(t *testing.T, b *Backend) { mustWrite(t, b, "/other/b.md", "x") }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, root := newTestLocal(t)
+			plans := filepath.Join(root, "plans")
+			require.NoError(t, os.MkdirAll(plans, 0o700))
+			stale := filepath.Join(plans, ".a.md.tmp-stale")
+			fresh := filepath.Join(plans, ".a.md.tmp-fresh")
+			require.NoError(t, os.WriteFile(stale, []byte("half"), 0o600))
+			require.NoError(t, os.Chtimes(stale, old, old))
+			require.NoError(t, os.WriteFile(fresh, []byte("half"), 0o600))
+			tc.do(t, b)
+			if !tc.swept {
+				assert.FileExists(t, stale, "only the folder written to is swept")
+				return
+			}
+			assert.NoFileExists(t, stale)
+			assert.FileExists(t, fresh)
+		})
 	}
-
-	t.Run("LsInfo", func(t *testing.T) {
-		b, root := newTestLocal(t)
-		stale, fresh := setup(t, root)
-		_, err := b.LsInfo(ctx, &filesystem.LsInfoRequest{Path: "/plans"})
-		require.NoError(t, err)
-		assert.NoFileExists(t, stale)
-		assert.FileExists(t, fresh)
-	})
-	t.Run("Write", func(t *testing.T) {
-		b, root := newTestLocal(t)
-		stale, fresh := setup(t, root)
-		mustWrite(t, b, "/plans/b.md", "x")
-		assert.NoFileExists(t, stale)
-		assert.FileExists(t, fresh)
-	})
-	t.Run("WriteElsewhere", func(t *testing.T) {
-		b, root := newTestLocal(t)
-		stale, _ := setup(t, root)
-		mustWrite(t, b, "/other/b.md", "x")
-		assert.FileExists(t, stale, "only the folder written to is swept")
-	})
 }
 
 func TestLocalBackendModifiedAt(t *testing.T) {
@@ -403,9 +407,7 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 	outside := filepath.Join(base, "outside")
 	require.NoError(t, os.MkdirAll(outside, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "sentinel.txt"), []byte("untouched"), 0o600))
-	b, err := New(root)
-	require.NoError(t, err)
-	defer b.Close()
+	b := openLocal(t, root)
 	mustWrite(t, b, "/plans/good.md", "good")
 
 	tmpDir, err := filepath.EvalSymlinks(os.TempDir())
@@ -540,9 +542,7 @@ func TestLocalBackendHostilePaths(t *testing.T) {
 func TestLocalBackendReadersNeverSeePartialWrites(t *testing.T) {
 	ctx := context.Background()
 	b, root := newTestLocal(t)
-	other, err := New(root)
-	require.NoError(t, err)
-	defer other.Close()
+	other := openLocal(t, root)
 
 	version := func(i int) string {
 		body := strings.Repeat(string(rune('a'+i%26)), 512+(i*7919)%20000)
@@ -657,9 +657,7 @@ func TestWriteOnceNeverWritesThroughAHardLink(t *testing.T) {
 	require.NoError(t, os.WriteFile(outside, []byte("keep me"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans"), 0o755))
 	require.NoError(t, os.Link(outside, filepath.Join(root, "plans", "e")))
-	b, err := New(root)
-	require.NoError(t, err)
-	t.Cleanup(func() { b.Close() })
+	b := openLocal(t, root)
 	require.NoError(t, b.WriteOnce(ctx, &driver.WriteRequest{FilePath: "/plans/e", Content: "entry"}))
 	got, err := os.ReadFile(outside)
 	require.NoError(t, err)

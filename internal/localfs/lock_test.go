@@ -19,9 +19,7 @@ import (
 func TestLocalBackendLockExcludes(t *testing.T) {
 	ctx := context.Background()
 	b, root := newTestLocal(t)
-	other, err := New(root)
-	require.NoError(t, err)
-	defer other.Close()
+	other := openLocal(t, root)
 
 	unlock, err := b.Lock(ctx, "/plans")
 	require.NoError(t, err)

@@ -36,9 +36,7 @@ func TestLocalLockPlanExcludes(t *testing.T) {
 	}
 	ctx := context.Background()
 	b, root := newTestLocal(t)
-	other, err := New(root)
-	require.NoError(t, err)
-	defer other.Close()
+	other := openLocal(t, root)
 	plan := func(l *Backend, name string) func(context.Context) (func(), error) {
 		return func(ctx context.Context) (func(), error) { return l.LockPlan(ctx, "/plans", name) }
 	}
