@@ -9,9 +9,6 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// embedded hides every capability of what it wraps: it only embeds the interface.
-type embedded struct{ plan.Backend }
-
 // hooked holds a map, so a struct value holding it is not comparable.
 type hooked struct {
 	plan.Backend
