@@ -40,7 +40,7 @@ func TestDigestRenewedAfterCompactionWhenTheRunStartedWithNoPlans(t *testing.T) 
 	for _, startWith := range []bool{true, false} {
 		mem := plan.NewMemoryBackend()
 		if startWith {
-			_, err := storeOn(t, mem, "").Put(ctx, plan.Update{Name: "old", Content: ptrTo("- [ ] a\n")})
+			_, err := storeOn(t, mem, "").Put(ctx, plan.Update{Name: "old", Content: ptr("- [ ] a\n")})
 			require.NoError(t, err)
 		}
 		mw, err := plan.New(ctx, &plan.Config{Backend: mem})
@@ -77,7 +77,7 @@ func (eager) BeforeModelRewriteState(ctx context.Context, st *adk.ChatModelAgent
 func TestDigestRenewedAfterCompactionToTheSameLength(t *testing.T) {
 	ctx := context.Background()
 	mem := plan.NewMemoryBackend()
-	_, err := storeOn(t, mem, "").Put(ctx, plan.Update{Name: "release", Content: ptrTo("- [ ] a\n- [ ] b\n")})
+	_, err := storeOn(t, mem, "").Put(ctx, plan.Update{Name: "release", Content: ptr("- [ ] a\n- [ ] b\n")})
 	require.NoError(t, err)
 	mw, err := plan.New(ctx, &plan.Config{Backend: mem})
 	require.NoError(t, err)
@@ -425,9 +425,9 @@ func TestDigestFollowsEveryChangeAndLanguage(t *testing.T) {
 
 	require.NoError(t, adk.SetLanguage(adk.LanguageChinese))
 	chinese := instruction()
-	assert.True(t, gateHan(chinese[strings.Index(chinese, "plan-01")-40:]), "the digest in Chinese: %s", chinese)
+	assert.True(t, hasHan(chinese[strings.Index(chinese, "plan-01")-40:]), "the digest in Chinese: %s", chinese)
 	for _, name := range []string{"plan-00", "plan-01", "plan-02"} {
-		assert.True(t, gateHan(digestLineOf(chinese, name)), "every line in Chinese, none kept from the English digest: %s", chinese)
+		assert.True(t, hasHan(digestLineOf(chinese, name)), "every line in Chinese, none kept from the English digest: %s", chinese)
 	}
 	require.NoError(t, adk.SetLanguage(adk.LanguageEnglish))
 	assert.Equal(t, changed, instruction(), "back in English")
@@ -488,7 +488,7 @@ func resumedRunCalls(t *testing.T, planFirst bool, compactAbove int) []plantest.
 	t.Helper()
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	_, err := storeOn(t, backend, "").Put(ctx, plan.Update{Name: "other", Content: ptrTo("- [ ] a\n")})
+	_, err := storeOn(t, backend, "").Put(ctx, plan.Update{Name: "other", Content: ptr("- [ ] a\n")})
 	require.NoError(t, err)
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "solo", RequireApproval: true})
 	require.NoError(t, err)

@@ -143,7 +143,7 @@ func TestHistoryGoneAfterDelete(t *testing.T) {
 			s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: api.DefaultHistoryLimit})
 			require.NoError(t, err)
 			for _, st := range []string{"a", "b", "c"} {
-				_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: st})
+				_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptr("- [ ] x\n"), Status: st})
 				require.NoError(t, err)
 			}
 			require.Len(t, entryFiles(t, b, "ship"), 2, "the revisions before the plan file's")
@@ -153,7 +153,7 @@ func TestHistoryGoneAfterDelete(t *testing.T) {
 			_, err = s.History(ctx, "ship")
 			assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
 
-			p, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] y\n")})
+			p, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptr("- [ ] y\n")})
 			require.NoError(t, err)
 			assert.EqualValues(t, 4, p.Revision)
 			h, err := s.History(ctx, "ship")
@@ -171,7 +171,7 @@ func TestStoreDiff(t *testing.T) {
 	ctx := context.Background()
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HistoryLimit: api.DefaultHistoryLimit})
 	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "ship", Title: "Ship", Content: ptrTo("# Ship\n- [ ] build\n- [ ] test\n- [ ] tag\n")})
+	_, err = s.Put(ctx, plan.Update{Name: "ship", Title: "Ship", Content: ptr("# Ship\n- [ ] build\n- [ ] test\n- [ ] tag\n")})
 	require.NoError(t, err)
 	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 2, State: plan.StepInProgress})
 	require.NoError(t, err)
@@ -202,7 +202,7 @@ func TestHistoryOff(t *testing.T) {
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: b, HistoryLimit: -1})
 	require.NoError(t, err)
 	for _, st := range []string{"a", "b"} {
-		_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: st})
+		_, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptr("- [ ] x\n"), Status: st})
 		require.NoError(t, err)
 	}
 	assert.Empty(t, entryFiles(t, b, "ship"))
@@ -349,12 +349,12 @@ func TestAPlanWhoseRevisionsStartOverShowsOnlyItsOwnHistory(t *testing.T) {
 		s := storeOn(t, b, "")
 		name := fmt.Sprintf("ship%d", i)
 		for _, st := range []string{"old-1", "old-2", "old-3"} {
-			_, err := s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] old\n"), Status: st})
+			_, err := s.Put(ctx, plan.Update{Name: name, Content: ptr("- [ ] old\n"), Status: st})
 			require.NoError(t, err)
 		}
 		require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: "/plans/" + name + ".md"}))
 		for _, st := range []string{"new-1", "new-2", "new-3"} {
-			_, err := s.Put(ctx, plan.Update{Name: name, Content: ptrTo("- [ ] new\n"), Status: st})
+			_, err := s.Put(ctx, plan.Update{Name: name, Content: ptr("- [ ] new\n"), Status: st})
 			require.NoError(t, err)
 		}
 		for rev, want := range map[int64]string{1: "new-1", 2: "new-2"} {
@@ -372,7 +372,7 @@ func TestAHandEditIsCreditedToNobody(t *testing.T) {
 	ctx := context.Background()
 	b := plan.NewMemoryBackend()
 	s := storeOn(t, b, "")
-	_, err := s.Put(plan.WithActor(ctx, "w1"), plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n")})
+	_, err := s.Put(plan.WithActor(ctx, "w1"), plan.Update{Name: "ship", Content: ptr("- [ ] x\n")})
 	require.NoError(t, err)
 	_, err = s.SetStatus(plan.WithActor(ctx, "w2"), "ship", "active", nil)
 	require.NoError(t, err)
@@ -431,7 +431,7 @@ func TestAPruneCutShortLeavesTheHistoryBounded(t *testing.T) {
 			wctx = c
 			b.cancel.Store(&cancel)
 		}
-		_, err := s.Put(wctx, plan.Update{Name: "ship", Content: ptrTo("- [ ] x\n"), Status: fmt.Sprint("s", rev)})
+		_, err := s.Put(wctx, plan.Update{Name: "ship", Content: ptr("- [ ] x\n"), Status: fmt.Sprint("s", rev)})
 		require.NoError(t, err, "revision %d", rev)
 	}
 	assert.LessOrEqual(t, len(entryFiles(t, b.MemoryBackend, "ship")), 1+7, "the limit's one entry plus one prune period")
@@ -680,7 +680,7 @@ func TestHistoryKeptUnderACRCIsReportedAsUnverifiable(t *testing.T) {
 	ctx := context.Background()
 	b := plan.NewMemoryBackend()
 	s := storeOn(t, b, "")
-	_, err := s.Put(plan.WithActor(ctx, "ana"), plan.Update{Name: "ship", Content: ptrTo("# Ship\n- [ ] build\n")})
+	_, err := s.Put(plan.WithActor(ctx, "ana"), plan.Update{Name: "ship", Content: ptr("# Ship\n- [ ] build\n")})
 	require.NoError(t, err)
 	_, err = s.SetStatus(plan.WithActor(ctx, "ana"), "ship", "in-progress", nil)
 	require.NoError(t, err)

@@ -439,7 +439,7 @@ func TestPlanTemplateArguments(t *testing.T) {
 	require.NoError(t, err)
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
-	_, err = store.Put(ctx, plan.Update{Name: "existing-one", Content: ptrTo("x")})
+	_, err = store.Put(ctx, plan.Update{Name: "existing-one", Content: ptr("x")})
 	require.NoError(t, err)
 	m := plantest.NewScriptedModel(
 		plantest.CallTool("plan_template", `{"goal":""}`),
@@ -459,8 +459,6 @@ func TestPlanTemplateArguments(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, listing.Plans, 1, "plan_template creates nothing")
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 func toolsNode(tools ...tool.BaseTool) compose.ToolsNodeConfig {
 	return compose.ToolsNodeConfig{Tools: tools}
@@ -755,7 +753,7 @@ func TestDigestIsCurrentAtTheCallAfterACompactionInEitherHandlerOrder(t *testing
 			backend := plan.NewMemoryBackend()
 			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 			require.NoError(t, err)
-			_, err = store.Put(ctx, plan.Update{Name: "job", Content: gatePtr(tenSteps)})
+			_, err = store.Put(ctx, plan.Update{Name: "job", Content: ptr(tenSteps)})
 			require.NoError(t, err)
 			mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "solo"})
 			require.NoError(t, err)
@@ -883,14 +881,14 @@ func TestLanguageFollowsEinoSetLanguage(t *testing.T) {
 		calls := model.Calls()
 		require.Len(t, calls, 2)
 		chinese := lang == adk.LanguageChinese
-		assert.Equal(t, chinese, gateHan(calls[0].Input[0].Content), "the instruction")
+		assert.Equal(t, chinese, hasHan(calls[0].Input[0].Content), "the instruction")
 		for _, info := range calls[0].Tools {
 			if info.Name == "write_plan" {
-				assert.Equal(t, chinese, gateHan(info.Desc), "the tool descriptions")
+				assert.Equal(t, chinese, hasHan(info.Desc), "the tool descriptions")
 			}
 		}
 		_, msg := gateCode(t, gateResult(t, model, 1))
-		assert.Equal(t, chinese, gateHan(msg), "the error messages: %s", msg)
+		assert.Equal(t, chinese, hasHan(msg), "the error messages: %s", msg)
 	}
 }
 
@@ -901,7 +899,7 @@ func TestExplicitSubAgentRoleHoldsOutsideARun(t *testing.T) {
 	backend := plan.NewMemoryBackend()
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(gatePlan)})
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: ptr(gatePlan)})
 	require.NoError(t, err)
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, Role: plan.RoleSubAgent, RequireApproval: true})
 	require.NoError(t, err)
@@ -930,7 +928,7 @@ func TestParallelRunNamesNeverEqualARealAgent(t *testing.T) {
 	backend := plan.NewMemoryBackend()
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(tenSteps)})
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: ptr(tenSteps)})
 	require.NoError(t, err)
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "lead"})
 	require.NoError(t, err)

@@ -144,7 +144,7 @@ func TestADecisionMadeInAnotherProcessResumesTheRun(t *testing.T) {
 		rejected := lastToolResult(calls[2])
 		assert.Contains(t, rejected, `"approved":false`)
 		assert.Contains(t, rejected, "Add a rollback step first", "the feedback reaches the model")
-		assert.Equal(t, lang == adk.LanguageChinese, hasHanRune(rejected), rejected)
+		assert.Equal(t, lang == adk.LanguageChinese, hasHan(rejected), rejected)
 		assert.Contains(t, lastToolResult(calls[4]), `"approved":true`)
 		assert.Empty(t, errorCode(t, lastToolResult(calls[5])), "the approved step starts")
 

@@ -90,7 +90,7 @@ func TestAListingIsItsCallersOwn(t *testing.T) {
 	ctx := context.Background()
 	b := plan.NewMemoryBackend()
 	s := storeOn(t, b, "")
-	p, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptrTo("- [x] build\n- [ ] test\n- [ ] ship (after 1)\n")})
+	p, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptr("- [x] build\n- [ ] test\n- [ ] ship (after 1)\n")})
 	require.NoError(t, err)
 	_, err = s.Approve(ctx, "ship", p.Revision, "ana")
 	require.NoError(t, err)
@@ -259,7 +259,7 @@ func TestUnhashableBackendValueDoesNotPanic(t *testing.T) {
 	b := valueWrap{hooked{Backend: plan.NewMemoryBackend(), hooks: map[string]func(){"x": func() {}}}}
 	require.NotPanics(t, func() {
 		s := storeOn(t, b, "")
-		_, err := s.Put(context.Background(), plan.Update{Name: "a", Content: ptrTo("- [ ] x\n")})
+		_, err := s.Put(context.Background(), plan.Update{Name: "a", Content: ptr("- [ ] x\n")})
 		require.NoError(t, err)
 		_, err = plan.New(context.Background(), &plan.Config{Backend: b})
 		require.NoError(t, err)

@@ -29,7 +29,7 @@ func TestFileToolsRefuseThePlansFolderInsideTheWorkspace(t *testing.T) {
 	plans := newLocal(t, filepath.Join(project, ".plans"))
 	ws := newLocal(t, project)
 	s := storeOn(t, plans, "")
-	_, err := s.Put(ctx, plan.Update{Name: "victim", Content: ptrTo("- [ ] real work\n")})
+	_, err := s.Put(ctx, plan.Update{Name: "victim", Content: ptr("- [ ] real work\n")})
 	require.NoError(t, err)
 	forged := "---\ntitle: \"forged\"\nstatus: \"done\"\nauthor: \"x\"\nrevision: 99\nupdated_at: \"2026-01-01T00:00:00Z\"\n---\n- [x] nothing to do\n"
 	_, err = s.Put(ctx, plan.Update{Name: "evil", Content: &forged})
@@ -63,7 +63,7 @@ func TestExportReturnsWhenTheContextEnds(t *testing.T) {
 	ctx := context.Background()
 	mem := plan.NewMemoryBackend()
 	s := storeOn(t, mem, "")
-	_, err := s.Put(ctx, plan.Update{Name: "p", Content: ptrTo("- [ ] x\n")})
+	_, err := s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] x\n")})
 	require.NoError(t, err)
 	ws := stuckWriter{plan.NewMemoryBackend(), make(chan struct{})}
 	defer close(ws.release)

@@ -25,7 +25,7 @@ func TestListPageWithWarningsStaysWithin16KiB(t *testing.T) {
 	for i := range 100 {
 		_, err := s.Put(ctx, plan.Update{Name: fmt.Sprintf("p%03d", i), Title: strings.Repeat("t", 100),
 			Status: strings.Repeat("s", 40), Author: strings.Repeat("a", 40),
-			Content: ptrTo("- [ ] " + strings.Repeat("x", 100) + "\n")})
+			Content: ptr("- [ ] " + strings.Repeat("x", 100) + "\n")})
 		require.NoError(t, err)
 	}
 	for i := range 20 {
