@@ -370,15 +370,7 @@ func TestParallelRunsOfOneSubAgentWriteUnderTheirOwnHolds(t *testing.T) {
 	}
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
-	cur, err := store.Get(ctx, "release")
-	require.NoError(t, err)
-	var holders []string
-	for _, s := range plan.ParseSteps(cur.Content) {
-		if s.Holder != "" {
-			holders = append(holders, s.Holder)
-		}
-	}
-	assert.ElementsMatch(t, []string{"worker", "worker·2"}, holders, cur.Content)
+	assertHolders(t, ctx, store, "release", "worker", "worker·2")
 }
 
 // A run paused by request_plan_approval and then abandoned leaves a tool call without a

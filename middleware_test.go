@@ -975,15 +975,7 @@ func TestParallelRunNamesNeverEqualARealAgent(t *testing.T) {
 		code, _ := gateCode(t, gateResult(t, m, 1))
 		assert.Equal(t, "step_held", code, "the real agent %s cannot finish the step of worker's second run", name)
 	}
-	p, err := store.Get(ctx, "release")
-	require.NoError(t, err)
-	var holders []string
-	for _, s := range plan.ParseSteps(p.Content) {
-		if s.Holder != "" {
-			holders = append(holders, s.Holder)
-		}
-	}
-	assert.ElementsMatch(t, []string{"worker", "worker·2"}, holders, p.Content)
+	assertHolders(t, ctx, store, "release", "worker", "worker·2")
 
 	var names []string
 	for _, ev := range events {
