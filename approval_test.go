@@ -261,9 +261,7 @@ func approvedStore(t *testing.T, root string) (*plan.Store, *[]plan.Change) {
 func TestAHandEditOfStepMarkersVoidsTheApproval(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	backend, err := plan.NewLocalBackend(dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { backend.Close() })
+	backend := newLocal(t, dir)
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	body := "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1) (uses deploy_prod)\n"
@@ -272,12 +270,7 @@ func TestAHandEditOfStepMarkersVoidsTheApproval(t *testing.T) {
 	_, err = store.Approve(ctx, "release", p.Revision, "ana")
 	require.NoError(t, err)
 
-	file := filepath.Join(dir, "plans", "release.md")
-	raw, err := os.ReadFile(file)
-	require.NoError(t, err)
-	edited := strings.Replace(string(raw), "- [ ] Run the security review", "- [x] Run the security review", 1)
-	require.NotEqual(t, string(raw), edited)
-	require.NoError(t, os.WriteFile(file, []byte(edited), 0o600))
+	handEdit(t, dir, "release", "- [ ] Run the security review", "- [x] Run the security review")
 
 	fresh, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
@@ -296,14 +289,24 @@ func TestAHandEditOfStepMarkersVoidsTheApproval(t *testing.T) {
 	assert.False(t, calls[len(calls)-1].Allowed, "%+v", calls)
 }
 
+// handEdit replaces old with new in plan name's file under the root dir of a LocalBackend, as
+// a person editing the file would; the edit must change the file.
+func handEdit(t *testing.T, dir, name, old, new string) {
+	t.Helper()
+	file := filepath.Join(dir, "plans", name+".md")
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	edited := strings.Replace(string(raw), old, new, 1)
+	require.NotEqual(t, string(raw), edited)
+	require.NoError(t, os.WriteFile(file, []byte(edited), 0o600))
+}
+
 // A hand edit that drops the plan's approval requirement (so an agent could skip the steps
 // others wait for) voids its approval too.
 func TestAHandEditDroppingTheApprovalRequirementVoidsTheApproval(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	backend, err := plan.NewLocalBackend(dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { backend.Close() })
+	backend := newLocal(t, dir)
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
 	require.NoError(t, err)
 	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "planner", RequireApproval: true})
@@ -318,12 +321,7 @@ func TestAHandEditDroppingTheApprovalRequirementVoidsTheApproval(t *testing.T) {
 	_, err = store.Approve(ctx, "release", p.Revision, "ana")
 	require.NoError(t, err)
 
-	file := filepath.Join(dir, "plans", "release.md")
-	raw, err := os.ReadFile(file)
-	require.NoError(t, err)
-	edited := strings.Replace(string(raw), "requires_approval: true\n", "", 1)
-	require.NotEqual(t, string(raw), edited)
-	require.NoError(t, os.WriteFile(file, []byte(edited), 0o600))
+	handEdit(t, dir, "release", "requires_approval: true\n", "")
 
 	got, err := store.Get(ctx, "release")
 	require.NoError(t, err)

@@ -30,14 +30,7 @@ const graphBody = `# Ship
 
 func newGraphStore(t *testing.T, cfg plan.StoreConfig) *plan.Store {
 	t.Helper()
-	if cfg.Backend == nil {
-		cfg.Backend = plan.NewMemoryBackend()
-	}
-	s, err := plan.NewStore(&cfg)
-	require.NoError(t, err)
-	body := graphBody
-	_, err = s.Put(context.Background(), plan.Update{Name: "ship", Content: &body})
-	require.NoError(t, err)
+	s, _ := newStoreWith(t, cfg, "ship", graphBody)
 	return s
 }
 

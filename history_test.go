@@ -743,8 +743,6 @@ func TestHistoryKeptUnderACRCIsReportedAsUnverifiable(t *testing.T) {
 // on a LocalBackend (polled), every revision arrives once, in order, as a step move by the
 // worker who made it, with no resync.
 func TestWatchDeliversEveryKeptRevisionInOrder(t *testing.T) {
-	backend, err := plan.NewLocalBackend(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { backend.Close() })
+	backend := newLocal(t, t.TempDir())
 	backendtest.WatchEveryRevision(t, backend)
 }

@@ -181,17 +181,23 @@ func runTools(t *testing.T, m *plantest.ScriptedModel, mw adk.ChatModelAgentMidd
 
 const teamBody = "# Team\n- [ ] design\n- [ ] build\n- [ ] test\n- [ ] ship\n"
 
-func newTeamStore(t *testing.T, cfg plan.StoreConfig) (*plan.Store, plan.Backend) {
+// newStoreWith is a Store made from cfg (on a fresh MemoryBackend when cfg names none)
+// holding plan name with body, and the Backend it is on.
+func newStoreWith(t *testing.T, cfg plan.StoreConfig, name, body string) (*plan.Store, plan.Backend) {
 	t.Helper()
 	if cfg.Backend == nil {
 		cfg.Backend = plan.NewMemoryBackend()
 	}
 	s, err := plan.NewStore(&cfg)
 	require.NoError(t, err)
-	body := teamBody
-	_, err = s.Put(context.Background(), plan.Update{Name: "team", Content: &body})
+	_, err = s.Put(context.Background(), plan.Update{Name: name, Content: &body})
 	require.NoError(t, err)
 	return s, cfg.Backend
+}
+
+func newTeamStore(t *testing.T, cfg plan.StoreConfig) (*plan.Store, plan.Backend) {
+	t.Helper()
+	return newStoreWith(t, cfg, "team", teamBody)
 }
 
 func move(t *testing.T, s *plan.Store, m plan.StepMove) (*plan.Plan, plan.Step, *plan.Error) {
