@@ -157,12 +157,8 @@ func TestAStepStartsOnlyAfterItsPrerequisites(t *testing.T) {
 // progress to in_progress starts nothing.
 func TestAHoldOutlivesARewriteThatRenumbersItsPrerequisites(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), ClaimTTL: time.Hour})
-	require.NoError(t, err)
-	body := "# P\n- [ ] build\n- [ ] test (after 1)\n"
-	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &body})
-	require.NoError(t, err)
-	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepCompleted, By: "w1"})
+	s, _ := newStoreWith(t, plan.StoreConfig{ClaimTTL: time.Hour}, "p", "# P\n- [ ] build\n- [ ] test (after 1)\n")
+	_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepCompleted, By: "w1"})
 	require.NoError(t, err)
 	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 2, State: plan.StepInProgress, By: "w1"})
 	require.NoError(t, err)

@@ -445,12 +445,8 @@ func renewalNote(i int) string {
 // approval kept, and the text the person approved (a " — " in it too) never changed.
 func TestRenewalsNeverGrowAnApprovedPlan(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
-	body := "# Ops\n- [ ] Rotate the logs — weekly\n- [ ] Report\n"
-	_, err = s.Put(ctx, plan.Update{Name: "ops", Content: &body})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "ops", 1, "ana")
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "ops", "# Ops\n- [ ] Rotate the logs — weekly\n- [ ] Report\n")
+	_, err := s.Approve(ctx, "ops", 1, "ana")
 	require.NoError(t, err)
 	p, _, err := s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1", Note: "starting"})
 	require.NoError(t, err)

@@ -225,12 +225,8 @@ func TestLeaseRefusalsSayWhenTheHoldRunsOutAndWhoTookAnExpiredOne(t *testing.T) 
 	const ttl = 300 * time.Millisecond
 	for _, lang := range langs() {
 		ctx := context.Background()
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), ClaimTTL: ttl})
-		require.NoError(t, err)
-		body := "# Lease\n- [ ] one\n- [ ] two (after 1)\n"
-		_, err = s.Put(ctx, plan.Update{Name: "lease", Content: &body})
-		require.NoError(t, err)
-		_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "lease", Step: 1, State: plan.StepInProgress, By: "w1"})
+		s, _ := newStoreWith(t, plan.StoreConfig{ClaimTTL: ttl}, "lease", "# Lease\n- [ ] one\n- [ ] two (after 1)\n")
+		_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "lease", Step: 1, State: plan.StepInProgress, By: "w1"})
 		require.NoError(t, err)
 		held, err := s.Get(ctx, "lease")
 		require.NoError(t, err)
