@@ -131,14 +131,8 @@ func compactionRun(t *testing.T, backend plan.Backend, turns []plantest.Turn, tr
 		Handlers: []adk.ChatModelAgentMiddleware{sum, planMW}, MaxIterations: 50,
 	})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "migrate every table")
-	for ev, ok := iter.Next(); ok; ev, ok = iter.Next() {
-		require.NoError(t, ev.Err)
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
-				assert.Empty(t, errorCode(t, msg.Content), msg.Content)
-			}
-		}
+	for _, result := range plantest.RunAgent(t, ctx, agent, "migrate every table") {
+		assert.Empty(t, errorCode(t, result), result)
 	}
 	for _, call := range m.Calls() {
 		require.NotEmpty(t, call.Input)

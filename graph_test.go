@@ -228,14 +228,14 @@ func TestAnAgentIsToldWhatABlockedStepWaitsFor(t *testing.T) {
 	)
 	results := graphRun(t, m, mw)
 	require.Len(t, results, 4)
-	assert.Equal(t, "invalid_argument", graphErrCode(results[0]), results[0])
+	assert.Equal(t, "invalid_argument", plantest.ErrorCode(t, results[0]), results[0])
 	assert.Contains(t, results[0], "1, 2")
-	assert.Equal(t, "invalid_argument", graphErrCode(results[1]), results[1])
+	assert.Equal(t, "invalid_argument", plantest.ErrorCode(t, results[1]), results[1])
 	assert.Contains(t, results[1], "9")
-	assert.Equal(t, "step_blocked", graphErrCode(results[2]), results[2])
+	assert.Equal(t, "step_blocked", plantest.ErrorCode(t, results[2]), results[2])
 	assert.Contains(t, results[2], `"waits":[2,3]`)
 	assert.Contains(t, results[2], `"next_step":{"number":1`)
-	assert.Equal(t, "", graphErrCode(results[3]), results[3])
+	assert.Equal(t, "", plantest.ErrorCode(t, results[3]), results[3])
 	assert.Contains(t, results[3], `"step":1`)
 	assert.Contains(t, results[3], `"next_step":{"number":3`)
 }
@@ -259,7 +259,7 @@ func TestANoteNeverChangesWhatAStepWaitsFor(t *testing.T) {
 		results := graphRun(t, m, mw)
 		require.Len(t, results, 5)
 		for i, want := range []string{"invalid_argument", "invalid_argument", "", "", ""} {
-			assert.Equal(t, want, graphErrCode(results[i]), "lang %v, call %d: %s", lang, i+1, results[i])
+			assert.Equal(t, want, plantest.ErrorCode(t, results[i]), "lang %v, call %d: %s", lang, i+1, results[i])
 		}
 		for _, r := range results[:2] {
 			if lang == adk.LanguageChinese {
@@ -290,36 +290,7 @@ func graphRun(t *testing.T, m *plantest.ScriptedModel, handlers ...adk.ChatModel
 		Handlers: handlers, MaxIterations: 50,
 	})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	var out []string
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		require.NoError(t, ev.Err)
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
-				out = append(out, msg.Content)
-			}
-		}
-	}
-	return out
-}
-
-// graphErrCode is the error code of a tool result, "" for a success.
-func graphErrCode(result string) string {
-	const key = `{"error":{"code":"`
-	if len(result) < len(key) || result[:len(key)] != key {
-		return ""
-	}
-	rest := result[len(key):]
-	for i := range len(rest) {
-		if rest[i] == '"' {
-			return rest[:i]
-		}
-	}
-	return ""
+	return plantest.RunAgent(t, ctx, agent, "go")
 }
 
 // The digest in the instruction names the first ready step as next, never a blocked one,

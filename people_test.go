@@ -10,7 +10,6 @@ import (
 	"github.com/einoplan/plan/api"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,20 +27,7 @@ func personRun(t *testing.T, s *plan.Store, name string, lang adk.Language, turn
 	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: name, Description: "works",
 		Instruction: "You work.", Model: plantest.NewScriptedModel(turns...), Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 20})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	var out []string
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			return out
-		}
-		require.NoError(t, ev.Err)
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
-				out = append(out, msg.Content)
-			}
-		}
-	}
+	return plantest.RunAgent(t, ctx, agent, "go")
 }
 
 func langs() []adk.Language { return []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} }
