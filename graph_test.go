@@ -415,14 +415,7 @@ func TestDeepAgentWorkersTakeStepsOnlyWhenReady(t *testing.T) {
 		SubAgents: []adk.Agent{worker("worker-a"), worker("worker-b")},
 		Handlers:  []adk.ChatModelAgentMiddleware{mw}, WithoutWriteTodos: true, MaxIteration: 400})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "release it")
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		require.NoError(t, ev.Err)
-	}
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "release it"))
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HistoryLimit: 100})
 	require.NoError(t, err)
 	checkHistory(t, s, "release")

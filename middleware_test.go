@@ -36,17 +36,7 @@ func runAgent(t *testing.T, m *plantest.ScriptedModel, handlers ...adk.ChatModel
 		Handlers: handlers, MaxIterations: 100,
 	})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	var events []*adk.AgentEvent
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			break
-		}
-		require.NoError(t, ev.Err)
-		events = append(events, ev)
-	}
-	return events
+	return drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
 }
 
 // toolResults maps each tool call ID of the run to its result text.
@@ -703,13 +693,7 @@ func TestDuplicateToolNamesAreRefused(t *testing.T) {
 	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
 		Model: plantest.NewScriptedModel(plantest.Answer("x")), Handlers: []adk.ChatModelAgentMiddleware{a, b}})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	var runErr error
-	for ev, ok := iter.Next(); ok; ev, ok = iter.Next() {
-		if ev.Err != nil {
-			runErr = ev.Err
-		}
-	}
+	_, runErr := seamRun(ctx, agent)
 	require.Error(t, runErr)
 	assert.Contains(t, runErr.Error(), `two tools named "write_plan"`)
 	assert.Contains(t, runErr.Error(), "ToolNames")
