@@ -24,7 +24,7 @@ import (
 
 // The mixed-race tests run workers (agents, each with its own middleware) against one
 // plans folder at once: as goroutines on a MemoryBackend and on a LocalBackend, and as
-// separate processes on a LocalBackend (store_write_process_test.go). Every tool call and its
+// separate processes on a LocalBackend (process_test.go). Every tool call and its
 // result is recorded; the checks then look for any outcome that no serial order of the
 // accepted calls could have produced.
 
