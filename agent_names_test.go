@@ -112,8 +112,7 @@ func TestParallelWorkersOnOnePlanThroughADeepAgent(t *testing.T) {
 	assert.Contains(t, rb[3], "worker-a")
 	assert.Empty(t, errorCode(t, rb[4]), rb[4])
 
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	p, err := store.Get(ctx, "release")
 	require.NoError(t, err)
 	assert.EqualValues(t, 11, p.Revision, "1 create + 7 moves + 1 rewrite + 2 claims")
@@ -158,8 +157,7 @@ func TestTwoRunsOfOneSubAgentHoldStepsApart(t *testing.T) {
 	require.NoError(t, err)
 	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "release it"))
 
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	assertHolders(t, ctx, store, "release", "worker", "worker·2")
 }
 
@@ -206,8 +204,7 @@ func approvedDeploy(t *testing.T, holder string) (*plan.MemoryBackend, *plan.Sto
 	t.Helper()
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	body := deployPlan
 	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
 	require.NoError(t, err)

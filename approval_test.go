@@ -133,8 +133,7 @@ func TestSubAgentCannotRequestApproval(t *testing.T) {
 	assert.Contains(t, calls[2].Input[0].Content, "not_approved", "the sub-agent is told that steps wait")
 	assert.Equal(t, "tool_not_available", errorCode(t, lastToolResult(calls[3])))
 	assert.Equal(t, "not_approved", errorCode(t, lastToolResult(calls[4])))
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	p, err := store.Get(ctx, "ship")
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, p.Revision)
@@ -178,8 +177,7 @@ const releaseSteps = "# Release\n- [ ] Build\n- [ ] Publish to prod\n"
 // approved is refused even when it leaves as many steps done as before.
 func TestARewriteCannotFinishAnUnapprovedStep(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	mw, err := plan.New(ctx, &plan.Config{Store: s, RequireApproval: true, AgentName: "planner"})
 	require.NoError(t, err)
 	_, err = s.Put(ctx, plan.Update{Name: "release", Content: ptr(releaseSteps)})
@@ -223,8 +221,7 @@ func TestTheApprovalRequirementBelongsToThePlan(t *testing.T) {
 	require.Len(t, results, 1)
 	assert.Equal(t, "not_approved", errorCode(t, results[0]), results[0])
 
-	host, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	host := storeOn(t, backend, "")
 	_, _, err = host.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted})
 	assert.Equal(t, plan.CodeNotApproved, plan.CodeOf(err), "a host's Store enforces it too")
 	body := "# Release\n- [x] Build\n"
@@ -262,8 +259,7 @@ func TestAHandEditOfStepMarkersVoidsTheApproval(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	backend := newLocal(t, dir)
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	body := "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1) (uses deploy_prod)\n"
 	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
 	require.NoError(t, err)
@@ -272,8 +268,7 @@ func TestAHandEditOfStepMarkersVoidsTheApproval(t *testing.T) {
 
 	handEdit(t, dir, "release", "- [ ] Run the security review", "- [x] Run the security review")
 
-	fresh, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	fresh := storeOn(t, backend, "")
 	got, err := fresh.Get(ctx, "release")
 	require.NoError(t, err)
 	assert.Nil(t, got.Approval, "a plan whose steps were marked done by hand is not the plan approved")
@@ -307,8 +302,7 @@ func TestAHandEditDroppingTheApprovalRequirementVoidsTheApproval(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	backend := newLocal(t, dir)
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "planner", RequireApproval: true})
 	require.NoError(t, err)
 	body := "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1) (uses deploy_prod)\n"
@@ -452,8 +446,7 @@ func TestADeletedPlansTombstoneKeepsItsApprovalRequirement(t *testing.T) {
 				_, err := host.Delete(plan.WithActor(ctx, deleter), "release", nil)
 				require.NoError(t, err)
 
-				fresh, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-				require.NoError(t, err)
+				fresh := storeOn(t, backend, "")
 				p, err := fresh.Put(ctx, plan.Update{Name: "release", Content: ptr(reviewedRelease)})
 				require.NoError(t, err)
 				assert.True(t, p.RequiresApproval)
@@ -476,8 +469,7 @@ func TestADeletedPlansTombstoneKeepsItsApprovalRequirement(t *testing.T) {
 // tools than the person approved.
 func TestANoteCannotChangeTheToolsAStepMayUse(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	body := "# Fix\n- [ ] Fix a typo in the README\n- [ ] Deploy (uses deploy_prod)\n"
 	p, err := s.Put(ctx, plan.Update{Name: "fix", Content: &body})
 	require.NoError(t, err)

@@ -136,8 +136,7 @@ func approvedRelease(t *testing.T) (*plan.MemoryBackend, *filesystem.InMemoryBac
 	t.Helper()
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	p, err := store.Put(ctx, plan.Update{Name: "release", Content: ptr(gatePlan)})
 	require.NoError(t, err)
 	_, err = store.Approve(ctx, "release", p.Revision, "ana")
@@ -155,8 +154,7 @@ func approvedRelease(t *testing.T) (*plan.MemoryBackend, *filesystem.InMemoryBac
 func TestGatedFileToolsRunOnlyUnderAnApprovedStep(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	files := filesystem.NewInMemoryBackend()
 	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
 	require.NoError(t, err)
@@ -368,8 +366,7 @@ func TestParallelRunsOfOneSubAgentWriteUnderTheirOwnHolds(t *testing.T) {
 	for i, c := range streamed {
 		assert.Equal(t, c.Agent, agents[i], "an event names the run it came from")
 	}
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	assertHolders(t, ctx, store, "release", "worker", "worker·2")
 }
 
@@ -614,8 +611,7 @@ func approvedPlans(t *testing.T, bodies map[string]string) *plan.MemoryBackend {
 	t.Helper()
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	for name, body := range bodies {
 		p, err := store.Put(ctx, plan.Update{Name: name, Content: ptr(body)})
 		require.NoError(t, err)
@@ -734,9 +730,8 @@ func TestToolNotNamedAdviceAndTeachingInBothLanguages(t *testing.T) {
 	ctx := context.Background()
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		backend := approvedPlans(t, map[string]string{"readme": "# Docs\n- [ ] Fix a typo in the README (uses write_file)\n"})
-		store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-		require.NoError(t, err)
-		_, err = store.Put(ctx, plan.Update{Name: "draft", Content: ptr("# Draft\n- [ ] Deploy\n")})
+		store := storeOn(t, backend, "")
+		_, err := store.Put(ctx, plan.Update{Name: "draft", Content: ptr("# Draft\n- [ ] Deploy\n")})
 		require.NoError(t, err)
 		var deploys atomic.Int32
 		var log gateLog

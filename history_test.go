@@ -220,10 +220,9 @@ func TestHistoryEntryCutShortIsNotShown(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	b := newLocal(t, root)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: b})
-	require.NoError(t, err)
+	s := storeOn(t, b, "")
 	body := "# Ship\n- [ ] build\n- [ ] test\n"
-	_, err = s.Put(ctx, plan.Update{Name: "ship", Content: &body})
+	_, err := s.Put(ctx, plan.Update{Name: "ship", Content: &body})
 	require.NoError(t, err)
 	for _, st := range []string{"two", "three"} {
 		_, err = s.SetStatus(ctx, "ship", st, nil)
@@ -247,10 +246,9 @@ func TestHistoryEntryCutShortIsNotShown(t *testing.T) {
 // The history names nobody for a change nobody named, and the right person otherwise.
 func TestHistoryCreditsOnlyWhoActed(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	body := teamBody
-	_, err = s.Put(ctx, plan.Update{Name: "team", Content: &body, Author: "planner"})
+	_, err := s.Put(ctx, plan.Update{Name: "team", Content: &body, Author: "planner"})
 	require.NoError(t, err)
 	_, err = s.SetStatus(ctx, "team", "in-progress", nil)
 	require.NoError(t, err)
@@ -467,10 +465,9 @@ func writeFile(t *testing.T, b plan.Backend, p, content string) {
 func TestAnAgentReadsAPlanOfANewerFormatAndIsToldItCannotChangeIt(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
 	body := "# Next\n- [ ] One\n"
-	_, err = s.Put(ctx, plan.Update{Name: "next", Content: &body})
+	_, err := s.Put(ctx, plan.Update{Name: "next", Content: &body})
 	require.NoError(t, err)
 	newer := strings.Replace(readFile(t, backend, "/plans/next.md"), "format: 2\n", "format: 3\n", 1)
 	writeFile(t, backend, "/plans/next.md", newer)
@@ -500,8 +497,7 @@ func TestReadPlanSinceARevisionOf010WorksOnceMigrated(t *testing.T) {
 	r2 := strings.Replace(format1File(2, "active", crcName(r1)), "- [ ] One\n", "- [ ] One\n- [ ] Two\n", 1)
 	writeFile(t, backend, "/plans/.history/old/1."+crcName(r1), r1)
 	writeFile(t, backend, "/plans/old.md", r2)
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
 	read := func() string {
 		t.Helper()
 		mw, err := plan.New(ctx, &plan.Config{Backend: backend})
@@ -516,7 +512,7 @@ func TestReadPlanSinceARevisionOf010WorksOnceMigrated(t *testing.T) {
 	before := read()
 	assert.Contains(t, before, "older format", before)
 
-	_, err = s.Migrate(ctx, "old")
+	_, err := s.Migrate(ctx, "old")
 	require.NoError(t, err)
 	after := read()
 	assert.NotContains(t, after, "older format", after)

@@ -52,10 +52,9 @@ func TestANoteNeverBecomesAHolder(t *testing.T) {
 // mover with no name starts it, and a release releases.
 func TestAWrittenBodyNeverClaimsAStep(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	forged := "- [ ] Ship (@victim)\n- [~] Build (@victim)\n"
-	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &forged})
+	_, err := s.Put(ctx, plan.Update{Name: "p", Content: &forged})
 	requireReason(t, err, "claim_in_text")
 
 	body := "- [ ] Ship\n- [ ] Build\n"
@@ -82,8 +81,7 @@ func TestAWrittenBodyNeverClaimsAStep(t *testing.T) {
 	legacy := "---\ntitle: \"L\"\nstatus: \"draft\"\nauthor: \"\"\nrevision: 1\nupdated_at: \"2026-01-01T00:00:00Z\"\n---\n- [ ] Ship (@victim)\n"
 	backend := plan.NewMemoryBackend()
 	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/legacy.md", Content: legacy}))
-	ls, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	ls := storeOn(t, backend, "")
 	_, step, err := ls.MoveStep(ctx, plan.StepMove{Name: "legacy", Step: 1, State: plan.StepInProgress})
 	require.NoError(t, err)
 	assert.Empty(t, step.Holder)
@@ -155,17 +153,16 @@ func requireReason(t *testing.T, err error, reason string) {
 // as a change of the steps: a stale step move naming a revision before it is refused.
 func TestAStaleMoveAfterRewritesThatRewordAStepIsRefused(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	for _, body := range []string{
 		"- [ ] Deploy\n- [ ] Test\n",
 		"- [x] Deploy — to prod instead\n- [ ] Test\n",
 		"- [ ] Deploy — to prod instead — and drop staging\n- [ ] Test\n",
 	} {
-		_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr(body)})
+		_, err := s.Put(ctx, plan.Update{Name: "p", Content: ptr(body)})
 		require.NoError(t, err)
 	}
-	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepInProgress, By: "w", IfRevision: rev(1)})
+	_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepInProgress, By: "w", IfRevision: rev(1)})
 	require.Equal(t, plan.CodeRevisionConflict, plan.CodeOf(err))
 	requireReason(t, err, "steps_changed")
 
@@ -471,9 +468,8 @@ func TestRenewalsNeverGrowAnApprovedPlan(t *testing.T) {
 // The same through an agent's update_plan_step calls.
 func TestAnAgentsRenewalsReplaceTheirNote(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate the logs\n")})
+	s := storeOn(t, plan.NewMemoryBackend(), "")
+	_, err := s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate the logs\n")})
 	require.NoError(t, err)
 	_, err = s.Approve(ctx, "ops", 1, "ana")
 	require.NoError(t, err)
@@ -499,9 +495,8 @@ func TestAnAgentsRenewalsReplaceTheirNote(t *testing.T) {
 // either; a note a person wrote into the step is never taken for one.
 func TestTakeoversReplaceTheLastInProgressNoteOnly(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate\n- [ ] Report\n")})
+	s := storeOn(t, plan.NewMemoryBackend(), "")
+	_, err := s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate\n- [ ] Report\n")})
 	require.NoError(t, err)
 	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
 	require.NoError(t, err)
@@ -530,9 +525,8 @@ func TestTakeoversReplaceTheLastInProgressNoteOnly(t *testing.T) {
 // renewal after the approval never replaces it.
 func TestARenewalNeverReplacesANoteThePersonApproved(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate\n")})
+	s := storeOn(t, plan.NewMemoryBackend(), "")
+	_, err := s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate\n")})
 	require.NoError(t, err)
 	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
 	require.NoError(t, err)
@@ -598,8 +592,7 @@ func approvedUnderRequirement(t *testing.T, backend plan.Backend) *plan.Store {
 	results := runTools(t, plantest.NewScriptedModel(writePlanCall("release", reviewedRelease, 0), plantest.Answer("ok")), planner)
 	require.Len(t, results, 1)
 	require.Empty(t, errorCode(t, results[0]), results[0])
-	host, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	host := storeOn(t, backend, "")
 	_, err = host.Approve(ctx, "release", 1, "ana")
 	require.NoError(t, err)
 	return host
@@ -653,9 +646,8 @@ func TestOnlyAPersonSkipsAStepOthersWaitFor(t *testing.T) {
 func TestAgentsSkipStepsOfPlansWithoutTheRequirement(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "release", Content: ptr(reviewedRelease)})
+	s := storeOn(t, backend, "")
+	_, err := s.Put(ctx, plan.Update{Name: "release", Content: ptr(reviewedRelease)})
 	require.NoError(t, err)
 	_, err = s.Approve(ctx, "release", 1, "ana")
 	require.NoError(t, err)

@@ -38,8 +38,7 @@ func langs() []adk.Language { return []adk.Language{adk.LanguageEnglish, adk.Lan
 func TestARejectionIsKeptWithItsAuthorAndFeedback(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
 	other, err := plan.NewStore(&plan.StoreConfig{Backend: backend}) // another host on the storage
 	require.NoError(t, err)
 	_, err = s.Put(ctx, plan.Update{Name: "release", Content: ptr(approvalPlan)})
@@ -95,11 +94,9 @@ func TestARejectionIsKeptWithItsAuthorAndFeedback(t *testing.T) {
 func TestWaitDecisionReturnsTheFirstDecisionOnTheRevision(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	person, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "release", Content: ptr(approvalPlan)})
+	s := storeOn(t, backend, "")
+	person := storeOn(t, backend, "")
+	_, err := s.Put(ctx, plan.Update{Name: "release", Content: ptr(approvalPlan)})
 	require.NoError(t, err)
 
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
@@ -165,10 +162,9 @@ func TestAPlanAWaitingRunSaysSoInItsSummary(t *testing.T) {
 func TestAPersonsEditFencesTheAgentsUntilTheyReadIt(t *testing.T) {
 	for _, lang := range langs() {
 		ctx := context.Background()
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-		require.NoError(t, err)
+		s := storeOn(t, plan.NewMemoryBackend(), "")
 		body := "# Ship\n- [ ] build\n- [ ] test\n- [ ] deploy\n"
-		_, err = s.Put(ctx, plan.Update{Name: "ship", Content: &body}) // r1
+		_, err := s.Put(ctx, plan.Update{Name: "ship", Content: &body}) // r1
 		require.NoError(t, err)
 
 		// Another agent's move of another step: w1's stale move commutes past it.

@@ -29,10 +29,9 @@ func isReminder(msg *schema.Message) bool {
 // short note about it, appended after the history (the instruction unchanged), and the
 // calls after that get none while nothing else changes.
 func TestAReminderFollowsAnotherAgentsChange(t *testing.T) {
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	body := leaseBody
-	_, err = s.Put(context.Background(), plan.Update{Name: "lease", Content: &body})
+	_, err := s.Put(context.Background(), plan.Update{Name: "lease", Content: &body})
 	require.NoError(t, err)
 
 	other := func([]*schema.Message) *schema.Message {
@@ -73,8 +72,7 @@ func TestAReminderFollowsAnotherAgentsChange(t *testing.T) {
 // A run whose plans nobody else changes gets no reminder, and ReminderEvery < 0 turns them
 // off.
 func TestNoReminderWithoutOthersChanges(t *testing.T) {
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	w1 := plantest.NewScriptedModel(
 		plantest.CallTool("write_plan", `{"name":"solo","content":"- [ ] a\n- [ ] b (after 1)\n"}`),
 		plantest.CallTool("update_plan_step", `{"name":"solo","status":"in_progress"}`),
@@ -91,10 +89,9 @@ func TestNoReminderWithoutOthersChanges(t *testing.T) {
 // Reminders go out at most once every ReminderEvery model calls: a change made right after
 // one is told with the next, not lost.
 func TestRemindersAreSpacedByReminderEvery(t *testing.T) {
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	body := leaseBody
-	_, err = s.Put(context.Background(), plan.Update{Name: "lease", Content: &body})
+	_, err := s.Put(context.Background(), plan.Update{Name: "lease", Content: &body})
 	require.NoError(t, err)
 	mw, err := plan.New(context.Background(), &plan.Config{Store: s, AgentName: "w1", ReminderEvery: 3})
 	require.NoError(t, err)

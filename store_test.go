@@ -78,8 +78,7 @@ func TestCanceledContextWritesNothing(t *testing.T) {
 	require.NoError(t, err, "a canceled call is a result, not a Go error")
 	assert.Equal(t, "canceled", errorCode(t, out))
 	assert.Zero(t, changes)
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	_, err = store.Get(context.Background(), "c")
 	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
 }
@@ -227,8 +226,7 @@ func TestStaleWriterAfterDeleteAndRecreate(t *testing.T) {
 				assert.EqualValues(t, 3, currentRevision(t, out), out)
 			}
 
-			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-			require.NoError(t, err)
+			store := storeOn(t, backend, "")
 			p, err := store.Get(ctx, "shared")
 			require.NoError(t, err)
 			assert.EqualValues(t, 3, p.Revision)
@@ -313,8 +311,7 @@ func TestInvalidUTF8IsRefusedOnWrite(t *testing.T) {
 			assert.True(t, strings.HasPrefix(r.Error.Message, c.field+" "), "the message names %s: %s", c.field, out)
 		}
 	}
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	_, err = store.Get(ctx, "fresh")
 	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
 	p, err := store.Get(ctx, "release")

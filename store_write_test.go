@@ -236,8 +236,7 @@ func workerTools(t *testing.T, backend plan.Backend, ws driver.Workspace, name s
 // runRaceGoroutines runs every role of sc as a goroutine with its own middleware.
 func runRaceGoroutines(t *testing.T, sc raceScenario, backend plan.Backend, ws driver.Workspace) {
 	ctx := context.Background()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	if sc.setup != nil {
 		sc.setup(t, ctx, store)
 	}

@@ -356,8 +356,7 @@ func TestHostileModels(t *testing.T) {
 			for i, h := range agents {
 				log.check(t, h, results[i])
 			}
-			store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-			require.NoError(t, err)
+			store := storeOn(t, backend, "")
 			log.verify(t, ctx, store)
 			t.Logf("%s", log.stats())
 
@@ -955,8 +954,7 @@ func TestListPlansPagesTenThousandPlans(t *testing.T) {
 	assert.Less(t, len(tmpl), 4<<10)
 
 	// Store.ListPage gives hosts the same paging.
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	var names []string
 	opts := plan.ListOptions{Limit: 150}
 	for {
@@ -1120,8 +1118,7 @@ func TestWorkspaceThatIsThePlanStorageKeepsOutOfThePlansFolder(t *testing.T) {
 	assert.Contains(t, call("export_plan_to_file", `{"name":"victim","path":"work/v.md"}`), "absolute")
 	assert.Contains(t, call("export_plan_to_file", `{"name":"victim","file_path":"/work/v.md"}`), `"bytes"`, "file_path is accepted for path")
 	assert.Contains(t, call("read_plan", `{"name":"victim"}`), `"revision":`)
-	p, err := plan.NewStore(&plan.StoreConfig{Backend: lb})
-	require.NoError(t, err)
+	p := storeOn(t, lb, "")
 	got, err := p.Get(ctx, "victim")
 	require.NoError(t, err)
 	rev := got.Revision
@@ -1202,8 +1199,7 @@ func TestExportEditUpdateWithEinoWorkspace(t *testing.T) {
 	assert.NotEqual(t, "", errorCode(t, results[3]), "a directory is not a plan file")
 	assert.Equal(t, "revision_conflict", errorCode(t, results[4]), "the file was exported at revision 1; the plan moved on")
 
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	p, err := store.Get(ctx, "loop")
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, p.Revision)
@@ -1215,9 +1211,8 @@ func TestExportEditUpdateWithEinoWorkspace(t *testing.T) {
 func TestPlanFileToolsNeverReachTheApprovalKey(t *testing.T) {
 	ctx := context.Background()
 	lb := newLocal(t, t.TempDir())
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: lb})
-	require.NoError(t, err)
-	_, err = store.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
+	store := storeOn(t, lb, "")
+	_, err := store.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] a\n")})
 	require.NoError(t, err)
 	_, err = store.Approve(ctx, "p", 1, "ana")
 	require.NoError(t, err)

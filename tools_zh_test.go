@@ -231,8 +231,7 @@ func newErrorFixture(t *testing.T) *errorFixture {
 	f.broken = failingBackend{}
 	lostMem, uncertMem := plan.NewMemoryBackend(), plan.NewMemoryBackend()
 	for _, m := range []*plan.MemoryBackend{lostMem, uncertMem} {
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: m})
-		require.NoError(t, err)
+		s := storeOn(t, m, "")
 		_, err = s.Put(ctx, plan.Update{Name: "release", Content: &body})
 		require.NoError(t, err)
 	}
