@@ -468,10 +468,8 @@ func TestRenewalsNeverGrowAnApprovedPlan(t *testing.T) {
 // The same through an agent's update_plan_step calls.
 func TestAnAgentsRenewalsReplaceTheirNote(t *testing.T) {
 	ctx := context.Background()
-	s := storeOn(t, plan.NewMemoryBackend(), "")
-	_, err := s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate the logs\n")})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "ops", 1, "ana")
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "ops", "# Ops\n- [ ] Rotate the logs\n")
+	_, err := s.Approve(ctx, "ops", 1, "ana")
 	require.NoError(t, err)
 	mw, err := plan.New(ctx, &plan.Config{Store: s, RequireApproval: true, AgentName: "w1"})
 	require.NoError(t, err)
@@ -495,10 +493,8 @@ func TestAnAgentsRenewalsReplaceTheirNote(t *testing.T) {
 // either; a note a person wrote into the step is never taken for one.
 func TestTakeoversReplaceTheLastInProgressNoteOnly(t *testing.T) {
 	ctx := context.Background()
-	s := storeOn(t, plan.NewMemoryBackend(), "")
-	_, err := s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate\n- [ ] Report\n")})
-	require.NoError(t, err)
-	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "ops", "# Ops\n- [ ] Rotate\n- [ ] Report\n")
+	_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
 	require.NoError(t, err)
 	var p *plan.Plan
 	for i := 1; i <= 10; i++ {
@@ -525,10 +521,8 @@ func TestTakeoversReplaceTheLastInProgressNoteOnly(t *testing.T) {
 // renewal after the approval never replaces it.
 func TestARenewalNeverReplacesANoteThePersonApproved(t *testing.T) {
 	ctx := context.Background()
-	s := storeOn(t, plan.NewMemoryBackend(), "")
-	_, err := s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate\n")})
-	require.NoError(t, err)
-	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "ops", "# Ops\n- [ ] Rotate\n")
+	_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
 	require.NoError(t, err)
 	p, _, err := s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1", Note: "only the staging logs"})
 	require.NoError(t, err)
