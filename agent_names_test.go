@@ -112,8 +112,7 @@ func TestParallelWorkersOnOnePlanThroughADeepAgent(t *testing.T) {
 	assert.Contains(t, rb[3], "worker-a")
 	assert.Empty(t, errorCode(t, rb[4]), rb[4])
 
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	p, err := store.Get(ctx, "release")
 	require.NoError(t, err)
 	assert.EqualValues(t, 11, p.Revision, "1 create + 7 moves + 1 rewrite + 2 claims")
@@ -158,17 +157,23 @@ func TestTwoRunsOfOneSubAgentHoldStepsApart(t *testing.T) {
 	require.NoError(t, err)
 	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "release it"))
 
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	p, err := store.Get(ctx, "release")
+	store := storeOn(t, backend, "")
+	assertHolders(t, ctx, store, "release", "worker", "worker·2")
+}
+
+// assertHolders asserts that the steps of plan name on s are held by exactly want, in any
+// order.
+func assertHolders(t *testing.T, ctx context.Context, s *plan.Store, name string, want ...string) {
+	t.Helper()
+	p, err := s.Get(ctx, name)
 	require.NoError(t, err)
 	var holders []string
-	for _, s := range plan.ParseSteps(p.Content) {
-		if s.Holder != "" {
-			holders = append(holders, s.Holder)
+	for _, st := range plan.ParseSteps(p.Content) {
+		if st.Holder != "" {
+			holders = append(holders, st.Holder)
 		}
 	}
-	assert.ElementsMatch(t, []string{"worker", "worker·2"}, holders, p.Content)
+	assert.ElementsMatch(t, want, holders, p.Content)
 }
 
 // takeThenWaitForPeers is a worker's turn that takes the next free step of plan release, then
@@ -199,8 +204,7 @@ func approvedDeploy(t *testing.T, holder string) (*plan.MemoryBackend, *plan.Sto
 	t.Helper()
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	body := deployPlan
 	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
 	require.NoError(t, err)

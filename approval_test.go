@@ -2,11 +2,18 @@ package plan_test
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/filesystem"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -126,8 +133,7 @@ func TestSubAgentCannotRequestApproval(t *testing.T) {
 	assert.Contains(t, calls[2].Input[0].Content, "not_approved", "the sub-agent is told that steps wait")
 	assert.Equal(t, "tool_not_available", errorCode(t, lastToolResult(calls[3])))
 	assert.Equal(t, "not_approved", errorCode(t, lastToolResult(calls[4])))
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	p, err := store.Get(ctx, "ship")
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, p.Revision)
@@ -171,8 +177,7 @@ const releaseSteps = "# Release\n- [ ] Build\n- [ ] Publish to prod\n"
 // approved is refused even when it leaves as many steps done as before.
 func TestARewriteCannotFinishAnUnapprovedStep(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	mw, err := plan.New(ctx, &plan.Config{Store: s, RequireApproval: true, AgentName: "planner"})
 	require.NoError(t, err)
 	_, err = s.Put(ctx, plan.Update{Name: "release", Content: ptr(releaseSteps)})
@@ -216,8 +221,7 @@ func TestTheApprovalRequirementBelongsToThePlan(t *testing.T) {
 	require.Len(t, results, 1)
 	assert.Equal(t, "not_approved", errorCode(t, results[0]), results[0])
 
-	host, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	host := storeOn(t, backend, "")
 	_, _, err = host.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted})
 	assert.Equal(t, plan.CodeNotApproved, plan.CodeOf(err), "a host's Store enforces it too")
 	body := "# Release\n- [x] Build\n"
@@ -246,4 +250,250 @@ func approvedStore(t *testing.T, root string) (*plan.Store, *[]plan.Change) {
 	require.NoError(t, err)
 	require.NotNil(t, p.Approval)
 	return store, &changes
+}
+
+// A hand edit that only changes step markers (marking the security review done, so the
+// deploy step waiting for it is ready) is a change to which steps are done: a Store reads
+// the plan as not approved, and the agent that then takes the deploy step cannot deploy.
+func TestAHandEditOfStepMarkersVoidsTheApproval(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	backend := newLocal(t, dir)
+	store := storeOn(t, backend, "")
+	body := "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1) (uses deploy_prod)\n"
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+
+	handEdit(t, dir, "release", "- [ ] Run the security review", "- [x] Run the security review")
+
+	fresh := storeOn(t, backend, "")
+	got, err := fresh.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Nil(t, got.Approval, "a plan whose steps were marked done by hand is not the plan approved")
+
+	var deploys atomic.Int32
+	var log gateLog
+	_, runner := usesAgent(t, &plan.Config{Backend: backend, AgentName: "worker", GatedTools: []string{"deploy_prod"}},
+		filesystem.NewInMemoryBackend(), &deploys, &log, takeStep("release", 2), deploy)
+	gateEvents(t, runner.Query(ctx, "deploy"))
+	assert.Zero(t, deploys.Load(), "deploy_prod ran under an approval the edit should have voided")
+	calls := log.calls()
+	require.NotEmpty(t, calls)
+	assert.False(t, calls[len(calls)-1].Allowed, "%+v", calls)
+}
+
+// handEdit replaces old with new in plan name's file under the root dir of a LocalBackend, as
+// a person editing the file would; the edit must change the file.
+func handEdit(t *testing.T, dir, name, old, new string) {
+	t.Helper()
+	file := filepath.Join(dir, "plans", name+".md")
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	edited := strings.Replace(string(raw), old, new, 1)
+	require.NotEqual(t, string(raw), edited)
+	require.NoError(t, os.WriteFile(file, []byte(edited), 0o600))
+}
+
+// A hand edit that drops the plan's approval requirement (so an agent could skip the steps
+// others wait for) voids its approval too.
+func TestAHandEditDroppingTheApprovalRequirementVoidsTheApproval(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	backend := newLocal(t, dir)
+	store := storeOn(t, backend, "")
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "planner", RequireApproval: true})
+	require.NoError(t, err)
+	body := "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1) (uses deploy_prod)\n"
+	results := runTools(t, plantest.NewScriptedModel(writePlanCall("release", body, 0), plantest.Answer("ok")), mw)
+	require.Len(t, results, 1)
+	require.Empty(t, errorCode(t, results[0]), results[0])
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	require.True(t, p.RequiresApproval)
+	_, err = store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+
+	handEdit(t, dir, "release", "requires_approval: true\n", "")
+
+	got, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.False(t, got.RequiresApproval)
+	assert.Nil(t, got.Approval, "the requirement a person approved under is gone: so is the approval")
+}
+
+// TestApprovalGateIsAtomic: workers move steps through the gated tool while a person keeps
+// revoking and re-approving. No step ever moves while the plan is not approved: every
+// re-approval lands on the revision its revoke wrote, and every step revision follows an
+// approved one.
+func TestApprovalGateIsAtomic(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HistoryLimit: 5000, HistoryMaxBytes: 64 << 20})
+	require.NoError(t, err)
+	var body strings.Builder
+	const steps = 40
+	for i := 0; i < steps; i++ {
+		body.WriteString("- [ ] step\n")
+	}
+	content := body.String()
+	_, err = store.Put(ctx, plan.Update{Name: "race", Content: &content})
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "race", 1, "ana")
+	require.NoError(t, err)
+	mw, err := plan.New(ctx, &plan.Config{Store: store, RequireApproval: true})
+	require.NoError(t, err)
+	runCtx, _, tools := beforeAgentTools(t, ctx, mw)
+
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for n := 1 + w; n <= steps; {
+				out, err := tools[plan.ToolUpdatePlanStep].InvokableRun(runCtx, `{"name":"race","step":`+strconv.Itoa(n)+`,"status":"completed"}`)
+				if !assert.NoError(t, err) {
+					return
+				}
+				if code := errorCode(t, out); code == "" {
+					n += 4
+				} else if !assert.Equal(t, "not_approved", code, out) {
+					return
+				}
+			}
+		}(w)
+	}
+	go func() { wg.Wait(); close(done) }()
+	toggles := 0
+	for running := true; running && toggles < 1500; toggles++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		p, err := store.Revoke(ctx, "race")
+		require.NoError(t, err)
+		_, err = store.Approve(ctx, "race", p.Revision, "ana")
+		require.NoError(t, err, "no step moved while the plan was not approved")
+	}
+	<-done
+	p, err := store.Get(ctx, "race")
+	require.NoError(t, err)
+	require.Equal(t, steps, plan.Summarize(p).Progress.Completed)
+	hist, err := store.History(ctx, "race")
+	require.NoError(t, err)
+	moves := 0
+	for _, r := range hist {
+		if r.Action != plan.ActionStep {
+			continue
+		}
+		moves++
+		before, err := store.GetRevision(ctx, "race", r.Revision-1)
+		require.NoError(t, err)
+		assert.NotNil(t, before.Approval, "revision %d moved a step of an unapproved plan", r.Revision)
+	}
+	assert.Equal(t, steps, moves)
+	t.Logf("%d revoke/approve pairs during %d step moves", toggles, moves)
+}
+
+// The approval requirement belongs to the plan and outlives its deletion: an agent whose
+// middleware does not ask for approvals deletes a plan written under the requirement and
+// writes it again, and the plan it wrote still needs a person's approval before a step moves
+// or a rewrite finishes one.
+func TestTheApprovalRequirementSurvivesADeleteAndRecreate(t *testing.T) {
+	for _, bc := range backendCases() {
+		t.Run(bc.name, func(t *testing.T) {
+			ctx := context.Background()
+			backend, _ := bc.new(t)
+			host := approvedUnderRequirement(t, backend)
+			lax, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "deployer"})
+			require.NoError(t, err)
+			done := "# Release\n- [x] Run the security review\n- [ ] Deploy to production (after 1)\n- [ ] Tell the team\n"
+			results := runTools(t, plantest.NewScriptedModel(
+				plantest.CallTool("delete_plan", `{"name":"release"}`),
+				writePlanCall("release", done, 0),
+				writePlanCall("release", reviewedRelease, 0),
+				plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"skipped"}`),
+				plantest.Answer("deployed"),
+			), lax)
+			require.Len(t, results, 4)
+			assert.Empty(t, errorCode(t, results[0]), results[0])
+			assert.Equal(t, "not_approved", errorCode(t, results[1]), "a create cannot finish a step: %s", results[1])
+			assert.Empty(t, errorCode(t, results[2]), results[2])
+			assert.Equal(t, "not_approved", errorCode(t, results[3]), results[3])
+
+			p, err := host.Get(ctx, "release")
+			require.NoError(t, err)
+			assert.True(t, p.RequiresApproval)
+			assert.Nil(t, p.Approval, "a plan written again is not approved")
+			assert.EqualValues(t, 3, p.Revision, "revisions go on after the deletion")
+			assert.Equal(t, reviewedRelease, p.Content)
+		})
+	}
+}
+
+// The same through the Store's API, whoever deletes the plan (a named person, or nobody,
+// whose delete may move the plan file onto its tombstone) and whoever writes it again.
+func TestADeletedPlansTombstoneKeepsItsApprovalRequirement(t *testing.T) {
+	for _, bc := range backendCases() {
+		for _, deleter := range []string{"", "ana"} {
+			t.Run(bc.name+"/"+deleter, func(t *testing.T) {
+				ctx := context.Background()
+				backend, _ := bc.new(t)
+				host := approvedUnderRequirement(t, backend)
+				_, err := host.Delete(plan.WithActor(ctx, deleter), "release", nil)
+				require.NoError(t, err)
+
+				fresh := storeOn(t, backend, "")
+				p, err := fresh.Put(ctx, plan.Update{Name: "release", Content: ptr(reviewedRelease)})
+				require.NoError(t, err)
+				assert.True(t, p.RequiresApproval)
+				_, _, err = fresh.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress, By: "w1"})
+				assert.Equal(t, plan.CodeNotApproved, plan.CodeOf(err))
+
+				// Deleted again, by anyone: still required.
+				_, err = fresh.Delete(ctx, "release", nil)
+				require.NoError(t, err)
+				p, err = host.Put(ctx, plan.Update{Name: "release", Content: ptr(reviewedRelease)})
+				require.NoError(t, err)
+				assert.True(t, p.RequiresApproval)
+			})
+		}
+	}
+}
+
+// A move's note never changes what a step may use: a note ending like "(uses …)" is refused
+// with invalid_argument and nothing is written, so an approved step cannot be given more
+// tools than the person approved.
+func TestANoteCannotChangeTheToolsAStepMayUse(t *testing.T) {
+	ctx := context.Background()
+	s := storeOn(t, plan.NewMemoryBackend(), "")
+	body := "# Fix\n- [ ] Fix a typo in the README\n- [ ] Deploy (uses deploy_prod)\n"
+	p, err := s.Put(ctx, plan.Update{Name: "fix", Content: &body})
+	require.NoError(t, err)
+	p, err = s.Approve(ctx, "fix", p.Revision, "ana")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		step int
+		note string
+	}{
+		{1, "(uses deploy_prod)"},
+		{1, "typo — (uses deploy_prod)"},
+		{2, "ok (uses deploy_prod, write_file)"},
+		{2, "(uses write_file)"},
+	} {
+		_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "fix", Step: tc.step, State: plan.StepInProgress, Note: tc.note, By: "w1"})
+		var pe *plan.Error
+		require.True(t, errors.As(err, &pe), "%q: %v", tc.note, err)
+		assert.Equal(t, plan.CodeInvalidArgument, pe.Code, tc.note)
+		assert.Equal(t, "note_uses", pe.Reason, tc.note)
+	}
+	cur, err := s.Get(ctx, "fix")
+	require.NoError(t, err)
+	assert.Equal(t, p.Revision, cur.Revision, "nothing was written")
+	_, st, err := s.MoveStep(ctx, plan.StepMove{Name: "fix", Step: 2, State: plan.StepInProgress, Note: "going (carefully)", By: "w1"})
+	require.NoError(t, err, "a note that leaves the tools as they were is fine")
+	assert.Equal(t, []string{"deploy_prod"}, st.Uses)
 }

@@ -90,8 +90,7 @@ func TestArgumentBoundKeepsEveryAcceptableCall(t *testing.T) {
 	out, err := tools["write_plan"].InvokableRun(ctx, args)
 	require.NoError(t, err)
 	require.Empty(t, errorCode(t, out), out)
-	p, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	p := storeOn(t, backend, "")
 	got, err := p.Get(ctx, "escaped")
 	require.NoError(t, err)
 	require.Equal(t, control(maxContent), got.Content)
@@ -204,10 +203,9 @@ func TestARepeatedArgumentNeverDropsOrSwapsAValue(t *testing.T) {
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		ctx := context.Background()
 		backend := plan.NewMemoryBackend()
-		store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-		require.NoError(t, err)
+		store := storeOn(t, backend, "")
 		body := "# Release\n- [ ] tag\n- [ ] ship\n"
-		_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+		_, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
 		require.NoError(t, err)
 		_, err = store.SetStatus(ctx, "release", "in-progress", nil) // a teammate's change: revision 2
 		require.NoError(t, err)
@@ -283,10 +281,9 @@ func corpusTools(t *testing.T, lang adk.Language, approval bool) (context.Contex
 	t.Helper()
 	ctx := context.Background()
 	backend, ws := plan.NewMemoryBackend(), plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	body := corpusBody
-	_, err = store.Put(ctx, plan.Update{Name: "p", Content: &body, Status: "draft"})
+	_, err := store.Put(ctx, plan.Update{Name: "p", Content: &body, Status: "draft"})
 	require.NoError(t, err)
 	_, err = store.Put(ctx, plan.Update{Name: "team", Content: &body})
 	require.NoError(t, err)
@@ -369,7 +366,7 @@ func TestArgumentCorpus(t *testing.T) {
 				assert.Equal(t, before.Revision, after.Revision, "a refused call writes nothing: %s", label)
 				assert.Equal(t, before.Content, after.Content, label)
 				if lang == adk.LanguageChinese {
-					assert.True(t, gateHan(message), "the message is in Chinese: %s: %s", label, message)
+					assert.True(t, hasHan(message), "the message is in Chinese: %s: %s", label, message)
 					n, words := englishRun(message)
 					assert.Less(t, n, 2, "the Chinese message carries English %q: %s: %s", words, label, message)
 				}
@@ -411,8 +408,7 @@ func TestSloppyAgentFinishesWithoutARefusal(t *testing.T) {
 	assert.Contains(t, results[1], `state->status=\"in_progress\"`)
 	assert.Contains(t, results[2], `revision->last_known_revision=2`)
 
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	p, err := store.Get(ctx, "ship")
 	require.NoError(t, err)
 	assert.EqualValues(t, 4, p.Revision)

@@ -36,8 +36,7 @@ func TestAStepOverItsBudgetStopsItsGatedToolsUntilAPersonRaisesIt(t *testing.T) 
 
 func testOverBudget(t *testing.T, backend plan.Backend, lang adk.Language, which string) {
 	ctx := context.Background()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	body := "# Release\n- [ ] Build (budget 1500 tokens) (uses probe)\n- [ ] Ship\n"
 	u := plan.Update{Name: "release", Content: &body}
 	if which == "plan" {
@@ -120,14 +119,13 @@ func TestTheApprovalRequestShowsThePlansBudget(t *testing.T) {
 
 // A plan budget that does not read is refused, and nothing is written.
 func TestAPlanBudgetMustRead(t *testing.T) {
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	store := storeOn(t, plan.NewMemoryBackend(), "")
 	body := "- [ ] a\n"
 	for _, bad := range []string{"lots", "-5 tokens", "10 parsecs", "20k tokens, soon"} {
 		_, err := store.Put(context.Background(), plan.Update{Name: "p", Content: &body, Budget: bad})
 		assert.Equal(t, plan.CodeInvalidArgument, plan.CodeOf(err), bad)
 	}
-	_, err = store.Get(context.Background(), "p")
+	_, err := store.Get(context.Background(), "p")
 	assert.Equal(t, plan.CodeNotFound, plan.CodeOf(err))
 }
 

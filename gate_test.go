@@ -46,29 +46,6 @@ func (g *gateLog) calls() []plan.GatedCall {
 	return append([]plan.GatedCall(nil), g.heard...)
 }
 
-// gateCheckPoints keeps checkpoints in memory.
-type gateCheckPoints struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func (c *gateCheckPoints) Get(_ context.Context, id string) ([]byte, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.m[id]
-	return b, ok, nil
-}
-
-func (c *gateCheckPoints) Set(_ context.Context, id string, b []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string][]byte{}
-	}
-	c.m[id] = b
-	return nil
-}
-
 // gateEvents drains a run: its events, and the ID of the approval it paused on ("" when it
 // ended).
 func gateEvents(t *testing.T, iter *adk.AsyncIterator[*adk.AgentEvent]) (events []*adk.AgentEvent, pausedOn string) {
@@ -133,9 +110,8 @@ func gateResult(t *testing.T, m *plantest.ScriptedModel, i int) string {
 	return ""
 }
 
-func gatePtr[T any](v T) *T { return &v }
-
-func gateHan(s string) bool {
+// hasHan reports whether s holds a Han character: whether a text is in Chinese.
+func hasHan(s string) bool {
 	for _, r := range s {
 		if unicode.Is(unicode.Han, r) {
 			return true
@@ -160,9 +136,8 @@ func approvedRelease(t *testing.T) (*plan.MemoryBackend, *filesystem.InMemoryBac
 	t.Helper()
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	p, err := store.Put(ctx, plan.Update{Name: "release", Content: gatePtr(gatePlan)})
+	store := storeOn(t, backend, "")
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: ptr(gatePlan)})
 	require.NoError(t, err)
 	_, err = store.Approve(ctx, "release", p.Revision, "ana")
 	require.NoError(t, err)
@@ -179,8 +154,7 @@ func approvedRelease(t *testing.T) (*plan.MemoryBackend, *filesystem.InMemoryBac
 func TestGatedFileToolsRunOnlyUnderAnApprovedStep(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	files := filesystem.NewInMemoryBackend()
 	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: files})
 	require.NoError(t, err)
@@ -213,7 +187,7 @@ func TestGatedFileToolsRunOnlyUnderAnApprovedStep(t *testing.T) {
 	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
 		Instruction: "You plan and act.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{fs, mw}, MaxIterations: 30})
 	require.NoError(t, err)
-	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &gateCheckPoints{}})
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &plantest.CheckPoints{}})
 
 	first, id := gateEvents(t, runner.Query(ctx, "write the changelog", adk.WithCheckPointID("gated")))
 	require.NotEmpty(t, id, "the run paused for approval")
@@ -392,17 +366,8 @@ func TestParallelRunsOfOneSubAgentWriteUnderTheirOwnHolds(t *testing.T) {
 	for i, c := range streamed {
 		assert.Equal(t, c.Agent, agents[i], "an event names the run it came from")
 	}
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	cur, err := store.Get(ctx, "release")
-	require.NoError(t, err)
-	var holders []string
-	for _, s := range plan.ParseSteps(cur.Content) {
-		if s.Holder != "" {
-			holders = append(holders, s.Holder)
-		}
-	}
-	assert.ElementsMatch(t, []string{"worker", "worker·2"}, holders, cur.Content)
+	store := storeOn(t, backend, "")
+	assertHolders(t, ctx, store, "release", "worker", "worker·2")
 }
 
 // A run paused by request_plan_approval and then abandoned leaves a tool call without a
@@ -445,7 +410,7 @@ func TestAbandonedApprovalIsPatchedAsNotApproved(t *testing.T) {
 		assert.Contains(t, msg, "release")
 		assert.Contains(t, msg, "request_plan_approval")
 		assert.Contains(t, other, "write_file")
-		assert.Equal(t, lang == adk.LanguageChinese, gateHan(msg), msg)
+		assert.Equal(t, lang == adk.LanguageChinese, hasHan(msg), msg)
 	}
 }
 
@@ -646,10 +611,9 @@ func approvedPlans(t *testing.T, bodies map[string]string) *plan.MemoryBackend {
 	t.Helper()
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	for name, body := range bodies {
-		p, err := store.Put(ctx, plan.Update{Name: name, Content: gatePtr(body)})
+		p, err := store.Put(ctx, plan.Update{Name: name, Content: ptr(body)})
 		require.NoError(t, err)
 		_, err = store.Approve(ctx, name, p.Revision, "ana")
 		require.NoError(t, err)
@@ -766,9 +730,8 @@ func TestToolNotNamedAdviceAndTeachingInBothLanguages(t *testing.T) {
 	ctx := context.Background()
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		backend := approvedPlans(t, map[string]string{"readme": "# Docs\n- [ ] Fix a typo in the README (uses write_file)\n"})
-		store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-		require.NoError(t, err)
-		_, err = store.Put(ctx, plan.Update{Name: "draft", Content: gatePtr("# Draft\n- [ ] Deploy\n")})
+		store := storeOn(t, backend, "")
+		_, err := store.Put(ctx, plan.Update{Name: "draft", Content: ptr("# Draft\n- [ ] Deploy\n")})
 		require.NoError(t, err)
 		var deploys atomic.Int32
 		var log gateLog
@@ -786,14 +749,14 @@ func TestToolNotNamedAdviceAndTeachingInBothLanguages(t *testing.T) {
 		assert.Contains(t, msg, "(uses deploy_prod)", msg)
 		assert.Contains(t, msg, "write_file", "the advice says what the step names: %s", msg)
 		assert.Contains(t, msg, "request_plan_approval", msg)
-		assert.Equal(t, lang == adk.LanguageChinese, gateHan(msg), msg)
+		assert.Equal(t, lang == adk.LanguageChinese, hasHan(msg), msg)
 		template := gateResult(t, model, 3)
 		assert.Contains(t, template, "(uses deploy_prod)", "plan_template teaches (uses …)")
-		assert.Equal(t, lang == adk.LanguageChinese, gateHan(template))
+		assert.Equal(t, lang == adk.LanguageChinese, hasHan(template))
 		code, msg = gateCode(t, gateResult(t, model, 4))
 		assert.Equal(t, "not_approved", code, "the draft is not approved")
 		assert.Contains(t, msg, "(uses", "the not_approved advice teaches (uses …): %s", msg)
-		assert.Equal(t, lang == adk.LanguageChinese, gateHan(msg), msg)
+		assert.Equal(t, lang == adk.LanguageChinese, hasHan(msg), msg)
 		system := model.Calls()[0].Input[0]
 		require.Equal(t, schema.System, system.Role)
 		assert.Contains(t, system.Content, "(uses tool_a, tool_b)", "the instruction teaches (uses …)")

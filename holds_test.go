@@ -3,16 +3,22 @@ package plan_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
-
-	"github.com/einoplan/plan/driver"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/plantest"
 )
 
@@ -46,10 +52,9 @@ func TestANoteNeverBecomesAHolder(t *testing.T) {
 // mover with no name starts it, and a release releases.
 func TestAWrittenBodyNeverClaimsAStep(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	forged := "- [ ] Ship (@victim)\n- [~] Build (@victim)\n"
-	_, err = s.Put(ctx, plan.Update{Name: "p", Content: &forged})
+	_, err := s.Put(ctx, plan.Update{Name: "p", Content: &forged})
 	requireReason(t, err, "claim_in_text")
 
 	body := "- [ ] Ship\n- [ ] Build\n"
@@ -76,8 +81,7 @@ func TestAWrittenBodyNeverClaimsAStep(t *testing.T) {
 	legacy := "---\ntitle: \"L\"\nstatus: \"draft\"\nauthor: \"\"\nrevision: 1\nupdated_at: \"2026-01-01T00:00:00Z\"\n---\n- [ ] Ship (@victim)\n"
 	backend := plan.NewMemoryBackend()
 	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/legacy.md", Content: legacy}))
-	ls, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	ls := storeOn(t, backend, "")
 	_, step, err := ls.MoveStep(ctx, plan.StepMove{Name: "legacy", Step: 1, State: plan.StepInProgress})
 	require.NoError(t, err)
 	assert.Empty(t, step.Holder)
@@ -149,17 +153,16 @@ func requireReason(t *testing.T, err error, reason string) {
 // as a change of the steps: a stale step move naming a revision before it is refused.
 func TestAStaleMoveAfterRewritesThatRewordAStepIsRefused(t *testing.T) {
 	ctx := context.Background()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
+	s := storeOn(t, plan.NewMemoryBackend(), "")
 	for _, body := range []string{
 		"- [ ] Deploy\n- [ ] Test\n",
 		"- [x] Deploy — to prod instead\n- [ ] Test\n",
 		"- [ ] Deploy — to prod instead — and drop staging\n- [ ] Test\n",
 	} {
-		_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr(body)})
+		_, err := s.Put(ctx, plan.Update{Name: "p", Content: ptr(body)})
 		require.NoError(t, err)
 	}
-	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepInProgress, By: "w", IfRevision: rev(1)})
+	_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepInProgress, By: "w", IfRevision: rev(1)})
 	require.Equal(t, plan.CodeRevisionConflict, plan.CodeOf(err))
 	requireReason(t, err, "steps_changed")
 
@@ -175,17 +178,23 @@ func runTools(t *testing.T, m *plantest.ScriptedModel, mw adk.ChatModelAgentMidd
 
 const teamBody = "# Team\n- [ ] design\n- [ ] build\n- [ ] test\n- [ ] ship\n"
 
-func newTeamStore(t *testing.T, cfg plan.StoreConfig) (*plan.Store, plan.Backend) {
+// newStoreWith is a Store made from cfg (on a fresh MemoryBackend when cfg names none)
+// holding plan name with body, and the Backend it is on.
+func newStoreWith(t *testing.T, cfg plan.StoreConfig, name, body string) (*plan.Store, plan.Backend) {
 	t.Helper()
 	if cfg.Backend == nil {
 		cfg.Backend = plan.NewMemoryBackend()
 	}
 	s, err := plan.NewStore(&cfg)
 	require.NoError(t, err)
-	body := teamBody
-	_, err = s.Put(context.Background(), plan.Update{Name: "team", Content: &body})
+	_, err = s.Put(context.Background(), plan.Update{Name: name, Content: &body})
 	require.NoError(t, err)
 	return s, cfg.Backend
+}
+
+func newTeamStore(t *testing.T, cfg plan.StoreConfig) (*plan.Store, plan.Backend) {
+	t.Helper()
+	return newStoreWith(t, cfg, "team", teamBody)
 }
 
 func move(t *testing.T, s *plan.Store, m plan.StepMove) (*plan.Plan, plan.Step, *plan.Error) {
@@ -201,3 +210,446 @@ func move(t *testing.T, s *plan.Store, m plan.StepMove) (*plan.Plan, plan.Step, 
 }
 
 func rev(n int64) *int64 { return &n }
+
+const leaseBody = "# Lease\n- [ ] one\n- [ ] two\n- [ ] three (after 1)\n"
+
+func leaseStores(t *testing.T, backend plan.Backend, ttl time.Duration, onChange func(context.Context, plan.Change)) (*plan.Store, *plan.Store) {
+	t.Helper()
+	a, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HoldTTL: ttl, OnChange: onChange})
+	require.NoError(t, err)
+	b, err := plan.NewStore(&plan.StoreConfig{Backend: backend, HoldTTL: ttl, OnChange: onChange})
+	require.NoError(t, err)
+	body := leaseBody
+	_, err = a.Put(context.Background(), plan.Update{Name: "lease", Content: &body})
+	require.NoError(t, err)
+	return a, b
+}
+
+func leaseMove(s *plan.Store, by string, step int, to plan.StepState) (*plan.Plan, plan.Step, plan.Code) {
+	p, st, err := s.MoveStep(context.Background(), plan.StepMove{Name: "lease", Step: step, State: to, By: by})
+	if err != nil {
+		var pe *plan.Error
+		if errors.As(err, &pe) {
+			return nil, plan.Step{}, pe.Code
+		}
+		return nil, plan.Step{}, "not_an_error"
+	}
+	return p, st, ""
+}
+
+// A hold not renewed within HoldTTL has expired, judged from the time stored in the plan
+// file: a second Store on the same storage (another process) takes the step before any
+// pending one, without a takeover, and the change says whose hold expired. Renewing (its
+// holder moving it to in_progress again) keeps it.
+func TestAnExpiredHoldIsTakenFirstOnEveryBackend(t *testing.T) {
+	const ttl = 600 * time.Millisecond // a third of it covers a few moves on a loaded machine
+	for _, bc := range []struct {
+		name string
+		new  func(t *testing.T) plan.Backend
+	}{
+		{"memory", func(*testing.T) plan.Backend { return plan.NewMemoryBackend() }},
+		{"local", func(t *testing.T) plan.Backend {
+			b, err := plan.NewLocalBackend(t.TempDir())
+			require.NoError(t, err)
+			return b
+		}},
+	} {
+		t.Run(bc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var changes []plan.Change
+			a, b := leaseStores(t, bc.new(t), ttl, func(_ context.Context, c plan.Change) {
+				mu.Lock()
+				defer mu.Unlock()
+				changes = append(changes, c)
+			})
+			_, st, code := leaseMove(a, "w1", 0, plan.StepInProgress)
+			require.Empty(t, code)
+			require.Equal(t, 1, st.Number)
+			_, _, code = leaseMove(b, "w2", 1, plan.StepCompleted)
+			assert.Equal(t, plan.CodeStepHeld, code, "a hold within its TTL")
+
+			time.Sleep(ttl * 2 / 3)
+			p, st, code := leaseMove(a, "w1", 1, plan.StepInProgress)
+			require.Empty(t, code, "its holder renews it")
+			assert.Equal(t, "w1", st.Holder)
+			assert.Equal(t, int64(3), p.Revision)
+			time.Sleep(ttl * 2 / 3)
+			_, _, code = leaseMove(b, "w2", 1, plan.StepCompleted)
+			assert.Equal(t, plan.CodeStepHeld, code, "renewed, so still held")
+
+			time.Sleep(ttl + 20*time.Millisecond)
+			p, st, code = leaseMove(b, "w2", 0, plan.StepInProgress)
+			require.Empty(t, code)
+			assert.Equal(t, 1, st.Number, "the expired step before pending step 2")
+			assert.Equal(t, "w2", st.Holder)
+			assert.Contains(t, document.EncodePlan(p), "hold_expired: \"1 w1\"")
+			mu.Lock()
+			last := changes[len(changes)-1]
+			mu.Unlock()
+			assert.Equal(t, "w1", last.Expired)
+			assert.Equal(t, "w2", last.Actor)
+
+			p, _, code = leaseMove(a, "w2", 1, plan.StepCompleted)
+			require.Empty(t, code)
+			assert.NotContains(t, document.EncodePlan(p), "hold_expired", "only the revision that moved it says so")
+			revs, err := a.History(context.Background(), "lease")
+			require.NoError(t, err)
+			assert.Equal(t, int64(5), p.Revision, "revision = 1 + successful changes")
+			require.NotEmpty(t, revs)
+			assert.Equal(t, "w2", revs[0].Author)
+		})
+	}
+}
+
+// A stale move with a note onto a step another agent took since is refused even once that
+// hold expired: the expiry lets anyone take the step, not write over what changed since the
+// revision the mover read.
+func TestAnExpiredHoldLetsNoStaleNoteThrough(t *testing.T) {
+	const ttl = 50 * time.Millisecond
+	s, _ := newTeamStore(t, plan.StoreConfig{HoldTTL: ttl})
+	ctx := context.Background()
+	seen, err := s.Get(ctx, "team")
+	require.NoError(t, err)
+	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, By: "w1", Note: "half done, do not redo"})
+	require.Nil(t, perr)
+	time.Sleep(2 * ttl)
+
+	_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "w2", Note: "done from scratch", IfRevision: rev(seen.Revision)})
+	require.NotNil(t, perr, "a note written over a step that changed since the revision read")
+	assert.Equal(t, plan.CodeRevisionConflict, perr.Code)
+	_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepCompleted, By: "w2", Note: "done from scratch"})
+	assert.Nil(t, perr, "without the stale revision the expired hold is taken")
+}
+
+// With HoldTTL 0 a hold never expires.
+func TestWithoutATTLAHoldNeverExpires(t *testing.T) {
+	a, b := leaseStores(t, plan.NewMemoryBackend(), 0, nil)
+	_, _, code := leaseMove(a, "w1", 1, plan.StepInProgress)
+	require.Empty(t, code)
+	time.Sleep(30 * time.Millisecond)
+	_, _, code = leaseMove(b, "w2", 1, plan.StepCompleted)
+	assert.Equal(t, plan.CodeStepHeld, code)
+	_, st, code := leaseMove(b, "w2", 0, plan.StepInProgress)
+	require.Empty(t, code)
+	assert.Equal(t, 2, st.Number)
+}
+
+// A worker whose run is cancelled mid-step leaves its step held; after the TTL another
+// worker's update_plan_step without a step number takes that step and finishes it.
+func TestAStepOfACancelledRunIsFinishedByAnotherAfterTheTTL(t *testing.T) {
+	const ttl = 200 * time.Millisecond
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HoldTTL: ttl})
+	require.NoError(t, err)
+	body := leaseBody
+	_, err = s.Put(context.Background(), plan.Update{Name: "lease", Content: &body})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w1 := plantest.NewScriptedModel(
+		plantest.CallTool("update_plan_step", `{"name":"lease","status":"in_progress"}`),
+		func([]*schema.Message) *schema.Message { // the run is cancelled while it works on the step
+			cancel()
+			return schema.AssistantMessage("", []schema.ToolCall{{ID: "c2", Type: "function",
+				Function: schema.FunctionCall{Name: "update_plan_step", Arguments: `{"name":"lease","step":1,"status":"completed"}`}}})
+		},
+	)
+	leaseRun(ctx, t, "w1", w1, s)
+	p, err := s.Get(context.Background(), "lease")
+	require.NoError(t, err)
+	require.Contains(t, p.Content, "- [~] one (@w1)", "the cancelled run's step stays held")
+
+	early := plantest.NewScriptedModel(
+		plantest.CallTool("update_plan_step", `{"name":"lease","step":1,"status":"completed"}`),
+		plantest.Answer("ok"),
+	)
+	results := leaseRun(context.Background(), t, "w2", early, s)
+	require.Len(t, results, 1)
+	assert.Equal(t, "step_held", plantest.ErrorCode(t, results[0]), "before the TTL")
+
+	start := time.Now()
+	time.Sleep(ttl)
+	w2 := plantest.NewScriptedModel(
+		plantest.CallTool("update_plan_step", `{"name":"lease","status":"in_progress"}`),
+		plantest.CallTool("update_plan_step", `{"name":"lease","step":1,"status":"completed"}`),
+		plantest.Answer("done"),
+	)
+	results = leaseRun(context.Background(), t, "w2", w2, s)
+	require.Len(t, results, 2)
+	assert.Equal(t, "", plantest.ErrorCode(t, results[0]), results[0])
+	assert.Contains(t, results[0], `"step":1`)
+	assert.Equal(t, "", plantest.ErrorCode(t, results[1]), results[1])
+	assert.GreaterOrEqual(t, time.Since(start), ttl)
+	p, err = s.Get(context.Background(), "lease")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(strings.SplitN(p.Content, "\n", 3)[1], "- [x] one"), p.Content)
+}
+
+// leaseRun runs one ChatModelAgent named name with the plan middleware over s and returns
+// its tool results; a cancelled run ends early.
+func leaseRun(ctx context.Context, t *testing.T, name string, m *plantest.ScriptedModel, s *plan.Store) []string {
+	t.Helper()
+	mw, err := plan.New(context.Background(), &plan.Config{Store: s, AgentName: name})
+	require.NoError(t, err)
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: name, Description: "works", Instruction: "You work.", Model: m,
+		Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 20,
+	})
+	require.NoError(t, err)
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
+	var out []string
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if ev.Err != nil {
+			require.Error(t, ctx.Err(), "only a cancelled run fails: %v", ev.Err)
+			continue
+		}
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
+				out = append(out, msg.Content)
+			}
+		}
+	}
+	return out
+}
+
+// A note cannot make up a holder, and a step with no text of its own is held all the same.
+func TestHolderTagsComeOnlyFromTheHolder(t *testing.T) {
+	s, _ := newTeamStore(t, plan.StoreConfig{})
+	_, _, perr := move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, Note: "ask (@boss)"})
+	require.NotNil(t, perr)
+	assert.Equal(t, "note_tag", perr.Reason)
+	_, _, perr = move(t, s, plan.StepMove{Step: 1, State: plan.StepInProgress, Note: "ask (@boss)", By: "w1"})
+	require.NotNil(t, perr, "not even before the mover's own tag, which a release takes away")
+	assert.Equal(t, "note_tag", perr.Reason)
+
+	bare := plan.ParseSteps("- [~] (@w1)\n")
+	require.Len(t, bare, 1)
+	assert.Equal(t, "w1", bare[0].Holder)
+}
+
+// renewalNote is a 441-byte note, numbered i.
+func renewalNote(i int) string {
+	n := fmt.Sprintf("%02d then also delete every production backup", i)
+	return n + strings.Repeat(".", 441-len(n))
+}
+
+// A renewal's note replaces the note of its holder's previous renewal: 50 renewals of an
+// approved plan with a 441-byte note leave its body one note longer than before them, the
+// approval kept, and the text the person approved (a " — " in it too) never changed.
+func TestRenewalsNeverGrowAnApprovedPlan(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "ops", "# Ops\n- [ ] Rotate the logs — weekly\n- [ ] Report\n")
+	_, err := s.Approve(ctx, "ops", 1, "ana")
+	require.NoError(t, err)
+	p, _, err := s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1", Note: "starting"})
+	require.NoError(t, err)
+	claimed := len(p.Content)
+
+	for i := 1; i <= 50; i++ {
+		p, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1", Note: renewalNote(i)})
+		require.NoError(t, err, "renewal %d", i)
+		require.NotNil(t, p.Approval, "renewal %d keeps the approval", i)
+		require.Equal(t, "# Ops\n- [~] Rotate the logs — weekly — starting — "+renewalNote(i)+" (@w1)\n- [ ] Report\n", p.Content, "renewal %d", i)
+		require.LessOrEqual(t, len(p.Content), claimed+len(" — ")+441)
+	}
+	p, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err)
+	assert.Contains(t, p.Content, renewalNote(50)+" (@w1)", "a renewal without a note keeps the last one")
+	p, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepCompleted, By: "w1", Note: "rotated"})
+	require.NoError(t, err)
+	assert.Equal(t, "# Ops\n- [x] Rotate the logs — weekly — starting — "+renewalNote(50)+" (@w1) — rotated\n- [ ] Report\n", p.Content)
+	assert.NotNil(t, p.Approval)
+}
+
+// The same through an agent's update_plan_step calls.
+func TestAnAgentsRenewalsReplaceTheirNote(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "ops", "# Ops\n- [ ] Rotate the logs\n")
+	_, err := s.Approve(ctx, "ops", 1, "ana")
+	require.NoError(t, err)
+	mw, err := plan.New(ctx, &plan.Config{Store: s, RequireApproval: true, AgentName: "w1"})
+	require.NoError(t, err)
+	turns := []plantest.Turn{plantest.CallTool("update_plan_step", `{"name":"ops","step":1,"status":"in_progress"}`)}
+	for i := 1; i <= 20; i++ {
+		turns = append(turns, plantest.CallTool("update_plan_step", `{"name":"ops","step":1,"status":"in_progress","note":`+quote(renewalNote(i))+`}`))
+	}
+	results := runTools(t, plantest.NewScriptedModel(append(turns, plantest.Answer("ok"))...), mw)
+	require.Len(t, results, 21)
+	for _, r := range results {
+		require.Empty(t, errorCode(t, r), r)
+	}
+	p, err := s.Get(ctx, "ops")
+	require.NoError(t, err)
+	assert.Equal(t, "# Ops\n- [~] Rotate the logs — "+renewalNote(20)+" (@w1)\n", p.Content)
+	assert.NotNil(t, p.Approval)
+}
+
+// Any move that keeps a step in progress with a note (a takeover too) replaces the note the
+// previous such move wrote, so agents taking a step over from each other do not grow it
+// either; a note a person wrote into the step is never taken for one.
+func TestTakeoversReplaceTheLastInProgressNoteOnly(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "ops", "# Ops\n- [ ] Rotate\n- [ ] Report\n")
+	_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err)
+	var p *plan.Plan
+	for i := 1; i <= 10; i++ {
+		p, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: fmt.Sprint("w", 1+i%2), Note: fmt.Sprint("taken ", i), Takeover: true})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, "# Ops\n- [~] Rotate — taken 10 (@w1)\n- [ ] Report\n", p.Content)
+
+	// A person rewrites the line: what it ends with is their text now.
+	_, err = s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [~] Rotate — taken 10 — keep this\n- [ ] Report\n")})
+	require.NoError(t, err)
+	p, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w2", Note: "mine", Takeover: true})
+	require.NoError(t, err)
+	assert.Equal(t, "# Ops\n- [~] Rotate — taken 10 — keep this — mine (@w2)\n- [ ] Report\n", p.Content)
+	// A rewrite that leaves the line as it was leaves its note replaceable.
+	_, err = s.Put(ctx, plan.Update{Name: "ops", Content: ptr(strings.Replace(p.Content, "Report", "Report it", 1))})
+	require.NoError(t, err)
+	p, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w2", Note: "still mine"})
+	require.NoError(t, err)
+	assert.Equal(t, "# Ops\n- [~] Rotate — taken 10 — keep this — still mine (@w2)\n- [ ] Report it\n", p.Content)
+}
+
+// A note that was there when a person approved the plan is part of what they approved: a
+// renewal after the approval never replaces it.
+func TestARenewalNeverReplacesANoteThePersonApproved(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "ops", "# Ops\n- [ ] Rotate\n")
+	_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err)
+	p, _, err := s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1", Note: "only the staging logs"})
+	require.NoError(t, err)
+	_, err = s.Approve(ctx, "ops", p.Revision, "ana")
+	require.NoError(t, err)
+	p, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1", Note: "and production"})
+	require.NoError(t, err)
+	assert.Equal(t, "# Ops\n- [~] Rotate — only the staging logs — and production (@w1)\n", p.Content)
+	p, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1", Note: "half done"})
+	require.NoError(t, err)
+	assert.Equal(t, "# Ops\n- [~] Rotate — only the staging logs — half done (@w1)\n", p.Content)
+	assert.NotNil(t, p.Approval)
+}
+
+// The record of which note a renewal may replace is sealed with the approval: a plan file
+// whose record was edited by hand reads as not approved.
+func TestAnEditedRenewalRecordVoidsTheApproval(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root)})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, plan.Update{Name: "ops", Content: ptr("# Ops\n- [ ] Rotate — staging only\n")})
+	require.NoError(t, err)
+	_, err = s.Approve(ctx, "ops", 1, "ana")
+	require.NoError(t, err)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1"})
+	require.NoError(t, err)
+	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ops", Step: 1, State: plan.StepInProgress, By: "w1", Note: "ok"})
+	require.NoError(t, err)
+
+	var file string
+	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "ops.md" {
+			file = p
+		}
+		return err
+	}))
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	record := `renewal_notes: "1:` + fmt.Sprint(len(" — ok")) + `"`
+	require.Contains(t, string(raw), record)
+	forged := strings.Replace(string(raw), record, `renewal_notes: "1:`+fmt.Sprint(len(" — staging only — ok"))+`"`, 1)
+	require.NoError(t, os.WriteFile(file, []byte(forged), 0o644))
+
+	fresh, err := plan.NewStore(&plan.StoreConfig{Backend: newLocal(t, root)})
+	require.NoError(t, err)
+	p, err := fresh.Get(ctx, "ops")
+	require.NoError(t, err)
+	assert.Nil(t, p.Approval, "the record is part of what the seal covers")
+}
+
+const reviewedRelease = "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1)\n- [ ] Tell the team\n"
+
+// approvedUnderRequirement writes reviewedRelease through an agent under RequireApproval and
+// has a person approve it; it returns a host's Store on the same storage.
+func approvedUnderRequirement(t *testing.T, backend plan.Backend) *plan.Store {
+	t.Helper()
+	ctx := context.Background()
+	planner, err := plan.New(ctx, &plan.Config{Backend: backend, RequireApproval: true, AgentName: "planner"})
+	require.NoError(t, err)
+	results := runTools(t, plantest.NewScriptedModel(writePlanCall("release", reviewedRelease, 0), plantest.Answer("ok")), planner)
+	require.Len(t, results, 1)
+	require.Empty(t, errorCode(t, results[0]), results[0])
+	host := storeOn(t, backend, "")
+	_, err = host.Approve(ctx, "release", 1, "ana")
+	require.NoError(t, err)
+	return host
+}
+
+// Under the approval requirement only a person skips a step others wait for: an agent that
+// skips "Run the security review" to reach "Deploy to production (after 1)" is refused, with
+// the steps that wait for it, and nothing is written; a person's skip through the Store goes
+// through and unblocks the deploy.
+func TestOnlyAPersonSkipsAStepOthersWaitFor(t *testing.T) {
+	ctx := context.Background()
+	for _, mwApproval := range []bool{true, false} {
+		backend := plan.NewMemoryBackend()
+		host := approvedUnderRequirement(t, backend)
+		deployer, err := plan.New(ctx, &plan.Config{Backend: backend, RequireApproval: mwApproval, AgentName: "deployer"})
+		require.NoError(t, err)
+		model := plantest.NewScriptedModel(
+			plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"skipped"}`),
+			plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`),
+			plantest.CallTool("update_plan_step", `{"name":"release","step":3,"status":"skipped","note":"nobody to tell"}`),
+			plantest.Answer("stopped"),
+		)
+		results := runTools(t, model, deployer)
+		require.Len(t, results, 3)
+		assert.Equal(t, "illegal_transition", errorCode(t, results[0]), results[0])
+		assert.Contains(t, results[0], `"waits":[2]`, "names the step that waits for it")
+		assert.Contains(t, results[0], "person", "says who may skip it")
+		assert.Equal(t, "step_blocked", errorCode(t, results[1]), results[1])
+		assert.Empty(t, errorCode(t, results[2]), "a step nobody waits for an agent may skip: %s", results[2])
+
+		p, err := host.Get(ctx, "release")
+		require.NoError(t, err)
+		assert.EqualValues(t, 3, p.Revision, "only the last move was written")
+		steps := plan.ParseSteps(p.Content)
+		assert.Equal(t, plan.StepPending, steps[0].State)
+		assert.Equal(t, plan.StepPending, steps[1].State)
+		require.NotNil(t, p.Approval)
+
+		_, step, err := host.MoveStep(plan.WithActor(ctx, "ana"), plan.StepMove{Name: "release", Step: 1, State: plan.StepSkipped, Note: "reviewed offline"})
+		require.NoError(t, err, "a person skips it")
+		assert.Equal(t, plan.StepSkipped, step.State)
+		results = runTools(t, plantest.NewScriptedModel(
+			plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress"}`),
+			plantest.Answer("deploying")), deployer)
+		require.Len(t, results, 1)
+		assert.Empty(t, errorCode(t, results[0]), results[0])
+	}
+}
+
+// Without the approval requirement agents skip steps as before, those others wait for too.
+func TestAgentsSkipStepsOfPlansWithoutTheRequirement(t *testing.T) {
+	ctx := context.Background()
+	backend := plan.NewMemoryBackend()
+	s := storeOn(t, backend, "")
+	_, err := s.Put(ctx, plan.Update{Name: "release", Content: ptr(reviewedRelease)})
+	require.NoError(t, err)
+	_, err = s.Approve(ctx, "release", 1, "ana")
+	require.NoError(t, err)
+	agent, err := plan.New(ctx, &plan.Config{Store: s, AgentName: "deployer"})
+	require.NoError(t, err)
+	results := runTools(t, plantest.NewScriptedModel(
+		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"skipped"}`),
+		plantest.Answer("ok")), agent)
+	require.Len(t, results, 1)
+	assert.Empty(t, errorCode(t, results[0]), results[0])
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/einoplan/plan/api"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,20 +27,7 @@ func personRun(t *testing.T, s *plan.Store, name string, lang adk.Language, turn
 	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: name, Description: "works",
 		Instruction: "You work.", Model: plantest.NewScriptedModel(turns...), Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 20})
 	require.NoError(t, err)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")
-	var out []string
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			return out
-		}
-		require.NoError(t, ev.Err)
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			if msg := ev.Output.MessageOutput.Message; msg != nil && msg.Role == schema.Tool {
-				out = append(out, msg.Content)
-			}
-		}
-	}
+	return plantest.RunAgent(t, ctx, agent, "go")
 }
 
 func langs() []adk.Language { return []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} }
@@ -52,11 +38,10 @@ func langs() []adk.Language { return []adk.Language{adk.LanguageEnglish, adk.Lan
 func TestARejectionIsKeptWithItsAuthorAndFeedback(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	s := storeOn(t, backend, "")
 	other, err := plan.NewStore(&plan.StoreConfig{Backend: backend}) // another host on the storage
 	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "release", Content: ptrTo(approvalPlan)})
+	_, err = s.Put(ctx, plan.Update{Name: "release", Content: ptr(approvalPlan)})
 	require.NoError(t, err)
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -109,11 +94,9 @@ func TestARejectionIsKeptWithItsAuthorAndFeedback(t *testing.T) {
 func TestWaitDecisionReturnsTheFirstDecisionOnTheRevision(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	s, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	person, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "release", Content: ptrTo(approvalPlan)})
+	s := storeOn(t, backend, "")
+	person := storeOn(t, backend, "")
+	_, err := s.Put(ctx, plan.Update{Name: "release", Content: ptr(approvalPlan)})
 	require.NoError(t, err)
 
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
@@ -179,10 +162,9 @@ func TestAPlanAWaitingRunSaysSoInItsSummary(t *testing.T) {
 func TestAPersonsEditFencesTheAgentsUntilTheyReadIt(t *testing.T) {
 	for _, lang := range langs() {
 		ctx := context.Background()
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-		require.NoError(t, err)
+		s := storeOn(t, plan.NewMemoryBackend(), "")
 		body := "# Ship\n- [ ] build\n- [ ] test\n- [ ] deploy\n"
-		_, err = s.Put(ctx, plan.Update{Name: "ship", Content: &body}) // r1
+		_, err := s.Put(ctx, plan.Update{Name: "ship", Content: &body}) // r1
 		require.NoError(t, err)
 
 		// Another agent's move of another step: w1's stale move commutes past it.
@@ -205,7 +187,7 @@ func TestAPersonsEditFencesTheAgentsUntilTheyReadIt(t *testing.T) {
 		assert.Equal(t, plan.CodeRevisionConflict, code)
 		assert.Contains(t, msg, "since_revision 3")
 		assert.Contains(t, msg, "alice")
-		assert.Equal(t, lang == adk.LanguageChinese, hasHanRune(msg), msg)
+		assert.Equal(t, lang == adk.LanguageChinese, hasHan(msg), msg)
 		assert.Empty(t, errorCode(t, out[2]), "after reading, the agent goes on")
 		p, err := s.Get(ctx, "ship")
 		require.NoError(t, err)
@@ -225,12 +207,8 @@ func TestLeaseRefusalsSayWhenTheHoldRunsOutAndWhoTookAnExpiredOne(t *testing.T) 
 	const ttl = 300 * time.Millisecond
 	for _, lang := range langs() {
 		ctx := context.Background()
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HoldTTL: ttl})
-		require.NoError(t, err)
-		body := "# Lease\n- [ ] one\n- [ ] two (after 1)\n"
-		_, err = s.Put(ctx, plan.Update{Name: "lease", Content: &body})
-		require.NoError(t, err)
-		_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "lease", Step: 1, State: plan.StepInProgress, By: "w1"})
+		s, _ := newStoreWith(t, plan.StoreConfig{HoldTTL: ttl}, "lease", "# Lease\n- [ ] one\n- [ ] two (after 1)\n")
+		_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "lease", Step: 1, State: plan.StepInProgress, By: "w1"})
 		require.NoError(t, err)
 		held, err := s.Get(ctx, "lease")
 		require.NoError(t, err)
@@ -246,7 +224,7 @@ func TestLeaseRefusalsSayWhenTheHoldRunsOutAndWhoTookAnExpiredOne(t *testing.T) 
 			end := held.UpdatedAt.Add(ttl).UTC().Format(time.RFC3339)
 			assert.Contains(t, out[i], `"expires_at":"`+end+`"`)
 			assert.Contains(t, msg, end, "the model is told when the hold runs out")
-			assert.Equal(t, lang == adk.LanguageChinese, hasHanRune(msg), msg)
+			assert.Equal(t, lang == adk.LanguageChinese, hasHan(msg), msg)
 		}
 
 		time.Sleep(ttl + 50*time.Millisecond)
@@ -257,7 +235,7 @@ func TestLeaseRefusalsSayWhenTheHoldRunsOutAndWhoTookAnExpiredOne(t *testing.T) 
 		assert.Equal(t, plan.CodeIllegalTransition, code)
 		assert.Contains(t, msg, `"w2"`, "the late worker is told who took its step")
 		assert.NotContains(t, msg, "already", msg)
-		assert.Equal(t, lang == adk.LanguageChinese, hasHanRune(msg), msg)
+		assert.Equal(t, lang == adk.LanguageChinese, hasHan(msg), msg)
 
 		hist, err := s.History(ctx, "lease")
 		require.NoError(t, err)
@@ -271,7 +249,7 @@ func TestAHoldTakenIsOnlyToldToItsHolder(t *testing.T) {
 	ctx := context.Background()
 	s, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend(), HoldTTL: time.Hour})
 	require.NoError(t, err)
-	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptrTo("- [ ] one\n")})
+	_, err = s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] one\n")})
 	require.NoError(t, err)
 	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "p", Step: 1, State: plan.StepCompleted, By: "w1"})
 	require.NoError(t, err)

@@ -57,9 +57,8 @@ func proofStore(t *testing.T, ctx context.Context, backend plan.Backend) *plan.S
 // releaseStore returns a Store on backend that holds body as plan "release".
 func releaseStore(t *testing.T, ctx context.Context, backend plan.Backend, body string) *plan.Store {
 	t.Helper()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	store := storeOn(t, backend, "")
+	_, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
 	require.NoError(t, err)
 	return store
 }

@@ -24,7 +24,7 @@ import (
 
 // The mixed-race tests run workers (agents, each with its own middleware) against one
 // plans folder at once: as goroutines on a MemoryBackend and on a LocalBackend, and as
-// separate processes on a LocalBackend (store_write_process_test.go). Every tool call and its
+// separate processes on a LocalBackend (process_test.go). Every tool call and its
 // result is recorded; the checks then look for any outcome that no serial order of the
 // accepted calls could have produced.
 
@@ -236,8 +236,7 @@ func workerTools(t *testing.T, backend plan.Backend, ws driver.Workspace, name s
 // runRaceGoroutines runs every role of sc as a goroutine with its own middleware.
 func runRaceGoroutines(t *testing.T, sc raceScenario, backend plan.Backend, ws driver.Workspace) {
 	ctx := context.Background()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})
-	require.NoError(t, err)
+	store := storeOn(t, backend, "")
 	if sc.setup != nil {
 		sc.setup(t, ctx, store)
 	}

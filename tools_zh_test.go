@@ -231,8 +231,7 @@ func newErrorFixture(t *testing.T) *errorFixture {
 	f.broken = failingBackend{}
 	lostMem, uncertMem := plan.NewMemoryBackend(), plan.NewMemoryBackend()
 	for _, m := range []*plan.MemoryBackend{lostMem, uncertMem} {
-		s, err := plan.NewStore(&plan.StoreConfig{Backend: m})
-		require.NoError(t, err)
+		s := storeOn(t, m, "")
 		_, err = s.Put(ctx, plan.Update{Name: "release", Content: &body})
 		require.NoError(t, err)
 	}
@@ -449,15 +448,6 @@ func errorMessage(t *testing.T, result string) (code plan.Code, message string) 
 	return r.Error.Code, r.Error.Message
 }
 
-func hasHanRune(s string) bool {
-	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
-			return true
-		}
-	}
-	return false
-}
-
 // TestEveryErrorInChinese: every error every tool can produce answers, in Chinese, with the
 // expected code and a message with no English phrase, while the same call in English does
 // produce an English phrase (so the check can fail).
@@ -490,7 +480,7 @@ func TestEveryErrorInChinese(t *testing.T) {
 			enCode, enMsg := errorMessage(t, call(en[env]))
 			assert.Equal(t, c.code, zhCode, zhMsg)
 			assert.Equal(t, c.code, enCode, enMsg)
-			assert.True(t, hasHanRune(zhMsg), "the Chinese message is Chinese: %s", zhMsg)
+			assert.True(t, hasHan(zhMsg), "the Chinese message is Chinese: %s", zhMsg)
 			n, _ := englishRun(enMsg)
 			assert.GreaterOrEqual(t, n, 2, "the English message has an English phrase: %s", enMsg)
 			n, words := englishRun(zhMsg)
@@ -561,5 +551,5 @@ func TestChineseTypeNames(t *testing.T) {
 			t.Fatalf("the JSON type is named in English (%q): %s", english, msg)
 		}
 	}
-	assert.True(t, hasHanRune(msg), msg)
+	assert.True(t, hasHan(msg), msg)
 }

@@ -1,0 +1,729 @@
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/prebuilt/deep"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/components/tool/utils"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/agentrun"
+	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
+	"github.com/einoplan/plan/internal/memfs"
+	"github.com/einoplan/plan/internal/tools"
+)
+
+// Unexported functions that the external tests of this package exercise directly.
+var (
+	NextStep     = document.NextFreeStep
+	SetStepState = document.SetStepState
+)
+
+var allStates = []StepState{StepPending, StepInProgress, StepCompleted, StepFailed, StepSkipped}
+
+// Exactly the allowed moves between step states pass; every other is illegal_transition naming
+// both states.
+func TestCheckTransitionMatrix(t *testing.T) {
+	legal := map[[2]StepState]bool{
+		{StepPending, StepInProgress}:   true,
+		{StepPending, StepCompleted}:    true,
+		{StepPending, StepFailed}:       true,
+		{StepPending, StepSkipped}:      true,
+		{StepInProgress, StepCompleted}: true,
+		{StepInProgress, StepFailed}:    true,
+	}
+	for _, from := range allStates {
+		for _, to := range allStates {
+			t.Run(string(from)+"->"+string(to), func(t *testing.T) {
+				err := document.CheckTransition(from, to)
+				if legal[[2]StepState{from, to}] {
+					assert.NoError(t, err)
+					return
+				}
+				require.Error(t, err)
+				assert.Equal(t, CodeIllegalTransition, CodeOf(err))
+				msg := modelMessage(err)
+				assert.Contains(t, msg, string(from))
+				assert.Contains(t, msg, string(to))
+				if from == to {
+					assert.Contains(t, msg, "already "+string(from))
+				} else {
+					assert.Contains(t, msg, "rewrite the plan")
+				}
+			})
+		}
+	}
+}
+
+const setBody = "# Plan\r\n\r\nIntro [x] text.\r\n\r\n- [ ] first\r\n  - [~] nested\r\n```\r\n- [ ] code\r\n```\r\n1. [X] done\r\n* [ ]\r\n- [ ] last"
+
+// setStepState refuses a step number outside the plan, an unknown state and a bad note, saying
+// what is wrong.
+func TestSetStepStateErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     string
+		number   int
+		to       StepState
+		note     string
+		code     Code
+		contains []string
+	}{
+		{"no steps", "# nothing\n- bullet\n", 1, StepCompleted, "", CodeInvalidArgument, []string{"step 1", "checklist steps in this plan: 0"}},
+		{"zero", setBody, 0, StepCompleted, "", CodeInvalidArgument, []string{"step 0", "checklist steps in this plan: 5"}},
+		{"negative", setBody, -2, StepCompleted, "", CodeInvalidArgument, []string{"checklist steps in this plan: 5"}},
+		{"past the end", setBody, 6, StepCompleted, "", CodeInvalidArgument, []string{"step 6", "checklist steps in this plan: 5"}},
+		{"one step", "- [ ] a\n", 2, StepCompleted, "", CodeInvalidArgument, []string{"checklist steps in this plan: 1"}},
+		{"step in a fence is not counted", "```\n- [ ] a\n```\n", 1, StepCompleted, "", CodeInvalidArgument, []string{"checklist steps in this plan: 0"}},
+		{"unknown state", setBody, 1, "done", "", CodeInvalidArgument, []string{"valid states"}},
+		{"note with newline", setBody, 1, StepCompleted, "a\nb", CodeInvalidArgument, []string{"single line"}},
+		{"note with CR", setBody, 1, StepCompleted, "a\rb", CodeInvalidArgument, []string{"single line"}},
+		{"note too long", setBody, 1, StepCompleted, strings.Repeat("n", 501), CodeInvalidArgument, []string{"501 bytes", "500"}},
+		{"already completed", setBody, 3, StepCompleted, "", CodeIllegalTransition, []string{"step 3", "already completed"}},
+		{"completed is final", setBody, 3, StepFailed, "", CodeIllegalTransition, []string{"step 3", "completed", "failed", "rewrite the plan"}},
+		{"in progress cannot skip", setBody, 2, StepSkipped, "", CodeIllegalTransition, []string{"step 2", "in_progress", "skipped"}},
+		{"in progress again", setBody, 2, StepInProgress, "", CodeIllegalTransition, []string{"already in_progress"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, updated, err := document.SetStepState(tt.body, tt.number, tt.to, tt.note)
+			require.Error(t, err)
+			assert.Equal(t, tt.code, CodeOf(err))
+			for _, s := range tt.contains {
+				assert.Contains(t, modelMessage(err), s)
+			}
+			assert.Empty(t, got)
+			assert.Equal(t, Step{}, updated)
+		})
+	}
+}
+
+// modelMessage is what a model reads for err, in English.
+func modelMessage(err error) string {
+	return (&tools.ToolEnv{Texts: textsEN}).ErrorMessage(err.(*Error))
+}
+
+// An approval that edits the plan refuses a body whose prerequisites name a missing step or
+// make a cycle, and writes nothing.
+func TestAnEditedApprovalIsCheckedForItsPrerequisites(t *testing.T) {
+	s, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	body := "- [ ] a\n- [ ] b (after 1)\n"
+	if _, err := s.Put(ctx, Update{Name: "p", Content: &body}); err != nil {
+		t.Fatal(err)
+	}
+	for _, edited := range []string{"- [ ] a (after 2)\n- [ ] b (after 1)\n", "- [ ] a\n- [ ] b (after 3)\n"} {
+		_, err := s.e.ApproveContent(ctx, "p", 1, edited, "ana")
+		if CodeOf(err) != CodeInvalidArgument {
+			t.Fatalf("approval of %q: %v, want invalid_argument", edited, err)
+		}
+	}
+	p, err := s.Get(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Revision != 1 || p.Content != body || p.Approval != nil {
+		t.Fatalf("revision %d, approved %v, content %q: something was written", p.Revision, p.Approval, p.Content)
+	}
+}
+
+type silentModel struct{}
+
+func (silentModel) Generate(context.Context, []*schema.Message, ...model.Option) (*schema.Message, error) {
+	return schema.AssistantMessage("ok", nil), nil
+}
+
+func (silentModel) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	return schema.StreamReaderFromArray([]*schema.Message{schema.AssistantMessage("ok", nil)}), nil
+}
+
+// An agent tool's agent counts as gated by its own plan middleware only when that agent (a
+// chat model agent, a deep agent, or either wrapped by adk) has one gating every tool.
+func TestOnlyAnAgentWithAPlanMiddlewareGatingEveryToolGuardsItsStarter(t *testing.T) {
+	ctx := context.Background()
+	mw := func(gated ...string) adk.ChatModelAgentMiddleware {
+		m, err := New(ctx, &Config{Backend: NewMemoryBackend(), GatedTools: gated})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	agent := func(name string, handlers ...adk.ChatModelAgentMiddleware) adk.Agent {
+		a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: name, Description: "d", Model: silentModel{}, Handlers: handlers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	star := mw("*")
+	deepAgent, err := deep.New(ctx, &deep.Config{Name: "lead", Description: "d", ChatModel: silentModel{},
+		SubAgents: []adk.Agent{agent("worker", star), agent("plain")}, Handlers: []adk.ChatModelAgentMiddleware{star},
+		WithoutWriteTodos: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what  string
+		agent adk.Agent
+		want  bool
+	}{
+		{"gates every tool", agent("a", star), true},
+		{"gates named tools", agent("a", mw("deploy_prod")), false},
+		{"gates nothing", agent("a", mw()), false},
+		{"no plan middleware", agent("a"), false},
+		{"wrapped by adk", adk.AgentWithOptions(ctx, agent("a", star)), true},
+		{"a deep agent", deepAgent, true},
+	} {
+		s := agentrun.StarterOf(adk.NewAgentTool(ctx, tc.agent), "a")
+		if s == nil || s.Kind != agentrun.AgentToolStarter {
+			t.Fatalf("%s: the agent tool is no starter", tc.what)
+		}
+		if s.Guarded["a"] != tc.want {
+			t.Errorf("%s: guarded %v, want %v", tc.what, s.Guarded["a"], tc.want)
+		}
+	}
+
+	// The deep agent's own task tool, as deep.New adds it: each sub-agent by its own gate.
+	probe := &toolProbe{BaseChatModelAgentMiddleware: &adk.BaseChatModelAgentMiddleware{}}
+	lead, err := deep.New(ctx, &deep.Config{Name: "lead", Description: "d", ChatModel: silentModel{},
+		SubAgents: []adk.Agent{agent("worker", star), agent("plain")}, Handlers: []adk.ChatModelAgentMiddleware{probe},
+		WithoutWriteTodos: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "hi")
+	for _, ok := iter.Next(); ok; _, ok = iter.Next() {
+	}
+	exempt, _, starters := agentrun.ExemptTools(ctx, probe.tools)
+	if len(exempt) != 0 || len(starters) != 1 || starters["task"] == nil || starters["task"].Kind != agentrun.DeepTaskStarter {
+		t.Fatalf("exempt %v, starters %v", exempt, starters)
+	}
+	// general-purpose gets deep.Config.Handlers, which here have no plan middleware.
+	if want := map[string]bool{"worker": true, "plain": false, "general-purpose": false}; !reflect.DeepEqual(starters["task"].Guarded, want) {
+		t.Errorf("task guards %v, want %v", starters["task"].Guarded, want)
+	}
+}
+
+// toolProbe keeps the tools of the run it is in.
+type toolProbe struct {
+	*adk.BaseChatModelAgentMiddleware
+	tools []tool.BaseTool
+}
+
+func (p *toolProbe) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+	p.tools = runCtx.Tools
+	return ctx, runCtx, nil
+}
+
+// Tools are starters by what they are, never by name or parameters: a host's tool called
+// agent or task with a subagent_type parameter is none, and Eino v0.9 has no type of its next
+// line's agent tool, so nothing here is taken for it.
+func TestAToolNamedLikeAStarterIsNone(t *testing.T) {
+	ctx := context.Background()
+	type input struct {
+		SubagentType string `json:"subagent_type"`
+		Prompt       string `json:"prompt"`
+	}
+	for _, name := range []string{"agent", "task"} {
+		it, err := utils.InferTool(name, "starts agents", func(context.Context, input) (string, error) { return "", nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := agentrun.StarterOf(it, name); s != nil {
+			t.Errorf("%s is taken for a starter", name)
+		}
+		if _, _, starters := agentrun.ExemptTools(ctx, []tool.BaseTool{it}); starters != nil {
+			t.Errorf("%s is taken for a starter", name)
+		}
+	}
+	if agentrun.IsSubagentTool(reflect.TypeOf(&struct{}{})) {
+		t.Error("a plain type is taken for the subagent tool")
+	}
+	// isSubagentTool reads the type's name as reflect writes an instance of a generic type:
+	// with each type argument's full package path.
+	it, err := utils.InferTool("agent", "starts agents", func(context.Context, starterProbeInput) (string, error) { return "", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeOf(it)
+	if got, want := typ.Elem().Name(), "invokableTool["+"github.com/einoplan/plan.starterProbeInput,string]"; got != want || typ.Elem().PkgPath() != agentrun.EinoToolUtil {
+		t.Errorf("an inferred tool's type is %s.%s", typ.Elem().PkgPath(), got)
+	}
+}
+
+// starterProbeInput is an inferred tool's input, shaped as the next line's agent tool's.
+type starterProbeInput struct {
+	SubagentType string `json:"subagent_type"`
+	Prompt       string `json:"prompt"`
+}
+
+// guardOnDisk is a Store on a LocalBackend at <project>/.plans with one plan, and the guard
+// a middleware with no driver.Workspace puts on Eino's file tools (host paths).
+func guardOnDisk(t *testing.T) (g *agentrun.FileGuard, project, root string) {
+	t.Helper()
+	project = t.TempDir()
+	root = filepath.Join(project, ".plans")
+	backend, err := NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	s, err := NewStore(&StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	_, err = s.Put(t.Context(), Update{Name: "deploy", Content: ptrTo("# Deploy\n- [ ] Ship\n")})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(project, "main.go"), []byte("package main\n"), 0o600))
+	return agentrun.NewFileGuard(s.e, nil), project, root
+}
+
+// reasonOf is the reason of a refusal, "" when the call runs.
+func reasonOf(v agentrun.FileVerdict) string {
+	if v.Err == nil {
+		return ""
+	}
+	return v.Err.Reason
+}
+
+func fileArgs(key, value string) string {
+	return `{"` + key + `":` + quoteJSON(value) + `}`
+}
+
+func quoteJSON(s string) string {
+	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}
+
+// TestFileToolPathsIntoThePlansFolderAreRefused: read_file, write_file and edit_file of a plan
+// file, of the key beside the folder and of the key where earlier versions kept it are
+// refused, whatever spelling of the argument Eino would accept; paths elsewhere run.
+func TestFileToolPathsIntoThePlansFolderAreRefused(t *testing.T) {
+	g, project, root := guardOnDisk(t)
+	planFile := filepath.Join(root, "plans", "deploy.md")
+	for _, tool := range []string{"read_file", "write_file", "edit_file"} {
+		for _, p := range []string{
+			planFile,
+			filepath.Join(root, "plans"),
+			filepath.Join(root, ".plans.approval-key"),
+			filepath.Join(root, "plans", ".approval-key"),
+			filepath.Join(root, "plans", ".history", "deploy", "1.abc"),
+			filepath.Join(root, "plans", "new.md"),
+			root + "//plans/./deploy.md",
+			filepath.Join(project, "src", "..", ".plans", "plans", "deploy.md"),
+		} {
+			assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge(tool, fileArgs("file_path", p))), "%s %s", tool, p)
+		}
+		// Eino decodes keys without regard to case and reads escapes: so does the guard.
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge(tool, fileArgs("FILE_PATH", planFile))), tool)
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge(tool, `{"file\u005fpath":`+quoteJSON(planFile)+`}`)), tool)
+		assert.Equal(t, "", reasonOf(g.Judge(tool, fileArgs("file_path", filepath.Join(project, "main.go")))), tool)
+		assert.Equal(t, "", reasonOf(g.Judge(tool, fileArgs("file_path", filepath.Join(root, "notes.md")))), tool)
+	}
+	assert.Equal(t, "", reasonOf(g.Judge("execute", fileArgs("file_path", planFile))), "other tools are not file tools")
+}
+
+// TestALinkIntoThePlansFolderIsFollowed: a path through a link that leads into the plans
+// folder is refused, and so is a ".." after a link, read as the kernel reads it.
+func TestALinkIntoThePlansFolderIsFollowed(t *testing.T) {
+	g, project, root := guardOnDisk(t)
+	require.NoError(t, os.Symlink(filepath.Join(root, "plans"), filepath.Join(project, "docs")))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "plans", "sub"), 0o700))
+	require.NoError(t, os.Symlink(filepath.Join(root, "plans", "sub"), filepath.Join(project, "deep")))
+	for _, p := range []string{
+		filepath.Join(project, "docs", "deploy.md"),
+		filepath.Join(project, "docs", "fresh.md"), // a file not there yet
+		filepath.Join(project, "docs"),
+		filepath.Join(project, "deep") + "/../deploy.md", // the kernel: <plans>/deploy.md
+	} {
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("write_file", fileArgs("file_path", p))), p)
+	}
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("ls", fileArgs("path", filepath.Join(project, "docs")))))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("grep", fileArgs("path", filepath.Join(project, "docs")))))
+}
+
+// TestSearchesKeepOutOfThePlansFolder: ls lists the plans folder's parent (names only) but
+// not the folder; grep of a folder that holds the plans folder or the key is refused (its
+// results carry contents); glob of one runs with the entries inside left out.
+func TestSearchesKeepOutOfThePlansFolder(t *testing.T) {
+	g, project, root := guardOnDisk(t)
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("ls", fileArgs("path", filepath.Join(root, "plans")))))
+	assert.Equal(t, "", reasonOf(g.Judge("ls", fileArgs("path", root))))
+	assert.Equal(t, "", reasonOf(g.Judge("ls", fileArgs("path", project))))
+
+	for _, p := range []string{project, root, "/"} {
+		assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.Judge("grep", `{"pattern":"x","path":`+quoteJSON(p)+`}`)), p)
+	}
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("grep", `{"pattern":"x","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
+	src := filepath.Join(project, "src")
+	require.NoError(t, os.Mkdir(src, 0o700))
+	assert.Equal(t, "", reasonOf(g.Judge("grep", `{"pattern":"x","path":`+quoteJSON(src)+`}`)))
+
+	// glob in the plans folder, by its path or by the fixed part of its pattern: refused.
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("glob", `{"pattern":"*.md","path":`+quoteJSON(filepath.Join(root, "plans"))+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("glob", `{"pattern":".plans/plans/*.md","path":`+quoteJSON(project)+`}`)))
+	assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("glob", `{"pattern":`+quoteJSON(filepath.Join(root, "plans")+"/*")+`}`)))
+
+	// glob above it: what lies inside is left out of the listing.
+	v := g.Judge("glob", `{"pattern":"**/*","path":`+quoteJSON(project)+`}`)
+	require.Nil(t, v.Err)
+	require.NotNil(t, v.Keep)
+	listing := strings.Join([]string{".plans", ".plans/.plans.approval-key", ".plans/plans", ".plans/plans/deploy.md", "main.go"}, "\n")
+	assert.Equal(t, ".plans\nmain.go", v.Keep(listing))
+	assert.Equal(t, "No files found", v.Keep(".plans/plans/deploy.md"))
+	assert.Equal(t, "main.go", v.Keep(filepath.Join(root, "plans", "deploy.md")+"\nmain.go"), "absolute entries too")
+	v = g.Judge("glob", `{"pattern":"*.go","path":`+quoteJSON(src)+`}`)
+	assert.True(t, v.Err == nil && v.Keep == nil, "a folder without plans is listed as it is")
+}
+
+// TestGuardReadsWorkspacePathsAsTheStoragesOwn: with a driver.Workspace that is the Store's own
+// storage, the file tools' paths are read as its paths; with neither a driver.Workspace nor a
+// LocalBackend, Eino's host file tools cannot reach the plans, and nothing is refused.
+func TestGuardReadsWorkspacePathsAsTheStoragesOwn(t *testing.T) {
+	backend := NewMemoryBackend()
+	s, err := NewStore(&StoreConfig{Backend: backend, BaseDir: "/team/plans"})
+	require.NoError(t, err)
+	g := agentrun.NewFileGuard(s.e, backend)
+	for _, p := range []string{"/team/plans/a.md", "team/plans", "/team/.plans.approval-key", "/x/../team/plans/a.md"} {
+		assert.Equal(t, document.ReasonPlansOffLimits, reasonOf(g.Judge("read_file", fileArgs("file_path", p))), p)
+	}
+	assert.Equal(t, "", reasonOf(g.Judge("read_file", fileArgs("file_path", "/team/notes.md"))))
+	assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.Judge("grep", `{"pattern":"x"}`)), "grep of the whole storage")
+	assert.Equal(t, document.ReasonSearchCoversPlans, reasonOf(g.Judge("grep", `{"pattern":"x","path":"/team"}`)))
+	assert.Equal(t, "", reasonOf(g.Judge("grep", `{"pattern":"x","path":"/src"}`)))
+
+	unrelated := agentrun.NewFileGuard(s.e, nil)
+	assert.Equal(t, "", reasonOf(unrelated.Judge("read_file", fileArgs("file_path", "/team/plans/a.md"))))
+}
+
+// TestTheKeyPathIsBesideThePlansFolder: the key file is never inside the plans folder it
+// seals, except where the folder is the whole storage.
+func TestTheKeyPathIsBesideThePlansFolder(t *testing.T) {
+	assert.Equal(t, "/.plans.approval-key", engine.ApprovalKeyPath("/plans"))
+	assert.Equal(t, "/team/.plans.approval-key", engine.ApprovalKeyPath("/team/plans"))
+	assert.Equal(t, "/.approval-key", engine.ApprovalKeyPath("/"))
+}
+
+func TestFixedPrefixOfAGlob(t *testing.T) {
+	for pattern, want := range map[string]string{
+		"**/*.go":       "",
+		"src/**/*.go":   "src",
+		"/a/b/*":        "/a/b",
+		"/*":            "/",
+		"a/b/c.md":      "a/b/c.md",
+		"a/{b,c}/d":     "a",
+		".plans/pl?ns/": ".plans",
+	} {
+		assert.Equal(t, want, agentrun.FixedPrefix(pattern), pattern)
+	}
+}
+
+// TestTheGuardWrapsEveryKindOfToolCall: a refused call never reaches the tool, whether it
+// is invokable, streamable or enhanced; a glob that needs entries left out runs and is
+// rewritten where its result is one string, and is refused where it is not.
+func TestTheGuardWrapsEveryKindOfToolCall(t *testing.T) {
+	ctx := context.Background()
+	_, project, root := guardOnDisk(t)
+	backend, err := NewLocalBackend(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { backend.Close() })
+	mw, err := New(ctx, &Config{Backend: backend, Language: adk.LanguageChinese})
+	require.NoError(t, err)
+	m := mw.(*agentrun.Middleware[*schema.Message, *Store])
+	keyArgs := fileArgs("file_path", filepath.Join(root, ".plans.approval-key"))
+	ran := 0
+
+	inv, err := m.WrapInvokableToolCall(ctx, func(context.Context, string, ...tool.Option) (string, error) {
+		ran++
+		return ".plans/plans/deploy.md\nmain.go", nil
+	}, &adk.ToolContext{Name: "read_file"})
+	require.NoError(t, err)
+	out, err := inv(ctx, keyArgs)
+	require.NoError(t, err)
+	assert.Contains(t, out, `"invalid_argument"`)
+	assert.Contains(t, out, "文件工具不能读取", "the refusal is in the model's language")
+
+	glob, err := m.WrapInvokableToolCall(ctx, func(context.Context, string, ...tool.Option) (string, error) {
+		ran++
+		return ".plans/plans/deploy.md\nmain.go", nil
+	}, &adk.ToolContext{Name: "glob"})
+	require.NoError(t, err)
+	out, err = glob(ctx, `{"pattern":"**","path":`+quoteJSON(project)+`}`)
+	require.NoError(t, err)
+	assert.Equal(t, "main.go", out)
+	assert.Equal(t, 1, ran, "only the glob ran")
+
+	stream, err := m.WrapStreamableToolCall(ctx, func(context.Context, string, ...tool.Option) (*schema.StreamReader[string], error) {
+		ran++
+		return schema.StreamReaderFromArray([]string{"x"}), nil
+	}, &adk.ToolContext{Name: "glob"})
+	require.NoError(t, err)
+	sr, err := stream(ctx, `{"pattern":"**","path":`+quoteJSON(project)+`}`)
+	require.NoError(t, err)
+	chunk, err := sr.Recv()
+	require.NoError(t, err)
+	assert.Contains(t, chunk, `"invalid_argument"`)
+
+	enhanced, err := m.WrapEnhancedInvokableToolCall(ctx, func(context.Context, *schema.ToolArgument, ...tool.Option) (*schema.ToolResult, error) {
+		ran++
+		return &schema.ToolResult{}, nil
+	}, &adk.ToolContext{Name: "read_file"})
+	require.NoError(t, err)
+	res, err := enhanced(ctx, &schema.ToolArgument{Text: keyArgs})
+	require.NoError(t, err)
+	require.Len(t, res.Parts, 1)
+	assert.Contains(t, res.Parts[0].Text, `"invalid_argument"`)
+
+	enhancedStream, err := m.WrapEnhancedStreamableToolCall(ctx, func(context.Context, *schema.ToolArgument, ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
+		ran++
+		return schema.StreamReaderFromArray([]*schema.ToolResult{{}}), nil
+	}, &adk.ToolContext{Name: "write_file"})
+	require.NoError(t, err)
+	rs, err := enhancedStream(ctx, &schema.ToolArgument{Text: fileArgs("file_path", filepath.Join(root, "plans", "deploy.md"))})
+	require.NoError(t, err)
+	r, err := rs.Recv()
+	require.NoError(t, err)
+	require.Len(t, r.Parts, 1)
+	assert.Contains(t, r.Parts[0].Text, `"invalid_argument"`)
+	assert.Equal(t, 1, ran, "no refused call ran")
+}
+
+// TestConfigStoreRefusesWhatItWouldIgnore: the middleware works on the Store it is given,
+// with that Store's key, and refuses Backend or BaseDir beside it rather than ignore them.
+func TestConfigStoreRefusesWhatItWouldIgnore(t *testing.T) {
+	ctx := context.Background()
+	key := []byte(strings.Repeat("h", 32))
+	mw, err := New(ctx, &Config{Store: storeOf(t, StoreConfig{Backend: NewMemoryBackend(), ApprovalKey: key})})
+	require.NoError(t, err)
+	assert.Equal(t, key, mw.(*agentrun.Middleware[*schema.Message, *Store]).Store.GivenKey)
+	s := storeOf(t, StoreConfig{Backend: NewMemoryBackend()})
+	for _, cfg := range []*Config{{Store: s, Backend: NewMemoryBackend()}, {Store: s, BaseDir: "/other"}} {
+		_, err = New(ctx, cfg)
+		assert.ErrorContains(t, err, "Config.Store is set")
+	}
+}
+
+// storeOf is a Store made from cfg.
+func storeOf(t testing.TB, cfg StoreConfig) *Store {
+	t.Helper()
+	s, err := NewStore(&cfg)
+	require.NoError(t, err)
+	return s
+}
+
+// toolFuzzCap is the content cap of the fuzzed tools, small enough for too_large to be
+// reachable from short inputs.
+const toolFuzzCap = 512
+
+// toolFuzzFixture is one middleware's tools on a MemoryBackend and a MemoryBackend
+// workspace. Every call starts from the same files: reset puts them back.
+type toolFuzzFixture struct {
+	ctx       context.Context
+	backend   *MemoryBackend
+	workspace *MemoryBackend
+	baseline  memfs.Snapshot
+	wsBase    memfs.Snapshot
+	names     []string
+	tools     map[string]tool.InvokableTool
+	template  string
+}
+
+// The fixture is built once per fuzzing process: every Store on a new Backend registers
+// shared state for the life of the process, so a fresh backend per input would grow
+// without bound over millions of inputs.
+var toolFuzz *toolFuzzFixture
+
+func newToolFuzzFixture(t testing.TB) *toolFuzzFixture {
+	if toolFuzz != nil {
+		return toolFuzz
+	}
+	ctx := context.Background()
+	fx := &toolFuzzFixture{backend: NewMemoryBackend(), workspace: NewMemoryBackend(), tools: map[string]tool.InvokableTool{}}
+	s, err := NewStore(&StoreConfig{Backend: fx.backend, MaxContentBytes: toolFuzzCap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []Update{
+		{Name: "alpha", Content: ptrTo("# Alpha\n- [ ] one\n- [~] two\n  - [x] two.a\n")},
+		{Name: "alpha", Status: "in-progress"},
+		{Name: "beta", Content: ptrTo("plain text, no steps\n"), Title: "Beta"},
+		{Name: "gone", Content: ptrTo("soon deleted")},
+		{Name: "gone", Content: ptrTo("deleted at revision 2")},
+	} {
+		if _, err := s.Put(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Delete(ctx, "gone", nil); err != nil {
+		t.Fatal(err)
+	}
+	ws := func(p, content string) {
+		if err := fx.workspace.Write(ctx, &driver.WriteRequest{FilePath: p, Content: content}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws("/work/a.md", "# From file\n- [ ] edited\n")
+	ws("/work/big.md", strings.Repeat("x", toolFuzzCap+1))
+	ws("/work/empty.md", " \n")
+	if err := fx.backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/broken.md", Content: "not a plan"}); err != nil {
+		t.Fatal(err)
+	}
+	fx.baseline = fx.backend.Snapshot()
+	fx.wsBase = fx.workspace.Snapshot()
+
+	mw, err := New(ctx, &Config{Store: storeOf(t, StoreConfig{Backend: fx.backend, MaxContentBytes: toolFuzzCap}), Workspace: fx.workspace, AgentName: "fuzz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, rc, err := mw.BeforeAgent(ctx, &adk.ChatModelAgentContext{Instruction: "base"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.ctx = runCtx
+	for _, bt := range rc.Tools {
+		info, err := bt.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx.tools[info.Name] = bt.(tool.InvokableTool)
+		fx.names = append(fx.names, info.Name)
+	}
+	sort.Strings(fx.names)
+	if len(fx.names) != len(tools.ToolSpecs())-1 { // all but request_plan_approval (RequireApproval)
+		t.Fatalf("BeforeAgent added %v", fx.names)
+	}
+	fx.template = strings.TrimRight(textsEN["template"], "\n")
+	toolFuzz = fx
+	return fx
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func (fx *toolFuzzFixture) reset() {
+	fx.backend.Restore(fx.baseline)
+	fx.workspace.Restore(fx.wsBase)
+}
+
+// snapshotFiles reads every file under dir through LsInfo and Read.
+func snapshotFiles(t testing.TB, ctx context.Context, b Backend, dir string, into map[string]string) map[string]string {
+	if into == nil {
+		into = map[string]string{}
+	}
+	infos, err := b.LsInfo(ctx, &driver.LsInfoRequest{Path: dir})
+	if err != nil {
+		t.Fatalf("LsInfo(%s): %v", dir, err)
+	}
+	for _, fi := range infos {
+		p := path.Join(dir, path.Base(fi.Path))
+		if fi.IsDir {
+			snapshotFiles(t, ctx, b, p, into)
+			continue
+		}
+		fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: p})
+		if err != nil {
+			t.Fatalf("Read(%s): %v", p, err)
+		}
+		into[p] = fc.Content
+	}
+	return into
+}
+
+func (fx *toolFuzzFixture) snapshot(t testing.TB) (map[string]string, map[string]string) {
+	return snapshotFiles(t, fx.ctx, fx.backend, "/", nil), snapshotFiles(t, fx.ctx, fx.workspace, "/", nil)
+}
+
+var knownCodes = map[Code]bool{
+	CodeInvalidArgument: true, CodeNotFound: true, CodeRevisionConflict: true, CodeTooLarge: true,
+	CodeCorrupt: true, CodeToolNotAvailable: true, CodeIllegalTransition: true,
+}
+
+// FuzzToolArguments sends the same arbitrary bytes as arguments to every tool. A call never
+// fails the run or panics, its result is a JSON object (plan_template: its text), an error
+// result carries a known code and a message, and a failed call changes no file.
+func FuzzToolArguments(f *testing.F) {
+	f.Add(`{"name":"alpha","content":"# A\n- [ ] x\n","step":1,"status":"completed","path":"/work/a.md","goal":"ship","last_known_revision":2}`)
+	f.Add(`{"name":"gone","last_known_revision":2,"content":"back"}`)
+	f.Add(`{"name":"../plans/alpha","path":"../../etc/passwd"}`)
+	f.Add(`{"name":"alpha","since_revision":1}`)
+	f.Add(`{"name":"alpha","since_revision":-3}`)
+	f.Fuzz(func(t *testing.T, arguments string) {
+		fx := newToolFuzzFixture(t)
+		for _, name := range fx.names {
+			fx.reset()
+			plansBefore, wsBefore := fx.snapshot(t)
+			result, err := fx.tools[name].InvokableRun(fx.ctx, arguments)
+			if err != nil {
+				t.Fatalf("%s(%q) returned a Go error: %v", name, arguments, err)
+			}
+			failed := checkToolResult(t, fx, name, arguments, result)
+			plansAfter, wsAfter := fx.snapshot(t)
+			if failed {
+				if !maps.Equal(plansBefore, plansAfter) {
+					t.Fatalf("%s(%q) failed with %s but changed the plans:\nbefore %q\nafter  %q", name, arguments, result, plansBefore, plansAfter)
+				}
+				if !maps.Equal(wsBefore, wsAfter) {
+					t.Fatalf("%s(%q) failed with %s but changed the workspace:\nbefore %q\nafter  %q", name, arguments, result, wsBefore, wsAfter)
+				}
+			}
+			for p, content := range plansAfter {
+				if strings.HasPrefix(p, "/plans/.deleted/") || p == "/plans/broken.md" {
+					continue
+				}
+				if rest, ok := strings.CutPrefix(p, "/plans/.history/"); ok {
+					rev, sum, ok := strings.Cut(path.Base(rest), ".")
+					kept, err := document.DecodePlan("entry", content)
+					if !ok || err != nil || strconv.FormatInt(kept.Revision, 10) != rev || string(engine.AppendEntrySum(nil, content)) != sum || path.Dir(rest) == "." {
+						t.Fatalf("%s(%q) left %s, not a history entry", name, arguments, p)
+					}
+					continue
+				}
+				if !strings.HasPrefix(p, "/plans/") || !strings.HasSuffix(p, ".md") {
+					t.Fatalf("%s(%q) left a file at %s", name, arguments, p)
+				}
+				if _, err := document.DecodePlan(strings.TrimSuffix(path.Base(p), ".md"), content); err != nil {
+					t.Fatalf("%s(%q) left %s undecodable: %v", name, arguments, p, err)
+				}
+			}
+		}
+	})
+}
+
+// checkToolResult checks the shape of one result and reports whether it is an error.
+func checkToolResult(t *testing.T, fx *toolFuzzFixture, name, arguments, result string) bool {
+	t.Helper()
+	if name == ToolPlanTemplate && strings.HasPrefix(result, fx.template) {
+		return false
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(result), &obj); err != nil || obj == nil {
+		t.Fatalf("%s(%q) = %q is not a JSON object: %v", name, arguments, result, err)
+	}
+	raw, ok := obj["error"]
+	if !ok {
+		return false
+	}
+	var e tools.ErrorBody
+	if err := json.Unmarshal(raw, &e); err != nil {
+		t.Fatalf("%s(%q) error %s does not decode: %v", name, arguments, raw, err)
+	}
+	if !knownCodes[e.Code] || e.Message == "" || !utf8.ValidString(e.Message) || len(e.Message) > 2048 {
+		t.Fatalf("%s(%q) = %s: unexpected code or message", name, arguments, result)
+	}
+	return true
+}

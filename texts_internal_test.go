@@ -1,0 +1,427 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/bytedance/sonic"
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/agentrun"
+	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/tools"
+)
+
+// taxOf is what a middleware made with cfg adds to every model call of an agent working on
+// one plan, in lang: tool definitions, instruction and digest.
+func taxOf(t *testing.T, cfg Config, lang adk.Language) (tools, instruction int) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := NewStore(&StoreConfig{Backend: NewMemoryBackend()})
+	require.NoError(t, err)
+	body := "# Release 2.0\n- [x] Write the changelog\n- [ ] Run the checks\n- [ ] Tag and publish (after 2)\n"
+	_, err = store.Put(ctx, Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	cfg.Store, cfg.Language = store, lang
+	mw, err := New(ctx, &cfg)
+	require.NoError(t, err)
+	tools, instruction, err = planTax(ctx, mw)
+	require.NoError(t, err)
+	return tools, instruction
+}
+
+// A lean worker's plan tax is at most 1,500 bytes per model call, with every guard on
+// (approval, gated tools, evidence, verification) and the digest of its plan, in English and
+// Chinese, against more than twice that for the full tool set. The bytes are deterministic.
+func TestALeanWorkersPlanTaxFitsInFifteenHundredBytes(t *testing.T) {
+	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
+		guards := Config{AgentName: "worker-1", Role: RoleSubAgent, GatedTools: []string{"shell"}, RequireEvidence: true,
+			Verify: func(context.Context, Completion) error { return nil }}
+		lean := guards
+		lean.LeanWorker = true
+		leanTools, leanIns := taxOf(t, lean, lang)
+		fullTools, fullIns := taxOf(t, guards, lang)
+		t.Logf("language %v: lean %d (tools %d, instruction and digest %d); full %d (tools %d, instruction and digest %d)",
+			lang, leanTools+leanIns, leanTools, leanIns, fullTools+fullIns, fullTools, fullIns)
+		orchTools, orchIns := taxOf(t, Config{AgentName: "lead", Role: RoleOrchestrator, RequireApproval: true}, lang)
+		t.Logf("language %v: orchestrator %d (tools %d, instruction and digest %d)", lang, orchTools+orchIns, orchTools, orchIns)
+		assert.LessOrEqual(t, leanTools+leanIns, 1500)
+		assert.Greater(t, fullTools+fullIns, 2*(leanTools+leanIns))
+	}
+}
+
+// The plan tax is what the middleware adds to every model call of its agent: the plan tools'
+// definitions, as a provider receives them (the OpenAI function JSON, compact), and the text
+// it adds to the instruction (the instruction proper and the digest). Reminders add to a
+// call only after others changed the plans, at most once every Config.ReminderEvery calls.
+
+// functionBytes is the size of a tool's definition as a model call carries it.
+func functionBytes(info *schema.ToolInfo) (int, error) {
+	if info == nil {
+		return 0, nil
+	}
+	fn := map[string]any{"name": info.Name, "description": info.Desc}
+	if info.ParamsOneOf != nil {
+		js, err := info.ParamsOneOf.ToJSONSchema()
+		if err != nil {
+			return 0, err
+		}
+		fn["parameters"] = js
+	}
+	def, err := sonic.ConfigStd.MarshalToString(map[string]any{"type": "function", "function": fn})
+	return len(def), err
+}
+
+// planTax runs mw's BeforeAgent for an agent with no tools and no instruction of its own, and
+// its rewrite of a model call's state, and returns the bytes it adds to every model call: the
+// definitions of the tools the model sees and the instruction (with the digest).
+func planTax(ctx context.Context, mw adk.ChatModelAgentMiddleware) (tools, instruction int, err error) {
+	ctx, rc, err := mw.BeforeAgent(ctx, &adk.ChatModelAgentContext{})
+	if err != nil {
+		return 0, 0, err
+	}
+	state := &adk.ChatModelAgentState{}
+	for _, t := range rc.Tools {
+		info, err := t.Info(ctx)
+		if err != nil {
+			return 0, 0, err
+		}
+		state.ToolInfos = append(state.ToolInfos, info)
+	}
+	if _, state, err = mw.BeforeModelRewriteState(ctx, state, &adk.ModelContext{}); err != nil {
+		return 0, 0, err
+	}
+	for _, info := range state.ToolInfos {
+		n, err := functionBytes(info)
+		if err != nil {
+			return 0, 0, err
+		}
+		tools += n
+	}
+	return tools, len(rc.Instruction), nil
+}
+
+// The English and Chinese text tables have the same keys, each empty in both or neither, and
+// every tool and parameter has an entry.
+func TestTextTablesHaveTheSameKeys(t *testing.T) {
+	for k := range textsEN {
+		_, ok := textsZH[k]
+		assert.True(t, ok, "tools_zh.go lacks %q", k)
+	}
+	for k := range textsZH {
+		_, ok := textsEN[k]
+		assert.True(t, ok, "tools_en.go lacks %q", k)
+	}
+	for k, v := range textsEN {
+		assert.Equal(t, v == "", textsZH[k] == "", "%q is empty in one language only", k)
+	}
+	// Every tool and parameter has an entry, so nothing falls back to another language.
+	for _, spec := range tools.ToolSpecs() {
+		_, ok := textsEN[spec.Name]
+		assert.True(t, ok, spec.Name)
+		for _, p := range spec.Params {
+			_, ok := textsEN[spec.Name+"."+p.Name]
+			assert.True(t, ok, spec.Name+"."+p.Name)
+		}
+	}
+}
+
+func hasHan(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// In Chinese mode the instruction, the tool descriptions and plan_template's guide are in
+// Chinese.
+func TestChineseTexts(t *testing.T) {
+	ctx := context.Background()
+	mw, err := New(ctx, &Config{Backend: NewMemoryBackend(), Workspace: NewMemoryBackend(), Language: adk.LanguageChinese})
+	require.NoError(t, err)
+	ctx, rc, err := mw.BeforeAgent(ctx, &adk.ChatModelAgentContext{})
+	require.NoError(t, err)
+	assert.True(t, hasHan(rc.Instruction), rc.Instruction)
+	assert.Contains(t, rc.Instruction, "plan_template", "the orchestrator is told about the template")
+	var tmpl tool.InvokableTool
+	for _, bt := range rc.Tools {
+		info, err := bt.Info(ctx)
+		require.NoError(t, err)
+		assert.True(t, hasHan(info.Desc), "%s: %s", info.Name, info.Desc)
+		if info.Name == ToolPlanTemplate {
+			tmpl = bt.(tool.InvokableTool)
+		}
+	}
+	require.NotNil(t, tmpl)
+	out, err := tmpl.InvokableRun(ctx, `{"goal":"发布 2.0"}`)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out, "# 如何编写计划"), out)
+	assert.Contains(t, out, "发布 2.0")
+	assert.Contains(t, out, "（无）")
+
+	_, err = New(ctx, &Config{Backend: NewMemoryBackend(), Language: adk.Language(9)})
+	assert.Error(t, err)
+}
+
+// placeholderRE matches a placeholder that Error.render or the template fill in.
+var placeholderRE = regexp.MustCompile(`\{[a-z_]+\}`)
+
+func placeholders(text string) []string {
+	found := placeholderRE.FindAllString(text, -1)
+	slices.Sort(found)
+	return found
+}
+
+// TestErrorTextsHaveTheSamePlaceholders: every "err.*" text states the same facts in both
+// languages, and every reason an Error can carry has a text in both, so no message falls
+// back to English.
+func TestErrorTextsHaveTheSamePlaceholders(t *testing.T) {
+	n := 0
+	for key, en := range textsEN {
+		if !strings.HasPrefix(key, "err.") {
+			continue
+		}
+		n++
+		zh, ok := textsZH[key]
+		if assert.True(t, ok, key) {
+			assert.Equal(t, placeholders(en), placeholders(zh), key)
+		}
+	}
+	assert.Greater(t, n, 40)
+	reasons := []string{document.ReasonListLimit}
+	for r := range document.FactTexts {
+		reasons = append(reasons, r)
+	}
+	for _, r := range reasons {
+		_, en := textsEN["err."+string(r)]
+		_, zh := textsZH["err."+string(r)]
+		assert.True(t, en && zh, "reason %s has no err.%s text in both languages", r, r)
+	}
+	// The check sees a placeholder that only one language has.
+	assert.NotEqual(t, placeholders("{name} at {current}"), placeholders("计划 {name}"))
+}
+
+// TestListJSONMatchesList: list_plans' cached encoding says exactly what List returns.
+func TestListJSONMatchesList(t *testing.T) {
+	ctx := context.Background()
+	backend := NewMemoryBackend()
+	s, err := NewStore(&StoreConfig{Backend: backend})
+	require.NoError(t, err)
+	check := func() {
+		t.Helper()
+		l, err := s.ListPage(ctx, ListOptions{})
+		require.NoError(t, err)
+		for i := range l.Warnings {
+			l.Warnings[i].Message = (&tools.ToolEnv{Texts: textsEN}).ErrorMessage(l.Warnings[i].Err)
+		}
+		want, err := sonic.MarshalString(l)
+		require.NoError(t, err)
+		got, err := tools.RunListPlans(ctx, &tools.ToolEnv{Store: s.e, Texts: textsEN}, tools.Args{})
+		require.NoError(t, err)
+		require.JSONEq(t, want, got.(string))
+	}
+	check()
+	for i := 0; i < 5; i++ {
+		body := fmt.Sprintf("# P%d \"q\" <&>\n- [x] a\n- [~] b\n- [ ] c\n", i)
+		_, err := s.Put(ctx, Update{Name: fmt.Sprintf("p%d", i), Content: &body})
+		require.NoError(t, err)
+	}
+	check()
+	check()
+	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/bad.md", Content: "nope"}))
+	check()
+}
+
+// TestNewestFirstMatchesStableSort checks newestFirst against the first k of a stable sort
+// by UpdatedAt, descending, including many plans updated at the same instant.
+func TestNewestFirstMatchesStableSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for round := 0; round < 500; round++ {
+		n := rng.IntN(40)
+		plans := make([]*Summary, n)
+		for i := range plans {
+			plans[i] = &Summary{Name: string(rune('a' + i%26)), Revision: int64(i), UpdatedAt: base.Add(time.Duration(rng.IntN(8)) * time.Second)}
+		}
+		want := append([]*Summary(nil), plans...)
+		sort.SliceStable(want, func(i, j int) bool { return want[i].UpdatedAt.After(want[j].UpdatedAt) })
+		for _, k := range []int{0, 1, 3, 12, 50} {
+			got := agentrun.NewestFirst(plans, k)
+			if len(got) != min(k, n) {
+				t.Fatalf("n=%d k=%d: %d plans, want %d", n, k, len(got), min(k, n))
+			}
+			for i, p := range got {
+				if p.Revision != want[i].Revision {
+					t.Fatalf("n=%d k=%d: position %d holds plan %d, want %d", n, k, i, p.Revision, want[i].Revision)
+				}
+			}
+		}
+	}
+}
+
+// TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries renders random listings once
+// afresh and once from the lines of an earlier render, in which some plans have changed
+// since: both texts must be the same, a line kept for a summary must be the one shown for
+// it, and the lines returned must be exactly those shown.
+func TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for round := 0; round < 300; round++ {
+		n := 1 + rng.IntN(30)
+		plans := make([]*Summary, n)
+		for i := range plans {
+			plans[i] = &Summary{Name: string(rune('a' + i%26)), Revision: 1, Title: "t", Status: "s", UpdatedAt: base.Add(time.Duration(rng.IntN(8)) * time.Second)}
+		}
+		maxPlans, maxBytes := 1+rng.IntN(14), 200+rng.IntN(1200)
+		_, known := agentrun.RenderDigest(plans, 0, textsEN, maxPlans, maxBytes, nil)
+		next := slices.Clone(plans)
+		for i := range next {
+			if rng.IntN(4) == 0 { // replaced, as the Store replaces a changed plan's summary
+				p := *next[i]
+				p.Revision++
+				p.Status = "changed"
+				p.UpdatedAt = p.UpdatedAt.Add(time.Duration(rng.IntN(8)) * time.Second)
+				next[i] = &p
+			}
+		}
+		unreadable := rng.IntN(2)
+		want, wantLines := agentrun.RenderDigest(next, unreadable, textsEN, maxPlans, maxBytes, nil)
+		got, gotLines := agentrun.RenderDigest(next, unreadable, textsEN, maxPlans, maxBytes, known)
+		if got != want {
+			t.Fatalf("round %d: rendered from kept lines:\n%s\nafresh:\n%s", round, got, want)
+		}
+		if len(gotLines) != len(wantLines) {
+			t.Fatalf("round %d: %d lines returned, want %d", round, len(gotLines), len(wantLines))
+		}
+		for p, line := range gotLines {
+			if wantLines[p] != line || !strings.Contains(got, line) {
+				t.Fatalf("round %d: line %q of plan %s is not the one shown", round, line, p.Name)
+			}
+		}
+	}
+	// A kept line is used as it is, without formatting the summary again.
+	p := &Summary{Name: "kept", Revision: 3, UpdatedAt: base}
+	got, _ := agentrun.RenderDigest([]*Summary{p}, 0, textsEN, 12, 4000, agentrun.DigestLines{p: "- kept (as kept)\n"})
+	if !strings.Contains(got, "- kept (as kept)\n") {
+		t.Fatalf("a kept line was formatted again:\n%s", got)
+	}
+}
+
+// TestLeadingDigestIsTheWholeDigestAndNothingAfterIt finds a digest rendered at another time
+// (with more and unreadable plans, in either language, with a plan set) at the start of a
+// text, whatever follows it, and finds none where no digest starts.
+func TestLeadingDigestIsTheWholeDigestAndNothingAfterIt(t *testing.T) {
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var plans []*Summary
+	for i := range 5 {
+		plans = append(plans, &Summary{Name: "plan-" + string(rune('a'+i)), Revision: int64(i + 1), Title: "t\n- x r1 ", Status: "s",
+			UpdatedAt: base.Add(time.Duration(i) * time.Hour), Progress: api.Progress{Total: 2, Completed: 1}})
+	}
+	tails := []string{"", "\n## Other\n- a list item\n", "- not a digest line\n", "- 3rd party\n", "## Plans\n"}
+	for _, texts := range []map[string]string{textsEN, textsZH, agentrun.WithSetHeader(textsEN, "team plans")} {
+		header := texts["digest.header"]
+		for _, unreadable := range []int{0, 2} {
+			digest, _ := agentrun.RenderDigest(plans, unreadable, texts, 3, 4000, nil)
+			if !strings.Contains(digest, texts["digest.more"]) {
+				t.Fatalf("the digest leaves no plan out:\n%s", digest)
+			}
+			for _, tail := range tails {
+				if got := agentrun.LeadingDigest(digest+tail, header); got != digest {
+					t.Fatalf("followed by %q:\n%q\nwant\n%q", tail, got, digest)
+				}
+				if got := agentrun.LeadingDigest(tail, header); got != "" {
+					t.Fatalf("%q starts with no digest, found %q", tail, got)
+				}
+			}
+		}
+	}
+}
+
+// A history whose digest merely starts with the run's own (a plan listed there was deleted
+// since) holds another digest: the whole of it is what a renewal replaces.
+func TestADigestThatMerelyStartsWithTheRunsOwnIsAnother(t *testing.T) {
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	alpha := &Summary{Name: "alpha", Revision: 3, Status: "s", UpdatedAt: at, Progress: api.Progress{Total: 2}}
+	beta := &Summary{Name: "beta", Revision: 2, Status: "s", UpdatedAt: at.Add(-time.Hour), Progress: api.Progress{Total: 1}}
+	both, _ := agentrun.RenderDigest([]*Summary{alpha, beta}, 0, textsEN, 12, 4000, nil)
+	now, _ := agentrun.RenderDigest([]*Summary{alpha}, 0, textsEN, 12, 4000, nil)
+	if !strings.HasPrefix(both, now) || both == now {
+		t.Fatalf("the case needs a digest that starts with the other:\n%q\n%q", both, now)
+	}
+	msg := schema.SystemMessage("You work.\nANCHOR" + both + "\nMore instructions.")
+	if got := agentrun.DigestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != both {
+		t.Fatalf("found %q, want the whole digest %q", got, both)
+	}
+	msg = schema.SystemMessage("You work.\nANCHOR" + now + "\nMore instructions.")
+	if got := agentrun.DigestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != now {
+		t.Fatalf("the run's own digest read as %q", got)
+	}
+}
+
+// A call written right takes the short way through decodeCall and comes out exactly as the
+// long way makes it: the same canonical arguments, no notes. A null for an argument the call
+// does not give sends the same call the long way.
+func TestACallWrittenRightDecodesAsAForgivenOne(t *testing.T) {
+	specs := map[string]tools.ToolSpec{}
+	for _, s := range tools.ToolSpecs() {
+		specs[s.Name] = s
+	}
+	for _, c := range []struct{ tool, right, withNull string }{
+		{ToolSetPlanStatus, `{"name":"a","status":"done"}`, `{"name":"a","status":"done","last_known_revision":null}`},
+		{ToolSetPlanStatus, `{"name":"a","status":"done","last_known_revision":3}`, `{"name":"a","status":"done","last_known_revision":3,"note":null}`},
+		{ToolUpdatePlanStep, `{"name":"a","step":2,"status":"completed","last_known_revision":7}`, `{"name":"a","step":2,"status":"completed","last_known_revision":7,"note":null}`},
+		{ToolUpdatePlanStep, `{"name":"a","status":"in_progress"}`, `{"name":"a","status":"in_progress","step":null}`},
+		{ToolReadPlan, `{"name":"a"}`, `{"name":"a","since_revision":null}`},
+		{ToolWritePlan, `{"name":"a","content":"- [ ] x\n","last_known_revision":0}`, `{"name":"a","content":"- [ ] x\n","last_known_revision":0,"title":null}`},
+	} {
+		spec := specs[c.tool]
+		if !tools.AsWritten(spec, mustObject(t, c.right)) {
+			t.Errorf("%s %s: not taken as written right", c.tool, c.right)
+		}
+		if tools.AsWritten(spec, mustObject(t, c.withNull)) {
+			t.Errorf("%s %s: a null taken as written right", c.tool, c.withNull)
+		}
+		short, shortNotes, err := tools.DecodeCall(spec, textsEN, c.right)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.tool, c.right, err)
+		}
+		long, longNotes, err := tools.DecodeCall(spec, textsEN, c.withNull)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.tool, c.withNull, err)
+		}
+		if !reflect.DeepEqual(short, long) || len(shortNotes) != 0 || len(longNotes) != 0 {
+			t.Errorf("%s: written right %#v (notes %q), the long way %#v (notes %q)", c.tool, short, shortNotes, long, longNotes)
+		}
+	}
+	// Anything to forgive goes the long way, which says what it changed.
+	_, notes, err := tools.DecodeCall(specs[ToolUpdatePlanStep], textsEN, `{"name":"a","step":"2","status":"Done"}`)
+	if err != nil || len(notes) != 2 {
+		t.Errorf("a forgiven call: notes %q, %v; want two", notes, err)
+	}
+}
+
+func mustObject(t *testing.T, raw string) tools.Args {
+	t.Helper()
+	obj, _, err := tools.DecodeObject(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
