@@ -163,15 +163,15 @@ func (m *decodedMemo) decode(name, raw string) (*document.Plan, error) {
 	m.mu.Lock()
 	f := m.files[name]
 	m.mu.Unlock()
-	if f != nil && f.raw == raw && f.plan != nil {
-		return document.CopyPlan(f.plan), nil
+	if f == nil || f.raw != raw || f.plan == nil {
+		p, err := document.DecodeSealed(name, raw)
+		if err != nil {
+			return nil, err
+		}
+		f = &decodedFile{raw: raw, plan: p}
+		m.remember(name, f)
 	}
-	p, err := document.DecodeSealed(name, raw)
-	if err != nil {
-		return nil, err
-	}
-	m.remember(name, &decodedFile{raw: raw, plan: document.CopyPlan(p)})
-	return p, nil
+	return document.CopyPlan(f.plan), nil
 }
 
 // remember records f as the file last seen under name.
