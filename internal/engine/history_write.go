@@ -130,7 +130,7 @@ func (s *Store) pruneDue(rev int64, size int) bool {
 // revisions it keeps the newest that fit, with the plan file, in historyLimit revisions and
 // historyMaxBytes; entries
 // of earlier releases go. Entries of rev and later belong to writes in flight and are left
-// alone. It goes by the entries the Store knows when it can (history_known.go), else lists
+// alone. It goes by the entries the Store knows when it can (noteEntry), else lists
 // them. Failures are ignored: an entry left over is removed by a later prune, and one past
 // the bounds is never shown.
 func (s *Store) prune(ctx context.Context, name string, rev int64, size int) {
