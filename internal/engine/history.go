@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
@@ -42,34 +41,6 @@ import (
 // Revision.OlderUnverified set. Prunes keep them like any entry, for a conversion to
 // read. Entries of releases before that (<revision>-<12 hex digits>, with lines of their own
 // in front) are never shown, and prunes remove them.
-
-// historyDir is the folder of a plan's kept revisions.
-// Names never need cleaning (planPath), so no path.Join.
-func (s *Store) historyDir(name string) string {
-	if s.Dir == "/" {
-		return "/.history/" + name
-	}
-	return s.Dir + "/.history/" + name
-}
-
-// entryPath is where revision rev of a plan is kept, its file's entrySum being sum.
-func (s *Store) entryPath(name string, rev int64, sum string) string {
-	dir := s.historyDir(name)
-	out := make([]byte, 0, len(dir)+1+20+1+len(sum))
-	out = append(out, dir...)
-	out = append(out, '/')
-	out = strconv.AppendInt(out, rev, 10)
-	out = append(out, '.')
-	out = append(out, sum...)
-	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
-}
-
-// historyOn reports whether the Store keeps history.
-func (s *Store) historyOn() bool { return s.historyLimit > 0 }
-
-// keepsEntries reports whether a change keeps the file it replaces: with a limit of one
-// revision, history is the plan file alone.
-func (s *Store) keepsEntries() bool { return s.historyLimit > 1 }
 
 // oldestShown is the oldest revision History and GetRevision show while the plan is at cur.
 func (s *Store) oldestShown(cur int64) int64 {

@@ -34,7 +34,7 @@ type sharedState struct {
 	keyMu sync.Mutex
 	key   []byte
 	// known is, per plan, the history entries this process knows without listing
-	// (history_known.go).
+	// (history_write.go).
 	knownMu sync.Mutex
 	known   map[string]*knownEntries
 }

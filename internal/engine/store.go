@@ -75,7 +75,7 @@ type Store struct {
 	// historyLimit and historyMaxBytes bound each plan's kept revisions (history_write.go).
 	historyLimit    int
 	historyMaxBytes int64
-	// decoded spares re-reads of an unchanged plan file its decode (store_memo.go).
+	// decoded spares re-reads of an unchanged plan file its decode (store_read.go).
 	decoded decodedMemo
 	// GivenKey is StoreConfig.ApprovalKey, a copy (approval_seal.go).
 	GivenKey []byte

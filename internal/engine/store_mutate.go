@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
@@ -18,17 +17,25 @@ func checkIfRevision(ifRevision *int64) error {
 
 // checkRevision enforces IfRevision against what is stored (cur nil: absent).
 func checkRevision(name string, cur *document.Plan, ifRevision *int64) error {
+	if refusal := revisionRefusal(name, cur, ifRevision); refusal != nil {
+		return document.Fail(*refusal)
+	}
+	return nil
+}
+
+// revisionRefusal is the facts of checkRevision's refusal, not yet rendered, or nil.
+func revisionRefusal(name string, cur *document.Plan, ifRevision *int64) *document.Error {
 	if ifRevision == nil {
 		return nil
 	}
 	want := *ifRevision
 	switch {
 	case cur == nil && want > 0:
-		return document.Fail(document.Error{Code: document.CodeNotFound, Reason: document.ReasonNoPlanGuarded, Name: name, Revision: want})
+		return &document.Error{Code: document.CodeNotFound, Reason: document.ReasonNoPlanGuarded, Name: name, Revision: want}
 	case cur != nil && want == 0:
-		return document.Fail(document.Error{Code: document.CodeRevisionConflict, Reason: document.ReasonExists, Name: name, CurrentRevision: cur.Revision})
+		return &document.Error{Code: document.CodeRevisionConflict, Reason: document.ReasonExists, Name: name, CurrentRevision: cur.Revision}
 	case cur != nil && want != cur.Revision:
-		return document.Fail(document.Error{Code: document.CodeRevisionConflict, Reason: document.ReasonStale, Name: name, CurrentRevision: cur.Revision, Revision: want})
+		return &document.Error{Code: document.CodeRevisionConflict, Reason: document.ReasonStale, Name: name, CurrentRevision: cur.Revision, Revision: want}
 	}
 	return nil
 }
@@ -73,20 +80,19 @@ func (s *Store) mutateCommuting(ctx context.Context, action document.Action, nam
 	return next, err
 }
 
-// rebase decides a change whose ifRevision want is older than cur: commutes judges it, and
-// when it cannot (errUnknownBase) the stale error stands.
-func (s *Store) rebase(ctx context.Context, cur *document.Plan, curRaw string, want int64, commutes commuteFunc, stale error) error {
-	var e *document.Error
-	if commutes == nil || cur == nil || want > cur.Revision || !errors.As(stale, &e) || e.Reason != document.ReasonStale {
-		return stale
+// rebase decides a change refused by the revision check: when the refusal is that the
+// change is based on a revision older than cur, commutes judges it, and when it cannot
+// (errUnknownBase) the refusal stands.
+func (s *Store) rebase(ctx context.Context, cur *document.Plan, curRaw string, refusal *document.Error, commutes commuteFunc) error {
+	if want := refusal.Revision; commutes != nil && refusal.Reason == document.ReasonStale && want < cur.Revision {
+		if err := document.CheckFence(ctx, cur, want); err != nil {
+			return err // a person's change is read before anything goes past it
+		}
+		if err := commutes(ctx, want, cur, curRaw); err != errUnknownBase {
+			return err
+		}
 	}
-	if err := document.CheckFence(ctx, cur, want); err != nil {
-		return err // a person's change is read before anything goes past it
-	}
-	if err := commutes(ctx, want, cur, curRaw); err != errUnknownBase {
-		return err
-	}
-	return stale
+	return document.Fail(*refusal)
 }
 
 // errUnknownBase: a commuteFunc cannot judge a change against the revision it was based on.
@@ -117,11 +123,11 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name str
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRevision(name, cur, ifRevision); err != nil {
+	if refusal := revisionRefusal(name, cur, ifRevision); refusal != nil {
 		if guessed {
 			return nil, errWrongGuess
 		}
-		if err = s.rebase(ctx, cur, raw, *ifRevision, commutes, err); err != nil {
+		if err := s.rebase(ctx, cur, raw, refusal, commutes); err != nil {
 			return nil, err
 		}
 	}

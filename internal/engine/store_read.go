@@ -2,9 +2,13 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
 )
 
@@ -59,4 +63,167 @@ func (s *Store) loadExisting(ctx context.Context, name string) (*document.Plan, 
 		return nil, "", notFound(name)
 	}
 	return p, raw, nil
+}
+
+// fileReader is what a bounded read needs: a Backend or a Workspace.
+type fileReader interface {
+	Read(ctx context.Context, req *driver.ReadRequest) (*driver.FileContent, error)
+}
+
+// ReadBounded reads the whole file p, but never more than limit+1 bytes when r is a
+// driver.LimitedReader, and asks any other reader for every line explicitly (Limit 0 means "the
+// first 2,000 lines" to some backends). A result over limit bytes means the file is too
+// large. Errors are the reader's own.
+func ReadBounded(ctx context.Context, r fileReader, p string, limit int64) (string, error) {
+	if lr, ok := r.(driver.LimitedReader); ok {
+		return lr.ReadAtMost(ctx, p, limit+1)
+	}
+	fc, err := r.Read(ctx, &driver.ReadRequest{FilePath: p, Offset: 1, Limit: wholeFileLines(limit)})
+	if err != nil || fc == nil {
+		return "", err
+	}
+	return fc.Content, nil
+}
+
+// wholeFileLines is a line Limit no file of at most limit bytes can reach, even one made of
+// newlines only.
+func wholeFileLines(limit int64) int {
+	return int(min(limit, 1<<40)) + 2
+}
+
+// readRaw reads a file bounded to the largest size a plan can have. exists is false only
+// when the Backend says the file does not exist.
+func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool, err error) {
+	limit := int64(s.maxContent + headerAllowance)
+	if s.limited != nil {
+		raw, err = s.limited.ReadAtMost(ctx, p, limit+1)
+	} else {
+		raw, err = ReadBounded(ctx, s.Backend, p, limit)
+	}
+	switch {
+	case err == nil:
+	case IsNotExist(err):
+		return "", false, nil
+	case ctx.Err() != nil:
+		return "", false, Canceled(ctx)
+	case errors.Is(err, driver.ErrNotRegularFile):
+		e := document.Fail(document.Error{Code: document.CodeCorrupt, Reason: document.ReasonNotPlanFile, Path: p})
+		e.Err = err
+		return "", true, e
+	default:
+		return "", false, BackendError("read "+p, err)
+	}
+	if int64(len(raw)) > limit {
+		return "", true, document.Fail(document.Error{Code: document.CodeTooLarge, Reason: document.ReasonStoredTooLarge, Path: p, Limit: limit})
+	}
+	return raw, true, nil
+}
+
+// IsNotExist reports whether err means "no such file", for backends that wrap fs.ErrNotExist
+// and for those (such as Eino's InMemoryBackend) that only say so in the message.
+func IsNotExist(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "not found") || strings.Contains(msg, "no such file") ||
+		strings.Contains(msg, "not exist")
+}
+
+// The memo's bounds: past either, each plan remembered makes room by forgetting others,
+// picked at random, so a Store that goes round more plans than it keeps still finds a share
+// of them decoded. A file over a memoMaxBytes/64 is not kept.
+const (
+	memoLimit    = 16384
+	memoMaxBytes = 32 << 20
+)
+
+// decodedMemo keeps, per plan name, the last plan file this Store decoded, so that reading
+// an unchanged file again costs a comparison of its bytes instead of a decode. A file is
+// only ever matched byte for byte, so a change by any writer is never hidden.
+type decodedMemo struct {
+	mu    sync.Mutex
+	files map[string]*decodedFile
+	bytes int // the sum of the raw files kept
+}
+
+// decodedFile is one plan file and what was derived from it.
+type decodedFile struct {
+	raw  string
+	plan *document.Plan // as decodePlan returned it, before the approval seal is checked; nil until decoded
+	utf8 int8           // whether raw is valid UTF-8 (which a change built on a guess needs): 0 until checked, 1 yes, -1 no
+}
+
+// decode returns decodePlan(name, raw), from the memo when raw is the file last decoded
+// under name. The Plan returned is the caller's own.
+func (m *decodedMemo) decode(name, raw string) (*document.Plan, error) {
+	m.mu.Lock()
+	f := m.files[name]
+	m.mu.Unlock()
+	if f == nil || f.raw != raw || f.plan == nil {
+		p, err := document.DecodeSealed(name, raw)
+		if err != nil {
+			return nil, err
+		}
+		f = &decodedFile{raw: raw, plan: p}
+		m.remember(name, f)
+	}
+	return document.CopyPlan(f.plan), nil
+}
+
+// remember records f as the file last seen under name.
+func (m *decodedMemo) remember(name string, f *decodedFile) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.files == nil {
+		m.files = make(map[string]*decodedFile)
+	}
+	if old, known := m.files[name]; known {
+		delete(m.files, name)
+		m.bytes -= len(old.raw)
+	}
+	if len(f.raw) > memoMaxBytes/64 {
+		return
+	}
+	full := func() bool { return len(m.files) >= memoLimit || m.bytes+len(f.raw) > memoMaxBytes }
+	if full() { // ranging a map costs even when nothing goes, so only when something must
+		for other, o := range m.files { // map order is random
+			delete(m.files, other)
+			m.bytes -= len(o.raw)
+			if !full() {
+				break
+			}
+		}
+	}
+	m.files[name] = f
+	m.bytes += len(f.raw)
+}
+
+// wrote records that raw, the encoding of p, is now the file under name, so the next read
+// of it needs no decode. The Store encodes only valid UTF-8, so raw is.
+func (m *decodedMemo) wrote(name, raw string, p *document.Plan) {
+	c := document.CopyPlan(p)
+	c.Repaired = false // what DecodePlan gives: the repair is in raw
+	m.remember(name, &decodedFile{raw: raw, plan: c, utf8: 1})
+}
+
+// last returns the file last seen under name and its plan, when decoded: a guess at what is
+// stored, which only a compare-and-swap based on raw may act on.
+func (m *decodedMemo) last(name string) (raw string, p *document.Plan, ok bool) {
+	m.mu.Lock()
+	f := m.files[name]
+	if f != nil && f.utf8 == 0 {
+		f.utf8 = -1
+		if utf8.ValidString(f.raw) {
+			f.utf8 = 1
+		}
+	}
+	m.mu.Unlock()
+	if f == nil || f.plan == nil || f.utf8 < 0 {
+		return "", nil, false
+	}
+	return f.raw, document.CopyPlan(f.plan), true
 }
