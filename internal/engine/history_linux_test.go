@@ -83,8 +83,6 @@ func shipOnLocal(t *testing.T) (string, *localfs.Backend, *Store) {
 	t.Helper()
 	root := t.TempDir()
 	b := newLocal(t, root)
-	s := storeOn(t, b, "")
-	_, err := s.Put(context.Background(), Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
-	require.NoError(t, err)
+	s := shipOn(t, b, "- [ ] build\n")
 	return root, b, s
 }

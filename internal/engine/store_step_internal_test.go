@@ -190,13 +190,21 @@ func TestStaleStepMovesOfOtherStepsApply(t *testing.T) {
 // it, the state they left it in, and the next pending step.
 func TestStaleMoveOfAStepSomeoneMovedNamesThem(t *testing.T) {
 	s, _ := newTeamStore(t, StoreConfig{})
-	_, _, err := move(t, s, StepMove{Step: 2, State: document.StepCompleted, By: "w1", IfRevision: rev(1)})
-	require.Nil(t, err)
-	_, _, err = move(t, s, StepMove{Step: 3, State: document.StepSkipped, By: "w3", IfRevision: rev(1)})
-	require.Nil(t, err)
+	moved := func(m StepMove) {
+		t.Helper()
+		_, _, err := move(t, s, m)
+		require.Nil(t, err)
+	}
+	refused := func(m StepMove) *document.Error {
+		t.Helper()
+		_, _, err := move(t, s, m)
+		require.NotNil(t, err)
+		return err
+	}
+	moved(StepMove{Step: 2, State: document.StepCompleted, By: "w1", IfRevision: rev(1)})
+	moved(StepMove{Step: 3, State: document.StepSkipped, By: "w3", IfRevision: rev(1)})
 
-	_, _, err = move(t, s, StepMove{Step: 2, State: document.StepSkipped, By: "w2", IfRevision: rev(1)})
-	require.NotNil(t, err)
+	err := refused(StepMove{Step: 2, State: document.StepSkipped, By: "w2", IfRevision: rev(1)})
 	assert.Equal(t, document.CodeRevisionConflict, err.Code)
 	assert.Equal(t, "step_moved", err.Reason)
 	assert.Equal(t, "w1", err.Agent, "names who moved it, not the latest writer")
@@ -205,18 +213,14 @@ func TestStaleMoveOfAStepSomeoneMovedNamesThem(t *testing.T) {
 	assert.Equal(t, 4, err.Next.Number, "the first pending step after the refused one")
 
 	// Both claim step 1 from revision 1: exactly one wins.
-	_, _, err = move(t, s, StepMove{Step: 1, State: document.StepInProgress, By: "w1", IfRevision: rev(1)})
-	require.Nil(t, err)
-	_, _, err = move(t, s, StepMove{Step: 1, State: document.StepInProgress, By: "w2", IfRevision: rev(1)})
-	require.NotNil(t, err)
+	moved(StepMove{Step: 1, State: document.StepInProgress, By: "w1", IfRevision: rev(1)})
+	err = refused(StepMove{Step: 1, State: document.StepInProgress, By: "w2", IfRevision: rev(1)})
 	assert.Equal(t, document.CodeStepHeld, err.Code)
 	assert.Equal(t, "w1", err.Agent)
 
 	// A note needs the step unchanged since the revision it was written against.
-	_, _, err = move(t, s, StepMove{Step: 4, State: document.StepInProgress, IfRevision: rev(1)})
-	require.Nil(t, err)
-	_, _, err = move(t, s, StepMove{Step: 4, State: document.StepCompleted, Note: "shipped", By: "w2", IfRevision: rev(1)})
-	require.NotNil(t, err)
+	moved(StepMove{Step: 4, State: document.StepInProgress, IfRevision: rev(1)})
+	err = refused(StepMove{Step: 4, State: document.StepCompleted, Note: "shipped", By: "w2", IfRevision: rev(1)})
 	assert.Equal(t, "step_changed", err.Reason, "moved by a host that named nobody")
 	_, _, err = move(t, s, StepMove{Step: 4, State: document.StepCompleted, By: "w2", IfRevision: rev(1)})
 	require.Nil(t, err, "without a note the move still fits the step's state")

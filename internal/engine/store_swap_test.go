@@ -61,10 +61,8 @@ func entryNames(t *testing.T, b driver.Backend, name string) []string {
 func TestAKeepingSwapperWritesEachChangeInOneRequest(t *testing.T) {
 	ctx := context.Background()
 	b := &keepingSwapping{Backend: memfs.New()}
-	s := storeOn(t, b, "")
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] build\n- [ ] test\n")})
-	require.NoError(t, err)
-	_, err = s.SetStatus(ctx, "ship", "active", nil)
+	s := shipOn(t, b, "- [ ] build\n- [ ] test\n")
+	_, err := s.SetStatus(ctx, "ship", "active", nil)
 	require.NoError(t, err)
 	b.lose.Store(true)
 	_, _, err = s.MoveStep(ctx, StepMove{Name: "ship", Step: 1, State: document.StepCompleted})
@@ -101,11 +99,9 @@ func (b *casCounting) CompareAndSwap(ctx context.Context, req *driver.WriteReque
 func TestAWrapperOfCompareAndSwapIsNeverBypassedToKeepHistory(t *testing.T) {
 	ctx := context.Background()
 	b := &casCounting{Backend: memfs.New()}
-	s := storeOn(t, b, "")
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
-	require.NoError(t, err)
+	s := shipOn(t, b, "- [ ] build\n")
 	for _, st := range []string{"a", "b"} {
-		_, err = s.SetStatus(ctx, "ship", st, nil)
+		_, err := s.SetStatus(ctx, "ship", st, nil)
 		require.NoError(t, err)
 	}
 	assert.EqualValues(t, 3, b.swaps.Load())
@@ -132,11 +128,9 @@ func (w *writeCounting) Write(ctx context.Context, req *driver.WriteRequest) err
 func TestAWrapperOfWriteIsNeverBypassedToKeepHistory(t *testing.T) {
 	ctx := context.Background()
 	b := &writeCounting{Backend: newLocal(t, t.TempDir())}
-	s := storeOn(t, b, "")
-	_, err := s.Put(ctx, Update{Name: "ship", Content: ptrTo("- [ ] build\n")})
-	require.NoError(t, err)
+	s := shipOn(t, b, "- [ ] build\n")
 	before := b.writes.Load()
-	_, err = s.SetStatus(ctx, "ship", "active", nil)
+	_, err := s.SetStatus(ctx, "ship", "active", nil)
 	require.NoError(t, err)
 	assert.Greater(t, b.writes.Load(), before)
 	revs, err := s.History(ctx, "ship")

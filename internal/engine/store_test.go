@@ -44,6 +44,15 @@ func storeOn(t testing.TB, b driver.Backend, dir string) *Store {
 	return mustStore(t, StoreConfig{Backend: b, BaseDir: dir})
 }
 
+// shipOn is a Store on b, in no base folder, that has written body as the plan ship.
+func shipOn(t testing.TB, b driver.Backend, body string) *Store {
+	t.Helper()
+	s := storeOn(t, b, "")
+	_, err := s.Put(context.Background(), Update{Name: "ship", Content: &body})
+	require.NoError(t, err)
+	return s
+}
+
 // inParallel runs work(0) to work(n-1) at once and returns the errors they end with.
 func inParallel(n int, work func(i int) error) []error {
 	var wg sync.WaitGroup
