@@ -207,15 +207,11 @@ func TestARewriteCannotFinishAnUnapprovedStep(t *testing.T) {
 func TestTheApprovalRequirementBelongsToThePlan(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	strict, err := plan.New(ctx, &plan.Config{Backend: backend, RequireApproval: true, AgentName: "planner"})
-	require.NoError(t, err)
-	results := runTools(t, plantest.NewScriptedModel(writePlanCall("release", releaseSteps, 0), plantest.Answer("ok")), strict)
-	require.Len(t, results, 1)
-	require.Empty(t, errorCode(t, results[0]), results[0])
+	writtenUnderRequirement(t, backend, releaseSteps)
 
 	lax, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker"})
 	require.NoError(t, err)
-	results = runTools(t, plantest.NewScriptedModel(
+	results := runTools(t, plantest.NewScriptedModel(
 		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"in_progress"}`),
 		plantest.Answer("ok")), lax)
 	require.Len(t, results, 1)

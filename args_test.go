@@ -202,12 +202,8 @@ func TestOversizedFilesAreReadOnlyUpToTheCap(t *testing.T) {
 func TestARepeatedArgumentNeverDropsOrSwapsAValue(t *testing.T) {
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		ctx := context.Background()
-		backend := plan.NewMemoryBackend()
-		store := storeOn(t, backend, "")
-		body := "# Release\n- [ ] tag\n- [ ] ship\n"
-		_, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
-		require.NoError(t, err)
-		_, err = store.SetStatus(ctx, "release", "in-progress", nil) // a teammate's change: revision 2
+		store, backend := newStoreWith(t, plan.StoreConfig{}, "release", "# Release\n- [ ] tag\n- [ ] ship\n")
+		_, err := store.SetStatus(ctx, "release", "in-progress", nil) // a teammate's change: revision 2
 		require.NoError(t, err)
 		mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "me", Language: lang})
 		require.NoError(t, err)

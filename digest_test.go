@@ -201,12 +201,7 @@ func digestLineOf(instruction, name string) string {
 // summarization compacts the history, the model's system message shows revision 6,
 // done=5/40 and next=#6.
 func TestCompactionRenewsDigestOfExistingPlan(t *testing.T) {
-	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	store := storeOn(t, backend, "")
-	body := fortyStepBody()
-	_, err := store.Put(ctx, plan.Update{Name: "migration", Content: &body})
-	require.NoError(t, err)
+	_, backend := newStoreWith(t, plan.StoreConfig{}, "migration", fortyStepBody())
 
 	turns := completeTurns()
 	turns = append(turns, plantest.CallTool(plan.ToolGetPlanStatus, `{"name":"migration"}`), plantest.Answer("continuing"))

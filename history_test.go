@@ -464,11 +464,7 @@ func writeFile(t *testing.T, b plan.Backend, p, content string) {
 // a tool error that tells it to ask a person; the run goes on and nothing is written.
 func TestAnAgentReadsAPlanOfANewerFormatAndIsToldItCannotChangeIt(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	s := storeOn(t, backend, "")
-	body := "# Next\n- [ ] One\n"
-	_, err := s.Put(ctx, plan.Update{Name: "next", Content: &body})
-	require.NoError(t, err)
+	_, backend := newStoreWith(t, plan.StoreConfig{}, "next", "# Next\n- [ ] One\n")
 	newer := strings.Replace(readFile(t, backend, "/plans/next.md"), "format: 2\n", "format: 3\n", 1)
 	writeFile(t, backend, "/plans/next.md", newer)
 

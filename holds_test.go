@@ -576,18 +576,25 @@ func TestAnEditedRenewalRecordVoidsTheApproval(t *testing.T) {
 
 const reviewedRelease = "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1)\n- [ ] Tell the team\n"
 
+// writtenUnderRequirement has an agent named planner, under RequireApproval, write body as
+// the plan release, and requires that write to succeed.
+func writtenUnderRequirement(t *testing.T, backend plan.Backend, body string) {
+	t.Helper()
+	planner, err := plan.New(context.Background(), &plan.Config{Backend: backend, RequireApproval: true, AgentName: "planner"})
+	require.NoError(t, err)
+	results := runTools(t, plantest.NewScriptedModel(writePlanCall("release", body, 0), plantest.Answer("ok")), planner)
+	require.Len(t, results, 1)
+	require.Empty(t, errorCode(t, results[0]), results[0])
+}
+
 // approvedUnderRequirement writes reviewedRelease through an agent under RequireApproval and
 // has a person approve it; it returns a host's Store on the same storage.
 func approvedUnderRequirement(t *testing.T, backend plan.Backend) *plan.Store {
 	t.Helper()
 	ctx := context.Background()
-	planner, err := plan.New(ctx, &plan.Config{Backend: backend, RequireApproval: true, AgentName: "planner"})
-	require.NoError(t, err)
-	results := runTools(t, plantest.NewScriptedModel(writePlanCall("release", reviewedRelease, 0), plantest.Answer("ok")), planner)
-	require.Len(t, results, 1)
-	require.Empty(t, errorCode(t, results[0]), results[0])
+	writtenUnderRequirement(t, backend, reviewedRelease)
 	host := storeOn(t, backend, "")
-	_, err = host.Approve(ctx, "release", 1, "ana")
+	_, err := host.Approve(ctx, "release", 1, "ana")
 	require.NoError(t, err)
 	return host
 }
@@ -639,11 +646,8 @@ func TestOnlyAPersonSkipsAStepOthersWaitFor(t *testing.T) {
 // Without the approval requirement agents skip steps as before, those others wait for too.
 func TestAgentsSkipStepsOfPlansWithoutTheRequirement(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	s := storeOn(t, backend, "")
-	_, err := s.Put(ctx, plan.Update{Name: "release", Content: ptr(reviewedRelease)})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "release", 1, "ana")
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "release", reviewedRelease)
+	_, err := s.Approve(ctx, "release", 1, "ana")
 	require.NoError(t, err)
 	agent, err := plan.New(ctx, &plan.Config{Store: s, AgentName: "deployer"})
 	require.NoError(t, err)

@@ -729,10 +729,7 @@ func TestDigestIsCurrentAtTheCallAfterACompactionInEitherHandlerOrder(t *testing
 	for _, planFirst := range []bool{true, false} {
 		t.Run(map[bool]string{true: "plan-then-summarization", false: "summarization-then-plan"}[planFirst], func(t *testing.T) {
 			ctx := context.Background()
-			backend := plan.NewMemoryBackend()
-			store := storeOn(t, backend, "")
-			_, err := store.Put(ctx, plan.Update{Name: "job", Content: ptr(tenSteps)})
-			require.NoError(t, err)
+			_, backend := newStoreWith(t, plan.StoreConfig{}, "job", tenSteps)
 			mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "solo"})
 			require.NoError(t, err)
 			// Five results and their calls after the system message and the request make 12
@@ -802,14 +799,20 @@ func TestTwoPlanMiddlewaresGiveTwoDistinctSections(t *testing.T) {
 // plan tools, by their plan-tool names: never a tool ToolNames cannot rename.
 func TestToolNameClashesAreReportedAtOnceWithAdviceThatWorks(t *testing.T) {
 	ctx := context.Background()
+	// runWith runs an agent with no turns under handlers and returns what the run ends with.
+	runWith := func(handlers ...adk.ChatModelAgentMiddleware) error {
+		t.Helper()
+		agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
+			Instruction: "You plan.", Model: plantest.NewScriptedModel(), Handlers: handlers})
+		require.NoError(t, err)
+		_, runErr := seamRun(ctx, agent)
+		return runErr
+	}
 	fs, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: filesystem.NewInMemoryBackend()})
 	require.NoError(t, err)
 	onto, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), ToolNames: map[string]string{"read_plan": "read_file"}})
 	require.NoError(t, err)
-	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
-		Instruction: "You plan.", Model: plantest.NewScriptedModel(), Handlers: []adk.ChatModelAgentMiddleware{fs, onto}})
-	require.NoError(t, err)
-	_, runErr := seamRun(ctx, agent)
+	runErr := runWith(fs, onto)
 	require.Error(t, runErr)
 	assert.Contains(t, runErr.Error(), `"read_file"`)
 	assert.Contains(t, runErr.Error(), `"read_plan": "my_read_plan"`)
@@ -818,10 +821,7 @@ func TestToolNameClashesAreReportedAtOnceWithAdviceThatWorks(t *testing.T) {
 	// Following the advice works.
 	fixed, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), ToolNames: map[string]string{"read_plan": "my_read_plan"}})
 	require.NoError(t, err)
-	agent, err = adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
-		Instruction: "You plan.", Model: plantest.NewScriptedModel(), Handlers: []adk.ChatModelAgentMiddleware{fs, fixed}})
-	require.NoError(t, err)
-	_, runErr = seamRun(ctx, agent)
+	runErr = runWith(fs, fixed)
 	assert.NoError(t, runErr)
 
 	// Two plan middlewares with default names clash on every tool, all named in one error.
@@ -829,10 +829,7 @@ func TestToolNameClashesAreReportedAtOnceWithAdviceThatWorks(t *testing.T) {
 	require.NoError(t, err)
 	b, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend()})
 	require.NoError(t, err)
-	agent, err = adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "planner", Description: "plans",
-		Instruction: "You plan.", Model: plantest.NewScriptedModel(), Handlers: []adk.ChatModelAgentMiddleware{a, b}})
-	require.NoError(t, err)
-	_, runErr = seamRun(ctx, agent)
+	runErr = runWith(a, b)
 	require.Error(t, runErr)
 	for _, name := range []string{"write_plan", "read_plan", "list_plans", "update_plan_step", "plan_template"} {
 		assert.Contains(t, runErr.Error(), `"`+name+`"`)
@@ -874,10 +871,7 @@ func TestLanguageFollowsEinoSetLanguage(t *testing.T) {
 // RoleSubAgent never asks a person for approval.
 func TestExplicitSubAgentRoleHoldsOutsideARun(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	store := storeOn(t, backend, "")
-	_, err := store.Put(ctx, plan.Update{Name: "release", Content: ptr(gatePlan)})
-	require.NoError(t, err)
+	_, backend := newStoreWith(t, plan.StoreConfig{}, "release", gatePlan)
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, Role: plan.RoleSubAgent, RequireApproval: true})
 	require.NoError(t, err)
 	_, runCtx, err := mw.BeforeAgent(ctx, &adk.ChatModelAgentContext{})
@@ -902,10 +896,7 @@ func TestExplicitSubAgentRoleHoldsOutsideARun(t *testing.T) {
 // finish that run's step; and each run's events carry its own run name.
 func TestParallelRunNamesNeverEqualARealAgent(t *testing.T) {
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	store := storeOn(t, backend, "")
-	_, err := store.Put(ctx, plan.Update{Name: "release", Content: ptr(tenSteps)})
-	require.NoError(t, err)
+	store, backend := newStoreWith(t, plan.StoreConfig{}, "release", tenSteps)
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "lead"})
 	require.NoError(t, err)
 
