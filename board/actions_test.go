@@ -12,7 +12,7 @@ import (
 
 func TestActionsAreRefusedOnAReadOnlyBoard(t *testing.T) {
 	r := newRig(t)
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	var e errorBody
 	if st := r.post("/api/plans/release/approve", map[string]any{"revision": 1}, &e); st != http.StatusForbidden || e.Error.Code != "read_only" {
 		t.Fatalf("status %d %+v", st, e)
@@ -25,7 +25,7 @@ func TestActionsAreRefusedOnAReadOnlyBoard(t *testing.T) {
 	if me.CanAct || !me.ReadOnly {
 		t.Fatalf("me %+v", me)
 	}
-	p, err := r.store.Get(context.Background(), "release")
+	p, err := r.Store.Get(context.Background(), "release")
 	mustNot(t, err)
 	if p.Approval != nil || p.Revision != 1 {
 		t.Fatalf("a read-only board wrote: %+v", p)
@@ -40,7 +40,7 @@ func TestActionsNeedASignedInPerson(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := newRig(t, board.WithPerson(f))
-			r.put("release", releasePlan)
+			r.Put("release", releasePlan)
 			var e errorBody
 			if st := r.post("/api/plans/release/approve", map[string]any{"revision": 1}, &e); st != http.StatusUnauthorized || e.Error.Code != "unauthenticated" {
 				t.Fatalf("status %d %+v", st, e)
@@ -51,9 +51,9 @@ func TestActionsNeedASignedInPerson(t *testing.T) {
 
 func TestCrossSiteActionsAreRefused(t *testing.T) {
 	r := newRig(t, asPerson("alice"))
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	good := func() map[string]string {
-		return map[string]string{"Content-Type": "application/json", board.ActionHeader: "1", "Origin": r.srv.URL, "Sec-Fetch-Site": "same-origin"}
+		return map[string]string{"Content-Type": "application/json", board.ActionHeader: "1", "Origin": r.Srv.URL, "Sec-Fetch-Site": "same-origin"}
 	}
 	cases := map[string]struct {
 		change     func(h map[string]string)
@@ -74,7 +74,7 @@ func TestCrossSiteActionsAreRefused(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			p, err := r.store.Get(context.Background(), "release")
+			p, err := r.Store.Get(context.Background(), "release")
 			mustNot(t, err)
 			h := good()
 			c.change(h)
@@ -83,14 +83,14 @@ func TestCrossSiteActionsAreRefused(t *testing.T) {
 			if st != c.status || e.Error.Code != c.code {
 				t.Fatalf("status %d %+v, want %d %s", st, e, c.status, c.code)
 			}
-			after, err := r.store.Get(context.Background(), "release")
+			after, err := r.Store.Get(context.Background(), "release")
 			mustNot(t, err)
 			if stored := after.Revision != p.Revision; stored != c.wantStored {
 				t.Fatalf("written: %v, want %v", stored, c.wantStored)
 			}
 		})
 	}
-	resp, err := http.Get(r.srv.URL + "/api/plans/release/approve")
+	resp, err := http.Get(r.Srv.URL + "/api/plans/release/approve")
 	mustNot(t, err)
 	resp.Body.Close()
 	if resp.StatusCode < 400 {
@@ -101,7 +101,7 @@ func TestCrossSiteActionsAreRefused(t *testing.T) {
 func TestApprovingRecordsThePersonAtTheRevisionSeen(t *testing.T) {
 	var log decisionLog
 	r := newRig(t, asPerson("alice"), log.option())
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	var out actionJSON
 	if st := r.post("/api/plans/release/approve", map[string]any{"revision": 1}, &out); st != http.StatusOK {
 		t.Fatalf("status %d", st)
@@ -116,7 +116,7 @@ func TestApprovingRecordsThePersonAtTheRevisionSeen(t *testing.T) {
 
 func TestStaleApprovalIsAConflictAndWritesNothing(t *testing.T) {
 	r := newRig(t, asPerson("alice"))
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	r.start("release", 2, "worker-1") // the agent moves on after the page loaded revision 1
 	var e errorBody
 	if st := r.post("/api/plans/release/approve", map[string]any{"revision": 1}, &e); st != http.StatusConflict {
@@ -125,7 +125,7 @@ func TestStaleApprovalIsAConflictAndWritesNothing(t *testing.T) {
 	if e.Error.Code != "revision_conflict" || e.Error.Revision != 1 || e.Error.CurrentRevision != 2 {
 		t.Fatalf("error %+v", e)
 	}
-	p, err := r.store.Get(context.Background(), "release")
+	p, err := r.Store.Get(context.Background(), "release")
 	mustNot(t, err)
 	if p.Revision != 2 || p.Approval != nil {
 		t.Fatalf("stored %+v", p)
@@ -136,7 +136,7 @@ func TestStaleApprovalIsAConflictAndWritesNothing(t *testing.T) {
 func TestRejectingNeedsFeedbackAndWithdrawsAnApproval(t *testing.T) {
 	var log decisionLog
 	r := newRig(t, asPerson("bob"), log.option())
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	var e errorBody
 	if st := r.post("/api/plans/release/reject", map[string]any{"revision": 1, "feedback": " "}, &e); st != http.StatusBadRequest || e.Error.Code != "feedback_required" {
 		t.Fatalf("status %d %+v", st, e)
@@ -148,12 +148,12 @@ func TestRejectingNeedsFeedbackAndWithdrawsAnApproval(t *testing.T) {
 	if out.Plan.Revision != 2 || out.Plan.Rejection == nil || out.Plan.Rejection.Feedback != "Add a rollback step" || out.Plan.Rejection.Revision != 1 {
 		t.Fatalf("the rejection is not kept: %+v", out.Plan)
 	}
-	hist, err := r.store.History(context.Background(), "release")
+	hist, err := r.Store.History(context.Background(), "release")
 	mustNot(t, err)
 	if hist[0].Action != plan.ActionReject || hist[0].Author != "bob" || hist[0].Rejection == nil || hist[0].Rejection.Feedback != "Add a rollback step" {
 		t.Fatalf("history %+v", hist[0])
 	}
-	_, err = r.store.Approve(context.Background(), "release", 2, "alice")
+	_, err = r.Store.Approve(context.Background(), "release", 2, "alice")
 	mustNot(t, err)
 	if st := r.post("/api/plans/release/reject", map[string]any{"revision": 2, "feedback": "stale"}, &e); st != http.StatusConflict || e.Error.CurrentRevision != 3 {
 		t.Fatalf("a stale rejection: %d %+v", st, e)
@@ -171,7 +171,7 @@ func TestRejectingNeedsFeedbackAndWithdrawsAnApproval(t *testing.T) {
 
 func TestHandingAStepOverAndReleasingIt(t *testing.T) {
 	r := newRig(t, asPerson("carol"))
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	r.start("release", 2, "worker-1")
 	var out actionJSON
 	if st := r.post("/api/plans/release/steps/2/holder", map[string]any{"revision": 2, "holder": "worker-2"}, &out); st != http.StatusOK || !out.Changed {

@@ -23,7 +23,7 @@ func openEvents(t *testing.T, r *rig) *sse {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.srv.URL+"/api/events", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.Srv.URL+"/api/events", nil)
 	resp, err := http.DefaultClient.Do(req)
 	mustNot(t, err)
 	t.Cleanup(func() { resp.Body.Close() })
@@ -52,7 +52,7 @@ func (s *sse) next(t *testing.T) (kind, data string) {
 
 func TestEventStreamDeliversEveryChangeOfTheStore(t *testing.T) {
 	r := newRig(t)
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	s := openEvents(t, r)
 	if kind, _ := s.next(t); kind != "ready" {
 		t.Fatalf("first event %q", kind)
@@ -64,7 +64,7 @@ func TestEventStreamDeliversEveryChangeOfTheStore(t *testing.T) {
 	if kind != "change" || c.Name != "release" || c.Revision != 2 || c.Progress.InProgress != 1 {
 		t.Fatalf("%s %+v", kind, c)
 	}
-	mustNot(t, func() error { _, err := r.store.Delete(context.Background(), "release", nil); return err }())
+	mustNot(t, func() error { _, err := r.Store.Delete(context.Background(), "release", nil); return err }())
 	kind, data = s.next(t)
 	mustNot(t, json.Unmarshal([]byte(data), &c))
 	if kind != "change" || c.Action != plan.ActionDelete {
@@ -82,7 +82,7 @@ func TestStreamsBeyondTheCapAreRefused(t *testing.T) {
 	s.resp.Body.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		resp, err := http.Get(r.srv.URL + "/api/events")
+		resp, err := http.Get(r.Srv.URL + "/api/events")
 		mustNot(t, err)
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"testing"
 
@@ -19,72 +18,61 @@ import (
 )
 
 // rig is a board over a real Store on a LocalBackend, served on loopback.
-type rig struct {
-	t     *testing.T
-	store *plan.Store
-	srv   *httptest.Server
-}
+type rig struct{ *boardrig.Rig }
 
 func newRig(t *testing.T, opts ...board.Option) *rig {
 	t.Helper()
-	store, srv := boardrig.Serve(t, opts...)
-	return &rig{t: t, store: store, srv: srv}
+	return &rig{boardrig.NewRig(t, opts...)}
 }
 
 // asPerson signs every request in as who.
 var asPerson = boardrig.AsPerson
 
-// put writes plan name with body as the planner.
-func (r *rig) put(name, body string) *plan.Plan {
-	r.t.Helper()
-	return boardrig.Put(r.t, r.store, name, body)
-}
-
 // start moves step number of plan name to in progress, held by who, as an agent does.
 func (r *rig) start(name string, number int, who string) *plan.Plan {
-	r.t.Helper()
-	p, _, err := r.store.MoveStep(context.Background(), plan.StepMove{Name: name, Step: number, State: plan.StepInProgress, By: who})
+	r.T.Helper()
+	p, _, err := r.Store.MoveStep(context.Background(), plan.StepMove{Name: name, Step: number, State: plan.StepInProgress, By: who})
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
 	return p
 }
 
 // get sends a GET and decodes the JSON answer into out; it returns the status.
 func (r *rig) get(path string, out any) int {
-	r.t.Helper()
-	resp, err := http.Get(r.srv.URL + path)
+	r.T.Helper()
+	resp, err := http.Get(r.Srv.URL + path)
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
-	return decode(r.t, resp, out)
+	return decode(r.T, resp, out)
 }
 
 // post sends an action as the board's page does: JSON, the action header, same origin.
 func (r *rig) post(path string, body any, out any) int {
-	r.t.Helper()
+	r.T.Helper()
 	return r.postWith(path, body, out, map[string]string{
-		"Content-Type": "application/json", board.ActionHeader: "1", "Origin": r.srv.URL, "Sec-Fetch-Site": "same-origin"})
+		"Content-Type": "application/json", board.ActionHeader: "1", "Origin": r.Srv.URL, "Sec-Fetch-Site": "same-origin"})
 }
 
 func (r *rig) postWith(path string, body any, out any, headers map[string]string) int {
-	r.t.Helper()
+	r.T.Helper()
 	data, err := json.Marshal(body)
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPost, r.srv.URL+path, bytes.NewReader(data))
+	req, err := http.NewRequest(http.MethodPost, r.Srv.URL+path, bytes.NewReader(data))
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
-	return decode(r.t, resp, out)
+	return decode(r.T, resp, out)
 }
 
 func decode(t *testing.T, resp *http.Response, out any) int {
@@ -107,10 +95,10 @@ func decode(t *testing.T, resp *http.Response, out any) int {
 // wantError GETs path and checks that it answers status with an error body, with code
 // unless code is "".
 func (r *rig) wantError(path string, status int, code string) {
-	r.t.Helper()
+	r.T.Helper()
 	var e errorBody
 	if st := r.get(path, &e); st != status || (code != "" && e.Error.Code != code) {
-		r.t.Fatalf("GET %s: status %d %+v, want %d %s", path, st, e, status, code)
+		r.T.Fatalf("GET %s: status %d %+v, want %d %s", path, st, e, status, code)
 	}
 }
 

@@ -18,8 +18,8 @@ func httptestRequest(t *testing.T, h http.Handler, target string) *httptest.Resp
 
 func TestOddRequestsGetAnAnswerNeverAPanic(t *testing.T) {
 	r := newRig(t, asPerson("alice"))
-	r.put("release", releasePlan)
-	h := r.srv.Config.Handler
+	r.Put("release", releasePlan)
+	h := r.Srv.Config.Handler
 	paths := []string{"/", "/api", "/api/plans/", "/api/plans/release/steps/x/holder", "/api/plans/release/steps/0/holder",
 		"/api/plans/release/steps/99999999999999999999/holder", "/api/plans/%00/approve", "/api/plans/" + strings.Repeat("a", 5000),
 		"/api/plans/release/diff?from=-1", "/api/plans/release/diff?to=99999999999999999999", "/static/", "/static/index.html", "/nope"}

@@ -15,9 +15,9 @@ import (
 // sendAs sends a request to the rig's server with the Host header set to host, as a
 // browser does for a page on that host name once its name resolves to this server.
 func (r *rig) sendAs(host, method, path, body string) (int, string) {
-	r.t.Helper()
-	req, err := http.NewRequest(method, r.srv.URL+path, strings.NewReader(body))
-	mustNot(r.t, err)
+	r.T.Helper()
+	req, err := http.NewRequest(method, r.Srv.URL+path, strings.NewReader(body))
+	mustNot(r.T, err)
 	req.Host = host
 	if method == http.MethodPost {
 		req.Header.Set("Content-Type", "application/json")
@@ -31,16 +31,16 @@ func (r *rig) sendAs(host, method, path, body string) (int, string) {
 }
 
 func (r *rig) postDo(req *http.Request, out any) int {
-	r.t.Helper()
+	r.T.Helper()
 	resp, err := http.DefaultClient.Do(req)
-	mustNot(r.t, err)
-	return decode(r.t, resp, out)
+	mustNot(r.T, err)
+	return decode(r.T, resp, out)
 }
 
 func TestARequestForAReboundHostNameIsRefusedBeforeAnythingIsDone(t *testing.T) {
 	r := newRig(t, asPerson("alice"))
-	r.put("release", releasePlan)
-	port := strings.TrimPrefix(r.srv.URL, "http://127.0.0.1:")
+	r.Put("release", releasePlan)
+	port := strings.TrimPrefix(r.Srv.URL, "http://127.0.0.1:")
 	for _, host := range []string{"rebound.test:" + port, "rebound.test", "attacker.example:" + port, "LOCALHOST.evil.test:" + port} {
 		if st, code := r.sendAs(host, http.MethodPost, "/api/plans/release/approve", `{"revision":1}`); st != http.StatusMisdirectedRequest || code != "wrong_host" {
 			t.Errorf("approve for %s: %d %s", host, st, code)
@@ -51,7 +51,7 @@ func TestARequestForAReboundHostNameIsRefusedBeforeAnythingIsDone(t *testing.T) 
 			}
 		}
 	}
-	p, err := r.store.Get(context.Background(), "release")
+	p, err := r.Store.Get(context.Background(), "release")
 	mustNot(t, err)
 	if p.Approval != nil || p.Revision != 1 {
 		t.Fatalf("a request for a foreign host changed the plan: %+v", p)
@@ -69,8 +69,8 @@ func TestARequestForAReboundHostNameIsRefusedBeforeAnythingIsDone(t *testing.T) 
 
 func TestWithHostsAnswersOnlyTheNamedHosts(t *testing.T) {
 	r := newRig(t, asPerson("alice"), board.WithHosts("board.example.com", "127.0.0.1:1", " ", "[::1]:9"))
-	r.put("release", releasePlan)
-	port := strings.TrimPrefix(r.srv.URL, "http://127.0.0.1:")
+	r.Put("release", releasePlan)
+	port := strings.TrimPrefix(r.Srv.URL, "http://127.0.0.1:")
 	for host, want := range map[string]int{
 		"board.example.com":         http.StatusOK,
 		"Board.Example.COM:" + port: http.StatusOK,
@@ -86,7 +86,7 @@ func TestWithHostsAnswersOnlyTheNamedHosts(t *testing.T) {
 			t.Errorf("Host %q: %d, want %d", host, st, want)
 		}
 	}
-	none := httptest.NewServer(board.New(r.store, board.WithHosts()))
+	none := httptest.NewServer(board.New(r.Store, board.WithHosts()))
 	defer none.Close()
 	if st := statusOf(t, none.URL+"/api/plans"); st != http.StatusMisdirectedRequest {
 		t.Fatalf("WithHosts() with no name: %d", st)
@@ -95,22 +95,22 @@ func TestWithHostsAnswersOnlyTheNamedHosts(t *testing.T) {
 
 func TestByDefaultTheBoardAnswersForTheAddressItWasReachedAt(t *testing.T) {
 	r := newRig(t)
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	req := httptest.NewRequest(http.MethodGet, "http://10.1.2.3:8080/api/plans/release", nil)
 	local, err := net.ResolveTCPAddr("tcp", "10.1.2.3:8080")
 	mustNot(t, err)
 	rec := httptest.NewRecorder()
-	r.srv.Config.Handler.ServeHTTP(rec, req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, local)))
+	r.Srv.Config.Handler.ServeHTTP(rec, req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, local)))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("the connection's own address: %d %s", rec.Code, rec.Body)
 	}
 	rec = httptest.NewRecorder()
 	req = httptest.NewRequest(http.MethodGet, "http://10.9.9.9:8080/api/plans/release", nil)
-	r.srv.Config.Handler.ServeHTTP(rec, req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, local)))
+	r.Srv.Config.Handler.ServeHTTP(rec, req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, local)))
 	if rec.Code != http.StatusMisdirectedRequest {
 		t.Fatalf("another address: %d", rec.Code)
 	}
-	u, _ := url.Parse(r.srv.URL)
+	u, _ := url.Parse(r.Srv.URL)
 	if st, _ := r.sendAs(u.Host, http.MethodGet, "/api/plans/release", ""); st != http.StatusOK {
 		t.Fatalf("the server's URL: %d", st)
 	}

@@ -27,19 +27,19 @@ func bigPlan(title string, size int) string {
 
 // rawGet returns the status and the raw body of a GET.
 func (r *rig) rawGet(path string) (int, []byte) {
-	r.t.Helper()
-	resp, err := http.Get(r.srv.URL + path)
-	mustNot(r.t, err)
+	r.T.Helper()
+	resp, err := http.Get(r.Srv.URL + path)
+	mustNot(r.T, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	mustNot(r.t, err)
+	mustNot(r.T, err)
 	return resp.StatusCode, body
 }
 
 func TestTheListOfLargePlansStaysUnderItsByteCap(t *testing.T) {
 	r := newRig(t)
 	for i := range 12 {
-		r.put(fmt.Sprintf("big-%02d", i), bigPlan(strings.Repeat("T", 2000), api.DefaultMaxContentBytes-4096))
+		r.Put(fmt.Sprintf("big-%02d", i), bigPlan(strings.Repeat("T", 2000), api.DefaultMaxContentBytes-4096))
 	}
 	r.get("/api/plans", nil) // the Store reads the plans once, for every later listing
 	var before, after runtime.MemStats
@@ -73,7 +73,7 @@ func TestTheListOfLargePlansStaysUnderItsByteCap(t *testing.T) {
 func TestStepsComePerPlanInPagesCappedInBytes(t *testing.T) {
 	r := newRig(t)
 	body := bigPlan("Big", api.DefaultMaxContentBytes-4096)
-	r.put("big", body)
+	r.Put("big", body)
 	r.start("big", 3, "worker-1")
 	want := len(plan.ParseSteps(body))
 	type page struct {
@@ -131,7 +131,7 @@ func TestListPagesAreCappedInBytesAndTheCursorGoesThroughEveryPlan(t *testing.T)
 	long := strings.Repeat("<", 400) // six bytes each in JSON
 	const n = 150
 	for i := range n {
-		r.put(fmt.Sprintf("p-%03d", i), "# "+long+"\n- [ ] "+long+"\n- [ ] "+long+"\n")
+		r.Put(fmt.Sprintf("p-%03d", i), "# "+long+"\n- [ ] "+long+"\n- [ ] "+long+"\n")
 	}
 	names := map[string]bool{}
 	cursor, pages := "", 0

@@ -23,9 +23,9 @@ type proofStep struct {
 
 func TestAStepShowsItsEvidenceApartFromItsText(t *testing.T) {
 	r := newRig(t)
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	r.start("release", 2, "worker-1")
-	_, _, err := r.store.MoveStep(context.Background(), plan.StepMove{Name: "release", Step: 2, State: plan.StepCompleted, By: "worker-1", Evidence: "make check exit 0"})
+	_, _, err := r.Store.MoveStep(context.Background(), plan.StepMove{Name: "release", Step: 2, State: plan.StepCompleted, By: "worker-1", Evidence: "make check exit 0"})
 	mustNot(t, err)
 	var p struct {
 		Steps []proofStep `json:"steps"`
@@ -41,7 +41,7 @@ func TestAStepShowsItsEvidenceApartFromItsText(t *testing.T) {
 
 func TestAPersonCompletesAReviewOnTheBoard(t *testing.T) {
 	r := newRig(t, asPerson("carol"))
-	r.put("release", "# Release\n- [x] Build\n- [~] Publish (review) — evidence: v2 is out (done by @worker-1, awaiting review)\n- [ ] Announce\n")
+	r.Put("release", "# Release\n- [x] Build\n- [~] Publish (review) — evidence: v2 is out (done by @worker-1, awaiting review)\n- [ ] Announce\n")
 	var p struct {
 		Steps []proofStep `json:"steps"`
 	}
@@ -72,7 +72,7 @@ func TestAPersonCompletesAReviewOnTheBoard(t *testing.T) {
 
 func TestAStepAndItsPlanShowWhatTheyCost(t *testing.T) {
 	r := newRig(t)
-	r.put("release", "# Release\n- [x] Build (@w1) — cost: 2000+100 tokens, 2 calls, 3 tools, 40s — evidence: ok\n- [x] Test (@w2) — cost: 3 calls (3 without usage), 1 tool, 20s\n- [ ] Ship\n")
+	r.Put("release", "# Release\n- [x] Build (@w1) — cost: 2000+100 tokens, 2 calls, 3 tools, 40s — evidence: ok\n- [x] Test (@w2) — cost: 3 calls (3 without usage), 1 tool, 20s\n- [ ] Ship\n")
 	var p struct {
 		Steps []proofStep   `json:"steps"`
 		Cost  plan.StepCost `json:"cost"`
@@ -94,7 +94,7 @@ func TestAStepAndItsPlanShowWhatTheyCost(t *testing.T) {
 func TestAPlanShowsItsBudget(t *testing.T) {
 	r := newRig(t)
 	body := "# Release\n- [ ] Build (budget 20k tokens)\n"
-	_, err := r.store.Put(context.Background(), plan.Update{Name: "release", Content: &body, Budget: "200k tokens, 1h"})
+	_, err := r.Store.Put(context.Background(), plan.Update{Name: "release", Content: &body, Budget: "200k tokens, 1h"})
 	mustNot(t, err)
 	var p struct {
 		Budget string `json:"budget"`

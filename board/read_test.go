@@ -14,9 +14,9 @@ const releasePlan = "# Release 2.0\n- [x] Write the changelog\n- [ ] Run the che
 
 func TestListShowsEachPlansSummaryWithProgressAndItsCurrentAndNextStep(t *testing.T) {
 	r := newRig(t)
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	r.start("release", 2, "worker-1")
-	r.put("docs", "# Docs\n- [ ] Outline\n")
+	r.Put("docs", "# Docs\n- [ ] Outline\n")
 	var out struct {
 		Plans []summaryJSON `json:"plans"`
 		Total int           `json:"total"`
@@ -46,8 +46,8 @@ func TestListRefusesABadLimit(t *testing.T) {
 
 func TestOnePlanHasStepsHoldersApprovalBodyAndHistory(t *testing.T) {
 	r := newRig(t)
-	r.put("release", releasePlan)
-	_, err := r.store.Approve(context.Background(), "release", 1, "alice")
+	r.Put("release", releasePlan)
+	_, err := r.Store.Approve(context.Background(), "release", 1, "alice")
 	mustNot(t, err)
 	var p planJSON
 	if st := r.get("/api/plans/release", &p); st != http.StatusOK {
@@ -69,8 +69,8 @@ func TestUnknownPlanIsNotFound(t *testing.T) {
 
 func TestDiffShowsWhatChangedBetweenTwoRevisions(t *testing.T) {
 	r := newRig(t)
-	r.put("release", releasePlan)
-	r.put("release", strings.Replace(releasePlan, "Announce", "Announce on the blog", 1))
+	r.Put("release", releasePlan)
+	r.Put("release", strings.Replace(releasePlan, "Announce", "Announce on the blog", 1))
 	var out struct {
 		From, To int64
 		Diff     string
@@ -97,7 +97,7 @@ func TestPageFollowsTheBrowsersLanguageAndKeepsToItsOwnFiles(t *testing.T) {
 		"":                        `<html lang="en">`,
 		"de;q=x, ;;;,":            `<html lang="en">`,
 	} {
-		req, _ := http.NewRequest(http.MethodGet, r.srv.URL+"/", nil)
+		req, _ := http.NewRequest(http.MethodGet, r.Srv.URL+"/", nil)
 		req.Header.Set("Accept-Language", accept)
 		resp, err := http.DefaultClient.Do(req)
 		mustNot(t, err)
@@ -111,18 +111,18 @@ func TestPageFollowsTheBrowsersLanguageAndKeepsToItsOwnFiles(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"/static/board.js", "/static/board.css"} {
-		if st := statusOf(t, r.srv.URL+f); st != http.StatusOK {
+		if st := statusOf(t, r.Srv.URL+f); st != http.StatusOK {
 			t.Errorf("%s: %d", f, st)
 		}
 	}
-	if st := statusOf(t, r.srv.URL+"/static/..%2fboard.go"); st != http.StatusNotFound {
+	if st := statusOf(t, r.Srv.URL+"/static/..%2fboard.go"); st != http.StatusNotFound {
 		t.Errorf("a file outside the page: %d", st)
 	}
 }
 
 func TestPageTextsExistInEnglishAndChinese(t *testing.T) {
 	r := newRig(t)
-	resp, err := http.Get(r.srv.URL + "/static/board.js")
+	resp, err := http.Get(r.Srv.URL + "/static/board.js")
 	mustNot(t, err)
 	js, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -159,13 +159,13 @@ func TestPageTextsExistInEnglishAndChinese(t *testing.T) {
 func TestMountedUnderAFolder(t *testing.T) {
 	r := newRig(t)
 	mux := http.NewServeMux()
-	mux.Handle("/board/", http.StripPrefix("/board", r.srv.Config.Handler))
-	r.put("docs", "# Docs\n- [ ] Outline\n")
+	mux.Handle("/board/", http.StripPrefix("/board", r.Srv.Config.Handler))
+	r.Put("docs", "# Docs\n- [ ] Outline\n")
 	req := httptestRequest(t, mux, "/board/api/plans/docs")
 	if req.Code != http.StatusOK || !strings.Contains(req.Body.String(), `"name":"docs"`) {
 		t.Fatalf("%d %s", req.Code, req.Body)
 	}
-	exact := http.StripPrefix("/board", r.srv.Config.Handler) // mounted at "/board" itself
+	exact := http.StripPrefix("/board", r.Srv.Config.Handler) // mounted at "/board" itself
 	if rec := httptestRequest(t, exact, "/board?x=1"); rec.Code != http.StatusMovedPermanently || rec.Header().Get("Location") != "/board/" {
 		t.Fatalf("the folder without its slash: %d %q", rec.Code, rec.Header().Get("Location"))
 	}
@@ -177,13 +177,13 @@ func TestMountedUnderAFolder(t *testing.T) {
 
 func TestStepsShowTheirTextWithoutTagsAndWhoHeldThem(t *testing.T) {
 	r := newRig(t)
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	r.start("release", 2, "worker-1")
 	ctx := context.Background()
-	_, _, err := r.store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 2, State: plan.StepCompleted, By: "worker-1"})
+	_, _, err := r.Store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 2, State: plan.StepCompleted, By: "worker-1"})
 	mustNot(t, err)
 	r.start("release", 3, "worker-2")
-	_, _, err = r.store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 3, State: plan.StepInProgress, By: "", Takeover: true})
+	_, _, err = r.Store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 3, State: plan.StepInProgress, By: "", Takeover: true})
 	mustNot(t, err)
 	var p struct {
 		Steps []struct {
@@ -209,7 +209,7 @@ func TestStepsShowTheirTextWithoutTagsAndWhoHeldThem(t *testing.T) {
 // A step's "(uses …)" reaches the page as its uses: what the review dialog lists.
 func TestStepsCarryTheToolsTheyMayUse(t *testing.T) {
 	r := newRig(t)
-	r.put("deploy", "# Deploy\n- [ ] Fix a typo\n- [ ] Deploy (after 1) (uses deploy_prod, write_file)\n")
+	r.Put("deploy", "# Deploy\n- [ ] Fix a typo\n- [ ] Deploy (after 1) (uses deploy_prod, write_file)\n")
 	var p struct {
 		Steps []struct {
 			Number int      `json:"number"`

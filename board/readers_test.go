@@ -16,11 +16,11 @@ func TestReadingNeedsASignedInPersonWhenTheBoardSaysSo(t *testing.T) {
 		return "", errNoSession
 	})
 	r := newRig(t, byHeader, board.WithSignInToRead())
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	reads := []string{"/api/plans", "/api/plans/release", "/api/plans/release/steps", "/api/plans/release/diff", "/api/events"}
 	client := &http.Client{Timeout: 5 * time.Second} // an event stream that opens would never end
 	for _, path := range reads {
-		resp, err := client.Get(r.srv.URL + path)
+		resp, err := client.Get(r.Srv.URL + path)
 		if err != nil {
 			t.Errorf("GET %s from nobody: %v", path, err)
 			continue
@@ -43,7 +43,7 @@ func TestReadingNeedsASignedInPersonWhenTheBoardSaysSo(t *testing.T) {
 		t.Error("api/me does not say that reading needs a sign-in")
 	}
 	for _, path := range reads[:4] {
-		req, err := http.NewRequest(http.MethodGet, r.srv.URL+path, nil)
+		req, err := http.NewRequest(http.MethodGet, r.Srv.URL+path, nil)
 		mustNot(t, err)
 		req.Header.Set("X-User", "alice")
 		resp, err := http.DefaultClient.Do(req)
@@ -55,12 +55,12 @@ func TestReadingNeedsASignedInPersonWhenTheBoardSaysSo(t *testing.T) {
 	}
 
 	open := newRig(t, byHeader)
-	open.put("release", releasePlan)
+	open.Put("release", releasePlan)
 	if st, _ := open.rawGet("/api/plans"); st != http.StatusOK {
 		t.Fatalf("without the option, reading needs no sign-in: %d", st)
 	}
 	none := newRig(t, board.WithSignInToRead())
-	none.put("release", releasePlan)
+	none.Put("release", releasePlan)
 	if st, _ := none.rawGet("/api/plans"); st != http.StatusUnauthorized {
 		t.Fatalf("with nobody to sign in, nothing is read: %d", st)
 	}

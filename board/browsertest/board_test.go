@@ -19,7 +19,7 @@ const releasePlan = "# Release 2.0\n- [x] Write the changelog\n- [ ] Run the che
 func releaseRig(t *testing.T) *rig {
 	t.Helper()
 	r := newRig(t, asPerson("alice"))
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	return r
 }
 
@@ -34,7 +34,7 @@ func openRelease(t *testing.T) (*rig, context.Context) {
 
 func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
 	r := releaseRig(t)
-	r.put("docs", "# Docs site\n- [ ] Outline\n- [ ] Write\n")
+	r.Put("docs", "# Docs site\n- [ ] Outline\n- [ ] Write\n")
 	ctx := browser(t, "en-US")
 	r.open(ctx)
 
@@ -51,7 +51,7 @@ func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
 		t.Fatalf("who %q", got)
 	}
 
-	results := runAgent(t, r.store, "worker-1", false, moveStep("release", 2, "in_progress"))
+	results := runAgent(t, r.Store, "worker-1", false, moveStep("release", 2, "in_progress"))
 	if len(results) != 1 || errorCode(t, results[0]) != "" {
 		t.Fatalf("the agent's move: %v", results)
 	}
@@ -76,14 +76,14 @@ func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] li[data-step="2"] .holder').textContent === '@worker-2'`, pageDeadline)
-	p, err := r.store.Get(context.Background(), "release")
+	p, err := r.Store.Get(context.Background(), "release")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(p.Content, "Run the checks (@worker-2)") || p.Revision != 3 {
 		t.Fatalf("stored %q at revision %d", p.Content, p.Revision)
 	}
-	hist, err := r.store.History(context.Background(), "release")
+	hist, err := r.Store.History(context.Background(), "release")
 	if err != nil || hist[0].Author != "alice" {
 		t.Fatalf("history %+v %v", hist, err)
 	}
@@ -93,7 +93,7 @@ func TestPageShowsThePlansAndFollowsAnAgentLive(t *testing.T) {
 func TestApprovingInThePageLetsTheAgentMoveSteps(t *testing.T) {
 	r, ctx := openRelease(t)
 
-	results := runAgent(t, r.store, "worker-1", true, moveStep("release", 2, "in_progress"))
+	results := runAgent(t, r.Store, "worker-1", true, moveStep("release", 2, "in_progress"))
 	if len(results) != 1 || errorCode(t, results[0]) != string(plan.CodeNotApproved) {
 		t.Fatalf("before the approval: %v", results)
 	}
@@ -109,12 +109,12 @@ func TestApprovingInThePageLetsTheAgentMoveSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, `document.querySelector('article[data-plan="release"] .approval').textContent === 'Approved at revision 1 by alice'`, pageDeadline)
-	p, err := r.store.Get(context.Background(), "release")
+	p, err := r.Store.Get(context.Background(), "release")
 	if err != nil || p.Approval == nil || p.Approval.By != "alice" || p.Approval.Revision != 1 {
 		t.Fatalf("stored %+v %v", p, err)
 	}
 
-	results = runAgent(t, r.store, "worker-1", true, moveStep("release", 2, "in_progress"))
+	results = runAgent(t, r.Store, "worker-1", true, moveStep("release", 2, "in_progress"))
 	if len(results) != 1 || errorCode(t, results[0]) != "" {
 		t.Fatalf("after the approval: %v", results)
 	}
@@ -126,7 +126,7 @@ func TestStaleApprovalShowsTheConflictAndChangesNothing(t *testing.T) {
 	r, ctx := openRelease(t)
 	review(t, ctx, "release", 1)
 	// While the person reads revision 1, the planner rewrites the plan.
-	r.put("release", releasePlan+"- [ ] Roll back if the smoke test fails\n")
+	r.Put("release", releasePlan+"- [ ] Roll back if the smoke test fails\n")
 	waitFor(t, ctx, `document.querySelector('article[data-plan="release"]').dataset.revision === '2'`, pageDeadline)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#review-approve`))); err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestStaleApprovalShowsTheConflictAndChangesNothing(t *testing.T) {
 	if !strings.Contains(msg, "you saw revision 1, it is now at revision 2") || !strings.Contains(msg, "Nothing was changed") {
 		t.Fatalf("conflict message %q", msg)
 	}
-	p, err := r.store.Get(context.Background(), "release")
+	p, err := r.Store.Get(context.Background(), "release")
 	if err != nil || p.Approval != nil || p.Revision != 2 {
 		t.Fatalf("stored %+v %v", p, err)
 	}
@@ -154,7 +154,7 @@ func TestStaleApprovalShowsTheConflictAndChangesNothing(t *testing.T) {
 
 func TestAReadOnlyBoardOffersNoAction(t *testing.T) {
 	r := newRig(t)
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	ctx := browser(t, "en-US")
 	r.open(ctx)
 	buttons, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('button.review, button.hand').length`))
@@ -169,7 +169,7 @@ func TestAReadOnlyBoardOffersNoAction(t *testing.T) {
 func TestRejectingInThePageNeedsFeedbackAndPassesItOn(t *testing.T) {
 	decisions := make(chan board.Decision, 4)
 	r := newRig(t, asPerson("alice"), board.OnDecision(func(_ context.Context, d board.Decision) { decisions <- d }))
-	r.put("release", releasePlan)
+	r.Put("release", releasePlan)
 	ctx := browser(t, "en-US")
 	r.open(ctx)
 	review(t, ctx, "release", 1, chromedp.Click(chromedp.CSS(`#review-reject`)))
@@ -192,7 +192,7 @@ func TestRejectingInThePageNeedsFeedbackAndPassesItOn(t *testing.T) {
 		t.Fatal("the rejection never reached the host")
 	}
 	waitFor(t, ctx, `!document.querySelector('#notice').hidden && document.querySelector('#notice').textContent === 'You rejected revision 1 of release.'`, pageDeadline)
-	p, err := r.store.Get(context.Background(), "release")
+	p, err := r.Store.Get(context.Background(), "release")
 	if err != nil || p.Revision != 2 || p.Approval != nil || p.Rejection == nil || p.Rejection.Feedback != "Add a rollback step" {
 		t.Fatalf("stored %+v %v", p, err)
 	}
@@ -202,7 +202,7 @@ func TestRejectingInThePageNeedsFeedbackAndPassesItOn(t *testing.T) {
 // a step that names none, so a person approves exactly that; in the browser's language.
 func TestReviewListsWhatEachStepMayUse(t *testing.T) {
 	r := newRig(t, asPerson("alice"))
-	r.put("deploy", "# Deploy\n- [ ] Fix a typo in the README\n- [ ] Deploy to production (after 1) (uses deploy_prod, write_file)\n")
+	r.Put("deploy", "# Deploy\n- [ ] Fix a typo in the README\n- [ ] Deploy to production (after 1) (uses deploy_prod, write_file)\n")
 	for _, tc := range []struct{ lang, none, named string }{
 		{"en-US", "Step 1: nothing", "Step 2: deploy_prod, write_file"},
 		{"zh-CN", "第 1 步：无", "第 2 步：deploy_prod, write_file"},

@@ -3,7 +3,6 @@ package browsertest
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/board"
 	"github.com/einoplan/plan/board/internal/boardrig"
 )
@@ -83,33 +81,22 @@ func review(t *testing.T, ctx context.Context, name string, rev int, then ...chr
 	}
 }
 
-// rig is a Store on a LocalBackend in a temporary folder, and its board served on loopback.
-type rig struct {
-	t     *testing.T
-	store *plan.Store
-	srv   *httptest.Server
-}
+// rig is a board over a real Store on a LocalBackend, served on loopback.
+type rig struct{ *boardrig.Rig }
 
 func newRig(t *testing.T, opts ...board.Option) *rig {
 	t.Helper()
-	store, srv := boardrig.Serve(t, opts...)
-	return &rig{t: t, store: store, srv: srv}
+	return &rig{boardrig.NewRig(t, opts...)}
 }
 
 // asPerson signs every request in as who.
 var asPerson = boardrig.AsPerson
 
-// put writes plan name with body as the planner.
-func (r *rig) put(name, body string) *plan.Plan {
-	r.t.Helper()
-	return boardrig.Put(r.t, r.store, name, body)
-}
-
 // open loads the board and waits until it has shown the plans and follows the stream.
 func (r *rig) open(ctx context.Context) {
-	r.t.Helper()
+	r.T.Helper()
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(r.srv.URL+"/"),
+		chromedp.Navigate(r.Srv.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`body[data-loaded="1"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#live[data-state="live"]`)),
 	)
@@ -118,7 +105,7 @@ func (r *rig) open(ctx context.Context) {
 		_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`window.loadedOnce = true`))
 	}
 	if err != nil {
-		r.t.Fatalf("opening the board: %v", err)
+		r.T.Fatalf("opening the board: %v", err)
 	}
 }
 

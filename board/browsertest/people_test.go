@@ -14,6 +14,7 @@ import (
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/board"
+	"github.com/einoplan/plan/board/internal/boardrig"
 	"github.com/einoplan/plan/plantest"
 )
 
@@ -57,7 +58,7 @@ func TestThePageWaitsForItsFirstListBeforeSayingThereAreNoPlans(t *testing.T) {
 			time.Sleep(700 * time.Millisecond) // the list is slow to come
 		}
 		req.URL.Scheme, req.URL.Host = "", ""
-		proxy(w, req, r.srv.URL)
+		proxy(w, req, r.Srv.URL)
 	}))
 	t.Cleanup(slow.Close)
 	ctx := browser(t, "en-US")
@@ -114,8 +115,8 @@ func proxy(w http.ResponseWriter, req *http.Request, base string) {
 func TestThePageShowsTheWaitingRunAndItsRejectionReachesTheHost(t *testing.T) {
 	for _, lang := range []string{"en-US", "zh-CN"} {
 		r := newRig(t, asPerson("alice"))
-		r.put("release", "# Release\n- [ ] Build\n- [ ] Deploy (after 1)\n")
-		req := askApproval(t, r.store, "release")
+		r.Put("release", "# Release\n- [ ] Build\n- [ ] Deploy (after 1)\n")
+		req := askApproval(t, r.Store, "release")
 		ctx := browser(t, lang)
 		r.open(ctx)
 		waitFor(t, ctx, `(() => { const w = document.querySelector('article[data-plan="release"] .waiting'); return !!w && w.dataset.revision === '2'; })()`, pageDeadline)
@@ -134,7 +135,7 @@ func TestThePageShowsTheWaitingRunAndItsRejectionReachesTheHost(t *testing.T) {
 
 		decided := make(chan plan.ApprovalDecision, 1)
 		go func() {
-			d, err := r.store.WaitDecision(context.Background(), "release", req.Revision)
+			d, err := r.Store.WaitDecision(context.Background(), "release", req.Revision)
 			if err != nil {
 				t.Error(err)
 			}
@@ -169,11 +170,11 @@ func TestThePageShowsTheWaitingRunAndItsRejectionReachesTheHost(t *testing.T) {
 // Reviewing a plan approved before shows what changed since the approved revision.
 func TestTheReviewShowsWhatChangedSinceTheLastApproval(t *testing.T) {
 	r := newRig(t, asPerson("alice"), board.OnDecision(func(context.Context, board.Decision) {}))
-	r.put("release", releasePlan)
-	if _, err := r.store.Approve(context.Background(), "release", 1, "bob"); err != nil {
+	r.Put("release", releasePlan)
+	if _, err := r.Store.Approve(context.Background(), "release", 1, "bob"); err != nil {
 		t.Fatal(err)
 	}
-	r.put("release", releasePlan+"- [ ] Roll back if the smoke test fails\n") // r3: not approved
+	r.Put("release", releasePlan+"- [ ] Roll back if the smoke test fails\n") // r3: not approved
 	ctx := browser(t, "en-US")
 	r.open(ctx)
 	review(t, ctx, "release", 3)
@@ -199,8 +200,8 @@ func TestThePageShowsWhenAHoldRunsOut(t *testing.T) {
 	}
 	srv := httptest.NewServer(board.New(store, asPerson("alice")))
 	t.Cleanup(srv.Close)
-	r := &rig{t: t, store: store, srv: srv}
-	r.put("release", releasePlan)
+	r := &rig{&boardrig.Rig{T: t, Store: store, Srv: srv}}
+	r.Put("release", releasePlan)
 	ctx := browser(t, "en-US")
 	r.open(ctx)
 	p, _, err := store.MoveStep(context.Background(), plan.StepMove{Name: "release", Step: 2, State: plan.StepInProgress, By: "worker-1"})

@@ -14,7 +14,7 @@ import (
 // refuses it and the plan stays unapproved.
 func TestAPageOnAReboundHostNameCannotApprove(t *testing.T) {
 	r := releaseRig(t)
-	u, err := url.Parse(r.srv.URL)
+	u, err := url.Parse(r.Srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestAPageOnAReboundHostNameCannotApprove(t *testing.T) {
 	if err != nil || read != 421 {
 		t.Errorf("the plans read from the rebound page: %d %v, want 421", read, err)
 	}
-	p, err := r.store.Get(context.Background(), "release")
+	p, err := r.Store.Get(context.Background(), "release")
 	if err != nil {
 		t.Fatal(err)
 	}

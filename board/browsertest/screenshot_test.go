@@ -16,46 +16,46 @@ import (
 // demo fills r with three plans in the middle of their work: one approved and being
 // released, one whose docs writer stopped, one done.
 func (r *rig) demo() {
-	r.t.Helper()
+	r.T.Helper()
 	ctx := context.Background()
 	move := func(name string, step int, state plan.StepState, by string) {
-		r.t.Helper()
-		if _, _, err := r.store.MoveStep(ctx, plan.StepMove{Name: name, Step: step, State: state, By: by}); err != nil {
-			r.t.Fatal(err)
+		r.T.Helper()
+		if _, _, err := r.Store.MoveStep(ctx, plan.StepMove{Name: name, Step: step, State: state, By: by}); err != nil {
+			r.T.Fatal(err)
 		}
 	}
 	status := func(name, s string) {
-		r.t.Helper()
-		if _, err := r.store.SetStatus(plan.WithActor(ctx, "planner"), name, s, nil); err != nil {
-			r.t.Fatal(err)
+		r.T.Helper()
+		if _, err := r.Store.SetStatus(plan.WithActor(ctx, "planner"), name, s, nil); err != nil {
+			r.T.Fatal(err)
 		}
 	}
-	r.put("release-2-0", "# Release 2.0\n- [ ] Write the changelog\n- [ ] Run the preflight checks\n- [ ] Tag and publish\n- [ ] Announce on the blog\n")
+	r.Put("release-2-0", "# Release 2.0\n- [ ] Write the changelog\n- [ ] Run the preflight checks\n- [ ] Tag and publish\n- [ ] Announce on the blog\n")
 	status("release-2-0", "in-progress")
-	if _, err := r.store.Approve(ctx, "release-2-0", 2, "alice"); err != nil {
-		r.t.Fatal(err)
+	if _, err := r.Store.Approve(ctx, "release-2-0", 2, "alice"); err != nil {
+		r.T.Fatal(err)
 	}
 	move("release-2-0", 1, plan.StepInProgress, "release-worker")
 	move("release-2-0", 1, plan.StepCompleted, "release-worker")
 	move("release-2-0", 2, plan.StepInProgress, "release-worker")
 
-	r.put("docs-site", "# Docs site\n- [ ] Collect the pages\n- [ ] Convert them to Markdown\n- [ ] Check every link\n")
+	r.Put("docs-site", "# Docs site\n- [ ] Collect the pages\n- [ ] Convert them to Markdown\n- [ ] Check every link\n")
 	status("docs-site", "in-progress")
 	move("docs-site", 1, plan.StepInProgress, "docs-writer")
 	move("docs-site", 1, plan.StepCompleted, "docs-writer")
 	move("docs-site", 2, plan.StepInProgress, "docs-writer")
-	if _, _, err := r.store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "docs-site", Step: 2, State: plan.StepInProgress, By: "", Takeover: true}); err != nil {
-		r.t.Fatal(err)
+	if _, _, err := r.Store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "docs-site", Step: 2, State: plan.StepInProgress, By: "", Takeover: true}); err != nil {
+		r.T.Fatal(err)
 	}
 
-	r.put("flaky-tests", "# Fix the flaky tests\n- [ ] Find them\n- [ ] Fix the race in the cache\n- [ ] Skip the network test\n")
+	r.Put("flaky-tests", "# Fix the flaky tests\n- [ ] Find them\n- [ ] Fix the race in the cache\n- [ ] Skip the network test\n")
 	move("flaky-tests", 1, plan.StepInProgress, "tester")
 	move("flaky-tests", 1, plan.StepCompleted, "tester")
 	move("flaky-tests", 2, plan.StepInProgress, "tester")
 	move("flaky-tests", 2, plan.StepCompleted, "tester")
 	move("flaky-tests", 3, plan.StepSkipped, "tester")
-	if _, err := r.store.SetStatus(plan.WithActor(ctx, "tester"), "flaky-tests", "done", nil); err != nil {
-		r.t.Fatal(err)
+	if _, err := r.Store.SetStatus(plan.WithActor(ctx, "tester"), "flaky-tests", "done", nil); err != nil {
+		r.T.Fatal(err)
 	}
 }
 

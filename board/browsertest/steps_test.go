@@ -19,7 +19,7 @@ func TestCardsShowEachPlansStepsAndALargePlansStepsPageByPage(t *testing.T) {
 	for ; big.Len() < 1_000_000; steps++ {
 		fmt.Fprintf(&big, "- [ ] Step %d: %s\n", steps+1, strings.Repeat("check the output ", 10))
 	}
-	r.put("big", big.String())
+	r.Put("big", big.String())
 	ctx := browser(t, "en-US")
 	r.open(ctx)
 

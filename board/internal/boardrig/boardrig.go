@@ -44,3 +44,24 @@ func Put(t *testing.T, store *plan.Store, name, body string) *plan.Plan {
 	}
 	return p
 }
+
+// Rig is a board over a real Store, served on loopback; the tests of each package embed it
+// and add their own ways to call it.
+type Rig struct {
+	T     *testing.T
+	Store *plan.Store
+	Srv   *httptest.Server
+}
+
+// NewRig serves a board built with opts over a fresh Store (Serve).
+func NewRig(t *testing.T, opts ...board.Option) *Rig {
+	t.Helper()
+	store, srv := Serve(t, opts...)
+	return &Rig{T: t, Store: store, Srv: srv}
+}
+
+// Put writes plan name with body as the planner.
+func (r *Rig) Put(name, body string) *plan.Plan {
+	r.T.Helper()
+	return Put(r.T, r.Store, name, body)
+}
