@@ -166,22 +166,11 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name str
 		next.Replaces = entrySum(raw)
 	}
 	file := document.EncodePlan(next)
-	keep, err := s.commitKeeping(ctx, name, cur, raw, next.Replaces, file)
-	if err != nil {
-		s.forgetEntries(name)
+	if err := s.commitKeeping(ctx, name, cur, raw, next.Replaces, file, next.Revision); err != nil {
 		return nil, err
 	}
 	s.forget(name)
 	s.decoded.wrote(name, file, next)
-	if keep != "" {
-		e := listedEntry{rev: cur.Revision, sum: next.Replaces, path: keep, size: int64(len(raw))}
-		s.noteEntry(name, next.Revision, e)
-	}
-	// With a limit of one revision nothing is kept, but entries kept under a larger limit
-	// still go.
-	if s.historyOn() && s.pruneDue(next.Revision, len(file)) {
-		s.prune(ctx, name, next.Revision, len(file))
-	}
 	return next, nil
 }
 
@@ -196,32 +185,4 @@ func stepsRevision(action document.Action, cur, next *document.Plan) int64 {
 		return cur.StepsRev
 	}
 	return next.Revision
-}
-
-// commitKeeping writes file as the plan's next revision over cur (nil: a create), whose
-// file is raw, and keeps raw as the history entry of cur's revision when sum, raw's
-// entrySum, is given: in the same request where the Backend can (driver.KeepingSwapper,
-// driver.KeepingWriter), else just before. It returns the entry's path, "" when none.
-func (s *Store) commitKeeping(ctx context.Context, name string, cur *document.Plan, raw, sum, file string) (string, error) {
-	p := s.planPath(name)
-	if cur == nil {
-		return "", s.commit(ctx, p, nil, file, "")
-	}
-	if sum == "" {
-		return "", s.commit(ctx, p, &raw, file, "")
-	}
-	keep := s.entryPath(name, cur.Revision, sum)
-	if s.keeper == nil && s.keepWriter == nil {
-		// An entry kept by a write that then fails or loses a race is still what revision
-		// cur was, so it stays (history.go).
-		if err := s.keepBefore(ctx, name, keep, raw); err != nil {
-			return "", err
-		}
-		return keep, s.commit(ctx, p, &raw, file, "")
-	}
-	err := s.commit(ctx, p, &raw, file, keep)
-	if err != nil && s.keepWriter != nil && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
-		err = s.commit(ctx, p, &raw, file, keep) // under the Locker: nothing moved meanwhile
-	}
-	return keep, err
 }
