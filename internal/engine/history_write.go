@@ -33,14 +33,13 @@ func (s *Store) entryPath(name string, rev int64, sum string) string {
 	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
 }
 
-// commitKeeping writes file as the plan's next revision over cur (nil: a create), whose
+// commitKeeping writes file at p as the plan's next revision over cur (nil: a create), whose
 // file is raw, and keeps raw as the history entry of cur's revision when sum, raw's
 // entrySum, is given: in the same request where the Backend can (driver.KeepingSwapper,
 // driver.KeepingWriter), else just before. The Store then knows the entry (noteEntry) and
 // prunes when due; when the write fails it forgets what it knew of the plan's history
 // (forgetEntries). rev is file's revision.
-func (s *Store) commitKeeping(ctx context.Context, name string, cur *document.Plan, raw, sum, file string, rev int64) error {
-	p := s.planPath(name)
+func (s *Store) commitKeeping(ctx context.Context, name, p string, cur *document.Plan, raw, sum, file string, rev int64) error {
 	keep := ""
 	var err error
 	switch {

@@ -72,8 +72,9 @@ func (s *Store) mutateCommuting(ctx context.Context, action document.Action, nam
 	// On a driver.Swapper the first try builds on the file this Store saw last, unread: the
 	// compare-and-swap proves it current. Any refusal it meets is checked again on a read.
 	guess := s.swapper != nil
-	err = retryLostSwaps(name, func() string { return "write " + s.planPath(name) }, func() (err error) {
-		next, err = s.mutateOnce(ctx, action, name, ifRevision, commutes, change, guess)
+	p := s.planPath(name)
+	err = retryLostSwaps(name, func() string { return "write " + p }, func() (err error) {
+		next, err = s.mutateOnce(ctx, action, name, p, ifRevision, commutes, change, guess)
 		guess = false
 		return err
 	})
@@ -115,7 +116,8 @@ func (s *Store) current(ctx context.Context, name string, guess bool) (cur *docu
 	return cur, raw, false, err
 }
 
-func (s *Store) mutateOnce(ctx context.Context, action document.Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error), guess bool) (*document.Plan, error) {
+// mutateOnce is one try of mutateCommuting; p is the plan's file (planPath).
+func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error), guess bool) (*document.Plan, error) {
 	cur, raw, guessed, err := s.current(ctx, name, guess)
 	if err == nil {
 		err = document.CheckFormat(cur)
@@ -166,7 +168,7 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name str
 		next.Replaces = entrySum(raw)
 	}
 	file := document.EncodePlan(next)
-	if err := s.commitKeeping(ctx, name, cur, raw, next.Replaces, file, next.Revision); err != nil {
+	if err := s.commitKeeping(ctx, name, p, cur, raw, next.Replaces, file, next.Revision); err != nil {
 		return nil, err
 	}
 	s.forget(name)
