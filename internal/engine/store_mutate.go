@@ -8,9 +8,14 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-func checkIfRevision(ifRevision *int64) error {
-	if ifRevision != nil && *ifRevision < 0 {
-		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: *ifRevision})
+// checkTarget refuses a name ValidateName refuses, then an ifRevision below 0.
+func checkTarget(name string, ifRevision *int64) error {
+	refusal := document.NameRefusal(name)
+	if refusal == nil && ifRevision != nil && *ifRevision < 0 {
+		refusal = &document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: *ifRevision}
+	}
+	if refusal != nil {
+		return document.Fail(*refusal)
 	}
 	return nil
 }
@@ -57,10 +62,7 @@ type commuteFunc func(ctx context.Context, want int64, cur *document.Plan, curRa
 // mutateCommuting is mutate for a change that commutes with some others: when ifRevision is
 // older than the plan and still kept, commutes decides instead of the revision check.
 func (s *Store) mutateCommuting(ctx context.Context, action document.Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error)) (*document.Plan, error) {
-	if err := document.ValidateName(name); err != nil {
-		return nil, err
-	}
-	if err := checkIfRevision(ifRevision); err != nil {
+	if err := checkTarget(name, ifRevision); err != nil {
 		return nil, err
 	}
 	unlock, err := s.lock(ctx, name)
