@@ -22,13 +22,19 @@ const hdrBudget = "budget"
 
 // CheckBudget refuses a plan budget that does not read; "" is none.
 func CheckBudget(s string) error {
-	if s == "" {
-		return nil
-	}
-	if _, ok := parseBudget(s); !ok || len(s) > MaxHeaderField {
+	if !budgetReads(s) {
 		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonBudgetInvalid, Field: "Budget", Value: s})
 	}
 	return nil
+}
+
+// budgetReads reports whether s is a plan budget CheckBudget accepts.
+func budgetReads(s string) bool {
+	if s == "" {
+		return true
+	}
+	_, ok := parseBudget(s)
+	return ok && len(s) <= MaxHeaderField
 }
 
 // planBudget is p's own budget; nil when it has none.

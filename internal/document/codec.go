@@ -173,7 +173,7 @@ func setHeader(p *Plan, key, value string) error {
 		p.RequiresApproval = value == "true"
 	case hdrBudget:
 		// A budget that does not read bounds nothing.
-		if DecodeJSONString(value, &p.Budget) != nil || CheckBudget(p.Budget) != nil {
+		if DecodeJSONString(value, &p.Budget) != nil || !budgetReads(p.Budget) {
 			p.Budget = ""
 		}
 	case HdrFormat:

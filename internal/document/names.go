@@ -7,17 +7,25 @@ const MaxNameLen = 64
 // maxNameLen bytes. Names are rejected, never rewritten: rewriting would let two different
 // inputs land on one file, and a name that is only ever [a-z0-9_-] cannot leave BaseDir.
 func ValidateName(name string) error {
+	if refusal := NameRefusal(name); refusal != nil {
+		return Fail(*refusal)
+	}
+	return nil
+}
+
+// NameRefusal is the facts of ValidateName's refusal of name, not yet rendered, or nil.
+func NameRefusal(name string) *Error {
 	if name == "" {
-		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: "name"})
+		return &Error{Code: CodeInvalidArgument, Reason: ReasonEmpty, Field: "name"}
 	}
 	if len(name) > MaxNameLen {
-		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: "name", Size: int64(len(name)), Limit: MaxNameLen})
+		return &Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: "name", Size: int64(len(name)), Limit: MaxNameLen}
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (i > 0 && (c == '-' || c == '_'))
 		if !ok {
-			return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNameInvalid, Field: "name", Value: name})
+			return &Error{Code: CodeInvalidArgument, Reason: reasonNameInvalid, Field: "name", Value: name}
 		}
 	}
 	return nil

@@ -33,6 +33,49 @@ func (s *Store) entryPath(name string, rev int64, sum string) string {
 	return unsafe.String(unsafe.SliceData(out), len(out)) // out is not used again
 }
 
+// commitKeeping writes file at p as the plan's next revision over cur (nil: a create), whose
+// file is raw, and keeps raw as the history entry of cur's revision when sum, raw's
+// entrySum, is given: in the same request where the Backend can (driver.KeepingSwapper,
+// driver.KeepingWriter), else just before. The Store then knows the entry (noteEntry) and
+// prunes when due; when the write fails it forgets what it knew of the plan's history
+// (forgetEntries). rev is file's revision.
+func (s *Store) commitKeeping(ctx context.Context, name, p string, cur *document.Plan, raw, sum, file string, rev int64) error {
+	keep := ""
+	var err error
+	switch {
+	case cur == nil:
+		err = s.commit(ctx, p, nil, file, "")
+	case sum == "":
+		err = s.commit(ctx, p, &raw, file, "")
+	case s.keeper == nil && s.keepWriter == nil:
+		// An entry kept by a write that then fails or loses a race is still what revision
+		// cur was, so it stays (history.go).
+		keep = s.entryPath(name, cur.Revision, sum)
+		if err = s.keepBefore(ctx, name, keep, raw); err == nil {
+			err = s.commit(ctx, p, &raw, file, "")
+		}
+	default:
+		keep = s.entryPath(name, cur.Revision, sum)
+		err = s.commit(ctx, p, &raw, file, keep)
+		if err != nil && s.keepWriter != nil && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
+			err = s.commit(ctx, p, &raw, file, keep) // under the Locker: nothing moved meanwhile
+		}
+	}
+	if err != nil {
+		s.forgetEntries(name)
+		return err
+	}
+	if keep != "" {
+		s.noteEntry(name, rev, listedEntry{rev: cur.Revision, sum: sum, path: keep, size: int64(len(raw))})
+	}
+	// With a limit of one revision nothing is kept, but entries kept under a larger limit
+	// still go.
+	if s.historyOn() && s.pruneDue(rev, len(file)) {
+		s.prune(ctx, name, rev, len(file))
+	}
+	return nil
+}
+
 // historyOn reports whether the Store keeps history.
 func (s *Store) historyOn() bool { return s.historyLimit > 0 }
 

@@ -165,14 +165,6 @@ func cleanBaseDir(dir string) (string, error) {
 	return path.Clean("/" + dir), nil
 }
 
-// planPath is BaseDir/name.md; names never need cleaning, so no path.Join.
-func (s *Store) planPath(name string) string {
-	if s.Dir == "/" {
-		return "/" + name + ".md"
-	}
-	return s.Dir + "/" + name + ".md"
-}
-
 func (s *Store) tombstonePath(name string) string { return path.Join(s.Dir, ".deleted", name) }
 
 func Canceled(ctx context.Context) *document.Error {

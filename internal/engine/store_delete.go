@@ -11,10 +11,7 @@ import (
 
 // Delete is plan.Store.Delete, whose doc comment is the contract.
 func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int64, error) {
-	if err := document.ValidateName(name); err != nil {
-		return 0, err
-	}
-	if err := checkIfRevision(ifRevision); err != nil {
+	if err := checkTarget(name, ifRevision); err != nil {
 		return 0, err
 	}
 	if ifRevision != nil && *ifRevision == 0 {

@@ -8,9 +8,14 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-func checkIfRevision(ifRevision *int64) error {
-	if ifRevision != nil && *ifRevision < 0 {
-		return document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: *ifRevision})
+// checkTarget refuses a name ValidateName refuses, then an ifRevision below 0.
+func checkTarget(name string, ifRevision *int64) error {
+	refusal := document.NameRefusal(name)
+	if refusal == nil && ifRevision != nil && *ifRevision < 0 {
+		refusal = &document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRevisionNegative, Field: document.FieldIfRevision, Revision: *ifRevision}
+	}
+	if refusal != nil {
+		return document.Fail(*refusal)
 	}
 	return nil
 }
@@ -57,10 +62,7 @@ type commuteFunc func(ctx context.Context, want int64, cur *document.Plan, curRa
 // mutateCommuting is mutate for a change that commutes with some others: when ifRevision is
 // older than the plan and still kept, commutes decides instead of the revision check.
 func (s *Store) mutateCommuting(ctx context.Context, action document.Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error)) (*document.Plan, error) {
-	if err := document.ValidateName(name); err != nil {
-		return nil, err
-	}
-	if err := checkIfRevision(ifRevision); err != nil {
+	if err := checkTarget(name, ifRevision); err != nil {
 		return nil, err
 	}
 	unlock, err := s.lock(ctx, name)
@@ -72,8 +74,9 @@ func (s *Store) mutateCommuting(ctx context.Context, action document.Action, nam
 	// On a driver.Swapper the first try builds on the file this Store saw last, unread: the
 	// compare-and-swap proves it current. Any refusal it meets is checked again on a read.
 	guess := s.swapper != nil
-	err = retryLostSwaps(name, func() string { return "write " + s.planPath(name) }, func() (err error) {
-		next, err = s.mutateOnce(ctx, action, name, ifRevision, commutes, change, guess)
+	p := s.planPath(name)
+	err = retryLostSwaps(name, func() string { return "write " + p }, func() (err error) {
+		next, err = s.mutateOnce(ctx, action, name, p, ifRevision, commutes, change, guess)
 		guess = false
 		return err
 	})
@@ -115,7 +118,8 @@ func (s *Store) current(ctx context.Context, name string, guess bool) (cur *docu
 	return cur, raw, false, err
 }
 
-func (s *Store) mutateOnce(ctx context.Context, action document.Action, name string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error), guess bool) (*document.Plan, error) {
+// mutateOnce is one try of mutateCommuting; p is the plan's file (planPath).
+func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error), guess bool) (*document.Plan, error) {
 	cur, raw, guessed, err := s.current(ctx, name, guess)
 	if err == nil {
 		err = document.CheckFormat(cur)
@@ -166,22 +170,11 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name str
 		next.Replaces = entrySum(raw)
 	}
 	file := document.EncodePlan(next)
-	keep, err := s.commitKeeping(ctx, name, cur, raw, next.Replaces, file)
-	if err != nil {
-		s.forgetEntries(name)
+	if err := s.commitKeeping(ctx, name, p, cur, raw, next.Replaces, file, next.Revision); err != nil {
 		return nil, err
 	}
 	s.forget(name)
 	s.decoded.wrote(name, file, next)
-	if keep != "" {
-		e := listedEntry{rev: cur.Revision, sum: next.Replaces, path: keep, size: int64(len(raw))}
-		s.noteEntry(name, next.Revision, e)
-	}
-	// With a limit of one revision nothing is kept, but entries kept under a larger limit
-	// still go.
-	if s.historyOn() && s.pruneDue(next.Revision, len(file)) {
-		s.prune(ctx, name, next.Revision, len(file))
-	}
 	return next, nil
 }
 
@@ -196,32 +189,4 @@ func stepsRevision(action document.Action, cur, next *document.Plan) int64 {
 		return cur.StepsRev
 	}
 	return next.Revision
-}
-
-// commitKeeping writes file as the plan's next revision over cur (nil: a create), whose
-// file is raw, and keeps raw as the history entry of cur's revision when sum, raw's
-// entrySum, is given: in the same request where the Backend can (driver.KeepingSwapper,
-// driver.KeepingWriter), else just before. It returns the entry's path, "" when none.
-func (s *Store) commitKeeping(ctx context.Context, name string, cur *document.Plan, raw, sum, file string) (string, error) {
-	p := s.planPath(name)
-	if cur == nil {
-		return "", s.commit(ctx, p, nil, file, "")
-	}
-	if sum == "" {
-		return "", s.commit(ctx, p, &raw, file, "")
-	}
-	keep := s.entryPath(name, cur.Revision, sum)
-	if s.keeper == nil && s.keepWriter == nil {
-		// An entry kept by a write that then fails or loses a race is still what revision
-		// cur was, so it stays (history.go).
-		if err := s.keepBefore(ctx, name, keep, raw); err != nil {
-			return "", err
-		}
-		return keep, s.commit(ctx, p, &raw, file, "")
-	}
-	err := s.commit(ctx, p, &raw, file, keep)
-	if err != nil && s.keepWriter != nil && ctx.Err() == nil && s.setAsideStrays(ctx, name) {
-		err = s.commit(ctx, p, &raw, file, keep) // under the Locker: nothing moved meanwhile
-	}
-	return keep, err
 }

@@ -12,6 +12,14 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
+// planPath is BaseDir/name.md; names never need cleaning, so no path.Join.
+func (s *Store) planPath(name string) string {
+	if s.Dir == "/" {
+		return "/" + name + ".md"
+	}
+	return s.Dir + "/" + name + ".md"
+}
+
 // load reads and decodes one plan; a missing plan is (nil, "", nil).
 func (s *Store) load(ctx context.Context, name string) (*document.Plan, string, error) {
 	raw, exists, err := s.readRaw(ctx, s.planPath(name))
