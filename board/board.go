@@ -35,6 +35,10 @@ type config struct {
 	hostsSet   bool
 	// signInToRead: WithSignInToRead.
 	signInToRead bool
+	// secret, secretSet, openReads: WithSecret and WithReadsWithoutSecret.
+	secret    string
+	secretSet bool
+	openReads bool
 }
 
 // DefaultMaxStreams is how many event streams a board serves at once unless WithMaxStreams
@@ -106,10 +110,14 @@ func New(store *plan.Store, opts ...Option) http.Handler {
 }
 
 // ServeHTTP answers one request; it never panics on any input. A request for a host the
-// board does not answer for (see WithHosts) is refused first.
+// board does not answer for (see WithHosts) is refused first, then one without the board's
+// secret (WithSecret).
 func (b *board) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !b.hostAllowed(r) {
 		writeError(w, wrongHost())
+		return
+	}
+	if !b.checkSecret(w, r) {
 		return
 	}
 	if b.store == nil {
