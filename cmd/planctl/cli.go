@@ -59,6 +59,9 @@ type location struct {
 	server  string // shown without the folder: the server, schema or prefix; "" for a local DIR
 	// nested is the -dir value of the plans sub-folder of DIR.
 	nested string
+	// approvalKey is the key planctl hands the Store of a local DIR; nil lets the Store
+	// find its own (keys.go).
+	approvalKey []byte
 }
 
 // cliError is a failure planctl describes itself, with its exit status.

@@ -35,6 +35,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	tmpRoot = dir
+	// planctl keeps the approval keys it makes under the user's config folder: the tests'
+	// keys, and those of the planctl they run, go in a folder of their own.
+	if err := os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	stopRedis()
 	os.RemoveAll(dir)

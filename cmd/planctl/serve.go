@@ -17,10 +17,13 @@ import (
 // defaultServeAddr is where serve listens without -addr: this machine only.
 const defaultServeAddr = "127.0.0.1:8080"
 
-// serve runs the plan board (package board) on -addr until interrupted. On a loopback
-// address, whoever opens the page acts as $USER, as with approve and take; on any other
-// address the board is read-only, since anyone who reaches it would act as that person.
-// The board answers only for the address it listens on and the loopback names (serveHosts).
+// serve runs the plan board (package board) on -addr until interrupted. It answers only
+// requests that carry a secret made for this run (board.WithSecret), printed in the URL it
+// shows, so on a machine shared with other users and processes only the person who reads
+// that URL reads the plans or acts. On a loopback address that person acts as $USER, as
+// with approve and take; on any other address the board is read-only, since anyone who
+// reaches it with the URL would act as that person. The board answers only for the address
+// it listens on and the loopback names (serveHosts).
 func (c *cli) serve([]string) error {
 	addr := c.addr
 	if addr == "" {
@@ -33,11 +36,15 @@ func (c *cli) serve([]string) error {
 	person := strings.TrimSpace(os.Getenv("USER"))
 	// A Store of its own: the command's Store records its changes for the other commands'
 	// messages, which a server writing from many requests at once must not touch.
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl"})
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl", ApprovalKey: c.loc.approvalKey})
 	if err != nil {
 		return err
 	}
-	var opts []board.Option
+	secret, err := board.NewSecret()
+	if err != nil {
+		return &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot make the board's secret: %v", err)}
+	}
+	opts := []board.Option{board.WithSecret(secret)}
 	acting := loopback(host) && person != ""
 	if acting {
 		opts = append(opts, board.WithPerson(func(*http.Request) (string, error) { return person, nil }))
@@ -61,7 +68,10 @@ func (c *cli) serve([]string) error {
 	default:
 		mode = "read-only: " + host + " is not a loopback address"
 	}
-	fmt.Fprintf(c.stdout, "planctl serve: the plan board of %s at http://%s/ (%s; Ctrl-C stops)\n", c.loc.shown, ln.Addr(), mode)
+	// The secret is this run's, in the URL only: another user's process sees neither this
+	// process's output nor its memory, and a new run makes a new one.
+	fmt.Fprintf(c.stdout, "planctl serve: the plan board of %s at http://%s/?%s=%s (%s; the URL carries the board's secret: open it, don't share it; Ctrl-C stops)\n",
+		c.loc.shown, ln.Addr(), board.SecretParam, secret, mode)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,9 +17,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// startServe runs `planctl serve` with args until the test ends and returns the board's
-// URL, as the command printed it.
-func startServe(t *testing.T, args ...string) (url, banner string) {
+// served is a running `planctl serve`: the board's address, the URL it printed (which
+// carries the run's secret), and the line it printed.
+type served struct{ base, url, banner string }
+
+// bannerURL reads the URL `planctl serve` prints.
+var bannerURL = regexp.MustCompile(`at (http://\S+/)\?secret=(\S+) \(`)
+
+// secret is the run's secret, from the URL serve printed.
+func (s served) secret() string { return strings.TrimPrefix(s.url, s.base+"?secret=") }
+
+// parseBanner reads the board's address and secret URL from the line serve printed.
+func parseBanner(t *testing.T, line string) served {
+	t.Helper()
+	m := bannerURL.FindStringSubmatch(line)
+	require.NotNil(t, m, line)
+	return served{base: m[1], url: m[1] + "?secret=" + m[2], banner: line}
+}
+
+// startServe runs `planctl serve` with args until the test ends.
+func startServe(t *testing.T, args ...string) served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, w := io.Pipe()
@@ -40,18 +58,45 @@ func startServe(t *testing.T, args ...string) (url, banner string) {
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')
 	require.NoError(t, err, stderr.String())
-	m := regexp.MustCompile(`at (http://\S+/) `).FindStringSubmatch(line)
-	require.NotNil(t, m, line)
-	return m[1], line
+	return parseBanner(t, line)
+}
+
+// signedIn is a client that opened the URL serve printed, as the person does: it holds the
+// board's cookie.
+func signedIn(t *testing.T, s served) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	client := &http.Client{Jar: jar}
+	resp, err := client.Get(s.url)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, s.base, resp.Request.URL.String(), "the browser is sent on to the URL without the secret")
+	return client
+}
+
+// boardAction sends an action to the board as its page does, with client.
+func boardAction(t *testing.T, client *http.Client, url, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Plan-Board", "1")
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 func TestServeShowsThePlansOnTheBoardAndActsAsTheUser(t *testing.T) {
 	dir := newDir(t)
 	t.Setenv("USER", "alice")
-	url, banner := startServe(t, "-dir", dir, "serve", "-addr", "127.0.0.1:0")
-	assert.Contains(t, banner, "acting as alice")
+	s := startServe(t, "-dir", dir, "serve", "-addr", "127.0.0.1:0")
+	assert.Contains(t, s.banner, "acting as alice")
+	client := signedIn(t, s)
 
-	resp, err := http.Get(url + "api/plans/ship")
+	resp, err := client.Get(s.base + "api/plans/ship")
 	require.NoError(t, err)
 	var p struct {
 		Name     string `json:"name"`
@@ -61,23 +106,44 @@ func TestServeShowsThePlansOnTheBoardAndActsAsTheUser(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, "ship", p.Name)
 
-	req, err := http.NewRequest(http.MethodPost, url+"api/plans/ship/approve", strings.NewReader(`{"revision":1}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Plan-Board", "1")
-	resp, err = http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, http.StatusOK, boardAction(t, client, s.base+"api/plans/ship/approve", `{"revision":1}`))
 
 	r := planctlOK(t, "-dir", dir, "show", "ship")
 	assert.Contains(t, r.stdout, "approved at r1 by alice")
 }
 
+// Whoever did not get the URL serve printed (another process, another user of the
+// machine) reads nothing and acts on nothing, even sending what the board's page sends.
+func TestServeAnswersOnlyTheURLItPrinted(t *testing.T) {
+	dir := newDir(t)
+	t.Setenv("USER", "alice")
+	s := startServe(t, "-dir", dir, "serve", "-addr", "127.0.0.1:0")
+	for _, path := range []string{"", "api/plans", "api/plans/ship", "api/events", "api/me"} {
+		resp, err := http.Get(s.base + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, path)
+	}
+	assert.Equal(t, http.StatusUnauthorized, boardAction(t, http.DefaultClient, s.base+"api/plans/ship/approve", `{"revision":1}`))
+	assert.Equal(t, http.StatusUnauthorized, boardAction(t, http.DefaultClient, s.base+"api/plans/ship/steps/3/holder", `{"revision":1,"holder":"mallory-agent"}`))
+	r := planctlOK(t, "-dir", dir, "show", "ship")
+	assert.NotContains(t, r.stdout, "approved at")
+	assert.NotContains(t, r.stdout, "mallory-agent")
+
+	// Each run makes its own secret; the last run's URL opens nothing.
+	again := startServe(t, "-dir", dir, "serve", "-addr", "127.0.0.1:0")
+	assert.NotEqual(t, s.secret(), again.secret())
+	resp, err := http.Get(again.base + "?secret=" + s.secret())
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.GreaterOrEqual(t, len(again.secret()), 43, "a secret of at least 256 bits, base64")
+}
+
 func TestServeIsReadOnlyBeyondThisMachine(t *testing.T) {
 	dir := newDir(t)
-	_, banner := startServe(t, "-dir", dir, "serve", "-addr", "0.0.0.0:0")
-	assert.Contains(t, banner, "read-only: 0.0.0.0 is not a loopback address")
+	s := startServe(t, "-dir", dir, "serve", "-addr", "0.0.0.0:0")
+	assert.Contains(t, s.banner, "read-only: 0.0.0.0 is not a loopback address")
 }
 
 func TestServeRefusesABadAddress(t *testing.T) {
@@ -88,8 +154,10 @@ func TestServeRefusesABadAddress(t *testing.T) {
 func TestServeRefusesARequestForAnotherHostName(t *testing.T) {
 	dir := newDir(t)
 	t.Setenv("USER", "alice")
-	url, _ := startServe(t, "-dir", dir, "serve", "-addr", "127.0.0.1:0")
+	s := startServe(t, "-dir", dir, "serve", "-addr", "127.0.0.1:0")
+	url := s.base
 	port := url[strings.LastIndex(url, ":")+1 : len(url)-1]
+	client := signedIn(t, s) // even with the person's cookie, the host name is refused first
 
 	// A page on rebound.test, whose name now resolves to 127.0.0.1, approves as the board's
 	// own page would: same origin as far as the browser can tell.
@@ -100,7 +168,7 @@ func TestServeRefusesARequestForAnotherHostName(t *testing.T) {
 	req.Header.Set("X-Plan-Board", "1")
 	req.Header.Set("Origin", "http://rebound.test:"+port)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode)
@@ -108,7 +176,7 @@ func TestServeRefusesARequestForAnotherHostName(t *testing.T) {
 	req, err = http.NewRequest(http.MethodGet, url+"api/plans/ship", nil)
 	require.NoError(t, err)
 	req.Host = "rebound.test:" + port
-	resp, err = http.DefaultClient.Do(req)
+	resp, err = client.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode, "nothing is read for another host either")
@@ -116,12 +184,14 @@ func TestServeRefusesARequestForAnotherHostName(t *testing.T) {
 	r := planctlOK(t, "-dir", dir, "show", "ship")
 	assert.NotContains(t, r.stdout, "approved at")
 
-	// The loopback names it serves under still work.
+	// The loopback names it serves under still work, with the secret (a cookie is kept per
+	// host name, so a script sends it as a bearer token).
 	for _, host := range []string{"localhost:" + port, "127.0.0.1:" + port} {
 		req, err = http.NewRequest(http.MethodGet, url+"api/plans/ship", nil)
 		require.NoError(t, err)
 		req.Host = host
-		resp, err = http.DefaultClient.Do(req)
+		req.Header.Set("Authorization", "Bearer "+s.secret())
+		resp, err = client.Do(req)
 		require.NoError(t, err)
 		resp.Body.Close()
 		assert.Equal(t, http.StatusOK, resp.StatusCode, host)

@@ -63,7 +63,8 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 		if c.dir == "" {
 			c.dir = os.Getenv("PLAN_DIR")
 		}
-		if c.dir == "" {
+		byDefault := c.dir == ""
+		if byDefault {
 			c.dir = ".plans"
 		}
 		if _, err := os.Stat(c.dir); readOnly && errors.Is(err, fs.ErrNotExist) {
@@ -74,13 +75,25 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 		// "/FOLDER", so both find the approval key in one place, beside the folder.
 		root, base := localRoot(c.dir)
 		c.loc = location{baseDir: base, shown: c.dir, nested: filepath.Join(c.dir, "plans")}
+		_, statErr := os.Stat(c.dir)
+		key, err := localKey(c.dir, byDefault, !readOnly, func(msg string) { fmt.Fprintln(c.stderr, msg) })
+		if err != nil {
+			return nil, err
+		}
+		c.loc.approvalKey = key
 		local, err := plan.NewLocalBackend(root)
 		if err != nil {
 			return nil, &cliError{msg: fmt.Sprintf("cannot open the plans folder %s: %v", c.dir, errors.Unwrap(err)), exit: exitFailed}
 		}
-		c.loc.backend, closeBackend = local, func() { local.Close() }
+		dir, fresh := c.dir, errors.Is(statErr, fs.ErrNotExist)
+		c.loc.backend, closeBackend = local, func() {
+			local.Close()
+			if fresh {
+				ignoreNewFolder(dir)
+			}
+		}
 	}
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl",
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl", ApprovalKey: c.loc.approvalKey,
 		OnChange: func(_ context.Context, ch plan.Change) { c.created, c.changed = ch.Created, true }})
 	if err != nil {
 		closeBackend()
@@ -88,6 +101,26 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 	}
 	c.store = store
 	return closeBackend, nil
+}
+
+// gitignore is what planctl writes into a plans folder it creates: the plans are live
+// state that agents and people change through the Store, and a checkout of older files
+// must not stand in for it.
+const gitignore = "# Written by planctl when it made this plans folder: the plans are live state,\n" +
+	"# changed through the plan Store; keep them out of version control.\n*\n"
+
+// ignoreNewFolder writes .gitignore into dir, a plans folder this command created, unless
+// there is one.
+func ignoreNewFolder(dir string) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(gitignore)
+	_ = f.Close()
 }
 
 // localRoot is the folder a LocalBackend for the plans folder dir opens, and dir's BaseDir
