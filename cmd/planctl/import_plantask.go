@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/driver"
+	"github.com/einoplan/plan/internal/document"
 
 	"github.com/einoplan/plan"
 )
@@ -65,6 +67,11 @@ func (c *cli) importPlantask(args []string) error {
 			"no plantask tasks (N.json files) in %s; give the BaseDir the plantask middleware was configured with", where)}
 	}
 	imp := planFromTasks(where, tasks)
+	if cycle := taskCycle(imp.body, tasks); cycle != nil {
+		return &cliError{code: codeStepCycle, exit: exitFailed, msg: fmt.Sprintf(
+			"tasks %s in %s wait for each other (blockedBy, blocks): %s, so none of them could ever start; remove one of those dependencies in plantask. Nothing was written",
+			strings.Join(cycle, ", "), where, strings.Join(append(cycle, cycle[0]), " waits for "))}
+	}
 	if len(imp.body) > api.DefaultMaxContentBytes {
 		return &cliError{code: plan.CodeTooLarge, exit: exitFailed, msg: fmt.Sprintf(
 			"the %d tasks in %s make a plan of %d bytes, more than a plan may hold (%d); nothing was written",
@@ -156,7 +163,14 @@ func (c *cli) readPlantask(from string) ([]*plantaskTask, string, error) {
 			return io.ReadAll(io.LimitReader(f, maxTaskFile+1))
 		}
 	}
-	slices.SortFunc(files, func(a, b file) int { return a.num - b.num })
+	slices.SortFunc(files, func(a, b file) int { return cmp.Or(a.num-b.num, strings.Compare(a.path, b.path)) })
+	for i := 1; i < len(files); i++ {
+		if files[i].num == files[i-1].num {
+			return nil, where, &cliError{exit: exitFailed, msg: fmt.Sprintf(
+				"%s and %s are both task %d: plantask keeps one file per id, so which one is the task cannot be told; remove the one plantask did not write. Nothing was written",
+				files[i-1].path, files[i].path, files[i].num)}
+		}
+	}
 	var tasks []*plantaskTask
 	for _, f := range files {
 		raw, err := read(f.path)
@@ -180,6 +194,22 @@ func (c *cli) readPlantask(from string) ([]*plantaskTask, string, error) {
 		tasks = append(tasks, t)
 	}
 	return tasks, where, nil
+}
+
+// codeStepCycle is planctl's code for tasks that wait for each other in a cycle.
+const codeStepCycle plan.Code = "step_cycle"
+
+// taskCycle is the ids of tasks whose steps in body wait for each other in a cycle, in the
+// order each waits for the next; nil when none do. It reads the body as the Store will,
+// so a plan it passes is never refused for a cycle.
+func taskCycle(body string, tasks []*plantaskTask) []string {
+	var ids []string
+	for _, n := range document.FindCycle(plan.ParseSteps(body)) {
+		if n >= 1 && n <= len(tasks) {
+			ids = append(ids, tasks[n-1].ID)
+		}
+	}
+	return ids
 }
 
 // taskNumber reads the id of a plantask task file name, "12.json".

@@ -222,3 +222,55 @@ func TestImportedTasksStayOneStepEach(t *testing.T) {
 	_, err = store.Put(context.Background(), plan.Update{Name: "x", Content: &imp.body})
 	require.NoError(t, err, imp.body)
 }
+
+// writeTasks writes plantask task files into a new folder: file name → JSON.
+func writeTasks(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tasks")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	for name, body := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600))
+	}
+	return dir
+}
+
+// Tasks that wait for each other, through blockedBy or blocks, are reported as a cycle
+// naming their task ids, and nothing is written.
+func TestImportPlantaskReportsTasksThatWaitForEachOther(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plans")
+	tasks := writeTasks(t, map[string]string{
+		"1.json": `{"id":"1","subject":"Build","status":"pending","blockedBy":["3"]}`,
+		"2.json": `{"id":"2","subject":"Test","status":"pending","blockedBy":["1"]}`,
+		"3.json": `{"id":"3","subject":"Ship","status":"pending","blockedBy":["2"]}`,
+		"4.json": `{"id":"4","subject":"Announce","status":"pending","blockedBy":["3"]}`,
+	})
+	r := wantExit(t, exitFailed, "planctl: step_cycle: tasks 1, 3, 2 in "+tasks+" wait for each other (blockedBy, blocks): "+
+		"1 waits for 3 waits for 2 waits for 1, so none of them could ever start", "-dir", dir, "import-plantask", "ship", tasks)
+	assert.Contains(t, r.stderr, "Nothing was written")
+	assert.NotContains(t, r.stderr, "1024 bytes")
+	_, err := os.Stat(filepath.Join(dir, "ship.md"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	// One edge as "blocks", the other as "blockedBy".
+	tasks = writeTasks(t, map[string]string{
+		"5.json": `{"id":"5","subject":"Write","status":"pending","blocks":["9"]}`,
+		"9.json": `{"id":"9","subject":"Review","status":"pending","blocks":["5"]}`,
+	})
+	wantExit(t, exitFailed, "planctl: step_cycle: tasks 5, 9 in "+tasks+" wait for each other (blockedBy, blocks): 5 waits for 9 waits for 5",
+		"-dir", dir, "import-plantask", "ship", tasks)
+}
+
+// Two files that name one task id (7.json and 007.json) are an error naming both, not two
+// steps that both read [task 7].
+func TestImportPlantaskRefusesTwoFilesOfOneTask(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plans")
+	tasks := writeTasks(t, map[string]string{
+		"7.json":   `{"id":"7","subject":"Deploy","status":"pending"}`,
+		"007.json": `{"id":"7","subject":"Deploy to prod","status":"pending"}`,
+		"8.json":   `{"id":"8","subject":"Announce","status":"pending"}`,
+	})
+	wantExit(t, exitFailed, "planctl: "+filepath.Join(tasks, "007.json")+" and "+filepath.Join(tasks, "7.json")+
+		" are both task 7", "-dir", dir, "import-plantask", "ship", tasks)
+	_, err := os.Stat(filepath.Join(dir, "ship.md"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

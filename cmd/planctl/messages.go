@@ -86,6 +86,9 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 		case pe.Reason == "step_missing":
 			return fmt.Sprintf("%s has no step %d: its checklist has %d steps, as `planctl show %s` lists them",
 				name, pe.Step, pe.Steps, name), exitFailed
+		case pe.Reason == "after_cycle":
+			return fmt.Sprintf("the steps of %s would wait for each other in a cycle (steps %s), so none of them could ever start; change an (after …) so one of them does not wait. Nothing was changed",
+				name, joinInts(pe.Waits)), exitFailed
 		case pe.Field == "by":
 			return fmt.Sprintf("-by must name who approves: not empty, at most 1024 bytes of UTF-8 (%s)", pe.Reason), exitUsage
 		case c.command == "take":

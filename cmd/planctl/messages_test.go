@@ -19,6 +19,8 @@ func TestMessagesSpeakPlanctl(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.md"), []byte("not a plan\n"), 0o600))
 	empty := filepath.Join(t.TempDir(), "empty.md")
 	require.NoError(t, os.WriteFile(empty, []byte(" \n"), 0o600))
+	cyclic := filepath.Join(t.TempDir(), "cyclic.md")
+	require.NoError(t, os.WriteFile(cyclic, []byte("# Loop\n- [ ] A (after 2)\n- [ ] B (after 1)\n"), 0o600))
 	cases := []struct {
 		args []string
 		code int
@@ -34,6 +36,7 @@ func TestMessagesSpeakPlanctl(t *testing.T) {
 		{[]string{"status", "ship", strings.Repeat("x", 2000)}, exitFailed, "over 1024 bytes"},
 		{[]string{"import", "ship", empty}, exitFailed, empty + " is empty"},
 		{[]string{"import", "Ship", empty}, exitFailed, `"Ship" is not a plan name`},
+		{[]string{"import", "loop", cyclic}, exitFailed, "the steps of loop would wait for each other in a cycle (steps 1, 2)"},
 		{[]string{"approve", "ship", "-rev", "5", "-by", "a"}, exitConflict, "`planctl show ship` and approve with -rev 1"},
 		{[]string{"approve", "nope", "-rev", "1", "-by", "a"}, exitNotFound, "no plan named nope"},
 		{[]string{"diff", "ship", "1", "4"}, exitNotFound, "ship has no revision 4 yet"},
