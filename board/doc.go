@@ -9,5 +9,7 @@
 // signed-in person approves or rejects a plan at the revision shown and hands steps over;
 // every action goes through the Store with the revision the person saw, so a page that
 // fell behind gets a conflict and never overwrites what an agent wrote meanwhile. Without
-// WithPerson the board is read-only. See docs/board.md for the API.
+// WithPerson the board is read-only. A board that names one person whatever the request
+// (as on loopback, where every local user reaches it) needs WithSecret too. See
+// docs/board.md for the API.
 package board

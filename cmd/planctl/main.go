@@ -25,13 +25,17 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] rm NAME [-rev N]
 //	planctl [-dir DIR | -redis URL | -postgres URL] check [-json]   after an upgrade: what is left to do
 //	planctl [-dir DIR | -redis URL | -postgres URL] migrate [NAME] [-json]  convert what an earlier release stored
-//	planctl [-dir DIR | -redis URL | -postgres URL] serve [-addr HOST:PORT]  the plan board in a browser, acting as $USER
+//	planctl [-dir DIR | -redis URL | -postgres URL] serve [-addr HOST:PORT]  the plan board at the URL it prints (with this run's secret), acting as $USER
 //
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
 // ./.plans when that is unset. A program that keeps plans with plan.NewLocalBackend(ROOT)
 // and the default BaseDir ("/plans") keeps them in ROOT/plans, so use -dir ROOT/plans;
 // given ROOT, planctl says so. planctl opens DIR as such a program does (its parent, with
-// BaseDir "/<DIR's name>"), so both find the approval key beside DIR. On Unix-like systems planctl takes the same folder lock as
+// BaseDir "/<DIR's name>"), so both find the approval key beside DIR. The default ./.plans
+// sits in a project, so planctl keeps its key in the user's config folder instead
+// (planctl/keys/HASH/approval-key under $XDG_CONFIG_HOME, else ~/.config, on Linux;
+// keys.go) and writes a .gitignore into the folder when
+// it makes it. On Unix-like systems planctl takes the same folder lock as
 // those programs, so it never interleaves a change with theirs.
 //
 // -redis URL (default $PLAN_REDIS) works on the plans an agent keeps with the Redis
@@ -101,7 +105,8 @@ Commands:
                             to give again, history that cannot be read); exit 5 if anything
   migrate [NAME]            convert what an earlier release stored (its kept revisions, the
                             file format) in NAME or in every plan; a second run does nothing
-  serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080)
+  serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080),
+                            at the URL it prints: it carries this run's secret
 
 Flags, before or after the command:
   -dir DIR     folder of plan files (default $PLAN_DIR, else ./.plans);
