@@ -16,8 +16,8 @@ import (
 // folder, where a program on that folder (plan.NewLocalBackend(ROOT), plans in ROOT/plans,
 // the key at ROOT/.plans.approval-key) finds it too: planctl -dir ROOT/plans shares it. But
 // beside planctl's default folder, ./.plans, it would sit in the project itself, where `git
-// add -A` takes it. So for a plans folder planctl keeps a key of its own in the user's
-// config folder (keyDir), handed to the Store (StoreConfig.ApprovalKey):
+// add -A` takes it. So planctl keeps a key of its own in the user's config folder, one per
+// plans folder (keyDir), handed to the Store (StoreConfig.ApprovalKey):
 //
 //   - planctl's own key for the folder, when there is one, is used, whatever else there is:
 //     a key beside the folder made afterwards (by a program, or planted) does not change
@@ -31,7 +31,7 @@ import (
 //     says where; for a folder named with -dir or $PLAN_DIR, shared with programs, the
 //     Store makes the key beside it on the first approval, as those programs do.
 
-// keyFileName is the key file of planctl's own key for the plans folder abs.
+// keyFileName names planctl's own key file in a folder of keyDir.
 const keyFileName = "approval-key"
 
 // keyDir is the folder of planctl's key for the plans folder dir: under the user's config
@@ -108,6 +108,9 @@ func writeKeyFile(p string) ([]byte, error) {
 // beside it, as <parent>/.<name>.approval-key.
 func besideKeyPath(dir string) string {
 	root, base := localRoot(dir)
+	if base == "/" {
+		return filepath.Join(root, ".approval-key") // a file system's root: the Store's own choice
+	}
 	return filepath.Join(root, "."+strings.TrimPrefix(base, "/")+".approval-key")
 }
 
