@@ -174,6 +174,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.StringVar(&c.feedback, "feedback", "", "")
 	fs.StringVar(&c.to, "to", "", "")
 	fs.StringVar(&c.addr, "addr", "", "")
+	c.mcpFlags.register(fs)
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -207,11 +208,12 @@ var commands = map[string]command{
 	"import":   {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
 	"rm":       {args: []string{"NAME"}, flags: []string{"rev"}, run: (*cli).remove},
 	"serve":    {flags: []string{"addr"}, run: (*cli).serve},
+	"mcp":      {flags: []string{"as", "lang", "approval", "ask-client"}, run: (*cli).mcp},
 }
 
 // commandFlags are the flags that only some commands accept, in the order usage errors
 // name them.
-var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status"}
+var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status", "as", "lang", "approval", "ask-client"}
 
 // flagMisuse names a command flag given to a command that does not accept it, and the
 // commands that do; "" when every flag given applies.
