@@ -174,7 +174,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.StringVar(&c.feedback, "feedback", "", "")
 	fs.StringVar(&c.to, "to", "", "")
 	fs.StringVar(&c.addr, "addr", "", "")
-	c.mcpFlags.register(fs)
+	c.mcpFlags.register(fs) // mcp, and watch -acp
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -194,7 +194,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 var commands = map[string]command{
 	"list":     {flags: []string{"json", "limit", "after", "status"}, readOnly: true, run: (*cli).list},
 	"show":     {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).show},
-	"watch":    {readOnly: true, run: (*cli).watch},
+	"watch":    {flags: []string{"acp"}, readOnly: true, run: (*cli).watch},
 	"log":      {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).log},
 	"diff":     {args: []string{"NAME", "FROM", "TO"}, optional: 2, readOnly: true, run: (*cli).diff},
 	"approve":  {args: []string{"NAME"}, flags: []string{"rev", "by"}, run: (*cli).approve},
@@ -213,7 +213,7 @@ var commands = map[string]command{
 
 // commandFlags are the flags that only some commands accept, in the order usage errors
 // name them.
-var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status", "as", "lang", "approval", "ask-client"}
+var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status", "as", "lang", "approval", "ask-client", "acp"}
 
 // flagMisuse names a command flag given to a command that does not accept it, and the
 // commands that do; "" when every flag given applies.

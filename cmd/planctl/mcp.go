@@ -12,16 +12,18 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// mcpFlags are the flags of planctl mcp.
+// mcpFlags are the flags of planctl mcp, and watch's -acp.
 type mcpFlags struct {
-	as        string // -as: who every client acts as
-	lang      string // -lang: en or zh
-	approval  bool   // -approval: plan mode
-	askClient bool   // -ask-client: request_plan_approval asks through the client
+	as         string // -as: who every client acts as
+	lang       string // -lang: en or zh
+	approval   bool   // -approval: plan mode
+	askClient  bool   // -ask-client: request_plan_approval asks through the client
+	acpSession string // watch -acp: the ACP session the updates are for
 }
 
-// register adds the flags of planctl mcp to fs.
+// register adds the flags of planctl mcp and watch -acp to fs.
 func (f *mcpFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.acpSession, "acp", "", "")
 	fs.StringVar(&f.as, "as", "", "")
 	fs.StringVar(&f.lang, "lang", "", "")
 	fs.BoolVar(&f.approval, "approval", false, "")
