@@ -26,6 +26,8 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] check [-json]   after an upgrade: what is left to do
 //	planctl [-dir DIR | -redis URL | -postgres URL] migrate [NAME] [-json]  convert what an earlier release stored
 //	planctl [-dir DIR | -redis URL | -postgres URL] serve [-addr HOST:PORT]  the plan board in a browser, acting as $USER
+//	planctl [-dir DIR | -redis URL | -postgres URL] mcp [-as NAME] [-lang en|zh] [-approval] [-ask-client]  the plan tools over MCP
+//	planctl [-dir DIR | -redis URL | -postgres URL] watch -acp SESSION  ACP plan updates, one JSON-RPC notification a line
 //
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
 // ./.plans when that is unset. A program that keeps plans with plan.NewLocalBackend(ROOT)
@@ -76,6 +78,7 @@ Commands:
   list                      list plans: name, title, status, progress, revision, approval, last update
   show NAME                 print a plan's header (approval, who holds which step) and body
   watch                     a live view of every plan, redrawn on every change (Ctrl-C quits)
+                            with -acp SESSION: ACP session/update notifications, one a line
   log NAME                  the kept revisions, newest first: revision, time, action, who, status,
                             whose hold had expired
   diff NAME [FROM [TO]]     what changed from revision FROM (default: the one before TO)
@@ -102,6 +105,8 @@ Commands:
   migrate [NAME]            convert what an earlier release stored (its kept revisions, the
                             file format) in NAME or in every plan; a second run does nothing
   serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080)
+  mcp                       serve the plan tools and the plans over MCP on standard input and
+                            output; clients act as their clientInfo.name, or as -as NAME
 
 Flags, before or after the command:
   -dir DIR     folder of plan files (default $PLAN_DIR, else ./.plans);
@@ -117,6 +122,11 @@ Flags, before or after the command:
   -feedback T  why the plan is rejected (reject)
   -to WHO      who takes the step over (take; without it the step is released)
   -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
+  -as NAME     who every MCP client acts as: holder of its steps, actor in history (mcp)
+  -lang L      en or zh: the language of the tools (mcp; default from LC_ALL, LC_MESSAGES, LANG)
+  -approval    plan mode: steps move on approved plans only; offers request_plan_approval (mcp)
+  -ask-client  request_plan_approval asks the person through the client (MCP elicitation) (mcp)
+  -acp ID      print ACP plan updates for session ID (watch)
   -json        print JSON (list, show, log, check, migrate)
   -limit N     list at most N plans, then say how to see the next page (list)
   -after NAME  list the plans after NAME, as that hint says (list)
