@@ -95,7 +95,7 @@ func NewServer(ctx context.Context, o Options) (*Server, error) {
 	s.specs = specs
 	s.Server = sdk.NewServer(&sdk.Implementation{Name: "planctl", Title: "plan", Version: o.Version}, &sdk.ServerOptions{
 		Instructions:       strings.TrimSpace(instruction),
-		HasResources:       true,
+		Capabilities:       &sdk.ServerCapabilities{Resources: &sdk.ResourceCapabilities{ListChanged: true, Subscribe: true}},
 		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
 	})
