@@ -57,16 +57,15 @@ type Options struct {
 // Server is an MCP server of the plans of one Store.
 type Server struct {
 	*sdk.Server
-	o     Options
-	specs []*tools.PlanTool // the tools as listed, acting as nobody
+	o Options
 
 	mu     sync.Mutex
 	agents map[string]map[string]*tools.PlanTool // by client name, the tools by name
 	named  map[*sdk.ServerSession]string         // the name each session acts as, once known
 }
 
-// maxAgents bounds the client names whose tools are kept; beyond it the oldest are rebuilt
-// on their next call, which only costs their caches.
+// maxAgents bounds the client names whose tools are kept; beyond it one of them is dropped
+// and rebuilt on its next call, which only costs its caches.
 const maxAgents = 64
 
 // NewServer returns the MCP server of o.Store. Until ctx ends it watches the Store, so that
@@ -92,7 +91,6 @@ func NewServer(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.specs = specs
 	s.Server = sdk.NewServer(&sdk.Implementation{Name: "planctl", Title: "plan", Version: o.Version}, &sdk.ServerOptions{
 		Instructions:       strings.TrimSpace(instruction),
 		Capabilities:       &sdk.ServerCapabilities{Resources: &sdk.ResourceCapabilities{ListChanged: true, Subscribe: true}},
