@@ -6,7 +6,7 @@
 // at the repository root points them at this working tree.
 module github.com/einoplan/plan/cmd/planctl
 
-go 1.25.0
+go 1.25
 
 require (
 	github.com/einoplan/plan v0.0.0-00010101000000-000000000000
