@@ -167,6 +167,7 @@ How to check the result (tests to run, outputs to inspect).
 	"approval.approved":              "Approved: start the steps with update_plan_step.",
 	"approval.rejected":              "Not approved. Revise the plan as the feedback says (write_plan), then call request_plan_approval again.",
 	"approval.already":               "Already approved; nothing to ask.",
+	"approval.waiting":               "Waiting for a person: they approve or reject this revision on the plan board or with planctl. Steps start once the plan shows approval (get_plan_status); do not ask again meanwhile.",
 	"digest.approved":                "approved",
 	"err.not_approved":               "plan {name} is not approved yet, so its steps cannot move; call request_plan_approval, or wait for a person to approve it",
 	"err.not_approved.gated":         "plan {name} is not approved yet, so its steps cannot move; make each step that needs a tool with side effects end with (uses tool_name), then call request_plan_approval, or wait for a person to approve it",

@@ -34,6 +34,7 @@ type cli struct {
 	feedback string           // -feedback
 	to       string           // -to
 	addr     string           // -addr (serve)
+	mcpFlags mcpFlags         // -as, -lang, -approval, -ask-client (mcp); -acp (watch)
 	set      map[string]bool  // the flags given
 	color    bool
 	store    *plan.Store

@@ -26,6 +26,8 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] check [-json]   after an upgrade: what is left to do
 //	planctl [-dir DIR | -redis URL | -postgres URL] migrate [NAME] [-json]  convert what an earlier release stored
 //	planctl [-dir DIR | -redis URL | -postgres URL] serve [-addr HOST:PORT]  the plan board at the URL it prints (with this run's secret), acting as $USER
+//	planctl [-dir DIR | -redis URL | -postgres URL] mcp [-as NAME] [-lang en|zh] [-approval] [-ask-client]  the plan tools over MCP
+//	planctl [-dir DIR | -redis URL | -postgres URL] watch -acp SESSION  ACP plan updates, one JSON-RPC notification a line
 //
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
 // ./.plans when that is unset. A program that keeps plans with plan.NewLocalBackend(ROOT)
@@ -80,6 +82,7 @@ Commands:
   list                      list plans: name, title, status, progress, revision, approval, last update
   show NAME                 print a plan's header (approval, who holds which step) and body
   watch                     a live view of every plan, redrawn on every change (Ctrl-C quits)
+                            with -acp SESSION: ACP session/update notifications, one a line
   log NAME                  the kept revisions, newest first: revision, time, action, who, status,
                             whose hold had expired
   diff NAME [FROM [TO]]     what changed from revision FROM (default: the one before TO)
@@ -107,6 +110,8 @@ Commands:
                             file format) in NAME or in every plan; a second run does nothing
   serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080),
                             at the URL it prints: it carries this run's secret
+  mcp                       serve the plan tools and the plans over MCP on standard input and
+                            output; clients act as their clientInfo.name, or as -as NAME
 
 Flags, before or after the command:
   -dir DIR     folder of plan files (default $PLAN_DIR, else ./.plans);
@@ -122,6 +127,11 @@ Flags, before or after the command:
   -feedback T  why the plan is rejected (reject)
   -to WHO      who takes the step over (take; without it the step is released)
   -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
+  -as NAME     who every MCP client acts as: holder of its steps, actor in history (mcp)
+  -lang L      en or zh: the language of the tools (mcp; default from LC_ALL, LC_MESSAGES, LANG)
+  -approval    plan mode: steps move on approved plans only; offers request_plan_approval (mcp)
+  -ask-client  request_plan_approval asks the person through the client (MCP elicitation) (mcp)
+  -acp ID      print ACP plan updates for session ID (watch)
   -json        print JSON (list, show, log, check, migrate)
   -limit N     list at most N plans, then say how to see the next page (list)
   -after NAME  list the plans after NAME, as that hint says (list)
@@ -179,6 +189,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.StringVar(&c.feedback, "feedback", "", "")
 	fs.StringVar(&c.to, "to", "", "")
 	fs.StringVar(&c.addr, "addr", "", "")
+	c.mcpFlags.register(fs) // mcp, and watch -acp
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -198,7 +209,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 var commands = map[string]command{
 	"list":     {flags: []string{"json", "limit", "after", "status"}, readOnly: true, run: (*cli).list},
 	"show":     {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).show},
-	"watch":    {readOnly: true, run: (*cli).watch},
+	"watch":    {flags: []string{"acp"}, readOnly: true, run: (*cli).watch},
 	"log":      {args: []string{"NAME"}, flags: []string{"json"}, readOnly: true, run: (*cli).log},
 	"diff":     {args: []string{"NAME", "FROM", "TO"}, optional: 2, readOnly: true, run: (*cli).diff},
 	"approve":  {args: []string{"NAME"}, flags: []string{"rev", "by"}, run: (*cli).approve},
@@ -212,11 +223,12 @@ var commands = map[string]command{
 	"import":   {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
 	"rm":       {args: []string{"NAME"}, flags: []string{"rev"}, run: (*cli).remove},
 	"serve":    {flags: []string{"addr"}, run: (*cli).serve},
+	"mcp":      {flags: []string{"as", "lang", "approval", "ask-client"}, run: (*cli).mcp},
 }
 
 // commandFlags are the flags that only some commands accept, in the order usage errors
 // name them.
-var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status"}
+var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status", "as", "lang", "approval", "ask-client", "acp"}
 
 // flagMisuse names a command flag given to a command that does not accept it, and the
 // commands that do; "" when every flag given applies.

@@ -15,6 +15,9 @@ import (
 // change any process makes until interrupted. On a terminal the whole view is redrawn on
 // each change; otherwise each change prints one plain line, for logs and scripts.
 func (c *cli) watch([]string) error {
+	if c.set["acp"] {
+		return c.watchACP()
+	}
 	// Watch before List: a change landing between the two is then never missed.
 	changes, err := c.store.Watch(c.ctx)
 	if err != nil {

@@ -77,6 +77,9 @@ func runRequestPlanApproval(ctx context.Context, env *ToolEnv, a Args) (any, err
 			return nil, err
 		}
 		req.Revision = waiting.Revision
+		if out, asked, err := askHost(ctx, env, req); asked {
+			return out, err
+		}
 		return nil, interrupted{tool.StatefulInterrupt(ctx, req, req)}
 	}
 	target, hasData, data := tool.GetResumeContext[any](ctx)
