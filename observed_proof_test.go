@@ -225,3 +225,100 @@ func fixStore(t *testing.T, backend plan.Backend) *plan.Store {
 	require.NoError(t, err)
 	return store
 }
+
+// answersRunTests is another middleware that answers run_tests itself: the tool never runs.
+type answersRunTests struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+func (answersRunTests) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	if tc == nil || tc.Name != "run_tests" {
+		return endpoint, nil
+	}
+	return func(context.Context, string, ...tool.Option) (string, error) { return "ok: 12 passed", nil }, nil
+}
+
+// Can the agent make the host believe a run passed? One way in each: a tool of another name,
+// a tool answered by another middleware, a sub-agent's call, a failed call, a call under
+// another agent's hold. None completes the step; the agent's own fresh passing run does.
+func TestNoWayInMakesTheHostBelieveARunPassed(t *testing.T) {
+	ctx := context.Background()
+	t.Run("a renamed tool", func(t *testing.T) {
+		store := fixStore(t, plan.NewMemoryBackend())
+		fast := &callProbe{name: "run_tests_fast", run: func(string) string { return "ok: 12 passed" }}
+		dashed := &callProbe{name: "run-tests", run: func(string) string { return "ok: 12 passed" }}
+		m := plantest.NewScriptedModel(takeFix, call("run_tests_fast", `{}`), call("run-tests", `{}`), completeFix, plantest.Answer("done"))
+		r := proofRun(t, "coder", &plan.Config{Store: store}, m, nil, testRunner(), fast, dashed)
+		require.Len(t, r, 4)
+		assert.Equal(t, string(plan.CodeUnproven), errorCode(t, r[3]), r[3])
+	})
+	t.Run("a tool another middleware answers", func(t *testing.T) {
+		store := fixStore(t, plan.NewMemoryBackend())
+		runner := testRunner()
+		m := plantest.NewScriptedModel(takeFix, runTests, completeFix, plantest.Answer("done"))
+		r := proofRun(t, "coder", &plan.Config{Store: store}, m, []adk.ChatModelAgentMiddleware{answersRunTests{}}, runner)
+		require.Len(t, r, 3)
+		assert.Equal(t, "ok: 12 passed", r[1], "the other middleware answered")
+		assert.Zero(t, runner.calls, "and the tool never ran")
+		assert.Equal(t, string(plan.CodeUnproven), errorCode(t, r[2]), r[2])
+	})
+	t.Run("a sub-agent's call", func(t *testing.T) {
+		store := fixStore(t, plan.NewMemoryBackend())
+		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "lead"})
+		require.NoError(t, err)
+		tools := compose.ToolsNodeConfig{Tools: []tool.BaseTool{testRunner()}}
+		helper, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "helper", Description: "runs tests", Instruction: "You run tests.",
+			Model: plantest.NewScriptedModel(runTests, plantest.Answer("tests pass")), Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 5,
+			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: tools}})
+		require.NoError(t, err)
+		m := plantest.NewScriptedModel(takeFix, call("helper", `{"request":"run the tests"}`), completeFix, runTests, completeFix, plantest.Answer("done"))
+		lead, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "lead", Description: "leads", Instruction: "You lead.", Model: m,
+			Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 10,
+			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{adk.NewAgentTool(ctx, helper), testRunner()}}}})
+		require.NoError(t, err)
+		r := toolResults(drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "fix it")))
+		require.Len(t, r, 5)
+		assert.Contains(t, r[1], "tests pass", "the sub-agent ran the tests")
+		assert.Equal(t, string(plan.CodeUnproven), errorCode(t, r[2]), "its run is not the holder's: %s", r[2])
+		assert.Equal(t, "", errorCode(t, r[4]), "the holder's own run proves it: %s", r[4])
+	})
+	t.Run("a failed call", func(t *testing.T) {
+		store := fixStore(t, plan.NewMemoryBackend())
+		m := plantest.NewScriptedModel(takeFix, failTests, completeFix, plantest.Answer("done"))
+		r := proofRun(t, "coder", &plan.Config{Store: store, ProofResult: testsPassed}, m, nil, testRunner())
+		require.Len(t, r, 3)
+		assert.Equal(t, string(plan.CodeUnproven), errorCode(t, r[2]), r[2])
+
+		panics := func(string, string) bool { panic("judge broke") }
+		m = plantest.NewScriptedModel(runTests, completeFix, plantest.Answer("done"))
+		r = proofRun(t, "coder", &plan.Config{Store: store, ProofResult: panics}, m, nil, testRunner())
+		require.Len(t, r, 2)
+		assert.Equal(t, string(plan.CodeUnproven), errorCode(t, r[1]), "a judge that panics passes nothing: %s", r[1])
+	})
+	t.Run("a call under another agent's hold", func(t *testing.T) {
+		store := fixStore(t, plan.NewMemoryBackend())
+		// tester runs the tests while coder holds the step: nobody's proof.
+		proofRun(t, "coder", &plan.Config{Store: store}, plantest.NewScriptedModel(takeFix, plantest.Answer("taken")), nil)
+		proofRun(t, "tester", &plan.Config{Store: store}, plantest.NewScriptedModel(runTests, plantest.Answer("ran")), nil, testRunner())
+		r := proofRun(t, "coder", &plan.Config{Store: store}, plantest.NewScriptedModel(completeFix, plantest.Answer("done")), nil)
+		require.Len(t, r, 1)
+		assert.Equal(t, string(plan.CodeUnproven), errorCode(t, r[0]), r[0])
+
+		// coder's passing run does not prove the step for tester, who is handed it, nor for
+		// coder once handed it back: a new hold starts with nothing observed.
+		proofRun(t, "coder", &plan.Config{Store: store}, plantest.NewScriptedModel(runTests, plantest.Answer("ran")), nil, testRunner())
+		_, _, err := store.MoveStep(ctx, plan.StepMove{Name: "fix", Step: 1, State: plan.StepInProgress, By: "tester", Takeover: true})
+		require.NoError(t, err)
+		r = proofRun(t, "tester", &plan.Config{Store: store}, plantest.NewScriptedModel(completeFix, plantest.Answer("done")), nil)
+		assert.Equal(t, string(plan.CodeUnproven), errorCode(t, r[0]), r[0])
+		_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "fix", Step: 1, State: plan.StepInProgress, By: "coder", Takeover: true})
+		require.NoError(t, err)
+		r = proofRun(t, "coder", &plan.Config{Store: store}, plantest.NewScriptedModel(completeFix, plantest.Answer("done")), nil)
+		assert.Equal(t, string(plan.CodeUnproven), errorCode(t, r[0]), r[0])
+
+		r = proofRun(t, "coder", &plan.Config{Store: store}, plantest.NewScriptedModel(runTests, completeFix, plantest.Answer("done")), nil, testRunner())
+		require.Len(t, r, 2)
+		assert.Equal(t, "", errorCode(t, r[1]), r[1])
+		assert.Regexp(t, `^run_tests passed`, fixStep(t, store).Observed)
+	})
+}

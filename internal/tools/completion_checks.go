@@ -96,14 +96,17 @@ func (env *ToolEnv) runVerify(ctx context.Context, c Completion) error {
 	if timeout < 0 {
 		return call(ctx)
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	bounded, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- call(ctx) }()
+	go func() { done <- call(bounded) }()
 	select {
 	case err := <-done:
+		if err != nil && bounded.Err() != nil && ctx.Err() == nil {
+			return errVerifierTimeout // it gave up on its deadline
+		}
 		return err
-	case <-ctx.Done():
+	case <-bounded.Done():
 		return errVerifierTimeout
 	}
 }
