@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -167,6 +168,16 @@ type Config struct {
 	// written and the step stays in progress with its holder. The completion then lands only
 	// if no change since touched the step (Completion.Revision).
 	Verify func(ctx context.Context, c Completion) error
+	// VerifyTimeout bounds each call of Verify: one that does not return in time refuses
+	// the completion (not_verified, "the verifier did not answer in time") and its context
+	// is canceled; one that panics refuses it too ("the verifier failed"). Either way the
+	// run goes on and the step stays with its holder. 0 means 2 minutes; negative, none.
+	VerifyTimeout time.Duration
+	// ProofResult judges whether a call the middleware observed passed (api.Observation.OK),
+	// from the tool's name and its result text (an exit code, a test summary): a step ending
+	// with "(proof run_tests)" completes only on a passing call. A call that returned an
+	// error never passes; nil counts every other call as passed. It must not block.
+	ProofResult func(tool, result string) bool
 	// OnCost hears what each step cost when this middleware's agent moves it out of
 	// in_progress, and when a step first goes over its budget or its plan's (CostReport).
 	// During a run the same CostReport is also emitted as an Eino event.

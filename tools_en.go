@@ -235,6 +235,15 @@ How to check the result (tests to run, outputs to inspect).
 	"gate.over_budget.sub":      "{tool} did not run: step {step} of plan {name}, which you hold, went over its budget (or the plan did). Report back that step {step} needs a higher budget",
 	"err.budget_invalid":        "budget {value} does not read; write \"200k tokens\", \"1h\" or \"200k tokens, 1h\"",
 	"err.lean_worker":           "you only take and finish steps: use update_plan_step and read_plan",
+	// Proof the host observed, and who fails a step others wait for.
+	"err.unproven":         "step {step} of plan {name} was not completed: it completes only on a passing call of {value} that you make while you hold it, after your last change. Call {value} now; when it passes, complete the step again (what you write as evidence does not count)",
+	"err.note_proof_tools": "the note {value} would change which tools prove step {step} done (its \"(proof …)\"); reword its end",
+	"err.observed_in_text": "step {step} carries \" — observed: \", which only the plan store writes when it saw a passing run; leave that mark out (or as it was) and send the plan again",
+	"err.fail_awaited":     "step {step} of plan {name} was not marked failed: you do not hold it and steps {waits} wait for it. Take it first (update_plan_step, status in_progress), or report the problem to a person",
+	"step.proof":           "step {step} completes only after a passing call of {value} you make while you hold it, after your last change",
+	"verify.failed":        "the verifier failed",
+	"verify.timeout":       "the verifier did not answer in time",
+	"template.proof":       "A step that a passing run proves names the tool at its end: - [ ] Fix the parser (uses edit_file) (proof run_tests). It completes only after the run passes, after the last edit.",
 }
 
 // leanEN replaces the texts of the same keys for a lean worker (tools_lean.go).

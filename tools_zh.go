@@ -233,6 +233,15 @@ var textsZH = map[string]string{
 	"gate.over_budget.sub":      "{tool} 未运行：你持有的计划 {name} 第 {step} 步已超出预算（或整个计划已超出）。请汇报：第 {step} 步需要更高的预算",
 	"err.budget_invalid":        "预算 {value} 无法识别；请写成 \"200k tokens\"、\"1h\" 或 \"200k tokens, 1h\"",
 	"err.lean_worker":           "你只负责领取和完成步骤：请使用 update_plan_step 和 read_plan",
+	// Proof the host observed, and who fails a step others wait for.
+	"err.unproven":         "计划 {name} 的第 {step} 步未完成：只有在你持有它期间、最后一次修改之后，调用 {value} 且通过，它才能完成。请现在调用 {value}；通过后再次完成该步骤（你写的证据不算数）",
+	"err.note_proof_tools": "备注 {value} 会改变证明第 {step} 步完成的工具（其 \"(proof …)\"）；请改写结尾",
+	"err.observed_in_text": "第 {step} 步带有 \" — observed: \"，该标记只由计划存储在看到运行通过时写入；请去掉该标记（或保持原样）后重新提交计划",
+	"err.fail_awaited":     "计划 {name} 的第 {step} 步未标记为失败：你没有持有它，且第 {waits} 步在等待它。请先领取它（update_plan_step，状态 in_progress），或把问题报告给人",
+	"step.proof":           "第 {step} 步只有在你持有它期间、最后一次修改之后调用 {value} 且通过后才能完成",
+	"verify.failed":        "验证程序出错",
+	"verify.timeout":       "验证程序未在时限内答复",
+	"template.proof":       "由一次通过的运行来证明的步骤在结尾写明工具：- [ ] 修复解析器 (uses edit_file) (proof run_tests)。只有在最后一次修改之后运行通过，它才能完成。",
 }
 
 // leanZH replaces the texts of the same keys for a lean worker (tools_lean.go).

@@ -13,7 +13,7 @@ type ApprovalRequest struct {
 	Message  string // what the agent said when asking
 	// Steps are the steps of Content, each with the gated tools it may use (Step.Uses):
 	// under Config.GatedTools, approving lets each step use exactly those, and a step that
-	// names none use none.
+	// names none use none; and the tools whose passing run proves it done (Step.Proof).
 	Steps []Step
 	// Budget is what the plan may cost in total: its own budget (Plan.Budget), else what
 	// its steps' budgets add up to; nil when nothing says.

@@ -1,5 +1,7 @@
 package api
 
+import "time"
+
 // Completion is a step completion about to land, as Config.Verify sees it: nothing of it is
 // written until Verify returns nil.
 type Completion struct {
@@ -17,6 +19,27 @@ type Completion struct {
 	// Revision is the plan's revision the completion was checked against; the completion
 	// lands on it, or on a later one only where no change since touched the step.
 	Revision int64
+	// Observed are the calls the host saw Agent make, under its current hold of the step,
+	// of the tools the step names in "(uses …)" or "(proof …)", oldest first and at most the
+	// last few: what the middleware saw, never what the agent wrote. nil for a review's
+	// completion, whose reviewer holds nothing.
+	Observed []Observation
+}
+
+// Observation is one call of a tool that the host saw an agent make while it held a step
+// naming the tool in "(uses …)" or "(proof …)". Only the middleware records one, as the call
+// returns; no text a model writes makes one.
+type Observation struct {
+	// Tool is the tool's name as the agent's run called it.
+	Tool string `json:"tool"`
+	// OK: the call passed: it returned without an error and Config.ProofResult, when set,
+	// judged its result a pass.
+	OK bool `json:"ok"`
+	// At is when the call returned.
+	At time.Time `json:"at"`
+	// Digest is the first 12 hex digits of the SHA-256 of the call's arguments, a zero byte
+	// and its result: enough to match a log line, never the text itself.
+	Digest string `json:"digest"`
 }
 
 // CostReport is what a host hears of a step's cost (Config.OnCost, and an event of the run

@@ -38,9 +38,19 @@ type Step struct {
 	// the "(uses deploy_prod, write_file)" its text ends with. Text keeps
 	// them as written. nil when it names none: then it unlocks no gated tool.
 	Uses []string `json:"uses,omitempty"`
+	// Proof are the tools whose passing call proves the step done, sorted: the names of the
+	// "(proof run_tests)" its text ends with. An agent completes such a step only after the
+	// host saw it call one of them, under its hold, after its last call of the step's other
+	// "(uses …)" tools, and the call passed (the unproven code). nil when it names none.
+	Proof []string `json:"proof,omitempty"`
 	// Evidence is what its completion said shows the step done: the text after the
-	// " — evidence: " its line ends with; "" for none.
+	// " — evidence: " its line ends with; "" for none. It is what the agent typed.
 	Evidence string `json:"evidence,omitempty"`
+	// Observed is what the host saw prove a completed step (or one awaiting review): the
+	// text after the " — observed: " its line carries, "run_tests passed 12:03:04Z". Only
+	// the Store writes it, on an agent's completion of a "(proof …)" step; a body written
+	// whole that adds or changes one is refused. "" for none.
+	Observed string `json:"observed,omitempty"`
 	// Review: the step's own text ends with "(review)", so whoever did it cannot complete it
 	//.
 	Review bool `json:"review,omitempty"`

@@ -29,8 +29,15 @@ type stepView struct {
 	// HeldUntil is when the holder's lease on a step in progress runs out unless renewed
 	// (StoreConfig.HoldTTL); nil without a lease.
 	HeldUntil *time.Time `json:"held_until,omitempty"`
-	// Evidence is what its completion said shows the step done, apart from its text.
+	// Proof are the tools whose passing run proves the step done, as its "(proof …)" names
+	// them (plan.Step.Proof).
+	Proof []string `json:"proof,omitempty"`
+	// Evidence is what its completion said shows the step done, apart from its text: what the
+	// agent typed.
 	Evidence string `json:"evidence,omitempty"`
+	// Observed is the run the host saw prove the step (plan.Step.Observed), apart from its
+	// text: written only by the Store, and shown apart from typed evidence.
+	Observed string `json:"observed,omitempty"`
 	// AwaitingReview: done by DoneBy and waiting for someone else to complete it.
 	AwaitingReview bool   `json:"awaiting_review,omitempty"`
 	DoneBy         string `json:"done_by,omitempty"`
@@ -57,10 +64,14 @@ func viewsOf(steps []plan.Step) []stepView {
 func stepViewOf(s plan.Step) stepView {
 	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, Uses: s.Uses, After: s.After}
 	v.Evidence, v.AwaitingReview, v.DoneBy, v.Cost = s.Evidence, s.AwaitingReview, s.DoneBy, s.Cost
+	v.Proof, v.Observed = s.Proof, s.Observed
 	if before, _, found := cutLast(s.Text, " — evidence: "); found && s.Evidence != "" {
 		s.Text = before // shown apart
 	}
 	if before, _, found := cutLast(s.Text, " — cost: "); found && s.Cost != nil {
+		s.Text = before // shown apart
+	}
+	if before, _, found := cutLast(s.Text, " — observed: "); found && s.Observed != "" {
 		s.Text = before // shown apart
 	}
 	text, tag, ok := cutTag(s.Text)
@@ -69,7 +80,7 @@ func stepViewOf(s plan.Step) stepView {
 		v.Text = text // the holder's tag, or the mark of a step nobody holds
 	case ok && s.State != plan.StepInProgress && s.State != plan.StepPending && tag != "":
 		v.Text, v.By = text, tag
-	case s.Evidence != "" || s.Cost != nil:
+	case s.Evidence != "" || s.Cost != nil || s.Observed != "":
 		v.Text = s.Text
 	}
 	return v

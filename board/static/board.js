@@ -22,7 +22,7 @@
       progress: '{done}/{total} · {pct}%', noSteps: 'No steps',
       st_pending: 'To do', st_in_progress: 'In progress', st_completed: 'Done', st_failed: 'Failed', st_skipped: 'Skipped',
       nobody: 'held by nobody',
-      evidence: 'evidence: {text}', planCost: 'cost {cost}', planBudget: 'budget {budget}',
+      evidence: 'evidence: {text}', observed: '✔ observed: {text}', proofStep: 'proven by a passing run of {tools}', planCost: 'cost {cost}', planBudget: 'budget {budget}',
       cost: '{tokens} tokens, {calls} calls, {tools} tools, {secs}s', costSomeUsage: '{tokens} tokens ({none} of {calls} calls reported no usage), {tools} tools, {secs}s', costNoUsage: '{calls} calls (no usage reported), {tools} tools, {secs}s', awaitingReview: 'awaiting review', awaitingReviewBy: 'done by {who}, awaiting review',
       completeReviewBtn: 'Complete review', reviewedOk: 'Step {n} of {name} is reviewed and completed.', err_not_awaiting_review: 'This step no longer awaits review.',
       review: 'Review…', history: 'History', hideHistory: 'Hide history', diff: 'Changes', noHistory: 'No kept revisions.',
@@ -78,7 +78,7 @@
       progress: '{done}/{total} · {pct}%', noSteps: '没有步骤',
       st_pending: '待办', st_in_progress: '进行中', st_completed: '已完成', st_failed: '失败', st_skipped: '已跳过',
       nobody: '无人负责',
-      evidence: '证据：{text}', planCost: '花费 {cost}', planBudget: '预算 {budget}',
+      evidence: '证据：{text}', observed: '✔ 已观察到：{text}', proofStep: '由 {tools} 的一次通过运行证明', planCost: '花费 {cost}', planBudget: '预算 {budget}',
       cost: '{tokens} 个 token，{calls} 次模型调用，{tools} 次工具调用，{secs} 秒', costSomeUsage: '{tokens} 个 token（{calls} 次调用中 {none} 次未报告用量），{tools} 次工具调用，{secs} 秒', costNoUsage: '{calls} 次模型调用（未报告用量），{tools} 次工具调用，{secs} 秒', awaitingReview: '等待复核', awaitingReviewBy: '{who} 已完成，等待复核',
       completeReviewBtn: '完成复核', reviewedOk: '{name} 的第 {n} 步已复核并完成。', err_not_awaiting_review: '此步骤已不再等待复核。',
       review: '审阅…', history: '历史', hideHistory: '收起历史', diff: '改动', noHistory: '没有保留的版本。',
@@ -272,6 +272,7 @@
       }
       if (s.by) li.append(el('span', 'by', '@' + s.by));
       if (s.cost) li.append(el('span', 'cost', costText(s.cost)));
+      if (s.observed) li.append(el('span', 'observed', t('observed', { text: s.observed })));
       if (s.evidence) li.append(el('span', 'evidence', t('evidence', { text: s.evidence })));
       if (s.awaiting_review) li.append(el('span', 'awaiting', s.done_by ? t('awaitingReviewBy', { who: '@' + s.done_by }) : t('awaitingReview')));
       if (s.state === 'in_progress' && !s.awaiting_review) {
@@ -482,7 +483,9 @@
     uses.replaceChildren();
     for (const s of p.steps || []) {
       const named = Array.isArray(s.uses) && s.uses.length > 0;
-      const li = el('li', named ? 'uses' : 'uses none', t('usesStep', { n: s.number, tools: named ? s.uses.join(', ') : t('usesNone') }));
+      let line = t('usesStep', { n: s.number, tools: named ? s.uses.join(', ') : t('usesNone') });
+      if (Array.isArray(s.proof) && s.proof.length > 0) line += ' · ' + t('proofStep', { tools: s.proof.join(', ') });
+      const li = el('li', named ? 'uses' : 'uses none', line);
       li.dataset.step = String(s.number);
       uses.append(li);
     }

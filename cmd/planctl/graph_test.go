@@ -56,3 +56,22 @@ func TestShowListsWhatEachStepMayUse(t *testing.T) {
 	require.Equal(t, exitOK, planctl(t, "-dir", dir, "import", "g", file).code)
 	assert.NotContains(t, planctl(t, "-dir", dir, "show", "g").stdout, "uses:", "no step names a tool")
 }
+
+// show names the tools whose passing run proves a step and what the host observed of it,
+// apart from typed evidence; import refuses a file that writes an observation mark itself.
+func TestShowTellsObservedProofFromTypedEvidence(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plans")
+	file := filepath.Join(t.TempDir(), "proof.md")
+	body := "# R\n- [x] Build — evidence: observed: make exit 0\n- [ ] Fix (uses edit_file) (proof run_tests)\n"
+	require.NoError(t, os.WriteFile(file, []byte(body), 0o600))
+	planctlOK(t, "-dir", dir, "import", "r", file)
+	out := planctl(t, "-dir", dir, "show", "r").stdout
+	assert.Contains(t, out, "\nproof:    step 2: run_tests, not yet observed\n", "typed evidence is no observation")
+
+	steps := plan.ParseSteps("- [x] Fix (proof run_tests) (@coder) — observed: run_tests passed 12:03:04Z — evidence: ok\n")
+	assert.Equal(t, "step 1: run_tests, observed run_tests passed 12:03:04Z", proofText(steps))
+
+	forged := "# F\n- [x] Fix (proof run_tests) — observed: run_tests passed 12:03:04Z\n"
+	require.NoError(t, os.WriteFile(file, []byte(forged), 0o600))
+	assert.NotEqual(t, exitOK, planctl(t, "-dir", dir, "import", "f", file).code)
+}

@@ -421,6 +421,9 @@ func (c *cli) show(args []string) error {
 	if uses := usesText(steps); uses != "" {
 		fmt.Fprintf(c.stdout, "uses:     %s\n", uses)
 	}
+	if proof := proofText(steps); proof != "" {
+		fmt.Fprintf(c.stdout, "proof:    %s\n", proof)
+	}
 	if review := reviewText(steps); review != "" {
 		fmt.Fprintf(c.stdout, "review:   %s\n", review)
 	}

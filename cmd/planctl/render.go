@@ -71,6 +71,24 @@ func usesText(steps []plan.Step) string {
 	return strings.Join(parts, "; ")
 }
 
+// proofText lists the steps a passing run proves ("(proof …)") and what the host observed
+// of each, apart from the evidence an agent typed ("step 2: run_tests, observed run_tests
+// passed 12:03:04Z; step 4: lint, not yet observed"); "" when no step names a proof.
+func proofText(steps []plan.Step) string {
+	var parts []string
+	for _, s := range steps {
+		if len(s.Proof) == 0 && s.Observed == "" {
+			continue
+		}
+		seen := "not yet observed"
+		if s.Observed != "" {
+			seen = "observed " + s.Observed
+		}
+		parts = append(parts, fmt.Sprintf("step %d: %s, %s", s.Number, oneLine(strings.Join(s.Proof, ", ")), oneLine(seen)))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // printable replaces control characters other than tab by repl.
 func printable(s string, repl rune) string {
 	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) {

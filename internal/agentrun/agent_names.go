@@ -22,7 +22,7 @@ import (
 // two apart in every step tag.
 
 // runSep separates an agent's name from the number of a parallel run of it.
-const runSep = "·"
+const runSep = document.RunSep
 
 // actorEscaper writes the characters agentActor reserves.
 var actorEscaper = strings.NewReplacer("%", "%25", runSep, "%C2%B7")

@@ -2,6 +2,7 @@ package agentrun
 
 import (
 	"context"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/einoplan/plan/driver"
@@ -33,6 +34,8 @@ type Settings[S any] struct {
 	OnChange        func(ctx context.Context, c engine.Change)
 	RequireEvidence bool
 	Verify          func(ctx context.Context, c tools.Completion) error
+	VerifyTimeout   time.Duration
+	ProofResult     func(tool, result string) bool
 	OnCost          func(ctx context.Context, r tools.CostReport)
 	LeanWorker      bool
 }

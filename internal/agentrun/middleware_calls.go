@@ -16,6 +16,7 @@ import (
 // approved step (Config.GatedTools).
 func (m *Middleware[M, S]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
+	endpoint = m.observing(name, endpoint) // observe.go
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
 		ctx, done := m.startCall(ctx, name, args)
 		defer done()

@@ -71,7 +71,7 @@ func (m *Middleware[M, S]) toolSet(lang adk.Language) (*toolSet, error) {
 	}
 	env := &tools.ToolEnv{Store: m.Store, Workspace: m.cfg.Workspace, Texts: texts, Template: template,
 		Agent: m.agentIn, Role: m.roleIn, Sink: m.changeSink(), Listens: m.listening, RequireApproval: m.cfg.RequireApproval}
-	env.RequireEvidence, env.Verify = m.cfg.RequireEvidence, m.cfg.Verify
+	env.RequireEvidence, env.Verify, env.VerifyTimeout = m.cfg.RequireEvidence, m.cfg.Verify, m.cfg.VerifyTimeout
 	env.Lean = m.cfg.LeanWorker
 	env.Costs, env.Report = m.costsIn, m.reportCost
 	if m.cfg.Workspace != nil {

@@ -32,6 +32,7 @@ const (
 	CodeEvidenceRequired  = api.CodeEvidenceRequired
 	CodeNotVerified       = api.CodeNotVerified
 	CodeOverBudget        = api.CodeOverBudget
+	CodeUnproven          = api.CodeUnproven
 )
 
 // CodeOf returns the Code of err if it is (or wraps) an *Error, and "" otherwise.
@@ -162,7 +163,7 @@ var FactTexts = map[string]string{
 	reasonBudgetInvalid:            "budget {value} is not a budget such as \"200k tokens\", \"1h\" or \"200k tokens, 1h\"",
 	ReasonLeanWorker:               "this agent only takes and finishes steps: its plan tools are update_plan_step and read_plan",
 	ReasonEvidenceState:            "evidence is given with a move to {to}; only completed, failed or skipped take evidence",
-	reasonEvidenceForm:             "the evidence has control characters or contains \" — evidence: \" or \" — cost: \"",
+	reasonEvidenceForm:             "the evidence has control characters or contains \" — evidence: \", \" — cost: \" or \" — observed: \"",
 	reasonNoteProof:                "the note {value} would read as evidence or a cost (\" — evidence: \", \" — cost: \")",
 	ReasonEvidenceRequired:         "step {step} of plan {name} cannot be completed without evidence",
 	ReasonNotVerified:              "the completion of step {step} of plan {name} was not verified: {said}",
@@ -223,6 +224,10 @@ var FactTexts = map[string]string{
 	reasonNoteAfter:                "the note {value} would change which steps step {step} waits for",
 	reasonNoteUses:                 "the note {value} would change which tools step {step} may use",
 	reasonNoteAsks:                 "the note {value} would change whether step {step} asks for review or its budget",
+	reasonNoteProofTools:           "the note {value} would change which tools prove step {step} done",
+	reasonObservedInText:           "step {step} of the body carries an observation mark (\" — observed: \") that only a step move writes",
+	ReasonUnproven:                 "step {step} of plan {name} is not proven: the host saw no passing call of {value} under its current hold after its last change",
+	ReasonFailAwaited:              "step {step} of plan {name} cannot be marked failed by an agent that does not hold it: steps {waits} wait for it",
 	reasonStepHeld:                 "step {step} is held by {agent}",
 	ReasonNoPendingStep:            "no step of plan {name} is pending",
 	ReasonStepMoved:                "step {step} changed since revision {rev}: it is {from} now (by {agent})",
@@ -324,6 +329,18 @@ const (
 	ReasonReviewOwn        = "review_own"
 	ReasonCostInvalid      = "cost_invalid"
 	reasonNoteProof        = "note_proof" // a note that would read as the evidence or cost a move writes
+)
+
+// Reasons of "(proof …)" steps and of who finishes a step others wait for: a note that would
+// change the step's "(proof …)"; a body written whole that adds an observation mark; an
+// agent's completion the host saw no fresh passing call for; an agent marking failed a step
+// it does not hold while others wait for it; a Config.Verify that panicked or did not answer
+// in time.
+const (
+	reasonNoteProofTools = "note_proof_tools"
+	reasonObservedInText = "observed_in_text"
+	ReasonUnproven       = "unproven"
+	ReasonFailAwaited    = "fail_awaited"
 )
 
 // Reasons of a plan budget that does not read, and of a lean worker (Config.LeanWorker)

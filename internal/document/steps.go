@@ -215,4 +215,5 @@ func readProof(s *Step) {
 	}
 	r := reviewOf(*s)
 	s.AwaitingReview, s.DoneBy = r.awaiting, r.doneBy
+	readObserved(s)
 }

@@ -51,14 +51,15 @@ func FoldEvidence(s string) string {
 
 // CheckEvidence is the one check of evidence once folded: valid UTF-8 of at most
 // maxEvidenceLen bytes, no control characters, and not containing the separator that
-// starts it or a cost's, so it reads back whole and never as a cost.
+// starts it, a cost's or an observation's, so it reads back whole and never as a cost or
+// as what the host observed.
 func CheckEvidence(e string) error {
 	switch {
 	case len(e) > maxEvidenceLen:
 		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonTooLong, Field: FieldEvidence, Size: int64(len(e)), Limit: maxEvidenceLen})
 	case !utf8.ValidString(e):
 		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: FieldEvidence})
-	case strings.Contains(e, evidenceSep) || strings.Contains(e, costSep) || strings.IndexFunc(e, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) >= 0:
+	case strings.Contains(e, evidenceSep) || strings.Contains(e, costSep) || strings.Contains(e, observedSep) || strings.IndexFunc(e, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) >= 0:
 		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonEvidenceForm, Field: FieldEvidence})
 	}
 	if _, tag := SplitHolder(e); tag != "" {

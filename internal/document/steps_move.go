@@ -56,7 +56,7 @@ func CheckNote(note string) error {
 		return Fail(Error{Code: CodeInvalidArgument, Reason: ReasonNotUTF8, Field: FieldNote})
 	case strings.ContainsAny(note, "\r\n"):
 		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteMultiline, Field: FieldNote})
-	case strings.Contains(StepNoteSep+note, evidenceSep) || strings.Contains(StepNoteSep+note, costSep):
+	case strings.Contains(StepNoteSep+note, evidenceSep) || strings.Contains(StepNoteSep+note, costSep) || strings.Contains(StepNoteSep+note, observedSep):
 		// Only a move's own evidence and cost are read back as Step.Evidence and Step.Cost.
 		return Fail(Error{Code: CodeInvalidArgument, Reason: reasonNoteProof, Field: FieldNote, Value: note})
 	}
@@ -80,6 +80,9 @@ type StepHold struct {
 	Cost     *StepCost
 	Review   reviewMove
 	Reviewer string
+	// Observed is the mark of the call that proves a "(proof …)" step done (ObservedMark),
+	// written before the cost; "" for none.
+	Observed string
 }
 
 // SetStep is SetStepState that also checks and writes holders: a step held by another agent
@@ -184,9 +187,13 @@ func SetStep(body string, number int, to StepState, note string, c StepHold) (ne
 	return newBody, updated, nil
 }
 
-// writeProof writes what a move adds after a step's note: its cost, its evidence, then the
-// review mark.
+// writeProof writes what a move adds after a step's note: what the host observed, its cost,
+// its evidence, then the review mark.
 func writeProof(b *strings.Builder, c StepHold) {
+	if c.Observed != "" {
+		b.WriteString(observedSep)
+		b.WriteString(c.Observed)
+	}
 	if c.Cost != nil {
 		b.WriteString(costSep)
 		b.WriteString(c.Cost.String())
@@ -211,6 +218,9 @@ func writeProof(b *strings.Builder, c StepHold) {
 // A step's text thus never names a holder that no move made, whatever its state, a copied
 // line never makes a second hold, and a later move cannot turn either into one.
 func CheckNoNewHolds(name string, cur *Plan, body string) error {
+	if err := checkNoNewObservations(name, cur, body); err != nil {
+		return err // nor an observation mark (steps_proof.go)
+	}
 	if !strings.Contains(body, "(@") {
 		return nil
 	}

@@ -3,7 +3,8 @@ package document
 import "strings"
 
 // A step whose text ends with "(review)" is done only once someone other than who did it
-// completes it. Its holder's completion leaves it in_progress, held by nobody, its line
+// completes it: a person, or an agent of another name than the doer's, never another run of
+// the doer ("worker·2" does not review "worker", nor "worker" "worker·2": SameAgent). Its holder's completion leaves it in_progress, held by nobody, its line
 // ending with " (done by @name, awaiting review)" after the evidence; another agent or a
 // person (the board, planctl) then completes it, which writes " (reviewed by @name)" in
 // place of that mark. The state names stay the five the file format has.
@@ -14,6 +15,21 @@ const (
 	awaitingNobody  = " (awaiting review)"
 	reviewedMark    = " (reviewed"
 )
+
+// RunSep separates an agent's name from the number of a parallel run of it ("worker·2"); no
+// agent's own name holds it (the middleware escapes it).
+const RunSep = "·"
+
+// SameAgent reports whether the holder names a and b are one agent: the same name, or runs
+// of one agent ("worker", "worker·2", "worker·3"). "" is nobody, the same as no one.
+func SameAgent(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	a, _, _ = strings.Cut(a, RunSep)
+	b, _, _ = strings.Cut(b, RunSep)
+	return a == b
+}
 
 // awaitingMark is what a completion of a step asking for review by by appends to its line.
 func awaitingMark(by string) string {

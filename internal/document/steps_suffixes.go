@@ -6,7 +6,7 @@ import (
 )
 
 // A step's own text may end with parenthesised suffixes, in any order, that say what the
-// step is: "- [ ] Deploy (after 3) (uses deploy_prod) (review) (budget 20k tokens, 10m)".
+// step is: "- [ ] Deploy (after 3) (uses deploy_prod) (proof smoke_test) (review) (budget 20k tokens, 10m)".
 // A holder's tag, a move's notes (after " — ") and its marks follow them; the text keeps
 // them as written. suffixKinds is the one place that reads them.
 
@@ -39,14 +39,15 @@ const (
 	familyAsks                           // what it asks of whoever does it
 )
 
-// suffixKinds are the suffixes a step's text may end with. To add one, such as
-// "(proof run_tests)", add an entry made with kindOf: its keyword ("proof "), its family
-// (familyGraph, read with the tools it goes with), the Step field it fills, the reader of
-// its argument (readToolList, as for "(uses …)"), and the reason (errors.go) refusing a
-// note that would change it; then give TestEveryKindReadsAlone an example of it.
+// suffixKinds are the suffixes a step's text may end with. To add one, add an entry made
+// with kindOf: its keyword, its family, the Step field it fills, the reader of its argument,
+// and the reason (errors.go) refusing a note that would change it; then give
+// TestEveryKindReadsAlone an example of it. "(proof …)" is read with the tools it goes with
+// ("(uses …)"), so a run such as "(uses edit_file) (proof run_tests)" reads in either order.
 var suffixKinds = [...]suffixKind{
 	kindOf("after ", familyGraph, func(s *Step) *[]int { return &s.After }, readAfter, reasonNoteAfter),
 	kindOf("uses ", familyGraph, func(s *Step) *[]string { return &s.Uses }, readToolList, reasonNoteUses),
+	kindOf("proof ", familyGraph, func(s *Step) *[]string { return &s.Proof }, readToolList, reasonNoteProofTools),
 	kindOf("review", familyAsks, func(s *Step) *bool { return &s.Review }, readFlag, reasonNoteAsks),
 	kindOf("budget ", familyAsks, func(s *Step) **Budget { return &s.Budget }, readBudget, reasonNoteAsks),
 }

@@ -116,6 +116,7 @@ func TestSuffixFamiliesAreReadFromTheirOwnRun(t *testing.T) {
 var kindExamples = map[string]string{
 	"after ":  "(after 1)",
 	"uses ":   "(uses deploy_prod)",
+	"proof ":  "(proof run_tests)",
 	"review":  "(review)",
 	"budget ": "(budget 10m)",
 }

@@ -37,6 +37,8 @@ type sharedState struct {
 	// (history_write.go).
 	knownMu sync.Mutex
 	known   map[string]*knownEntries
+	// observed is what the host saw under each hold (observations.go).
+	observed observationLog
 }
 
 func newSharedState() *sharedState {

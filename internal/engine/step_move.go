@@ -31,7 +31,7 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*document.Plan, docum
 // moveStep decides the move m by hold (decideMove) and writes it: the checks on the move alone
 // before the plan is read, the others on the plan as read under its lock.
 func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold) (*document.Plan, document.Step, error) {
-	mv := &stepMove{ctx: ctx, move: m, hold: hold, ttl: s.holdTTL, maxContent: s.maxContent}
+	mv := &stepMove{ctx: ctx, move: m, hold: hold, ttl: s.holdTTL, maxContent: s.maxContent, observed: s}
 	if err := s.decideMove(mv); err != nil {
 		return nil, document.Step{}, err
 	}
@@ -49,6 +49,9 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold
 		return nil, document.Step{}, s.explainTaken(ctx, err, m.Name, m.Step, hold.By)
 	}
 	s.notify(ctx, document.ActionStep, p, false)
+	if m.State != document.StepInProgress {
+		s.forgetObserved(m.Name, step.Number, hold.By) // the hold ended
+	}
 	return p, step, nil
 }
 
@@ -70,6 +73,7 @@ type stepMove struct {
 	hold       document.StepHold // who moves it; the checks add takeover, renewal, evidence, review
 	ttl        time.Duration     // HoldTTL: how long a hold lasts unrenewed
 	maxContent int
+	observed   *Store // what the host observed under each hold (observations.go)
 
 	read  bool           // the plan was read: the checks that need it run
 	plan  *document.Plan // as read; nil when there is none
@@ -127,7 +131,8 @@ type moveCheck struct {
 //     hold first), and is refused when none is pending or every pending one waits;
 //  6. hold: a hold that ran out unrenewed is taken over; its holder renews its own hold;
 //  7. review: the move writes its evidence and cost, completes into review or completes a
-//     review; an agent does not complete the review of its own work;
+//     review; an agent does not complete the review of its own work, nor of another run of
+//     itself;
 //  8. transition: on the step's line (document.SetStep), the step exists, the note does not
 //     end like a holder's tag, no other agent holds the step (but by a takeover), the state
 //     transition is legal, and the note leaves what the step's text says of it as it was;
@@ -135,7 +140,10 @@ type moveCheck struct {
 //  10. skip: under the approval requirement, an agent does not skip a step others wait for;
 //  11. size: the moved plan is within the Store's content limit.
 //
-// A new rule (a "(proof …)" step that needs a fresh passing run, say) is one more entry.
+// After review, proof: a hold the move starts is observed anew, and an agent completes a
+// "(proof …)" step only on a fresh passing call the host saw under its hold, whose mark the
+// move writes (step_move_proof.go). After skip, fail: an agent marks a step others wait for
+// failed only while it holds it. A new rule is one more entry.
 var moveChecks = []moveCheck{
 	{"note", false, checkNote},
 	{"evidence", false, checkMoveEvidence},
@@ -144,9 +152,11 @@ var moveChecks = []moveCheck{
 	{"next", true, chooseStep},
 	{"hold", true, checkHold},
 	{"review", true, checkReview},
+	{"proof", true, checkProof},
 	{"transition", true, checkTransition},
 	{"after", true, checkReady},
 	{"skip", true, checkAgentSkip},
+	{"fail", true, checkAgentFail},
 	{"size", true, checkSize},
 }
 
@@ -275,7 +285,8 @@ func checkHold(mv *stepMove) error {
 // checkReview adds to the hold what a move writes beyond the step's state: the evidence and
 // cost, and for a step asking for review, whether the move completes it into review (its
 // doer, an agent) or completes the review (anyone else). An agent completing a review of its
-// own work is CodeIllegalTransition (review_own).
+// own work, or of another run of itself ("worker·2" of "worker"), is CodeIllegalTransition
+// (review_own).
 func checkReview(mv *stepMove) error {
 	c := &mv.hold
 	c.Evidence, c.Cost = mv.move.Evidence, mv.move.Cost
@@ -284,7 +295,7 @@ func checkReview(mv *stepMove) error {
 		return nil
 	}
 	switch {
-	case st.AwaitingReview && document.ByAgent(mv.ctx) && st.DoneBy != "" && st.DoneBy == c.By:
+	case st.AwaitingReview && document.ByAgent(mv.ctx) && document.SameAgent(st.DoneBy, c.By):
 		return &document.Error{Code: document.CodeIllegalTransition, Reason: document.ReasonReviewOwn, Name: mv.plan.Name, CurrentRevision: mv.plan.Revision,
 			Step: mv.number, From: st.State, To: mv.move.State, Agent: st.DoneBy, Next: document.NextAfter(mv.steps, mv.number)}
 	case st.AwaitingReview:

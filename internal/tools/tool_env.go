@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"time"
 
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/engine"
@@ -26,6 +27,7 @@ type ToolEnv struct {
 	// RequireEvidence and verify check an agent's completion first (completion_checks.go).
 	RequireEvidence bool
 	Verify          func(context.Context, Completion) error
+	VerifyTimeout   time.Duration // bounds Verify (runVerify)
 	// Lean: a lean worker's tools; the others are not available (tools_lean.go).
 	Lean bool
 	// Costs is the measure of a call's run (nil outside one); report tells the host.

@@ -82,6 +82,8 @@ type stepResult struct {
 	NextStep *nextStep         `json:"next_step,omitempty"`
 	// Review says, in the model's language, that the step now awaits someone else's review.
 	Review string `json:"review,omitempty"`
+	// Proof says, in the model's language, which passing call completes the step it holds.
+	Proof string `json:"proof,omitempty"`
 }
 
 // nextStep is the step to take next: the first pending one.

@@ -146,7 +146,7 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	env.measured(ctx, p, step, cost)
 	steps := document.StepsOf(p.Content)
 	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: document.ComputeProgress(steps),
-		NextStep: shortStep(engine.NextOf(steps)), Review: env.reviewNote(step)}, nil
+		NextStep: shortStep(engine.NextOf(steps)), Review: env.reviewNote(step), Proof: env.proofNote(step)}, nil
 }
 
 // NextPending is the first pending step of a summary, nil when none is pending.

@@ -46,6 +46,6 @@ func runPlanTemplate(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	if more := len(names) - maxTemplateNames; more > 0 {
 		existing += " " + strings.ReplaceAll(env.Texts["template.more"], "{n}", Itoa(more))
 	}
-	return fmt.Sprintf("%s\n%s\n%s\n\n%s %s\n\n%s\n", strings.TrimRight(env.Template, "\n"),
+	return fmt.Sprintf("%s\n%s\n%s\n%s\n\n%s %s\n\n%s\n", strings.TrimRight(env.Template, "\n"), env.Texts["template.proof"],
 		env.Texts["template.goal"], goal, env.Texts["template.naming"], existing, env.Texts["template.finish"]), nil
 }

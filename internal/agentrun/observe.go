@@ -1,0 +1,115 @@
+package agentrun
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/einoplan/plan/internal/document"
+)
+
+// The host observes: each call the agent makes of a tool that a step it holds names in
+// "(uses …)" or "(proof …)" is recorded for that step, with its outcome (Config.ProofResult
+// judges the result; an error never passes), its time and a digest of its arguments and
+// result. The record is the Store's (engine/observations.go), never the model's: the name is
+// the one the run called, the caller the run's agent, and only a call that ran here (the gate
+// let it through, the tool answered) is one. A step counts a call only when the caller held
+// it both when the call started and when it returned.
+
+// observing wraps endpoint, the call of the tool name in this agent's run, so the call is
+// observed (observe). The middleware's own plan tools are never observed.
+func (m *Middleware[M, S]) observing(name string, endpoint adk.InvokableToolCallEndpoint) adk.InvokableToolCallEndpoint {
+	if name == "" || slices.Contains(m.planToolNames(), name) {
+		return endpoint
+	}
+	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+		before := m.heldNaming(ctx, name)
+		out, err := endpoint(ctx, args, opts...)
+		if len(before) > 0 {
+			m.observe(ctx, name, args, out, err, before)
+		}
+		return out, err
+	}
+}
+
+// planToolNames are the names of this middleware's plan tools, as its model sees them.
+func (m *Middleware[M, S]) planToolNames() []string {
+	names := make([]string, 0, len(m.names))
+	for _, n := range m.names {
+		names = append(names, n)
+	}
+	return names
+}
+
+// heldStep is a step of a plan, held by the caller.
+type heldStep struct {
+	plan   string
+	number int
+	holder string
+}
+
+// heldNaming are the live holds of the calling agent on steps that name tool in "(uses …)"
+// or "(proof …)".
+func (m *Middleware[M, S]) heldNaming(ctx context.Context, tool string) []heldStep {
+	holder := document.HolderName(m.agentIn(ctx))
+	if holder == "" {
+		return nil
+	}
+	plans, _, err := m.Store.Summaries(ctx)
+	if err != nil {
+		return nil
+	}
+	var held []heldStep
+	for _, p := range plans {
+		if p.Progress.InProgress == 0 {
+			continue
+		}
+		cur, err := m.Store.Get(ctx, p.Name)
+		if err != nil {
+			continue
+		}
+		for _, s := range document.StepsOf(cur.Content) {
+			if s.Holder == holder && document.Watches(s, tool) && m.Store.HoldLive(cur, s) {
+				held = append(held, heldStep{cur.Name, s.Number, holder})
+			}
+		}
+	}
+	return held
+}
+
+// observe records the call of tool with args, which returned out and err, for each step of
+// before that the caller still holds.
+func (m *Middleware[M, S]) observe(ctx context.Context, tool, args, out string, err error, before []heldStep) {
+	o := document.Observation{Tool: tool, OK: err == nil && m.passed(tool, out), At: m.Store.Now().UTC(), Digest: callDigest(args, out)}
+	for _, h := range m.heldNaming(ctx, tool) {
+		if slices.Contains(before, h) {
+			m.Store.Observe(h.plan, h.number, h.holder, o)
+		}
+	}
+}
+
+// passed is Config.ProofResult's judgement of a call that returned out without an error; a
+// judge that panics fails the call.
+func (m *Middleware[M, S]) passed(tool, out string) (ok bool) {
+	if m.cfg.ProofResult == nil {
+		return true
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return m.cfg.ProofResult(tool, out)
+}
+
+// callDigest is the first 12 hex digits of the SHA-256 of args, a zero byte and out.
+func callDigest(args, out string) string {
+	h := sha256.New()
+	h.Write([]byte(args))
+	h.Write([]byte{0})
+	h.Write([]byte(out))
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
