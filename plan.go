@@ -80,6 +80,7 @@ const (
 	CodeEvidenceRequired  = api.CodeEvidenceRequired  // a completion needs evidence (Config.RequireEvidence)
 	CodeNotVerified       = api.CodeNotVerified       // Config.Verify refused the completion; Error.Value says why
 	CodeOverBudget        = api.CodeOverBudget        // a gated tool did not run: its step, or its plan, went over budget
+	CodeRolledBack        = api.CodeRolledBack        // the stored plan file is older than the Store knows it to be: put back by hand
 )
 
 // CodeOf returns the Code of err if it is (or wraps) an *Error, and "" otherwise.

@@ -28,6 +28,7 @@ const (
 	CodeEvidenceRequired  Code = "evidence_required"  // a completion needs evidence (Config.RequireEvidence)
 	CodeNotVerified       Code = "not_verified"       // Config.Verify refused the completion; Error.Value says why
 	CodeOverBudget        Code = "over_budget"        // a gated tool did not run: its step, or its plan, went over budget
+	CodeRolledBack        Code = "rolled_back"        // the stored plan file is older than the Store knows it to be: put back by hand
 )
 
 // Error is the one error type the Store and the tools return. It carries facts, never

@@ -179,8 +179,20 @@ func (s *Store) createOnce(ctx context.Context, p string, old *string, content s
 // revision (one before a revoke, a deleted plan's) read as not approved. It covers the body
 // as written, step markers included: an edit outside the Store that only marks steps done
 // changes which steps are done, so it voids the approval; so does one that drops the plan's
-// approval requirement (Plan.RequiresApproval), which it covers too.
+// approval requirement (Plan.RequiresApproval), raises its budget, or names another file as
+// the one it replaced (the root of its history), which it covers too.
 func approvalSeal(key []byte, p *document.Plan) string {
+	head := "plan approval of the body and header as written, budget " + strconv.Quote(p.Budget) + ", replaces " + strconv.Quote(p.Replaces)
+	if p.RequiresApproval {
+		head += ", approval required"
+	}
+	return sealOver(key, p, head, p.Content)
+}
+
+// bodySeal is the seal the release before wrote, over the body as written but not the
+// budget nor the replaced file. It is still accepted for a plan sealed before the upgrade,
+// until its next write seals it with approvalSeal; no seal the Store writes now is one.
+func bodySeal(key []byte, p *document.Plan) string {
 	head := "plan approval of the body as written"
 	if p.RequiresApproval {
 		head += ", approval required"
@@ -226,21 +238,72 @@ func (s *Store) sealApproval(ctx context.Context, next *document.Plan, create bo
 	return nil
 }
 
-// checkApprovalSeal drops the approval of a plan read from storage unless its seal is the
-// Store's: a forged or edited approval reads as not approved.
+// checkApprovalSeal is checkSeals for a plan read without its mark: a kept revision, whose
+// bytes the history's chain proves, or a file a watcher was told of.
 func (s *Store) checkApprovalSeal(ctx context.Context, p *document.Plan) {
-	if p == nil || p.Approval == nil {
-		return
+	if p != nil {
+		s.checkSeals(ctx, p, nil)
 	}
-	key, err := s.approvalKey(ctx, false)
-	if err != nil || key == nil || !sealHolds(key, p) {
+}
+
+// checkSeals drops from a plan read from storage what its seals do not vouch for. A waiting
+// run and a rejection count only under a header seal that holds: nobody without the key can
+// make WaitDecision or Plan.Rejection report a person's decision. The approval counts only
+// under an approval seal that holds. A governed plan (its file carries a header seal, or it
+// has a mark m) whose header seal does not hold is not approved, starts its history at
+// itself (its replaces line is not honoured), and has the budget its mark records. A mark
+// that records the approval requirement puts the plan under it, whatever its file says.
+func (s *Store) checkSeals(ctx context.Context, p *document.Plan, m *planMark) {
+	var key []byte
+	if p.HeaderSeal != "" || p.Approval != nil || m != nil && m.exists {
+		key, _ = s.approvalKey(ctx, false)
+	}
+	if key == nil || p.HeaderSeal == "" || !hmac.Equal([]byte(p.HeaderSeal), []byte(headerSeal(key, p))) {
+		p.Waiting, p.Rejection = nil, nil
+		if p.HeaderSeal != "" || m != nil && m.exists {
+			p.Approval, p.Seal, p.Replaces = nil, "", ""
+			if m != nil && m.valid {
+				p.Budget = m.budget
+			}
+		}
+		p.HeaderSeal = ""
+	}
+	if m != nil && m.valid && m.requires {
+		p.RequiresApproval = true
+	}
+	if p.Approval != nil && (key == nil || !sealHolds(key, p)) {
 		p.Approval, p.Seal = nil, ""
 	}
 }
 
+// headerSeal is the seal of what a person set or decided in p's header
+// (document.SealedHeader) under key.
+func headerSeal(key []byte, p *document.Plan) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(document.SealedHeader(p)))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// sealHeader seals next's header before it is written, when the plan is governed; the key is
+// made then if the storage has none.
+func (s *Store) sealHeader(ctx context.Context, next *document.Plan, governed bool) error {
+	next.HeaderSeal = ""
+	if !governed {
+		return nil
+	}
+	key, err := s.approvalKey(ctx, true)
+	if err != nil {
+		return err
+	}
+	next.HeaderSeal = headerSeal(key, next)
+	return nil
+}
+
 // sealHolds reports whether p's approval was sealed under key: by this release, or by an
-// earlier one whose seal did not cover the step markers (until the plan's next write).
+// earlier one whose seal did not cover the budget and the replaced file, or the step markers
+// (until the plan's next write).
 func sealHolds(key []byte, p *document.Plan) bool {
 	return hmac.Equal([]byte(p.Seal), []byte(approvalSeal(key, p))) ||
+		hmac.Equal([]byte(p.Seal), []byte(bodySeal(key, p))) ||
 		hmac.Equal([]byte(p.Seal), []byte(markerBlindSeal(key, p)))
 }

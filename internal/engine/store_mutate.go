@@ -135,11 +135,17 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 			return nil, err
 		}
 	}
+	mark, err := s.readMark(ctx, name)
+	if err != nil {
+		return nil, err
+	}
 	last, required := int64(0), false
 	if cur != nil {
 		last = cur.Revision
 	} else if last, required, err = s.lastDeleted(ctx, name); err != nil {
 		return nil, err
+	} else if mark.valid {
+		last, required = max(last, mark.rev), required || mark.requires // a deletion the tombstone lost
 	}
 	if required {
 		ctx = document.WithStepGate(ctx) // a deleted plan's requirement is the new plan's (store_tombstone.go)
@@ -160,18 +166,25 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 	next.UpdatedAt = s.Now().UTC()
 	document.SettleHolds(cur, next)
 	document.SettleRenewalNotes(action, cur, next)
-	if err := s.sealApproval(ctx, next, action == document.ActionApprove); err != nil {
-		return nil, err
-	}
 	next.Action, next.Created, next.ChangedBy = action, cur == nil, document.ChangedBy(ctx, cur, next)
 	document.SettleHostMarks(ctx, action, cur, next)
 	next.Replaces = "" // the sum of cur's file, where history keeps it
 	if cur != nil && s.keepsEntries() {
 		next.Replaces = entrySum(raw)
 	}
+	governed := governs(mark, cur, next)
+	if err := s.sealApproval(ctx, next, action == document.ActionApprove || governed); err != nil {
+		return nil, err
+	}
+	if err := s.sealHeader(ctx, next, governed); err != nil {
+		return nil, err
+	}
 	file := document.EncodePlan(next)
 	if err := s.commitKeeping(ctx, name, p, cur, raw, next.Replaces, file, next.Revision); err != nil {
 		return nil, err
+	}
+	if governed {
+		s.markWrite(ctx, next)
 	}
 	s.forget(name)
 	s.decoded.wrote(name, file, next)
