@@ -34,6 +34,7 @@ type cli struct {
 	feedback string           // -feedback
 	to       string           // -to
 	addr     string           // -addr (serve)
+	adoptKey bool             // -adopt-key (migrate)
 	set      map[string]bool  // the flags given
 	color    bool
 	store    *plan.Store

@@ -100,7 +100,8 @@ Commands:
   check                     after an upgrade: what is left to do (plans to migrate, approvals
                             to give again, history that cannot be read); exit 5 if anything
   migrate [NAME]            convert what an earlier release stored (its kept revisions, the
-                            file format) in NAME or in every plan; a second run does nothing
+                            file format) in NAME or in every plan; a second run does nothing;
+                            -adopt-key also adopts the key 0.1.0 kept in the plans folder
   serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080)
 
 Flags, before or after the command:
@@ -118,6 +119,8 @@ Flags, before or after the command:
   -to WHO      who takes the step over (take; without it the step is released)
   -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
   -json        print JSON (list, show, log, check, migrate)
+  -adopt-key   adopt the approval key inside the plans folder, where 0.1.0 kept it, when the
+               folder still holds 0.1.0's files; says which approvals it makes valid (migrate)
   -limit N     list at most N plans, then say how to see the next page (list)
   -after NAME  list the plans after NAME, as that hint says (list)
   -status S    list only plans whose status is exactly S (list)
@@ -174,6 +177,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.StringVar(&c.feedback, "feedback", "", "")
 	fs.StringVar(&c.to, "to", "", "")
 	fs.StringVar(&c.addr, "addr", "", "")
+	fs.BoolVar(&c.adoptKey, "adopt-key", false, "")
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -211,7 +215,7 @@ var commands = map[string]command{
 
 // commandFlags are the flags that only some commands accept, in the order usage errors
 // name them.
-var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status"}
+var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status", "adopt-key"}
 
 // flagMisuse names a command flag given to a command that does not accept it, and the
 // commands that do; "" when every flag given applies.

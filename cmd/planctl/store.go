@@ -80,7 +80,7 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 		}
 		c.loc.backend, closeBackend = local, func() { local.Close() }
 	}
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl",
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl", AdoptLegacyKey: c.adoptKey,
 		OnChange: func(_ context.Context, ch plan.Change) { c.created, c.changed = ch.Created, true }})
 	if err != nil {
 		closeBackend()

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,36 +109,97 @@ func parseApprovalKey(raw string) []byte {
 }
 
 // adoptLegacyKey moves a key file left inside the plans folder by 0.1.0 beside the folder,
-// so the approvals it sealed hold again, unless a key beside the folder exists already (then
-// the one inside is removed). Only a person's migration calls it (Store.Migrate): a key in
-// the plans folder may have been planted by whoever can write plan files.
-func (s *Store) adoptLegacyKey(ctx context.Context) error {
+// so the approvals it sealed hold again; unless a key beside the folder exists already (then
+// the one inside is removed). Whoever can write plan files could have planted that key, so
+// only a person's migration adopts it (Store.Migrate), only when asked
+// (StoreConfig.AdoptLegacyKey), and only where some plan file is still in 0.1.0's format.
+// It returns the key adopted and the approvals it makes valid, or the key left unused.
+func (s *Store) adoptLegacyKey(ctx context.Context) (adopted string, validated []AdoptedApproval, unused string, err error) {
 	p, legacy := ApprovalKeyPath(s.Dir), path.Join(s.Dir, approvalKeyFile)
 	if s.GivenKey != nil || p == legacy {
-		return nil
+		return "", nil, "", nil
 	}
 	s.shared.keyMu.Lock()
 	defer s.shared.keyMu.Unlock()
+	old, found, err := s.readRaw(ctx, legacy)
+	if err != nil || !found {
+		return "", nil, "", err
+	}
 	raw, exists, err := s.readRaw(ctx, p)
 	if err != nil {
-		return err
+		return "", nil, "", err
 	}
-	if !exists || parseApprovalKey(raw) == nil {
-		old, found, err := s.readRaw(ctx, legacy)
-		if err != nil || !found || parseApprovalKey(old) == nil {
-			return err
-		}
-		var prev *string
-		if exists {
-			prev = &raw
-		}
-		if err := s.createOnce(ctx, p, prev, old); err != nil && !errors.Is(err, errLostSwap) {
-			return err
-		}
-		s.shared.key = nil // read again: the key beside the folder is the one in use
+	if exists && parseApprovalKey(raw) != nil {
+		s.dropLegacyKey(ctx, legacy) // the key beside the folder is the one in use
+		return "", nil, "", nil
 	}
+	key := parseApprovalKey(old)
+	if key == nil || !s.adoptKey {
+		return "", nil, legacy, nil
+	}
+	if legacyData, err := s.holdsLegacyData(ctx); err != nil || !legacyData {
+		return "", nil, legacy, err
+	}
+	if validated, err = s.approvalsUnder(ctx, key); err != nil {
+		return "", nil, "", err
+	}
+	var prev *string
+	if exists {
+		prev = &raw
+	}
+	if err := s.createOnce(ctx, p, prev, old); err != nil && !errors.Is(err, errLostSwap) {
+		return "", nil, "", err
+	}
+	s.shared.key = nil // read again: the key beside the folder is the one in use
 	s.dropLegacyKey(ctx, legacy)
+	return legacy, validated, "", nil
+}
+
+// planFiles yields the name and file of every plan in the folder, in the order listed.
+func (s *Store) planFiles(ctx context.Context, each func(name, raw string) bool) error {
+	infos, err := s.Backend.LsInfo(ctx, &driver.LsInfoRequest{Path: s.Dir})
+	if err != nil && !IsNotExist(err) {
+		return BackendError("list "+s.Dir, err)
+	}
+	for _, info := range infos {
+		name, ok := strings.CutSuffix(path.Base(info.Path), ".md")
+		if !ok || info.IsDir || document.ValidateName(name) != nil {
+			continue
+		}
+		raw, found, err := s.readRaw(ctx, s.planPath(name))
+		if err != nil || !found {
+			continue // gone, or not a plan file: nothing of 0.1.0's to tell
+		}
+		if !each(name, raw) {
+			break
+		}
+	}
 	return nil
+}
+
+// holdsLegacyData reports whether some plan file of the folder is in 0.1.0's format (no
+// format line): the one sign that a key inside the folder may be 0.1.0's.
+func (s *Store) holdsLegacyData(ctx context.Context) (bool, error) {
+	legacy := false
+	err := s.planFiles(ctx, func(_, raw string) bool {
+		legacy = document.FileFormat(raw) < document.FormatVersion
+		return !legacy
+	})
+	return legacy, err
+}
+
+// approvalsUnder lists the approvals the plan files carry whose seal holds under key, in
+// name order.
+func (s *Store) approvalsUnder(ctx context.Context, key []byte) ([]AdoptedApproval, error) {
+	var out []AdoptedApproval
+	err := s.planFiles(ctx, func(name, raw string) bool {
+		if p, err := document.DecodeSealed(name, raw); err == nil && p.Approval != nil && sealHolds(key, p) {
+			out = append(out, AdoptedApproval{Name: name, Revision: p.Approval.Revision, By: p.Approval.By})
+		}
+		return true
+	})
+	slices.SortFunc(out, func(a, b AdoptedApproval) int { return strings.Compare(a.Name, b.Name) })
+	return out, err
 }
 
 // dropLegacyKey removes the key an earlier version kept inside the plans folder, once the

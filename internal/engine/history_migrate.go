@@ -69,6 +69,10 @@ func (s *Store) Check(ctx context.Context) (*CheckReport, error) {
 			out.LegacyKey = legacy
 		}
 	}
+	var err2 error
+	if out.LegacyData, err2 = s.holdsLegacyData(ctx); err2 != nil {
+		return nil, err2
+	}
 	strays, err := s.Backend.LsInfo(ctx, &driver.LsInfoRequest{Path: s.strayDir()})
 	if err == nil {
 		for _, info := range strays {
@@ -212,7 +216,8 @@ func (s *Store) Migrate(ctx context.Context, name string) (MigrateReport, error)
 		return MigrateReport{}, err
 	}
 	defer unlock()
-	if err := s.adoptLegacyKey(ctx); err != nil { // a key left where 0.1.0 kept it
+	adopted, validated, unused, err := s.adoptLegacyKey(ctx) // a key left where 0.1.0 kept it
+	if err != nil {
 		return MigrateReport{}, err
 	}
 	var out MigrateReport
@@ -220,6 +225,7 @@ func (s *Store) Migrate(ctx context.Context, name string) (MigrateReport, error)
 		out, err = s.migrateOnce(ctx, name)
 		return err
 	})
+	out.AdoptedKey, out.Validated, out.KeyNotAdopted = adopted, validated, unused
 	return out, err
 }
 
