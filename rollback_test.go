@@ -38,7 +38,10 @@ func TestAPlanFilePutBackAfterADecisionIsRolledBack(t *testing.T) {
 		name string
 		do   func(ctx context.Context, s *plan.Store, p *plan.Plan) error
 	}{
-		{"revoke", func(ctx context.Context, s *plan.Store, _ *plan.Plan) error { _, err := s.Revoke(ctx, "release"); return err }},
+		{"revoke", func(ctx context.Context, s *plan.Store, _ *plan.Plan) error {
+			_, err := s.Revoke(ctx, "release")
+			return err
+		}},
 		{"rewrite", func(ctx context.Context, s *plan.Store, p *plan.Plan) error {
 			_, err := s.Put(ctx, plan.Update{Name: "release", Content: ptr(body + "- [ ] Tell the team\n"), IfRevision: &p.Revision})
 			return err
@@ -54,7 +57,10 @@ func TestAPlanFilePutBackAfterADecisionIsRolledBack(t *testing.T) {
 			_, err = s.Reject(ctx, "release", cur.Revision, "ana", "not yet")
 			return err
 		}},
-		{"delete", func(ctx context.Context, s *plan.Store, _ *plan.Plan) error { _, err := s.Delete(ctx, "release", nil); return err }},
+		{"delete", func(ctx context.Context, s *plan.Store, _ *plan.Plan) error {
+			_, err := s.Delete(ctx, "release", nil)
+			return err
+		}},
 	} {
 		t.Run(undo.name, func(t *testing.T) {
 			ctx := context.Background()
