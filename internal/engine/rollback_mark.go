@@ -208,6 +208,9 @@ func (s *Store) checkAtRest(ctx context.Context, p *document.Plan) error {
 	if err != nil {
 		return err
 	}
+	if slot, ok := ctx.Value(markSlot{}).(*markRead); ok {
+		slot.mark, slot.read = m, true
+	}
 	if err := rolledBack(p, m); err != nil {
 		return err
 	}
@@ -249,3 +252,27 @@ func (s *Store) markDeleted(ctx context.Context, name string, f deleteTarget) {
 // hdrApprovedHash is the header key of an approval's seal (document/approval.go), read here
 // in a file that may not decode.
 const hdrApprovedHash = "approved_hash"
+
+// markSlot keys the markRead a change's read of its plan fills in (withMarkSlot), so the
+// change does not read the mark a second time.
+type markSlot struct{}
+
+// markRead is the mark a load found, once read is set.
+type markRead struct {
+	mark planMark
+	read bool
+}
+
+// withMarkSlot returns ctx with an empty markRead for the loads made under it.
+func withMarkSlot(ctx context.Context) (context.Context, *markRead) {
+	slot := &markRead{}
+	return context.WithValue(ctx, markSlot{}, slot), slot
+}
+
+// markOf is plan name's mark: the one a load under slot found, else read now.
+func (s *Store) markOf(ctx context.Context, name string, slot *markRead) (planMark, error) {
+	if slot.read {
+		return slot.mark, nil
+	}
+	return s.readMark(ctx, name)
+}

@@ -146,3 +146,47 @@ func TestAWaitingMarkWrittenByHandIsNone(t *testing.T) {
 	require.NotNil(t, got.Waiting, "the Store's own waiting mark is sealed")
 	assert.Equal(t, *marked.Waiting, *got.Waiting)
 }
+
+// Check reports a plan file put back by hand as what it is, for a person to look at.
+func TestCheckReportsAPlanFilePutBack(t *testing.T) {
+	ctx := context.Background()
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
+	putApproved(t, ctx, s, "p", "- [ ] a\n")
+	old := readFile(t, backend, s.planPath("p"))
+	_, err := s.Revoke(ctx, "p")
+	require.NoError(t, err)
+	writeFile(t, backend, s.planPath("p"), old)
+
+	report, err := s.Check(ctx)
+	require.NoError(t, err)
+	require.Len(t, report.Plans, 1)
+	assert.Contains(t, report.Plans[0].Error, "older than revision 3 the Store wrote last")
+}
+
+// A plan of 0.1.0 that this release approved before the migration keeps its approval and
+// its history through the conversion, which names another file as the one it replaced: the
+// seals are computed anew over it.
+func TestMigrateKeepsTheSealsOfThisRelease(t *testing.T) {
+	ctx := context.Background()
+	backend := memfs.New()
+	r1 := format1File(1, "draft", "")
+	r2 := format1File(2, "active", crcName(r1))
+	writeFile(t, backend, "/plans/.history/old/1."+crcName(r1), r1)
+	writeFile(t, backend, "/plans/old.md", r2)
+	s := storeOn(t, backend, "")
+	approved, err := s.Approve(ctx, "old", 2, "ana")
+	require.NoError(t, err)
+
+	report, err := s.Migrate(ctx, "old")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{2, 1}, report.Converted)
+	assert.True(t, report.Rewritten)
+	got, err := storeOn(t, backend, "").Get(ctx, "old")
+	require.NoError(t, err)
+	require.NotNil(t, got.Approval, "the conversion kept the approval")
+	assert.Equal(t, *approved.Approval, *got.Approval)
+	hist, err := s.History(ctx, "old")
+	require.NoError(t, err)
+	assert.Len(t, hist, 3, "the history's root still counts")
+}

@@ -120,7 +120,8 @@ func (s *Store) current(ctx context.Context, name string, guess bool) (cur *docu
 
 // mutateOnce is one try of mutateCommuting; p is the plan's file (planPath).
 func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error), guess bool) (*document.Plan, error) {
-	cur, raw, guessed, err := s.current(ctx, name, guess)
+	loadCtx, slot := withMarkSlot(ctx)
+	cur, raw, guessed, err := s.current(loadCtx, name, guess)
 	if err == nil {
 		err = document.CheckFormat(cur)
 	}
@@ -135,7 +136,7 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 			return nil, err
 		}
 	}
-	mark, err := s.readMark(ctx, name)
+	mark, err := s.markOf(ctx, name, slot)
 	if err != nil {
 		return nil, err
 	}
