@@ -293,7 +293,7 @@ func handEdit(t *testing.T, dir, name, old, new string) {
 }
 
 // A hand edit that drops the plan's approval requirement (so an agent could skip the steps
-// others wait for) voids its approval too.
+// others wait for) voids its approval too, and the plan stays under the requirement.
 func TestAHandEditDroppingTheApprovalRequirementVoidsTheApproval(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -315,8 +315,8 @@ func TestAHandEditDroppingTheApprovalRequirementVoidsTheApproval(t *testing.T) {
 
 	got, err := store.Get(ctx, "release")
 	require.NoError(t, err)
-	assert.False(t, got.RequiresApproval)
-	assert.Nil(t, got.Approval, "the requirement a person approved under is gone: so is the approval")
+	assert.True(t, got.RequiresApproval, "the plan's mark keeps the requirement a hand edit dropped")
+	assert.Nil(t, got.Approval, "the file's requirement a person approved under is gone: so is the approval")
 }
 
 // TestApprovalGateIsAtomic: workers move steps through the gated tool while a person keeps

@@ -218,6 +218,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.plans_off_limits":    "{path} is inside the plans folder {value} or is the key approvals are sealed with; file tools may not read, list or change it, so this call did nothing. Read plans with read_plan and change them with write_plan and update_plan_step",
 	"err.search_covers_plans": "{field} {path} holds the plans folder {value} or the key approvals are sealed with, which file tools may not search, so this call did nothing. Search a folder that does not hold it (a subfolder of your project); read plans with read_plan",
 	// A kept revision that cannot be verified.
+	"err.rolled_back":           "the file of plan {name} is revision {rev}, older than revision {current} the Store wrote last: someone put an old copy back by hand, so the plan cannot be used; tell the person, who must restore or delete it",
 	"err.revision_mismatch":     "the kept copy of revision {rev} of plan {name} could not be verified, so the changes since it cannot be shown; read the whole plan (revision {current}) instead",
 	"err.revision_unverifiable": "revision {rev} of plan {name} was kept in an older format that cannot be verified, so the changes since it cannot be shown; read the whole plan (revision {current}) instead",
 	"err.newer_format":          "plan {name} was written by a newer version of the plan store (file format {value}), which this one cannot change without losing what it recorded; read it, and ask a person to upgrade the plan store",

@@ -216,6 +216,7 @@ var textsZH = map[string]string{
 	"err.plans_off_limits":    "{path} 位于计划文件夹 {value} 内，或是为审批签名的密钥；文件工具不能读取、列出或修改它，此次调用未做任何事。请用 read_plan 读取计划，用 write_plan 和 update_plan_step 修改计划",
 	"err.search_covers_plans": "{field} {path} 包含计划文件夹 {value} 或为审批签名的密钥，文件工具不能搜索它，此次调用未做任何事。请搜索不包含它的文件夹（项目的子文件夹）；用 read_plan 读取计划",
 	// 无法校验的保留版本。
+	"err.rolled_back":           "计划 {name} 的文件是 revision {rev}，比存储最后写入的 revision {current} 更旧：有人手动放回了旧副本，因此该计划无法使用；请告知负责人，由其恢复或删除它",
 	"err.revision_mismatch":     "计划 {name} 的 revision {rev} 的保留副本无法校验，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
 	"err.revision_unverifiable": "计划 {name} 的 revision {rev} 以无法校验的旧格式保留，因此无法显示此后的更改；请改为阅读整个计划（revision {current}）",
 	"err.newer_format":          "计划 {name} 由更新版本的计划存储写入（文件格式 {value}），本版本无法在不丢失其记录的情况下修改它；可以阅读它，并请人升级计划存储",

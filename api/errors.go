@@ -29,6 +29,7 @@ const (
 	CodeNotVerified       Code = "not_verified"       // Config.Verify refused the completion; Error.Value says why
 	CodeOverBudget        Code = "over_budget"        // a gated tool did not run: its step, or its plan, went over budget
 	CodeUnproven          Code = "unproven"           // a "(proof …)" step completes only on a fresh passing call the host observed
+	CodeRolledBack        Code = "rolled_back"        // the stored plan file is older than the Store knows it to be: put back by hand
 )
 
 // Error is the one error type the Store and the tools return. It carries facts, never

@@ -31,6 +31,10 @@ type Plan struct {
 	//
 	// Seal is the approval's seal as stored; "" when not approved.
 	Seal string
+	// HeaderSeal is the seal, under the storage's key, of what a person set or decided in
+	// the header (the budget, the approval requirement, a waiting run, a rejection, the
+	// checksum the revision replaced); "" when the file carries none.
+	HeaderSeal string
 	// StepsRev is the revision at which the list of steps (their text and order) last
 	// changed; 0 when the file does not say.
 	StepsRev int64

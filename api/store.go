@@ -59,6 +59,12 @@ type StoreConfig struct {
 	// (docs/plan-mode.md): whoever can read the key can make a plan read as approved, so it
 	// must never sit where an agent's tools reach.
 	ApprovalKey []byte
+	// AdoptLegacyKey lets Migrate adopt an approval key left inside the plans folder, where
+	// releases up to 0.1.0 kept it, and only where the folder still holds a plan file of
+	// 0.1.0's format: whoever can write plan files could have planted that key, so it is
+	// adopted only when a person asks (planctl migrate -adopt-key), and MigrateReport names
+	// the approvals it makes valid. Without it, such a key is never used.
+	AdoptLegacyKey bool
 }
 
 // Change describes one successful mutation. It never carries the plan's body.
@@ -259,9 +265,13 @@ type CheckReport struct {
 	Format int64       `json:"format"`
 	Plans  []PlanCheck `json:"plans"`
 	// LegacyKey is the path of an approval key where releases up to 0.1.0 kept it, inside the
-	// plans folder; only Migrate moves it beside the folder (an approval given first makes a
-	// new key instead). "" when none.
+	// plans folder; only Migrate with StoreConfig.AdoptLegacyKey moves it beside the folder
+	// (an approval given first makes a new key instead). "" when none. Whoever can write
+	// plan files may have put it there.
 	LegacyKey string `json:"legacy_key,omitempty"`
+	// LegacyData reports that some plan file is still in the format of 0.1.0: only then can
+	// the key in the folder be 0.1.0's, and only then does Migrate adopt it.
+	LegacyData bool `json:"legacy_data,omitempty"`
 	// Strays are the files the Store set aside from where its history goes (.stray), for a
 	// person to look at and remove.
 	Strays []string `json:"strays,omitempty"`
@@ -280,4 +290,21 @@ type MigrateReport struct {
 	// entry nobody can prove, which stays unserved.
 	UnreadableRevision int64  `json:"unreadable_revision,omitempty"`
 	UnreadableReason   string `json:"unreadable_reason,omitempty"`
+	// AdoptedKey is the key file inside the plans folder this Migrate adopted (moved beside
+	// the folder), "" when none; Validated lists the approvals that hold under it and did
+	// not before, in name order.
+	AdoptedKey string            `json:"adopted_key,omitempty"`
+	Validated  []AdoptedApproval `json:"validated,omitempty"`
+	// KeyNotAdopted is a key file inside the plans folder that Migrate left unused: without
+	// StoreConfig.AdoptLegacyKey, or where no plan file is in 0.1.0's format (then 0.1.0
+	// did not leave it). "" when there is none.
+	KeyNotAdopted string `json:"key_not_adopted,omitempty"`
+}
+
+// AdoptedApproval is an approval that holds once Migrate adopted a key: the plan, the
+// revision approved, and who the file says approved it.
+type AdoptedApproval struct {
+	Name     string `json:"name"`
+	Revision int64  `json:"revision"`
+	By       string `json:"by"`
 }

@@ -103,6 +103,7 @@ var suiteCases = []suiteCase{
 	{"base_dir_spellings", testBaseDirSpellings},
 	{"canceled_context", testCanceled},
 	{"proof_of_done", testProofOfDone},
+	{"rolled_back", testRolledBack},
 }
 
 func newStore(t *testing.T, b plan.Backend, dir string) *plan.Store {

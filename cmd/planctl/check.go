@@ -56,8 +56,13 @@ func (c *cli) check([]string) error {
 			say("%s r%d: its approval no longer holds (%s): %s", p.Name, p.Revision, p.Reapprove, reapproveAdvice(p.Name, p.Revision, p.Reapprove))
 		}
 	}
-	if r.LegacyKey != "" {
-		say("the approval key is at %s, inside the plans folder, where 0.1.0 kept it: the approvals it sealed read as not approved until `planctl migrate` moves it beside the folder", r.LegacyKey)
+	switch {
+	case r.LegacyKey != "" && r.LegacyData:
+		say("an approval key is at %s, inside the plans folder, where 0.1.0 kept it, but whoever can write plan files may have planted it: "+
+			"the approvals it sealed read as not approved until `planctl migrate -adopt-key` moves it beside the folder, if you trust it", r.LegacyKey)
+	case r.LegacyKey != "":
+		say("an approval key is at %s, inside the plans folder: no plan file here is in 0.1.0's format, so 0.1.0 did not leave it and it may have been planted; "+
+			"it is never used: remove it", r.LegacyKey)
 	}
 	for _, s := range r.Strays {
 		say("set aside: %s (a file that stood where history goes); look at it, then remove it", s)

@@ -35,6 +35,7 @@ type cli struct {
 	to       string           // -to
 	addr     string           // -addr (serve)
 	mcpFlags mcpFlags         // -as, -lang, -approval, -ask-client (mcp); -acp (watch)
+	adoptKey bool             // -adopt-key (migrate)
 	set      map[string]bool  // the flags given
 	color    bool
 	store    *plan.Store

@@ -107,7 +107,8 @@ Commands:
   check                     after an upgrade: what is left to do (plans to migrate, approvals
                             to give again, history that cannot be read); exit 5 if anything
   migrate [NAME]            convert what an earlier release stored (its kept revisions, the
-                            file format) in NAME or in every plan; a second run does nothing
+                            file format) in NAME or in every plan; a second run does nothing;
+                            -adopt-key also adopts the key 0.1.0 kept in the plans folder
   serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080),
                             at the URL it prints: it carries this run's secret
   mcp                       serve the plan tools and the plans over MCP on standard input and
@@ -133,6 +134,8 @@ Flags, before or after the command:
   -ask-client  request_plan_approval asks the person through the client (MCP elicitation) (mcp)
   -acp ID      print ACP plan updates for session ID (watch)
   -json        print JSON (list, show, log, check, migrate)
+  -adopt-key   adopt the approval key inside the plans folder, where 0.1.0 kept it, when the
+               folder still holds 0.1.0's files; says which approvals it makes valid (migrate)
   -limit N     list at most N plans, then say how to see the next page (list)
   -after NAME  list the plans after NAME, as that hint says (list)
   -status S    list only plans whose status is exactly S (list)
@@ -190,6 +193,7 @@ func (c *cli) parse(args []string) ([]string, error) {
 	fs.StringVar(&c.to, "to", "", "")
 	fs.StringVar(&c.addr, "addr", "", "")
 	c.mcpFlags.register(fs) // mcp, and watch -acp
+	fs.BoolVar(&c.adoptKey, "adopt-key", false, "")
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -228,7 +232,7 @@ var commands = map[string]command{
 
 // commandFlags are the flags that only some commands accept, in the order usage errors
 // name them.
-var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status", "as", "lang", "approval", "ask-client", "acp"}
+var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status", "as", "lang", "approval", "ask-client", "acp", "adopt-key"}
 
 // flagMisuse names a command flag given to a command that does not accept it, and the
 // commands that do; "" when every flag given applies.

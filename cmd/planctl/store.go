@@ -93,7 +93,7 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 			}
 		}
 	}
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl", ApprovalKey: c.loc.approvalKey,
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl", ApprovalKey: c.loc.approvalKey, AdoptLegacyKey: c.adoptKey,
 		OnChange: func(_ context.Context, ch plan.Change) { c.created, c.changed = ch.Created, true }})
 	if err != nil {
 		closeBackend()

@@ -136,7 +136,8 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	assert.Equal(t, "appr r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
 		"hist r4: format 1; kept revisions 3, 2, 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
 		"mid r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
-		"the approval key is at /plans/.approval-key, inside the plans folder, where 0.1.0 kept it: the approvals it sealed read as not approved until `planctl migrate` moves it beside the folder\n", r.stdout)
+		"an approval key is at /plans/.approval-key, inside the plans folder, where 0.1.0 kept it, but whoever can write plan files may have planted it: "+
+		"the approvals it sealed read as not approved until `planctl migrate -adopt-key` moves it beside the folder, if you trust it\n", r.stdout)
 	assert.Equal(t, "planctl: "+dir+": 4 to do (listed above)\n", r.stderr)
 	assert.Equal(t, before, snapshot(t, dir), "check changed the folder")
 
@@ -145,8 +146,10 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	_, err = store.SetStatus(plan.WithActor(ctx, "agent-7"), "hist", "checked", nil)
 	require.NoError(t, err)
 
-	r = planctlOK(t, "-dir", dir, "migrate")
-	assert.Equal(t, "appr r2: kept revision 1 converted, served again\n"+
+	r = planctlOK(t, "-dir", dir, "migrate", "-adopt-key")
+	assert.Equal(t, "adopted the approval key at /plans/.approval-key (moved beside the folder); approvals it makes valid: 1\n"+
+		"  appr r1 approved by ana\n"+
+		"appr r2: kept revision 1 converted, served again\n"+
 		"hist r5: kept revisions 4, 3, 2, 1 converted, served again\n"+
 		"mid r2: kept revision 1 converted, served again\n", r.stdout)
 

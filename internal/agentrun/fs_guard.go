@@ -192,7 +192,7 @@ func (g *FileGuard) covers(scope string) bool {
 	}
 	env := g.env
 	for _, dir := range engine.PlansFoldersOn(env.Store.Backend, env.Store.Dir) {
-		for _, target := range []string{dir, engine.ApprovalKeyPath(dir)} {
+		for _, target := range []string{dir, engine.ApprovalKeyPath(dir), engine.MarksPath(dir)} {
 			for _, s := range scopes {
 				if env.SameStorage && tools.Within(target, path.Clean("/"+filepath.ToSlash(s)), "/") {
 					return true

@@ -53,6 +53,7 @@ func EncodePlan(p *Plan) string {
 	}
 	writeApproval(&b, p)
 	writeDecisions(&b, p)
+	writeHeaderSeal(&b, p)
 	writeChecksum(&b, p)
 	b.WriteString(HeaderFence)
 	b.WriteString(p.Content)
@@ -110,7 +111,7 @@ func DecodeSealed(name, raw string) (*Plan, error) {
 			stepsBody = value
 			continue
 		}
-		if setDecisionHeader(p, key, value) {
+		if setDecisionHeader(p, key, value) || setHeaderSeal(p, key, value) {
 			continue
 		}
 		if key == HdrChecksum {

@@ -33,6 +33,7 @@ const (
 	CodeNotVerified       = api.CodeNotVerified
 	CodeOverBudget        = api.CodeOverBudget
 	CodeUnproven          = api.CodeUnproven
+	CodeRolledBack        = api.CodeRolledBack
 )
 
 // CodeOf returns the Code of err if it is (or wraps) an *Error, and "" otherwise.
@@ -151,6 +152,10 @@ const (
 	ReasonRevisionUnverifiable = "revision_unverifiable" // kept under a CRC-32C by an earlier release
 )
 
+// ReasonRolledBack: the plan file is older than the revision the Store's mark records
+// (rollback_mark.go in the engine): a file put back by hand, never honoured.
+const ReasonRolledBack = "rolled_back"
+
 // Reasons of revision_conflict and step moves that a person or an expired hold caused.
 const (
 	reasonPersonChanged = "person_changed" // a person changed the plan since the agent's revision
@@ -252,6 +257,7 @@ var FactTexts = map[string]string{
 	ReasonRevisionMismatch:     "the kept copy of revision {rev} of plan {name} (or of a revision after it) does not match the SHA-256 its next revision names, so it is not served; the plan is at revision {current}",
 	ReasonRevisionUnverifiable: "revision {rev} of plan {name} was kept by an earlier release under a CRC-32C, which cannot prove it, so it is not served until its history is converted; the plan is at revision {current}",
 	reasonNewerFormat:          "plan {name} is stored in file format {value}, newer than this release writes, so it is not changed; use the release that wrote it",
+	ReasonRolledBack:           "the file of plan {name} is revision {rev}, older than revision {current} the Store wrote last (or than its deletion): it was put back by hand, so it is not served",
 }
 
 // Reasons of approvals: a move of a plan that is not approved; a decision on a revision

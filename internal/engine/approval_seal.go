@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,36 +109,97 @@ func parseApprovalKey(raw string) []byte {
 }
 
 // adoptLegacyKey moves a key file left inside the plans folder by 0.1.0 beside the folder,
-// so the approvals it sealed hold again, unless a key beside the folder exists already (then
-// the one inside is removed). Only a person's migration calls it (Store.Migrate): a key in
-// the plans folder may have been planted by whoever can write plan files.
-func (s *Store) adoptLegacyKey(ctx context.Context) error {
+// so the approvals it sealed hold again; unless a key beside the folder exists already (then
+// the one inside is removed). Whoever can write plan files could have planted that key, so
+// only a person's migration adopts it (Store.Migrate), only when asked
+// (StoreConfig.AdoptLegacyKey), and only where some plan file is still in 0.1.0's format.
+// It returns the key adopted and the approvals it makes valid, or the key left unused.
+func (s *Store) adoptLegacyKey(ctx context.Context) (adopted string, validated []AdoptedApproval, unused string, err error) {
 	p, legacy := ApprovalKeyPath(s.Dir), path.Join(s.Dir, approvalKeyFile)
 	if s.GivenKey != nil || p == legacy {
-		return nil
+		return "", nil, "", nil
 	}
 	s.shared.keyMu.Lock()
 	defer s.shared.keyMu.Unlock()
+	old, found, err := s.readRaw(ctx, legacy)
+	if err != nil || !found {
+		return "", nil, "", err
+	}
 	raw, exists, err := s.readRaw(ctx, p)
 	if err != nil {
-		return err
+		return "", nil, "", err
 	}
-	if !exists || parseApprovalKey(raw) == nil {
-		old, found, err := s.readRaw(ctx, legacy)
-		if err != nil || !found || parseApprovalKey(old) == nil {
-			return err
-		}
-		var prev *string
-		if exists {
-			prev = &raw
-		}
-		if err := s.createOnce(ctx, p, prev, old); err != nil && !errors.Is(err, errLostSwap) {
-			return err
-		}
-		s.shared.key = nil // read again: the key beside the folder is the one in use
+	if exists && parseApprovalKey(raw) != nil {
+		s.dropLegacyKey(ctx, legacy) // the key beside the folder is the one in use
+		return "", nil, "", nil
 	}
+	key := parseApprovalKey(old)
+	if key == nil || !s.adoptKey {
+		return "", nil, legacy, nil
+	}
+	if legacyData, err := s.holdsLegacyData(ctx); err != nil || !legacyData {
+		return "", nil, legacy, err
+	}
+	if validated, err = s.approvalsUnder(ctx, key); err != nil {
+		return "", nil, "", err
+	}
+	var prev *string
+	if exists {
+		prev = &raw
+	}
+	if err := s.createOnce(ctx, p, prev, old); err != nil && !errors.Is(err, errLostSwap) {
+		return "", nil, "", err
+	}
+	s.shared.key = nil // read again: the key beside the folder is the one in use
 	s.dropLegacyKey(ctx, legacy)
+	return legacy, validated, "", nil
+}
+
+// planFiles yields the name and file of every plan in the folder, in the order listed.
+func (s *Store) planFiles(ctx context.Context, each func(name, raw string) bool) error {
+	infos, err := s.Backend.LsInfo(ctx, &driver.LsInfoRequest{Path: s.Dir})
+	if err != nil && !IsNotExist(err) {
+		return BackendError("list "+s.Dir, err)
+	}
+	for _, info := range infos {
+		name, ok := strings.CutSuffix(path.Base(info.Path), ".md")
+		if !ok || info.IsDir || document.ValidateName(name) != nil {
+			continue
+		}
+		raw, found, err := s.readRaw(ctx, s.planPath(name))
+		if err != nil || !found {
+			continue // gone, or not a plan file: nothing of 0.1.0's to tell
+		}
+		if !each(name, raw) {
+			break
+		}
+	}
 	return nil
+}
+
+// holdsLegacyData reports whether some plan file of the folder is in 0.1.0's format (no
+// format line): the one sign that a key inside the folder may be 0.1.0's.
+func (s *Store) holdsLegacyData(ctx context.Context) (bool, error) {
+	legacy := false
+	err := s.planFiles(ctx, func(_, raw string) bool {
+		legacy = document.FileFormat(raw) < document.FormatVersion
+		return !legacy
+	})
+	return legacy, err
+}
+
+// approvalsUnder lists the approvals the plan files carry whose seal holds under key, in
+// name order.
+func (s *Store) approvalsUnder(ctx context.Context, key []byte) ([]AdoptedApproval, error) {
+	var out []AdoptedApproval
+	err := s.planFiles(ctx, func(name, raw string) bool {
+		if p, err := document.DecodeSealed(name, raw); err == nil && p.Approval != nil && sealHolds(key, p) {
+			out = append(out, AdoptedApproval{Name: name, Revision: p.Approval.Revision, By: p.Approval.By})
+		}
+		return true
+	})
+	slices.SortFunc(out, func(a, b AdoptedApproval) int { return strings.Compare(a.Name, b.Name) })
+	return out, err
 }
 
 // dropLegacyKey removes the key an earlier version kept inside the plans folder, once the
@@ -179,8 +241,20 @@ func (s *Store) createOnce(ctx context.Context, p string, old *string, content s
 // revision (one before a revoke, a deleted plan's) read as not approved. It covers the body
 // as written, step markers included: an edit outside the Store that only marks steps done
 // changes which steps are done, so it voids the approval; so does one that drops the plan's
-// approval requirement (Plan.RequiresApproval), which it covers too.
+// approval requirement (Plan.RequiresApproval), raises its budget, or names another file as
+// the one it replaced (the root of its history), which it covers too.
 func approvalSeal(key []byte, p *document.Plan) string {
+	head := "plan approval of the body and header as written, budget " + strconv.Quote(p.Budget) + ", replaces " + strconv.Quote(p.Replaces)
+	if p.RequiresApproval {
+		head += ", approval required"
+	}
+	return sealOver(key, p, head, p.Content)
+}
+
+// bodySeal is the seal the release before wrote, over the body as written but not the
+// budget nor the replaced file. It is still accepted for a plan sealed before the upgrade,
+// until its next write seals it with approvalSeal; no seal the Store writes now is one.
+func bodySeal(key []byte, p *document.Plan) string {
 	head := "plan approval of the body as written"
 	if p.RequiresApproval {
 		head += ", approval required"
@@ -226,21 +300,72 @@ func (s *Store) sealApproval(ctx context.Context, next *document.Plan, create bo
 	return nil
 }
 
-// checkApprovalSeal drops the approval of a plan read from storage unless its seal is the
-// Store's: a forged or edited approval reads as not approved.
+// checkApprovalSeal is checkSeals for a plan read without its mark: a kept revision, whose
+// bytes the history's chain proves, or a file a watcher was told of.
 func (s *Store) checkApprovalSeal(ctx context.Context, p *document.Plan) {
-	if p == nil || p.Approval == nil {
-		return
+	if p != nil {
+		s.checkSeals(ctx, p, nil)
 	}
-	key, err := s.approvalKey(ctx, false)
-	if err != nil || key == nil || !sealHolds(key, p) {
+}
+
+// checkSeals drops from a plan read from storage what its seals do not vouch for. A waiting
+// run and a rejection count only under a header seal that holds: nobody without the key can
+// make WaitDecision or Plan.Rejection report a person's decision. The approval counts only
+// under an approval seal that holds. A governed plan (its file carries a header seal, or it
+// has a mark m) whose header seal does not hold is not approved, starts its history at
+// itself (its replaces line is not honoured), and has the budget its mark records. A mark
+// that records the approval requirement puts the plan under it, whatever its file says.
+func (s *Store) checkSeals(ctx context.Context, p *document.Plan, m *planMark) {
+	var key []byte
+	if p.HeaderSeal != "" || p.Approval != nil || m != nil && m.exists {
+		key, _ = s.approvalKey(ctx, false)
+	}
+	if key == nil || p.HeaderSeal == "" || !hmac.Equal([]byte(p.HeaderSeal), []byte(headerSeal(key, p))) {
+		p.Waiting, p.Rejection = nil, nil
+		if p.HeaderSeal != "" || m != nil && m.exists {
+			p.Approval, p.Seal, p.Replaces = nil, "", ""
+			if m != nil && m.valid {
+				p.Budget = m.budget
+			}
+		}
+		p.HeaderSeal = ""
+	}
+	if m != nil && m.valid && m.requires {
+		p.RequiresApproval = true
+	}
+	if p.Approval != nil && (key == nil || !sealHolds(key, p)) {
 		p.Approval, p.Seal = nil, ""
 	}
 }
 
+// headerSeal is the seal of what a person set or decided in p's header
+// (document.SealedHeader) under key.
+func headerSeal(key []byte, p *document.Plan) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(document.SealedHeader(p)))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// sealHeader seals next's header before it is written, when the plan is governed; the key is
+// made then if the storage has none.
+func (s *Store) sealHeader(ctx context.Context, next *document.Plan, governed bool) error {
+	next.HeaderSeal = ""
+	if !governed {
+		return nil
+	}
+	key, err := s.approvalKey(ctx, true)
+	if err != nil {
+		return err
+	}
+	next.HeaderSeal = headerSeal(key, next)
+	return nil
+}
+
 // sealHolds reports whether p's approval was sealed under key: by this release, or by an
-// earlier one whose seal did not cover the step markers (until the plan's next write).
+// earlier one whose seal did not cover the budget and the replaced file, or the step markers
+// (until the plan's next write).
 func sealHolds(key []byte, p *document.Plan) bool {
 	return hmac.Equal([]byte(p.Seal), []byte(approvalSeal(key, p))) ||
+		hmac.Equal([]byte(p.Seal), []byte(bodySeal(key, p))) ||
 		hmac.Equal([]byte(p.Seal), []byte(markerBlindSeal(key, p)))
 }

@@ -180,17 +180,20 @@ func TestAGivenApprovalKeyIsUsedAndNoKeyFileIsWritten(t *testing.T) {
 	assert.Error(t, err, "a key under 32 bytes is refused")
 }
 
-// A key an earlier version kept in the plans folder is carried over: the approvals it
-// sealed stay valid, and it is moved out of the plans folder.
-func TestAKeyInThePlansFolderCountsOnlyOnceAPersonMigrates(t *testing.T) {
+// A key inside the plans folder, where 0.1.0 kept it, is adopted only by a person's
+// migration that asks for it, of a folder that still holds a plan file in 0.1.0's format;
+// the report names the approvals it makes valid.
+func TestAKeyOf010IsAdoptedOnlyWhenAsked(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	backend := newLocal(t, root)
-	// The layout of 0.1.0 (or a key planted by whoever can write plan files): a plan sealed
-	// under the key in <BaseDir>/.approval-key.
 	key := []byte(strings.Repeat("e", 32))
 	earlier := mustStore(t, StoreConfig{Backend: backend, ApprovalKey: key})
 	putApproved(t, ctx, earlier, "p", "- [ ] a\n")
+	file := filepath.Join(root, "plans", "p.md")
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(string(raw), "format: 2\n", "", 1)), 0o600)) // as 0.1.0 wrote it
 	legacy := filepath.Join(root, "plans", ".approval-key")
 	require.NoError(t, os.WriteFile(legacy, []byte(hex.EncodeToString(key)+"\n"), 0o600))
 
@@ -198,18 +201,62 @@ func TestAKeyInThePlansFolderCountsOnlyOnceAPersonMigrates(t *testing.T) {
 	got, err := s.Get(ctx, "p")
 	require.NoError(t, err)
 	assert.Nil(t, got.Approval, "a key inside the plans folder is not taken by itself")
-	_, err = os.Stat(legacy)
-	require.NoError(t, err, "it stays for a person to see (planctl check) and migrate")
-
-	_, err = s.Migrate(ctx, "p")
+	r, err := s.Migrate(ctx, "p")
 	require.NoError(t, err)
+	assert.Equal(t, "/plans/.approval-key", r.KeyNotAdopted, "not asked: not adopted")
 	got, err = s.Get(ctx, "p")
 	require.NoError(t, err)
-	require.NotNil(t, got.Approval, "once migrated, an approval made with the earlier key holds")
+	assert.Nil(t, got.Approval)
+	_, err = os.Stat(legacy)
+	require.NoError(t, err, "it stays for a person to see (planctl check) and adopt")
+
+	// The plan file is in the current format now: write it back as 0.1.0 had it.
+	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(string(raw), "format: 2\n", "", 1)), 0o600))
+	adopting := mustStore(t, StoreConfig{Backend: backend, AdoptLegacyKey: true})
+	r, err = adopting.Migrate(ctx, "p")
+	require.NoError(t, err)
+	assert.Equal(t, "/plans/.approval-key", r.AdoptedKey)
+	require.Len(t, r.Validated, 1)
+	assert.Equal(t, AdoptedApproval{Name: "p", Revision: 1, By: "ana"}, r.Validated[0])
+	got, err = s.Get(ctx, "p")
+	require.NoError(t, err)
+	require.NotNil(t, got.Approval, "once adopted, an approval made with the earlier key holds")
 	assert.Equal(t, "ana", got.Approval.By)
 	_, err = os.Stat(legacy)
 	assert.True(t, os.IsNotExist(err), "the key left the plans folder")
 	moved, err := os.ReadFile(filepath.Join(root, ".plans.approval-key"))
 	require.NoError(t, err)
 	assert.Equal(t, hex.EncodeToString(key), strings.TrimSpace(string(moved)))
+}
+
+// A key planted inside a plans folder that holds no data of 0.1.0 is never adopted, asked
+// or not, and the approvals sealed with it never hold.
+func TestAKeyPlantedInAFolderOfThisReleaseIsNeverAdopted(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	backend := newLocal(t, root)
+	planted := []byte(strings.Repeat("m", 32))
+	forger := mustStore(t, StoreConfig{Backend: backend, ApprovalKey: planted})
+	putApproved(t, ctx, forger, "p", "- [ ] deploy (uses deploy_prod)\n")
+	require.NoError(t, os.Remove(filepath.Join(root, ".plans.approval-marks", "p"))) // as a forger writing plan files only has no mark
+	legacy := filepath.Join(root, "plans", ".approval-key")
+	require.NoError(t, os.WriteFile(legacy, []byte(hex.EncodeToString(planted)+"\n"), 0o600))
+
+	for _, adopt := range []bool{false, true} {
+		s := mustStore(t, StoreConfig{Backend: backend, AdoptLegacyKey: adopt})
+		report, err := s.Check(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "/plans/.approval-key", report.LegacyKey)
+		assert.False(t, report.LegacyData)
+		r, err := s.Migrate(ctx, "p")
+		require.NoError(t, err)
+		assert.Empty(t, r.AdoptedKey)
+		assert.Empty(t, r.Validated)
+		assert.Equal(t, "/plans/.approval-key", r.KeyNotAdopted)
+		got, err := s.Get(ctx, "p")
+		require.NoError(t, err)
+		assert.Nil(t, got.Approval, "adopt %v: an approval sealed with a planted key", adopt)
+	}
+	_, err := os.Stat(filepath.Join(root, ".plans.approval-key"))
+	assert.True(t, os.IsNotExist(err), "no key was adopted")
 }

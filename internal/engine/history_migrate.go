@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/hmac"
+	"errors"
 	"hash/crc32"
 	"path"
 	"slices"
@@ -69,6 +71,10 @@ func (s *Store) Check(ctx context.Context) (*CheckReport, error) {
 			out.LegacyKey = legacy
 		}
 	}
+	var err2 error
+	if out.LegacyData, err2 = s.holdsLegacyData(ctx); err2 != nil {
+		return nil, err2
+	}
 	strays, err := s.Backend.LsInfo(ctx, &driver.LsInfoRequest{Path: s.strayDir()})
 	if err == nil {
 		for _, info := range strays {
@@ -87,6 +93,9 @@ func (s *Store) checkPlan(ctx context.Context, name string) (PlanCheck, error) {
 	cur, raw, err := s.readAsStored(ctx, name)
 	if err != nil {
 		return PlanCheck{}, err
+	}
+	if m, err := s.readMark(ctx, name); err != nil || rolledBack(cur, m) != nil {
+		return PlanCheck{}, errors.Join(err, rolledBack(cur, m)) // put back by hand: a person looks at it
 	}
 	c := PlanCheck{Name: name, Revision: cur.Revision, Format: document.FileFormat(raw)}
 	c.Reapprove, err = s.reapprove(ctx, cur)
@@ -212,7 +221,8 @@ func (s *Store) Migrate(ctx context.Context, name string) (MigrateReport, error)
 		return MigrateReport{}, err
 	}
 	defer unlock()
-	if err := s.adoptLegacyKey(ctx); err != nil { // a key left where 0.1.0 kept it
+	adopted, validated, unused, err := s.adoptLegacyKey(ctx) // a key left where 0.1.0 kept it
+	if err != nil {
 		return MigrateReport{}, err
 	}
 	var out MigrateReport
@@ -220,6 +230,7 @@ func (s *Store) Migrate(ctx context.Context, name string) (MigrateReport, error)
 		out, err = s.migrateOnce(ctx, name)
 		return err
 	})
+	out.AdoptedKey, out.Validated, out.KeyNotAdopted = adopted, validated, unused
 	return out, err
 }
 
@@ -263,7 +274,7 @@ func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, er
 		}
 		for i := deepest; i >= 1; i-- {
 			f := chain.files[i]
-			next := upgradeFile(f.raw, replaces)
+			next := upgradeFile(f.raw, replaces, s.resealed(ctx, name, f.raw, replaces))
 			replaces = entrySum(next)
 			if at := s.entryPath(name, f.rev, replaces); at != f.path {
 				if err := s.writeEntry(ctx, at, next); err != nil {
@@ -279,7 +290,7 @@ func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, er
 	if replaces == "" {
 		replaces = cur.Replaces
 	}
-	file := upgradeFile(raw, replaces)
+	file := upgradeFile(raw, replaces, s.resealed(ctx, name, raw, replaces))
 	if file != raw {
 		if err := s.commit(ctx, s.planPath(name), &raw, file, ""); err != nil {
 			return MigrateReport{}, err
@@ -298,9 +309,10 @@ func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, er
 }
 
 // upgradeFile is raw, a stored plan file, in the current format: the format line first in
-// its header, replaces naming the given sum (when the file has a replaces line), and its
-// checksum line computed anew when it held for raw. Every other byte stays.
-func upgradeFile(raw, replaces string) string {
+// its header, replaces naming the given sum (when the file has a replaces line), the seal
+// lines given in seals (header key to JSON value) in place of its own, and its checksum line
+// computed anew when it held for raw. Every other byte stays.
+func upgradeFile(raw, replaces string, seals map[string]string) string {
 	rest, ok := strings.CutPrefix(raw, document.HeaderFence)
 	if !ok {
 		return raw
@@ -323,6 +335,10 @@ func upgradeFile(raw, replaces string) string {
 			continue
 		case document.HdrReplaces:
 			line = document.HdrReplaces + ": " + `"` + replaces + `"`
+		case hdrSealedLine, hdrApprovedHash:
+			if v, ok := seals[key]; ok {
+				line = key + ": " + v
+			}
 		case document.HdrChecksum:
 			check.Found(raw, after, len(line)+1, strings.TrimPrefix(line, document.HdrChecksum+": "))
 			checksumAt = len(lines)
@@ -376,4 +392,32 @@ func (s *Store) readAsStored(ctx context.Context, name string) (*document.Plan, 
 	}
 	cur, err := document.DecodeSealed(name, raw)
 	return cur, raw, err
+}
+
+// hdrSealedLine is the header key of a plan file's header seal (document/header_seal.go).
+const hdrSealedLine = "sealed"
+
+// resealed is what the seals of raw, a file of plan name that migrate gives a new replaces
+// line, become: each seal of this release that held for raw (the header seal, the approval
+// seal), computed anew over replaces, so a conversion never voids them. Seals of earlier
+// releases cover no replaces line and stay as they are.
+func (s *Store) resealed(ctx context.Context, name, raw, replaces string) map[string]string {
+	p, err := document.DecodeSealed(name, raw)
+	if err != nil || p.Replaces == replaces {
+		return nil
+	}
+	key, err := s.approvalKey(ctx, false)
+	if err != nil || key == nil {
+		return nil
+	}
+	next := document.CopyPlan(p)
+	next.Replaces = replaces
+	out := map[string]string{}
+	if p.HeaderSeal != "" && hmac.Equal([]byte(p.HeaderSeal), []byte(headerSeal(key, p))) {
+		out[hdrSealedLine] = `"` + headerSeal(key, next) + `"`
+	}
+	if p.Approval != nil && hmac.Equal([]byte(p.Seal), []byte(approvalSeal(key, p))) {
+		out[hdrApprovedHash] = `"` + approvalSeal(key, next) + `"`
+	}
+	return out
 }

@@ -77,6 +77,8 @@ type Store struct {
 	historyMaxBytes int64
 	// decoded spares re-reads of an unchanged plan file its decode (store_read.go).
 	decoded decodedMemo
+	// adoptKey is StoreConfig.AdoptLegacyKey (approval_seal.go).
+	adoptKey bool
 	// GivenKey is StoreConfig.ApprovalKey, a copy (approval_seal.go).
 	GivenKey []byte
 }
@@ -109,6 +111,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		Now:        time.Now,
 		holdTTL:    max(cfg.HoldTTL, 0),
 		GivenKey:   bytes.Clone(cfg.ApprovalKey),
+		adoptKey:   cfg.AdoptLegacyKey,
 	}
 	if s.maxContent == 0 {
 		s.maxContent = DefaultMaxContentBytes
@@ -232,4 +235,6 @@ type (
 	PlanCheck     = api.PlanCheck
 	CheckReport   = api.CheckReport
 	MigrateReport = api.MigrateReport
+	// AdoptedApproval is an approval a key Migrate adopted makes valid.
+	AdoptedApproval = api.AdoptedApproval
 )

@@ -61,6 +61,7 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 	if err != nil {
 		return 0, err
 	}
+	s.markDeleted(ctx, name, f) // rollback_mark.go
 	s.forget(name)
 	s.forgetEntries(name)
 	s.dropHistory(ctx, name, f.revision)

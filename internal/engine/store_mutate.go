@@ -120,7 +120,8 @@ func (s *Store) current(ctx context.Context, name string, guess bool) (cur *docu
 
 // mutateOnce is one try of mutateCommuting; p is the plan's file (planPath).
 func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error), guess bool) (*document.Plan, error) {
-	cur, raw, guessed, err := s.current(ctx, name, guess)
+	loadCtx, slot := withMarkSlot(ctx)
+	cur, raw, guessed, err := s.current(loadCtx, name, guess)
 	if err == nil {
 		err = document.CheckFormat(cur)
 	}
@@ -135,11 +136,17 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 			return nil, err
 		}
 	}
+	mark, err := s.markOf(ctx, name, slot)
+	if err != nil {
+		return nil, err
+	}
 	last, required := int64(0), false
 	if cur != nil {
 		last = cur.Revision
 	} else if last, required, err = s.lastDeleted(ctx, name); err != nil {
 		return nil, err
+	} else if mark.valid {
+		last, required = max(last, mark.rev), required || mark.requires // a deletion the tombstone lost
 	}
 	if required {
 		ctx = document.WithStepGate(ctx) // a deleted plan's requirement is the new plan's (store_tombstone.go)
@@ -160,18 +167,25 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 	next.UpdatedAt = s.Now().UTC()
 	document.SettleHolds(cur, next)
 	document.SettleRenewalNotes(action, cur, next)
-	if err := s.sealApproval(ctx, next, action == document.ActionApprove); err != nil {
-		return nil, err
-	}
 	next.Action, next.Created, next.ChangedBy = action, cur == nil, document.ChangedBy(ctx, cur, next)
 	document.SettleHostMarks(ctx, action, cur, next)
 	next.Replaces = "" // the sum of cur's file, where history keeps it
 	if cur != nil && s.keepsEntries() {
 		next.Replaces = entrySum(raw)
 	}
+	governed := governs(mark, cur, next)
+	if err := s.sealApproval(ctx, next, action == document.ActionApprove || governed); err != nil {
+		return nil, err
+	}
+	if err := s.sealHeader(ctx, next, governed); err != nil {
+		return nil, err
+	}
 	file := document.EncodePlan(next)
 	if err := s.commitKeeping(ctx, name, p, cur, raw, next.Replaces, file, next.Revision); err != nil {
 		return nil, err
+	}
+	if governed {
+		s.markWrite(ctx, next)
 	}
 	s.forget(name)
 	s.decoded.wrote(name, file, next)

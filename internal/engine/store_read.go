@@ -35,7 +35,9 @@ func (s *Store) load(ctx context.Context, name string) (*document.Plan, string, 
 		return nil, raw, err
 	}
 	p.Repaired = repaired
-	s.checkApprovalSeal(ctx, p)
+	if err := s.checkAtRest(ctx, p); err != nil { // put back by hand, or seals that do not hold
+		return nil, raw, err
+	}
 	return p, raw, nil
 }
 

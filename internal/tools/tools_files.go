@@ -137,7 +137,7 @@ func (env *ToolEnv) GuardWorkspace(ws driver.Workspace) {
 // storage, and as a host path from the working folder; ".." is read lexically.
 func (env *ToolEnv) InPlansFolder(p string) bool {
 	for _, dir := range engine.PlansFoldersOn(env.Store.Backend, env.Store.Dir) {
-		if env.inFolder(p, dir) || env.inFolder(p, engine.ApprovalKeyPath(dir)) {
+		if env.inFolder(p, dir) || env.inFolder(p, engine.ApprovalKeyPath(dir)) || env.inFolder(p, engine.MarksPath(dir)) {
 			return true
 		}
 	}

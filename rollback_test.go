@@ -1,0 +1,165 @@
+package plan_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cloudwego/eino/adk/filesystem"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan"
+)
+
+// readPlanFile is plan name's file on a LocalBackend rooted at dir, byte for byte.
+func readPlanFile(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "plans", name+".md"))
+	require.NoError(t, err)
+	return raw
+}
+
+// putBack writes raw as plan name's file, as a person copying an old revision back would.
+func putBack(t *testing.T, dir, name string, raw []byte) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "plans", name+".md"), raw, 0o600))
+}
+
+// An approved plan file copied aside and put back after the approval was revoked, the plan
+// rewritten, rejected or deleted is reported as rolled back, by this Store and by a fresh
+// one, and never read as approved; once deleted, the name starts again past every revision
+// the plan reached.
+func TestAPlanFilePutBackAfterADecisionIsRolledBack(t *testing.T) {
+	body := "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1) (uses deploy_prod)\n"
+	for _, undo := range []struct {
+		name string
+		do   func(ctx context.Context, s *plan.Store, p *plan.Plan) error
+	}{
+		{"revoke", func(ctx context.Context, s *plan.Store, _ *plan.Plan) error {
+			_, err := s.Revoke(ctx, "release")
+			return err
+		}},
+		{"rewrite", func(ctx context.Context, s *plan.Store, p *plan.Plan) error {
+			_, err := s.Put(ctx, plan.Update{Name: "release", Content: ptr(body + "- [ ] Tell the team\n"), IfRevision: &p.Revision})
+			return err
+		}},
+		{"reject", func(ctx context.Context, s *plan.Store, p *plan.Plan) error {
+			if _, err := s.Revoke(ctx, "release"); err != nil {
+				return err
+			}
+			cur, err := s.Get(ctx, "release")
+			if err != nil {
+				return err
+			}
+			_, err = s.Reject(ctx, "release", cur.Revision, "ana", "not yet")
+			return err
+		}},
+		{"delete", func(ctx context.Context, s *plan.Store, _ *plan.Plan) error {
+			_, err := s.Delete(ctx, "release", nil)
+			return err
+		}},
+	} {
+		t.Run(undo.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			backend := newLocal(t, dir)
+			store := storeOn(t, backend, "")
+			p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+			require.NoError(t, err)
+			approved, err := store.Approve(ctx, "release", p.Revision, "ana")
+			require.NoError(t, err)
+			old := readPlanFile(t, dir, "release")
+
+			require.NoError(t, undo.do(ctx, store, approved))
+			putBack(t, dir, "release", old)
+
+			for _, s := range []*plan.Store{store, storeOn(t, backend, "")} {
+				_, err := s.Get(ctx, "release")
+				assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+				_, err = s.Put(ctx, plan.Update{Name: "release", Content: ptr(body)})
+				assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "a write on top of the file put back: %v", err)
+			}
+			// Its one way out is a person's delete; the plan written again starts past every
+			// revision it reached.
+			reached := approved.Revision + map[string]int64{"revoke": 1, "rewrite": 1, "reject": 2, "delete": 0}[undo.name]
+			_, err = store.Delete(ctx, "release", nil)
+			require.NoError(t, err)
+			again, err := storeOn(t, backend, "").Put(ctx, plan.Update{Name: "release", Content: &body})
+			require.NoError(t, err)
+			assert.Greater(t, again.Revision, reached, "no revision is written twice")
+			assert.Nil(t, again.Approval)
+		})
+	}
+}
+
+// The file of a revision where coder held a step that names deploy_prod, put back after the
+// person revoked the approval, lets coder deploy nothing, and coder's next move writes no
+// revision a second time.
+func TestAHeldStepPutBackAfterARevokeDeploysNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	backend := newLocal(t, dir)
+	store := storeOn(t, backend, "")
+	body := "# Release\n- [ ] Deploy to production (uses deploy_prod)\n- [ ] Tell the team\n"
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+	coder := plan.WithActor(ctx, "coder")
+	held, _, err := store.MoveStep(coder, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress})
+	require.NoError(t, err)
+	require.NotNil(t, held.Approval)
+	old := readPlanFile(t, dir, "release")
+	_, err = store.Revoke(ctx, "release")
+	require.NoError(t, err)
+
+	putBack(t, dir, "release", old)
+
+	var deploys atomic.Int32
+	var log gateLog
+	_, runner := usesAgent(t, &plan.Config{Backend: backend, AgentName: "coder", GatedTools: []string{"deploy_prod"}},
+		filesystem.NewInMemoryBackend(), &deploys, &log, deploy, takeStep("release", 2), deploy)
+	gateEvents(t, runner.Query(ctx, "deploy"))
+	assert.Zero(t, deploys.Load(), "deploy_prod ran under an approval the person revoked")
+	for _, c := range log.calls() {
+		assert.False(t, c.Allowed, "%+v", c)
+	}
+
+	_, _, err = store.MoveStep(coder, plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted})
+	assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+	assert.Equal(t, old, readPlanFile(t, dir, "release"), "nothing was written on top of the file put back")
+}
+
+// Putting a whole plans folder back as it was, history and tombstones with it (as `git
+// checkout <old> -- .plans` does where plans are kept in git), restores no approval.
+func TestAPlansFolderPutBackRestoresNoApproval(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	backend := newLocal(t, dir)
+	store := storeOn(t, backend, "")
+	body := "# Release\n- [ ] Deploy to production (uses deploy_prod)\n"
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+	snapshot := t.TempDir()
+	require.NoError(t, os.CopyFS(snapshot, os.DirFS(filepath.Join(dir, "plans"))))
+	_, err = store.Revoke(ctx, "release")
+	require.NoError(t, err)
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: ptr(body + "- [ ] Tell the team\n")})
+	require.NoError(t, err)
+
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "plans")))
+	require.NoError(t, os.CopyFS(filepath.Join(dir, "plans"), os.DirFS(snapshot)))
+
+	_, err = storeOn(t, backend, "").Get(ctx, "release")
+	assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+	listing, err := storeOn(t, backend, "").ListPage(ctx, plan.ListOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, listing.Plans, "a plan put back is not listed as it was")
+	require.Len(t, listing.Warnings, 1)
+	assert.Equal(t, plan.CodeRolledBack, listing.Warnings[0].Code)
+}
