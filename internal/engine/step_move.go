@@ -126,8 +126,8 @@ type moveCheck struct {
 //
 //  1. note: the note is one line of valid UTF-8, short, that reads as neither evidence nor cost;
 //  2. evidence: evidence (folded to one line) and cost are well formed and come with a move
-//     that finishes the step (completed, failed or skipped), and so does Next ("then"; the
-//     take Next adds is decided by these same checks, on the plan as the move left it).
+//     that finishes the step (completed, failed or skipped), and so does Next (the take
+//     Next adds is decided by these same checks, on the plan as the move left it).
 //
 // On the plan as read under its lock:
 //
@@ -149,7 +149,6 @@ type moveCheck struct {
 var moveChecks = []moveCheck{
 	{"note", false, checkNote},
 	{"evidence", false, checkMoveEvidence},
-	{"then", false, checkNextFinishes},
 	{"plan", true, checkPlan},
 	{"approval", true, checkApproval},
 	{"next", true, chooseStep},
@@ -211,6 +210,9 @@ func checkNote(mv *stepMove) error {
 // be written, or on a move that finishes nothing.
 func checkMoveEvidence(mv *stepMove) error {
 	m := &mv.move
+	if err := checkNextFinishes(mv); err != nil {
+		return err
+	}
 	m.Evidence = document.FoldEvidence(m.Evidence)
 	if m.Cost != nil && (!document.ValidCost(*m.Cost) || !finishes(m.State)) {
 		return &document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonCostInvalid, Name: m.Name, Step: m.Step, To: m.State}
