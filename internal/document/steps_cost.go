@@ -19,6 +19,9 @@ import (
 // maxCount bounds every number of a cost, so a line stays short and sums never overflow.
 const maxCount = 1e15
 
+// MaxCount is the largest count a cost carries: sums saturate at it (AddCount).
+const MaxCount = maxCount
+
 // ValidCost reports whether every count of c is one a line can carry.
 func ValidCost(c StepCost) bool {
 	for _, n := range []int64{c.PromptTokens, c.CompletionTokens, int64(c.ModelCalls), int64(c.NoUsage), int64(c.ToolCalls), c.Seconds} {

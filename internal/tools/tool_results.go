@@ -39,6 +39,9 @@ type statusResult struct {
 	// Cost is what the plan's steps cost together; StepCosts what each did, by step.
 	Cost      *document.StepCost `json:"cost,omitempty"`
 	StepCosts []stepCost         `json:"step_costs,omitempty"`
+	// Budget is what is left of the budget of the step the run holds on this plan (or of
+	// the plan's), as in update_plan_step's result.
+	Budget string `json:"budget,omitempty"`
 }
 
 // stepCost is one step's cost in get_plan_status.

@@ -111,6 +111,7 @@ func runGetPlanStatus(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	}
 	steps := document.StepsOf(p.Content)
 	out.Cost, out.StepCosts = document.PlanCost(steps), stepCostsOf(steps)
+	out.Budget = env.budgetLeft(ctx, p)
 	return out, nil
 }
 

@@ -147,6 +147,17 @@ func (r *RunCosts) StreamUsage(h *HeldStep, applied **schema.TokenUsage, u *sche
 	*applied = &cp
 }
 
+// Spending is what h cost so far as its budgets count it: its cost, but all of a token
+// budget spent once a call reported a usage that cannot be true (Invalid), so a broken or
+// hostile usage report never keeps a step within its budget.
+func (h *HeldStep) Spending() document.StepCost {
+	c := h.Cost
+	if h.Invalid > 0 {
+		c.PromptTokens = document.MaxCount
+	}
+	return c
+}
+
 // Left is what is left of the budget of the step of plan the run most recently took (or of
 // the plan's); ok is false when the run holds no step of plan or no budget bounds it.
 func (r *RunCosts) Left(plan string, now time.Time) (document.Left, bool) {
@@ -154,7 +165,7 @@ func (r *RunCosts) Left(plan string, now time.Time) (document.Left, bool) {
 	defer r.Mu.Unlock()
 	for i := len(r.Held) - 1; i >= 0; i-- {
 		if h := r.Held[i]; h.Plan == plan {
-			return document.BudgetLeft(h.StepBudget, h.PlanBudget, h.Spent, h.Cost, now.Sub(h.Since))
+			return document.BudgetLeft(h.StepBudget, h.PlanBudget, h.Spent, h.Spending(), now.Sub(h.Since))
 		}
 	}
 	return document.Left{}, false
@@ -169,7 +180,7 @@ func (h *HeldStep) Warn(now time.Time) (document.Left, bool) {
 	if h.Warned {
 		return document.Left{}, false
 	}
-	l, ok := document.BudgetLeft(h.StepBudget, h.PlanBudget, h.Spent, h.Cost, now.Sub(h.Since))
+	l, ok := document.BudgetLeft(h.StepBudget, h.PlanBudget, h.Spent, h.Spending(), now.Sub(h.Since))
 	if !ok || l.Spent < warnAt {
 		return document.Left{}, false
 	}
