@@ -85,11 +85,22 @@ type stepResult struct {
 	NextStep *nextStep         `json:"next_step,omitempty"`
 	// Review says, in the model's language, that the step now awaits someone else's review.
 	Review string `json:"review,omitempty"`
-	// Next says, for a move with next, that no step was ready to take (Step is then the
-	// step finished, and the run holds no new one).
-	Next string `json:"next,omitempty"`
 	// Budget is what is left of the budget of the step the run holds now (or its plan's),
 	// in the model's language: "8.2k of 10k tokens left".
+	Budget string `json:"budget,omitempty"`
+}
+
+// nextResult is what update_plan_step answers to a move with next, in a few tokens: the
+// revision, the step the caller holds now (its own: no holder named), and the steps done
+// of all ("12/20", as the digest says it); no step text, which the digest carries.
+type nextResult struct {
+	Revision int64  `json:"revision"`
+	Step     int    `json:"step"`
+	Done     string `json:"done"`
+	// Next says that no step was ready to take: Step is then the step finished, and the
+	// caller holds no new one.
+	Next   string `json:"next,omitempty"`
+	Review string `json:"review,omitempty"`
 	Budget string `json:"budget,omitempty"`
 }
 

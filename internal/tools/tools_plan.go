@@ -155,9 +155,10 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 
 // rodeOn is the result of a move with next: the step finished (at) and the step taken
 // (took, or the finished one again when none was ready). It names only the step held now
-// and the progress: the digest carries the steps' texts.
-func (env *ToolEnv) rodeOn(ctx context.Context, p *document.Plan, steps []document.Step, at int, took document.Step, cost *document.StepCost) stepResult {
-	out := stepResult{Revision: p.Revision, Step: took.Number, Holder: took.Holder, Progress: document.ComputeProgress(steps)}
+// (the caller's) and the progress: the digest carries the steps' texts.
+func (env *ToolEnv) rodeOn(ctx context.Context, p *document.Plan, steps []document.Step, at int, took document.Step, cost *document.StepCost) nextResult {
+	pr := document.ComputeProgress(steps)
+	out := nextResult{Revision: p.Revision, Step: took.Number, Done: Itoa(pr.Completed+pr.Skipped) + "/" + Itoa(pr.Total)}
 	if took.Number == at || took.State != document.StepInProgress {
 		env.measured(ctx, p, took, cost)
 		out.Review = env.reviewNote(took)
