@@ -119,7 +119,7 @@ func (s *Store) SetStatus(ctx context.Context, name, status string, ifRevision *
 // in_progress or completed while steps it waits for are not completed or skipped is
 // CodeStepBlocked (naming them in Error.Waits); a stale IfRevision is
 // CodeRevisionConflict unless the move commutes with the changes since (see StepMove). It
-// returns the plan and the updated step.
+// returns the plan and the updated step; with m.Next, the step taken (see StepMove.Next).
 func (s *Store) MoveStep(ctx context.Context, m StepMove) (*Plan, Step, error) {
 	return s.e.MoveStep(ctx, m)
 }

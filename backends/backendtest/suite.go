@@ -97,6 +97,7 @@ var suiteCases = []suiteCase{
 	{"body_round_trip", testBodyRoundTrip},
 	{"large_file", testLargeFile},
 	{"steps", testSteps},
+	{"next_step", testNextStep},
 	{"concurrent_guarded_increments", testConcurrentIncrements},
 	{"wrappers_share_lock", testWrappersShareLock},
 	{"non_comparable_wrapper", testNonComparableWrapper},

@@ -91,7 +91,7 @@ func (m *Middleware[M, S]) reportCost(ctx context.Context, r tools.CostReport) {
 // noteBudget reports, once per budget, a step of the run that went over it.
 func (m *Middleware[M, S]) noteBudget(ctx context.Context, r *tools.RunCosts, h *tools.HeldStep) {
 	r.Mu.Lock()
-	over, b := document.OverBudget(h.StepBudget, h.PlanBudget, h.Spent, h.Cost, time.Since(h.Since))
+	over, b := document.OverBudget(h.StepBudget, h.PlanBudget, h.Spent, h.Spending(), time.Since(h.Since))
 	report := over != "" && h.Over != over
 	if report {
 		h.Over = over
@@ -121,13 +121,13 @@ func (m *Middleware[M, S]) budgetGate(ctx context.Context, cur *document.Plan, s
 		r.Mu.Lock()
 		for _, h := range r.Held {
 			if h.Plan == cur.Name && h.Step == s.Number {
-				live, elapsed = h.Cost, time.Since(h.Since)
+				live, elapsed = h.Spending(), time.Since(h.Since)
 			}
 		}
 		r.Mu.Unlock()
 	}
 	if over, _ := document.OverBudget(stepB, planB, spent, live, elapsed); over != "" {
-		call.Allowed, call.Reason = false, document.GateOverBudget
+		call.Allowed, call.Reason, call.Over = false, document.GateOverBudget, over
 	}
 	return call
 }

@@ -39,6 +39,9 @@ type statusResult struct {
 	// Cost is what the plan's steps cost together; StepCosts what each did, by step.
 	Cost      *document.StepCost `json:"cost,omitempty"`
 	StepCosts []stepCost         `json:"step_costs,omitempty"`
+	// Budget is what is left of the budget of the step the run holds on this plan (or of
+	// the plan's), as in update_plan_step's result.
+	Budget string `json:"budget,omitempty"`
 }
 
 // stepCost is one step's cost in get_plan_status.
@@ -84,6 +87,24 @@ type stepResult struct {
 	Review string `json:"review,omitempty"`
 	// Proof says, in the model's language, which passing call completes the step it holds.
 	Proof string `json:"proof,omitempty"`
+	// Budget is what is left of the budget of the step the run holds now (or its plan's),
+	// in the model's language: "8.2k of 10k tokens left".
+	Budget string `json:"budget,omitempty"`
+}
+
+// nextResult is what update_plan_step answers to a move with next, in a few tokens: the
+// revision, the step the caller holds now (its own: no holder named), and the steps done
+// of all ("12/20", as the digest says it); no step text, which the digest carries.
+type nextResult struct {
+	Revision int64  `json:"revision"`
+	Step     int    `json:"step"`
+	Done     string `json:"done"`
+	// Next says that no step was ready to take: Step is then the step finished, and the
+	// caller holds no new one.
+	Next   string `json:"next,omitempty"`
+	Review string `json:"review,omitempty"`
+	Proof  string `json:"proof,omitempty"`
+	Budget string `json:"budget,omitempty"`
 }
 
 // nextStep is the step to take next: the first pending one.
