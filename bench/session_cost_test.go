@@ -5,24 +5,27 @@ import (
 	"testing"
 )
 
-// The cost per step table runs every setup on the same steps, each completing all of them,
-// and the lean worker pays less per step than the full tool set.
+// The cost per step tables run every setup on the same steps, each completing all of them,
+// the lean worker pays less per step than the full tool set, and a provider's cache serves
+// part of every session's input, never all of it.
 func TestCostPerStepComparesEverySetup(t *testing.T) {
 	c, err := newCounter()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := costPerStepTable(context.Background(), c, 6)
+	tables, err := costPerStepTables(context.Background(), c, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tbl.check(); err != nil {
-		t.Fatal(err)
+	for _, tbl := range tables {
+		if err := tbl.check(); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("\n" + costRowsText(tbl))
 	}
-	t.Log("\n" + costRowsText(tbl))
 	rows := map[string]costRow{}
 	for _, kind := range costKinds {
-		r, err := runCostSetup(context.Background(), kind, 6, c)
+		r, err := runCostSetup(context.Background(), kind, 6, 3, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +34,7 @@ func TestCostPerStepComparesEverySetup(t *testing.T) {
 	if full, lean := rows["plan"], rows["plan, lean worker"]; lean.in >= full.in || lean.perCallTax >= full.perCallTax {
 		t.Errorf("lean %+v, full %+v", lean, full)
 	}
-	if bare := rows["no plan tools"]; bare.planCalls != 0 || bare.toolCalls != 6 {
+	if bare := rows["no plan tools"]; bare.planCalls != 0 || bare.toolCalls != 18 || bare.cached == 0 || bare.cached >= bare.in {
 		t.Errorf("no plan tools %+v", bare)
 	}
 }
