@@ -3,6 +3,7 @@ package plan_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,13 +44,18 @@ func (h *holdUp) WrapInvokableToolCall(_ context.Context, endpoint adk.Invokable
 
 // orderAgent runs one message of calls through an agent that gates deploy_prod, with outer
 // in front of the plan middleware, and returns what the gate heard and how often
-// deploy_prod ran. The worker holds step 1 of release when the message comes.
-func orderAgent(t *testing.T, body string, outer *holdUp, message plantest.Turn) ([]plan.GatedCall, int32, *plan.Store) {
+// deploy_prod ran. The worker holds step 1 of release when the message comes. Run i varies
+// the other options: the lean worker, evidence required, a budget on the plan.
+func orderAgent(t *testing.T, i int, body string, outer *holdUp, message plantest.Turn) ([]plan.GatedCall, int32, *plan.Store) {
 	t.Helper()
 	ctx := context.Background()
+	if i%4 == 3 {
+		body = strings.ReplaceAll(body, "(uses deploy_prod)\n", "(uses deploy_prod) (budget 900k tokens)\n")
+	}
 	backend := approvedPlans(t, map[string]string{"release": body})
 	var log gateLog
-	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker", GatedTools: []string{"deploy_prod"}, OnGatedCall: log.hear})
+	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker", GatedTools: []string{"deploy_prod"}, OnGatedCall: log.hear,
+		LeanWorker: i%2 == 1, RequireEvidence: i%3 == 2})
 	require.NoError(t, err)
 	deploys := newSideEffect("deploy_prod", "target")
 	model := plantest.NewScriptedModel(takeStep("release", 1), message, plantest.Answer("done"))
@@ -62,7 +68,11 @@ func orderAgent(t *testing.T, body string, outer *holdUp, message plantest.Turn)
 }
 
 func moveStep(step int, status string) plantest.ToolCall {
-	return plantest.ToolCall{Name: "update_plan_step", Arguments: `{"name":"release","step":` + strconv.Itoa(step) + `,"status":"` + status + `"}`}
+	evidence := ""
+	if status == "completed" {
+		evidence = `,"evidence":"built and deployed, smoke tests pass"`
+	}
+	return plantest.ToolCall{Name: "update_plan_step", Arguments: `{"name":"release","step":` + strconv.Itoa(step) + `,"status":"` + status + `"` + evidence + `}`}
 }
 
 var deployCall = plantest.ToolCall{Name: "deploy_prod", Arguments: `{"target":"prod"}`}
@@ -77,7 +87,7 @@ func TestCallsOfOneMessageTakeEffectInTheOrderListed(t *testing.T) {
 		body := "# Release\n- [ ] Build the release\n- [ ] Deploy to production (uses deploy_prod)\n"
 		for i := range 50 {
 			outer := &holdUp{tools: map[string]bool{"update_plan_step": true}, delay: time.Duration(i%3+1) * time.Millisecond}
-			heard, ran, _ := orderAgent(t, body, outer, plantest.CallTools(moveStep(1, "completed"), moveStep(2, "in_progress"), deployCall))
+			heard, ran, _ := orderAgent(t, i, body, outer, plantest.CallTools(moveStep(1, "completed"), moveStep(2, "in_progress"), deployCall))
 			require.Len(t, heard, 1, "run %d: %+v", i, heard)
 			require.True(t, heard[0].Allowed, "run %d: deploy_prod ran under the step just taken: %+v", i, heard[0])
 			require.Equal(t, 2, heard[0].Step, "run %d", i)
@@ -88,7 +98,7 @@ func TestCallsOfOneMessageTakeEffectInTheOrderListed(t *testing.T) {
 		body := "# Release\n- [ ] Deploy to staging (uses deploy_prod)\n- [ ] Announce the release\n"
 		for i := range 50 {
 			outer := &holdUp{tools: map[string]bool{"deploy_prod": true}, delay: time.Duration(i%3+1) * time.Millisecond}
-			heard, ran, store := orderAgent(t, body, outer, plantest.CallTools(deployCall, moveStep(1, "completed")))
+			heard, ran, store := orderAgent(t, i, body, outer, plantest.CallTools(deployCall, moveStep(1, "completed")))
 			require.Len(t, heard, 1, "run %d: %+v", i, heard)
 			require.True(t, heard[0].Allowed, "run %d: deploy_prod ran under the step it was meant for: %+v", i, heard[0])
 			require.Equal(t, 1, heard[0].Step, "run %d", i)
@@ -106,7 +116,7 @@ func TestACallStoppedBeforeTheMiddlewareHoldsUpNoLaterCall(t *testing.T) {
 	body := "# Release\n- [ ] Deploy to staging (uses deploy_prod)\n- [ ] Announce the release\n"
 	outer := &holdUp{tools: map[string]bool{"deploy_prod": true}, refuse: true}
 	start := time.Now()
-	heard, ran, store := orderAgent(t, body, outer, plantest.CallTools(deployCall, moveStep(1, "completed")))
+	heard, ran, store := orderAgent(t, 0, body, outer, plantest.CallTools(deployCall, moveStep(1, "completed")))
 	assert.Empty(t, heard, "deploy_prod never reached the gate")
 	assert.Zero(t, ran)
 	p, err := store.Get(context.Background(), "release")
