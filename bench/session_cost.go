@@ -31,6 +31,10 @@ import (
 // costKinds are the setups of the table, in order.
 var costKinds = []string{"plan", "plan, lean worker", "plantask", "no plan tools"}
 
+// costRideAlong: the plan worker finishes a step and takes the next in the message of its
+// next work call. Off: the instruction does not teach it yet.
+var costRideAlong = false
+
 // costWorkPerStep are the work calls each step takes, one session each.
 var costWorkPerStep = []int{1, 3, 5}
 
@@ -143,15 +147,23 @@ func (m *billingModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingCha
 }
 
 // costPlanWorker takes the next free step, does its work (work calls), completes it with
-// evidence, and takes the next, until none is left.
+// evidence, and takes the next, until none is left. With ride, it finishes a step and takes
+// the next in the message of the next step's first work call, as the instruction teaches:
+// the calls of one message take effect in the order listed.
 type costPlanWorker struct {
-	work, step, worked int
-	last               string
+	work, steps, step, worked int
+	ride                      bool
+	last                      string
 }
 
 func (w *costPlanWorker) workCall() call {
 	w.worked++
 	return call{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.step, w.worked))}
+}
+
+func (w *costPlanWorker) complete() call {
+	return call{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
+		"evidence", "row counts match: 120400 before and after")}
 }
 
 func (w *costPlanWorker) next(results []string) []call {
@@ -162,8 +174,14 @@ func (w *costPlanWorker) next(results []string) []call {
 	if results == nil {
 		return take()
 	}
+	for _, res := range results {
+		var r planResult
+		if json.Unmarshal([]byte(res), &r) == nil && r.Error != nil {
+			return nil
+		}
+	}
 	var r planResult
-	if json.Unmarshal([]byte(results[0]), &r) != nil || r.Error != nil {
+	if json.Unmarshal([]byte(results[0]), &r) != nil {
 		return nil
 	}
 	switch w.last {
@@ -174,9 +192,14 @@ func (w *costPlanWorker) next(results []string) []call {
 		if w.worked < w.work {
 			return []call{w.workCall()}
 		}
+		if w.ride && w.step < w.steps {
+			// the digest shows the next ready step: the one after this
+			done := w.complete()
+			w.step, w.worked = w.step+1, 0
+			return []call{done, {plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "status", "in_progress")}, w.workCall()}
+		}
 		w.last = "complete"
-		return []call{{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
-			"evidence", "row counts match: 120400 before and after")}}
+		return []call{w.complete()}
 	case "complete":
 		if r.NextStep == nil {
 			return nil
@@ -251,7 +274,7 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 		if _, err := e.store.Put(ctx, plan.Update{Name: sessionPlanName, Content: &body}); err != nil {
 			return costRow{}, err
 		}
-		d = &costPlanWorker{work: workPerStep}
+		d = &costPlanWorker{work: workPerStep, steps: steps, ride: costRideAlong}
 		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: true, LeanWorker: kind != "plan"})
 	case "plantask":
 		orch := &sessionAgent{model: newReactiveModel(nil), log: newAgentLog("orchestrator")}

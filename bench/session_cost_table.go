@@ -120,11 +120,15 @@ func costCommand(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range tables {
+	for i, t := range tables {
 		if err := t.check(); err != nil {
 			return err
 		}
-		if _, err := io.WriteString(w, t.markdown()); err != nil {
+		sep := ""
+		if i > 0 {
+			sep = "\n"
+		}
+		if _, err := io.WriteString(w, sep+t.markdown()); err != nil {
 			return err
 		}
 	}
