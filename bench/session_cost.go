@@ -29,11 +29,14 @@ import (
 // are the worker's.
 
 // costKinds are the setups of the table, in order.
-var costKinds = []string{"plan", "plan, lean worker", "plantask", "no plan tools"}
+var costKinds = []string{"plan", "plan, lean worker", costRide, costLeanRide, "plantask", "no plan tools"}
 
-// costRideAlong: the plan worker finishes a step and takes the next in the message of its
-// next work call. Off: the instruction does not teach it yet.
-var costRideAlong = false
+// The setups whose worker finishes a step and takes the next in the message of the next
+// step's first work call: the calls of one message take effect in the order listed.
+const (
+	costRide     = "plan, ride-along"
+	costLeanRide = "plan, lean worker, ride-along"
+)
 
 // costWorkPerStep are the work calls each step takes, one session each.
 var costWorkPerStep = []int{1, 3, 5}
@@ -269,13 +272,13 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 	var d decider
 	var mw adk.ChatModelAgentMiddleware
 	switch kind {
-	case "plan", "plan, lean worker":
+	case "plan", "plan, lean worker", costRide, costLeanRide:
 		body := sessionContent(steps)
 		if _, err := e.store.Put(ctx, plan.Update{Name: sessionPlanName, Content: &body}); err != nil {
 			return costRow{}, err
 		}
-		d = &costPlanWorker{work: workPerStep, steps: steps, ride: costRideAlong}
-		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: true, LeanWorker: kind != "plan"})
+		d = &costPlanWorker{work: workPerStep, steps: steps, ride: kind == costRide || kind == costLeanRide}
+		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: true, LeanWorker: kind == "plan, lean worker" || kind == costLeanRide})
 	case "plantask":
 		orch := &sessionAgent{model: newReactiveModel(nil), log: newAgentLog("orchestrator")}
 		if err := runOrchestrator(ctx, e, sessionSpec{Kind: kindPlantask, Steps: steps}, orch, false); err != nil {
