@@ -19,7 +19,7 @@ import (
 func (m *Middleware[M, S]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
-		defer m.awaitTurn(ctx, tc)()
+		defer m.awaitTurn(ctx, tc)() // waits for the call's turn now, marks it over on return
 		ctx, done := m.startCall(ctx, name, args)
 		defer done()
 		files := m.files.Judge(m.fileToolKind(ctx, name), args)
