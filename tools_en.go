@@ -6,11 +6,11 @@ package plan
 var textsEN = map[string]string{
 	"instruction": `
 ## Plans
-Shared Markdown plans, by name, seen by every agent on this task. Use one for multi-step work or hand-over; checklist items (- [ ] step) are its steps.
+Shared Markdown plans, by name, seen by every agent on this task, for multi-step work or hand-over; checklist items (- [ ] step) are its steps.
 - list_plans first; read_plan before rewriting a plan.
-- Changes return a revision: pass the latest you have as last_known_revision (0 = create only). On revision_conflict catch up with read_plan since_revision, then retry.
-- update_plan_step marks progress, no read needed: others' moves of other steps never conflict. in_progress makes a step yours; without step it takes the next free one. set_plan_status sets the status. Don't rewrite the plan for these.
-- Errors are {"error":{"code","message"}}: do what the message says.
+- Changes return a revision: pass your latest as last_known_revision (0 = create only). On revision_conflict, read_plan since_revision, then retry.
+- update_plan_step marks progress, no read needed. in_progress takes a step (no step: the next free one). Move on in the same message as your next work call: update_plan_step(completed, next: true) listed first. set_plan_status sets the status; don't rewrite the plan for these.
+- On an error, do what its message says.
 `,
 	"instruction.files":    "- Big edits: export_plan_to_file, edit the file with your file tools, then update_plan_from_file.\n",
 	"instruction.template": "- To plan new work, call plan_template first.\n",
@@ -48,6 +48,7 @@ Shared Markdown plans, by name, seen by every agent on this task. Use one for mu
 	"update_plan_step.note":                "Short note added to the step's line.",
 	"update_plan_step.last_known_revision": "",
 	"update_plan_step.takeover":            "true: take a step another agent holds, only if it stopped.",
+	"update_plan_step.next":                "true with completed, skipped or failed: also take the next ready step.",
 
 	"export_plan_to_file":      "Write a plan's body to a workspace file, to edit it cheaply.",
 	"export_plan_to_file.name": "",
@@ -230,8 +231,18 @@ How to check the result (tests to run, outputs to inspect).
 	"err.review_own":            "step {step} of plan {name} awaits review of your own work; another agent or a person completes it. Take next_step instead",
 	"err.cost_invalid":          "a step's cost was refused: a count is negative or too large, or the move to {to} finishes nothing",
 	"step.awaiting_review":      "step {step} awaits review: another agent or a person completes it. Take next_step",
-	"gate.over_budget":          "{tool} did not run: step {step} of plan {name}, which you hold, went over its budget (or the plan did). Only a person can raise it: finish the step without {tool}, or ask a person to raise the budget",
-	"gate.over_budget.sub":      "{tool} did not run: step {step} of plan {name}, which you hold, went over its budget (or the plan did). Report back that step {step} needs a higher budget",
+	"gate.over_budget":          "{tool} did not run: step {step} of plan {name}, which you hold, went over its own budget. Only a person can raise it: finish the step without {tool}, or ask a person to raise the budget",
+	"gate.over_budget.sub":      "{tool} did not run: step {step} of plan {name}, which you hold, went over its own budget. Report back that step {step} needs a higher budget",
+	"gate.over_budget.plan":     "{tool} did not run: plan {name}, whose step {step} you hold, went over the plan's budget. Only a person can raise it: finish the step without {tool}, or ask a person to raise the plan's budget",
+	"gate.over_budget.plan.sub": "{tool} did not run: plan {name}, whose step {step} you hold, went over the plan's budget. Report back that plan {name} needs a higher budget",
+	"err.next_state":            "next goes with status completed, skipped or failed, not {to}: it takes the next step as this one finishes",
+	"step.none_ready":           "no step is ready to take",
+	"budget.tokens":             "{left} of {budget} tokens",
+	"budget.time":               "{left} of {budget}",
+	"budget.and":                ", ",
+	"budget.step":               "{amount} left",
+	"budget.plan":               "{amount} left in the plan's budget",
+	"reminder.budget":           "Budget: step {step} of plan {name} has {left} ({spent}% spent).",
 	"err.budget_invalid":        "budget {value} does not read; write \"200k tokens\", \"1h\" or \"200k tokens, 1h\"",
 	"err.lean_worker":           "you only take and finish steps: use update_plan_step and read_plan",
 }
@@ -240,7 +251,7 @@ How to check the result (tests to run, outputs to inspect).
 var leanEN = map[string]string{
 	"instruction": `
 ## Plans
-Shared plans; you work their steps. update_plan_step status in_progress takes the next free step (yours); do it, then complete it, with evidence. On an error, do what its message says.
+Shared plans; you work their steps. update_plan_step status in_progress takes the next free step (yours); do it, then complete it with evidence and next: true, listed before your next work call in the same message. On an error, do what its message says.
 `,
 	"update_plan_step":                     "Take (in_progress) or finish a step.",
 	"update_plan_step.step":                "Omit with in_progress: next free step.",
@@ -248,6 +259,7 @@ Shared plans; you work their steps. update_plan_step status in_progress takes th
 	"update_plan_step.note":                "",
 	"update_plan_step.evidence":            "With completed: what shows it done.",
 	"update_plan_step.takeover":            "Only if its holder stopped.",
+	"update_plan_step.next":                "Also take the next ready step.",
 	"update_plan_step.last_known_revision": "",
 	"read_plan":                            "Read a plan.",
 	"read_plan.since_revision":             "Only changes since.",

@@ -6,9 +6,9 @@ var textsZH = map[string]string{
 ## 计划
 按名称共享的 Markdown 计划，本任务的所有智能体都能看到。多步骤工作或交接时使用；清单项（- [ ] 步骤）就是计划的步骤。
 - 先调用 list_plans；重写计划前先 read_plan。
-- 每次修改都返回 revision：把你最新的 revision 作为 last_known_revision 传回（0 表示仅创建）。遇到 revision_conflict 时用 read_plan since_revision 追上变更后重试。
-- 用 update_plan_step 标记进度，无需先读取：他人移动其他步骤不会冲突。设为 in_progress 即由你负责该步骤；不给 step 则领取下一个空闲步骤。用 set_plan_status 设置状态，不要为此重写计划。
-- 错误格式为 {"error":{"code","message"}}：按 message 的提示操作。
+- 每次修改都返回 revision：把最新的作为 last_known_revision 传回（0 表示仅创建）。遇到 revision_conflict 时先 read_plan since_revision，再重试。
+- 用 update_plan_step 标记进度，无需先读取。设为 in_progress 即领取步骤（不给 step：下一个空闲步骤）。在下一个工作调用的同一条消息里推进：把 update_plan_step(completed, next: true) 列在前面。用 set_plan_status 设置状态，不要为此重写计划。
+- 出错时按 message 的提示操作。
 `,
 	"instruction.files":    "- 大改动：export_plan_to_file，用文件工具编辑该文件，再 update_plan_from_file。\n",
 	"instruction.template": "- 规划新工作前，先调用 plan_template。\n",
@@ -46,6 +46,7 @@ var textsZH = map[string]string{
 	"update_plan_step.note":                "附加在该步骤行尾的简短备注。",
 	"update_plan_step.last_known_revision": "",
 	"update_plan_step.takeover":            "true：接手其他智能体持有的步骤，仅在其已停止时使用。",
+	"update_plan_step.next":                "true，与 completed、skipped 或 failed 一起：同时领取下一个就绪步骤。",
 
 	"export_plan_to_file":      "把计划正文写入工作区文件，便于低成本编辑。",
 	"export_plan_to_file.name": "",
@@ -228,8 +229,18 @@ var textsZH = map[string]string{
 	"err.review_own":            "计划 {name} 的第 {step} 步正等待复核你自己的工作，须由其他智能体或人来完成。请改做 next_step",
 	"err.cost_invalid":          "步骤的花费被拒绝：某个计数为负或过大，或移到 {to} 并未结束该步骤",
 	"step.awaiting_review":      "第 {step} 步等待复核：由其他智能体或人来完成。请接着做 next_step",
-	"gate.over_budget":          "{tool} 未运行：你持有的计划 {name} 第 {step} 步已超出预算（或整个计划已超出）。只有人可以提高预算：请不用 {tool} 完成该步骤，或请人提高预算",
-	"gate.over_budget.sub":      "{tool} 未运行：你持有的计划 {name} 第 {step} 步已超出预算（或整个计划已超出）。请汇报：第 {step} 步需要更高的预算",
+	"gate.over_budget":          "{tool} 未运行：你持有的计划 {name} 第 {step} 步已超出该步骤自身的预算。只有人可以提高预算：请不用 {tool} 完成该步骤，或请人提高预算",
+	"gate.over_budget.sub":      "{tool} 未运行：你持有的计划 {name} 第 {step} 步已超出该步骤自身的预算。请汇报：第 {step} 步需要更高的预算",
+	"gate.over_budget.plan":     "{tool} 未运行：计划 {name}（你持有其第 {step} 步）已超出计划的预算。只有人可以提高预算：请不用 {tool} 完成该步骤，或请人提高计划的预算",
+	"gate.over_budget.plan.sub": "{tool} 未运行：计划 {name}（你持有其第 {step} 步）已超出计划的预算。请汇报：计划 {name} 需要更高的预算",
+	"err.next_state":            "next 只能与 completed、skipped 或 failed 一起使用，不能与 {to} 一起：它在结束本步骤的同时领取下一步",
+	"step.none_ready":           "没有可领取的步骤",
+	"budget.tokens":             "{left}/{budget} tokens",
+	"budget.time":               "{left}/{budget}",
+	"budget.and":                "，",
+	"budget.step":               "剩余 {amount}",
+	"budget.plan":               "计划预算剩余 {amount}",
+	"reminder.budget":           "预算：计划 {name} 的第 {step} 步{left}（已用 {spent}%）。",
 	"err.budget_invalid":        "预算 {value} 无法识别；请写成 \"200k tokens\"、\"1h\" 或 \"200k tokens, 1h\"",
 	"err.lean_worker":           "你只负责领取和完成步骤：请使用 update_plan_step 和 read_plan",
 }
@@ -238,17 +249,18 @@ var textsZH = map[string]string{
 var leanZH = map[string]string{
 	"instruction": `
 ## 计划
-共享计划，你负责其中的步骤。update_plan_step 的 status 为 in_progress 时领取下一个空闲步骤（归你）；完成后设为 completed 并附上证据。出错时按 message 操作。
+共享计划，由你完成其步骤。update_plan_step 设 in_progress 领下个空闲步骤；完成时设 completed，附证据，加 next: true，排在同一消息的下个工作调用前。出错照 message 做。
 `,
-	"update_plan_step":                     "领取（in_progress）或结束一个步骤。",
-	"update_plan_step.step":                "与 in_progress 一起省略：下一个空闲步骤。",
+	"update_plan_step":                     "领取（in_progress）或结束步骤。",
+	"update_plan_step.step":                "in_progress 时省略：下一个空闲步骤。",
 	"update_plan_step.status":              "in_progress、completed、failed 或 skipped。",
 	"update_plan_step.note":                "",
-	"update_plan_step.evidence":            "与 completed 一起：完成的依据。",
-	"update_plan_step.takeover":            "仅当持有者已停止时。",
+	"update_plan_step.evidence":            "completed 时：完成的依据。",
+	"update_plan_step.takeover":            "仅当持有者已停止。",
+	"update_plan_step.next":                "并领下一步。",
 	"update_plan_step.last_known_revision": "",
 	"read_plan":                            "读取计划。",
 	"read_plan.since_revision":             "只要此后的变更。",
-	"instruction.approval.sub":             "- 只有已批准的计划才能推进步骤；遇到 not_approved 请汇报。\n",
-	"instruction.gated":                    "- 有副作用的工具只在你持有已批准计划的 in_progress 步骤时运行。\n",
+	"instruction.approval.sub":             "- 步骤只在已批准的计划上推进；遇 not_approved 请汇报。\n",
+	"instruction.gated":                    "- 副作用工具仅在你持有已批准计划的 in_progress 步骤时运行。\n",
 }

@@ -32,6 +32,10 @@ type CostReport struct {
 	Over string `json:"over,omitempty"`
 	// Budget is the budget it went over, when Over is set.
 	Budget *Budget `json:"budget,omitempty"`
+	// InvalidUsage counts the model calls whose usage was negative or over a billion
+	// tokens in a count: each is in Cost.NoUsage, and none of its tokens in Cost, so a
+	// broken or hostile usage report cannot keep a step under its budget.
+	InvalidUsage int `json:"invalid_usage,omitempty"`
 }
 
 // GatedCall reports one call of a gated tool (Config.GatedTools), before it runs: who called
@@ -58,6 +62,9 @@ type GatedCall struct {
 	Revision int64  `json:"revision,omitempty"`
 	// Uses are the gated tools the step held may use (Step.Uses).
 	Uses []string `json:"uses,omitempty"`
+	// Over names, for over_budget, the budget that ran out: "step" (the step's own) or
+	// "plan" (its plan's); "" otherwise.
+	Over string `json:"over,omitempty"`
 }
 
 // DigestConfig bounds the plan digest appended to the instruction at the start of each

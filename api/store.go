@@ -146,6 +146,14 @@ type StepMove struct {
 	// whose hold expired (StoreConfig.HoldTTL) moves without it. By moving its own
 	// in_progress step to in_progress again, its holder renews its hold.
 	Takeover bool
+	// Next, with State completed, failed or skipped, also takes for By, in the same write
+	// (one revision, one history entry), the step a move of no step number to in_progress
+	// would take, chosen on the plan as the finishing move leaves it: a step that waited only
+	// for the finished one is ready. MoveStep then returns that step, in progress and held
+	// by By; when no step is ready or pending, it returns the finished step and the move is
+	// the finishing move alone, without an error. With another State it is
+	// CodeInvalidArgument.
+	Next bool
 }
 
 // Listing is the result of List: summaries sorted by name, and one warning per plan file

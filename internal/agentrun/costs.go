@@ -127,7 +127,7 @@ func (m *Middleware[M, S]) budgetGate(ctx context.Context, cur *document.Plan, s
 		r.Mu.Unlock()
 	}
 	if over, _ := document.OverBudget(stepB, planB, spent, live, elapsed); over != "" {
-		call.Allowed, call.Reason = false, document.GateOverBudget
+		call.Allowed, call.Reason, call.Over = false, document.GateOverBudget, over
 	}
 	return call
 }

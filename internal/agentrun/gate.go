@@ -172,6 +172,9 @@ func (m *Middleware[M, S]) decide(ctx context.Context, tool string) GatedCall {
 func (m *Middleware[M, S]) refusal(ctx context.Context, call GatedCall) string {
 	texts := m.set(ctx).texts
 	key := "gate." + call.Reason
+	if call.Over == "plan" {
+		key += ".plan" // the plan's budget ran out, not the step's
+	}
 	if m.roleIn(ctx) == tools.RoleSubAgent {
 		if _, ok := texts[key+".sub"]; ok {
 			key += ".sub"

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -96,15 +98,40 @@ func (m *Middleware[M, S]) remind(ctx context.Context, input []M) []M {
 		lines = append(lines, m.reminderLine(ctx, st.set.texts, p, since, who))
 		r.seen[name] = p.Revision
 	}
-	if len(lines) == 0 {
+	var text string
+	if len(lines) > 0 {
+		r.last = r.calls
+		text = st.set.texts["reminder.header"] + strings.Join(lines, "\n")
+	}
+	if warn := budgetReminder(st); warn != "" {
+		text = strings.TrimPrefix(text+"\n"+warn, "\n")
+	}
+	if text == "" {
 		return input
 	}
-	r.last = r.calls
-	note, ok := userMessage[M](st.set.texts["reminder.header"] + strings.Join(lines, "\n"))
+	note, ok := userMessage[M](text)
 	if !ok {
 		return input
 	}
 	return append(slices.Clip(input), note)
+}
+
+// budgetReminder is, once per step the run holds, the line telling it that 80% of the
+// step's budget (or its plan's) is spent and what is left; "" otherwise. It travels with
+// the reminders, after the history, never in the instruction.
+func budgetReminder(st *runState) string {
+	r := &st.costs
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	now := time.Now()
+	for _, h := range r.Held {
+		if l, ok := h.Warn(now); ok {
+			texts := st.set.texts
+			return strings.NewReplacer("{step}", tools.Itoa(h.Step), "{name}", h.Plan, "{left}", tools.BudgetText(texts, l),
+				"{spent}", strconv.Itoa(int(min(l.Spent, 9.99)*100))).Replace(texts["reminder.budget"])
+		}
+	}
+	return ""
 }
 
 // plansCalled names the plans an assistant message's calls of this agent's plan tools name.

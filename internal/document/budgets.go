@@ -71,15 +71,16 @@ func TotalBudget(p *Plan) *Budget {
 
 // OverBudget says which budget a step went over ("step" or "plan", and that budget), having
 // cost live so far on top of what its plan's steps recorded (spent); "" when within both.
+// The sums saturate: no count, however large, wraps round to look small.
 func OverBudget(step, plan *Budget, spent StepCost, live StepCost, elapsed time.Duration) (string, *Budget) {
 	over := func(b *Budget, tokens int64, d time.Duration) bool {
 		return b != nil && (b.Tokens > 0 && tokens > b.Tokens || b.Time > 0 && d > b.Time)
 	}
-	liveTokens := live.PromptTokens + live.CompletionTokens
+	liveTokens := AddCount(live.PromptTokens, live.CompletionTokens)
 	if over(step, liveTokens, elapsed) {
 		return "step", step
 	}
-	if over(plan, spent.PromptTokens+spent.CompletionTokens+liveTokens, time.Duration(spent.Seconds)*time.Second+elapsed) {
+	if over(plan, AddCount(AddCount(spent.PromptTokens, spent.CompletionTokens), liveTokens), addDuration(secondsOf(spent.Seconds), elapsed)) {
 		return "plan", plan
 	}
 	return "", nil
@@ -144,4 +145,69 @@ func parseTokenCount(s string) (int64, bool) {
 		return 0, false
 	}
 	return int64(f * mult), true
+}
+
+// Left is what is left of the budget nearest its end, among a step's and its plan's.
+type Left struct {
+	Which string // "step" or "plan"
+	Of    Budget // the budget
+	Left  Budget // what is left of it, in the same measures, never below zero
+	// Spent is the share of it spent, from 0: the larger of its tokens' and its time's.
+	Spent float64
+}
+
+// BudgetLeft is what is left of step's budget and of plan's (with spent recorded by the
+// plan's steps), having cost live over elapsed so far: the one whose larger share is spent;
+// ok is false when neither bounds anything.
+func BudgetLeft(step, plan *Budget, spent StepCost, live StepCost, elapsed time.Duration) (Left, bool) {
+	liveTokens := AddCount(live.PromptTokens, live.CompletionTokens)
+	var best Left
+	ok := false
+	try := func(which string, b *Budget, tokens int64, d time.Duration) {
+		if b == nil || isZero(*b) {
+			return
+		}
+		l := Left{Which: which, Of: *b}
+		if b.Tokens > 0 {
+			l.Left.Tokens = max(b.Tokens-min(tokens, b.Tokens), 0)
+			l.Spent = float64(tokens) / float64(b.Tokens)
+		}
+		if b.Time > 0 {
+			l.Left.Time = max(b.Time-min(d, b.Time), 0)
+			l.Spent = max(l.Spent, float64(d)/float64(b.Time))
+		}
+		if !ok || l.Spent > best.Spent {
+			best, ok = l, true
+		}
+	}
+	try("step", step, liveTokens, elapsed)
+	try("plan", plan, AddCount(AddCount(spent.PromptTokens, spent.CompletionTokens), liveTokens), addDuration(secondsOf(spent.Seconds), elapsed))
+	return best, ok
+}
+
+// FormatTokens writes a count of tokens short: "950", "8.2k", "10k", "1.5m".
+func FormatTokens(n int64) string {
+	short := func(v float64, unit string) string {
+		s := strconv.FormatFloat(v, 'f', 1, 64)
+		return strings.TrimSuffix(s, ".0") + unit
+	}
+	switch {
+	case n >= 1e6:
+		return short(float64(n)/1e6, "m")
+	case n >= 1e3:
+		return short(float64(n)/1e3, "k")
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// FormatDuration writes d short, to the second: "2m30s", "10m".
+func FormatDuration(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

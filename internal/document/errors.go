@@ -162,6 +162,7 @@ var FactTexts = map[string]string{
 	reasonBudgetInvalid:            "budget {value} is not a budget such as \"200k tokens\", \"1h\" or \"200k tokens, 1h\"",
 	ReasonLeanWorker:               "this agent only takes and finishes steps: its plan tools are update_plan_step and read_plan",
 	ReasonEvidenceState:            "evidence is given with a move to {to}; only completed, failed or skipped take evidence",
+	ReasonNextState:                "next is given with a move to {to}; only completed, failed or skipped take the next step with them",
 	reasonEvidenceForm:             "the evidence has control characters or contains \" — evidence: \" or \" — cost: \"",
 	reasonNoteProof:                "the note {value} would read as evidence or a cost (\" — evidence: \", \" — cost: \")",
 	ReasonEvidenceRequired:         "step {step} of plan {name} cannot be completed without evidence",
@@ -318,6 +319,7 @@ const (
 // completing the review of its own work.
 const (
 	ReasonEvidenceState    = "evidence_state"
+	ReasonNextState        = "next_state" // StepMove.Next on a move that finishes nothing
 	reasonEvidenceForm     = "evidence_form"
 	ReasonEvidenceRequired = "evidence_required"
 	ReasonNotVerified      = "not_verified"

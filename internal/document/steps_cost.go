@@ -1,6 +1,7 @@
 package document
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,3 +62,39 @@ func PlanCost(steps []Step) *StepCost { return api.TotalCost(steps) }
 
 // WholeSeconds is d in whole seconds, rounded to the nearest.
 func WholeSeconds(d time.Duration) int64 { return int64((d + time.Second/2) / time.Second) }
+
+// MaxCallTokens is the most tokens one model call may report in each of its counts: a
+// usage above it (or below zero) is no usage, counted as such and reported, never summed.
+const MaxCallTokens = 1e9
+
+// UsageReads reports whether prompt and completion counts of one model call are ones to sum.
+func UsageReads(prompt, completion int64) bool {
+	return prompt >= 0 && completion >= 0 && prompt <= MaxCallTokens && completion <= MaxCallTokens
+}
+
+// AddCount is a+b of two counts of a cost, saturating at the largest count a line carries
+// (and at zero below), so sums never overflow into a cost that looks small.
+func AddCount(a, b int64) int64 {
+	a, b = min(max(a, 0), maxCount), min(max(b, 0), maxCount)
+	return min(a+b, maxCount)
+}
+
+// secondsOf is n seconds as a duration, saturating instead of overflowing.
+func secondsOf(n int64) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	if n > int64(math.MaxInt64/time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(n) * time.Second
+}
+
+// addDuration is a+b of two non-negative durations, saturating instead of overflowing.
+func addDuration(a, b time.Duration) time.Duration {
+	a, b = max(a, 0), max(b, 0)
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

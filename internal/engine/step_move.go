@@ -43,7 +43,16 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold
 			return nil, err
 		}
 		step = try.updated
-		return try.next(), nil
+		next := try.next()
+		if !m.Next {
+			return next, nil
+		}
+		take, err := s.takeNext(try, next)
+		if err != nil || take == nil {
+			return next, err
+		}
+		step = take.updated
+		return take.next(), nil
 	})
 	if err != nil {
 		return nil, document.Step{}, s.explainTaken(ctx, err, m.Name, m.Step, hold.By)
@@ -117,7 +126,8 @@ type moveCheck struct {
 //
 //  1. note: the note is one line of valid UTF-8, short, that reads as neither evidence nor cost;
 //  2. evidence: evidence (folded to one line) and cost are well formed and come with a move
-//     that finishes the step (completed, failed or skipped).
+//     that finishes the step (completed, failed or skipped), and so does Next (the take
+//     Next adds is decided by these same checks, on the plan as the move left it).
 //
 // On the plan as read under its lock:
 //
@@ -200,6 +210,9 @@ func checkNote(mv *stepMove) error {
 // be written, or on a move that finishes nothing.
 func checkMoveEvidence(mv *stepMove) error {
 	m := &mv.move
+	if err := checkNextFinishes(mv); err != nil {
+		return err
+	}
 	m.Evidence = document.FoldEvidence(m.Evidence)
 	if m.Cost != nil && (!document.ValidCost(*m.Cost) || !finishes(m.State)) {
 		return &document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonCostInvalid, Name: m.Name, Step: m.Step, To: m.State}

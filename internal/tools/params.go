@@ -27,6 +27,7 @@ var (
 	pRevision  = param{"last_known_revision", schema.Integer, false}
 	pSince     = param{"since_revision", schema.Integer, false} // read_plan: only the changes since
 	pTakeover  = param{"takeover", schema.Boolean, false}       // update_plan_step: move a step another agent holds
+	pNext      = param{"next", schema.Boolean, false}           // update_plan_step: finish a step and take the next ready one
 	pPath      = param{"path", schema.String, true}
 	pGoal      = param{"goal", schema.String, true}
 	// pMessage is request_plan_approval's note to the person.

@@ -82,6 +82,12 @@ type stepResult struct {
 	NextStep *nextStep         `json:"next_step,omitempty"`
 	// Review says, in the model's language, that the step now awaits someone else's review.
 	Review string `json:"review,omitempty"`
+	// Next says, for a move with next, that no step was ready to take (Step is then the
+	// step finished, and the run holds no new one).
+	Next string `json:"next,omitempty"`
+	// Budget is what is left of the budget of the step the run holds now (or its plan's),
+	// in the model's language: "8.2k of 10k tokens left".
+	Budget string `json:"budget,omitempty"`
 }
 
 // nextStep is the step to take next: the first pending one.

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/einoplan/plan/internal/document"
@@ -39,9 +40,40 @@ func (env *ToolEnv) measured(ctx context.Context, p *document.Plan, step documen
 	case step.State == document.StepInProgress && step.Holder != "" && step.Holder == agent:
 		r.take(p, step, time.Now())
 	case cost != nil:
-		r.drop(name, step.Number)
+		invalid := r.drop(name, step.Number)
 		if env.Report != nil {
-			env.Report(ctx, CostReport{Plan: name, Step: step.Number, State: step.State, Agent: env.Agent(ctx), Cost: *cost})
+			env.Report(ctx, CostReport{Plan: name, Step: step.Number, State: step.State, Agent: env.Agent(ctx), Cost: *cost, InvalidUsage: invalid})
 		}
 	}
+}
+
+// budgetLeft says, in the model's language, what is left of the budget of the step the
+// call's run holds now on p (or of p's budget, when that is nearer its end); "" when the
+// run holds no step of p or nothing bounds it.
+func (env *ToolEnv) budgetLeft(ctx context.Context, p *document.Plan) string {
+	if env.Costs == nil {
+		return ""
+	}
+	r := env.Costs(ctx)
+	if r == nil {
+		return ""
+	}
+	l, ok := r.Left(p.Name, time.Now())
+	if !ok {
+		return ""
+	}
+	return BudgetText(env.Texts, l)
+}
+
+// BudgetText is l in the words of texts: "8.2k of 10k tokens left", or, for the plan's
+// budget, "… left in the plan's budget".
+func BudgetText(texts map[string]string, l document.Left) string {
+	var parts []string
+	if l.Of.Tokens > 0 {
+		parts = append(parts, strings.NewReplacer("{left}", document.FormatTokens(l.Left.Tokens), "{budget}", document.FormatTokens(l.Of.Tokens)).Replace(texts["budget.tokens"]))
+	}
+	if l.Of.Time > 0 {
+		parts = append(parts, strings.NewReplacer("{left}", document.FormatDuration(l.Left.Time), "{budget}", document.FormatDuration(l.Of.Time)).Replace(texts["budget.time"]))
+	}
+	return strings.ReplaceAll(texts["budget."+l.Which], "{amount}", strings.Join(parts, texts["budget.and"]))
 }

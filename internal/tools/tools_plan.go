@@ -118,7 +118,7 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	f := a.fields()
 	name, number, stateText := f.str(pName), f.integer(pStep), f.str(pStepState)
 	note, rev, takeover := f.str(pNote), f.integer(pRevision), f.boolean(pTakeover)
-	evidence := f.str(pEvidence)
+	evidence, next := f.str(pEvidence), f.boolean(pNext)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -139,14 +139,37 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 		return nil, err
 	}
 	cost := env.stepCost(ctx, name, at, state)
-	p, step, err := env.Store.MoveStep(ctx, engine.StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, Cost: cost, IfRevision: rev, By: document.ActorOf(ctx), Takeover: takeover})
+	p, step, err := env.Store.MoveStep(ctx, engine.StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, Cost: cost, IfRevision: rev, By: document.ActorOf(ctx), Takeover: takeover, Next: next})
 	if err != nil {
 		return nil, err
 	}
-	env.measured(ctx, p, step, cost)
 	steps := document.StepsOf(p.Content)
-	return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: document.ComputeProgress(steps),
-		NextStep: shortStep(engine.NextOf(steps)), Review: env.reviewNote(step)}, nil
+	if !next {
+		env.measured(ctx, p, step, cost)
+		return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: document.ComputeProgress(steps),
+			NextStep: shortStep(engine.NextOf(steps)), Review: env.reviewNote(step), Budget: env.budgetLeft(ctx, p)}, nil
+	}
+	return env.rodeOn(ctx, p, steps, at, step, cost), nil
+}
+
+// rodeOn is the result of a move with next: the step finished (at) and the step taken
+// (took, or the finished one again when none was ready). It names only the step held now
+// and the progress: the digest carries the steps' texts.
+func (env *ToolEnv) rodeOn(ctx context.Context, p *document.Plan, steps []document.Step, at int, took document.Step, cost *document.StepCost) stepResult {
+	out := stepResult{Revision: p.Revision, Step: took.Number, Holder: took.Holder, Progress: document.ComputeProgress(steps)}
+	if took.Number == at || took.State != document.StepInProgress {
+		env.measured(ctx, p, took, cost)
+		out.Review = env.reviewNote(took)
+		out.Next = env.Texts["step.none_ready"]
+		return out
+	}
+	if at >= 1 && at <= len(steps) {
+		env.measured(ctx, p, steps[at-1], cost)
+		out.Review = env.reviewNote(steps[at-1])
+	}
+	env.measured(ctx, p, took, nil)
+	out.Budget = env.budgetLeft(ctx, p)
+	return out
 }
 
 // NextPending is the first pending step of a summary, nil when none is pending.

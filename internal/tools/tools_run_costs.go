@@ -15,6 +15,7 @@ type RunCosts struct {
 	Held []*HeldStep // most recently taken last
 }
 
+// HeldStep is one step a run holds, what it cost so far and the budgets that bound it.
 type HeldStep struct {
 	Plan  string
 	Step  int
@@ -25,6 +26,11 @@ type HeldStep struct {
 	StepBudget, PlanBudget *document.Budget
 	Spent                  document.StepCost
 	Over                   string // the budget already reported gone over
+	// Invalid counts the model calls whose usage was negative or over
+	// document.MaxCallTokens: counted without usage, and reported (CostReport.InvalidUsage).
+	Invalid int
+	// Warned: the run was reminded once that 80% of its budget is spent (Warn).
+	Warned bool
 }
 
 // take starts measuring step of plan, unless it is measured already (a renewal).
@@ -65,11 +71,19 @@ func (r *RunCosts) snapshot(plan string, step int, now time.Time) (document.Step
 	return document.StepCost{}, false
 }
 
-// drop stops measuring step of plan.
-func (r *RunCosts) drop(plan string, step int) {
+// drop stops measuring step of plan, and returns how many of its model calls reported an
+// invalid usage.
+func (r *RunCosts) drop(plan string, step int) (invalid int) {
 	r.Mu.Lock()
 	defer r.Mu.Unlock()
-	r.Held = slices.DeleteFunc(r.Held, func(h *HeldStep) bool { return h.Plan == plan && h.Step == step })
+	r.Held = slices.DeleteFunc(r.Held, func(h *HeldStep) bool {
+		if h.Plan == plan && h.Step == step {
+			invalid += h.Invalid
+			return true
+		}
+		return false
+	})
+	return invalid
 }
 
 // ToolCall counts a tool call of the run.
@@ -91,13 +105,26 @@ func (r *RunCosts) ModelCall(u *schema.TokenUsage) *HeldStep {
 		return nil
 	}
 	h.Cost.ModelCalls++
-	if u == nil {
+	if !h.addUsage(u) {
 		h.Cost.NoUsage++
-	} else {
-		h.Cost.PromptTokens += int64(max(u.PromptTokens, 0))
-		h.Cost.CompletionTokens += int64(max(u.CompletionTokens, 0))
 	}
 	return h
+}
+
+// addUsage adds u to h's tokens, saturating; a usage that is none, negative or over
+// document.MaxCallTokens adds nothing and returns false (an invalid one is counted).
+func (h *HeldStep) addUsage(u *schema.TokenUsage) bool {
+	if u == nil {
+		return false
+	}
+	p, c := int64(u.PromptTokens), int64(u.CompletionTokens)
+	if !document.UsageReads(p, c) {
+		h.Invalid++
+		return false
+	}
+	h.Cost.PromptTokens = document.AddCount(h.Cost.PromptTokens, p)
+	h.Cost.CompletionTokens = document.AddCount(h.Cost.CompletionTokens, c)
+	return true
 }
 
 // StreamUsage applies the usage a streamed answer reports, which arrives with its last
@@ -106,13 +133,46 @@ func (r *RunCosts) StreamUsage(h *HeldStep, applied **schema.TokenUsage, u *sche
 	r.Mu.Lock()
 	defer r.Mu.Unlock()
 	if prev := *applied; prev != nil {
-		h.Cost.PromptTokens -= int64(max(prev.PromptTokens, 0))
-		h.Cost.CompletionTokens -= int64(max(prev.CompletionTokens, 0))
+		h.Cost.PromptTokens = max(h.Cost.PromptTokens-int64(prev.PromptTokens), 0)
+		h.Cost.CompletionTokens = max(h.Cost.CompletionTokens-int64(prev.CompletionTokens), 0)
 	} else {
 		h.Cost.NoUsage--
 	}
-	h.Cost.PromptTokens += int64(max(u.PromptTokens, 0))
-	h.Cost.CompletionTokens += int64(max(u.CompletionTokens, 0))
+	*applied = nil
+	if !h.addUsage(u) {
+		h.Cost.NoUsage++
+		return
+	}
 	cp := *u
 	*applied = &cp
+}
+
+// Left is what is left of the budget of the step of plan the run most recently took (or of
+// the plan's); ok is false when the run holds no step of plan or no budget bounds it.
+func (r *RunCosts) Left(plan string, now time.Time) (document.Left, bool) {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	for i := len(r.Held) - 1; i >= 0; i-- {
+		if h := r.Held[i]; h.Plan == plan {
+			return document.BudgetLeft(h.StepBudget, h.PlanBudget, h.Spent, h.Cost, now.Sub(h.Since))
+		}
+	}
+	return document.Left{}, false
+}
+
+// warnAt is the share of a budget spent that earns the run one reminder.
+const warnAt = 0.8
+
+// Warn reports, once per step the run holds, that h spent 80% of its budget (or its plan's)
+// and what is left; ok is false otherwise. The caller holds Mu.
+func (h *HeldStep) Warn(now time.Time) (document.Left, bool) {
+	if h.Warned {
+		return document.Left{}, false
+	}
+	l, ok := document.BudgetLeft(h.StepBudget, h.PlanBudget, h.Spent, h.Cost, now.Sub(h.Since))
+	if !ok || l.Spent < warnAt {
+		return document.Left{}, false
+	}
+	h.Warned = true
+	return l, true
 }
