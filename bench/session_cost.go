@@ -29,14 +29,7 @@ import (
 // are the worker's.
 
 // costKinds are the setups of the table, in order.
-var costKinds = []string{"plan", "plan, lean worker", costRide, costLeanRide, "plantask", "no plan tools"}
-
-// The setups whose worker finishes a step and takes the next in the message of the next
-// step's first work call: the calls of one message take effect in the order listed.
-const (
-	costRide     = "plan, ride-along"
-	costLeanRide = "plan, lean worker, ride-along"
-)
+var costKinds = []string{"plan", "plan, lean worker", "plantask", "no plan tools"}
 
 // costWorkPerStep are the work calls each step takes, one session each.
 var costWorkPerStep = []int{1, 3, 5}
@@ -149,13 +142,12 @@ func (m *billingModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingCha
 	return &billingModel{inner: m.inner, tools: tools, log: m.log}, nil
 }
 
-// costPlanWorker takes the next free step, does its work (work calls), completes it with
-// evidence, and takes the next, until none is left. With ride, it finishes a step and takes
-// the next in the message of the next step's first work call, as the instruction teaches:
-// the calls of one message take effect in the order listed.
+// costPlanWorker does what the instruction teaches: it takes the next free step, does its
+// work (work calls), and then completes it with evidence and next: true in the message of
+// the next step's first work call, listed first (the calls of one message take effect in
+// the order listed); the last step's completion goes alone.
 type costPlanWorker struct {
 	work, steps, step, worked int
-	ride                      bool
 	last                      string
 }
 
@@ -164,18 +156,10 @@ func (w *costPlanWorker) workCall() call {
 	return call{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.step, w.worked))}
 }
 
-func (w *costPlanWorker) complete() call {
-	return call{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
-		"evidence", "row counts match: 120400 before and after")}
-}
-
 func (w *costPlanWorker) next(results []string) []call {
-	take := func() []call {
+	if results == nil {
 		w.last = "take"
 		return []call{{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "status", "in_progress")}}
-	}
-	if results == nil {
-		return take()
 	}
 	for _, res := range results {
 		var r planResult
@@ -195,19 +179,14 @@ func (w *costPlanWorker) next(results []string) []call {
 		if w.worked < w.work {
 			return []call{w.workCall()}
 		}
-		if w.ride && w.step < w.steps {
-			// the digest shows the next ready step: the one after this
-			done := w.complete()
-			w.step, w.worked = w.step+1, 0
-			return []call{done, {plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "status", "in_progress")}, w.workCall()}
+		done := call{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
+			"evidence", "row counts match: 120400 before and after", "next", true)}
+		if w.step == w.steps {
+			w.last = "complete"
+			return []call{done}
 		}
-		w.last = "complete"
-		return []call{w.complete()}
-	case "complete":
-		if r.NextStep == nil {
-			return nil
-		}
-		return take()
+		w.step, w.worked = w.step+1, 0 // the digest shows the next ready step: the one after this
+		return []call{done, w.workCall()}
 	}
 	return nil
 }
@@ -272,13 +251,13 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 	var d decider
 	var mw adk.ChatModelAgentMiddleware
 	switch kind {
-	case "plan", "plan, lean worker", costRide, costLeanRide:
+	case "plan", "plan, lean worker":
 		body := sessionContent(steps)
 		if _, err := e.store.Put(ctx, plan.Update{Name: sessionPlanName, Content: &body}); err != nil {
 			return costRow{}, err
 		}
-		d = &costPlanWorker{work: workPerStep, steps: steps, ride: kind == costRide || kind == costLeanRide}
-		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: true, LeanWorker: kind == "plan, lean worker" || kind == costLeanRide})
+		d = &costPlanWorker{work: workPerStep, steps: steps}
+		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: true, LeanWorker: kind == "plan, lean worker"})
 	case "plantask":
 		orch := &sessionAgent{model: newReactiveModel(nil), log: newAgentLog("orchestrator")}
 		if err := runOrchestrator(ctx, e, sessionSpec{Kind: kindPlantask, Steps: steps}, orch, false); err != nil {
