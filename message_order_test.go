@@ -77,8 +77,8 @@ func moveStep(step int, status string) plantest.ToolCall {
 
 var deployCall = plantest.ToolCall{Name: "deploy_prod", Arguments: `{"target":"prod"}`}
 
-// A message listing [finish step 1, take step 2, deploy_prod] runs deploy_prod under step 2,
-// which names it, however long the plan calls take to reach the middleware; a message listing
+// A message listing [finish step 1, take step 2, deploy_prod], or [finish step 1 with next,
+// deploy_prod], runs deploy_prod under step 2, which names it, however long the plan calls take to reach the middleware; a message listing
 // [deploy_prod, finish step 1] runs deploy_prod under step 1 before the step is finished.
 // Eino runs the calls of a message at once: without the order, the gate would judge
 // deploy_prod under the step held when the message came.
@@ -88,6 +88,18 @@ func TestCallsOfOneMessageTakeEffectInTheOrderListed(t *testing.T) {
 		for i := range 50 {
 			outer := &holdUp{tools: map[string]bool{"update_plan_step": true}, delay: time.Duration(i%3+1) * time.Millisecond}
 			heard, ran, _ := orderAgent(t, i, body, outer, plantest.CallTools(moveStep(1, "completed"), moveStep(2, "in_progress"), deployCall))
+			require.Len(t, heard, 1, "run %d: %+v", i, heard)
+			require.True(t, heard[0].Allowed, "run %d: deploy_prod ran under the step just taken: %+v", i, heard[0])
+			require.Equal(t, 2, heard[0].Step, "run %d", i)
+			require.Equal(t, int32(1), ran, "run %d", i)
+		}
+	})
+	t.Run("a completion with next before a work call", func(t *testing.T) {
+		body := "# Release\n- [ ] Build the release\n- [ ] Deploy to production (uses deploy_prod)\n"
+		for i := range 50 {
+			outer := &holdUp{tools: map[string]bool{"update_plan_step": true}, delay: time.Duration(i%3+1) * time.Millisecond}
+			next := plantest.ToolCall{Name: "update_plan_step", Arguments: `{"name":"release","step":1,"status":"completed","next":true,"evidence":"built"}`}
+			heard, ran, _ := orderAgent(t, i, body, outer, plantest.CallTools(next, deployCall))
 			require.Len(t, heard, 1, "run %d: %+v", i, heard)
 			require.True(t, heard[0].Allowed, "run %d: deploy_prod ran under the step just taken: %+v", i, heard[0])
 			require.Equal(t, 2, heard[0].Step, "run %d", i)
