@@ -17,7 +17,7 @@ import (
 // AfterModelRewriteState records the message's order; each call, on reaching this
 // middleware, waits for the calls before it that must precede it: a plan call for every call
 // before it, any other call for the plan calls before it. Calls of a message without a plan
-// tool, and calls of tools the model was not offered, wait for nothing.
+// tool, and calls of tools neither offered to the model nor plan tools, wait for nothing.
 //
 // Waiting cannot deadlock: a call waits only for calls listed before it, so the waits form
 // no cycle; a call that has reached this middleware always ends (its end is deferred, on an
