@@ -7,7 +7,7 @@
 //	go run . -quick   # smaller sizes and shorter timings, under 20 seconds
 //	go run . -session # only the session benchmark (scripts/bench-session.sh adds the previous build)
 //	go run . -contention  # table 4 only, tab-separated (scripts/bench-contention.sh)
-//	go run . -cost    # only the cost per step table: plan, its lean worker, plantask, no plan tools
+//	go run . -cost    # only the cost per step tables: plan, its lean worker, plantask, no plan tools
 package main
 
 import (
@@ -120,11 +120,11 @@ func allTables(ctx context.Context, cfg config) ([]*table, error) {
 	}
 	tables = append(tables, resync)
 	progress("edit loop")
-	costs, err := costPerStepTable(ctx, c, costSteps)
+	costs, err := costPerStepTables(ctx, c, costSteps)
 	if err != nil {
 		return nil, fmt.Errorf("cost per step: %w", err)
 	}
-	tables = append(tables, costs)
+	tables = append(tables, costs...)
 	progress("cost per step")
 	ops, err := operationTables(ctx, cfg)
 	if err != nil {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/bytedance/sonic"
@@ -20,24 +18,48 @@ import (
 	"github.com/einoplan/plan"
 )
 
-// Cost per step: one worker completes the same n steps, each of which takes one call of a
-// work tool, with this library's tools (full, and the lean worker's), with Eino's plantask,
-// and with no plan tools (the steps are listed in its instruction). Every model call is billed
-// as a provider bills it: the prompt is the instruction, the whole history and every tool
-// definition, the completion is the model's message, both counted in o200k tokens. The plan
-// or the tasks are written beforehand and not billed, so the figures are the worker's.
+// Cost per step: one worker completes the same n steps, each of which takes k calls of a
+// work tool (k = 1, 3, 5), with this library's tools (full, and the lean worker's), with
+// Eino's plantask, and with no plan tools (the steps are listed in its instruction). Every
+// model call is billed as a provider bills it: the prompt is every tool definition, the
+// instruction and the whole history, in that order, the completion is the model's message,
+// both counted in o200k tokens; and billed again as a provider with prompt caching bills it:
+// the longest prefix the prompt shares with the previous call's at a tenth of the price, the
+// rest in full. The plan or the tasks are written beforehand and not billed, so the figures
+// are the worker's.
 
 // costKinds are the setups of the table, in order.
 var costKinds = []string{"plan", "plan, lean worker", "plantask", "no plan tools"}
 
+// costWorkPerStep are the work calls each step takes, one session each.
+var costWorkPerStep = []int{1, 3, 5}
+
+// cachedPrice is what a provider with prompt caching bills an input token it read from the
+// cache, as a share of the full price.
+const cachedPrice = 0.1
+
 // costRow is what one setup cost.
 type costRow struct {
 	kind                 string
-	steps                int
+	steps, work          int // steps, and work calls per step
 	calls                int // model calls
 	in, out              int // billed o200k tokens
+	cached               int // input tokens of the prefixes shared with the previous call
 	toolCalls, planCalls int
 	perCallTax           int // bytes of tool definitions and instruction on the first call
+}
+
+// billedCached is the input billed with prompt caching: the cached tokens at cachedPrice.
+func (r costRow) billedCached() float64 {
+	return float64(r.in-r.cached) + cachedPrice*float64(r.cached)
+}
+
+// cachedShare is the share of input tokens read from the cache, in percent.
+func (r costRow) cachedShare() float64 {
+	if r.in == 0 {
+		return 0
+	}
+	return 100 * float64(r.cached) / float64(r.in)
 }
 
 // workTool is the step's own work: the same in every setup.
@@ -97,7 +119,7 @@ func (m *billingModel) Generate(ctx context.Context, input []*schema.Message, op
 		}
 		m.log.firstTax = len(defs) + len(sys)
 	}
-	m.log.prompts = append(m.log.prompts, in+defs)
+	m.log.prompts = append(m.log.prompts, defs+in) // tools first, as providers lay a prompt out
 	m.log.answers = append(m.log.answers, ans)
 	for _, c := range out.ToolCalls {
 		m.log.toolCalls++
@@ -120,47 +142,60 @@ func (m *billingModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingCha
 	return &billingModel{inner: m.inner, tools: tools, log: m.log}, nil
 }
 
-// costPlanWorker takes the next free step, does its work, completes it with evidence, and
-// takes the next, until none is left.
+// costPlanWorker does what the instruction teaches: it takes the next free step, does its
+// work (work calls), and then completes it with evidence and next: true in the message of
+// the next step's first work call, listed first (the calls of one message take effect in
+// the order listed); the last step's completion goes alone.
 type costPlanWorker struct {
-	step int
-	last string
+	work, steps, step, worked int
+	last                      string
+}
+
+func (w *costPlanWorker) workCall() call {
+	w.worked++
+	return call{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.step, w.worked))}
 }
 
 func (w *costPlanWorker) next(results []string) []call {
-	take := func() []call {
+	if results == nil {
 		w.last = "take"
 		return []call{{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "status", "in_progress")}}
 	}
-	if results == nil {
-		return take()
+	for _, res := range results {
+		var r planResult
+		if json.Unmarshal([]byte(res), &r) == nil && r.Error != nil {
+			return nil
+		}
 	}
 	var r planResult
-	if json.Unmarshal([]byte(results[0]), &r) != nil || r.Error != nil {
+	if json.Unmarshal([]byte(results[0]), &r) != nil {
 		return nil
 	}
 	switch w.last {
 	case "take":
-		w.step, w.last = r.Step, "work"
-		return []call{{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d", r.Step))}}
+		w.step, w.worked, w.last = r.Step, 0, "work"
+		return []call{w.workCall()}
 	case "work":
-		w.last = "complete"
-		return []call{{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
-			"evidence", "row counts match: 120400 before and after")}}
-	case "complete":
-		if r.NextStep == nil {
-			return nil
+		if w.worked < w.work {
+			return []call{w.workCall()}
 		}
-		return take()
+		done := call{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
+			"evidence", "row counts match: 120400 before and after", "next", true)}
+		if w.step == w.steps {
+			w.last = "complete"
+			return []call{done}
+		}
+		w.step, w.worked = w.step+1, 0 // the digest shows the next ready step: the one after this
+		return []call{done, w.workCall()}
 	}
 	return nil
 }
 
-// costTaskWorker lists the tasks, claims the first free one, does its work, completes it,
-// and lists again, until none is free.
+// costTaskWorker lists the tasks, claims the first free one, does its work (work calls),
+// completes it, and lists again, until none is free.
 type costTaskWorker struct {
-	task int
-	last string
+	work, task, worked int
+	last               string
 }
 
 func (w *costTaskWorker) next(results []string) []call {
@@ -177,12 +212,14 @@ func (w *costTaskWorker) next(results []string) []call {
 		if w.task = firstFreeTask(out); w.task == 0 {
 			return nil
 		}
-		w.last = "claim"
+		w.last, w.worked = "claim", 0
 		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(w.task), "status", "in_progress", "owner", "worker")}}
-	case "claim":
-		w.last = "work"
-		return []call{{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d", w.task))}}
-	case "work":
+	case "claim", "work":
+		if w.worked < w.work {
+			w.last = "work"
+			w.worked++
+			return []call{{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.task, w.worked))}}
+		}
 		w.last = "complete"
 		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(w.task), "status", "completed")}}
 	case "complete":
@@ -192,18 +229,19 @@ func (w *costTaskWorker) next(results []string) []call {
 }
 
 // costBareWorker does the work of each step listed in its instruction, in order.
-type costBareWorker struct{ steps, done int }
+type costBareWorker struct{ steps, work, done int }
 
 func (w *costBareWorker) next([]string) []call {
-	if w.done == w.steps {
+	if w.done == w.steps*w.work {
 		return nil
 	}
+	step, part := w.done/w.work+1, w.done%w.work+1
 	w.done++
-	return []call{{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d", w.done))}}
+	return []call{{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", step, part))}}
 }
 
 // runCostSetup runs one setup on a fresh MemoryBackend and bills its worker.
-func runCostSetup(ctx context.Context, kind string, steps int, c *counter) (costRow, error) {
+func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *counter) (costRow, error) {
 	backend := plan.NewMemoryBackend()
 	e, err := openEnv(backend, 0)
 	if err != nil {
@@ -218,18 +256,18 @@ func runCostSetup(ctx context.Context, kind string, steps int, c *counter) (cost
 		if _, err := e.store.Put(ctx, plan.Update{Name: sessionPlanName, Content: &body}); err != nil {
 			return costRow{}, err
 		}
-		d = &costPlanWorker{}
-		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: true, LeanWorker: kind != "plan"})
+		d = &costPlanWorker{work: workPerStep, steps: steps}
+		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: true, LeanWorker: kind == "plan, lean worker"})
 	case "plantask":
 		orch := &sessionAgent{model: newReactiveModel(nil), log: newAgentLog("orchestrator")}
 		if err := runOrchestrator(ctx, e, sessionSpec{Kind: kindPlantask, Steps: steps}, orch, false); err != nil {
 			return costRow{}, err
 		}
-		d = &costTaskWorker{}
+		d = &costTaskWorker{work: workPerStep}
 		mw, err = plantask.New(ctx, &plantask.Config{Backend: taskBackend{backend}, BaseDir: tasksDir})
 	default:
 		instruction = "Do these steps in order, then stop.\n" + sessionContent(steps)
-		d = &costBareWorker{steps: steps}
+		d = &costBareWorker{steps: steps, work: workPerStep}
 	}
 	if err != nil {
 		return costRow{}, err
@@ -256,66 +294,20 @@ func runCostSetup(ctx context.Context, kind string, steps int, c *counter) (cost
 			return costRow{}, ev.Err
 		}
 	}
-	if work != steps {
-		return costRow{}, fmt.Errorf("%s: %d of %d steps worked", kind, work, steps)
+	if work != steps*workPerStep {
+		return costRow{}, fmt.Errorf("%s: %d of %d work calls made", kind, work, steps*workPerStep)
 	}
-	row := costRow{kind: kind, steps: steps, calls: len(log.prompts), toolCalls: log.toolCalls, planCalls: log.planCalls, perCallTax: log.firstTax}
+	row := costRow{kind: kind, steps: steps, work: workPerStep, calls: len(log.prompts), toolCalls: log.toolCalls, planCalls: log.planCalls, perCallTax: log.firstTax}
+	prev := ""
 	for _, p := range log.prompts {
-		row.in += c.o(p)
+		shared := sharedPrefix(prev, p)
+		cached, rest := c.o(p[:shared]), c.o(p[shared:])
+		row.in += cached + rest
+		row.cached += cached
+		prev = p
 	}
 	for _, a := range log.answers {
 		row.out += c.o(a)
 	}
 	return row, nil
-}
-
-// costPerStepTable is the "Cost per step" table: every setup side by side in one run.
-func costPerStepTable(ctx context.Context, c *counter, steps int) (*table, error) {
-	t := newTable(fmt.Sprintf("Cost per step: one worker completes %d steps, each one work call", steps),
-		"Setup", "Model calls", "Input tokens / step", "Output tokens / step", "Plan calls / all tool calls", "Tax bytes / call")
-	for _, kind := range costKinds {
-		r, err := runCostSetup(ctx, kind, steps, c)
-		if err != nil {
-			return nil, err
-		}
-		share := "0%"
-		if r.toolCalls > 0 {
-			share = fmt.Sprintf("%d / %d (%d%%)", r.planCalls, r.toolCalls, 100*r.planCalls/r.toolCalls)
-		}
-		t.add(r.kind, fmtInt(r.calls), fmtInt(r.in/steps), fmtInt(r.out/steps), share, fmtInt(r.perCallTax))
-	}
-	t.note("Billed as a provider bills: every model call's prompt is the instruction, the whole history and every tool definition (OpenAI function JSON), its completion the model's message; o200k tokens. The plan (or the tasks, by plantask's TaskCreate) is written before the worker starts and not billed.")
-	t.note("plan: take the next free step (update_plan_step in_progress), do it, complete it with evidence (Config.RequireEvidence); plantask: TaskList, TaskUpdate in_progress with owner, do it, TaskUpdate completed; no plan tools: the steps are listed in the instruction and done in order.")
-	t.note("Tax bytes / call: tool definitions and system instruction the first model call carries, the work tool's and the agent's own instruction included.")
-	return t, nil
-}
-
-// costRowsText is a plain listing of the table, for the test's log.
-func costRowsText(t *table) string {
-	var b strings.Builder
-	for _, r := range t.rows {
-		b.WriteString(strings.Join(r, " | "))
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// costSteps is how many steps the cost per step table's worker completes.
-const costSteps = 20
-
-// costCommand prints the cost per step table alone (go run . -cost).
-func costCommand(ctx context.Context, w io.Writer) error {
-	c, err := newCounter()
-	if err != nil {
-		return err
-	}
-	t, err := costPerStepTable(ctx, c, costSteps)
-	if err != nil {
-		return err
-	}
-	if err := t.check(); err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, t.markdown())
-	return err
 }

@@ -8,16 +8,19 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-// The middleware's hooks around each tool call of the agent: a context of its own per call
-// (who acts, in which run), and the gate of Config.GatedTools.
+// The middleware's hooks around each tool call of the agent: its turn among the calls of its
+// message (message_order.go), a context of its own per call (who acts, in which run), and
+// the gate of Config.GatedTools.
 
-// WrapInvokableToolCall gives each tool call of the agent a context of its own, so a run
-// started inside it (a sub-agent) knows it is nested, and runs a gated tool only under an
-// approved step (Config.GatedTools).
+// WrapInvokableToolCall runs each tool call of the agent in its turn among the calls of its
+// message when a plan tool is among them, gives it a context of its own, so a run started
+// inside it (a sub-agent) knows it is nested, and runs a gated tool only under an approved
+// step (Config.GatedTools).
 func (m *Middleware[M, S]) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	endpoint = m.observing(name, endpoint) // observe.go
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+		defer m.awaitTurn(ctx, tc)() // waits for the call's turn now, marks it over on return
 		ctx, done := m.startCall(ctx, name, args)
 		defer done()
 		files := m.files.Judge(m.fileToolKind(ctx, name), args)
@@ -39,6 +42,7 @@ func (m *Middleware[M, S]) WrapInvokableToolCall(_ context.Context, endpoint adk
 func (m *Middleware[M, S]) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, tc *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, args string, opts ...tool.Option) (*schema.StreamReader[string], error) {
+		defer m.awaitTurn(ctx, tc)()
 		ctx, done := m.startCall(ctx, name, args)
 		defer done()
 		if refused, ok := m.guardWhole(ctx, name, args); !ok {
@@ -55,6 +59,7 @@ func (m *Middleware[M, S]) WrapStreamableToolCall(_ context.Context, endpoint ad
 func (m *Middleware[M, S]) WrapEnhancedInvokableToolCall(_ context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.ToolResult, error) {
+		defer m.awaitTurn(ctx, tc)()
 		ctx, done := m.startCall(ctx, name, argumentText(arg))
 		defer done()
 		if refused, ok := m.guardWhole(ctx, name, argumentText(arg)); !ok {
@@ -72,6 +77,7 @@ func (m *Middleware[M, S]) WrapEnhancedInvokableToolCall(_ context.Context, endp
 func (m *Middleware[M, S]) WrapEnhancedStreamableToolCall(_ context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
 	name := toolNameOf(tc)
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
+		defer m.awaitTurn(ctx, tc)()
 		ctx, done := m.startCall(ctx, name, argumentText(arg))
 		defer done()
 		if refused, ok := m.guardWhole(ctx, name, argumentText(arg)); !ok {

@@ -54,6 +54,8 @@ type runState struct {
 	reminders runReminders
 	// costs measure the steps the run holds (costs.go).
 	costs tools.RunCosts
+	// order is the order the calls of the run's last model message take effect in (message_order.go).
+	order callOrder
 }
 
 func inRun(ctx context.Context) bool {
