@@ -73,6 +73,7 @@ func (m *Middleware[M, S]) beforeAgent(ctx context.Context, runCtx runSetup) (co
 	st.digest.text = m.digest(ctx, set.texts)
 	st.digest.inHistory = st.digest.text // a resumed run's may differ: see renewDigest
 	next.Instruction = runCtx.Instruction + st.digest.anchor + st.digest.text
+	m.warnKeyLinks(ctx)
 	return ctx, next, nil
 }
 

@@ -63,8 +63,8 @@ type FileVerdict struct {
 // as Eino decodes them (sonic, into fields of the same names and types); arguments Eino
 // cannot decode either run, to get the tool's own error.
 func (g *FileGuard) Judge(name, args string) FileVerdict {
-	if g == nil || !g.env.SameStorage && g.env.PlanRoot == "" {
-		return FileVerdict{} // the file tools reach no storage of the Store's
+	if g == nil {
+		return FileVerdict{}
 	}
 	switch name {
 	case einoReadFile, einoWriteFile, einoEditFile:
@@ -191,6 +191,16 @@ func (g *FileGuard) covers(scope string) bool {
 		scopes = append(scopes, kernelLocation(scope))
 	}
 	env := g.env
+	for _, target := range env.PlansOnStorage() {
+		for _, s := range scopes {
+			if host, err := filepath.Abs(filepath.FromSlash(s)); err == nil && tools.Within(tools.RealLocation(target), tools.RealLocation(host), string(filepath.Separator)) {
+				return true
+			}
+			if env.WsRoot != "" && tools.Within(tools.RealLocation(target), tools.RealLocation(filepath.Join(env.WsRoot, filepath.FromSlash(s))), string(filepath.Separator)) {
+				return true
+			}
+		}
+	}
 	for _, dir := range engine.PlansFoldersOn(env.Store.Backend, env.Store.Dir) {
 		for _, target := range []string{dir, engine.ApprovalKeyPath(dir)} {
 			for _, s := range scopes {
