@@ -23,7 +23,11 @@ import (
 //
 // The tools are known by Eino's names, their arguments by Eino's names and decoding. Paths
 // are read as host paths (eino-ext's local backend) when the Store is on a LocalBackend and,
-// when Config.Workspace is the Store's storage, as paths of that storage.
+// when Config.Workspace is the Store's storage, as paths of that storage. On disk a path is
+// also judged by what it reaches, whoever keeps it: the same file or folder as a plans folder
+// or key (a bind mount, a hard link), another process's plans folder known by its layout, a
+// hard-linked plan file (tools.ToolEnv.InPlansFolder, plans_on_disk.go); a search also
+// covers the plans folders found under the Store's LocalBackend root (PlansOnStorage).
 
 // Eino's filesystem tools, by their default names.
 const (
