@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/plantest"
 )
 
@@ -31,7 +32,9 @@ func runErr(iter *adk.AsyncIterator[*adk.AgentEvent]) error {
 // GatedTools names are matched exactly, after trimming the space around them. New refuses a
 // name with a wildcard or a space inside; a name that matches no tool of the run but one in
 // another case, or the start of one ("deploy" for deploy_prod), fails the run at its first
-// model call, before any tool ran; "deploy_prod " gates deploy_prod.
+// model call, before any tool ran; one that matches nothing at all (it may be meant for
+// another agent the middleware serves) starts the run with a RunWarning; "deploy_prod "
+// gates deploy_prod.
 func TestGatedToolsNamesAreMatchedExactly(t *testing.T) {
 	ctx := context.Background()
 	for _, bad := range []string{"deploy_*", "deploy?", "deploy prod", "[deploy]_prod"} {
@@ -50,6 +53,25 @@ func TestGatedToolsNamesAreMatchedExactly(t *testing.T) {
 			assert.Zero(t, deploys.Load(), "deploy_prod never ran")
 		})
 	}
+	t.Run("matching nothing", func(t *testing.T) {
+		var deploys atomic.Int32
+		var log gateLog
+		_, runner := usesAgent(t, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "worker", GatedTools: []string{"ship_it"}},
+			filesystem.NewInMemoryBackend(), &deploys, &log, plantest.Answer("done"))
+		events, _ := gateEvents(t, runner.Query(ctx, "go"))
+		var warned []api.RunWarning
+		for _, ev := range events {
+			if ev.Output == nil {
+				continue
+			}
+			if w, ok := ev.Output.CustomizedOutput.(api.RunWarning); ok {
+				warned = append(warned, w)
+			}
+		}
+		require.Len(t, warned, 1, "a name that may be another agent's is reported, not silent")
+		assert.Equal(t, api.WarningGatedToolMissing, warned[0].Reason)
+		assert.Contains(t, warned[0].Message, `"ship_it"`)
+	})
 	t.Run("trimmed", func(t *testing.T) {
 		var deploys atomic.Int32
 		var log gateLog

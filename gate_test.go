@@ -839,8 +839,8 @@ func TestAnotherMiddlewaresExportIsGated(t *testing.T) {
 		gated      []string
 		gatesFirst bool
 	}{
-		{"named, listed after", []string{"export_plan_to_file", "my_export_plan_to_file"}, true},
-		{"unnamed, listed before", []string{"export_plan_to_file"}, false},
+		{"named, listed after", []string{"write_file", "my_export_plan_to_file"}, true},
+		{"unnamed, listed before", []string{"write_file"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 	einofs "github.com/cloudwego/eino/adk/filesystem"
 	fsmw "github.com/cloudwego/eino/adk/middlewares/filesystem"
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/internal/tools"
 )
 
@@ -20,8 +21,9 @@ import (
 // handlers listed after it included, which BeforeAgent never sees. What it cannot judge there
 // fails closed:
 //
-//   - a GatedTools name that matches no tool of the run fails the run: a misspelt name
-//     ("Deploy_Prod", "deploy") would otherwise gate nothing, silently;
+//   - a GatedTools name that matches no tool of the run but a near miss fails the run: a
+//     misspelt name ("Deploy_Prod", "deploy") would otherwise gate nothing, silently; one
+//     that matches nothing is reported (checkGatedNames);
 //   - a tool added after BeforeAgent whose parameters are those of one of Eino's filesystem
 //     tools is judged by the file guard as that tool, whatever its name;
 //   - the export tool of another plan middleware listed after this one is gated with this
@@ -71,7 +73,7 @@ func (m *Middleware[M, S]) checkRunTools(ctx context.Context, st *runState, info
 			offered[info.Name] = true
 		}
 	}
-	if err := m.checkGatedNames(st, offered); err != nil {
+	if err := m.checkGatedNames(ctx, st, offered); err != nil {
 		return err
 	}
 	known := map[string]bool{}
@@ -96,40 +98,43 @@ func (m *Middleware[M, S]) checkRunTools(ctx context.Context, st *runState, info
 	return nil
 }
 
-// checkGatedNames fails a run offered no tool of some GatedTools name: the name gates
-// nothing there. A run that can start sub-agents (it has an agent starter) may be offered
-// none of a name that its sub-agents' tools have, since one middleware may serve them all;
-// it fails only on a near miss (a tool of that name in another case, or one whose name
-// starts with it and a "_" or "-"), which no set-up means. export_plan_to_file's name is
-// exempt: it is offered only with a Workspace.
-func (m *Middleware[M, S]) checkGatedNames(st *runState, offered map[string]bool) error {
+// checkGatedNames fails a run whose tools include, for some GatedTools name, not that tool
+// but a near miss of it (the same name in another case, or a tool whose name starts with it
+// and a "_" or "-"): the name gates nothing, and no set-up means it. A name that matches no
+// tool of the run and is no near miss may be meant for another agent the middleware serves
+// (one middleware may serve an orchestrator and its sub-agents, started by Eino's starters or
+// by a host's own tools), so the run goes on and starts with an api.RunWarning
+// (gated_tool_missing) instead, unless it has one of Eino's agent starters.
+// export_plan_to_file's name is exempt: it is offered only with a Workspace.
+func (m *Middleware[M, S]) checkGatedNames(ctx context.Context, st *runState, offered map[string]bool) error {
 	if m.gated == nil {
 		return nil
 	}
 	st.mu.Lock()
 	delegates := len(st.starters) > 0
 	st.mu.Unlock()
-	var missing []string
+	var near, absent []string
 	for n := range m.gated.names {
 		if offered[n] || n == m.names[tools.ToolExportPlanToFile] {
 			continue
 		}
-		if near := nearMiss(n, offered); near != "" || !delegates {
-			missing = append(missing, fmt.Sprintf("%q", n))
+		if t := nearMiss(n, offered); t != "" {
+			near = append(near, fmt.Sprintf("%q (the agent has %q)", n, t))
+		} else {
+			absent = append(absent, fmt.Sprintf("%q", n))
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	sort.Strings(near)
+	sort.Strings(absent)
+	if len(near) > 0 {
+		return fmt.Errorf("plan: Config.GatedTools names %s, which match no tool of agent %q: names are matched exactly, "+
+			"case included, so such a name gates nothing", strings.Join(near, ", "), st.agent)
 	}
-	sort.Strings(missing)
-	names := make([]string, 0, len(offered))
-	for n := range offered {
-		names = append(names, n)
+	if len(absent) > 0 && !delegates {
+		m.emit(ctx, api.RunWarning{Reason: api.WarningGatedToolMissing, Message: fmt.Sprintf(
+			"Config.GatedTools names %s, which match no tool of agent %q: such a name gates nothing in its runs", strings.Join(absent, ", "), st.agent)})
 	}
-	slices.Sort(names)
-	return fmt.Errorf("plan: Config.GatedTools names %s, which match no tool of agent %q (its tools: %s): "+
-		"names are matched exactly, case included, so such a name gates nothing; give each agent a plan middleware "+
-		"whose GatedTools name its own tools", strings.Join(missing, ", "), st.agent, strings.Join(names, ", "))
+	return nil
 }
 
 // nearMiss is a tool of offered that the GatedTools name n was likely meant for: the same
