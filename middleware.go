@@ -139,7 +139,9 @@ type Config struct {
 	// subagent_type parameter, or starts an agent without such a middleware, is gated. With any
 	// GatedTools, export_plan_to_file, which writes a Workspace file, is gated too, under its
 	// name as the model sees it (so a step must name it); naming it here is allowed. Setting
-	// it implies RequireApproval. Sub-agents act under their own holds, so each sub-agent that
+	// it implies RequireApproval. Names are matched exactly after trimming; New refuses one
+	// with a space inside or a wildcard other than "*", and a near miss of a tool of a run
+	// ("Deploy_Prod", "deploy" for deploy_prod) fails the run (docs/plan-mode.md). Sub-agents act under their own holds, so each sub-agent that
 	// calls gated tools needs a plan middleware with GatedTools too; an orchestrator that acts
 	// itself takes a step like anyone else.
 	GatedTools []string

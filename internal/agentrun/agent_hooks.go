@@ -29,7 +29,11 @@ func (m *Middleware[M, S]) beforeAgent(ctx context.Context, runCtx runSetup) (co
 	call, _ := ctx.Value(callKey{}).(*callToken)
 	mark, marked := ctx.Value(runKey{}).(runMark)
 	nested := marked && (mark.nested || mark.call != call)
-	ctx = context.WithValue(ctx, runKey{}, runMark{call: call, nested: nested})
+	peers := &runPeers{}
+	if marked && mark.call == call && mark.peers != nil {
+		peers = mark.peers // the same run, seen by a plan middleware listed earlier
+	}
+	ctx = context.WithValue(ctx, runKey{}, runMark{call: call, nested: nested, peers: peers})
 	role := m.cfg.Role
 	if role == tools.RoleAuto {
 		role = tools.RoleOrchestrator
@@ -38,7 +42,7 @@ func (m *Middleware[M, S]) beforeAgent(ctx context.Context, runCtx runSetup) (co
 		}
 	}
 	set := m.langs[m.language()]
-	st := &runState{role: role, agent: m.actor, set: set}
+	st := &runState{role: role, agent: m.actor, set: set, peers: peers}
 	if nested {
 		if name := call.agentName(); name != "" {
 			st.agent = name
@@ -61,10 +65,15 @@ func (m *Middleware[M, S]) beforeAgent(ctx context.Context, runCtx runSetup) (co
 		st.call.runEnded()
 		return ctx, runCtx, err
 	}
+	st.early = next.Tools
+	if m.cfg.Workspace != nil { // export_plan_to_file is offered
+		peers.addExport(m.names[tools.ToolExportPlanToFile])
+	}
 	st.digest.anchor = m.instruction(set.texts, role)
 	st.digest.text = m.digest(ctx, set.texts)
 	st.digest.inHistory = st.digest.text // a resumed run's may differ: see renewDigest
 	next.Instruction = runCtx.Instruction + st.digest.anchor + st.digest.text
+	m.warnKeyLinks(ctx)
 	return ctx, next, nil
 }
 
@@ -81,12 +90,18 @@ func (m *Middleware[M, S]) AfterAgent(ctx context.Context, _ *adk.TypedChatModel
 	return ctx, nil
 }
 
-// BeforeModelRewriteState hides plan_template and request_plan_approval from a sub-agent's
-// model. The tools stay registered, so a call to one anyway gets tool_not_available instead
-// of failing the run.
+// BeforeModelRewriteState checks, at a run's first model call, the tools its model is
+// offered (run_tools_check.go), and hides plan_template and request_plan_approval from a
+// sub-agent's model. The tools stay registered, so a call to one anyway gets
+// tool_not_available instead of failing the run.
 func (m *Middleware[M, S]) BeforeModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
 	if state == nil {
 		return ctx, state, nil
+	}
+	if st, ok := ctx.Value(m.stateKey).(*runState); ok {
+		if err := m.checkRunTools(ctx, st, state.ToolInfos); err != nil {
+			return ctx, state, err
+		}
 	}
 	if m.roleIn(ctx) != tools.RoleSubAgent && !m.cfg.LeanWorker {
 		return ctx, state, nil

@@ -23,7 +23,11 @@ import (
 //
 // The tools are known by Eino's names, their arguments by Eino's names and decoding. Paths
 // are read as host paths (eino-ext's local backend) when the Store is on a LocalBackend and,
-// when Config.Workspace is the Store's storage, as paths of that storage.
+// when Config.Workspace is the Store's storage, as paths of that storage. On disk a path is
+// also judged by what it reaches, whoever keeps it: the same file or folder as a plans folder
+// or key (a bind mount, a hard link), another process's plans folder known by its layout, a
+// hard-linked plan file (tools.ToolEnv.InPlansFolder, plans_on_disk.go); a search also
+// covers the plans folders found under the Store's LocalBackend root (PlansOnStorage).
 
 // Eino's filesystem tools, by their default names.
 const (
@@ -63,8 +67,8 @@ type FileVerdict struct {
 // as Eino decodes them (sonic, into fields of the same names and types); arguments Eino
 // cannot decode either run, to get the tool's own error.
 func (g *FileGuard) Judge(name, args string) FileVerdict {
-	if g == nil || !g.env.SameStorage && g.env.PlanRoot == "" {
-		return FileVerdict{} // the file tools reach no storage of the Store's
+	if g == nil {
+		return FileVerdict{}
 	}
 	switch name {
 	case einoReadFile, einoWriteFile, einoEditFile:
@@ -191,6 +195,16 @@ func (g *FileGuard) covers(scope string) bool {
 		scopes = append(scopes, kernelLocation(scope))
 	}
 	env := g.env
+	for _, target := range env.PlansOnStorage() {
+		for _, s := range scopes {
+			if host, err := filepath.Abs(filepath.FromSlash(s)); err == nil && tools.Within(tools.RealLocation(target), tools.RealLocation(host), string(filepath.Separator)) {
+				return true
+			}
+			if env.WsRoot != "" && tools.Within(tools.RealLocation(target), tools.RealLocation(filepath.Join(env.WsRoot, filepath.FromSlash(s))), string(filepath.Separator)) {
+				return true
+			}
+		}
+	}
 	for _, dir := range engine.PlansFoldersOn(env.Store.Backend, env.Store.Dir) {
 		for _, target := range []string{dir, engine.ApprovalKeyPath(dir), engine.MarksPath(dir)} {
 			for _, s := range scopes {

@@ -73,8 +73,9 @@ func (m *Middleware[M, S]) check(ctx context.Context, name string) (refusal stri
 	return m.refusal(ctx, call), false
 }
 
-// gatesExport reports whether name is this middleware's export_plan_to_file under
-// GatedTools: it writes a file as a file tool does, so it passes the same gate, under the
+// gatesExport reports whether name is an export_plan_to_file under GatedTools: this
+// middleware's, or another plan middleware's of the run, listed before it (exports) or after
+// it (peers). It writes a file as a file tool does, so it passes the same gate, under the
 // name its model sees.
 func (m *Middleware[M, S]) gatesExport(ctx context.Context, name string) bool {
 	if m.gated == nil {
@@ -88,8 +89,9 @@ func (m *Middleware[M, S]) gatesExport(ctx context.Context, name string) bool {
 		return false
 	}
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.exports[name]
+	exported := st.exports[name]
+	st.mu.Unlock()
+	return exported || st.peers.exported(name)
 }
 
 // decide finds the hold a call of tool runs under: a step in progress held by the calling

@@ -3,6 +3,7 @@ package agentrun
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/einoplan/plan/internal/tools"
 )
@@ -14,17 +15,27 @@ type gate struct {
 	names map[string]bool
 }
 
+// newGate reads Config.GatedTools. A name is matched exactly, after trimming the space
+// around it; a name that could only be meant as a pattern or a phrase (space inside it, or a
+// wildcard other than the whole name "*") is refused, since no tool has such a name and a
+// name that matches no tool would gate nothing. A name that matches no tool of a run fails
+// that run (checkToolsSeen).
 func newGate(list []string) (*gate, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
 	g := &gate{names: map[string]bool{}}
-	for _, n := range list {
+	for _, raw := range list {
+		n := strings.TrimSpace(raw)
 		switch {
 		case n == "*":
 			g.all = true
-		case strings.TrimSpace(n) == "":
+		case n == "":
 			return nil, fmt.Errorf("plan: GatedTools has an empty name")
+		case strings.IndexFunc(n, unicode.IsSpace) >= 0:
+			return nil, fmt.Errorf("plan: GatedTools name %q has a space: tool names have none, and names are matched exactly", raw)
+		case strings.ContainsAny(n, "*?[]{}"):
+			return nil, fmt.Errorf("plan: GatedTools name %q has a wildcard: names are matched exactly; \"*\" alone gates every tool", raw)
 		default:
 			g.names[n] = true
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"sync"
 
+	"github.com/cloudwego/eino/components/tool"
 	"github.com/einoplan/plan/internal/tools"
 )
 
@@ -25,6 +26,8 @@ type callKey struct{}
 type runMark struct {
 	call   *callToken
 	nested bool
+	// peers is shared by the plan middlewares of the run (run_tools_check.go).
+	peers *runPeers
 }
 
 // runState is what one middleware keeps for one run: its role, who it acts as, its
@@ -48,6 +51,11 @@ type runState struct {
 	exports map[string]bool
 	// fileTools are the run's renamed Eino filesystem tools, by name (fs_guard_names.go).
 	fileTools map[string]string
+	// peers are the run's plan middlewares' export tools; early the tools BeforeAgent saw,
+	// and toolsChecked whether the first model call checked the rest (run_tools_check.go).
+	peers        *runPeers
+	early        []tool.BaseTool
+	toolsChecked bool
 
 	digest runDigest
 	// reminders tell the run of others' changes to its plans (reminders.go).

@@ -134,14 +134,15 @@ func (env *ToolEnv) GuardWorkspace(ws driver.Workspace) {
 // a path when the Workspace is the same storage and, when the Store is on a LocalBackend, as
 // the place on disk it reaches through any links, read both as a host path and, for a
 // LocalBackend Workspace, under its root. A relative p is read from the root of the
-// storage, and as a host path from the working folder; ".." is read lexically.
+// storage, and as a host path from the working folder; ".." is read lexically. On disk it
+// also compares what p reaches, whoever keeps it (plansOnDisk).
 func (env *ToolEnv) InPlansFolder(p string) bool {
 	for _, dir := range engine.PlansFoldersOn(env.Store.Backend, env.Store.Dir) {
 		if env.inFolder(p, dir) || env.inFolder(p, engine.ApprovalKeyPath(dir)) || env.inFolder(p, engine.MarksPath(dir)) {
 			return true
 		}
 	}
-	return false
+	return env.plansOnDisk(p) // what p reaches on disk, whoever keeps it (plans_on_disk.go)
 }
 
 // inFolder is inPlansFolder for the one plans folder (or key file) dir.
