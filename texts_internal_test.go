@@ -3,11 +3,16 @@ package plan
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -205,10 +210,7 @@ func TestErrorTextsHaveTheSamePlaceholders(t *testing.T) {
 		}
 	}
 	assert.Greater(t, n, 40)
-	reasons := []string{document.ReasonListLimit}
-	for r := range document.FactTexts {
-		reasons = append(reasons, r)
-	}
+	reasons := append([]string{document.ReasonListLimit}, factReasons(t)...)
 	for _, r := range reasons {
 		_, en := textsEN["err."+string(r)]
 		_, zh := textsZH["err."+string(r)]
@@ -216,6 +218,46 @@ func TestErrorTextsHaveTheSamePlaceholders(t *testing.T) {
 	}
 	// The check sees a placeholder that only one language has.
 	assert.NotEqual(t, placeholders("{name} at {current}"), placeholders("计划 {name}"))
+}
+
+// factReasons are the reasons internal/document states a fact text for: the keys of its
+// factTexts, read from its source.
+func factReasons(t *testing.T) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, "internal/document", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	require.NoError(t, err)
+	values := map[string]string{} // the package's string constants
+	var keys []ast.Expr
+	for _, f := range pkgs["document"].Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				for i, name := range n.Names {
+					if i >= len(n.Values) {
+						break
+					}
+					if lit, ok := n.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						values[name.Name], _ = strconv.Unquote(lit.Value)
+					}
+					if lit, ok := n.Values[i].(*ast.CompositeLit); ok && name.Name == "factTexts" {
+						for _, el := range lit.Elts {
+							keys = append(keys, el.(*ast.KeyValueExpr).Key)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	var reasons []string
+	for _, k := range keys {
+		id, ok := k.(*ast.Ident)
+		require.True(t, ok && values[id.Name] != "", "a key of factTexts that is no string constant: %v", k)
+		reasons = append(reasons, values[id.Name])
+	}
+	require.Greater(t, len(reasons), 40)
+	return reasons
 }
 
 // TestListJSONMatchesList: list_plans' cached encoding says exactly what List returns.
