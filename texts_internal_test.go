@@ -2,13 +2,11 @@ package plan
 
 import (
 	"context"
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"math/rand/v2"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -26,7 +24,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/einoplan/plan/api"
-	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/agentrun"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/tools"
@@ -260,37 +257,6 @@ func factReasons(t *testing.T) []string {
 	return reasons
 }
 
-// TestListJSONMatchesList: list_plans' cached encoding says exactly what List returns.
-func TestListJSONMatchesList(t *testing.T) {
-	ctx := context.Background()
-	backend := NewMemoryBackend()
-	s, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	check := func() {
-		t.Helper()
-		l, err := s.ListPage(ctx, ListOptions{})
-		require.NoError(t, err)
-		for i := range l.Warnings {
-			l.Warnings[i].Message = (&tools.ToolEnv{Texts: textsEN}).ErrorMessage(l.Warnings[i].Err)
-		}
-		want, err := sonic.MarshalString(l)
-		require.NoError(t, err)
-		got, err := tools.RunListPlans(ctx, &tools.ToolEnv{Store: s.e, Texts: textsEN}, tools.Args{})
-		require.NoError(t, err)
-		require.JSONEq(t, want, got.(string))
-	}
-	check()
-	for i := 0; i < 5; i++ {
-		body := fmt.Sprintf("# P%d \"q\" <&>\n- [x] a\n- [~] b\n- [ ] c\n", i)
-		_, err := s.Put(ctx, Update{Name: fmt.Sprintf("p%d", i), Content: &body})
-		require.NoError(t, err)
-	}
-	check()
-	check()
-	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/bad.md", Content: "nope"}))
-	check()
-}
-
 // TestNewestFirstMatchesStableSort checks newestFirst against the first k of a stable sort
 // by UpdatedAt, descending, including many plans updated at the same instant.
 func TestNewestFirstMatchesStableSort(t *testing.T) {
@@ -415,55 +381,4 @@ func TestADigestThatMerelyStartsWithTheRunsOwnIsAnother(t *testing.T) {
 	if got := agentrun.DigestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != now {
 		t.Fatalf("the run's own digest read as %q", got)
 	}
-}
-
-// A call written right takes the short way through decodeCall and comes out exactly as the
-// long way makes it: the same canonical arguments, no notes. A null for an argument the call
-// does not give sends the same call the long way.
-func TestACallWrittenRightDecodesAsAForgivenOne(t *testing.T) {
-	specs := map[string]tools.ToolSpec{}
-	for _, s := range tools.ToolSpecs() {
-		specs[s.Name] = s
-	}
-	for _, c := range []struct{ tool, right, withNull string }{
-		{ToolSetPlanStatus, `{"name":"a","status":"done"}`, `{"name":"a","status":"done","last_known_revision":null}`},
-		{ToolSetPlanStatus, `{"name":"a","status":"done","last_known_revision":3}`, `{"name":"a","status":"done","last_known_revision":3,"note":null}`},
-		{ToolUpdatePlanStep, `{"name":"a","step":2,"status":"completed","last_known_revision":7}`, `{"name":"a","step":2,"status":"completed","last_known_revision":7,"note":null}`},
-		{ToolUpdatePlanStep, `{"name":"a","status":"in_progress"}`, `{"name":"a","status":"in_progress","step":null}`},
-		{ToolReadPlan, `{"name":"a"}`, `{"name":"a","since_revision":null}`},
-		{ToolWritePlan, `{"name":"a","content":"- [ ] x\n","last_known_revision":0}`, `{"name":"a","content":"- [ ] x\n","last_known_revision":0,"title":null}`},
-	} {
-		spec := specs[c.tool]
-		if !tools.AsWritten(spec, mustObject(t, c.right)) {
-			t.Errorf("%s %s: not taken as written right", c.tool, c.right)
-		}
-		if tools.AsWritten(spec, mustObject(t, c.withNull)) {
-			t.Errorf("%s %s: a null taken as written right", c.tool, c.withNull)
-		}
-		short, shortNotes, err := tools.DecodeCall(spec, textsEN, c.right)
-		if err != nil {
-			t.Fatalf("%s %s: %v", c.tool, c.right, err)
-		}
-		long, longNotes, err := tools.DecodeCall(spec, textsEN, c.withNull)
-		if err != nil {
-			t.Fatalf("%s %s: %v", c.tool, c.withNull, err)
-		}
-		if !reflect.DeepEqual(short, long) || len(shortNotes) != 0 || len(longNotes) != 0 {
-			t.Errorf("%s: written right %#v (notes %q), the long way %#v (notes %q)", c.tool, short, shortNotes, long, longNotes)
-		}
-	}
-	// Anything to forgive goes the long way, which says what it changed.
-	_, notes, err := tools.DecodeCall(specs[ToolUpdatePlanStep], textsEN, `{"name":"a","step":"2","status":"Done"}`)
-	if err != nil || len(notes) != 2 {
-		t.Errorf("a forgiven call: notes %q, %v; want two", notes, err)
-	}
-}
-
-func mustObject(t *testing.T, raw string) tools.Args {
-	t.Helper()
-	obj, _, err := tools.DecodeObject(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
 }
