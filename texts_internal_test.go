@@ -6,14 +6,11 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"math/rand/v2"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 
 	"github.com/bytedance/sonic"
@@ -23,8 +20,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/einoplan/plan/api"
-	"github.com/einoplan/plan/internal/agentrun"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/tools"
 )
@@ -255,130 +250,4 @@ func factReasons(t *testing.T) []string {
 	}
 	require.Greater(t, len(reasons), 40)
 	return reasons
-}
-
-// TestNewestFirstMatchesStableSort checks newestFirst against the first k of a stable sort
-// by UpdatedAt, descending, including many plans updated at the same instant.
-func TestNewestFirstMatchesStableSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	for round := 0; round < 500; round++ {
-		n := rng.IntN(40)
-		plans := make([]*Summary, n)
-		for i := range plans {
-			plans[i] = &Summary{Name: string(rune('a' + i%26)), Revision: int64(i), UpdatedAt: base.Add(time.Duration(rng.IntN(8)) * time.Second)}
-		}
-		want := append([]*Summary(nil), plans...)
-		sort.SliceStable(want, func(i, j int) bool { return want[i].UpdatedAt.After(want[j].UpdatedAt) })
-		for _, k := range []int{0, 1, 3, 12, 50} {
-			got := agentrun.NewestFirst(plans, k)
-			if len(got) != min(k, n) {
-				t.Fatalf("n=%d k=%d: %d plans, want %d", n, k, len(got), min(k, n))
-			}
-			for i, p := range got {
-				if p.Revision != want[i].Revision {
-					t.Fatalf("n=%d k=%d: position %d holds plan %d, want %d", n, k, i, p.Revision, want[i].Revision)
-				}
-			}
-		}
-	}
-}
-
-// TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries renders random listings once
-// afresh and once from the lines of an earlier render, in which some plans have changed
-// since: both texts must be the same, a line kept for a summary must be the one shown for
-// it, and the lines returned must be exactly those shown.
-func TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	for round := 0; round < 300; round++ {
-		n := 1 + rng.IntN(30)
-		plans := make([]*Summary, n)
-		for i := range plans {
-			plans[i] = &Summary{Name: string(rune('a' + i%26)), Revision: 1, Title: "t", Status: "s", UpdatedAt: base.Add(time.Duration(rng.IntN(8)) * time.Second)}
-		}
-		maxPlans, maxBytes := 1+rng.IntN(14), 200+rng.IntN(1200)
-		_, known := agentrun.RenderDigest(plans, 0, textsEN, maxPlans, maxBytes, nil)
-		next := slices.Clone(plans)
-		for i := range next {
-			if rng.IntN(4) == 0 { // replaced, as the Store replaces a changed plan's summary
-				p := *next[i]
-				p.Revision++
-				p.Status = "changed"
-				p.UpdatedAt = p.UpdatedAt.Add(time.Duration(rng.IntN(8)) * time.Second)
-				next[i] = &p
-			}
-		}
-		unreadable := rng.IntN(2)
-		want, wantLines := agentrun.RenderDigest(next, unreadable, textsEN, maxPlans, maxBytes, nil)
-		got, gotLines := agentrun.RenderDigest(next, unreadable, textsEN, maxPlans, maxBytes, known)
-		if got != want {
-			t.Fatalf("round %d: rendered from kept lines:\n%s\nafresh:\n%s", round, got, want)
-		}
-		if len(gotLines) != len(wantLines) {
-			t.Fatalf("round %d: %d lines returned, want %d", round, len(gotLines), len(wantLines))
-		}
-		for p, line := range gotLines {
-			if wantLines[p] != line || !strings.Contains(got, line) {
-				t.Fatalf("round %d: line %q of plan %s is not the one shown", round, line, p.Name)
-			}
-		}
-	}
-	// A kept line is used as it is, without formatting the summary again.
-	p := &Summary{Name: "kept", Revision: 3, UpdatedAt: base}
-	got, _ := agentrun.RenderDigest([]*Summary{p}, 0, textsEN, 12, 4000, agentrun.DigestLines{p: "- kept (as kept)\n"})
-	if !strings.Contains(got, "- kept (as kept)\n") {
-		t.Fatalf("a kept line was formatted again:\n%s", got)
-	}
-}
-
-// TestLeadingDigestIsTheWholeDigestAndNothingAfterIt finds a digest rendered at another time
-// (with more and unreadable plans, in either language, with a plan set) at the start of a
-// text, whatever follows it, and finds none where no digest starts.
-func TestLeadingDigestIsTheWholeDigestAndNothingAfterIt(t *testing.T) {
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var plans []*Summary
-	for i := range 5 {
-		plans = append(plans, &Summary{Name: "plan-" + string(rune('a'+i)), Revision: int64(i + 1), Title: "t\n- x r1 ", Status: "s",
-			UpdatedAt: base.Add(time.Duration(i) * time.Hour), Progress: api.Progress{Total: 2, Completed: 1}})
-	}
-	tails := []string{"", "\n## Other\n- a list item\n", "- not a digest line\n", "- 3rd party\n", "## Plans\n"}
-	for _, texts := range []map[string]string{textsEN, textsZH, agentrun.WithSetHeader(textsEN, "team plans")} {
-		header := texts["digest.header"]
-		for _, unreadable := range []int{0, 2} {
-			digest, _ := agentrun.RenderDigest(plans, unreadable, texts, 3, 4000, nil)
-			if !strings.Contains(digest, texts["digest.more"]) {
-				t.Fatalf("the digest leaves no plan out:\n%s", digest)
-			}
-			for _, tail := range tails {
-				if got := agentrun.LeadingDigest(digest+tail, header); got != digest {
-					t.Fatalf("followed by %q:\n%q\nwant\n%q", tail, got, digest)
-				}
-				if got := agentrun.LeadingDigest(tail, header); got != "" {
-					t.Fatalf("%q starts with no digest, found %q", tail, got)
-				}
-			}
-		}
-	}
-}
-
-// A history whose digest merely starts with the run's own (a plan listed there was deleted
-// since) holds another digest: the whole of it is what a renewal replaces.
-func TestADigestThatMerelyStartsWithTheRunsOwnIsAnother(t *testing.T) {
-	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	alpha := &Summary{Name: "alpha", Revision: 3, Status: "s", UpdatedAt: at, Progress: api.Progress{Total: 2}}
-	beta := &Summary{Name: "beta", Revision: 2, Status: "s", UpdatedAt: at.Add(-time.Hour), Progress: api.Progress{Total: 1}}
-	both, _ := agentrun.RenderDigest([]*Summary{alpha, beta}, 0, textsEN, 12, 4000, nil)
-	now, _ := agentrun.RenderDigest([]*Summary{alpha}, 0, textsEN, 12, 4000, nil)
-	if !strings.HasPrefix(both, now) || both == now {
-		t.Fatalf("the case needs a digest that starts with the other:\n%q\n%q", both, now)
-	}
-	msg := schema.SystemMessage("You work.\nANCHOR" + both + "\nMore instructions.")
-	if got := agentrun.DigestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != both {
-		t.Fatalf("found %q, want the whole digest %q", got, both)
-	}
-	msg = schema.SystemMessage("You work.\nANCHOR" + now + "\nMore instructions.")
-	if got := agentrun.DigestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != now {
-		t.Fatalf("the run's own digest read as %q", got)
-	}
 }
