@@ -48,51 +48,85 @@ func (o *taskOrchestrator) next(results []string) []call {
 // taskLine is one line of TaskList's result: "#ID [status] subject [owner: X]".
 var taskLine = regexp.MustCompile(`^#(\d+) \[([a-z_]+)\] .*?(?: \[owner: ([^\]]+)\])?( \[blocked by [^\]]*\])?$`)
 
-// taskWorker lists the tasks, claims the first free one (TaskUpdate
-// in_progress + owner), completes it (TaskUpdate completed), and lists again, until no
-// task is free.
-type taskWorker struct {
-	name string
-	log  *agentLog
+// taskCycle is a TaskList worker's cycle: list the tasks, claim one (TaskUpdate
+// in_progress + owner), complete it (TaskUpdate completed), list again. What a worker
+// makes of a listing, a claim and a completion is its taskTurns.
+type taskCycle struct {
 	last string // "list", "claim", "complete"
 	task int
 }
 
-func (w *taskWorker) list() []call {
-	w.last = "list"
+// taskTurns are a worker's answers in its cycle: listed returns the calls after a listing
+// (out; ok is whether it was one), claimed whether to go on after claiming task, and
+// completed hears of task's completion.
+type taskTurns interface {
+	listed(out string, ok bool) []call
+	claimed(task int) bool
+	completed(task int)
+}
+
+func (c *taskCycle) list() []call {
+	c.last = "list"
 	return []call{{toolTaskList, "{}"}}
+}
+
+// claim asks for task id on behalf of owner.
+func (c *taskCycle) claim(id int, owner string) []call {
+	c.task, c.last = id, "claim"
+	return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(id), "status", "in_progress", "owner", owner)}}
+}
+
+// next is the cycle's next calls after results, the results of its last ones; nil ends it.
+func (c *taskCycle) next(w taskTurns, results []string) []call {
+	if results == nil || c.last == "" {
+		return c.list()
+	}
+	switch c.last {
+	case "list":
+		out, ok := taskListText(results[0])
+		return w.listed(out, ok)
+	case "claim":
+		if !w.claimed(c.task) {
+			return nil
+		}
+		c.last = "complete"
+		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(c.task), "status", "completed")}}
+	case "complete":
+		w.completed(c.task)
+		return c.list()
+	}
+	return nil
+}
+
+// taskWorker claims the first free task until no task is free.
+type taskWorker struct {
+	taskCycle
+	name string
+	log  *agentLog
 }
 
 // restart forgets the run that ended, so the next one starts from TaskList.
 func (w *taskWorker) restart() { w.last = "" }
 
-func (w *taskWorker) next(results []string) []call {
-	if results == nil || w.last == "" {
-		return w.list()
+func (w *taskWorker) next(results []string) []call { return w.taskCycle.next(w, results) }
+
+func (w *taskWorker) listed(out string, ok bool) []call {
+	if !ok {
+		w.log.GaveUp = true
+		return nil
 	}
-	switch w.last {
-	case "list":
-		out, ok := taskListText(results[0])
-		if !ok {
-			w.log.GaveUp = true
-			return nil
-		}
-		id := firstFreeTask(out)
-		if id == 0 {
-			return nil
-		}
-		w.task, w.last = id, "claim"
-		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(id), "status", "in_progress", "owner", w.name)}}
-	case "claim":
-		w.log.Claims = append(w.log.Claims, w.task)
-		w.last = "complete"
-		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(w.task), "status", "completed")}}
-	case "complete":
-		w.log.Completions = append(w.log.Completions, w.task)
-		return w.list()
+	if id := firstFreeTask(out); id != 0 {
+		return w.claim(id, w.name)
 	}
 	return nil
 }
+
+func (w *taskWorker) claimed(task int) bool {
+	w.log.Claims = append(w.log.Claims, task)
+	return true
+}
+
+func (w *taskWorker) completed(task int) { w.log.Completions = append(w.log.Completions, task) }
 
 // firstFreeTask returns the first listed task that is pending, without an owner and not
 // blocked, or 0.
