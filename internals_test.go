@@ -28,8 +28,6 @@ import (
 	"github.com/einoplan/plan/internal/tools"
 )
 
-var allStates = []StepState{StepPending, StepInProgress, StepCompleted, StepFailed, StepSkipped}
-
 // Exactly the allowed moves between step states pass; every other is illegal_transition naming
 // both states.
 func TestCheckTransitionMatrix(t *testing.T) {
@@ -41,8 +39,9 @@ func TestCheckTransitionMatrix(t *testing.T) {
 		{StepInProgress, StepCompleted}: true,
 		{StepInProgress, StepFailed}:    true,
 	}
-	for _, from := range allStates {
-		for _, to := range allStates {
+	states := []StepState{StepPending, StepInProgress, StepCompleted, StepFailed, StepSkipped}
+	for _, from := range states {
+		for _, to := range states {
 			t.Run(string(from)+"->"+string(to), func(t *testing.T) {
 				err := document.CheckTransition(from, to)
 				if legal[[2]StepState{from, to}] {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -45,59 +43,6 @@ func (o *taskOrchestrator) next(results []string) []call {
 	return calls
 }
 
-// taskLine is one line of TaskList's result: "#ID [status] subject [owner: X]".
-var taskLine = regexp.MustCompile(`^#(\d+) \[([a-z_]+)\] .*?(?: \[owner: ([^\]]+)\])?( \[blocked by [^\]]*\])?$`)
-
-// taskCycle is a TaskList worker's cycle: list the tasks, claim one (TaskUpdate
-// in_progress + owner), complete it (TaskUpdate completed), list again. What a worker
-// makes of a listing, a claim and a completion is its taskTurns.
-type taskCycle struct {
-	last string // "list", "claim", "complete"
-	task int
-}
-
-// taskTurns are a worker's answers in its cycle: listed returns the calls after a listing
-// (out; ok is whether it was one), claimed whether to go on after claiming task, and
-// completed hears of task's completion.
-type taskTurns interface {
-	listed(out string, ok bool) []call
-	claimed(task int) bool
-	completed(task int)
-}
-
-func (c *taskCycle) list() []call {
-	c.last = "list"
-	return []call{{toolTaskList, "{}"}}
-}
-
-// claim asks for task id on behalf of owner.
-func (c *taskCycle) claim(id int, owner string) []call {
-	c.task, c.last = id, "claim"
-	return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(id), "status", "in_progress", "owner", owner)}}
-}
-
-// next is the cycle's next calls after results, the results of its last ones; nil ends it.
-func (c *taskCycle) next(w taskTurns, results []string) []call {
-	if results == nil || c.last == "" {
-		return c.list()
-	}
-	switch c.last {
-	case "list":
-		out, ok := taskListText(results[0])
-		return w.listed(out, ok)
-	case "claim":
-		if !w.claimed(c.task) {
-			return nil
-		}
-		c.last = "complete"
-		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(c.task), "status", "completed")}}
-	case "complete":
-		w.completed(c.task)
-		return c.list()
-	}
-	return nil
-}
-
 // taskWorker claims the first free task until no task is free.
 type taskWorker struct {
 	taskCycle
@@ -127,22 +72,6 @@ func (w *taskWorker) claimed(task int) bool {
 }
 
 func (w *taskWorker) completed(task int) { w.log.Completions = append(w.log.Completions, task) }
-
-// firstFreeTask returns the first listed task that is pending, without an owner and not
-// blocked, or 0.
-func firstFreeTask(list string) int {
-	for _, line := range strings.Split(list, "\n") {
-		m := taskLine.FindStringSubmatch(line)
-		if m == nil || m[2] != "pending" || m[3] != "" || m[4] != "" {
-			continue
-		}
-		id, err := strconv.Atoi(m[1])
-		if err == nil {
-			return id
-		}
-	}
-	return 0
-}
 
 // overwriteCounter is one worker's view of the plantask backend. Before passing a task
 // write on, it reads the task file and counts a lost move when the write would replace
@@ -189,15 +118,4 @@ func (o *overwriteCounter) overwrites() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.count
-}
-
-// taskListText is the text of a TaskList result, and whether the result could be read.
-func taskListText(result string) (string, bool) {
-	var out struct {
-		Result string `json:"result"`
-	}
-	if json.Unmarshal([]byte(result), &out) != nil {
-		return "", false
-	}
-	return out.Result, true
 }

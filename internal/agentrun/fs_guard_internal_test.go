@@ -6,13 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
 	"github.com/einoplan/plan/internal/localfs"
 	"github.com/einoplan/plan/internal/memfs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // guardOnDisk is a Store on a LocalBackend at <project>/.plans with one plan, and the guard

@@ -12,13 +12,12 @@ import (
 // what is wrong.
 func TestSetStepStateErrors(t *testing.T) {
 	tests := []struct {
-		name     string
-		body     string
-		number   int
-		to       StepState
-		note     string
-		code     Code
-		contains []string
+		name, body string
+		number     int
+		to         StepState
+		note       string
+		code       Code
+		contains   []string
 	}{
 		{"no steps", "# nothing\n- bullet\n", 1, StepCompleted, "", CodeInvalidArgument, []string{"step 1", "has 0 checklist steps"}},
 		{"zero", setBody, 0, StepCompleted, "", CodeInvalidArgument, []string{"step 0", "has 5 checklist steps"}},
