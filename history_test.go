@@ -363,17 +363,26 @@ func TestAPlanWhoseRevisionsStartOverShowsOnlyItsOwnHistory(t *testing.T) {
 	}
 }
 
+// shipThenStatus is a Store on a MemoryBackend where writer wrote plan ship with body, and
+// setter then set its status.
+func shipThenStatus(t *testing.T, writer, body, setter, status string) (plan.Backend, *plan.Store) {
+	t.Helper()
+	ctx := context.Background()
+	b := plan.NewMemoryBackend()
+	s := storeOn(t, b, "")
+	_, err := s.Put(plan.WithActor(ctx, writer), plan.Update{Name: "ship", Content: &body})
+	require.NoError(t, err)
+	_, err = s.SetStatus(plan.WithActor(ctx, setter), "ship", status, nil)
+	require.NoError(t, err)
+	return b, s
+}
+
 // A revision a person edited in place is credited to nobody: the Store's record of the
 // change no longer matches the file, so History names no action, and a watcher that meets
 // it resyncs rather than credit an agent.
 func TestAHandEditIsCreditedToNobody(t *testing.T) {
 	ctx := context.Background()
-	b := plan.NewMemoryBackend()
-	s := storeOn(t, b, "")
-	_, err := s.Put(plan.WithActor(ctx, "w1"), plan.Update{Name: "ship", Content: ptr("- [ ] x\n")})
-	require.NoError(t, err)
-	_, err = s.SetStatus(plan.WithActor(ctx, "w2"), "ship", "active", nil)
-	require.NoError(t, err)
+	b, s := shipThenStatus(t, "w1", "- [ ] x\n", "w2", "active")
 	h, err := s.History(ctx, "ship")
 	require.NoError(t, err)
 	require.Equal(t, plan.ActionStatus, h[0].Action)
@@ -650,16 +659,11 @@ func asReleaseBefore(t *testing.T, b plan.Backend, name, prev string) {
 // above it and says so. The next change links the current revision by SHA-256 again.
 func TestHistoryKeptUnderACRCIsReportedAsUnverifiable(t *testing.T) {
 	ctx := context.Background()
-	b := plan.NewMemoryBackend()
-	s := storeOn(t, b, "")
-	_, err := s.Put(plan.WithActor(ctx, "ana"), plan.Update{Name: "ship", Content: ptr("# Ship\n- [ ] build\n")})
-	require.NoError(t, err)
-	_, err = s.SetStatus(plan.WithActor(ctx, "ana"), "ship", "in-progress", nil)
-	require.NoError(t, err)
+	b, _ := shipThenStatus(t, "ana", "# Ship\n- [ ] build\n", "ana", "in-progress")
 	asReleaseBefore(t, b, "ship", "1")
 
 	fresh := storeOn(t, b, "") // reads the files, not what the first Store remembers
-	_, err = fresh.GetRevision(ctx, "ship", 1)
+	_, err := fresh.GetRevision(ctx, "ship", 1)
 	var perr *plan.Error
 	require.ErrorAs(t, err, &perr)
 	assert.Equal(t, plan.CodeNotFound, perr.Code)
