@@ -363,24 +363,33 @@ func TestAPlanWhoseRevisionsStartOverShowsOnlyItsOwnHistory(t *testing.T) {
 	}
 }
 
+// shipThenStatus is a Store on a MemoryBackend where writer wrote plan ship with body, and
+// setter then set its status.
+func shipThenStatus(t *testing.T, writer, body, setter, status string) (plan.Backend, *plan.Store) {
+	t.Helper()
+	ctx := context.Background()
+	b := plan.NewMemoryBackend()
+	s := storeOn(t, b, "")
+	_, err := s.Put(plan.WithActor(ctx, writer), plan.Update{Name: "ship", Content: &body})
+	require.NoError(t, err)
+	_, err = s.SetStatus(plan.WithActor(ctx, setter), "ship", status, nil)
+	require.NoError(t, err)
+	return b, s
+}
+
 // A revision a person edited in place is credited to nobody: the Store's record of the
 // change no longer matches the file, so History names no action, and a watcher that meets
 // it resyncs rather than credit an agent.
 func TestAHandEditIsCreditedToNobody(t *testing.T) {
 	ctx := context.Background()
-	b := plan.NewMemoryBackend()
-	s := storeOn(t, b, "")
-	_, err := s.Put(plan.WithActor(ctx, "w1"), plan.Update{Name: "ship", Content: ptr("- [ ] x\n")})
-	require.NoError(t, err)
-	_, err = s.SetStatus(plan.WithActor(ctx, "w2"), "ship", "active", nil)
-	require.NoError(t, err)
+	b, s := shipThenStatus(t, "w1", "- [ ] x\n", "w2", "active")
 	h, err := s.History(ctx, "ship")
 	require.NoError(t, err)
 	require.Equal(t, plan.ActionStatus, h[0].Action)
 	require.Equal(t, "w2", h[0].Author)
 
-	edited := strings.Replace(readFile(t, b, "/plans/ship.md"), "- [ ] x", "- [x] x\n- [ ] added by a person", 1)
-	writeFile(t, b, "/plans/ship.md", edited)
+	edited := strings.Replace(backendtest.MustRead(t, b, "/plans/ship.md"), "- [ ] x", "- [x] x\n- [ ] added by a person", 1)
+	backendtest.MustWrite(t, b, "/plans/ship.md", edited)
 	h, err = s.History(ctx, "ship")
 	require.NoError(t, err)
 	assert.Empty(t, h[0].Action, "nobody known made the edited revision")
@@ -435,29 +444,8 @@ func TestAPruneCutShortLeavesTheHistoryBounded(t *testing.T) {
 	assert.LessOrEqual(t, len(entryFiles(t, b.MemoryBackend, "ship")), 1+7, "the limit's one entry plus one prune period")
 }
 
-// format1File is a plan file as release 0.1.0 wrote it (no format line; replaces a CRC-32C).
-func format1File(rev int64, status, replaces string) string {
-	out := fmt.Sprintf("---\ntitle: \"Old\"\nstatus: %q\nauthor: \"ana\"\nrevision: %d\nupdated_at: \"2026-01-0%dT00:00:00Z\"\nchange: \"status\"\n", status, rev, rev)
-	if replaces != "" {
-		out += "replaces: \"" + replaces + "\"\n"
-	}
-	return out + "---\n# Old\n- [ ] One\n"
-}
-
 func crcName(raw string) string {
 	return fmt.Sprintf("%08x", crc32.Checksum([]byte(raw), castagnoli))
-}
-
-func readFile(t *testing.T, b plan.Backend, p string) string {
-	t.Helper()
-	fc, err := b.Read(context.Background(), &driver.ReadRequest{FilePath: p})
-	require.NoError(t, err)
-	return fc.Content
-}
-
-func writeFile(t *testing.T, b plan.Backend, p, content string) {
-	t.Helper()
-	require.NoError(t, b.Write(context.Background(), &driver.WriteRequest{FilePath: p, Content: content}))
 }
 
 // An agent whose plan was stored by a newer release reads it, and its change is refused as
@@ -465,8 +453,8 @@ func writeFile(t *testing.T, b plan.Backend, p, content string) {
 func TestAnAgentReadsAPlanOfANewerFormatAndIsToldItCannotChangeIt(t *testing.T) {
 	ctx := context.Background()
 	_, backend := newStoreWith(t, plan.StoreConfig{}, "next", "# Next\n- [ ] One\n")
-	newer := strings.Replace(readFile(t, backend, "/plans/next.md"), "format: 2\n", "format: 3\n", 1)
-	writeFile(t, backend, "/plans/next.md", newer)
+	newer := strings.Replace(backendtest.MustRead(t, backend, "/plans/next.md"), "format: 2\n", "format: 3\n", 1)
+	backendtest.MustWrite(t, backend, "/plans/next.md", newer)
 
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend})
 	require.NoError(t, err)
@@ -481,7 +469,7 @@ func TestAnAgentReadsAPlanOfANewerFormatAndIsToldItCannotChangeIt(t *testing.T) 
 	assert.Contains(t, msg, "newer version")
 	assert.Contains(t, msg, "ask a person")
 	assert.Contains(t, results[1], "- [ ] One")
-	assert.Equal(t, newer, readFile(t, backend, "/plans/next.md"), "nothing was written")
+	assert.Equal(t, newer, backendtest.MustRead(t, backend, "/plans/next.md"), "nothing was written")
 }
 
 // After Migrate, an agent's read_plan since a revision 0.1.0 kept gives the changes since it
@@ -489,10 +477,11 @@ func TestAnAgentReadsAPlanOfANewerFormatAndIsToldItCannotChangeIt(t *testing.T) 
 func TestReadPlanSinceARevisionOf010WorksOnceMigrated(t *testing.T) {
 	ctx := context.Background()
 	backend := plan.NewMemoryBackend()
-	r1 := format1File(1, "draft", "")
-	r2 := strings.Replace(format1File(2, "active", crcName(r1)), "- [ ] One\n", "- [ ] One\n- [ ] Two\n", 1)
-	writeFile(t, backend, "/plans/.history/old/1."+crcName(r1), r1)
-	writeFile(t, backend, "/plans/old.md", r2)
+	// Two revisions as release 0.1.0 wrote them: no format line, replaces a CRC-32C.
+	r1 := "---\ntitle: \"Old\"\nstatus: \"draft\"\nauthor: \"ana\"\nrevision: 1\nupdated_at: \"2026-01-01T00:00:00Z\"\nchange: \"status\"\n---\n# Old\n- [ ] One\n"
+	r2 := "---\ntitle: \"Old\"\nstatus: \"active\"\nauthor: \"ana\"\nrevision: 2\nupdated_at: \"2026-01-02T00:00:00Z\"\nchange: \"status\"\nreplaces: \"" + crcName(r1) + "\"\n---\n# Old\n- [ ] One\n- [ ] Two\n"
+	backendtest.MustWrite(t, backend, "/plans/.history/old/1."+crcName(r1), r1)
+	backendtest.MustWrite(t, backend, "/plans/old.md", r2)
 	s := storeOn(t, backend, "")
 	read := func() string {
 		t.Helper()
@@ -562,7 +551,7 @@ func entryOf(t *testing.T, b plan.Backend, name, rev string) (string, string) {
 	t.Helper()
 	for _, p := range entryFiles(t, b, name) {
 		if strings.HasPrefix(path.Base(p), rev+".") {
-			return p, readFile(t, b, p)
+			return p, backendtest.MustRead(t, b, p)
 		}
 	}
 	t.Fatalf("no entry of revision %s of %s", rev, name)
@@ -651,10 +640,10 @@ func asReleaseBefore(t *testing.T, b plan.Backend, name, prev string) {
 	sha := strings.TrimPrefix(path.Base(p), prev+".")
 	crcHex := crcName(entry)
 	require.NoError(t, b.Delete(ctx, &driver.DeleteRequest{FilePath: p}))
-	writeFile(t, b, path.Dir(p)+"/"+prev+"."+crcHex, entry)
+	backendtest.MustWrite(t, b, path.Dir(p)+"/"+prev+"."+crcHex, entry)
 
 	planPath := "/plans/" + name + ".md"
-	stored := readFile(t, b, planPath)
+	stored := backendtest.MustRead(t, b, planPath)
 	file := strings.Replace(stored, `replaces: "`+sha+`"`, `replaces: "`+crcHex+`"`, 1)
 	require.NotEqual(t, stored, file, "the plan file names its predecessor")
 	loc := checksumLine.FindStringIndex(file)
@@ -662,7 +651,7 @@ func asReleaseBefore(t *testing.T, b plan.Backend, name, prev string) {
 	without := file[:loc[0]] + file[loc[1]:]
 	sum := crc32.Checksum([]byte(without), castagnoli)
 	file = file[:loc[0]] + fmt.Sprintf("checksum: %q\n", fmt.Sprintf("%08x", sum)) + file[loc[1]:]
-	writeFile(t, b, planPath, file)
+	backendtest.MustWrite(t, b, planPath, file)
 }
 
 // History kept by the release before, under a CRC-32C, is reported as history that cannot be
@@ -670,16 +659,11 @@ func asReleaseBefore(t *testing.T, b plan.Backend, name, prev string) {
 // above it and says so. The next change links the current revision by SHA-256 again.
 func TestHistoryKeptUnderACRCIsReportedAsUnverifiable(t *testing.T) {
 	ctx := context.Background()
-	b := plan.NewMemoryBackend()
-	s := storeOn(t, b, "")
-	_, err := s.Put(plan.WithActor(ctx, "ana"), plan.Update{Name: "ship", Content: ptr("# Ship\n- [ ] build\n")})
-	require.NoError(t, err)
-	_, err = s.SetStatus(plan.WithActor(ctx, "ana"), "ship", "in-progress", nil)
-	require.NoError(t, err)
+	b, _ := shipThenStatus(t, "ana", "# Ship\n- [ ] build\n", "ana", "in-progress")
 	asReleaseBefore(t, b, "ship", "1")
 
 	fresh := storeOn(t, b, "") // reads the files, not what the first Store remembers
-	_, err = fresh.GetRevision(ctx, "ship", 1)
+	_, err := fresh.GetRevision(ctx, "ship", 1)
 	var perr *plan.Error
 	require.ErrorAs(t, err, &perr)
 	assert.Equal(t, plan.CodeNotFound, perr.Code)

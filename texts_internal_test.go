@@ -2,15 +2,16 @@ package plan
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
-	"reflect"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 
 	"github.com/bytedance/sonic"
@@ -20,9 +21,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/einoplan/plan/api"
-	"github.com/einoplan/plan/driver"
-	"github.com/einoplan/plan/internal/agentrun"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/tools"
 )
@@ -205,10 +203,7 @@ func TestErrorTextsHaveTheSamePlaceholders(t *testing.T) {
 		}
 	}
 	assert.Greater(t, n, 40)
-	reasons := []string{document.ReasonListLimit}
-	for r := range document.FactTexts {
-		reasons = append(reasons, r)
-	}
+	reasons := append([]string{document.ReasonListLimit}, factReasons(t)...)
 	for _, r := range reasons {
 		_, en := textsEN["err."+string(r)]
 		_, zh := textsZH["err."+string(r)]
@@ -218,210 +213,47 @@ func TestErrorTextsHaveTheSamePlaceholders(t *testing.T) {
 	assert.NotEqual(t, placeholders("{name} at {current}"), placeholders("计划 {name}"))
 }
 
-// TestListJSONMatchesList: list_plans' cached encoding says exactly what List returns.
-func TestListJSONMatchesList(t *testing.T) {
-	ctx := context.Background()
-	backend := NewMemoryBackend()
-	s, err := NewStore(&StoreConfig{Backend: backend})
-	require.NoError(t, err)
-	check := func() {
-		t.Helper()
-		l, err := s.ListPage(ctx, ListOptions{})
-		require.NoError(t, err)
-		for i := range l.Warnings {
-			l.Warnings[i].Message = (&tools.ToolEnv{Texts: textsEN}).ErrorMessage(l.Warnings[i].Err)
-		}
-		want, err := sonic.MarshalString(l)
-		require.NoError(t, err)
-		got, err := tools.RunListPlans(ctx, &tools.ToolEnv{Store: s.e, Texts: textsEN}, tools.Args{})
-		require.NoError(t, err)
-		require.JSONEq(t, want, got.(string))
-	}
-	check()
-	for i := 0; i < 5; i++ {
-		body := fmt.Sprintf("# P%d \"q\" <&>\n- [x] a\n- [~] b\n- [ ] c\n", i)
-		_, err := s.Put(ctx, Update{Name: fmt.Sprintf("p%d", i), Content: &body})
-		require.NoError(t, err)
-	}
-	check()
-	check()
-	require.NoError(t, backend.Write(ctx, &driver.WriteRequest{FilePath: "/plans/bad.md", Content: "nope"}))
-	check()
-}
-
-// TestNewestFirstMatchesStableSort checks newestFirst against the first k of a stable sort
-// by UpdatedAt, descending, including many plans updated at the same instant.
-func TestNewestFirstMatchesStableSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	for round := 0; round < 500; round++ {
-		n := rng.IntN(40)
-		plans := make([]*Summary, n)
-		for i := range plans {
-			plans[i] = &Summary{Name: string(rune('a' + i%26)), Revision: int64(i), UpdatedAt: base.Add(time.Duration(rng.IntN(8)) * time.Second)}
-		}
-		want := append([]*Summary(nil), plans...)
-		sort.SliceStable(want, func(i, j int) bool { return want[i].UpdatedAt.After(want[j].UpdatedAt) })
-		for _, k := range []int{0, 1, 3, 12, 50} {
-			got := agentrun.NewestFirst(plans, k)
-			if len(got) != min(k, n) {
-				t.Fatalf("n=%d k=%d: %d plans, want %d", n, k, len(got), min(k, n))
-			}
-			for i, p := range got {
-				if p.Revision != want[i].Revision {
-					t.Fatalf("n=%d k=%d: position %d holds plan %d, want %d", n, k, i, p.Revision, want[i].Revision)
-				}
-			}
-		}
-	}
-}
-
-// TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries renders random listings once
-// afresh and once from the lines of an earlier render, in which some plans have changed
-// since: both texts must be the same, a line kept for a summary must be the one shown for
-// it, and the lines returned must be exactly those shown.
-func TestRenderDigestReusesOnlyTheLinesOfTheSameSummaries(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	for round := 0; round < 300; round++ {
-		n := 1 + rng.IntN(30)
-		plans := make([]*Summary, n)
-		for i := range plans {
-			plans[i] = &Summary{Name: string(rune('a' + i%26)), Revision: 1, Title: "t", Status: "s", UpdatedAt: base.Add(time.Duration(rng.IntN(8)) * time.Second)}
-		}
-		maxPlans, maxBytes := 1+rng.IntN(14), 200+rng.IntN(1200)
-		_, known := agentrun.RenderDigest(plans, 0, textsEN, maxPlans, maxBytes, nil)
-		next := slices.Clone(plans)
-		for i := range next {
-			if rng.IntN(4) == 0 { // replaced, as the Store replaces a changed plan's summary
-				p := *next[i]
-				p.Revision++
-				p.Status = "changed"
-				p.UpdatedAt = p.UpdatedAt.Add(time.Duration(rng.IntN(8)) * time.Second)
-				next[i] = &p
-			}
-		}
-		unreadable := rng.IntN(2)
-		want, wantLines := agentrun.RenderDigest(next, unreadable, textsEN, maxPlans, maxBytes, nil)
-		got, gotLines := agentrun.RenderDigest(next, unreadable, textsEN, maxPlans, maxBytes, known)
-		if got != want {
-			t.Fatalf("round %d: rendered from kept lines:\n%s\nafresh:\n%s", round, got, want)
-		}
-		if len(gotLines) != len(wantLines) {
-			t.Fatalf("round %d: %d lines returned, want %d", round, len(gotLines), len(wantLines))
-		}
-		for p, line := range gotLines {
-			if wantLines[p] != line || !strings.Contains(got, line) {
-				t.Fatalf("round %d: line %q of plan %s is not the one shown", round, line, p.Name)
-			}
-		}
-	}
-	// A kept line is used as it is, without formatting the summary again.
-	p := &Summary{Name: "kept", Revision: 3, UpdatedAt: base}
-	got, _ := agentrun.RenderDigest([]*Summary{p}, 0, textsEN, 12, 4000, agentrun.DigestLines{p: "- kept (as kept)\n"})
-	if !strings.Contains(got, "- kept (as kept)\n") {
-		t.Fatalf("a kept line was formatted again:\n%s", got)
-	}
-}
-
-// TestLeadingDigestIsTheWholeDigestAndNothingAfterIt finds a digest rendered at another time
-// (with more and unreadable plans, in either language, with a plan set) at the start of a
-// text, whatever follows it, and finds none where no digest starts.
-func TestLeadingDigestIsTheWholeDigestAndNothingAfterIt(t *testing.T) {
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var plans []*Summary
-	for i := range 5 {
-		plans = append(plans, &Summary{Name: "plan-" + string(rune('a'+i)), Revision: int64(i + 1), Title: "t\n- x r1 ", Status: "s",
-			UpdatedAt: base.Add(time.Duration(i) * time.Hour), Progress: api.Progress{Total: 2, Completed: 1}})
-	}
-	tails := []string{"", "\n## Other\n- a list item\n", "- not a digest line\n", "- 3rd party\n", "## Plans\n"}
-	for _, texts := range []map[string]string{textsEN, textsZH, agentrun.WithSetHeader(textsEN, "team plans")} {
-		header := texts["digest.header"]
-		for _, unreadable := range []int{0, 2} {
-			digest, _ := agentrun.RenderDigest(plans, unreadable, texts, 3, 4000, nil)
-			if !strings.Contains(digest, texts["digest.more"]) {
-				t.Fatalf("the digest leaves no plan out:\n%s", digest)
-			}
-			for _, tail := range tails {
-				if got := agentrun.LeadingDigest(digest+tail, header); got != digest {
-					t.Fatalf("followed by %q:\n%q\nwant\n%q", tail, got, digest)
-				}
-				if got := agentrun.LeadingDigest(tail, header); got != "" {
-					t.Fatalf("%q starts with no digest, found %q", tail, got)
-				}
-			}
-		}
-	}
-}
-
-// A history whose digest merely starts with the run's own (a plan listed there was deleted
-// since) holds another digest: the whole of it is what a renewal replaces.
-func TestADigestThatMerelyStartsWithTheRunsOwnIsAnother(t *testing.T) {
-	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	alpha := &Summary{Name: "alpha", Revision: 3, Status: "s", UpdatedAt: at, Progress: api.Progress{Total: 2}}
-	beta := &Summary{Name: "beta", Revision: 2, Status: "s", UpdatedAt: at.Add(-time.Hour), Progress: api.Progress{Total: 1}}
-	both, _ := agentrun.RenderDigest([]*Summary{alpha, beta}, 0, textsEN, 12, 4000, nil)
-	now, _ := agentrun.RenderDigest([]*Summary{alpha}, 0, textsEN, 12, 4000, nil)
-	if !strings.HasPrefix(both, now) || both == now {
-		t.Fatalf("the case needs a digest that starts with the other:\n%q\n%q", both, now)
-	}
-	msg := schema.SystemMessage("You work.\nANCHOR" + both + "\nMore instructions.")
-	if got := agentrun.DigestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != both {
-		t.Fatalf("found %q, want the whole digest %q", got, both)
-	}
-	msg = schema.SystemMessage("You work.\nANCHOR" + now + "\nMore instructions.")
-	if got := agentrun.DigestInHistory([]*schema.Message{msg}, "ANCHOR", now, textsEN["digest.header"]); got != now {
-		t.Fatalf("the run's own digest read as %q", got)
-	}
-}
-
-// A call written right takes the short way through decodeCall and comes out exactly as the
-// long way makes it: the same canonical arguments, no notes. A null for an argument the call
-// does not give sends the same call the long way.
-func TestACallWrittenRightDecodesAsAForgivenOne(t *testing.T) {
-	specs := map[string]tools.ToolSpec{}
-	for _, s := range tools.ToolSpecs() {
-		specs[s.Name] = s
-	}
-	for _, c := range []struct{ tool, right, withNull string }{
-		{ToolSetPlanStatus, `{"name":"a","status":"done"}`, `{"name":"a","status":"done","last_known_revision":null}`},
-		{ToolSetPlanStatus, `{"name":"a","status":"done","last_known_revision":3}`, `{"name":"a","status":"done","last_known_revision":3,"note":null}`},
-		{ToolUpdatePlanStep, `{"name":"a","step":2,"status":"completed","last_known_revision":7}`, `{"name":"a","step":2,"status":"completed","last_known_revision":7,"note":null}`},
-		{ToolUpdatePlanStep, `{"name":"a","status":"in_progress"}`, `{"name":"a","status":"in_progress","step":null}`},
-		{ToolReadPlan, `{"name":"a"}`, `{"name":"a","since_revision":null}`},
-		{ToolWritePlan, `{"name":"a","content":"- [ ] x\n","last_known_revision":0}`, `{"name":"a","content":"- [ ] x\n","last_known_revision":0,"title":null}`},
-	} {
-		spec := specs[c.tool]
-		if !tools.AsWritten(spec, mustObject(t, c.right)) {
-			t.Errorf("%s %s: not taken as written right", c.tool, c.right)
-		}
-		if tools.AsWritten(spec, mustObject(t, c.withNull)) {
-			t.Errorf("%s %s: a null taken as written right", c.tool, c.withNull)
-		}
-		short, shortNotes, err := tools.DecodeCall(spec, textsEN, c.right)
-		if err != nil {
-			t.Fatalf("%s %s: %v", c.tool, c.right, err)
-		}
-		long, longNotes, err := tools.DecodeCall(spec, textsEN, c.withNull)
-		if err != nil {
-			t.Fatalf("%s %s: %v", c.tool, c.withNull, err)
-		}
-		if !reflect.DeepEqual(short, long) || len(shortNotes) != 0 || len(longNotes) != 0 {
-			t.Errorf("%s: written right %#v (notes %q), the long way %#v (notes %q)", c.tool, short, shortNotes, long, longNotes)
-		}
-	}
-	// Anything to forgive goes the long way, which says what it changed.
-	_, notes, err := tools.DecodeCall(specs[ToolUpdatePlanStep], textsEN, `{"name":"a","step":"2","status":"Done"}`)
-	if err != nil || len(notes) != 2 {
-		t.Errorf("a forgiven call: notes %q, %v; want two", notes, err)
-	}
-}
-
-func mustObject(t *testing.T, raw string) tools.Args {
+// factReasons are the reasons internal/document states a fact text for: the keys of its
+// factTexts, read from its source.
+func factReasons(t *testing.T) []string {
 	t.Helper()
-	obj, _, err := tools.DecodeObject(raw)
-	if err != nil {
-		t.Fatal(err)
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir("internal/document")
+	require.NoError(t, err)
+	values := map[string]string{} // the package's string constants
+	var keys []ast.Expr
+	for _, entry := range entries {
+		if !strings.HasSuffix(entry.Name(), ".go") || strings.HasSuffix(entry.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join("internal/document", entry.Name()), nil, 0)
+		require.NoError(t, err)
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				for i, name := range n.Names {
+					if i >= len(n.Values) {
+						break
+					}
+					if lit, ok := n.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						values[name.Name], _ = strconv.Unquote(lit.Value)
+					}
+					if lit, ok := n.Values[i].(*ast.CompositeLit); ok && name.Name == "factTexts" {
+						for _, el := range lit.Elts {
+							keys = append(keys, el.(*ast.KeyValueExpr).Key)
+						}
+					}
+				}
+			}
+			return true
+		})
 	}
-	return obj
+	var reasons []string
+	for _, k := range keys {
+		id, ok := k.(*ast.Ident)
+		require.True(t, ok && values[id.Name] != "", "a key of factTexts that is no string constant: %v", k)
+		reasons = append(reasons, values[id.Name])
+	}
+	require.Greater(t, len(reasons), 40)
+	return reasons
 }

@@ -416,6 +416,20 @@ func (l *hostileLog) stats() string {
 	return fmt.Sprintf("calls: %s; results: %s; accepted changes: %d", strings.Join(kinds, ", "), strings.Join(codes, ", "), accepted)
 }
 
+// replayStepMove is body after the step move an accepted update_plan_step made, as Store s
+// makes it from body alone, in a plan of its own (name).
+func replayStepMove(s *plan.Store, name, body string, step int, state, note string) (string, error) {
+	ctx := context.Background()
+	if _, err := s.Put(ctx, plan.Update{Name: name, Content: &body}); err != nil {
+		return "", err
+	}
+	p, _, err := s.MoveStep(ctx, plan.StepMove{Name: name, Step: step, State: plan.StepState(state), Note: note})
+	if err != nil {
+		return "", err
+	}
+	return p.Content, nil
+}
+
 // check validates one agent's results in order and records what they accepted.
 func (l *hostileLog) check(t *testing.T, h *hostileModel, results []string) {
 	t.Helper()
@@ -534,6 +548,7 @@ func (l *hostileLog) verify(t *testing.T, ctx context.Context, store *plan.Store
 	}
 
 	memo := map[exportRef]string{}
+	replay := storeOf(t, plan.StoreConfig{Backend: plan.NewMemoryBackend()})
 	var content func(name string, rev int64) (string, bool)
 	content = func(name string, rev int64) (string, bool) {
 		key := exportRef{name, rev}
@@ -556,7 +571,7 @@ func (l *hostileLog) verify(t *testing.T, ctx context.Context, store *plan.Store
 			var prev string
 			if prev, ok = content(name, rev-1); ok {
 				var err error
-				body, _, err = plan.SetStepState(prev, c.step, plan.StepState(c.state), c.note)
+				body, err = replayStepMove(replay, fmt.Sprintf("r%d", len(memo)), prev, c.step, c.state, c.note)
 				ok = assert.NoError(t, err, "replaying %s", ev.where)
 			}
 		default:

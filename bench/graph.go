@@ -180,68 +180,52 @@ func (w *graphPlanWorker) next(results []string) []call {
 	return w.take()
 }
 
-// graphTaskWorker lists the tasks, claims the first free one (pending, no owner, not
-// blocked), completes it, and lists again. When no task is free while some are open it
-// waits Poll and lists again, and gives up after patience without any change.
+// graphTaskWorker claims the first free task (pending, no owner, not blocked). When no
+// task is free while some are open it waits Poll and lists again, and gives up after
+// patience without any change.
 type graphTaskWorker struct {
+	taskCycle
 	name     string
 	log      *graphLog
 	backend  plan.Backend
 	poll     time.Duration
 	patience time.Duration
 	mortal   bool
-	last     string
-	task     int
 	stalled  time.Time
 	seen     string
 	asked    time.Time // when the last claim was asked for
 }
 
-func (w *graphTaskWorker) list() []call {
-	w.last = "list"
-	return []call{{toolTaskList, "{}"}}
+func (w *graphTaskWorker) next(results []string) []call { return w.taskCycle.next(w, results) }
+
+func (w *graphTaskWorker) listed(out string, ok bool) []call {
+	if !ok {
+		return nil
+	}
+	id := firstReadyTask(out)
+	if id == 0 {
+		if !strings.Contains(out, "[pending]") && !strings.Contains(out, "[in_progress]") {
+			return nil // all done
+		}
+		if out != w.seen || w.stalled.IsZero() {
+			w.seen, w.stalled = out, time.Now()
+		} else if time.Since(w.stalled) > w.patience {
+			return nil // nothing moves: give up
+		}
+		time.Sleep(w.poll)
+		return w.list()
+	}
+	w.stalled, w.asked = time.Time{}, time.Now()
+	return w.claim(id, w.name)
 }
 
-func (w *graphTaskWorker) next(results []string) []call {
-	if results == nil || w.last == "" {
-		return w.list()
-	}
-	switch w.last {
-	case "list":
-		out, ok := taskListText(results[0])
-		if !ok {
-			return nil
-		}
-		id := firstReadyTask(out)
-		if id == 0 {
-			if !strings.Contains(out, "[pending]") && !strings.Contains(out, "[in_progress]") {
-				return nil // all done
-			}
-			if out != w.seen || w.stalled.IsZero() {
-				w.seen, w.stalled = out, time.Now()
-			} else if time.Since(w.stalled) > w.patience {
-				return nil // nothing moves: give up
-			}
-			time.Sleep(w.poll)
-			return w.list()
-		}
-		w.stalled = time.Time{}
-		w.task, w.last, w.asked = id, "claim", time.Now()
-		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(id), "status", "in_progress", "owner", w.name)}}
-	case "claim":
-		w.log.claimed(w.task)
-		w.checkEarly(w.task)
-		if w.mortal && w.task > graphWidth && w.log.die(w.task, w.asked) {
-			return nil
-		}
-		w.last = "complete"
-		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(w.task), "status", "completed")}}
-	case "complete":
-		w.log.completed(w.task)
-		return w.list()
-	}
-	return nil
+func (w *graphTaskWorker) claimed(task int) bool {
+	w.log.claimed(task)
+	w.checkEarly(task)
+	return !w.mortal || task <= graphWidth || !w.log.die(task, w.asked)
 }
+
+func (w *graphTaskWorker) completed(task int) { w.log.completed(task) }
 
 // checkEarly counts a claimed task one of whose prerequisites is not completed when the
 // claim is acknowledged (a lower bound: one completed in between is not counted).

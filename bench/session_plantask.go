@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -45,70 +43,35 @@ func (o *taskOrchestrator) next(results []string) []call {
 	return calls
 }
 
-// taskLine is one line of TaskList's result: "#ID [status] subject [owner: X]".
-var taskLine = regexp.MustCompile(`^#(\d+) \[([a-z_]+)\] .*?(?: \[owner: ([^\]]+)\])?( \[blocked by [^\]]*\])?$`)
-
-// taskWorker lists the tasks, claims the first free one (TaskUpdate
-// in_progress + owner), completes it (TaskUpdate completed), and lists again, until no
-// task is free.
+// taskWorker claims the first free task until no task is free.
 type taskWorker struct {
+	taskCycle
 	name string
 	log  *agentLog
-	last string // "list", "claim", "complete"
-	task int
-}
-
-func (w *taskWorker) list() []call {
-	w.last = "list"
-	return []call{{toolTaskList, "{}"}}
 }
 
 // restart forgets the run that ended, so the next one starts from TaskList.
 func (w *taskWorker) restart() { w.last = "" }
 
-func (w *taskWorker) next(results []string) []call {
-	if results == nil || w.last == "" {
-		return w.list()
+func (w *taskWorker) next(results []string) []call { return w.taskCycle.next(w, results) }
+
+func (w *taskWorker) listed(out string, ok bool) []call {
+	if !ok {
+		w.log.GaveUp = true
+		return nil
 	}
-	switch w.last {
-	case "list":
-		out, ok := taskListText(results[0])
-		if !ok {
-			w.log.GaveUp = true
-			return nil
-		}
-		id := firstFreeTask(out)
-		if id == 0 {
-			return nil
-		}
-		w.task, w.last = id, "claim"
-		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(id), "status", "in_progress", "owner", w.name)}}
-	case "claim":
-		w.log.Claims = append(w.log.Claims, w.task)
-		w.last = "complete"
-		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(w.task), "status", "completed")}}
-	case "complete":
-		w.log.Completions = append(w.log.Completions, w.task)
-		return w.list()
+	if id := firstFreeTask(out); id != 0 {
+		return w.claim(id, w.name)
 	}
 	return nil
 }
 
-// firstFreeTask returns the first listed task that is pending, without an owner and not
-// blocked, or 0.
-func firstFreeTask(list string) int {
-	for _, line := range strings.Split(list, "\n") {
-		m := taskLine.FindStringSubmatch(line)
-		if m == nil || m[2] != "pending" || m[3] != "" || m[4] != "" {
-			continue
-		}
-		id, err := strconv.Atoi(m[1])
-		if err == nil {
-			return id
-		}
-	}
-	return 0
+func (w *taskWorker) claimed(task int) bool {
+	w.log.Claims = append(w.log.Claims, task)
+	return true
 }
+
+func (w *taskWorker) completed(task int) { w.log.Completions = append(w.log.Completions, task) }
 
 // overwriteCounter is one worker's view of the plantask backend. Before passing a task
 // write on, it reads the task file and counts a lost move when the write would replace
@@ -155,15 +118,4 @@ func (o *overwriteCounter) overwrites() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.count
-}
-
-// taskListText is the text of a TaskList result, and whether the result could be read.
-func taskListText(result string) (string, bool) {
-	var out struct {
-		Result string `json:"result"`
-	}
-	if json.Unmarshal([]byte(result), &out) != nil {
-		return "", false
-	}
-	return out.Result, true
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -834,46 +836,34 @@ func testBaseDirSpellings(t *testing.T, b plan.Backend, dir string) {
 
 // InParallel runs work(0) to work(n-1) at once and returns the errors they end with.
 func InParallel(n int, work func(i int) error) []error {
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	errs := make(chan error, n)
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := work(i); err != nil {
-				errs <- err
-			}
-		}()
+		wg.Go(func() { errs[i] = work(i) })
 	}
 	wg.Wait()
-	close(errs)
-	var out []error
-	for err := range errs {
-		out = append(out, err)
-	}
-	return out
+	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
 }
 
 // GuardedIncrements adds n to the integer body of plan name, one guarded write at a time,
 // re-reading and retrying on revision_conflict. Tests of cross-process safety run it in
 // several processes at once.
 func GuardedIncrements(ctx context.Context, s *plan.Store, name string, n int) error {
-	for i := 0; i < n; {
+	for done := 0; done < n; {
 		p, err := s.Get(ctx, name)
 		if err != nil {
 			return err
 		}
-		var v int
-		if _, err := fmt.Sscan(p.Content, &v); err != nil {
+		v, err := strconv.Atoi(strings.TrimSpace(p.Content))
+		if err != nil {
 			return fmt.Errorf("revision %d body %q: %w", p.Revision, p.Content, err)
 		}
-		_, err = s.Put(ctx, plan.Update{Name: name, Content: ptr(fmt.Sprint(v + 1)), IfRevision: ptr(p.Revision)})
-		switch plan.CodeOf(err) {
-		case "":
-			i++
-		case plan.CodeRevisionConflict:
-		default:
+		_, err = s.Put(ctx, plan.Update{Name: name, Content: ptr(strconv.Itoa(v + 1)), IfRevision: &p.Revision})
+		if code := plan.CodeOf(err); code != "" && code != plan.CodeRevisionConflict {
 			return err
+		}
+		if err == nil {
+			done++
 		}
 	}
 	return nil

@@ -51,7 +51,7 @@ func (m *Middleware[M, S]) beforeAgent(ctx context.Context, runCtx runSetup) (co
 			call.runStarted()
 		}
 	}
-	st.exempt, st.exports, st.starters = ExemptTools(ctx, runCtx.Tools)
+	st.exempt, st.exports, st.starters = exemptTools(ctx, runCtx.Tools)
 	st.fileTools = renamedFileTools(ctx, runCtx.Tools)
 	ctx = context.WithValue(ctx, m.stateKey, st)
 

@@ -103,9 +103,9 @@ func (c *callToken) release() {
 // starter decodes it; "" when the arguments name none.
 func (s *starter) runName(tool, args string) string {
 	switch s.Kind {
-	case AgentToolStarter:
+	case agentToolStarter:
 		return tool
-	case DeepTaskStarter:
+	case deepTaskStarter:
 		var a struct { // the deep task tool's own argument type, read with its own decoder
 			SubagentType string `json:"subagent_type"`
 			Description  string `json:"description"`

@@ -8,14 +8,14 @@ import (
 )
 
 // deepTask are the starters of a run whose only starter is a deep agent's task tool.
-var deepTask = map[string]*starter{"task": {Kind: DeepTaskStarter}}
+var deepTask = map[string]*starter{"task": {Kind: deepTaskStarter}}
 
 // Only an agent starter names the sub-agent it starts, read as the starter reads its
 // arguments; any other tool's arguments are the model's and name nobody, whatever the tool
 // is called.
 func TestDelegatedAgentIsNamedOnlyByAStarter(t *testing.T) {
-	starters := map[string]*starter{"task": {Kind: DeepTaskStarter}, "agent": {Kind: subagentToolStarter},
-		"reviewer": {Kind: AgentToolStarter}}
+	starters := map[string]*starter{"task": {Kind: deepTaskStarter}, "agent": {Kind: subagentToolStarter},
+		"reviewer": {Kind: agentToolStarter}}
 	for _, tc := range []struct {
 		tool, args, want string
 	}{

@@ -41,16 +41,16 @@ func (m *Middleware[M, S]) digestOrErr(ctx context.Context, texts map[string]str
 	if ok {
 		return text, nil
 	}
-	text, lines = RenderDigest(plans, unreadable, WithSetHeader(texts, m.cfg.PlanSet), m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes, lines)
+	text, lines = renderDigest(plans, unreadable, withSetHeader(texts, m.cfg.PlanSet), m.cfg.Digest.MaxPlans, m.cfg.Digest.MaxBytes, lines)
 	m.digests.keep(plans, unreadable, texts, text, lines)
 	return text, nil
 }
 
-// RenderDigest renders the listed plans (shared with the Store's cache: read only) and the
+// renderDigest renders the listed plans (shared with the Store's cache: read only) and the
 // number of plans that could not be read. It takes each line from known when there, and
 // returns the lines it showed.
-func RenderDigest(plans []*document.Summary, unreadable int, texts map[string]string, maxPlans, maxBytes int, known DigestLines) (string, DigestLines) {
-	top := NewestFirst(plans, max(maxPlans, 1))
+func renderDigest(plans []*document.Summary, unreadable int, texts map[string]string, maxPlans, maxBytes int, known digestLines) (string, digestLines) {
+	top := newestFirst(plans, max(maxPlans, 1))
 	var latest time.Time // when the newest plan changed: the moment the digest describes
 	if len(top) > 0 && top[0].UpdatedAt.After(latest) {
 		latest = top[0].UpdatedAt
@@ -61,7 +61,7 @@ func RenderDigest(plans []*document.Summary, unreadable int, texts map[string]st
 	// The lines that say where the rest is must fit after the plans.
 	reserve := len(texts["digest.more"]) + len(texts["digest.unreadable"]) + 32
 	shown := 0
-	lines := make(DigestLines, len(top))
+	lines := make(digestLines, len(top))
 	for _, p := range top[:min(len(top), max(maxPlans, 0))] {
 		line, ok := known[p]
 		if !ok {
@@ -91,13 +91,13 @@ func RenderDigest(plans []*document.Summary, unreadable int, texts map[string]st
 	return b.String(), lines
 }
 
-// NewestFirst returns at most k of plans, most recently updated first, plans updated at the
+// newestFirst returns at most k of plans, most recently updated first, plans updated at the
 // same time in their listing order: the first k of a stable sort by UpdatedAt, descending,
 // found in one pass without copying or sorting the whole listing. The pass runs from the
 // end of the listing, so in a listing in the order the plans were created (each newer than
 // the last) the first k seen are the newest and every other plan is passed over after one
 // comparison; a plan that is kept finds its place among the k by binary search.
-func NewestFirst(plans []*document.Summary, k int) []*document.Summary {
+func newestFirst(plans []*document.Summary, k int) []*document.Summary {
 	if k <= 0 {
 		return nil
 	}
@@ -138,8 +138,8 @@ func digestLine(p document.Summary, texts map[string]string) string {
 	return line + "\n"
 }
 
-// WithSetHeader returns texts whose digest header names the plan set, if any.
-func WithSetHeader(texts map[string]string, set string) map[string]string {
+// withSetHeader returns texts whose digest header names the plan set, if any.
+func withSetHeader(texts map[string]string, set string) map[string]string {
 	if strings.TrimSpace(set) == "" {
 		return texts
 	}
@@ -213,7 +213,7 @@ func (m *Middleware[M, S]) renewDigest(ctx context.Context, input []M) []M {
 	var stale bool
 	if shown.count == 0 {
 		// A history holding another digest than the run's is a resumed run's (see above).
-		shown.inHistory = DigestInHistory(input, shown.anchor, shown.text, digestHeader(st.set.texts, m.cfg.PlanSet))
+		shown.inHistory = digestInHistory(input, shown.anchor, shown.text, digestHeader(st.set.texts, m.cfg.PlanSet))
 		stale = shown.inHistory != shown.text
 	} else {
 		// Every model call adds its answer to the history, so a history that did not grow, or
@@ -244,10 +244,10 @@ func (m *Middleware[M, S]) renewDigest(ctx context.Context, input []M) []M {
 	return input
 }
 
-// DigestInHistory is the digest that follows anchor in the first system message of input
+// digestInHistory is the digest that follows anchor in the first system message of input
 // holding it: rendered when that is the run's own, else the digest found there ("" when
 // none follows the anchor). Without the anchor there is nothing to renew: rendered then.
-func DigestInHistory[M adk.MessageType](input []M, anchor, rendered, header string) string {
+func digestInHistory[M adk.MessageType](input []M, anchor, rendered, header string) string {
 	for _, msg := range input {
 		for _, text := range systemTexts(msg) {
 			_, after, ok := strings.Cut(text, anchor)
@@ -257,7 +257,7 @@ func DigestInHistory[M adk.MessageType](input []M, anchor, rendered, header stri
 			if rendered != "" && strings.HasPrefix(after, rendered) && !digestLineStart.MatchString(after[len(rendered):]) {
 				return rendered // not merely the start of a longer digest (a plan since deleted)
 			}
-			return LeadingDigest(after, header)
+			return leadingDigest(after, header)
 		}
 	}
 	return rendered
@@ -267,10 +267,10 @@ func DigestInHistory[M adk.MessageType](input []M, anchor, rendered, header stri
 // or the count of plans it leaves out or could not read ("- +4 ", "- 1 ").
 var digestLineStart = regexp.MustCompile(`^- (?:[a-z0-9][a-z0-9_-]* r[0-9]+ |\+?[0-9]+ )`)
 
-// LeadingDigest is the digest s starts with, rendered with header at whatever time: the
+// leadingDigest is the digest s starts with, rendered with header at whatever time: the
 // header line, then its lines, each ending in a line break (every text in one is a JSON
 // string, so none holds a break). It is "" when s starts with no digest.
-func LeadingDigest(s, header string) string {
+func leadingDigest(s, header string) string {
 	before, after, _ := strings.Cut(header, "{time}")
 	if !strings.HasPrefix(s, before) {
 		return ""

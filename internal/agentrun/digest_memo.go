@@ -21,15 +21,15 @@ type digestMemo struct {
 	unreadable int
 	header     string // the language's digest header: one memo serves both languages in turn
 	text       string
-	lines      DigestLines
+	lines      digestLines
 }
 
-// DigestLines are rendered lines by the summary they show; read only once kept.
-type DigestLines map[*document.Summary]string
+// digestLines are rendered lines by the summary they show; read only once kept.
+type digestLines map[*document.Summary]string
 
 // reuse returns the kept text when it is still the digest of plans, else the kept lines
 // when they are in the language of texts.
-func (d *digestMemo) reuse(plans []*document.Summary, unreadable int, texts map[string]string) (string, DigestLines, bool) {
+func (d *digestMemo) reuse(plans []*document.Summary, unreadable int, texts map[string]string) (string, digestLines, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.header != texts["digest.header"] {
@@ -50,7 +50,7 @@ func sameSummaries(a, b []*document.Summary) bool {
 	return slices.Equal(a, b)
 }
 
-func (d *digestMemo) keep(plans []*document.Summary, unreadable int, texts map[string]string, text string, lines DigestLines) {
+func (d *digestMemo) keep(plans []*document.Summary, unreadable int, texts map[string]string, text string, lines digestLines) {
 	d.mu.Lock()
 	d.plans, d.unreadable, d.header, d.text, d.lines = plans, unreadable, texts["digest.header"], text, lines
 	d.mu.Unlock()

@@ -39,24 +39,24 @@ const (
 	einoGrep      = "grep"
 )
 
-// FileGuard judges the calls of Eino's filesystem tools.
-type FileGuard struct {
+// fileGuard judges the calls of Eino's filesystem tools.
+type fileGuard struct {
 	// env holds only what inPlansFolder reads: the Store and how the file tools' paths
 	// relate to its storage.
 	env *tools.ToolEnv
 }
 
-// NewFileGuard reads the file tools' paths as host paths and, when ws is the Store's
+// newFileGuard reads the file tools' paths as host paths and, when ws is the Store's
 // storage (or a LocalBackend), as paths of ws.
-func NewFileGuard(store *engine.Store, ws driver.Workspace) *FileGuard {
+func newFileGuard(store *engine.Store, ws driver.Workspace) *fileGuard {
 	env := &tools.ToolEnv{Store: store}
 	env.GuardWorkspace(ws)
-	return &FileGuard{env: env}
+	return &fileGuard{env: env}
 }
 
-// FileVerdict is the guard's answer for one call: refused with err, or run, with keep
+// fileVerdict is the guard's answer for one call: refused with err, or run, with keep
 // applied to its result when keep is set.
-type FileVerdict struct {
+type fileVerdict struct {
 	Err  *document.Error
 	Keep func(result string) string
 	// whole is the refusal for a call with keep set whose result cannot be rewritten.
@@ -66,9 +66,9 @@ type FileVerdict struct {
 // Judge decides a call of the tool name with the JSON arguments args. Arguments are decoded
 // as Eino decodes them (sonic, into fields of the same names and types); arguments Eino
 // cannot decode either run, to get the tool's own error.
-func (g *FileGuard) Judge(name, args string) FileVerdict {
+func (g *fileGuard) Judge(name, args string) fileVerdict {
 	if g == nil {
-		return FileVerdict{}
+		return fileVerdict{}
 	}
 	switch name {
 	case einoReadFile, einoWriteFile, einoEditFile:
@@ -76,7 +76,7 @@ func (g *FileGuard) Judge(name, args string) FileVerdict {
 			FilePath string `json:"file_path"`
 		}
 		if sonic.UnmarshalString(args, &a) != nil {
-			return FileVerdict{}
+			return fileVerdict{}
 		}
 		return g.refuseInside("file_path", a.FilePath)
 	case einoLs:
@@ -84,7 +84,7 @@ func (g *FileGuard) Judge(name, args string) FileVerdict {
 			Path string `json:"path"`
 		}
 		if sonic.UnmarshalString(args, &a) != nil {
-			return FileVerdict{}
+			return fileVerdict{}
 		}
 		return g.refuseInside("path", orHere(a.Path))
 	case einoGrep:
@@ -92,7 +92,7 @@ func (g *FileGuard) Judge(name, args string) FileVerdict {
 			Path *string `json:"path,omitempty"`
 		}
 		if sonic.UnmarshalString(args, &a) != nil {
-			return FileVerdict{}
+			return fileVerdict{}
 		}
 		scope := "."
 		if a.Path != nil {
@@ -102,30 +102,30 @@ func (g *FileGuard) Judge(name, args string) FileVerdict {
 			return v
 		}
 		if g.covers(scope) {
-			return FileVerdict{Err: g.refusal(document.ReasonSearchCoversPlans, "path", scope)}
+			return fileVerdict{Err: g.refusal(document.ReasonSearchCoversPlans, "path", scope)}
 		}
-		return FileVerdict{}
+		return fileVerdict{}
 	case einoGlob:
 		var a struct {
 			Pattern string `json:"pattern"`
 			Path    string `json:"path"`
 		}
 		if sonic.UnmarshalString(args, &a) != nil {
-			return FileVerdict{}
+			return fileVerdict{}
 		}
 		return g.judgeGlob(a.Pattern, a.Path)
 	}
-	return FileVerdict{}
+	return fileVerdict{}
 }
 
 // judgeGlob refuses a glob whose folder, with the fixed part of its pattern, is in a plans
 // folder, and leaves out of its listing the entries in one.
-func (g *FileGuard) judgeGlob(pattern, dir string) FileVerdict {
+func (g *fileGuard) judgeGlob(pattern, dir string) fileVerdict {
 	roots := []string{dir}
 	if dir == "" {
 		roots = []string{"/", "."} // eino-ext's default, and a working folder's
 	}
-	fixed := FixedPrefix(pattern)
+	fixed := fixedPrefix(pattern)
 	var scopes []string
 	for _, r := range roots {
 		if v := g.refuseInside("path", r); v.Err != nil {
@@ -139,20 +139,20 @@ func (g *FileGuard) judgeGlob(pattern, dir string) FileVerdict {
 	covered := false
 	for _, scope := range scopes {
 		if g.inside(scope) {
-			return FileVerdict{Err: g.refusal(document.ReasonPlansOffLimits, "pattern", pattern)}
+			return fileVerdict{Err: g.refusal(document.ReasonPlansOffLimits, "pattern", pattern)}
 		}
 		covered = covered || g.covers(scope)
 	}
 	if !covered {
-		return FileVerdict{}
+		return fileVerdict{}
 	}
-	return FileVerdict{Keep: func(result string) string { return g.unlisted(result, roots) },
+	return fileVerdict{Keep: func(result string) string { return g.unlisted(result, roots) },
 		whole: g.refusal(document.ReasonSearchCoversPlans, "path", orHere(dir))}
 }
 
 // unlisted is a glob's listing (one path a line, relative to a root or absolute) without the
 // entries in a plans folder or at a key.
-func (g *FileGuard) unlisted(result string, roots []string) string {
+func (g *fileGuard) unlisted(result string, roots []string) string {
 	lines := strings.Split(result, "\n")
 	kept := lines[:0]
 	for _, line := range lines {
@@ -171,16 +171,16 @@ func (g *FileGuard) unlisted(result string, roots []string) string {
 }
 
 // refuseInside refuses p when it resolves into a plans folder or to a key file.
-func (g *FileGuard) refuseInside(field, p string) FileVerdict {
+func (g *fileGuard) refuseInside(field, p string) fileVerdict {
 	if g.inside(p) {
-		return FileVerdict{Err: g.refusal(document.ReasonPlansOffLimits, field, p)}
+		return fileVerdict{Err: g.refusal(document.ReasonPlansOffLimits, field, p)}
 	}
-	return FileVerdict{}
+	return fileVerdict{}
 }
 
 // inside reports whether p names a plans folder, something in one, or a key file: read
 // lexically, as Eino's backends clean it, and as the kernel reads a ".." after a link.
-func (g *FileGuard) inside(p string) bool {
+func (g *fileGuard) inside(p string) bool {
 	if g.env.InPlansFolder(p) {
 		return true
 	}
@@ -189,7 +189,7 @@ func (g *FileGuard) inside(p string) bool {
 
 // covers reports whether a plans folder or key file lies in the folder scope (or is it), so
 // a search of scope would reach it.
-func (g *FileGuard) covers(scope string) bool {
+func (g *fileGuard) covers(scope string) bool {
 	scopes := []string{scope}
 	if hasDotDot(scope) {
 		scopes = append(scopes, kernelLocation(scope))
@@ -229,7 +229,7 @@ func (g *FileGuard) covers(scope string) bool {
 
 // refusal is the error for a refused call: the argument, the path given, and where the
 // Store's plans are.
-func (g *FileGuard) refusal(reason, field, p string) *document.Error {
+func (g *fileGuard) refusal(reason, field, p string) *document.Error {
 	where := g.env.Store.Dir
 	if g.env.PlanRoot != "" {
 		where = filepath.Join(g.env.PlanRoot, filepath.FromSlash(where))
@@ -253,9 +253,9 @@ func joinAll(roots []string, p string) []string {
 	return out
 }
 
-// FixedPrefix is the leading part of a glob pattern that has no wildcard: the folder a
+// fixedPrefix is the leading part of a glob pattern that has no wildcard: the folder a
 // match must lie in. A pattern without wildcards names one path, the whole of it.
-func FixedPrefix(pattern string) string {
+func fixedPrefix(pattern string) string {
 	parts := strings.Split(pattern, "/")
 	n := 0
 	for n < len(parts) && !strings.ContainsAny(parts[n], `*?[]{}\`) {

@@ -26,7 +26,7 @@ const einoFilesystemMiddleware = "github.com/cloudwego/eino/adk/middlewares/file
 // einoFileTool is the default name of the Eino filesystem tool t is, or "".
 func einoFileTool(t tool.BaseTool) string {
 	typ := reflect.TypeOf(t)
-	if typ == nil || typ.Kind() != reflect.Pointer || typ.Elem().PkgPath() != EinoToolUtil {
+	if typ == nil || typ.Kind() != reflect.Pointer || typ.Elem().PkgPath() != einoToolUtil {
 		return ""
 	}
 	name := typ.Elem().Name()

@@ -192,11 +192,11 @@ func (m *Middleware[M, S]) refusal(ctx context.Context, call GatedCall) string {
 	return s
 }
 
-// ExemptTools are the tools of a run that "*" never gates: plan tools of any middleware, and
+// exemptTools are the tools of a run that "*" never gates: plan tools of any middleware, and
 // adk's exit and transfer_to_agent. starters are the run's agent starters, by name
 // (starters.go). Tools a later handler adds are neither: "*" gates them, and a run started
 // in one acts as the tool's name.
-func ExemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, exports map[string]bool, starters map[string]*starter) {
+func exemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, exports map[string]bool, starters map[string]*starter) {
 	exempt, exports = map[string]bool{}, map[string]bool{}
 	for _, t := range agentTools {
 		if t == nil {
@@ -219,7 +219,7 @@ func ExemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, expor
 			exempt[info.Name] = true
 			continue
 		}
-		if s := StarterOf(t, info.Name); s != nil {
+		if s := starterOf(t, info.Name); s != nil {
 			if starters == nil {
 				starters = map[string]*starter{}
 			}

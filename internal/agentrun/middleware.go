@@ -61,7 +61,7 @@ type Middleware[M adk.MessageType, S any] struct {
 	// gated are the tools that run only under an approved step; nil gates none.
 	gated *gate
 	// files keeps Eino's filesystem tools out of the plans folders and keys (fs_guard.go).
-	files *FileGuard
+	files *fileGuard
 	// templateName is plan_template's name as this agent's model sees it.
 	templateName string
 	// approvalName is request_plan_approval's, offered with RequireApproval.

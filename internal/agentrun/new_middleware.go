@@ -20,7 +20,7 @@ func NewMiddleware[M adk.MessageType, S any](s Settings[S], store *engine.Store,
 	if m.gated, err = newGate(s.GatedTools); err != nil {
 		return nil, err
 	}
-	m.files = NewFileGuard(m.Store, s.Workspace)
+	m.files = newFileGuard(m.Store, s.Workspace)
 	if m.gated != nil {
 		m.cfg.RequireApproval = true
 	}

@@ -4,8 +4,8 @@ package agentrun
 type starterKind uint8
 
 const (
-	AgentToolStarter starterKind = iota + 1
-	DeepTaskStarter
+	agentToolStarter starterKind = iota + 1
+	deepTaskStarter
 	subagentToolStarter
 )
 

@@ -47,19 +47,19 @@ var (
 const (
 	einoADK      = "github.com/cloudwego/eino/adk"
 	einoDeep     = "github.com/cloudwego/eino/adk/prebuilt/deep"
-	EinoToolUtil = "github.com/cloudwego/eino/components/tool/utils"
+	einoToolUtil = "github.com/cloudwego/eino/components/tool/utils"
 	einoSubagent = "github.com/cloudwego/eino/adk/middlewares/subagent"
 )
 
-// StarterOf recognises t as one of Eino's agent starters; nil when it is none.
-func StarterOf(t tool.BaseTool, name string) *starter {
+// starterOf recognises t as one of Eino's agent starters; nil when it is none.
+func starterOf(t tool.BaseTool, name string) *starter {
 	v := reflect.ValueOf(t)
 	typ := v.Type()
 	switch {
 	case agentToolTypes[typ]:
-		return &starter{Kind: AgentToolStarter, Guarded: map[string]bool{name: gatesEveryTool(v.Elem().FieldByName("agent"), 0)}}
+		return &starter{Kind: agentToolStarter, Guarded: map[string]bool{name: gatesEveryTool(v.Elem().FieldByName("agent"), 0)}}
 	case isDeepTaskTool(typ):
-		s := &starter{Kind: DeepTaskStarter, Guarded: map[string]bool{}}
+		s := &starter{Kind: deepTaskStarter, Guarded: map[string]bool{}}
 		if m := v.Elem().FieldByName("subAgents"); m.Kind() == reflect.Map && m.Type().Key().Kind() == reflect.String {
 			for it := m.MapRange(); it.Next(); {
 				at := it.Value()
@@ -72,7 +72,7 @@ func StarterOf(t tool.BaseTool, name string) *starter {
 			}
 		}
 		return s
-	case IsSubagentTool(typ):
+	case isSubagentTool(typ):
 		// Its sub-agents are held in a closure, out of reach: it is gated under "*".
 		return &starter{Kind: subagentToolStarter}
 	}
@@ -81,7 +81,7 @@ func StarterOf(t tool.BaseTool, name string) *starter {
 
 // isStarterType: typ is the type of one of Eino's agent starters.
 func isStarterType(typ reflect.Type) bool {
-	return agentToolTypes[typ] || isDeepTaskTool(typ) || IsSubagentTool(typ)
+	return agentToolTypes[typ] || isDeepTaskTool(typ) || isSubagentTool(typ)
 }
 
 // isDeepTaskTool: typ is the task tool of Eino's adk/prebuilt/deep (typedTaskTool[M]).
@@ -93,14 +93,14 @@ func isDeepTaskTool(typ reflect.Type) bool {
 	return e.PkgPath() == einoDeep && strings.HasPrefix(e.Name(), "typedTaskTool[")
 }
 
-// IsSubagentTool: typ is the agent tool of Eino's next line (adk/middlewares/subagent), a
+// isSubagentTool: typ is the agent tool of Eino's next line (adk/middlewares/subagent), a
 // components/tool/utils tool whose input is that package's agentInput or agentManagedInput.
-func IsSubagentTool(typ reflect.Type) bool {
+func isSubagentTool(typ reflect.Type) bool {
 	if typ.Kind() != reflect.Pointer {
 		return false
 	}
 	e := typ.Elem()
-	return e.PkgPath() == EinoToolUtil && (strings.HasPrefix(e.Name(), "invokableTool["+einoSubagent+".agentInput,") ||
+	return e.PkgPath() == einoToolUtil && (strings.HasPrefix(e.Name(), "invokableTool["+einoSubagent+".agentInput,") ||
 		strings.HasPrefix(e.Name(), "invokableTool["+einoSubagent+".agentManagedInput,"))
 }
 

@@ -78,14 +78,24 @@ func DecodePlan(name, raw string) (*Plan, error) {
 	return p, err
 }
 
-// decodePlan is DecodePlan keeping the file's approval with its seal, unchecked: the Store
+// DecodeSealed is DecodePlan keeping the file's approval with its seal, unchecked: the Store
 // checks the seal (checkApprovalSeal) before anyone reads it. Approval lines that are
 // malformed leave the plan not approved.
 func DecodeSealed(name, raw string) (*Plan, error) {
-	if !strings.HasPrefix(raw, HeaderFence) {
-		return nil, corrupt(name, "missing the opening --- line")
+	p, why := decodeFile(raw)
+	if why != "" {
+		return nil, corrupt(name, why)
 	}
-	p := &Plan{Name: name}
+	p.Name = name
+	return p, nil
+}
+
+// decodeFile reads a plan file, whatever it is named; why says what makes it undecodable.
+func decodeFile(raw string) (p *Plan, why string) {
+	if !strings.HasPrefix(raw, HeaderFence) {
+		return nil, "missing the opening --- line"
+	}
+	p = &Plan{}
 	stepsBody := "" // the raw steps_body value
 	var approval approvalHeader
 	var check ChangeCheck
@@ -93,7 +103,7 @@ func DecodeSealed(name, raw string) (*Plan, error) {
 	for {
 		nl := strings.IndexByte(rest, '\n')
 		if nl < 0 {
-			return nil, corrupt(name, "header is not closed by a --- line")
+			return nil, "header is not closed by a --- line"
 		}
 		line := rest[:nl]
 		rest = rest[nl+1:]
@@ -102,7 +112,7 @@ func DecodeSealed(name, raw string) (*Plan, error) {
 		}
 		key, value, ok := strings.Cut(line, ": ")
 		if !ok {
-			return nil, corrupt(name, "header line is not `key: value`")
+			return nil, "header line is not `key: value`"
 		}
 		if approval.take(key, value) {
 			continue
@@ -119,7 +129,7 @@ func DecodeSealed(name, raw string) (*Plan, error) {
 			continue
 		}
 		if err := setHeader(p, key, value); err != nil {
-			return nil, corrupt(name, err.Error())
+			return nil, err.Error()
 		}
 	}
 	p.Content = rest
@@ -133,7 +143,7 @@ func DecodeSealed(name, raw string) (*Plan, error) {
 	if p.StepsRev == 0 || p.StepsRev >= p.Revision || stepsBody != `"`+stepsBodyHash(rest)+`"` {
 		p.StepsRev = p.Revision
 	}
-	return p, nil
+	return p, ""
 }
 
 // HdrRequiresApproval is the header key of Plan.RequiresApproval.
@@ -227,6 +237,7 @@ func setHeader(p *Plan, key, value string) error {
 	return nil
 }
 
+// corrupt is the refusal of the file of plan name, undecodable for reason why.
 func corrupt(name, why string) *Error {
 	e := Fail(Error{Code: CodeCorrupt, Reason: reasonUndecodable, Name: name})
 	e.Message += " (" + why + ")"

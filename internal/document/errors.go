@@ -49,7 +49,7 @@ const (
 
 // Fail returns e with its Message rendered from the facts.
 func Fail(e Error) *Error {
-	e.Message = RenderError(&e, FactTexts[e.Reason])
+	e.Message = RenderError(&e, factTexts[e.Reason])
 	if e.Message == "" {
 		e.Message = e.Reason
 	}
@@ -162,9 +162,9 @@ const (
 	ReasonHoldTaken     = "hold_taken"     // the mover's hold expired and another took the step
 )
 
-// FactTexts states each failure in English with its facts and without advice: what
+// factTexts states each failure in English with its facts and without advice: what
 // Error.Message says to logs and host programs.
-var FactTexts = map[string]string{
+var factTexts = map[string]string{
 	reasonBudgetInvalid:            "budget {value} is not a budget such as \"200k tokens\", \"1h\" or \"200k tokens, 1h\"",
 	ReasonLeanWorker:               "this agent only takes and finishes steps: its plan tools are update_plan_step and read_plan",
 	ReasonEvidenceState:            "evidence is given with a move to {to}; only completed, failed or skipped take evidence",

@@ -22,10 +22,10 @@ const (
 	StepSkipped    = api.StepSkipped
 )
 
-// MaxStepNoteLen is the longest note, in bytes after trimming, that SetStepState appends.
+// MaxStepNoteLen is the longest note, in bytes after trimming, that setStepState appends.
 const MaxStepNoteLen = 500
 
-// StepNoteSep separates a step's text from a note appended by SetStepState.
+// StepNoteSep separates a step's text from a note appended by setStepState.
 const StepNoteSep = " — "
 
 // costSep starts a step's cost on its line.

@@ -132,7 +132,7 @@ func RenderSteps(steps []Step) string {
 	return b.String()
 }
 
-// ScannedStep is a step with the byte offsets SetStepState edits: marker is the offset of
+// ScannedStep is a step with the byte offsets setStepState edits: marker is the offset of
 // the marker character, end the offset where the line's content ends (before "\r\n" or "\n").
 type ScannedStep struct {
 	Step   Step

@@ -45,7 +45,7 @@ func FuzzSetStepState(f *testing.F) {
 	f.Add("- [ ] a\r\n- [~] b\n", 2, uint8(2), "done")
 	f.Fuzz(func(t *testing.T, body string, number int, state uint8, note string) {
 		to := allStates[int(state)%len(allStates)]
-		newBody, updated, err := SetStepState(body, number, to, note)
+		newBody, updated, err := setStepState(body, number, to, note)
 		if err != nil {
 			if CodeOf(err) == "" {
 				t.Fatalf("error without code: %v", err)

@@ -33,7 +33,7 @@ func CheckTransition(from, to StepState) error {
 	}
 }
 
-// SetStepState moves step number (1-based) of body to state to, changing only that step's
+// setStepState moves step number (1-based) of body to state to, changing only that step's
 // marker character and, when the trimmed note is non-empty, appending " — " and the note to
 // the end of the step's line, before its line ending. Every other byte of body is kept.
 // It returns the new body and the step as ParseSteps reads it from the new body.
@@ -41,7 +41,7 @@ func CheckTransition(from, to StepState) error {
 // maxStepNoteLen bytes is CodeInvalidArgument; a move CheckTransition refuses is
 // CodeIllegalTransition. On error newBody is "". Holders are neither checked nor written:
 // the Store does that (see Step.Holder).
-func SetStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
+func setStepState(body string, number int, to StepState, note string) (newBody string, updated Step, err error) {
 	return SetStep(body, number, to, note, StepHold{})
 }
 
@@ -85,7 +85,7 @@ type StepHold struct {
 	Observed string
 }
 
-// SetStep is SetStepState that also checks and writes holders: a step held by another agent
+// SetStep is setStepState that also checks and writes holders: a step held by another agent
 // is CodeStepHeld unless taken over; a step moved to in_progress ends with by's tag; taking
 // over a step in progress with to in_progress only changes its holder.
 func SetStep(body string, number int, to StepState, note string, c StepHold) (newBody string, updated Step, err error) {

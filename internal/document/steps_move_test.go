@@ -45,7 +45,7 @@ func TestSetStepState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, updated, err := SetStepState(tt.body, tt.number, tt.to, tt.note)
+			got, updated, err := setStepState(tt.body, tt.number, tt.to, tt.note)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantBody, got)
 			assert.Equal(t, tt.to, updated.State)
@@ -60,7 +60,7 @@ func TestSetStepState(t *testing.T) {
 // it, is kept whole.
 func TestSetStepStateNoteLimits(t *testing.T) {
 	note := strings.Repeat("é", MaxStepNoteLen/2) // exactly maxStepNoteLen bytes
-	got, _, err := SetStepState("- [ ] a\n", 1, StepCompleted, "\n "+note+" \n")
+	got, _, err := setStepState("- [ ] a\n", 1, StepCompleted, "\n "+note+" \n")
 	require.NoError(t, err)
 	assert.Equal(t, "- [x] a — "+note+"\n", got)
 }
@@ -71,7 +71,7 @@ func TestSetStepStateEveryTransition(t *testing.T) {
 	for _, from := range allStates {
 		for _, to := range allStates {
 			body := "intro\n- [ ] keep\n- [" + string(MarkerOf(from)) + "] target\n"
-			got, _, err := SetStepState(body, 2, to, "")
+			got, _, err := setStepState(body, 2, to, "")
 			want := CheckTransition(from, to)
 			if want != nil {
 				assert.Equal(t, CodeOf(want), CodeOf(err), "%s -> %s", from, to)
@@ -88,7 +88,7 @@ func BenchmarkSetStepState(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, _, err := SetStepState(body, 45, StepCompleted, "verified"); err != nil {
+		if _, _, err := setStepState(body, 45, StepCompleted, "verified"); err != nil {
 			b.Fatal(err)
 		}
 	}

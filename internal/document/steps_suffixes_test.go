@@ -142,12 +142,12 @@ func TestEveryKindReadsAlone(t *testing.T) {
 			assert.Equal(t, steps[1].After, AfterOf(steps[1].Text))
 		}
 
-		_, _, err := SetStepState("- [ ] a\n- [ ] Do\n", 2, StepInProgress, "see "+example)
+		_, _, err := setStepState("- [ ] a\n- [ ] Do\n", 2, StepInProgress, "see "+example)
 		var e *Error
 		require.True(t, errors.As(err, &e), "%q: %v", example, err)
 		assert.Equal(t, CodeInvalidArgument, e.Code)
 		assert.Equal(t, k.noteReason, e.Reason, example)
-		_, moved, err := SetStepState("- [ ] a\n- [ ] Do "+example+"\n", 2, StepInProgress, "see "+example)
+		_, moved, err := setStepState("- [ ] a\n- [ ] Do "+example+"\n", 2, StepInProgress, "see "+example)
 		require.NoError(t, err, "a note that leaves %q as it was", example)
 		assert.True(t, k.same(&moved, &steps[1]))
 	}

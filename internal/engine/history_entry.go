@@ -7,8 +7,8 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// AppendEntrySum appends the SHA-256 of raw in entrySumDigits hex digits.
-func AppendEntrySum(dst []byte, raw string) []byte {
+// appendEntrySum appends the SHA-256 of raw in entrySumDigits hex digits.
+func appendEntrySum(dst []byte, raw string) []byte {
 	sum := sha256.Sum256(document.BytesOf(raw)) // read in place: no copy of the file
 	return hex.AppendEncode(dst, sum[:])
 }
@@ -16,7 +16,7 @@ func AppendEntrySum(dst []byte, raw string) []byte {
 // entrySum is appendEntrySum of raw as a string.
 func entrySum(raw string) string {
 	var scratch [document.EntrySumDigits]byte
-	return string(AppendEntrySum(scratch[:0], raw))
+	return string(appendEntrySum(scratch[:0], raw))
 }
 
 // listedEntry is one entry file found in a plan's history folder.

@@ -105,23 +105,23 @@ var errUnknownBase = document.ErrString("the revision a change was based on is n
 // it starts again from a read.
 var errWrongGuess = fmt.Errorf("%w: the file last seen was not the one stored", errLostSwap)
 
-// current is the plan stored under name and its file: with guess, the ones this Store saw
+// current is the plan stored under name and its file p: with guess, the ones this Store saw
 // last when it has them (guessed true), else read.
-func (s *Store) current(ctx context.Context, name string, guess bool) (cur *document.Plan, raw string, guessed bool, err error) {
+func (s *Store) current(ctx context.Context, name, p string, guess bool) (cur *document.Plan, raw string, guessed bool, err error) {
 	if guess {
 		if raw, cur, ok := s.decoded.last(name); ok {
 			s.checkApprovalSeal(ctx, cur)
 			return cur, raw, true, nil
 		}
 	}
-	cur, raw, err = s.load(ctx, name)
+	cur, raw, err = s.loadFile(ctx, name, p)
 	return cur, raw, false, err
 }
 
 // mutateOnce is one try of mutateCommuting; p is the plan's file (planPath).
 func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p string, ifRevision *int64, commutes commuteFunc, change func(cur *document.Plan) (*document.Plan, error), guess bool) (*document.Plan, error) {
 	loadCtx, slot := withMarkSlot(ctx)
-	cur, raw, guessed, err := s.current(loadCtx, name, guess)
+	cur, raw, guessed, err := s.current(loadCtx, name, p, guess)
 	if err == nil {
 		err = document.CheckFormat(cur)
 	}

@@ -22,7 +22,12 @@ func (s *Store) planPath(name string) string {
 
 // load reads and decodes one plan; a missing plan is (nil, "", nil).
 func (s *Store) load(ctx context.Context, name string) (*document.Plan, string, error) {
-	raw, exists, err := s.readRaw(ctx, s.planPath(name))
+	return s.loadFile(ctx, name, s.planPath(name))
+}
+
+// loadFile is load of plan name whose file (planPath) the caller has at hand.
+func (s *Store) loadFile(ctx context.Context, name, file string) (*document.Plan, string, error) {
+	raw, exists, err := s.readRaw(ctx, file)
 	if err != nil || !exists {
 		return nil, "", err
 	}

@@ -13,11 +13,11 @@ import (
 
 var argsAPI = sonic.Config{UseNumber: true}.Froze()
 
-// Args is a tool call's decoded JSON object, holding only the arguments its tool takes under
+// args is a tool call's decoded JSON object, holding only the arguments its tool takes under
 // their canonical names (decodeCall). Accessors turn every type mistake into an
 // invalid_argument naming the field, so the model learns exactly what to fix. JSON null
 // counts as omitted.
-type Args map[string]any
+type args map[string]any
 
 // typeName names the JSON type of v; the texts "kind.<name>" say it in the model's language.
 func typeName(v any) string {
@@ -37,7 +37,7 @@ func typeName(v any) string {
 }
 
 // str returns a string field; required fields must be present and non-empty.
-func (a Args) str(p param) (string, error) {
+func (a args) str(p param) (string, error) {
 	key, required := p.Name, p.required
 	v, ok := a[key]
 	if !ok || v == nil {
@@ -57,7 +57,7 @@ func (a Args) str(p param) (string, error) {
 }
 
 // integer returns an integer field; nil when omitted and not required.
-func (a Args) integer(p param) (*int64, error) {
+func (a args) integer(p param) (*int64, error) {
 	key, required := p.Name, p.required
 	v, ok := a[key]
 	if !ok || v == nil {
@@ -78,7 +78,7 @@ func (a Args) integer(p param) (*int64, error) {
 }
 
 // boolean returns an optional boolean field; false when omitted.
-func (a Args) boolean(p param) (bool, error) {
+func (a args) boolean(p param) (bool, error) {
 	v, ok := a[p.Name]
 	if !ok || v == nil {
 		return false, nil
@@ -93,11 +93,11 @@ func (a Args) boolean(p param) (bool, error) {
 // fields reads several fields of one call and keeps the first mistake, so each tool states
 // its arguments in one place and checks once.
 type fields struct {
-	a   Args
+	a   args
 	err error
 }
 
-func (a Args) fields() *fields { return &fields{a: a} }
+func (a args) fields() *fields { return &fields{a: a} }
 
 func (f *fields) str(p param) string {
 	if f.err != nil {

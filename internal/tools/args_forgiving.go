@@ -13,7 +13,7 @@ import (
 	"github.com/einoplan/plan/internal/document"
 )
 
-// DecodeCall reads one tool call's arguments for spec, forgiving where the meaning is clear
+// decodeCall reads one tool call's arguments for spec, forgiving where the meaning is clear
 // and strict where it is not. The invariants:
 //
 //   - What is accepted has one meaning: arguments inside a Markdown fence or with text
@@ -33,8 +33,8 @@ import (
 //
 // The notes say what was normalized, in canonical form; attach adds them to the result so
 // the model learns the canonical call.
-func DecodeCall(spec ToolSpec, texts map[string]string, raw string) (Args, callNotes, error) {
-	obj, unwrapped, err := DecodeObject(raw)
+func decodeCall(spec ToolSpec, texts map[string]string, raw string) (args, callNotes, error) {
+	obj, unwrapped, err := decodeObject(raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -42,7 +42,7 @@ func DecodeCall(spec ToolSpec, texts map[string]string, raw string) (Args, callN
 	if unwrapped {
 		notes = append(notes, texts["normalized.unwrapped"])
 	}
-	if len(obj) == 0 || AsWritten(spec, obj) {
+	if len(obj) == 0 || asWritten(spec, obj) {
 		return obj, notes, nil
 	}
 	keys := make([]string, 0, len(obj))
@@ -50,7 +50,7 @@ func DecodeCall(spec ToolSpec, texts map[string]string, raw string) (Args, callN
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := make(Args, len(obj))
+	out := make(args, len(obj))
 	type givenBy struct{ canon, key string } // which keys gave each canonical name a value
 	given := make([]givenBy, 0, 8)
 	for _, key := range keys {
@@ -101,10 +101,10 @@ func DecodeCall(spec ToolSpec, texts map[string]string, raw string) (Args, callN
 	return out, notes, nil
 }
 
-// AsWritten reports whether obj is a call written right: every key a parameter's own name
+// asWritten reports whether obj is a call written right: every key a parameter's own name
 // and every value already canonical, which decodeCall would return as it is (no null, no
 // note), so the sorting, copying and bookkeeping that a forgiven call needs are skipped.
-func AsWritten(spec ToolSpec, obj Args) bool {
+func asWritten(spec ToolSpec, obj args) bool {
 	for key, v := range obj {
 		p, ok := paramNamed(spec, key)
 		if !ok || v == nil {
@@ -117,24 +117,24 @@ func AsWritten(spec ToolSpec, obj Args) bool {
 	return true
 }
 
-// DecodeObject reads the arguments' JSON object. A bare object is read as it always was;
+// decodeObject reads the arguments' JSON object. A bare object is read as it always was;
 // otherwise it accepts one object inside a Markdown fence or text, or a JSON string holding
 // one, and reports unwrapped. Anything else keeps its old refusal: args_not_object when no
 // object is there, args_not_json when it does not decode or more than one could be meant.
-func DecodeObject(raw string) (Args, bool, error) {
+func decodeObject(raw string) (args, bool, error) {
 	trimmed := strings.TrimSpace(raw)
 	if trimmed == "" {
-		return Args{}, false, nil
+		return args{}, false, nil
 	}
 	if trimmed[0] == '{' {
-		var a Args
+		var a args
 		if err := argsAPI.UnmarshalFromString(trimmed, &a); err == nil && a != nil {
 			a, err = withoutRepeats(trimmed, a)
 			return a, false, err
 		}
 	}
 	if text, ok := embeddedObject(trimmed); ok {
-		var a Args
+		var a args
 		if err := argsAPI.UnmarshalFromString(text, &a); err == nil && a != nil {
 			a, err = withoutRepeats(text, a)
 			return a, true, err
@@ -144,7 +144,7 @@ func DecodeObject(raw string) (Args, bool, error) {
 		var inner string
 		if err := argsAPI.UnmarshalFromString(trimmed, &inner); err == nil {
 			if s := strings.TrimSpace(inner); strings.HasPrefix(s, "{") {
-				var a Args
+				var a args
 				if err := argsAPI.UnmarshalFromString(s, &a); err == nil && a != nil {
 					a, err = withoutRepeats(s, a)
 					return a, true, err
@@ -405,7 +405,7 @@ func (n callNotes) attach(result string) string {
 type ToolSpec struct {
 	Name   string
 	Params []param
-	run    func(ctx context.Context, env *ToolEnv, a Args) (any, error)
+	run    func(ctx context.Context, env *ToolEnv, a args) (any, error)
 }
 
 // paramNamed is the argument of spec called name. Tools take a handful, so a scan beats a map.

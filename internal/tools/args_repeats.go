@@ -13,13 +13,13 @@ import (
 // key's last value, so without this `"last_known_revision":1,"last_known_revision":null`
 // would drop a guard the call spelled. A text with no repeated key, the usual case, costs
 // one scan that counts its members.
-func withoutRepeats(text string, a Args) (Args, error) {
+func withoutRepeats(text string, a args) (args, error) {
 	n := 0
 	eachMember(text, func(string, string) { n++ })
 	if n == len(a) {
 		return a, nil
 	}
-	out := make(Args, len(a))
+	out := make(args, len(a))
 	var err error
 	eachMember(text, func(rawKey, rawValue string) {
 		var key string

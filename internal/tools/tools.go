@@ -10,7 +10,7 @@ import (
 	"github.com/einoplan/plan/internal/engine"
 )
 
-// PlanTool adapts a toolSpec to Eino. Its InvokableRun returns no Go error other than the
+// PlanTool adapts a ToolSpec to Eino. Its InvokableRun returns no Go error other than the
 // Eino interrupt of request_plan_approval: every failure a model can cause, and every storage
 // failure, is a JSON error result, so the agent run goes on and the model can react.
 type PlanTool struct {
@@ -36,7 +36,7 @@ func (t *PlanTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ .
 	if t.env.Lean && !LeanTools[t.Spec.Name] {
 		return t.env.ErrorResult(document.Fail(document.Error{Code: document.CodeToolNotAvailable, Reason: document.ReasonLeanWorker})), nil
 	}
-	a, notes, err := DecodeCall(t.Spec, t.env.Texts, argumentsInJSON)
+	a, notes, err := decodeCall(t.Spec, t.env.Texts, argumentsInJSON)
 	if err != nil {
 		return t.env.ErrorResult(err), nil
 	}
@@ -95,7 +95,7 @@ func ToolSpecs() []ToolSpec {
 	return []ToolSpec{
 		{ToolWritePlan, []param{pName, pContent, pTitle, pAuthor, pStatus, pRevision}, runWritePlan},
 		{ToolReadPlan, []param{pName, pSince}, runReadPlan},
-		{ToolListPlans, []param{pLimit, pCursor, pStatusFilter}, RunListPlans},
+		{ToolListPlans, []param{pLimit, pCursor, pStatusFilter}, runListPlans},
 		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
 		{ToolSetPlanStatus, []param{pName, pNewStatus, pRevision}, runSetPlanStatus},
 		{ToolGetPlanStatus, []param{pName}, runGetPlanStatus},

@@ -47,7 +47,7 @@ type approvalResult struct {
 // runRequestPlanApproval interrupts the run with an ApprovalRequest and, when the run is
 // resumed with this interrupt as the target, applies the person's decision to the revision
 // they saw. Resumed for another interrupt, it interrupts again with the same request.
-func runRequestPlanApproval(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runRequestPlanApproval(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	if env.Role != nil && env.Role(ctx) == RoleSubAgent {
 		return nil, document.Fail(document.Error{Code: document.CodeToolNotAvailable, Reason: document.ReasonApprovalOrchestratorOnly})
 	}

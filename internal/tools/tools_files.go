@@ -16,7 +16,7 @@ import (
 // FileTools are offered only with a Workspace.
 var FileTools = map[string]bool{ToolExportPlanToFile: true, ToolUpdatePlanFromFile: true}
 
-func runExportPlanToFile(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runExportPlanToFile(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	f := a.fields()
 	name, path := f.str(pName), f.path(env)
 	if f.err != nil {
@@ -43,7 +43,7 @@ func runExportPlanToFile(ctx context.Context, env *ToolEnv, a Args) (any, error)
 	return exportResult{Name: name, Path: path, Revision: p.Revision, Bytes: len(p.Content)}, nil
 }
 
-func runUpdatePlanFromFile(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runUpdatePlanFromFile(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	f := a.fields()
 	name, path := f.str(pName), f.path(env)
 	u := f.update(name)
@@ -206,7 +206,7 @@ func Within(target, folder, sep string) bool {
 // the plans' own storage, so a file tool can neither leave the workspace nor touch a plan,
 // a tombstone or a lock behind the Store's back. file_path, the name Eino's file tools use,
 // is accepted for path.
-func workspacePath(a Args, env *ToolEnv) (string, error) {
+func workspacePath(a args, env *ToolEnv) (string, error) {
 	given := pPath
 	if _, ok := a[pPath.Name]; !ok {
 		if _, alias := a[pFilePath.Name]; alias {

@@ -22,11 +22,11 @@ type listWarning struct {
 	Message string        `json:"message"`
 }
 
-// RunListPlans answers one page: at most limit plans (50 by default) after cursor, and never
+// runListPlans answers one page: at most limit plans (50 by default) after cursor, and never
 // more than 16 KiB, so a folder of any size fits a model's context. Each cached summary is
 // encoded once while it stays the same (listCache), so a page of unchanged plans costs little
 // more than copying bytes.
-func RunListPlans(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runListPlans(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	f := a.fields()
 	limit, cursor, status := f.integer(pLimit), f.str(pCursor), f.str(pStatusFilter)
 	if f.err != nil {

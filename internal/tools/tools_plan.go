@@ -7,7 +7,7 @@ import (
 	"github.com/einoplan/plan/internal/engine"
 )
 
-func runWritePlan(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runWritePlan(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	f := a.fields()
 	name, content := f.str(pName), f.str(pContent)
 	u := f.update(name)
@@ -27,7 +27,7 @@ func putPlan(ctx context.Context, env *ToolEnv, u engine.Update, content string)
 	return newWriteResult(p), nil
 }
 
-func runReadPlan(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runReadPlan(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	f := a.fields()
 	name, since := f.str(pName), f.integer(pSince)
 	if f.err != nil {
@@ -64,7 +64,7 @@ func runReadPlan(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 }
 
 // getNamed loads the plan a call names.
-func getNamed(ctx context.Context, env *ToolEnv, a Args) (*document.Plan, error) {
+func getNamed(ctx context.Context, env *ToolEnv, a args) (*document.Plan, error) {
 	name, err := a.str(pName)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func getNamed(ctx context.Context, env *ToolEnv, a Args) (*document.Plan, error)
 	return env.Store.Get(ctx, name)
 }
 
-func runDeletePlan(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runDeletePlan(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	f := a.fields()
 	name, rev := f.str(pName), f.integer(pRevision)
 	if f.err != nil {
@@ -85,7 +85,7 @@ func runDeletePlan(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	return deleteResult{Deleted: name, Revision: last}, nil
 }
 
-func runSetPlanStatus(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runSetPlanStatus(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	f := a.fields()
 	name, status, rev := f.str(pName), f.str(pNewStatus), f.integer(pRevision)
 	if f.err != nil {
@@ -98,7 +98,7 @@ func runSetPlanStatus(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	return statusResult{Name: p.Name, Status: p.Status, Revision: p.Revision}, nil
 }
 
-func runGetPlanStatus(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runGetPlanStatus(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	p, err := getNamed(ctx, env, a)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func runGetPlanStatus(ctx context.Context, env *ToolEnv, a Args) (any, error) {
 	return out, nil
 }
 
-func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	f := a.fields()
 	name, number, stateText := f.str(pName), f.integer(pStep), f.str(pStepState)
 	note, rev, takeover := f.str(pNote), f.integer(pRevision), f.boolean(pTakeover)

@@ -16,7 +16,7 @@ const maxGoalBytes = 4 << 10
 // maxTemplateNames caps the existing names plan_template lists.
 const maxTemplateNames = 50
 
-func runPlanTemplate(ctx context.Context, env *ToolEnv, a Args) (any, error) {
+func runPlanTemplate(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	if env.Role != nil && env.Role(ctx) == RoleSubAgent {
 		return nil, document.Fail(document.Error{Code: document.CodeToolNotAvailable, Reason: document.ReasonOrchestratorOnly})
 	}
