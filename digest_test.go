@@ -521,3 +521,33 @@ func seedPlans(t *testing.T, backend plan.Backend, n int) {
 		require.NoError(t, err)
 	}
 }
+
+// The instruction teaches "(proof …)" in one line, in the run's language, only while a
+// plan shown uses it on its current or next step: other plans cost their agents no byte.
+func TestTheDigestTeachesProofOnlyWhereAPlanUsesIt(t *testing.T) {
+	ctx := context.Background()
+	t.Cleanup(func() { _ = adk.SetLanguage(adk.LanguageEnglish) })
+	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
+		require.NoError(t, adk.SetLanguage(lang))
+		lesson := "(proof T) at the end of a step"
+		if lang == adk.LanguageChinese {
+			lesson = "步骤结尾的 (proof T)"
+		}
+		backend := plan.NewMemoryBackend()
+		mw, err := plan.New(ctx, &plan.Config{Backend: backend})
+		require.NoError(t, err)
+		instruction := func() string {
+			_, rc, _ := beforeAgentTools(t, ctx, mw)
+			return rc.Instruction
+		}
+		store := storeOn(t, backend, "")
+		plain, proven := "- [ ] Fix the parser (uses edit_file)\n", "- [ ] Fix the parser (uses edit_file) (proof run_tests)\n- [ ] Ship\n"
+		_, err = store.Put(ctx, plan.Update{Name: "plain", Content: &plain})
+		require.NoError(t, err)
+		assert.NotContains(t, instruction(), lesson, "no plan uses proof")
+		_, err = store.Put(ctx, plan.Update{Name: "proven", Content: &proven})
+		require.NoError(t, err)
+		taught := instruction()
+		assert.Equal(t, 1, strings.Count(taught, lesson), "one line teaches it: %s", taught)
+	}
+}

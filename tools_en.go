@@ -140,6 +140,7 @@ How to check the result (tests to run, outputs to inspect).
 	"list_plans.limit":       "Plans per page (default 50).",
 	"list_plans.cursor":      "next_cursor of the previous page.",
 	"list_plans.status":      "Only plans with exactly this status.",
+	"digest.proof":           "(proof T) at the end of a step: it completes only after your call of T passes while you hold it, after your last change; run T, then complete.",
 	"digest.title":           "title",
 	"digest.status":          "status",
 	"digest.done":            "done",

@@ -138,6 +138,7 @@ var textsZH = map[string]string{
 	"list_plans.limit":       "每页计划数（默认 50）。",
 	"list_plans.cursor":      "上一页的 next_cursor。",
 	"list_plans.status":      "只列出状态恰为此值的计划。",
+	"digest.proof":           "步骤结尾的 (proof T)：只有在你持有它期间、最后一次修改之后调用 T 并通过，才能完成；先运行 T，再完成。",
 	"digest.title":           "标题",
 	"digest.status":          "状态",
 	"digest.done":            "完成",

@@ -84,11 +84,28 @@ func renderDigest(plans []*document.Summary, unreadable int, texts map[string]st
 	}
 	if len(tail) <= budget {
 		b.WriteString(tail)
+		budget -= len(tail)
+	}
+	if teach := proofLesson(top[:shown], texts); teach != "" && len(teach) <= budget {
+		b.WriteString(teach)
 	}
 	if shown == 0 && tail == "" {
 		return "", lines
 	}
 	return b.String(), lines
+}
+
+// proofLesson teaches "(proof …)" in one line, only when a step shown as current or next
+// ends with it: a plan that does not use it costs its agents no byte.
+func proofLesson(shown []*document.Summary, texts map[string]string) string {
+	for _, p := range shown {
+		for _, s := range []*document.Step{p.CurrentStep, p.NextStep} {
+			if s != nil && len(s.Proof) > 0 && texts["digest.proof"] != "" {
+				return "- " + texts["digest.proof"] + "\n"
+			}
+		}
+	}
+	return ""
 }
 
 // newestFirst returns at most k of plans, most recently updated first, plans updated at the
@@ -146,7 +163,8 @@ func withSetHeader(texts map[string]string, set string) map[string]string {
 	return map[string]string{"digest.header": digestHeader(texts, set), "digest.more": texts["digest.more"],
 		"digest.unreadable": texts["digest.unreadable"], "digest.title": texts["digest.title"],
 		"digest.status": texts["digest.status"], "digest.done": texts["digest.done"],
-		"digest.next": texts["digest.next"], "digest.approved": texts["digest.approved"]}
+		"digest.next": texts["digest.next"], "digest.approved": texts["digest.approved"],
+		"digest.proof": texts["digest.proof"]}
 }
 
 // digestHeader is the digest's header line for the plan set set ("" for none).
