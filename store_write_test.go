@@ -46,13 +46,26 @@ type raceWorker struct {
 	tools map[string]tool.InvokableTool
 	ws    driver.Workspace
 	until time.Time
+	calls int
 	rng   *rand.Rand
 	emit  func(raceOp)
 }
 
-func (w *raceWorker) more() bool { return time.Now().Before(w.until) }
+// minRaceCalls is how many calls each worker makes at least, past until when the machine is
+// slow (by at most raceGrace): the scenarios' checks need calls that overlap, and a loaded
+// machine starting race-built processes would otherwise leave a worker a handful.
+const (
+	minRaceCalls = 50
+	raceGrace    = 30 * time.Second
+)
+
+func (w *raceWorker) more() bool {
+	now := time.Now()
+	return now.Before(w.until) || w.calls < minRaceCalls && now.Before(w.until.Add(raceGrace))
+}
 
 func (w *raceWorker) call(ctx context.Context, name, args string) (raceResult, error) {
+	w.calls++
 	out, err := w.tools[name].InvokableRun(ctx, args)
 	if err != nil {
 		return raceResult{}, fmt.Errorf("%s %s returned a Go error: %w", name, args, err)
