@@ -81,7 +81,7 @@ func TestTheDefaultPlansFolderKeepsItsKeyOutOfTheProject(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.Equal(t, []string{".git", ".plans"}, names, "nothing beside the plans folder")
+	assert.Equal(t, []string{"..plans.approval-marks", ".git", ".plans"}, names, "beside the plans folder only the Store's rollback marks")
 
 	git(t, project, "add", "-A")
 	assert.Empty(t, git(t, project, "diff", "--cached", "--name-only"), "git add -A takes nothing of the plans")

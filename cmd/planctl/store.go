@@ -91,6 +91,7 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 			if fresh {
 				ignoreNewFolder(dir)
 			}
+			ignoreNewFolder(marksFolder(dir))
 		}
 	}
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: c.loc.backend, BaseDir: c.loc.baseDir, DefaultAuthor: "planctl", ApprovalKey: c.loc.approvalKey, AdoptLegacyKey: c.adoptKey,
@@ -109,8 +110,8 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 const gitignore = "# Written by planctl when it made this plans folder: the plans are live state,\n" +
 	"# changed through the plan Store; keep them out of version control.\n*\n"
 
-// ignoreNewFolder writes .gitignore into dir, a plans folder this command created, unless
-// there is one.
+// ignoreNewFolder writes .gitignore into dir (a plans folder this command created, or the
+// Store's marks folder beside one) when dir is a folder without one.
 func ignoreNewFolder(dir string) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return
@@ -121,6 +122,17 @@ func ignoreNewFolder(dir string) {
 	}
 	_, _ = f.WriteString(gitignore)
 	_ = f.Close()
+}
+
+// marksFolder is where the Store keeps the rollback marks of the plans folder dir: beside
+// it, as its key would be, so that putting the folder back does not put them back. Like the
+// key, they are no file for git: a marks folder gets the same .gitignore.
+func marksFolder(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".approval-marks")
 }
 
 // localRoot is the folder a LocalBackend for the plans folder dir opens, and dir's BaseDir

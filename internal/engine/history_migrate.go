@@ -298,7 +298,7 @@ func (s *Store) migrateOnce(ctx context.Context, name string) (MigrateReport, er
 		s.forget(name)
 		s.forgetEntries(name)
 		if p, err := document.DecodeSealed(name, file); err == nil {
-			s.decoded.wrote(name, file, p)
+			s.decoded.wrote(name, file, p, false)
 		}
 		out.Rewritten = true
 	}

@@ -136,9 +136,15 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 			return nil, err
 		}
 	}
-	mark, err := s.markOf(ctx, name, slot)
-	if err != nil {
-		return nil, err
+	// A guess this Store wrote for an unmarked plan needs no read of the mark: the swap
+	// below succeeds only on those very bytes, and only a write of the plan marks it. (A
+	// file put back by hand to exactly those bytes after another Store marked the plan is
+	// the one rollback this leaves to that Store's next read.)
+	var mark planMark
+	if !guessed || !s.decoded.unmarked(name, raw) {
+		if mark, err = s.markOf(ctx, name, slot); err != nil {
+			return nil, err
+		}
 	}
 	last, required := int64(0), false
 	if cur != nil {
@@ -188,7 +194,7 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 		s.markWrite(ctx, next)
 	}
 	s.forget(name)
-	s.decoded.wrote(name, file, next)
+	s.decoded.wrote(name, file, next, !governed)
 	return next, nil
 }
 

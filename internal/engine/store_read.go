@@ -170,6 +170,9 @@ type decodedFile struct {
 	raw  string
 	plan *document.Plan // as decodePlan returned it, before the approval seal is checked; nil until decoded
 	utf8 int8           // whether raw is valid UTF-8 (which a change built on a guess needs): 0 until checked, 1 yes, -1 no
+	// unmarked: this Store wrote raw for a plan no person governs, which had no mark; only
+	// a write of the plan (which changes raw) gives it one.
+	unmarked bool
 }
 
 // decode returns decodePlan(name, raw), from the memo when raw is the file last decoded
@@ -219,10 +222,19 @@ func (m *decodedMemo) remember(name string, f *decodedFile) {
 
 // wrote records that raw, the encoding of p, is now the file under name, so the next read
 // of it needs no decode. The Store encodes only valid UTF-8, so raw is.
-func (m *decodedMemo) wrote(name, raw string, p *document.Plan) {
+func (m *decodedMemo) wrote(name, raw string, p *document.Plan, unmarked bool) {
 	c := document.CopyPlan(p)
 	c.Repaired = false // what DecodePlan gives: the repair is in raw
-	m.remember(name, &decodedFile{raw: raw, plan: c, utf8: 1})
+	m.remember(name, &decodedFile{raw: raw, plan: c, utf8: 1, unmarked: unmarked})
+}
+
+// unmarked reports whether raw is the file this Store last wrote under name for a plan
+// without a mark: a change whose compare-and-swap is based on raw needs no read of the mark.
+func (m *decodedMemo) unmarked(name, raw string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.files[name]
+	return f != nil && f.unmarked && f.raw == raw
 }
 
 // last returns the file last seen under name and its plan, when decoded: a guess at what is
