@@ -2,7 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
 )
 
 // The cost per step tables run every setup on the same steps, each completing all of them,
@@ -43,5 +49,59 @@ func TestCostPerStepComparesEverySetup(t *testing.T) {
 	}
 	if bare := rows["no plan tools"]; bare.planCalls != 0 || bare.toolCalls != 18 || bare.cached == 0 || bare.cached >= bare.in {
 		t.Errorf("no plan tools %+v", bare)
+	}
+}
+
+// A successful step move answers in at most 40 o200k tokens, on a 20-step plan late in its
+// life (two-digit revisions and counts), the held step's budget included: the revision, the
+// step held now, the progress, and nothing the digest already carries (no step text).
+func TestAStepMoveAnswersInFortyTokens(t *testing.T) {
+	c, err := newCounter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
+		ctx := context.Background()
+		store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString("# Release\n")
+		for i := 1; i <= 20; i++ {
+			fmt.Fprintf(&b, "- [ ] Step number %d of the release, with a text of some length (budget 10k tokens)\n", i)
+		}
+		body := b.String()
+		if _, err := store.Put(ctx, plan.Update{Name: "release", Content: &body}); err != nil {
+			t.Fatal(err)
+		}
+		turns := []plantest.Turn{plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","status":"in_progress"}`)}
+		for i := 1; i <= 12; i++ {
+			turns = append(turns, plantest.CallTool(plan.ToolUpdatePlanStep, fmt.Sprintf(`{"name":"release","step":%d,"status":"completed","evidence":"ok","next":true}`, i)))
+		}
+		m := plantest.NewScriptedModel(turns...)
+		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lang, LeanWorker: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "works", Instruction: "You work.",
+			Model: m, Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results := plantest.RunAgent(t, ctx, agent, "go")
+		if len(results) != 13 {
+			t.Fatalf("%d results: %v", len(results), results)
+		}
+		t.Logf("language %v: a take without next, for comparison: %d o200k tokens: %s", lang, c.o(results[0]), results[0])
+		last := results[len(results)-1]
+		n := c.o(last)
+		t.Logf("language %v: %d o200k tokens: %s", lang, n, last)
+		if !strings.Contains(last, `"step":13`) || !strings.Contains(last, `"budget"`) {
+			t.Fatalf("not a move that took step 13 with its budget in view: %s", last)
+		}
+		if n > 40 {
+			t.Errorf("a step move answers in %d o200k tokens, over 40: %s", n, last)
+		}
 	}
 }
