@@ -361,17 +361,23 @@ func checkAgentSkip(mv *stepMove) error {
 	if mv.move.State != document.StepSkipped || !ok || !document.ByAgent(mv.ctx) || !document.Gated(mv.ctx, mv.plan) {
 		return nil
 	}
+	waiting := mv.awaitedBy()
+	if waiting == nil {
+		return nil
+	}
+	return &document.Error{Code: document.CodeIllegalTransition, Reason: document.ReasonSkipAwaited, Name: mv.plan.Name, CurrentRevision: mv.plan.Revision,
+		Step: mv.number, From: st.State, To: document.StepSkipped, Waits: waiting}
+}
+
+// awaitedBy lists the steps not yet finished that wait for the moving step ("(after N)").
+func (mv *stepMove) awaitedBy() []int {
 	var waiting []int
 	for _, w := range mv.steps {
 		if (w.State == document.StepPending || w.State == document.StepInProgress) && slices.Contains(w.After, mv.number) {
 			waiting = append(waiting, w.Number)
 		}
 	}
-	if waiting == nil {
-		return nil
-	}
-	return &document.Error{Code: document.CodeIllegalTransition, Reason: document.ReasonSkipAwaited, Name: mv.plan.Name, CurrentRevision: mv.plan.Revision,
-		Step: mv.number, From: st.State, To: document.StepSkipped, Waits: waiting}
+	return waiting
 }
 
 func checkSize(mv *stepMove) error {

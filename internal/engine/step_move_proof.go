@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/einoplan/plan/internal/document"
@@ -51,12 +50,7 @@ func checkAgentFail(mv *stepMove) error {
 	if st.Holder != "" && st.Holder == by || st.AwaitingReview && !document.SameAgent(st.DoneBy, by) {
 		return nil
 	}
-	var waiting []int
-	for _, w := range mv.steps {
-		if (w.State == document.StepPending || w.State == document.StepInProgress) && slices.Contains(w.After, mv.number) {
-			waiting = append(waiting, w.Number)
-		}
-	}
+	waiting := mv.awaitedBy()
 	if waiting == nil {
 		return nil
 	}
