@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/tools"
 )
@@ -228,3 +230,13 @@ func exemptTools(ctx context.Context, agentTools []tool.BaseTool) (exempt, expor
 	}
 	return exempt, exports, starters
 }
+
+func init() {
+	schema.RegisterName[GatedCall]("einoplan_gated_call") // events are kept in checkpoints
+}
+
+// What the gate and the digest hand to a host, declared in package api.
+type (
+	GatedCall    = api.GatedCall
+	DigestConfig = api.DigestConfig
+)

@@ -73,3 +73,10 @@ type Middleware[M adk.MessageType, S any] struct {
 	// digests keeps the last digest for the next listing of the same summaries.
 	digests digestMemo
 }
+
+// toolSet is what a model of one language gets: the texts and the plan tools.
+type toolSet struct {
+	texts map[string]string
+	env   *tools.ToolEnv
+	tools []*tools.PlanTool
+}
