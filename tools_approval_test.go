@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/einoplan/plan/api"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -247,6 +249,39 @@ func TestApprovalRejectedThenRevisedAndApproved(t *testing.T) {
 	require.NotNil(t, p.Approval)
 	assert.EqualValues(t, 5, p.Approval.Revision)
 	assert.Equal(t, approvalRevised, p.Content)
+}
+
+// The rejection result names the revision the person rejected and the plan's current one,
+// which the reject wrote: a model that revises from "revision" writes without a conflict.
+func TestARejectionResultNamesTheRevisionToReviseFrom(t *testing.T) {
+	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
+	reviseFromResult := func(input []*schema.Message) *schema.Message {
+		var res struct {
+			Revision int `json:"revision"`
+		}
+		for i := len(input) - 1; i >= 0; i-- {
+			if input[i].Role == schema.Tool {
+				require.NoError(t, json.Unmarshal([]byte(input[i].Content), &res))
+				break
+			}
+		}
+		return writePlanCall("release", approvalRevised, res.Revision)(input)
+	}
+	model := plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+		reviseFromResult,
+		plantest.Answer("revised"),
+	)
+	runner := r.runner(model)
+	paused := r.start(runner)
+	require.Len(t, paused, 1)
+	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{By: "ana", Feedback: "add a rollback step"}}))
+	res := resultAt(t, model, 2)
+	assert.EqualValues(t, 2, resultField(t, res, "rejected_revision"), res)
+	assert.EqualValues(t, 3, resultField(t, res, "revision"), "the reject wrote revision 3: %s", res)
+	assert.Empty(t, errorCode(t, resultAt(t, model, 3)), "the model revises from the result's revision")
+	assert.Equal(t, approvalRevised, r.get("release").Content)
 }
 
 // A person who edits the plan while approving approves the edited revision, and the model is

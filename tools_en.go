@@ -167,7 +167,7 @@ How to check the result (tests to run, outputs to inspect).
 	"request_plan_approval.name":     "",
 	"request_plan_approval.message":  "Note to the person.",
 	"approval.approved":              "Approved: start the steps with update_plan_step.",
-	"approval.rejected":              "Not approved. Revise the plan as the feedback says (write_plan), then call request_plan_approval again.",
+	"approval.rejected":              "Not approved. Revise the plan as the feedback says (write_plan from revision), then call request_plan_approval again.",
 	"approval.already":               "Already approved; nothing to ask.",
 	"approval.waiting":               "Waiting for a person: they approve or reject this revision on the plan board or with planctl. Steps start once the plan shows approval (get_plan_status); do not ask again meanwhile.",
 	"digest.approved":                "approved",

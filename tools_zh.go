@@ -165,7 +165,7 @@ var textsZH = map[string]string{
 	"request_plan_approval.name":     "",
 	"request_plan_approval.message":  "给审批人的说明。",
 	"approval.approved":              "已批准：用 update_plan_step 开始执行步骤。",
-	"approval.rejected":              "未获批准。请按反馈修改计划（write_plan），再调用 request_plan_approval。",
+	"approval.rejected":              "未获批准。请按反馈修改计划（write_plan，基于 revision），再调用 request_plan_approval。",
 	"approval.already":               "已经批准；无需再次请求。",
 	"approval.waiting":               "等待人工决定：对方会在计划看板或用 planctl 批准或拒绝此修订。计划显示已批准（get_plan_status）后再开始步骤；在此期间不要再次请求。",
 	"digest.approved":                "已批准",

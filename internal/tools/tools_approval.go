@@ -34,9 +34,13 @@ func asInterrupt(err error) (error, bool) {
 	return nil, false
 }
 
+// approvalResult is request_plan_approval's result. Revision is always the plan's current
+// revision, the one to write from; a rejection names the revision the person saw as
+// RejectedRevision, since keeping the rejection writes a newer one.
 type approvalResult struct {
-	Name     string             `json:"name"`
-	Revision int64              `json:"revision"`
+	Name             string             `json:"name"`
+	Revision         int64              `json:"revision"`
+	RejectedRevision int64              `json:"rejected_revision,omitempty"`
 	Approved bool               `json:"approved"`
 	Approval *document.Approval `json:"approval,omitempty"`
 	By       string             `json:"by,omitempty"`
@@ -155,8 +159,8 @@ func decide(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, d
 	by = document.TruncateUTF8(by, document.MaxHeaderField)
 	if !d.Approved {
 		feedback := document.TruncateUTF8(d.Feedback, engine.MaxApprovalFeedback)
-		keepRejection(ctx, env, asked, by, feedback)
-		return approvalResult{Name: asked.Name, Revision: asked.Revision, By: by,
+		current := keepRejection(ctx, env, asked, by, feedback)
+		return approvalResult{Name: asked.Name, Revision: current, RejectedRevision: asked.Revision, By: by,
 			Feedback: feedback, Next: env.Texts["approval.rejected"]}, nil
 	}
 	var p *document.Plan
@@ -204,10 +208,20 @@ func alreadyDecided(ctx context.Context, env *ToolEnv, asked document.ApprovalRe
 // keepRejection records a rejection given as resume data in the history, unless it is
 // there already (the person rejected with Store.Reject, or a resume is replayed). A plan
 // that moved on since the revision shown keeps nothing: the model still gets the feedback.
-func keepRejection(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, by, feedback string) {
+// It returns the plan's current revision (the shown one when the plan cannot be read).
+func keepRejection(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, by, feedback string) int64 {
 	p, err := env.Store.Get(ctx, asked.Name)
-	if err != nil || p.Revision != asked.Revision {
-		return
+	if err != nil {
+		return asked.Revision
 	}
-	_, _ = env.Store.Reject(ctx, asked.Name, asked.Revision, by, feedback)
+	if p.Revision != asked.Revision {
+		return p.Revision
+	}
+	if rejected, err := env.Store.Reject(ctx, asked.Name, asked.Revision, by, feedback); err == nil {
+		return rejected.Revision
+	}
+	if p, err := env.Store.Get(ctx, asked.Name); err == nil {
+		return p.Revision
+	}
+	return asked.Revision
 }
