@@ -41,11 +41,11 @@ type approvalResult struct {
 	Name             string             `json:"name"`
 	Revision         int64              `json:"revision"`
 	RejectedRevision int64              `json:"rejected_revision,omitempty"`
-	Approved bool               `json:"approved"`
-	Approval *document.Approval `json:"approval,omitempty"`
-	By       string             `json:"by,omitempty"`
-	Feedback string             `json:"feedback,omitempty"`
-	Next     string             `json:"next"`
+	Approved         bool               `json:"approved"`
+	Approval         *document.Approval `json:"approval,omitempty"`
+	By               string             `json:"by,omitempty"`
+	Feedback         string             `json:"feedback,omitempty"`
+	Next             string             `json:"next"`
 }
 
 // runRequestPlanApproval interrupts the run with an ApprovalRequest and, when the run is
