@@ -145,6 +145,12 @@ type Config struct {
 	// calls gated tools needs a plan middleware with GatedTools too; an orchestrator that acts
 	// itself takes a step like anyone else.
 	GatedTools []string
+	// UngatedTools leaves the tools it names free under GatedTools "*": read-only tools such
+	// as ls, read_file and grep then run with no plan and no step, and OnGatedCall never hears
+	// them. Eino's file tools stay out of the plans folder and the approval key either way.
+	// Names are matched exactly after trimming; New refuses one with a space inside or a
+	// wildcard, a plan tool, one GatedTools names too, and any without "*" in GatedTools.
+	UngatedTools []string
 	// GateAnyHeldStep is a weaker GatedTools: any step the calling agent holds of an approved
 	// plan unlocks every gated tool, whatever its "(uses …)" names, so a person who approved
 	// "Fix a typo" has approved deploying under it too. Off by default.

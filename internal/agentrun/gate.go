@@ -27,8 +27,9 @@ const (
 )
 
 // gates reports whether a call of the tool name in the run of ctx is gated. Under "*" every
-// tool is, except plan tools, adk's exit and transfer tools, and a call of one of Eino's agent
-// starters whose sub-agent has a plan middleware gating every tool itself (starters.go).
+// tool is, except plan tools, the tools Config.UngatedTools leaves free, adk's exit and
+// transfer tools, and a call of one of Eino's agent starters whose sub-agent has a plan
+// middleware gating every tool itself (starters.go).
 func (m *Middleware[M, S]) gates(ctx context.Context, name string) bool {
 	if m.gated == nil {
 		return false
@@ -41,7 +42,7 @@ func (m *Middleware[M, S]) gates(ctx context.Context, name string) bool {
 	if m.gated.names[name] {
 		return true
 	}
-	if !m.gated.all {
+	if !m.gated.all || m.gated.free[name] {
 		return false
 	}
 	st, ok := ctx.Value(m.stateKey).(*runState)

@@ -29,6 +29,7 @@ type Settings[S any] struct {
 	PlanSet         string
 	RequireApproval bool
 	GatedTools      []string
+	UngatedTools    []string
 	GateAnyHeldStep bool
 	OnGatedCall     func(ctx context.Context, call GatedCall)
 	OnChange        func(ctx context.Context, c engine.Change)

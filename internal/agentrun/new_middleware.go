@@ -17,7 +17,7 @@ func NewMiddleware[M adk.MessageType, S any](s Settings[S], store *engine.Store,
 	m := &Middleware[M, S]{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[M]{},
 		cfg: s, texts: texts, Store: store, running: &agentNames{}}
 	var err error
-	if m.gated, err = newGate(s.GatedTools); err != nil {
+	if m.gated, err = newGate(s.GatedTools, s.UngatedTools); err != nil {
 		return nil, err
 	}
 	m.files = newFileGuard(m.Store, s.Workspace)
