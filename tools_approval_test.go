@@ -391,7 +391,8 @@ func TestApprovalNeedsADecision(t *testing.T) {
 }
 
 // TestApprovalAfterRestart: the checkpoint is resumed by a new Runner, a new middleware and
-// a fresh Store on a new LocalBackend over the same folder, as after a server restart.
+// a fresh Store on a new LocalBackend over the same folder, as after a server restart, with
+// the interrupt ID the plan's waiting mark keeps: the host kept nothing of its own.
 func TestApprovalAfterRestart(t *testing.T) {
 	root, cps := t.TempDir(), dirCheckPoints{t.TempDir()}
 	before := newApprovalRig(t, newLocal(t, root), cps)
@@ -402,11 +403,14 @@ func TestApprovalAfterRestart(t *testing.T) {
 	require.Len(t, paused, 1)
 
 	after := newApprovalRig(t, newLocal(t, root), cps)
+	waiting := after.get("release").Waiting
+	require.NotNil(t, waiting)
+	assert.Equal(t, paused[0].id, waiting.Interrupt, "the plan names the interrupt the run paused on")
 	model := plantest.NewScriptedModel(
 		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","last_known_revision":3}`),
 		plantest.Answer("done"),
 	)
-	assert.Empty(t, after.resume(after.runner(model), map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
+	assert.Empty(t, after.resume(after.runner(model), map[string]any{waiting.Interrupt: plan.ApprovalDecision{Approved: true, By: "ana"}}))
 	assert.Contains(t, resultAt(t, model, 0), `"approved":true`)
 	assert.Empty(t, errorCode(t, resultAt(t, model, 1)))
 	p := after.get("release")
@@ -416,6 +420,36 @@ func TestApprovalAfterRestart(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(root, "plans", "release.md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(raw), "approved_revision: 2\napproved_by: \"ana\"\n")
+}
+
+// A person who decides while the host is down ends the wait; the host, restarted, finds the
+// interrupt in the revision the decision names, which the Store keeps, and resumes the run.
+func TestAHostResumesARunDecidedWhileItWasDown(t *testing.T) {
+	root, cps := t.TempDir(), dirCheckPoints{t.TempDir()}
+	before := newApprovalRig(t, newLocal(t, root), cps)
+	paused := before.start(before.runner(plantest.NewScriptedModel(
+		writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+	)))
+	require.Len(t, paused, 1)
+	_, err := before.store.Approve(before.ctx, "release", paused[0].req.Revision, "ana")
+	require.NoError(t, err)
+
+	after := newApprovalRig(t, newLocal(t, root), cps)
+	p := after.get("release")
+	require.Nil(t, p.Waiting, "the decision ended the wait")
+	require.NotNil(t, p.Approval)
+	asked, err := after.store.GetRevision(after.ctx, "release", p.Approval.Revision)
+	require.NoError(t, err)
+	require.NotNil(t, asked.Waiting)
+	assert.Equal(t, paused[0].id, asked.Waiting.Interrupt)
+	decision, err := after.store.WaitDecision(after.ctx, "release", asked.Waiting.Revision)
+	require.NoError(t, err)
+	model := plantest.NewScriptedModel(plantest.Answer("approved"))
+	assert.Empty(t, after.resume(after.runner(model), map[string]any{asked.Waiting.Interrupt: decision}))
+	res := resultAt(t, model, 0)
+	assert.Contains(t, res, `"approved":true`)
+	assert.Contains(t, res, `"by":"ana"`)
 }
 
 // TestApprovalWithEmptyEdit: an edited body the Store refuses approves nothing.

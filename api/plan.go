@@ -87,6 +87,13 @@ type Waiting struct {
 	// Agent is the agent that asked; Since when it did.
 	Agent string    `json:"agent,omitempty"`
 	Since time.Time `json:"since"`
+	// Interrupt is the ID of the Eino interrupt the run paused on when it asked: a host
+	// that restarted resumes the run with it (adk.ResumeParams.Targets) from its
+	// CheckPointStore, keeping nothing of its own. Empty when the asking was no Eino
+	// interrupt (the MCP server), or the plan was written by an older release. A resume
+	// of the run for another of its interrupts pauses this one again under a new ID, which
+	// that resume's events report; the mark keeps the first.
+	Interrupt string `json:"interrupt,omitempty"`
 }
 
 // Rejection records that a person turned down a revision of a plan, and why.

@@ -11,6 +11,7 @@ import (
 // What a plan file records of the people in the loop, besides an approval (approval.go):
 //
 //	waiting: "4 2026-11-27T10:00:00Z planner"  a run waits for a decision on revision 4 since then
+//	waiting_interrupt: "9f1c…"                 the ID of the Eino interrupt it paused on
 //	rejected: "4 2026-11-27T10:05:00Z alice"   revision 4 was rejected, by alice, then
 //	rejected_feedback: "Add a rollback step"   what alice said
 //	by_agent: true                             an agent's tool call made this revision, not a host
@@ -20,6 +21,7 @@ import (
 // by_agent belongs to its revision alone; fence is carried forward (fence.go).
 const (
 	hdrWaiting          = "waiting"
+	hdrWaitingInterrupt = "waiting_interrupt"
 	hdrRejected         = "rejected"
 	hdrRejectedFeedback = "rejected_feedback"
 	hdrByAgent          = "by_agent"
@@ -55,6 +57,9 @@ func parseMark(v string) (rev int64, at time.Time, who string, ok bool) {
 func writeDecisions(b *strings.Builder, p *Plan) {
 	if w := p.Waiting; w != nil {
 		WriteHeaderString(b, hdrWaiting, formatMark(w.Revision, w.Since, w.Agent))
+		if w.Interrupt != "" {
+			WriteHeaderString(b, hdrWaitingInterrupt, w.Interrupt)
+		}
 	}
 	if r := p.Rejection; r != nil {
 		WriteHeaderString(b, hdrRejected, formatMark(r.Revision, r.At, r.By))
@@ -78,8 +83,19 @@ func setDecisionHeader(p *Plan, key, value string) bool {
 	case hdrWaiting:
 		if DecodeJSONString(value, &s) == nil {
 			if rev, at, who, ok := parseMark(s); ok {
-				p.Waiting = &Waiting{Revision: rev, Agent: who, Since: at}
+				interrupt := ""
+				if p.Waiting != nil {
+					interrupt = p.Waiting.Interrupt
+				}
+				p.Waiting = &Waiting{Revision: rev, Agent: who, Since: at, Interrupt: interrupt}
 			}
+		}
+	case hdrWaitingInterrupt:
+		if DecodeJSONString(value, &s) == nil {
+			if p.Waiting == nil {
+				p.Waiting = &Waiting{}
+			}
+			p.Waiting.Interrupt = s
 		}
 	case hdrRejected:
 		if DecodeJSONString(value, &s) == nil {
@@ -108,8 +124,12 @@ func setDecisionHeader(p *Plan, key, value string) bool {
 	return true
 }
 
-// settleDecisions drops a rejection line decoded without its rejected line.
+// settleDecisions drops a rejection line decoded without its rejected line, and an
+// interrupt without its waiting line.
 func settleDecisions(p *Plan) {
+	if p.Waiting != nil && p.Waiting.Revision == 0 {
+		p.Waiting = nil
+	}
 	if p.Rejection != nil && p.Rejection.Revision == 0 {
 		p.Rejection = nil
 	}

@@ -31,6 +31,9 @@ func SealedHeader(p *Plan) string {
 	b.WriteByte('\n')
 	if w := p.Waiting; w != nil {
 		b.WriteString(strconv.Quote(formatMark(w.Revision, w.Since, w.Agent)))
+		if w.Interrupt != "" { // absent from the seals of older releases
+			b.WriteString(" " + strconv.Quote(w.Interrupt))
+		}
 	}
 	b.WriteByte('\n')
 	if r := p.Rejection; r != nil {

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -27,4 +28,28 @@ func TestDecodePlanRejectsTimesEncodePlanCannotWrite(t *testing.T) {
 		assert.Equal(t, *p, *again, ts)
 		assert.Equal(t, time.UTC, again.UpdatedAt.Location())
 	}
+}
+
+// A waiting mark keeps the ID of the interrupt its run paused on: it reads back whole, the
+// header seal covers it (a mark without one seals as older releases sealed it), and an ID
+// without its waiting line is no mark.
+func TestAWaitingMarkKeepsItsInterrupt(t *testing.T) {
+	since := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	p := &Plan{Name: "p", Revision: 4, Content: "- [ ] a\n",
+		Waiting: &Waiting{Revision: 4, Agent: "planner", Since: since, Interrupt: "9f1c-42"}}
+	again, err := DecodePlan("p", EncodePlan(p))
+	require.NoError(t, err)
+	assert.Equal(t, p.Waiting, again.Waiting)
+
+	bare := *p
+	bare.Waiting = &Waiting{Revision: 4, Agent: "planner", Since: since}
+	assert.Equal(t, strings.Replace(SealedHeader(p), ` "9f1c-42"`, "", 1), SealedHeader(&bare))
+	assert.NotEqual(t, SealedHeader(p), SealedHeader(&bare))
+	again, err = DecodePlan("p", EncodePlan(&bare))
+	require.NoError(t, err)
+	assert.Equal(t, bare.Waiting, again.Waiting)
+
+	orphan, err := DecodePlan("p", "---\nwaiting_interrupt: \"9f1c-42\"\n---\n- [ ] a\n")
+	require.NoError(t, err)
+	assert.Nil(t, orphan.Waiting)
 }

@@ -139,7 +139,7 @@ func TestAWaitingMarkWrittenByHandIsNone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, got.Waiting)
 
-	marked, err := s.MarkWaiting(ctx, "p", got.Revision, "planner")
+	marked, err := s.MarkWaiting(ctx, "p", got.Revision, "planner", "")
 	require.NoError(t, err)
 	got, err = storeOn(t, backend, "").Get(ctx, "p")
 	require.NoError(t, err)

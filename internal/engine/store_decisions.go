@@ -266,15 +266,17 @@ func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback
 
 // MarkWaiting records that agent's run waits for a decision on plan name, at the revision
 // it writes (rev+1, the body as it was), only while the plan is at rev. It drops an earlier
-// rejection: the run asks again.
-func (s *Store) MarkWaiting(ctx context.Context, name string, rev int64, agent string) (*document.Plan, error) {
+// rejection: the run asks again. interrupt is the ID of the Eino interrupt the run pauses
+// on ("" for none), kept with the mark so a host resumes the run from what the Store keeps.
+func (s *Store) MarkWaiting(ctx context.Context, name string, rev int64, agent, interrupt string) (*document.Plan, error) {
+	interrupt = document.TruncateUTF8(strings.ToValidUTF8(interrupt, ""), document.MaxHeaderField)
 	p, err := s.mutate(ctx, document.ActionAwait, name, &rev, func(cur *document.Plan) (*document.Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
 		}
 		next := *cur
 		next.Rejection = nil
-		next.Waiting = &document.Waiting{Revision: cur.Revision + 1, Agent: agent, Since: s.Now().UTC()}
+		next.Waiting = &document.Waiting{Revision: cur.Revision + 1, Agent: agent, Since: s.Now().UTC(), Interrupt: interrupt}
 		return &next, nil
 	})
 	if err != nil {

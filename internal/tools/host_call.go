@@ -21,6 +21,12 @@ func WithApprovalAsker(ctx context.Context, ask ApprovalAsker) context.Context {
 	return context.WithValue(ctx, askerKey{}, ask)
 }
 
+// hostAsks reports whether the host set an ApprovalAsker on ctx.
+func hostAsks(ctx context.Context) bool {
+	ask, _ := ctx.Value(askerKey{}).(ApprovalAsker)
+	return ask != nil
+}
+
 // askHost asks the host's asker about req, which the plan now waits on. A decision is
 // applied as a resumed run's is (decide); none, or an asker that failed, leaves the plan
 // waiting and tells the model so.

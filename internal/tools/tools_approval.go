@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -24,6 +25,29 @@ type interrupted struct{ err error }
 
 func (i interrupted) Error() string { return i.err.Error() }
 func (i interrupted) Unwrap() error { return i.err }
+
+// interruptID is the ID Eino gave the interrupt err raises, by which a host resumes it
+// (adk.ResumeParams.Targets); "" for no interrupt. Eino keeps it in the exported field ID of
+// a type of an internal package, so it is read by reflection.
+func interruptID(err error) string {
+	if err == nil {
+		return ""
+	}
+	v := reflect.ValueOf(err)
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return ""
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return ""
+	}
+	if f := v.FieldByName("ID"); f.IsValid() && f.Kind() == reflect.String {
+		return f.String()
+	}
+	return ""
+}
 
 // asInterrupt returns the Eino interrupt err carries, if any.
 func asInterrupt(err error) (error, bool) {
@@ -75,16 +99,21 @@ func runRequestPlanApproval(ctx context.Context, env *ToolEnv, a args) (any, err
 		if cur.Approval != nil {
 			return approvalResult{Name: name, Revision: cur.Revision, Approved: true, Approval: cur.Approval, Next: env.Texts["approval.already"]}, nil
 		}
-		// The plan says a run waits on it, and the person decides on the revision that says so.
-		waiting, err := env.Store.MarkWaiting(ctx, name, cur.Revision, env.Agent(ctx))
-		if err != nil {
+		// The plan says a run waits on it, and the person decides on the revision that says
+		// so: the one MarkWaiting writes, exactly the next, since it checks cur's revision.
+		// The interrupt is made first, so the mark names its ID.
+		req.Revision = cur.Revision + 1
+		var pause error
+		if !hostAsks(ctx) {
+			pause = tool.StatefulInterrupt(ctx, req, req)
+		}
+		if _, err := env.Store.MarkWaiting(ctx, name, cur.Revision, env.Agent(ctx), interruptID(pause)); err != nil {
 			return nil, err
 		}
-		req.Revision = waiting.Revision
 		if out, asked, err := askHost(ctx, env, req); asked {
 			return out, err
 		}
-		return nil, interrupted{tool.StatefulInterrupt(ctx, req, req)}
+		return nil, interrupted{pause}
 	}
 	target, hasData, data := tool.GetResumeContext[any](ctx)
 	if !target {
