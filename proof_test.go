@@ -224,7 +224,7 @@ func TestAVerifierRefusesACompletionAndTheStepStaysWithItsHolder(t *testing.T) {
 }
 
 // A step ending "(review)" completed by its holder awaits review, in progress and held by
-// nobody; its doer cannot complete it (review_own, in the model's language), another agent
+// nobody, its line carrying no holder's tag (the review mark names the doer); its doer cannot complete it (review_own, in the model's language), another agent
 // can, and so can a person through the Store.
 func TestAReviewStepIsCompletedOnlyBySomeoneElse(t *testing.T) {
 	eachProofRun(t, func(t *testing.T, ctx context.Context, lg proofLanguage, store *plan.Store) {
@@ -250,6 +250,7 @@ func TestAReviewStepIsCompletedOnlyBySomeoneElse(t *testing.T) {
 		assert.True(t, st.AwaitingReview)
 		assert.Equal(t, "worker-1", st.DoneBy)
 		assert.Equal(t, "", st.Holder)
+		assert.NotContains(t, p.Content, "(@worker-1)", "nobody holds it, and the file says so")
 		assert.Equal(t, "v2.0 is on the releases page", st.Evidence)
 
 		reviewer := plantest.NewScriptedModel(
@@ -287,7 +288,7 @@ func TestAPersonCompletesAReview(t *testing.T) {
 			_, st, err := store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 1, State: plan.StepCompleted})
 			require.NoError(t, err)
 			assert.Equal(t, plan.StepCompleted, st.State)
-			assert.Regexp(t, `^Ship \(review\) \(@worker-1\) — cost: 1000\+50 tokens, 1 call, 1 tool, \d+s \(reviewed by @alice\)$`, st.Text)
+			assert.Regexp(t, `^Ship \(review\) — cost: 1000\+50 tokens, 1 call, 1 tool, \d+s \(reviewed by @alice\)$`, st.Text)
 			_, st, err = store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 2, State: plan.StepCompleted})
 			require.NoError(t, err)
 			assert.Equal(t, plan.StepCompleted, st.State)

@@ -142,6 +142,9 @@ func SetStep(body string, number int, to StepState, note string, c StepHold) (ne
 	if c.Review == ReviewDone {
 		tail, _ = cutReviewMark(tail)
 	}
+	if c.Review == ReviewInto {
+		tail = withoutHoldTag(tail) // nobody holds it now; the review mark names its doer
+	}
 	if to == StepInProgress && it.Step.State == StepInProgress {
 		tail = withoutHoldTag(tail) // the Store's own tag, or its "held by nobody" mark
 		if note != "" {
