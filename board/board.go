@@ -114,7 +114,7 @@ func New(store *plan.Store, opts ...Option) http.Handler {
 // secret (WithSecret).
 func (b *board) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !b.hostAllowed(r) {
-		writeError(w, wrongHost())
+		writeError(w, b.wrongHost(r))
 		return
 	}
 	if !b.checkSecret(w, r) {

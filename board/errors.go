@@ -19,6 +19,8 @@ type apiError struct {
 	Revision        int64  `json:"revision,omitempty"`
 	CurrentRevision int64  `json:"current_revision,omitempty"`
 	Holder          string `json:"holder,omitempty"`
+	// Hosts are the hosts the board answers for, on wrong_host.
+	Hosts []string `json:"hosts,omitempty"`
 }
 
 func (e *apiError) Error() string { return e.Message }

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -76,8 +77,58 @@ func (b *board) hostAllowed(r *http.Request) bool {
 	return false
 }
 
-// wrongHost is the refusal of a request for a host the board does not answer for.
-func wrongHost() *apiError {
-	return &apiError{status: http.StatusMisdirectedRequest, Code: "wrong_host",
-		Message: "this board does not answer for that host name"}
+// wrongHost is the refusal of r, for a host the board does not answer for: it names the
+// host asked for and the hosts answered for, so whoever mounted the board sees what to add
+// to WithHosts. Those names are no secret: a page on a rebound name already reached this
+// server, and the board still does nothing for it.
+func (b *board) wrongHost(r *http.Request) *apiError {
+	hosts := b.answersFor(r)
+	asked := r.Host
+	if len(asked) > maxHostShown {
+		asked = asked[:maxHostShown] + "…"
+	}
+	msg := fmt.Sprintf("this board does not answer for host %q; ", asked)
+	switch {
+	case len(hosts) == 0:
+		msg += "it answers for no host (board.WithHosts was given no name)"
+	case b.cfg.hostsSet:
+		msg += "it answers for " + strings.Join(hosts, ", ") + " (board.WithHosts)"
+	default:
+		msg += "it answers for " + strings.Join(hosts, ", ") + ": open it by one of them, or name this host with board.WithHosts"
+	}
+	return &apiError{status: http.StatusMisdirectedRequest, Code: "wrong_host", Message: msg, Hosts: hosts}
+}
+
+// maxHostShown bounds the requested host a refusal repeats.
+const maxHostShown = 256
+
+// answersFor lists the hosts the board answers for, as a person would type them: those
+// WithHosts names, or by default the loopback names and the address r reached it on.
+func (b *board) answersFor(r *http.Request) []string {
+	hosts := []string{}
+	if b.cfg.hostsSet {
+		for _, h := range b.cfg.hosts {
+			hosts = append(hosts, h.String())
+		}
+		return hosts
+	}
+	hosts = append(hosts, "localhost", "127.0.0.0/8", "[::1]")
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if tcp, ok := local.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		hosts = append(hosts, hostName{host: tcp.IP.String()}.String())
+	}
+	return hosts
+}
+
+// String is the name as WithHosts reads it: an IPv6 address in brackets, the port after
+// a colon when there is one.
+func (h hostName) String() string {
+	host := h.host
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if h.port == "" {
+		return host
+	}
+	return host + ":" + h.port
 }

@@ -2,10 +2,12 @@ package board_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,5 +115,46 @@ func TestByDefaultTheBoardAnswersForTheAddressItWasReachedAt(t *testing.T) {
 	u, _ := url.Parse(r.Srv.URL)
 	if st, _ := r.sendAs(u.Host, http.MethodGet, "/api/plans/release", ""); st != http.StatusOK {
 		t.Fatalf("the server's URL: %d", st)
+	}
+}
+
+// A 421 names the host the request asked for and the hosts the board answers for, so
+// whoever mounted it sees what to add to WithHosts (or which address to open).
+func TestAWrongHostRefusalNamesTheHostsTheBoardAnswersFor(t *testing.T) {
+	refusal := func(h http.Handler, host string) (int, string, []string) {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, "/api/plans", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var e struct {
+			Error struct {
+				Code    string   `json:"code"`
+				Message string   `json:"message"`
+				Hosts   []string `json:"hosts"`
+			} `json:"error"`
+		}
+		mustNot(t, json.Unmarshal(rec.Body.Bytes(), &e))
+		if e.Error.Code != "wrong_host" {
+			t.Fatalf("Host %q: %d %s", host, rec.Code, rec.Body)
+		}
+		return rec.Code, e.Error.Message, e.Error.Hosts
+	}
+	r := newRig(t)
+	named := board.New(r.Store, board.WithHosts("board.example.com", "[::1]:9", "LocalHost:8080"))
+	st, msg, hosts := refusal(named, "127.0.0.1:8080")
+	if st != http.StatusMisdirectedRequest || !slices.Equal(hosts, []string{"board.example.com", "[::1]:9", "localhost:8080"}) {
+		t.Fatalf("WithHosts: %d %q", st, hosts)
+	}
+	for _, want := range []string{`"127.0.0.1:8080"`, "board.example.com", "[::1]:9", "localhost:8080", "WithHosts"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message %q does not name %s", msg, want)
+		}
+	}
+	if _, _, hosts = refusal(board.New(r.Store), "rebound.test"); !slices.Equal(hosts, []string{"localhost", "127.0.0.0/8", "[::1]"}) {
+		t.Fatalf("by default: %q", hosts)
+	}
+	if _, msg, hosts = refusal(board.New(r.Store, board.WithHosts()), "localhost"); len(hosts) != 0 || !strings.Contains(msg, "no host") {
+		t.Fatalf("WithHosts(): %q %q", msg, hosts)
 	}
 }
