@@ -86,10 +86,11 @@ func run(ctx context.Context, w io.Writer, dir string) error {
 	}
 	defer closeBackend()
 
+	worker := workerModel()
 	orchestrator, err := team.New(ctx, team.Config{
 		Backend:                 backend,
 		OrchestratorModel:       orchestratorModel(),
-		WorkerModel:             workerModel(),
+		WorkerModel:             worker,
 		OrchestratorDescription: "Plans a release and delegates its steps.",
 		OrchestratorInstruction: "You plan releases and delegate the work to the worker.",
 		WorkerInstruction:       "You carry out plan steps. Read the plan, then mark each step in_progress and completed.",
@@ -102,6 +103,10 @@ func run(ctx context.Context, w io.Writer, dir string) error {
 	fmt.Fprintln(w, "An orchestrator plans a release and a worker carries it out.")
 	if err := eventlog.Run(ctx, orchestrator, "Ship release 2.0", func(ev *adk.AgentEvent) { eventlog.Print(w, ev, 90, 120) }); err != nil {
 		return err
+	}
+
+	if calls := worker.Calls(); len(calls) > 0 {
+		fmt.Fprintf(w, "\nThe worker is lean (Config.LeanWorker): its model saw the tools %s.\n", strings.Join(calls[0].ToolNames(), ", "))
 	}
 
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: backend})

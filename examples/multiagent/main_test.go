@@ -28,6 +28,7 @@ func TestMultiAgentOutput(t *testing.T) {
 		"  [##########] 5/5 ship r11 step\n",
 		"worker: Steps 4 and 5 of plan ship are completed.",
 		"  [##########] 5/5 ship r12 status\n",
+		"The worker is lean (Config.LeanWorker): its model saw the tools read_plan, update_plan_step.\n",
 		"Final plan ship: \"Ship the 2.0 release\", status done, revision 12, author orchestrator",
 		"- [x] Publish the release notes",
 	} {

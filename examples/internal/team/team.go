@@ -29,7 +29,9 @@ func New(ctx context.Context, cfg Config) (adk.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	workerMW, err := plan.New(ctx, &plan.Config{Backend: cfg.Backend, AgentName: "worker"})
+	// The worker only takes and finishes steps: a lean worker's model sees read_plan and
+	// update_plan_step with short texts, and every guard stays.
+	workerMW, err := plan.New(ctx, &plan.Config{Backend: cfg.Backend, AgentName: "worker", LeanWorker: true})
 	if err != nil {
 		return nil, err
 	}
