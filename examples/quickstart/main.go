@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -55,12 +56,15 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 		return err
 	}
 	// The teammate's edits run on the agent's goroutine, between two model turns: they write
-	// to the store, never to w.
-	teammate := func(edit plan.Update, next plantest.Turn) plantest.Turn {
+	// to the store, never to w, and leave a line that is printed before the model's next
+	// call, where the revision they made first shows.
+	var said meanwhile
+	teammate := func(edit plan.Update, line string, next plantest.Turn) plantest.Turn {
 		return func(in []*schema.Message) *schema.Message {
 			if _, err := store.Put(ctx, edit); err != nil {
 				panic(err)
 			}
+			said.set(line)
 			return next(in)
 		}
 	}
@@ -72,9 +76,11 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 		plantest.CallTool("set_plan_status", `{"name":"release","status":"in-progress","last_known_revision":1}`),
 		// A teammate renames the plan (revision 3); the step move names revision 2 and applies.
 		teammate(plan.Update{Name: "release", Title: "Release 2.0 (final)"},
+			"Meanwhile a teammate renames the plan through the Store: revision 3.",
 			plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","note":"see CHANGES.md","last_known_revision":2}`)),
 		// A teammate adds a step before step 2 (revision 5): step 2 is no longer what the model means.
 		teammate(plan.Update{Name: "release", Content: &withDocs},
+			"Meanwhile a teammate adds a step before step 2 through the Store: revision 5.",
 			plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress","last_known_revision":4}`)),
 		plantest.CallTool("read_plan", `{"name":"release","since_revision":4}`),
 		plantest.CallTool("update_plan_step", `{"name":"release","step":3,"status":"in_progress","last_known_revision":5}`),
@@ -100,7 +106,7 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 	}
 
 	fmt.Fprintln(w, "An agent plans a release. Model tool calls (→) and tool results (←):")
-	if err := eventlog.Run(ctx, agent, "Ship release 2.0", func(ev *adk.AgentEvent) { printEvent(w, ev) }); err != nil {
+	if err := eventlog.Run(ctx, agent, "Ship release 2.0", func(ev *adk.AgentEvent) { printEvent(w, ev, &said) }); err != nil {
 		return err
 	}
 
@@ -112,7 +118,27 @@ func run(ctx context.Context, w io.Writer, backend plan.Backend) error {
 	return nil
 }
 
-func printEvent(w io.Writer, ev *adk.AgentEvent) {
+// meanwhile is what happened between two model turns, to print before the next call.
+type meanwhile struct {
+	mu   sync.Mutex
+	line string
+}
+
+func (m *meanwhile) set(line string) {
+	m.mu.Lock()
+	m.line = line
+	m.mu.Unlock()
+}
+
+func (m *meanwhile) take() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	line := m.line
+	m.line = ""
+	return line
+}
+
+func printEvent(w io.Writer, ev *adk.AgentEvent, said *meanwhile) {
 	if ev.Output != nil {
 		// The middleware reports every change to a plan as an event of the run.
 		if c, ok := ev.Output.CustomizedOutput.(plan.Change); ok {
@@ -126,6 +152,9 @@ func printEvent(w io.Writer, ev *adk.AgentEvent) {
 	msg := ev.Output.MessageOutput.Message
 	switch {
 	case msg.Role == schema.Assistant && len(msg.ToolCalls) > 0:
+		if line := said.take(); line != "" {
+			fmt.Fprintf(w, "\n  %s\n", line)
+		}
 		for _, tc := range msg.ToolCalls {
 			fmt.Fprintf(w, "\n→ %s %s\n", tc.Function.Name, eventlog.Shorten(tc.Function.Arguments, 160))
 		}
@@ -133,12 +162,12 @@ func printEvent(w io.Writer, ev *adk.AgentEvent) {
 		switch {
 		case strings.Contains(msg.Content, `"revision_conflict"`):
 			fmt.Fprintf(w, "← %s\n", msg.Content)
-			fmt.Fprintln(w, "  Meanwhile a teammate added a step through the Store (revision 5), so step 2 is")
-			fmt.Fprintln(w, "  another step now: the move was refused and nothing changed. The model catches up.")
+			fmt.Fprintln(w, "  Step 2 is another step since revision 5, so the move was refused and nothing")
+			fmt.Fprintln(w, "  changed. The model catches up.")
 		case strings.Contains(msg.Content, `"revision":4,"step":1`):
 			fmt.Fprintf(w, "← %s\n", eventlog.Shorten(msg.Content, 160))
-			fmt.Fprintln(w, "  Meanwhile a teammate renamed the plan (revision 3): the move named revision 2,")
-			fmt.Fprintln(w, "  and only the title changed since, so it applied.")
+			fmt.Fprintln(w, "  The move named revision 2, and only the title changed since, so it applied as")
+			fmt.Fprintln(w, "  revision 4.")
 		default:
 			fmt.Fprintf(w, "← %s\n", eventlog.Shorten(msg.Content, 160))
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ func checkOutput(t *testing.T, backend plan.Backend) {
 		"only the title changed since, so it applied",
 		`← {"error":{"code":"revision_conflict"`,
 		`"current_revision":5`,
-		"the move was refused and nothing changed",
+		"the move was refused and nothing\n  changed",
 		`"changes":"@@`,
 		"● change: release step → revision 6, 1/4 steps done",
 		"The plan as stored (revision 6, status \"in-progress\", author \"release-bot\")",
@@ -38,4 +39,12 @@ func checkOutput(t *testing.T, backend plan.Backend) {
 	} {
 		require.Contains(t, text, want)
 	}
+	// Each revision a teammate made is told before the first line that shows it.
+	before := func(explained, shown string) {
+		t.Helper()
+		require.Contains(t, text, explained)
+		require.Less(t, strings.Index(text, explained), strings.Index(text, shown), "%q comes before %q", explained, shown)
+	}
+	before("renames the plan through the Store: revision 3", "● change: release step → revision 4")
+	before("adds a step before step 2 through the Store: revision 5", `"current_revision":5`)
 }
