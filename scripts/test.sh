@@ -3,7 +3,9 @@
 # go test -race. On a fresh machine it first installs what the tests use (redis-server,
 # tmux, postgresql, chromium through apt-get; staticcheck through the Go module proxy) when
 # it can; PLAN_TEST_NO_INSTALL=1 turns that off. It ends with the suites that ran, each
-# skip with its reason, and one line "N passed, N failed, N skipped".
+# skip with its reason, and one line "N passed, N failed, N skipped". Meanwhile it prints
+# progress: a line when each step or module starts, and each module's result with its
+# duration and, when it failed, the test packages that failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -19,7 +21,7 @@ if [ "${PLAN_TEST_NO_INSTALL:-}" != "1" ]; then
   { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo -n"
-    echo "installing ${missing[*]}"
+    echo "installing ${missing[*]} (apt-get, a few minutes on a fresh machine)"
     if $SUDO apt-get update -qq >/dev/null 2>&1 &&
       DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
       :
@@ -29,7 +31,7 @@ if [ "${PLAN_TEST_NO_INSTALL:-}" != "1" ]; then
   fi
   gobin=$(go env GOPATH)/bin
   if ! command -v staticcheck >/dev/null 2>&1 && [ ! -x "$gobin/staticcheck" ]; then
-    echo "installing staticcheck"
+    echo "installing staticcheck (go install)"
     GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@v0.8.2 >/dev/null 2>&1 || echo "could not install staticcheck"
   fi
   export PATH="$PATH:$gobin"
@@ -66,7 +68,10 @@ check_module() (
 # longest modules start first; each module's output is printed whole when it ends.
 # The race-instrumented dependencies are compiled once, first, so the concurrent
 # modules find them in the build cache instead of each compiling them.
+started=$(date +%s)
+echo "compiling the race-instrumented dependencies once (the longest step on a fresh clone)"
 go test -race -count=1 -run '^$' ./... >/dev/null 2>&1
+echo "compiled in $(($(date +%s) - started))s"
 first=". backends/redis bench board/browsertest compat/einoext backends/postgres cmd/planctl"
 modules=$(for m in $first; do [ -f "$m/go.mod" ] && echo "./${m#./}"; done
   find . -name go.mod -not -path '*/testdata/*' -exec dirname {} \; | sort)
@@ -79,7 +84,11 @@ for mod in $modules; do
     running=$((running - 1))
   fi
   n=$((n + 1))
-  ( check_module "$mod" "$work/log.$n"; rc=$?; flock "$work/print" cat "$work/log.$n"; echo $rc >"$work/rc.$n" ) &
+  flock "$work/print" echo ">> ${mod#./}: started"
+  ( start=$(date +%s); check_module "$mod" "$work/log.$n"; rc=$?
+    verdict=ok; [ "$rc" = 0 ] || verdict=FAILED
+    flock "$work/print" sh -c 'cat "$1"; echo "<< $2: $3 in $4s"' _ "$work/log.$n" "${mod#./}" "$verdict" "$(($(date +%s) - start))"
+    echo $rc >"$work/rc.$n" ) &
   running=$((running + 1))
 done
 wait

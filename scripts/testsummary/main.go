@@ -1,6 +1,6 @@
 // Command testsummary reads `go test -json` events on standard input, prints the output of
-// every failed test and package as it goes, and ends with one line per module and a final
-// count, so that no suite can be skipped silently: each skip is listed with its reason.
+// every failed test and package as it goes, and ends with one line per module (naming the
+// packages that failed) and a final count, so that no suite can be skipped silently: each skip is listed with its reason.
 //
 //	go test -json ./... | go run ./scripts/testsummary -module backends/redis -state FILE
 //
@@ -33,6 +33,7 @@ type module struct {
 	Passed, Failed, Skipped int
 	Reasons                 map[string]int
 	Broken                  bool // a package failed without a failing test: a build error, a panic, a timeout
+	FailedPackages          []string
 }
 
 func main() {
@@ -101,8 +102,11 @@ func read(r io.Reader, w io.Writer, name string) module {
 					m.Failed++
 				}
 				failedTests[e.Package] = true
-			} else if !failedTests[e.Package] {
-				m.Broken = true
+			} else {
+				m.FailedPackages = append(m.FailedPackages, e.Package)
+				if !failedTests[e.Package] {
+					m.Broken = true
+				}
 			}
 			fmt.Fprint(w, strings.Join(outputs[key], ""))
 			delete(outputs, key)
@@ -133,6 +137,9 @@ func line(m module) string {
 	if m.Broken {
 		s += " (a package failed to build or crashed)"
 	}
+	if len(m.FailedPackages) > 0 {
+		s += "; failed packages: " + strings.Join(m.FailedPackages, ", ")
+	}
 	return s
 }
 
@@ -146,7 +153,7 @@ func summarize(state string, w io.Writer) int {
 	var total module
 	reasons := map[string]int{}
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	var ran, broken []string
+	var ran, broken, failed []string
 	for {
 		var m module
 		if err := dec.Decode(&m); err != nil {
@@ -156,6 +163,7 @@ func summarize(state string, w io.Writer) int {
 		if m.Broken {
 			broken = append(broken, m.Name)
 		}
+		failed = append(failed, m.FailedPackages...)
 		total.Passed += m.Passed
 		total.Failed += m.Failed
 		total.Skipped += m.Skipped
@@ -171,6 +179,9 @@ func summarize(state string, w io.Writer) int {
 	fmt.Fprintf(w, "suites run: %s\n", strings.Join(ran, ", "))
 	if len(broken) > 0 {
 		fmt.Fprintf(w, "suites that failed to build or crashed: %s\n", strings.Join(broken, ", "))
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "packages that failed: %s\n", strings.Join(failed, ", "))
 	}
 	for _, r := range keys {
 		fmt.Fprintf(w, "skipped %d× in %s\n", reasons[r], r)
