@@ -15,7 +15,7 @@ import (
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/api"
-	"github.com/einoplan/plan/cmd/planctl/mcp"
+	"github.com/einoplan/plan/mcp"
 )
 
 // connect mounts srv on an in-memory transport, as a host mounts it on its own, and

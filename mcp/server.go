@@ -5,8 +5,8 @@
 // every plan as a resource plan://NAME that a subscribed client hears change.
 //
 // NewServer returns a server of the official MCP Go SDK: run it on standard input and
-// output (planctl mcp does) or mount it on an HTTP transport of the host's. The package
-// lives in planctl's module, so the root module does not depend on the SDK.
+// output (planctl mcp does) or mount it on an HTTP transport of the host's. The package is
+// a module of its own, so the root module does not depend on the SDK.
 package mcp
 
 import (
