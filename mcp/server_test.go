@@ -130,3 +130,64 @@ func TestMarkdownShowsTheHeaderThenTheBody(t *testing.T) {
 	assert.Contains(t, md, "held: \"step 1 by w1\"\n")
 	assert.Contains(t, md, "---\n- [~] build (@w1)\n- [ ] test\n")
 }
+
+// Under 2026-07-28 the question comes back as an input-required result, and the call that
+// brings the answer applies it only to the plan as the person was shown it: an answer to a
+// plan changed in between approves nothing and the plan waits; an answer to the plan as it
+// is is the same sealed approval as any other, naming the person and the client.
+func TestAnAnswerApprovesOnlyThePlanThePersonWasShown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	body := "- [ ] build\n- [ ] ship\n"
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	srv, err := mcp.NewServer(ctx, mcp.Options{Store: store, Language: adk.LanguageEnglish, RequireApproval: true, AskClients: true, Person: "dana"})
+	require.NoError(t, err)
+	cs := connect(t, srv, "alice", &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return nil, fmt.Errorf("answered by the test")
+		},
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+	})
+	require.Equal(t, "2026-07-28", cs.InitializeResult().ProtocolVersion)
+	params := &sdk.CallToolParams{Name: "request_plan_approval", Arguments: map[string]any{"name": "release"}}
+	ask := func() *sdk.CallToolResult {
+		res, err := cs.CallTool(ctx, params)
+		require.NoError(t, err)
+		require.True(t, res.NeedsInput(), "the question comes back as an input-required result")
+		q, ok := res.InputRequests["approval"].(*sdk.ElicitParams)
+		require.True(t, ok)
+		assert.Contains(t, q.Message, "- [ ] build")
+		return res
+	}
+	answer := func(asked *sdk.CallToolResult) map[string]any {
+		retry := *params
+		retry.InputResponses = sdk.InputResponseMap{"approval": &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}}
+		retry.RequestState = asked.RequestState
+		res, err := cs.CallTool(ctx, &retry)
+		require.NoError(t, err)
+		require.False(t, res.NeedsInput(), "a call that brings an answer is not asked again")
+		var out map[string]any
+		require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &out))
+		return out
+	}
+
+	asked := ask()
+	changed := "- [ ] build\n- [ ] ship\n- [ ] tell everyone\n"
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &changed})
+	require.NoError(t, err)
+	assert.Equal(t, false, answer(asked)["approved"])
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Nil(t, p.Approval)
+
+	asked = ask()
+	assert.Equal(t, true, answer(asked)["approved"])
+	p, err = store.Get(ctx, "release")
+	require.NoError(t, err)
+	require.NotNil(t, p.Approval)
+	assert.Equal(t, "dana via MCP client alice", p.Approval.By)
+	assert.Equal(t, changed, p.Content)
+}
