@@ -33,6 +33,16 @@ func connect(t *testing.T, srv *mcp.Server, name string, opts *sdk.ClientOptions
 	return cs
 }
 
+// storeWith returns a Store in memory holding one plan, name, with body.
+func storeWith(t *testing.T, name, body string) *plan.Store {
+	t.Helper()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	_, err = store.Put(context.Background(), plan.Update{Name: name, Content: &body})
+	require.NoError(t, err)
+	return store
+}
+
 func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (map[string]any, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
@@ -47,14 +57,11 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any)
 func TestNewServerServesConcurrentClientsOnAHostsTransport(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
 	body := ""
 	for i := 1; i <= 8; i++ {
 		body += fmt.Sprintf("- [ ] step %d\n", i)
 	}
-	_, err = store.Put(ctx, plan.Update{Name: "work", Content: &body})
-	require.NoError(t, err)
+	store := storeWith(t, "work", body)
 	srv, err := mcp.NewServer(ctx, mcp.Options{Store: store, Language: adk.LanguageEnglish})
 	require.NoError(t, err)
 
@@ -138,11 +145,7 @@ func TestMarkdownShowsTheHeaderThenTheBody(t *testing.T) {
 func TestAnAnswerApprovesOnlyThePlanThePersonWasShown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
-	body := "- [ ] build\n- [ ] ship\n"
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
-	require.NoError(t, err)
+	store := storeWith(t, "release", "- [ ] build\n- [ ] ship\n")
 	srv, err := mcp.NewServer(ctx, mcp.Options{Store: store, Language: adk.LanguageEnglish, RequireApproval: true, AskClients: true, Person: "dana"})
 	require.NoError(t, err)
 	cs := connect(t, srv, "alice", &sdk.ClientOptions{
