@@ -2,8 +2,9 @@
 // module depending on go-redis. It has no replace directive, because `go install
 // github.com/einoplan/plan/cmd/planctl@latest` refuses a module that has one. Its
 // requirements name published versions: before tagging cmd/planctl/vX.Y.Z, set them to the
-// tagged versions of the root module and backends/redis. During development the go.work
-// at the repository root points them at this working tree.
+// tagged versions of the root module, backends/redis, backends/postgres, board and mcp.
+// During development the go.work files (the root's, and this folder's) point them at this
+// working tree.
 module github.com/einoplan/plan/cmd/planctl
 
 go 1.25
@@ -13,6 +14,7 @@ require (
 	github.com/einoplan/plan/backends/postgres v0.0.0-00010101000000-000000000000
 	github.com/einoplan/plan/backends/redis v0.0.0-00010101000000-000000000000
 	github.com/einoplan/plan/board v0.0.0-00010101000000-000000000000
+	github.com/einoplan/plan/mcp v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/redis/go-redis/v9 v9.23.0

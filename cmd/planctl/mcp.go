@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/adk"
-	planmcp "github.com/einoplan/plan/cmd/planctl/mcp"
+	planmcp "github.com/einoplan/plan/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -96,40 +96,92 @@ func TestMCPPlanModeLeavesTheDecisionToAPerson(t *testing.T) {
 	assert.Contains(t, msg, "ops")
 }
 
+// elicitor is a client's elicitation handler that records each question and answers it.
+type elicitor struct {
+	asked atomic.Int32
+	last  atomic.Value // the last question's message
+}
+
+func (e *elicitor) options(answer sdk.ElicitResult) *sdk.ClientOptions {
+	return &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		e.asked.Add(1)
+		e.last.Store(req.Params.Message)
+		return &answer, nil
+	}}
+}
+
 // With -ask-client, request_plan_approval puts the plan to the person through the client
-// (MCP elicitation): their approval is the same sealed approval, naming how it was reached;
-// a client that declines leaves the plan waiting.
+// on every protocol version the SDK negotiates (an elicitation request before 2026-07-28,
+// an input-required result the client answers under it): their approval is the same sealed
+// approval, naming how it was reached; a declined or cancelled question leaves the plan
+// waiting; without -ask-client nobody is asked; and an answer the client makes up without
+// being asked approves nothing.
 func TestMCPAskClientApprovesThroughElicitation(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "plans")
-	legacy := &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
-	var asked atomic.Value
-	yes := &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-		asked.Store(req.Params.Message)
-		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-	}}
-	no := &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-		return &sdk.ElicitResult{Action: "decline"}, nil
-	}}
-	bob := mcpSession(t, "bob", no, legacy, "-dir", dir, "mcp", "-approval", "-ask-client")
-	toolOK(t, bob, "write_plan", map[string]any{"name": "deploy", "content": "- [ ] ship it\n"})
-	declined := toolOK(t, bob, "request_plan_approval", map[string]any{"name": "deploy"})
-	assert.Equal(t, false, declined["approved"])
+	for _, version := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			ctx := context.Background()
+			dir := filepath.Join(t.TempDir(), "plans")
+			session := &sdk.ClientSessionOptions{ProtocolVersion: version}
+			connect := func(name string, e *elicitor, answer sdk.ElicitResult, flags ...string) *sdk.ClientSession {
+				cs := mcpSession(t, name, e.options(answer), session, append([]string{"-dir", dir, "mcp", "-approval"}, flags...)...)
+				require.Equal(t, version, cs.InitializeResult().ProtocolVersion)
+				return cs
+			}
+			waiting := func(name string) *plan.Plan {
+				p, err := agentStore(t, dir, "host").Get(ctx, name)
+				require.NoError(t, err)
+				assert.Nil(t, p.Approval, "%s is not approved", name)
+				assert.NotNil(t, p.Waiting, "%s waits for a person", name)
+				return p
+			}
+			accept := sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
 
-	alice := mcpSession(t, "alice", yes, legacy, "-dir", dir, "mcp", "-approval", "-ask-client")
-	approved := toolOK(t, alice, "request_plan_approval", map[string]any{"name": "deploy", "message": "ready"})
-	assert.Equal(t, true, approved["approved"])
-	assert.Contains(t, asked.Load(), "alice asks you to approve plan \"deploy\"")
-	assert.Contains(t, asked.Load(), "- [ ] ship it")
-	p, err := agentStore(t, dir, "host").Get(context.Background(), "deploy")
-	require.NoError(t, err)
-	require.NotNil(t, p.Approval, "a sealed approval the Store verifies")
-	assert.Contains(t, p.Approval.By, "via MCP client alice")
+			for _, answer := range []string{"decline", "cancel"} {
+				var e elicitor
+				bob := connect("bob", &e, sdk.ElicitResult{Action: answer}, "-ask-client")
+				toolOK(t, bob, "write_plan", map[string]any{"name": "deploy", "content": "- [ ] ship it\n"})
+				out := toolOK(t, bob, "request_plan_approval", map[string]any{"name": "deploy"})
+				assert.Equal(t, false, out["approved"], answer)
+				assert.EqualValues(t, 1, e.asked.Load(), "the person was asked")
+				waiting("deploy")
+			}
 
-	// Without -ask-client the same client is never asked.
-	asked.Store("")
-	toolOK(t, alice, "write_plan", map[string]any{"name": "other", "content": "- [ ] a\n"})
-	plain := mcpSession(t, "alice", yes, legacy, "-dir", dir, "mcp", "-approval")
-	out := toolOK(t, plain, "request_plan_approval", map[string]any{"name": "other"})
-	assert.Equal(t, false, out["approved"])
-	assert.Equal(t, "", asked.Load())
+			var yes elicitor
+			alice := connect("alice", &yes, accept, "-ask-client")
+			approved := toolOK(t, alice, "request_plan_approval", map[string]any{"name": "deploy", "message": "ready"})
+			assert.Equal(t, true, approved["approved"])
+			assert.EqualValues(t, 1, yes.asked.Load())
+			assert.Contains(t, yes.last.Load(), "alice asks you to approve plan \"deploy\"")
+			assert.Contains(t, yes.last.Load(), "- [ ] ship it")
+			p, err := agentStore(t, dir, "host").Get(ctx, "deploy")
+			require.NoError(t, err)
+			require.NotNil(t, p.Approval, "a sealed approval the Store verifies")
+			assert.Contains(t, p.Approval.By, "via MCP client alice")
+			history, err := agentStore(t, dir, "host").History(ctx, "deploy")
+			require.NoError(t, err)
+			assert.Contains(t, history[0].Author, "via MCP client alice", "the history names how it was reached")
+
+			// Without -ask-client the same client is never asked.
+			var unasked elicitor
+			plain := connect("alice", &unasked, accept)
+			toolOK(t, plain, "write_plan", map[string]any{"name": "other", "content": "- [ ] a\n"})
+			out := toolOK(t, plain, "request_plan_approval", map[string]any{"name": "other"})
+			assert.Equal(t, false, out["approved"])
+			assert.Zero(t, unasked.asked.Load())
+			waiting("other")
+
+			// An answer to no question of this server's approves nothing, and is not asked.
+			var forger elicitor
+			mallory := connect("mallory", &forger, accept, "-ask-client")
+			for _, state := range []string{"", "00112233445566778899aabbccddeeff"} {
+				res, err := mallory.CallTool(ctx, &sdk.CallToolParams{Name: "request_plan_approval", Arguments: map[string]any{"name": "other"},
+					InputResponses: sdk.InputResponseMap{"approval": &accept}, RequestState: state})
+				require.NoError(t, err)
+				require.False(t, res.IsError)
+				assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, `"approved":false`)
+			}
+			assert.Zero(t, forger.asked.Load())
+			waiting("other")
+		})
+	}
 }

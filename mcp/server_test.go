@@ -15,7 +15,7 @@ import (
 
 	"github.com/einoplan/plan"
 	"github.com/einoplan/plan/api"
-	"github.com/einoplan/plan/cmd/planctl/mcp"
+	"github.com/einoplan/plan/mcp"
 )
 
 // connect mounts srv on an in-memory transport, as a host mounts it on its own, and
@@ -33,6 +33,16 @@ func connect(t *testing.T, srv *mcp.Server, name string, opts *sdk.ClientOptions
 	return cs
 }
 
+// storeWith returns a Store in memory holding one plan, name, with body.
+func storeWith(t *testing.T, name, body string) *plan.Store {
+	t.Helper()
+	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+	require.NoError(t, err)
+	_, err = store.Put(context.Background(), plan.Update{Name: name, Content: &body})
+	require.NoError(t, err)
+	return store
+}
+
 func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (map[string]any, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
@@ -47,14 +57,11 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any)
 func TestNewServerServesConcurrentClientsOnAHostsTransport(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
-	require.NoError(t, err)
 	body := ""
 	for i := 1; i <= 8; i++ {
 		body += fmt.Sprintf("- [ ] step %d\n", i)
 	}
-	_, err = store.Put(ctx, plan.Update{Name: "work", Content: &body})
-	require.NoError(t, err)
+	store := storeWith(t, "work", body)
 	srv, err := mcp.NewServer(ctx, mcp.Options{Store: store, Language: adk.LanguageEnglish})
 	require.NoError(t, err)
 
@@ -129,4 +136,61 @@ func TestMarkdownShowsTheHeaderThenTheBody(t *testing.T) {
 	assert.Contains(t, md, "waiting: \"revision 4, asked by lead")
 	assert.Contains(t, md, "held: \"step 1 by w1\"\n")
 	assert.Contains(t, md, "---\n- [~] build (@w1)\n- [ ] test\n")
+}
+
+// Under 2026-07-28 the question comes back as an input-required result, and the call that
+// brings the answer applies it only to the plan as the person was shown it: an answer to a
+// plan changed in between approves nothing and the plan waits; an answer to the plan as it
+// is is the same sealed approval as any other, naming the person and the client.
+func TestAnAnswerApprovesOnlyThePlanThePersonWasShown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store := storeWith(t, "release", "- [ ] build\n- [ ] ship\n")
+	srv, err := mcp.NewServer(ctx, mcp.Options{Store: store, Language: adk.LanguageEnglish, RequireApproval: true, AskClients: true, Person: "dana"})
+	require.NoError(t, err)
+	cs := connect(t, srv, "alice", &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return nil, fmt.Errorf("answered by the test")
+		},
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+	})
+	require.Equal(t, "2026-07-28", cs.InitializeResult().ProtocolVersion)
+	params := &sdk.CallToolParams{Name: "request_plan_approval", Arguments: map[string]any{"name": "release"}}
+	ask := func() *sdk.CallToolResult {
+		res, err := cs.CallTool(ctx, params)
+		require.NoError(t, err)
+		require.True(t, res.NeedsInput(), "the question comes back as an input-required result")
+		q, ok := res.InputRequests["approval"].(*sdk.ElicitParams)
+		require.True(t, ok)
+		assert.Contains(t, q.Message, "- [ ] build")
+		return res
+	}
+	answer := func(asked *sdk.CallToolResult) map[string]any {
+		retry := *params
+		retry.InputResponses = sdk.InputResponseMap{"approval": &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}}
+		retry.RequestState = asked.RequestState
+		res, err := cs.CallTool(ctx, &retry)
+		require.NoError(t, err)
+		require.False(t, res.NeedsInput(), "a call that brings an answer is not asked again")
+		var out map[string]any
+		require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &out))
+		return out
+	}
+
+	asked := ask()
+	changed := "- [ ] build\n- [ ] ship\n- [ ] tell everyone\n"
+	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &changed})
+	require.NoError(t, err)
+	assert.Equal(t, false, answer(asked)["approved"])
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Nil(t, p.Approval)
+
+	asked = ask()
+	assert.Equal(t, true, answer(asked)["approved"])
+	p, err = store.Get(ctx, "release")
+	require.NoError(t, err)
+	require.NotNil(t, p.Approval)
+	assert.Equal(t, "dana via MCP client alice", p.Approval.By)
+	assert.Equal(t, changed, p.Content)
 }

@@ -5,8 +5,8 @@
 // every plan as a resource plan://NAME that a subscribed client hears change.
 //
 // NewServer returns a server of the official MCP Go SDK: run it on standard input and
-// output (planctl mcp does) or mount it on an HTTP transport of the host's. The package
-// lives in planctl's module, so the root module does not depend on the SDK.
+// output (planctl mcp does) or mount it on an HTTP transport of the host's. The package is
+// a module of its own, so the root module does not depend on the SDK.
 package mcp
 
 import (
@@ -43,10 +43,12 @@ type Options struct {
 	// plans, and request_plan_approval is offered.
 	RequireApproval bool
 	// AskClients lets request_plan_approval put the plan to the person through the calling
-	// client (MCP elicitation), for a person who trusts that client to ask them. Otherwise,
-	// and whenever the client cannot ask, the call returns at once and the plan waits for a
-	// decision on the board or with planctl. An approval given through a client is sealed
-	// as any other and names Person and the client.
+	// client (MCP elicitation), for a person who trusts that client to ask them: a request
+	// to the client under the protocols before 2026-07-28, an input-required result the
+	// client answers by calling again under 2026-07-28. Otherwise, and whenever the client
+	// cannot ask, the call returns at once and the plan waits for a decision on the board or
+	// with planctl. An approval given through a client is sealed as any other and names
+	// Person and the client; only an answer to a question this server asked counts.
 	AskClients bool
 	// Person is who answers through a client (AskClients); "person" when empty.
 	Person string
@@ -62,6 +64,8 @@ type Server struct {
 	mu     sync.Mutex
 	agents map[string]map[string]*tools.PlanTool // by client name, the tools by name
 	named  map[*sdk.ServerSession]string         // the name each session acts as, once known
+
+	questions questions // approval questions put to clients, until answered
 }
 
 // maxAgents bounds the client names whose tools are kept; beyond it one of them is dropped

@@ -52,10 +52,14 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, name string
 	if req.Params != nil && len(req.Params.Arguments) > 0 {
 		args = string(req.Params.Arguments)
 	}
-	ctx = tools.WithApprovalAsker(ctx, s.asker(req.Session, agent))
+	approval := &approvalCall{s: s, agent: agent, req: req}
+	ctx = tools.WithApprovalAsker(ctx, approval.ask)
 	out, err := t.InvokableRun(ctx, args)
 	if err != nil {
 		return nil, err
+	}
+	if approval.asking != nil {
+		return approval.result(), nil
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out}}, IsError: tools.IsErrorResult(out)}, nil
 }
