@@ -47,6 +47,8 @@ type costRow struct {
 	cached               int // input tokens of the prefixes shared with the previous call
 	toolCalls, planCalls int
 	perCallTax           int // bytes of tool definitions and instruction on the first call
+	// parts is the input billed with prompt caching, by what it is (costParts).
+	parts map[string]float64
 }
 
 // billedCached is the input billed with prompt caching: the cached tokens at cachedPrice.
@@ -62,11 +64,14 @@ func (r costRow) cachedShare() float64 {
 	return 100 * float64(r.cached) / float64(r.in)
 }
 
+// workToolName is the work tool's name.
+const workToolName = "migrate_table"
+
 // workTool is the step's own work: the same in every setup.
 type workTool struct{ calls *int }
 
 func (workTool) Info(context.Context) (*schema.ToolInfo, error) {
-	return &schema.ToolInfo{Name: "migrate_table", Desc: "Migrate one billing table to the new schema and compare its row counts.",
+	return &schema.ToolInfo{Name: workToolName, Desc: "Migrate one billing table to the new schema and compare its row counts.",
 		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"table": {Type: schema.String, Required: true}})}, nil
 }
 
@@ -85,6 +90,7 @@ type billingModel struct {
 type billLog struct {
 	mu        sync.Mutex
 	prompts   []string
+	parts     [][]promptPart // what each prompt's bytes are, in order
 	answers   []string
 	toolCalls int
 	planCalls int
@@ -97,18 +103,7 @@ func (m *billingModel) Generate(ctx context.Context, input []*schema.Message, op
 	if err != nil {
 		return nil, err
 	}
-	in, _ := sonic.ConfigStd.MarshalToString(input)
-	defs := ""
-	for _, info := range tools {
-		fn := map[string]any{"name": info.Name, "description": info.Desc}
-		if info.ParamsOneOf != nil {
-			if js, err := info.ParamsOneOf.ToJSONSchema(); err == nil {
-				fn["parameters"] = js
-			}
-		}
-		d, _ := sonic.ConfigStd.MarshalToString(map[string]any{"type": "function", "function": fn})
-		defs += d
-	}
+	prompt, parts, defs := promptOf(tools, input) // tools first, as providers lay a prompt out
 	ans, _ := sonic.ConfigStd.MarshalToString(out)
 	m.log.mu.Lock()
 	defer m.log.mu.Unlock()
@@ -117,13 +112,14 @@ func (m *billingModel) Generate(ctx context.Context, input []*schema.Message, op
 		if len(input) > 0 && input[0].Role == schema.System {
 			sys = input[0].Content
 		}
-		m.log.firstTax = len(defs) + len(sys)
+		m.log.firstTax = defs + len(sys)
 	}
-	m.log.prompts = append(m.log.prompts, defs+in) // tools first, as providers lay a prompt out
+	m.log.prompts = append(m.log.prompts, prompt)
+	m.log.parts = append(m.log.parts, parts)
 	m.log.answers = append(m.log.answers, ans)
 	for _, c := range out.ToolCalls {
 		m.log.toolCalls++
-		if c.Function.Name != "migrate_table" {
+		if c.Function.Name != workToolName {
 			m.log.planCalls++
 		}
 	}
@@ -153,7 +149,7 @@ type costPlanWorker struct {
 
 func (w *costPlanWorker) workCall() call {
 	w.worked++
-	return call{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.step, w.worked))}
+	return call{workToolName, jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.step, w.worked))}
 }
 
 func (w *costPlanWorker) next(results []string) []call {
@@ -218,7 +214,7 @@ func (w *costTaskWorker) next(results []string) []call {
 		if w.worked < w.work {
 			w.last = "work"
 			w.worked++
-			return []call{{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.task, w.worked))}}
+			return []call{{workToolName, jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.task, w.worked))}}
 		}
 		w.last = "complete"
 		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(w.task), "status", "completed")}}
@@ -237,7 +233,7 @@ func (w *costBareWorker) next([]string) []call {
 	}
 	step, part := w.done/w.work+1, w.done%w.work+1
 	w.done++
-	return []call{{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", step, part))}}
+	return []call{{workToolName, jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", step, part))}}
 }
 
 // runCostSetup runs one setup on a fresh MemoryBackend and bills its worker.
@@ -297,13 +293,15 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 	if work != steps*workPerStep {
 		return costRow{}, fmt.Errorf("%s: %d of %d work calls made", kind, work, steps*workPerStep)
 	}
-	row := costRow{kind: kind, steps: steps, work: workPerStep, calls: len(log.prompts), toolCalls: log.toolCalls, planCalls: log.planCalls, perCallTax: log.firstTax}
+	row := costRow{kind: kind, steps: steps, work: workPerStep, calls: len(log.prompts), toolCalls: log.toolCalls, planCalls: log.planCalls, perCallTax: log.firstTax,
+		parts: map[string]float64{}}
 	prev := ""
-	for _, p := range log.prompts {
+	for i, p := range log.prompts {
 		shared := sharedPrefix(prev, p)
 		cached, rest := c.o(p[:shared]), c.o(p[shared:])
 		row.in += cached + rest
 		row.cached += cached
+		billParts(c, p, shared, log.parts[i], row.parts)
 		prev = p
 	}
 	for _, a := range log.answers {

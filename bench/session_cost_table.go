@@ -94,7 +94,7 @@ func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, er
 		})
 	}
 	g.note("All from the run above. The full tool set's input goal is the lean worker's plus %.2f. Model calls: +%d for the one plan (the first take and the last completion).", costGoalFullSlack, costGoalCalls)
-	return []*table{t, g}, nil
+	return []*table{t, g, costPartsTable(rows, steps)}, nil
 }
 
 // costRowsText is a plain listing of a table, for the test's log.
