@@ -29,7 +29,10 @@ import (
 // are the worker's.
 
 // costKinds are the setups of the table, in order.
-var costKinds = []string{"plan", "plan, lean worker", "plantask", "no plan tools"}
+var costKinds = []string{"plan", "plan, lean worker", costLeanEvidence, "plantask", "no plan tools"}
+
+// costLeanEvidence is the lean worker of a host that requires evidence (Config.RequireEvidence).
+const costLeanEvidence = "plan, lean worker, evidence required"
 
 // costWorkPerStep are the work calls each step takes, one session each.
 var costWorkPerStep = []int{1, 3, 5}
@@ -139,11 +142,12 @@ func (m *billingModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingCha
 }
 
 // costPlanWorker does what the instruction teaches: it takes the next free step, does its
-// work (work calls), and then completes it with evidence and next: true in the message of
-// the next step's first work call, listed first (the calls of one message take effect in
-// the order listed); the last step's completion goes alone.
+// work (work calls), and then completes it with next: true (and evidence, where the host
+// requires it) in the message of the next step's first work call, listed first (the calls
+// of one message take effect in the order listed); the last step's completion goes alone.
 type costPlanWorker struct {
 	work, steps, step, worked int
+	evidence                  bool
 	last                      string
 }
 
@@ -175,8 +179,11 @@ func (w *costPlanWorker) next(results []string) []call {
 		if w.worked < w.work {
 			return []call{w.workCall()}
 		}
-		done := call{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
-			"evidence", "row counts match: 120400 before and after", "next", true)}
+		done := call{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed", "next", true)}
+		if w.evidence {
+			done.args = jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
+				"evidence", "row counts match: 120400 before and after", "next", true)
+		}
 		if w.step == w.steps {
 			w.last = "complete"
 			return []call{done}
@@ -247,13 +254,14 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 	var d decider
 	var mw adk.ChatModelAgentMiddleware
 	switch kind {
-	case "plan", "plan, lean worker":
+	case "plan", "plan, lean worker", costLeanEvidence:
 		body := sessionContent(steps)
 		if _, err := e.store.Put(ctx, plan.Update{Name: sessionPlanName, Content: &body}); err != nil {
 			return costRow{}, err
 		}
-		d = &costPlanWorker{work: workPerStep, steps: steps}
-		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: true, LeanWorker: kind == "plan, lean worker"})
+		evidence := kind == costLeanEvidence
+		d = &costPlanWorker{work: workPerStep, steps: steps, evidence: evidence}
+		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: evidence, LeanWorker: kind != "plan"})
 	case "plantask":
 		orch := &sessionAgent{model: newReactiveModel(nil), log: newAgentLog("orchestrator")}
 		if err := runOrchestrator(ctx, e, sessionSpec{Kind: kindPlantask, Steps: steps}, orch, false); err != nil {

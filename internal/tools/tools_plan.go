@@ -156,7 +156,7 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a args) (any, error) {
 // othersHold is the holder of a step when it is not the agent the call acts as: the model
 // knows its own holds.
 func othersHold(ctx context.Context, s document.Step) string {
-	if s.Holder == document.ActorOf(ctx) {
+	if s.Holder == document.HolderName(document.ActorOf(ctx)) {
 		return ""
 	}
 	return s.Holder
