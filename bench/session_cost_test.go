@@ -12,7 +12,8 @@ import (
 )
 
 // The cost per step tables run every setup on the same steps, each completing all of them,
-// the lean worker pays less per step than the full tool set, a worker that finishes a step
+// the lean worker pays less per step than the full tool set and than a lean worker that must
+// give evidence, a worker that finishes a step
 // and takes the next in the message of its next work call makes two model calls more than
 // one with no plan tools, and a provider's cache serves
 // part of every session's input, never all of it.
@@ -42,7 +43,10 @@ func TestCostPerStepComparesEverySetup(t *testing.T) {
 	if full, lean := rows["plan"], rows["plan, lean worker"]; lean.in >= full.in || lean.perCallTax >= full.perCallTax {
 		t.Errorf("lean %+v, full %+v", lean, full)
 	}
-	for _, kind := range []string{"plan", "plan, lean worker"} {
+	if lean, proved := rows["plan, lean worker"], rows[costLeanEvidence]; lean.in >= proved.in || lean.perCallTax >= proved.perCallTax {
+		t.Errorf("a lean worker not asked for evidence is taught none: lean %+v, with evidence %+v", lean, proved)
+	}
+	for _, kind := range []string{"plan", "plan, lean worker", costLeanEvidence} {
 		if ride, bare := rows[kind], rows["no plan tools"]; ride.calls != bare.calls+2 {
 			t.Errorf("%s: %d model calls, no plan tools %d: a step transition rides along with a work call", kind, ride.calls, bare.calls)
 		}
