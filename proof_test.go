@@ -483,6 +483,58 @@ func TestALeanWorkerTakesAndFinishesStepsWithEveryGuard(t *testing.T) {
 	}
 }
 
+// A lean worker is taught evidence only where a completion needs it (Config.RequireEvidence)
+// or a verifier reads it (Config.Verify): otherwise neither its instruction nor its
+// update_plan_step names evidence, and it is shown no note or last_known_revision; a call
+// that passes them anyway is read as always.
+func TestALeanWorkerIsTaughtEvidenceOnlyWhereACompletionNeedsIt(t *testing.T) {
+	ctx := context.Background()
+	verify := func(context.Context, plan.Completion) error { return nil }
+	for _, lg := range proofLanguages {
+		for _, tc := range []struct {
+			name          string
+			cfg           plan.Config
+			shown, taught bool
+		}{
+			{"default", plan.Config{}, false, false},
+			{"required", plan.Config{RequireEvidence: true}, true, true},
+			{"verified", plan.Config{Verify: verify}, true, false},
+		} {
+			store, err := plan.NewStore(&plan.StoreConfig{Backend: plan.NewMemoryBackend()})
+			require.NoError(t, err)
+			body := "- [ ] Build\n"
+			_, err = store.Put(ctx, plan.Update{Name: "p", Content: &body})
+			require.NoError(t, err)
+			cfg := tc.cfg
+			cfg.Store, cfg.AgentName, cfg.Language, cfg.LeanWorker = store, "worker-1", lg.lang, true
+			mw, err := plan.New(ctx, &cfg)
+			require.NoError(t, err)
+			ctx, rc, tools := beforeAgentTools(t, ctx, mw)
+			info, err := tools[plan.ToolUpdatePlanStep].Info(ctx)
+			require.NoError(t, err)
+			js, err := info.ParamsOneOf.ToJSONSchema()
+			require.NoError(t, err)
+			_, shown := js.Properties.Get("evidence")
+			assert.Equal(t, tc.shown, shown, "%s, %s: evidence in the schema", lg.name, tc.name)
+			for _, hidden := range []string{"note", "last_known_revision"} {
+				_, ok := js.Properties.Get(hidden)
+				assert.False(t, ok, "%s, %s: %s in the schema", lg.name, tc.name, hidden)
+			}
+			taught := strings.Contains(rc.Instruction, "evidence") || strings.Contains(rc.Instruction, lg.word)
+			assert.Equal(t, tc.taught, taught, "%s, %s: %s", lg.name, tc.name, rc.Instruction)
+
+			out, err := tools[plan.ToolUpdatePlanStep].InvokableRun(ctx, `{"name":"p","step":1,"status":"completed","note":"by hand","evidence":"make exit 0","last_known_revision":1}`)
+			require.NoError(t, err)
+			require.Equal(t, "", errorCode(t, out), out)
+			p, err := store.Get(ctx, "p")
+			require.NoError(t, err)
+			st := plan.ParseSteps(p.Content)[0]
+			assert.Equal(t, "make exit 0", st.Evidence, "%s, %s", lg.name, tc.name)
+			assert.Contains(t, st.Text, "by hand", "%s, %s", lg.name, tc.name)
+		}
+	}
+}
+
 // fixPlan has a step that a passing run of run_tests proves, after the last edit.
 const fixPlan = "# Fix\n- [ ] Fix the parser (uses edit_file) (proof run_tests)\n- [ ] Tell the team\n"
 

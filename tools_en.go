@@ -14,6 +14,7 @@ Shared Markdown plans, by name, seen by every agent on this task, for multi-step
 `,
 	"instruction.files":    "- Big edits: export_plan_to_file, edit the file with your file tools, then update_plan_from_file.\n",
 	"instruction.template": "- To plan new work, call plan_template first.\n",
+	"instruction.evidence": "", // the full set teaches evidence in update_plan_step.evidence
 
 	"write_plan":                     "Create or replace a plan (Markdown body). Omitted fields are kept.",
 	"write_plan.name":                "Plan name: a-z 0-9 - _, max 64.",
@@ -263,8 +264,9 @@ How to check the result (tests to run, outputs to inspect).
 var leanEN = map[string]string{
 	"instruction": `
 ## Plans
-Shared plans; you work their steps. update_plan_step status in_progress takes the next free step (yours); do it, then complete it with evidence and next: true, listed before your next work call in the same message. On an error, do what its message says.
+Shared plans; you work their steps. update_plan_step status in_progress takes the next free step (yours); do it, then complete it with next: true, listed before your next work call in the same message. On an error, do what its message says.
 `,
+	"instruction.evidence":                 "- A completion needs evidence: what shows the step done.\n",
 	"update_plan_step":                     "Take (in_progress) or finish a step.",
 	"update_plan_step.step":                "Omit with in_progress: next free step.",
 	"update_plan_step.status":              "in_progress, completed, failed or skipped.",

@@ -12,6 +12,7 @@ var textsZH = map[string]string{
 `,
 	"instruction.files":    "- 大改动：export_plan_to_file，用文件工具编辑该文件，再 update_plan_from_file。\n",
 	"instruction.template": "- 规划新工作前，先调用 plan_template。\n",
+	"instruction.evidence": "", // the full set teaches evidence in update_plan_step.evidence
 
 	"write_plan":                     "创建或替换计划（Markdown 正文）。未给出的字段保持不变。",
 	"write_plan.name":                "计划名：a-z 0-9 - _，最多 64 个字符。",
@@ -261,8 +262,9 @@ var textsZH = map[string]string{
 var leanZH = map[string]string{
 	"instruction": `
 ## 计划
-共享计划，由你完成其步骤。update_plan_step 设 in_progress 领下个空闲步骤；完成时设 completed，附证据，加 next: true，排在同一消息的下个工作调用前。出错照 message 做。
+共享计划，由你完成其步骤。update_plan_step 设 in_progress 领下个空闲步骤；完成时设 completed，加 next: true，排在同一消息的下个工作调用前。出错照 message 做。
 `,
+	"instruction.evidence":                 "- 完成步骤须附 evidence：证明已完成的依据。\n",
 	"update_plan_step":                     "领取（in_progress）或结束步骤。",
 	"update_plan_step.step":                "in_progress 时省略：下一个空闲步骤。",
 	"update_plan_step.status":              "in_progress、completed、failed 或 skipped。",

@@ -136,10 +136,11 @@ type graphPlanWorker struct {
 	poll   time.Duration
 	mortal bool
 	asked  time.Time // when the last claim was asked for, before its lease began
+	taking bool      // the last call was a take
 }
 
 func (w *graphPlanWorker) take() []call {
-	w.asked = time.Now()
+	w.asked, w.taking = time.Now(), true
 	return []call{{"update_plan_step", `{"name":"` + graphPlanName + `","status":"in_progress"}`}}
 }
 
@@ -148,15 +149,16 @@ func (w *graphPlanWorker) next(results []string) []call {
 		return w.take()
 	}
 	var r struct {
-		Step   int    `json:"step"`
-		Holder string `json:"holder"` // only on a step held in progress
-		Error  *struct {
+		Step  int `json:"step"`
+		Error *struct {
 			Code string `json:"code"`
 		} `json:"error"`
 	}
 	if json.Unmarshal([]byte(results[0]), &r) != nil {
 		return nil
 	}
+	took := w.taking
+	w.taking = false
 	switch {
 	case r.Error != nil && r.Error.Code == "step_blocked":
 		w.log.failed(r.Error.Code)
@@ -168,7 +170,7 @@ func (w *graphPlanWorker) next(results []string) []call {
 	case r.Error != nil:
 		w.log.failed(r.Error.Code)
 		return w.take()
-	case r.Holder != "":
+	case took:
 		w.log.claimed(r.Step)
 		if w.mortal && r.Step > graphWidth && w.log.die(r.Step, w.asked) {
 			return nil // the run ends holding the step

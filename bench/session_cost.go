@@ -29,7 +29,10 @@ import (
 // are the worker's.
 
 // costKinds are the setups of the table, in order.
-var costKinds = []string{"plan", "plan, lean worker", "plantask", "no plan tools"}
+var costKinds = []string{"plan", "plan, lean worker", costLeanEvidence, "plantask", "no plan tools"}
+
+// costLeanEvidence is the lean worker of a host that requires evidence (Config.RequireEvidence).
+const costLeanEvidence = "plan, lean worker, evidence required"
 
 // costWorkPerStep are the work calls each step takes, one session each.
 var costWorkPerStep = []int{1, 3, 5}
@@ -47,6 +50,8 @@ type costRow struct {
 	cached               int // input tokens of the prefixes shared with the previous call
 	toolCalls, planCalls int
 	perCallTax           int // bytes of tool definitions and instruction on the first call
+	// parts is the input billed with prompt caching, by what it is (costParts).
+	parts map[string]float64
 }
 
 // billedCached is the input billed with prompt caching: the cached tokens at cachedPrice.
@@ -62,11 +67,14 @@ func (r costRow) cachedShare() float64 {
 	return 100 * float64(r.cached) / float64(r.in)
 }
 
+// workToolName is the work tool's name.
+const workToolName = "migrate_table"
+
 // workTool is the step's own work: the same in every setup.
 type workTool struct{ calls *int }
 
 func (workTool) Info(context.Context) (*schema.ToolInfo, error) {
-	return &schema.ToolInfo{Name: "migrate_table", Desc: "Migrate one billing table to the new schema and compare its row counts.",
+	return &schema.ToolInfo{Name: workToolName, Desc: "Migrate one billing table to the new schema and compare its row counts.",
 		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"table": {Type: schema.String, Required: true}})}, nil
 }
 
@@ -85,6 +93,7 @@ type billingModel struct {
 type billLog struct {
 	mu        sync.Mutex
 	prompts   []string
+	parts     [][]promptPart // what each prompt's bytes are, in order
 	answers   []string
 	toolCalls int
 	planCalls int
@@ -97,18 +106,7 @@ func (m *billingModel) Generate(ctx context.Context, input []*schema.Message, op
 	if err != nil {
 		return nil, err
 	}
-	in, _ := sonic.ConfigStd.MarshalToString(input)
-	defs := ""
-	for _, info := range tools {
-		fn := map[string]any{"name": info.Name, "description": info.Desc}
-		if info.ParamsOneOf != nil {
-			if js, err := info.ParamsOneOf.ToJSONSchema(); err == nil {
-				fn["parameters"] = js
-			}
-		}
-		d, _ := sonic.ConfigStd.MarshalToString(map[string]any{"type": "function", "function": fn})
-		defs += d
-	}
+	prompt, parts, defs := promptOf(tools, input) // tools first, as providers lay a prompt out
 	ans, _ := sonic.ConfigStd.MarshalToString(out)
 	m.log.mu.Lock()
 	defer m.log.mu.Unlock()
@@ -117,13 +115,14 @@ func (m *billingModel) Generate(ctx context.Context, input []*schema.Message, op
 		if len(input) > 0 && input[0].Role == schema.System {
 			sys = input[0].Content
 		}
-		m.log.firstTax = len(defs) + len(sys)
+		m.log.firstTax = defs + len(sys)
 	}
-	m.log.prompts = append(m.log.prompts, defs+in) // tools first, as providers lay a prompt out
+	m.log.prompts = append(m.log.prompts, prompt)
+	m.log.parts = append(m.log.parts, parts)
 	m.log.answers = append(m.log.answers, ans)
 	for _, c := range out.ToolCalls {
 		m.log.toolCalls++
-		if c.Function.Name != "migrate_table" {
+		if c.Function.Name != workToolName {
 			m.log.planCalls++
 		}
 	}
@@ -143,17 +142,18 @@ func (m *billingModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingCha
 }
 
 // costPlanWorker does what the instruction teaches: it takes the next free step, does its
-// work (work calls), and then completes it with evidence and next: true in the message of
-// the next step's first work call, listed first (the calls of one message take effect in
-// the order listed); the last step's completion goes alone.
+// work (work calls), and then completes it with next: true (and evidence, where the host
+// requires it) in the message of the next step's first work call, listed first (the calls
+// of one message take effect in the order listed); the last step's completion goes alone.
 type costPlanWorker struct {
 	work, steps, step, worked int
+	evidence                  bool
 	last                      string
 }
 
 func (w *costPlanWorker) workCall() call {
 	w.worked++
-	return call{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.step, w.worked))}
+	return call{workToolName, jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.step, w.worked))}
 }
 
 func (w *costPlanWorker) next(results []string) []call {
@@ -179,8 +179,11 @@ func (w *costPlanWorker) next(results []string) []call {
 		if w.worked < w.work {
 			return []call{w.workCall()}
 		}
-		done := call{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
-			"evidence", "row counts match: 120400 before and after", "next", true)}
+		done := call{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed", "next", true)}
+		if w.evidence {
+			done.args = jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
+				"evidence", "row counts match: 120400 before and after", "next", true)
+		}
 		if w.step == w.steps {
 			w.last = "complete"
 			return []call{done}
@@ -218,7 +221,7 @@ func (w *costTaskWorker) next(results []string) []call {
 		if w.worked < w.work {
 			w.last = "work"
 			w.worked++
-			return []call{{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.task, w.worked))}}
+			return []call{{workToolName, jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.task, w.worked))}}
 		}
 		w.last = "complete"
 		return []call{{toolTaskUpdate, jsonObject("taskId", strconv.Itoa(w.task), "status", "completed")}}
@@ -237,7 +240,7 @@ func (w *costBareWorker) next([]string) []call {
 	}
 	step, part := w.done/w.work+1, w.done%w.work+1
 	w.done++
-	return []call{{"migrate_table", jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", step, part))}}
+	return []call{{workToolName, jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", step, part))}}
 }
 
 // runCostSetup runs one setup on a fresh MemoryBackend and bills its worker.
@@ -251,13 +254,14 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 	var d decider
 	var mw adk.ChatModelAgentMiddleware
 	switch kind {
-	case "plan", "plan, lean worker":
+	case "plan", "plan, lean worker", costLeanEvidence:
 		body := sessionContent(steps)
 		if _, err := e.store.Put(ctx, plan.Update{Name: sessionPlanName, Content: &body}); err != nil {
 			return costRow{}, err
 		}
-		d = &costPlanWorker{work: workPerStep, steps: steps}
-		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: true, LeanWorker: kind == "plan, lean worker"})
+		evidence := kind == costLeanEvidence
+		d = &costPlanWorker{work: workPerStep, steps: steps, evidence: evidence}
+		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: evidence, LeanWorker: kind != "plan"})
 	case "plantask":
 		orch := &sessionAgent{model: newReactiveModel(nil), log: newAgentLog("orchestrator")}
 		if err := runOrchestrator(ctx, e, sessionSpec{Kind: kindPlantask, Steps: steps}, orch, false); err != nil {
@@ -297,13 +301,15 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 	if work != steps*workPerStep {
 		return costRow{}, fmt.Errorf("%s: %d of %d work calls made", kind, work, steps*workPerStep)
 	}
-	row := costRow{kind: kind, steps: steps, work: workPerStep, calls: len(log.prompts), toolCalls: log.toolCalls, planCalls: log.planCalls, perCallTax: log.firstTax}
+	row := costRow{kind: kind, steps: steps, work: workPerStep, calls: len(log.prompts), toolCalls: log.toolCalls, planCalls: log.planCalls, perCallTax: log.firstTax,
+		parts: map[string]float64{}}
 	prev := ""
-	for _, p := range log.prompts {
+	for i, p := range log.prompts {
 		shared := sharedPrefix(prev, p)
 		cached, rest := c.o(p[:shared]), c.o(p[shared:])
 		row.in += cached + rest
 		row.cached += cached
+		billParts(c, p, shared, log.parts[i], row.parts)
 		prev = p
 	}
 	for _, a := range log.answers {

@@ -61,10 +61,10 @@ func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, er
 	}
 	t.note("Input / step, full: every input token at full price, per completed step; the prompt is every tool definition (OpenAI function JSON), the instruction and the whole history, in that order; o200k tokens. Output / step: the model's messages.")
 	t.note("Input / step, cached: as a provider with prompt caching bills it: the longest prefix a prompt shares with the previous call's at %.0f%% of the price, the rest in full, in full-price tokens. Anthropic bills cache reads at 0.1x (and cache writes at 1.25x, not counted here); OpenAI bills cached input at 0.1x to 0.5x by model, from 1,024 tokens in steps of 128; DeepSeek and Gemini discount cached input too. Assumed: a cache hit on every call, at token granularity, 0.1x.", 100*cachedPrice)
-	t.note("The plan (or the tasks, by plantask's TaskCreate) is written before the worker starts and not billed. plan: what the instruction teaches: take the next free step (update_plan_step in_progress), do its work calls, then complete it with evidence (Config.RequireEvidence) and next: true, listed first in the message of the next step's first work call ([update_plan_step completed next, migrate_table]); the first take and the last completion go alone; plantask: TaskList, TaskUpdate in_progress with owner, the work calls, TaskUpdate completed; no plan tools: the steps are listed in the instruction and worked in order.")
+	t.note("The plan (or the tasks, by plantask's TaskCreate) is written before the worker starts and not billed. plan: what the instruction teaches: take the next free step (update_plan_step in_progress), do its work calls, then complete it with next: true, listed first in the message of the next step's first work call ([update_plan_step completed next, migrate_table]); the first take and the last completion go alone. %s: the same, with evidence in each completion, as the host requires (Config.RequireEvidence) and the instruction then teaches. plantask: TaskList, TaskUpdate in_progress with owner, the work calls, TaskUpdate completed; no plan tools: the steps are listed in the instruction and worked in order.", costLeanEvidence)
 	t.note("Tax bytes / call: tool definitions and system instruction the first model call carries, the work tool's and the agent's own instruction included.")
 
-	g := newTable("Cost per step: goals", "Work calls / step", "Goal", "plan, lean worker", "plan")
+	g := newTable("Cost per step: goals", "Work calls / step", "Goal", "plan, lean worker", "plan", costLeanEvidence)
 	pass := func(ok bool) string {
 		if ok {
 			return "pass"
@@ -75,7 +75,7 @@ func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, er
 	for _, work := range costWorkPerStep {
 		bare, task := rows[work]["no plan tools"], rows[work]["plantask"]
 		cells := func(goal string, judge func(r costRow, slack float64) string) {
-			g.add(fmtInt(work), goal, judge(rows[work]["plan, lean worker"], 0), judge(rows[work]["plan"], costGoalFullSlack))
+			g.add(fmtInt(work), goal, judge(rows[work]["plan, lean worker"], 0), judge(rows[work]["plan"], costGoalFullSlack), judge(rows[work][costLeanEvidence], 0))
 		}
 		cells(fmt.Sprintf("model calls ≤ no plan tools' + %d (%d)", costGoalCalls, bare.calls+costGoalCalls), func(r costRow, _ float64) string {
 			return fmt.Sprintf("%d: %s", r.calls, pass(r.calls <= bare.calls+costGoalCalls))
@@ -93,8 +93,8 @@ func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, er
 			return fmt.Sprintf("%+.1f points: %s", d, pass(d >= -costGoalShare && d <= costGoalShare))
 		})
 	}
-	g.note("All from the run above. The full tool set's input goal is the lean worker's plus %.2f. Model calls: +%d for the one plan (the first take and the last completion).", costGoalFullSlack, costGoalCalls)
-	return []*table{t, g}, nil
+	g.note("All from the run above. The full tool set's input goal is the lean worker's plus %.2f; the lean worker with evidence required is judged by the lean worker's goals. Model calls: +%d for the one plan (the first take and the last completion).", costGoalFullSlack, costGoalCalls)
+	return []*table{t, g, costPartsTable(rows, steps)}, nil
 }
 
 // costRowsText is a plain listing of a table, for the test's log.

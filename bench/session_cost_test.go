@@ -12,7 +12,8 @@ import (
 )
 
 // The cost per step tables run every setup on the same steps, each completing all of them,
-// the lean worker pays less per step than the full tool set, a worker that finishes a step
+// the lean worker pays less per step than the full tool set and than a lean worker that must
+// give evidence, a worker that finishes a step
 // and takes the next in the message of its next work call makes two model calls more than
 // one with no plan tools, and a provider's cache serves
 // part of every session's input, never all of it.
@@ -42,7 +43,10 @@ func TestCostPerStepComparesEverySetup(t *testing.T) {
 	if full, lean := rows["plan"], rows["plan, lean worker"]; lean.in >= full.in || lean.perCallTax >= full.perCallTax {
 		t.Errorf("lean %+v, full %+v", lean, full)
 	}
-	for _, kind := range []string{"plan", "plan, lean worker"} {
+	if lean, proved := rows["plan, lean worker"], rows[costLeanEvidence]; lean.in >= proved.in || lean.perCallTax >= proved.perCallTax {
+		t.Errorf("a lean worker not asked for evidence is taught none: lean %+v, with evidence %+v", lean, proved)
+	}
+	for _, kind := range []string{"plan", "plan, lean worker", costLeanEvidence} {
 		if ride, bare := rows[kind], rows["no plan tools"]; ride.calls != bare.calls+2 {
 			t.Errorf("%s: %d model calls, no plan tools %d: a step transition rides along with a work call", kind, ride.calls, bare.calls)
 		}
@@ -54,7 +58,8 @@ func TestCostPerStepComparesEverySetup(t *testing.T) {
 
 // A successful step move answers in at most 40 o200k tokens, on a 20-step plan late in its
 // life (two-digit revisions and counts), the held step's budget included: the revision, the
-// step held now, the progress, and nothing the digest already carries (no step text).
+// step held now, the progress, and nothing the digest already carries (no step text). So do
+// a take without next and a plain completion.
 func TestAStepMoveAnswersInFortyTokens(t *testing.T) {
 	c, err := newCounter()
 	if err != nil {
@@ -79,6 +84,7 @@ func TestAStepMoveAnswersInFortyTokens(t *testing.T) {
 		for i := 1; i <= 12; i++ {
 			turns = append(turns, plantest.CallTool(plan.ToolUpdatePlanStep, fmt.Sprintf(`{"name":"release","step":%d,"status":"completed","evidence":"ok","next":true}`, i)))
 		}
+		turns = append(turns, plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":13,"status":"completed"}`))
 		m := plantest.NewScriptedModel(turns...)
 		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lang, LeanWorker: true})
 		if err != nil {
@@ -90,18 +96,23 @@ func TestAStepMoveAnswersInFortyTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 		results := plantest.RunAgent(t, ctx, agent, "go")
-		if len(results) != 13 {
+		if len(results) != 14 {
 			t.Fatalf("%d results: %v", len(results), results)
 		}
-		t.Logf("language %v: a take without next, for comparison: %d o200k tokens: %s", lang, c.o(results[0]), results[0])
-		last := results[len(results)-1]
-		n := c.o(last)
-		t.Logf("language %v: %d o200k tokens: %s", lang, n, last)
-		if !strings.Contains(last, `"step":13`) || !strings.Contains(last, `"budget"`) {
+		if last := results[12]; !strings.Contains(last, `"step":13`) || !strings.Contains(last, `"budget"`) {
 			t.Fatalf("not a move that took step 13 with its budget in view: %s", last)
 		}
-		if n > 40 {
-			t.Errorf("a step move answers in %d o200k tokens, over 40: %s", n, last)
+		if done := results[13]; !strings.Contains(done, `"step":13`) || !strings.Contains(done, `"done":"13/20"`) {
+			t.Fatalf("not the completion of step 13: %s", done)
+		}
+		for i, r := range results {
+			n := c.o(r)
+			if i == 0 || i >= 12 {
+				t.Logf("language %v, move %d: %d o200k tokens: %s", lang, i+1, n, r)
+			}
+			if n > 40 || strings.Contains(r, "Step number") || strings.Contains(r, "worker-1") {
+				t.Errorf("move %d answers in %d o200k tokens (at most 40), or repeats a step text or the caller's own hold: %s", i+1, n, r)
+			}
 		}
 	}
 }

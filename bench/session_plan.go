@@ -40,6 +40,7 @@ type planResult struct {
 	Status      string   `json:"status"`
 	NextStep    *stepRef `json:"next_step"`
 	CurrentStep *stepRef `json:"current_step"`
+	Done        string   `json:"done"` // update_plan_step: the steps done of all, "12/20"
 	Content     string   `json:"content"`
 }
 
@@ -89,10 +90,15 @@ func (w *planWorker) claimOrStop(s *stepRef) []call {
 		return nil
 	}
 	if w.recover == recoverStatus {
-		w.step, w.last = 0, "claim"
-		return []call{{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "status", "in_progress", "last_known_revision", w.rev)}}
+		return w.claimNext()
 	}
 	return w.move(s.Number, "in_progress")
+}
+
+// claimNext asks for the next free step (no step number), which the Store picks atomically.
+func (w *planWorker) claimNext() []call {
+	w.step, w.last = 0, "claim"
+	return []call{{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "status", "in_progress", "last_known_revision", w.rev)}}
 }
 
 func (w *planWorker) next(results []string) []call {
@@ -137,6 +143,9 @@ func (w *planWorker) next(results []string) []call {
 		w.held = 0
 		w.log.Completions = append(w.log.Completions, w.step)
 		w.log.Moves = append(w.log.Moves, stepMove{w.step, r.Revision})
+		if w.recover == recoverStatus && !allDone(r.Done) {
+			return w.claimNext() // this build's result names no next step: the Store finds it
+		}
 		return w.claimOrStop(r.NextStep)
 	}
 	return nil
@@ -174,6 +183,12 @@ func (w *planWorker) onError(r *planResult) []call {
 		}
 	}
 	return w.statusCall()
+}
+
+// allDone reports whether "x/y" says every step is done; false when it says nothing.
+func allDone(done string) bool {
+	x, y, ok := strings.Cut(done, "/")
+	return ok && x == y
 }
 
 // firstPending returns the first "[ ]" checklist item of a plan body, numbered among all

@@ -81,7 +81,7 @@ func TestNewServerServesConcurrentClientsOnAHostsTransport(t *testing.T) {
 			for range 2 {
 				out, isError := call(t, cs, "update_plan_step", map[string]any{"name": "work", "status": "in_progress"})
 				if !isError {
-					taken <- fmt.Sprintf("%v@%v", out["step"], out["holder"])
+					taken <- fmt.Sprintf("%v@w%d", out["step"], i) // the caller's own hold: not in the result
 				}
 			}
 		}()

@@ -150,6 +150,9 @@ func (m *Middleware[M, S]) instruction(texts map[string]string, role tools.Role)
 	if m.gated != nil {
 		b.WriteString(texts["instruction.gated"])
 	}
+	if m.cfg.RequireEvidence {
+		b.WriteString(texts["instruction.evidence"])
+	}
 	return b.String()
 }
 

@@ -73,16 +73,20 @@ type exportResult struct {
 	Bytes    int    `json:"bytes"`
 }
 
-// stepResult is what update_plan_step answers: no body, not even the step's own text, which
-// the model just chose, nor its state, which the call spelled (another spelling, "done" for
-// completed, is reported under "normalized" like every forgiven argument). Progress has the
-// shape it has in every other result.
+// stepResult is what update_plan_step answers to a move, in a few tokens: the revision, the
+// step the call moved (with next, the step the caller holds now), its holder only when that
+// is not the caller, and the steps done of all ("12/20", as the digest says it). Never a
+// step's text, which the digest carries and the model chose, nor its state, which the call
+// spelled (another spelling, "done" for completed, is reported under "normalized" like
+// every forgiven argument), nor the step after it: a take without a step number finds that.
 type stepResult struct {
-	Revision int64             `json:"revision"`
-	Step     int               `json:"step"`
-	Holder   string            `json:"holder,omitempty"`
-	Progress document.Progress `json:"progress"`
-	NextStep *nextStep         `json:"next_step,omitempty"`
+	Revision int64  `json:"revision"`
+	Step     int    `json:"step"`
+	Holder   string `json:"holder,omitempty"`
+	Done     string `json:"done"`
+	// Next says that a move with next found no step ready to take: Step is then the step
+	// finished, and the caller holds no new one.
+	Next string `json:"next,omitempty"`
 	// Review says, in the model's language, that the step now awaits someone else's review.
 	Review string `json:"review,omitempty"`
 	// Proof says, in the model's language, which passing call completes the step it holds.
@@ -92,19 +96,10 @@ type stepResult struct {
 	Budget string `json:"budget,omitempty"`
 }
 
-// nextResult is what update_plan_step answers to a move with next, in a few tokens: the
-// revision, the step the caller holds now (its own: no holder named), and the steps done
-// of all ("12/20", as the digest says it); no step text, which the digest carries.
-type nextResult struct {
-	Revision int64  `json:"revision"`
-	Step     int    `json:"step"`
-	Done     string `json:"done"`
-	// Next says that no step was ready to take: Step is then the step finished, and the
-	// caller holds no new one.
-	Next   string `json:"next,omitempty"`
-	Review string `json:"review,omitempty"`
-	Proof  string `json:"proof,omitempty"`
-	Budget string `json:"budget,omitempty"`
+// doneOf is the steps done (completed or skipped) of all, as "12/20".
+func doneOf(steps []document.Step) string {
+	pr := document.ComputeProgress(steps)
+	return Itoa(pr.Completed+pr.Skipped) + "/" + Itoa(pr.Total)
 }
 
 // nextStep is the step to take next: the first pending one.

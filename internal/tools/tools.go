@@ -82,6 +82,9 @@ func maxArgumentBytes(maxContent int) int {
 func NewPlanTool(spec ToolSpec, env *ToolEnv, name string) *PlanTool {
 	params := make(map[string]*schema.ParameterInfo, len(spec.Params))
 	for _, p := range spec.Params {
+		if env.hidesParam(spec.Name, p) {
+			continue
+		}
 		params[p.Name] = &schema.ParameterInfo{Type: p.typ, Required: p.required, Desc: env.Texts[spec.Name+"."+p.Name]}
 	}
 	// Tools without parameters still declare an empty object: some providers reject a

@@ -21,3 +21,14 @@ func WithLean(texts, lean map[string]string) map[string]string {
 	}
 	return out
 }
+
+// hidesParam reports whether a lean worker's model is not shown parameter p of tool: it
+// names no revisions and adds no notes, and sees evidence only where a completion needs it
+// (Config.RequireEvidence) or a verifier reads it (Config.Verify). A call that passes one
+// anyway is read as always.
+func (env *ToolEnv) hidesParam(tool string, p param) bool {
+	if !env.Lean || tool != ToolUpdatePlanStep {
+		return false
+	}
+	return p == pNote || p == pRevision || p == pEvidence && !env.RequireEvidence && env.Verify == nil
+}

@@ -147,18 +147,26 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	steps := document.StepsOf(p.Content)
 	if !next {
 		env.measured(ctx, p, step, cost)
-		return stepResult{Revision: p.Revision, Step: step.Number, Holder: step.Holder, Progress: document.ComputeProgress(steps),
-			NextStep: shortStep(engine.NextOf(steps)), Review: env.reviewNote(step), Proof: env.proofNote(step), Budget: env.budgetLeft(ctx, p)}, nil
+		return stepResult{Revision: p.Revision, Step: step.Number, Holder: othersHold(ctx, step), Done: doneOf(steps),
+			Review: env.reviewNote(step), Proof: env.proofNote(step), Budget: env.budgetLeft(ctx, p)}, nil
 	}
 	return env.rodeOn(ctx, p, steps, at, step, cost), nil
+}
+
+// othersHold is the holder of a step when it is not the agent the call acts as: the model
+// knows its own holds.
+func othersHold(ctx context.Context, s document.Step) string {
+	if s.Holder == document.HolderName(document.ActorOf(ctx)) {
+		return ""
+	}
+	return s.Holder
 }
 
 // rodeOn is the result of a move with next: the step finished (at) and the step taken
 // (took, or the finished one again when none was ready). It names only the step held now
 // (the caller's) and the progress: the digest carries the steps' texts.
-func (env *ToolEnv) rodeOn(ctx context.Context, p *document.Plan, steps []document.Step, at int, took document.Step, cost *document.StepCost) nextResult {
-	pr := document.ComputeProgress(steps)
-	out := nextResult{Revision: p.Revision, Step: took.Number, Done: Itoa(pr.Completed+pr.Skipped) + "/" + Itoa(pr.Total)}
+func (env *ToolEnv) rodeOn(ctx context.Context, p *document.Plan, steps []document.Step, at int, took document.Step, cost *document.StepCost) stepResult {
+	out := stepResult{Revision: p.Revision, Step: took.Number, Done: doneOf(steps)}
 	if took.Number == at || took.State != document.StepInProgress {
 		env.measured(ctx, p, took, cost)
 		out.Review = env.reviewNote(took)
