@@ -172,11 +172,6 @@ func sealedComments(cs []Comment) string {
 	return b.String()
 }
 
-// sameComments reports whether a and b hold the same comments.
-func sameComments(a, b []Comment) bool {
-	return sealedComments(a) == sealedComments(b)
-}
-
 // CleanCommentText is s as a comment keeps it: one paragraph of plain text, line breaks and
 // tabs read as spaces, other control and bidirectional formatting characters removed, white
 // space at either end trimmed.
