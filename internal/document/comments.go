@@ -44,7 +44,12 @@ const (
 )
 
 // maxAnswerBytes bounds an answer as kept: the note or the step's new text, cut.
-const maxAnswerBytes = 300
+// maxCommentsBytes bounds the header lines of a plan's comments, with room for an answer to
+// each, so that a plan's header stays within what the Store reads of it.
+const (
+	maxAnswerBytes   = 300
+	maxCommentsBytes = 16 << 10
+)
 
 // writeComments appends the header lines of p's comments.
 func writeComments(b *strings.Builder, p *Plan) {
@@ -192,8 +197,8 @@ func CleanCommentText(s string) string {
 // NewComment adds to p (which it changes) the comment of by on step (0: the plan) saying
 // text, at revision rev (the one it reads), and returns it. It refuses text that is empty
 // or over api.MaxCommentBytes once cleaned (CleanCommentText), a step the plan does not
-// have, and a comment over api.MaxComments when every kept one is open (the oldest closed
-// one makes room otherwise).
+// have, a comment over api.MaxComments when every kept one is open (the oldest closed one
+// makes room otherwise), and comments whose header lines would pass maxCommentsBytes.
 func NewComment(p *Plan, step int, text, by string, rev int64, at time.Time) (Comment, error) {
 	text = CleanCommentText(text)
 	switch {
@@ -219,7 +224,11 @@ func NewComment(p *Plan, step int, text, by string, rev int64, at time.Time) (Co
 		next = max(next, n+1)
 	}
 	c := Comment{ID: "c" + strconv.Itoa(next), Step: step, Author: TruncateUTF8(by, MaxHeaderField), At: at.UTC(), Revision: rev, Text: text}
-	p.Comments = append(cs, c)
+	cs = append(cs, c)
+	if size := len(sealedComments(cs)) + maxAnswerBytes*len(api.OpenComments(cs)); size > maxCommentsBytes {
+		return Comment{}, Fail(Error{Code: CodeTooLarge, Reason: ReasonTooLong, Name: p.Name, Field: "comments", Size: int64(size), Limit: maxCommentsBytes})
+	}
+	p.Comments = cs
 	return c, nil
 }
 

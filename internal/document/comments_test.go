@@ -123,6 +123,16 @@ func TestCommentsAreBoundedPlainText(t *testing.T) {
 		assert.NotEqual(t, "c2", k.ID, "the closed comment made room")
 	}
 	assert.Equal(t, CodeNotFound, CodeOf(ResolveComments(p, []string{"c99"}, "alice", commentTime)))
+
+	long := &Plan{Name: "p", Content: "- [ ] Build\n"}
+	for {
+		if _, err = NewComment(long, 1, strings.Repeat(`"`, api.MaxCommentBytes), "alice", 1, commentTime); err != nil {
+			break
+		}
+	}
+	assert.Equal(t, CodeTooLarge, CodeOf(err), "long comments fill the header before their count does")
+	assert.Less(t, len(long.Comments), api.MaxComments)
+	assert.LessOrEqual(t, len(EncodePlan(long))-len(long.Content), maxCommentsBytes+1024)
 }
 
 // An agent's rewrite answers the comments on the steps whose text it changed, and those on
