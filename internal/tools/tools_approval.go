@@ -70,6 +70,9 @@ type approvalResult struct {
 	By               string             `json:"by,omitempty"`
 	Feedback         string             `json:"feedback,omitempty"`
 	Next             string             `json:"next"`
+	// Comments are the plan's open comments after a rejection, with how to answer them.
+	Comments       []document.Comment `json:"comments,omitempty"`
+	CommentsAdvice string             `json:"comments_advice,omitempty"`
 }
 
 // runRequestPlanApproval interrupts the run with an ApprovalRequest and, when the run is
@@ -169,7 +172,7 @@ func decisionOf(data any) (document.ApprovalDecision, bool) {
 	}
 	for k := range fields {
 		switch strings.ToLower(k) {
-		case "approved", "by", "feedback", "content":
+		case "approved", "by", "feedback", "content", "comments":
 			return dec, true
 		}
 	}
@@ -188,9 +191,14 @@ func decide(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, d
 	by = document.TruncateUTF8(by, document.MaxHeaderField)
 	if !d.Approved {
 		feedback := document.TruncateUTF8(d.Feedback, engine.MaxApprovalFeedback)
-		current := keepRejection(ctx, env, asked, by, feedback)
-		return approvalResult{Name: asked.Name, Revision: current, RejectedRevision: asked.Revision, By: by,
-			Feedback: feedback, Next: env.Texts["approval.rejected"]}, nil
+		current := keepRejection(ctx, env, asked, by, feedback, d.Comments)
+		out := approvalResult{Name: asked.Name, Revision: asked.Revision, RejectedRevision: asked.Revision, By: by,
+			Feedback: feedback, Next: env.Texts["approval.rejected"]}
+		if current != nil {
+			out.Revision = current.Revision
+		}
+		out.Comments, out.CommentsAdvice = env.openComments(current)
+		return out, nil
 	}
 	var p *document.Plan
 	var err error
@@ -234,23 +242,21 @@ func alreadyDecided(ctx context.Context, env *ToolEnv, asked document.ApprovalRe
 	return nil
 }
 
-// keepRejection records a rejection given as resume data in the history, unless it is
-// there already (the person rejected with Store.Reject, or a resume is replayed). A plan
-// that moved on since the revision shown keeps nothing: the model still gets the feedback.
-// It returns the plan's current revision (the shown one when the plan cannot be read).
-func keepRejection(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, by, feedback string) int64 {
+// keepRejection records a rejection given as resume data, with its comments, in the
+// history, unless it is there already (the person rejected with Store.Reject, or a resume is
+// replayed). A plan that moved on since the revision shown keeps nothing: the model still
+// gets the feedback. It returns the plan as it stands, whose revision the model writes from
+// and whose open comments it is shown (nil when it cannot be read).
+func keepRejection(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, by, feedback string, comments []document.Comment) *document.Plan {
 	p, err := env.Store.Get(ctx, asked.Name)
-	if err != nil {
-		return asked.Revision
+	if err != nil || p.Revision != asked.Revision {
+		return p
 	}
-	if p.Revision != asked.Revision {
-		return p.Revision
+	if rejected, err := env.Store.Reject(ctx, asked.Name, asked.Revision, by, feedback, comments...); err == nil {
+		return rejected
 	}
-	if rejected, err := env.Store.Reject(ctx, asked.Name, asked.Revision, by, feedback); err == nil {
-		return rejected.Revision
+	if again, err := env.Store.Get(ctx, asked.Name); err == nil {
+		return again
 	}
-	if p, err := env.Store.Get(ctx, asked.Name); err == nil {
-		return p.Revision
-	}
-	return asked.Revision
+	return p
 }
