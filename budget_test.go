@@ -58,11 +58,10 @@ func testOverBudget(t *testing.T, backend plan.Backend, lang adk.Language, which
 				_, err = store.Put(person, plan.Update{Name: "release", Budget: "10k tokens"}) // keeps the approval
 				require.NoError(t, err)
 			} else {
-				raised := "# Release\n- [~] Build (budget 10k tokens) (uses probe) (@worker-1)\n- [ ] Ship\n"
-				next, err := store.Put(person, plan.Update{Name: "release", Content: &raised, IfRevision: &cur.Revision})
+				next, err := store.Put(person, plan.Update{Name: "release", BudgetStep: 1, Budget: "10k tokens", IfRevision: &cur.Revision})
 				require.NoError(t, err)
-				_, err = store.Approve(person, "release", next.Revision, "alice")
-				require.NoError(t, err)
+				require.NotNil(t, next.Approval, "a person's raise keeps the approval")
+				assert.Equal(t, "Build (uses probe) (budget 10k tokens)", plan.ParseSteps(next.Content)[0].WithoutHolder())
 			}
 			return turn(in)
 		}
@@ -399,4 +398,79 @@ func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantes
 	mu.Lock()
 	defer mu.Unlock()
 	return results, heard
+}
+
+// A person raises a step's budget as a decision of their own, without approving the body
+// again: the Store writes the step's "(budget …)" and keeps the approval, under its seal. The
+// same text written any other way (a rewrite of the body, an edit of the file by hand) is
+// not approved.
+func TestAPersonRaisesAStepsBudgetWithoutANewApproval(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := storeOn(t, newLocal(t, dir), "")
+	person := plan.WithActor(ctx, "alice")
+	body := "# Release\n- [ ] Build (budget 1k tokens) (uses probe)\n- [ ] Ship\n"
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	_, err = store.Approve(person, "release", p.Revision, "alice")
+	require.NoError(t, err)
+
+	raised, err := store.Put(person, plan.Update{Name: "release", BudgetStep: 1, Budget: "20k tokens"})
+	require.NoError(t, err)
+	require.NotNil(t, raised.Approval)
+	assert.Equal(t, "# Release\n- [ ] Build (uses probe) (budget 20k tokens)\n- [ ] Ship\n", raised.Content)
+	again, err := storeOn(t, newLocal(t, dir), "").Get(ctx, "release")
+	require.NoError(t, err)
+	require.NotNil(t, again.Approval, "the seal holds for another Store")
+	assert.Equal(t, api.Budget{Tokens: 20000}, *plan.ParseSteps(again.Content)[0].Budget)
+	history, err := store.History(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, "alice", history[0].Author)
+
+	_, err = store.Put(person, plan.Update{Name: "release", BudgetStep: 3, Budget: "1h"})
+	assert.Equal(t, plan.CodeInvalidArgument, plan.CodeOf(err), "no step 3")
+	_, err = store.Put(person, plan.Update{Name: "release", BudgetStep: 1})
+	assert.Equal(t, plan.CodeInvalidArgument, plan.CodeOf(err), "no budget")
+
+	handEdit(t, dir, "release", "(budget 20k tokens)", "(budget 90k tokens)")
+	edited, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Nil(t, edited.Approval, "a budget raised by hand is not the plan approved")
+
+	_, err = store.Approve(person, "release", edited.Revision, "alice")
+	require.NoError(t, err)
+	rewritten := "# Release\n- [ ] Build (uses probe) (budget 200k tokens)\n- [ ] Ship\n"
+	p, err = store.Put(ctx, plan.Update{Name: "release", Content: &rewritten})
+	require.NoError(t, err)
+	assert.Nil(t, p.Approval, "a rewrite of the body drops the approval, whatever it changes")
+}
+
+// A step whose recorded cost went over its own budget, and a plan whose steps' recorded
+// costs together went over the plan's, read as over budget wherever the plan is read: Get,
+// the listing, a kept revision, and the plan a change returns.
+func TestWhatIsOverBudgetReadsSo(t *testing.T) {
+	ctx := context.Background()
+	store := storeOn(t, plan.NewMemoryBackend(), "")
+	body := "# Release\n- [x] Build (budget 1k tokens) — cost: 900+200 tokens, 1 call, 0 tools, 5s\n- [ ] Ship\n"
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body, Budget: "2k tokens"})
+	require.NoError(t, err)
+	assert.False(t, p.OverBudget, "1,100 of 2k tokens")
+	assert.True(t, plan.ParseSteps(p.Content)[0].OverBudget)
+	assert.False(t, plan.ParseSteps(p.Content)[1].OverBudget)
+
+	p, err = store.Put(ctx, plan.Update{Name: "release", Budget: "1k tokens"})
+	require.NoError(t, err)
+	assert.True(t, p.OverBudget, "the plan a change returns")
+	got, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.True(t, got.OverBudget)
+	listing, err := store.ListPage(ctx, plan.ListOptions{})
+	require.NoError(t, err)
+	assert.True(t, listing.Plans[0].OverBudget)
+	old, err := store.GetRevision(ctx, "release", 1)
+	require.NoError(t, err)
+	assert.False(t, old.OverBudget, "revision 1 was within its plan's budget")
+	raw, err := json.Marshal(got)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"over_budget":true`)
 }

@@ -65,6 +65,9 @@ type Plan struct {
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
 	Repaired bool `json:"repaired,omitempty"`
+	// OverBudget: what its steps' lines record they cost together (TotalCost) went over the
+	// plan's own budget (Budget). Derived when the plan is read; never stored.
+	OverBudget bool `json:"over_budget,omitempty"`
 }
 
 // Approval records that a person approved a plan: the revision whose body they saw, who,
