@@ -17,7 +17,7 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] revoke NAME
 //	planctl [-dir DIR | -redis URL | -postgres URL] take NAME STEP [-to WHO]  hand a step to WHO, or release it
 //	planctl [-dir DIR | -redis URL | -postgres URL] complete NAME STEP [-by WHO] [-rev N]  complete a step (a review)
-//	planctl [-dir DIR | -redis URL | -postgres URL] budget NAME BUDGET [-rev N]  set what the plan may cost
+//	planctl [-dir DIR | -redis URL | -postgres URL] budget NAME [STEP] BUDGET [-rev N]  set what the plan, or a step, may cost
 //	planctl [-dir DIR | -redis URL | -postgres URL] status NAME STATUS [-rev N]
 //	planctl [-dir DIR | -redis URL | -postgres URL] export NAME FILE   the body, ready to edit ("-": standard output)
 //	planctl [-dir DIR | -redis URL | -postgres URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
@@ -95,8 +95,9 @@ Commands:
   take NAME STEP [-to WHO]  hand a step in progress to WHO, or release it (no -to)
   complete NAME STEP        complete a step as a person (-by WHO, default $USER): the
                             review of a step that awaits it
-  budget NAME BUDGET        set what the plan may cost ("200k tokens", "1h" or both,
-                            comma separated); keeps its approval
+  budget NAME [STEP] BUDGET
+                            set what the plan, or step STEP, may cost ("200k tokens", "1h"
+                            or both, comma separated); keeps its approval
   status NAME STATUS        set a plan's status
   export NAME FILE          write a plan's body to FILE ("-" for standard output)
   import NAME FILE          create a plan, or replace its body, from FILE ("-" for standard input)
@@ -221,7 +222,7 @@ var commands = map[string]command{
 	"revoke":   {args: []string{"NAME"}, run: (*cli).revoke},
 	"take":     {args: []string{"NAME", "STEP"}, flags: []string{"to"}, run: (*cli).take},
 	"complete": {args: []string{"NAME", "STEP"}, flags: []string{"rev", "by"}, run: (*cli).complete},
-	"budget":   {args: []string{"NAME", "BUDGET"}, flags: []string{"rev"}, run: (*cli).budget},
+	"budget":   {args: []string{"NAME", "STEP", "BUDGET"}, optional: 1, synopsis: "NAME [STEP] BUDGET", flags: []string{"rev"}, run: (*cli).budget},
 	"status":   {args: []string{"NAME", "STATUS"}, flags: []string{"rev"}, run: (*cli).setStatus},
 	"export":   {args: []string{"NAME", "FILE"}, readOnly: true, run: (*cli).export},
 	"import":   {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
@@ -319,6 +320,9 @@ func argCount(cmd command) string {
 
 // synopsis is the command line of cmd, its optional arguments in brackets.
 func synopsis(name string, cmd command) string {
+	if cmd.synopsis != "" {
+		return name + " " + cmd.synopsis
+	}
 	out := name
 	required := len(cmd.args) - cmd.optional
 	for i, a := range cmd.args {
@@ -356,14 +360,18 @@ func (c *cli) list([]string) error {
 		fmt.Fprintf(c.stdout, "No plans in %s\n", c.loc.shown)
 		return nil
 	}
+	upgraded := c.upgradeLeftovers(listing)
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTITLE\tSTATUS\tPROGRESS\tREV\tAPPROVED\tUPDATED")
 	for _, p := range listing.Plans {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, clip(oneLine(p.Title), 40), clip(oneLine(p.Status), 20),
-			progressText(p.Progress), p.Revision, approvalCell(p.Approval, p.Waiting), p.UpdatedAt.Local().Format("2006-01-02 15:04"))
+			progressText(p.Progress)+overBudgetMark(p), p.Revision, approvalCell(p.Approval, p.Waiting)+upgraded[p.Name], p.UpdatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(upgraded) > 0 {
+		fmt.Fprintf(c.stdout, "an upgrade left something to do in %s: `planctl check` says what\n", plansCount(len(upgraded)))
 	}
 	if listing.NextCursor != "" {
 		fmt.Fprintf(c.stdout, "%d of %d plans shown; next page: planctl list -after %s -limit %d\n",
@@ -372,12 +380,26 @@ func (c *cli) list([]string) error {
 	return nil
 }
 
-// showJSON is what show -json prints: the stored plan and what its body says.
+// showJSON is what show -json prints: the plan under the JSON names api.Plan documents
+// (never the header's bookkeeping, which has none), and what its body says.
 type showJSON struct {
-	*plan.Plan
-	Progress    api.Progress `json:"progress"`
-	CurrentStep *plan.Step   `json:"current_step,omitempty"`
-	Steps       []plan.Step  `json:"steps"`
+	Name             string         `json:"name"`
+	Title            string         `json:"title"`
+	Status           string         `json:"status"`
+	Author           string         `json:"author"`
+	Revision         int64          `json:"revision"`
+	UpdatedAt        time.Time      `json:"updated_at"`
+	Content          string         `json:"content"`
+	Approval         *api.Approval  `json:"approval,omitempty"`
+	RequiresApproval bool           `json:"requires_approval,omitempty"`
+	Waiting          *api.Waiting   `json:"waiting,omitempty"`
+	Rejection        *api.Rejection `json:"rejection,omitempty"`
+	Budget           string         `json:"budget,omitempty"`
+	Repaired         bool           `json:"repaired,omitempty"`
+	OverBudget       bool           `json:"over_budget,omitempty"`
+	Progress         api.Progress   `json:"progress"`
+	CurrentStep      *plan.Step     `json:"current_step,omitempty"`
+	Steps            []plan.Step    `json:"steps"`
 }
 
 func (c *cli) show(args []string) error {
@@ -391,7 +413,10 @@ func (c *cli) show(args []string) error {
 		if steps == nil {
 			steps = []plan.Step{}
 		}
-		return c.writeJSON(showJSON{Plan: p, Progress: sum.Progress, CurrentStep: sum.CurrentStep, Steps: steps})
+		return c.writeJSON(showJSON{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
+			UpdatedAt: p.UpdatedAt, Content: p.Content, Approval: p.Approval, RequiresApproval: p.RequiresApproval,
+			Waiting: p.Waiting, Rejection: p.Rejection, Budget: p.Budget, Repaired: p.Repaired, OverBudget: p.OverBudget,
+			Progress: sum.Progress, CurrentStep: sum.CurrentStep, Steps: steps})
 	}
 	fmt.Fprintf(c.stdout, "%s: %s\n", p.Name, oneLine(p.Title))
 	fmt.Fprintf(c.stdout, "status:   %s\n", oneLine(p.Status))
@@ -436,6 +461,9 @@ func (c *cli) show(args []string) error {
 	}
 	if cost := costText(steps); cost != "" {
 		fmt.Fprintf(c.stdout, "cost:     %s\n", cost)
+	}
+	if over := overBudgetText(p, steps); over != "" {
+		fmt.Fprintf(c.stdout, "over:     %s over budget; `planctl budget %s [STEP] BUDGET` raises it\n", over, p.Name)
 	}
 	fmt.Fprintln(c.stdout)
 	_, err = io.WriteString(c.stdout, renderBody(p.Content, steps, c.color))
