@@ -104,6 +104,7 @@ func New(store *plan.Store, opts ...Option) http.Handler {
 	m.HandleFunc("POST /api/plans/{name}/reject", b.action(b.reject))
 	m.HandleFunc("POST /api/plans/{name}/steps/{step}/holder", b.action(b.handOver))
 	m.HandleFunc("POST /api/plans/{name}/steps/{step}/complete", b.action(b.completeReview))
+	m.HandleFunc("POST /api/plans/{name}/budget", b.action(b.raiseBudget))
 	m.HandleFunc("/", b.notFound)
 	b.mux = m
 	return b
