@@ -322,7 +322,8 @@ func TestTheHeldStepsBudgetIsInView(t *testing.T) {
 }
 
 // An over_budget result says whose budget ran out, the step's own or its plan's, in the
-// model's language.
+// model's language; the host's GatedCall says the same, and once the step records its cost
+// the plan people read marks that budget over.
 func TestAnOverBudgetResultSaysWhoseBudgetRanOut(t *testing.T) {
 	said := map[adk.Language]map[string]string{
 		adk.LanguageEnglish: {"step": "its own budget", "plan": "the plan's budget"},
@@ -331,12 +332,17 @@ func TestAnOverBudgetResultSaysWhoseBudgetRanOut(t *testing.T) {
 	for _, lg := range proofLanguages {
 		for _, which := range []string{"step", "plan"} {
 			t.Run(lg.name+"/"+which, func(t *testing.T) {
-				results := overBudgetRun(t, lg.lang, which, plantest.Usage{PromptTokens: 1000, CompletionTokens: 50})
-				code, msg := errorMessage(t, results[2])
+				o := overBudgetRunHeard(t, lg.lang, which, plantest.Usage{PromptTokens: 1000, CompletionTokens: 50})
+				code, msg := errorMessage(t, o.results[2])
 				assert.Equal(t, plan.CodeOverBudget, code)
 				assert.Contains(t, msg, said[lg.lang][which])
 				other := map[string]string{"step": "plan", "plan": "step"}[which]
 				assert.NotContains(t, msg, said[lg.lang][other])
+				require.Len(t, o.gated, 2)
+				assert.Equal(t, which, o.gated[1].Over, "the host hears whose budget ran out")
+				// Once the step leaves in_progress with its cost, people read what the model was told.
+				assert.Equal(t, which == "step", plan.ParseSteps(o.plan.Content)[0].OverBudget)
+				assert.Equal(t, which == "plan", o.plan.OverBudget)
 			})
 		}
 	}
@@ -347,7 +353,8 @@ func TestAnOverBudgetResultSaysWhoseBudgetRanOut(t *testing.T) {
 // how many calls reported it.
 func TestAnImpossibleUsageNeverKeepsAStepWithinItsBudget(t *testing.T) {
 	for _, u := range []plantest.Usage{{PromptTokens: math.MaxInt64 / 2, CompletionTokens: math.MaxInt64 / 2}, {PromptTokens: -5000, CompletionTokens: 10}} {
-		results, heard := overBudgetRunHeard(t, adk.LanguageEnglish, "step", u)
+		o := overBudgetRunHeard(t, adk.LanguageEnglish, "step", u)
+		results, heard := o.results, o.heard
 		for _, r := range results[1:3] {
 			assert.Equal(t, plan.CodeOverBudget, plan.Code(errorCode(t, r)), "every gated call after it is refused: %v", results)
 		}
@@ -363,11 +370,19 @@ func TestAnImpossibleUsageNeverKeepsAStepWithinItsBudget(t *testing.T) {
 // tokens: it takes step 1, calls the gated probe three times, each model call reporting u,
 // then completes the step; it returns the tool results.
 func overBudgetRun(t *testing.T, lang adk.Language, which string, u plantest.Usage) []string {
-	results, _ := overBudgetRunHeard(t, lang, which, u)
-	return results
+	return overBudgetRunHeard(t, lang, which, u).results
 }
 
-func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantest.Usage) ([]string, []plan.CostReport) {
+// overBudgetOutcome is what an overBudgetRunHeard run gave the model and told the host, and
+// the plan it left.
+type overBudgetOutcome struct {
+	results []string
+	heard   []plan.CostReport
+	gated   []plan.GatedCall
+	plan    *plan.Plan
+}
+
+func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantest.Usage) overBudgetOutcome {
 	t.Helper()
 	ctx := context.Background()
 	store := storeOn(t, plan.NewMemoryBackend(), "")
@@ -389,15 +404,19 @@ func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantes
 		used(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed"}`)),
 	)
 	var mu sync.Mutex
-	var heard []plan.CostReport
+	var out overBudgetOutcome
 	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lang, GatedTools: []string{"probe"},
-		OnCost: func(_ context.Context, r plan.CostReport) { mu.Lock(); heard = append(heard, r); mu.Unlock() }})
+		OnCost:      func(_ context.Context, r plan.CostReport) { mu.Lock(); out.heard = append(out.heard, r); mu.Unlock() },
+		OnGatedCall: func(_ context.Context, c plan.GatedCall) { mu.Lock(); out.gated = append(out.gated, c); mu.Unlock() }})
 	require.NoError(t, err)
 	results := toolResultsOf(t, runWorker(t, m, false, mw))
 	require.Len(t, results, 4)
+	after, err := store.Get(ctx, "release")
+	require.NoError(t, err)
 	mu.Lock()
 	defer mu.Unlock()
-	return results, heard
+	out.results, out.plan = results, after
+	return out
 }
 
 // A person raises a step's budget as a decision of their own, without approving the body
