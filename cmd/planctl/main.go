@@ -58,20 +58,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/einoplan/plan/api"
 
 	"github.com/einoplan/plan"
 )
@@ -380,26 +381,30 @@ func (c *cli) list([]string) error {
 	return nil
 }
 
-// showJSON is what show -json prints: the plan under the JSON names api.Plan documents
-// (never the header's bookkeeping, which has none), and what its body says.
-type showJSON struct {
-	Name             string         `json:"name"`
-	Title            string         `json:"title"`
-	Status           string         `json:"status"`
-	Author           string         `json:"author"`
-	Revision         int64          `json:"revision"`
-	UpdatedAt        time.Time      `json:"updated_at"`
-	Content          string         `json:"content"`
-	Approval         *api.Approval  `json:"approval,omitempty"`
-	RequiresApproval bool           `json:"requires_approval,omitempty"`
-	Waiting          *api.Waiting   `json:"waiting,omitempty"`
-	Rejection        *api.Rejection `json:"rejection,omitempty"`
-	Budget           string         `json:"budget,omitempty"`
-	Repaired         bool           `json:"repaired,omitempty"`
-	OverBudget       bool           `json:"over_budget,omitempty"`
-	Progress         api.Progress   `json:"progress"`
-	CurrentStep      *plan.Step     `json:"current_step,omitempty"`
-	Steps            []plan.Step    `json:"steps"`
+// showJSON is what show -json prints: the plan under the JSON names api.Plan documents (its
+// fields without one, the header's bookkeeping, left out), and what its body says.
+func showJSON(p *plan.Plan, sum plan.Summary, steps []plan.Step) (map[string]any, error) {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // revisions stay exact
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	t := reflect.TypeOf(*p)
+	for i := range t.NumField() {
+		if _, named := t.Field(i).Tag.Lookup("json"); !named {
+			delete(out, t.Field(i).Name)
+		}
+	}
+	out["progress"], out["steps"] = sum.Progress, steps
+	if sum.CurrentStep != nil {
+		out["current_step"] = sum.CurrentStep
+	}
+	return out, nil
 }
 
 func (c *cli) show(args []string) error {
@@ -413,10 +418,11 @@ func (c *cli) show(args []string) error {
 		if steps == nil {
 			steps = []plan.Step{}
 		}
-		return c.writeJSON(showJSON{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
-			UpdatedAt: p.UpdatedAt, Content: p.Content, Approval: p.Approval, RequiresApproval: p.RequiresApproval,
-			Waiting: p.Waiting, Rejection: p.Rejection, Budget: p.Budget, Repaired: p.Repaired, OverBudget: p.OverBudget,
-			Progress: sum.Progress, CurrentStep: sum.CurrentStep, Steps: steps})
+		out, err := showJSON(p, sum, steps)
+		if err != nil {
+			return err
+		}
+		return c.writeJSON(out)
 	}
 	fmt.Fprintf(c.stdout, "%s: %s\n", p.Name, oneLine(p.Title))
 	fmt.Fprintf(c.stdout, "status:   %s\n", oneLine(p.Status))
