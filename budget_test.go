@@ -366,13 +366,6 @@ func TestAnImpossibleUsageNeverKeepsAStepWithinItsBudget(t *testing.T) {
 	}
 }
 
-// overBudgetRun runs a worker over an approved plan whose step (or the plan) may cost 1,500
-// tokens: it takes step 1, calls the gated probe three times, each model call reporting u,
-// then completes the step; it returns the tool results.
-func overBudgetRun(t *testing.T, lang adk.Language, which string, u plantest.Usage) []string {
-	return overBudgetRunHeard(t, lang, which, u).results
-}
-
 // overBudgetOutcome is what an overBudgetRunHeard run gave the model and told the host, and
 // the plan it left.
 type overBudgetOutcome struct {
@@ -382,6 +375,9 @@ type overBudgetOutcome struct {
 	plan    *plan.Plan
 }
 
+// overBudgetRunHeard runs a worker over an approved plan whose step (or the plan) may cost
+// 1,500 tokens: it takes step 1, calls the gated probe twice, each model call reporting u,
+// then completes the step.
 func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantest.Usage) overBudgetOutcome {
 	t.Helper()
 	ctx := context.Background()
