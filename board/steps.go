@@ -43,6 +43,8 @@ type stepView struct {
 	DoneBy         string `json:"done_by,omitempty"`
 	// Cost is what the step cost while an agent held it, apart from its text.
 	Cost *plan.StepCost `json:"cost,omitempty"`
+	// OverBudget: the cost its line records went over its own budget (plan.Step.OverBudget).
+	OverBudget bool `json:"over_budget,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -64,7 +66,7 @@ func viewsOf(steps []plan.Step) []stepView {
 func stepViewOf(s plan.Step) stepView {
 	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, Uses: s.Uses, After: s.After}
 	v.Evidence, v.AwaitingReview, v.DoneBy, v.Cost = s.Evidence, s.AwaitingReview, s.DoneBy, s.Cost
-	v.Proof, v.Observed = s.Proof, s.Observed
+	v.Proof, v.Observed, v.OverBudget = s.Proof, s.Observed, s.OverBudget
 	if before, _, found := cutLast(s.Text, " — evidence: "); found && s.Evidence != "" {
 		s.Text = before // shown apart
 	}
