@@ -158,6 +158,7 @@ func TestEveryStepsTextKeepsFortyCharactersAtLaptopAndPhoneWidths(t *testing.T) 
 				if w := boxOf(t, ctx, `html`).Width; w > float64(s.width) {
 					t.Errorf("the page is %.0f px wide in a %d px window", w, s.width)
 				}
+				screenshot(t, ctx, "plan-"+s.name+"-"+strings.SplitN(lang, "-", 2)[0]+".png")
 			})
 		}
 	}
