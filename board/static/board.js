@@ -25,7 +25,7 @@
       evidence: 'evidence: {text}', observed: '✔ observed: {text}', proofStep: 'proven by a passing run of {tools}', planCost: 'cost {cost}', planBudget: 'budget {budget}',
       tokens_one: '{n} token', tokens_other: '{n} tokens', calls_one: '{n} model call', calls_other: '{n} model calls',
       toolCalls_one: '{n} tool call', toolCalls_other: '{n} tool calls', noUsage: 'no usage reported', someNoUsage: '{n} without usage',
-      secs: '{n} s', minSecs: '{m} min {s} s', mins: '{n} min', hours: '{n} h', hoursMins: '{h} h {m} min', costSep: ' · ', listSep: ', ',
+      secs: '{n} s', minSecs: '{m} min {s} s', mins: '{n} min', hours: '{n} h', hoursMins: '{h} h {m} min', costSep: ' · ',
       stepBudget: 'budget {budget}', overBudget: 'over budget', planOverBudget: 'This plan is over its budget: its gated tools stop until a person raises it.',
       statusLabel: 'status: {status}', needsReview: 'reviewed by someone else', uses: 'uses {tools}',
       openComments_one: '{n} comment waits for an answer', openComments_other: '{n} comments wait for an answer',
@@ -76,12 +76,12 @@
     },
     zh: {
       title: '计划看板',
-      plans_other: '{n} 个计划',
+      plans_one: '{n} 个计划', plans_other: '{n} 个计划',
       live: '实时', connecting: '连接中…', reconnecting: '重新连接中…',
       signedIn: '当前用户：{who}', readOnly: '只读', notSignedIn: '未登录：只读',
       empty: '还没有计划。智能体一写下计划，就会显示在这里。',
       revision: '第 {rev} 版', changedBy: '{who} {what}', writtenBy: '作者 {who}', updated: '更新于 {when}',
-      moreSteps_other: '再显示 {n} 个步骤',
+      moreSteps_one: '再显示 {n} 个步骤', moreSteps_other: '再显示 {n} 个步骤',
       act_write: '编辑了计划', act_step: '移动了步骤', act_status: '设置了状态',
       act_approve: '批准了计划', act_revoke: '撤销了批准', act_delete: '删除了计划',
       act_reject: '驳回了计划', act_await: '请求批准',
@@ -93,11 +93,12 @@
       st_pending: '待办', st_in_progress: '进行中', st_completed: '已完成', st_failed: '失败', st_skipped: '已跳过',
       nobody: '无人负责',
       evidence: '证据：{text}', observed: '✔ 已观察到：{text}', proofStep: '由 {tools} 的一次通过运行证明', planCost: '花费 {cost}', planBudget: '预算 {budget}',
-      tokens_other: '{n} 个 token', calls_other: '{n} 次模型调用', toolCalls_other: '{n} 次工具调用', noUsage: '未报告用量', someNoUsage: '{n} 次未报告用量',
-      secs: '{n} 秒', minSecs: '{m} 分 {s} 秒', mins: '{n} 分钟', hours: '{n} 小时', hoursMins: '{h} 小时 {m} 分钟', costSep: ' · ', listSep: '，',
+      tokens_one: '{n} 个 token', tokens_other: '{n} 个 token', calls_one: '{n} 次模型调用', calls_other: '{n} 次模型调用',
+      toolCalls_one: '{n} 次工具调用', toolCalls_other: '{n} 次工具调用', noUsage: '未报告用量', someNoUsage: '{n} 次未报告用量',
+      secs: '{n} 秒', minSecs: '{m} 分 {s} 秒', mins: '{n} 分钟', hours: '{n} 小时', hoursMins: '{h} 小时 {m} 分钟', costSep: ' · ',
       stepBudget: '预算 {budget}', overBudget: '超出预算', planOverBudget: '此计划已超出预算：受控工具将停止，直到有人提高预算。',
       statusLabel: '状态：{status}', needsReview: '须由他人复核', uses: '使用 {tools}',
-      openComments_other: '{n} 条评论等待回复',
+      openComments_one: '{n} 条评论等待回复', openComments_other: '{n} 条评论等待回复',
       planComments: '对计划的评论', commentMeta: '{who} · {when} · 第 {rev} 版',
       commentAnswered: '{who} 已回复：{answer}', commentAnsweredNoText: '{who} 已回复', commentResolved: '{who} 已标记为解决',
       commentBtn: '评论…', resolveBtn: '标记为解决', budgetBtn: '预算…',
@@ -243,7 +244,7 @@
       parts.push(mins >= 60 ? (mins % 60 ? t('hoursMins', { h: Math.floor(mins / 60), m: mins % 60 }) : t('hours', { n: mins / 60 }))
         : mins >= 1 ? t('mins', { n: mins }) : t('secs', { n: Math.round(b.time / 1e9) }));
     }
-    return parts.join(t('listSep'));
+    return parts.join(t('costSep'));
   }
   function errorText(err) {
     const key = 'err_' + err.code;
