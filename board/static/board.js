@@ -27,7 +27,7 @@
       toolCalls_one: '{n} tool call', toolCalls_other: '{n} tool calls', noUsage: 'no usage reported', someNoUsage: '{n} without usage',
       secs: '{n} s', minSecs: '{m} min {s} s', mins: '{n} min', hours: '{n} h', hoursMins: '{h} h {m} min', costSep: ' · ',
       stepBudget: 'budget {budget}', overBudget: 'over budget', planOverBudget: 'This plan is over its budget: its gated tools stop until a person raises it.',
-      statusLabel: 'status: {status}', needsReview: 'reviewed by someone else', uses: 'uses {tools}',
+      decisions: 'Decisions', statusLabel: 'status: {status}', needsReview: 'reviewed by someone else', uses: 'uses {tools}',
       openComments_one: '{n} comment waits for an answer', openComments_other: '{n} comments wait for an answer',
       planComments: 'Comments on the plan', commentMeta: '{who} · {when} · revision {rev}',
       commentAnswered: 'answered by {who}: {answer}', commentAnsweredNoText: 'answered by {who}', commentResolved: 'resolved by {who}',
@@ -97,7 +97,7 @@
       toolCalls_one: '{n} 次工具调用', toolCalls_other: '{n} 次工具调用', noUsage: '未报告用量', someNoUsage: '{n} 次未报告用量',
       secs: '{n} 秒', minSecs: '{m} 分 {s} 秒', mins: '{n} 分钟', hours: '{n} 小时', hoursMins: '{h} 小时 {m} 分钟', costSep: ' · ',
       stepBudget: '预算 {budget}', overBudget: '超出预算', planOverBudget: '此计划已超出预算：受控工具将停止，直到有人提高预算。',
-      statusLabel: '状态：{status}', needsReview: '须由他人复核', uses: '使用 {tools}',
+      decisions: '决定', statusLabel: '状态：{status}', needsReview: '须由他人复核', uses: '使用 {tools}',
       openComments_one: '{n} 条评论等待回复', openComments_other: '{n} 条评论等待回复',
       planComments: '对计划的评论', commentMeta: '{who} · {when} · 第 {rev} 版',
       commentAnswered: '{who} 已回复：{answer}', commentAnsweredNoText: '{who} 已回复', commentResolved: '{who} 已标记为解决',
@@ -363,7 +363,7 @@
   // the run waiting for a decision, the last rejection. Each carries data-decision.
   function renderDecisions(p) {
     const bar = el('div', 'decisions');
-    bar.setAttribute('role', 'group');
+    bar.setAttribute('role', 'group'); bar.setAttribute('aria-label', t('decisions'));
     const decision = (tag, cls, kind, text) => { const d = el(tag, 'decision ' + cls + ' ' + kind, text); d.dataset.decision = kind; bar.append(d); return d; };
     if (p.approval) decision('span', 'approval', 'approved', t('approved', { rev: p.approval.revision, by: p.approval.by }));
     else decision('span', 'approval', 'unapproved', t('unapproved'));
@@ -720,30 +720,46 @@
   $('hand-release').addEventListener('click', () => giveTo(''));
   $('hand-cancel').addEventListener('click', () => $('hand').close());
 
-  // --- comment on a step (or the plan, step 0), resolve a comment ---
-  const comment = { name: '', step: 0 };
-  function openComment(p, s) {
-    comment.name = p.name; comment.step = s ? s.number : 0;
-    $('comment-title').textContent = s ? t('commentTitleStep', { n: s.number }) : t('commentTitlePlan', { title: p.title || p.name });
-    $('comment-on').textContent = s ? bareText(s) : p.name;
-    $('comment-text').value = '';
-    $('comment-error').hidden = true;
-    $('comment').dataset.step = String(comment.step);
-    $('comment').showModal();
-    $('comment-text').focus();
+  // --- comment on a step (or the plan, step 0), raise a budget: one small form, #ask ---
+  // ask.kind is 'comment' or 'budget'; ask.step 0 means the plan.
+  const ask = { kind: '', name: '', step: 0 };
+  function openAsk(kind, p, s) {
+    ask.kind = kind; ask.name = p.name; ask.step = s ? s.number : 0;
+    const title = p.title || p.name;
+    if (kind === 'comment') {
+      $('ask-title').textContent = s ? t('commentTitleStep', { n: s.number }) : t('commentTitlePlan', { title: title });
+      $('ask-meta').textContent = s ? bareText(s) : p.name;
+    } else {
+      $('ask-title').textContent = s ? t('budgetTitleStep', { n: s.number }) : t('budgetTitlePlan', { title: title });
+      const now = s ? (s.budget ? budgetText(s.budget) : '') : (p.budget || '');
+      $('ask-meta').textContent = t('budgetNow', { budget: now || t('budgetNone') });
+    }
+    $('ask-label').textContent = t(kind === 'comment' ? 'commentText' : 'budgetValue');
+    $('ask-send').textContent = t(kind === 'comment' ? 'send' : 'setBudget');
+    const text = $('ask-text');
+    text.value = ''; text.rows = kind === 'comment' ? 3 : 1;
+    text.placeholder = kind === 'comment' ? '' : '20k tokens, 10m';
+    $('ask-error').hidden = true;
+    $('ask').dataset.kind = kind; $('ask').dataset.step = String(ask.step);
+    $('ask').showModal();
+    text.focus();
   }
-  async function sendComment() {
-    const text = $('comment-text').value;
-    const box = $('comment-error');
-    if (!text.trim()) { box.textContent = t('err_text_required'); box.hidden = false; return; }
-    $('comment-send').disabled = true;
+  const openComment = (p, s) => openAsk('comment', p, s);
+  const openBudget = (p, s) => openAsk('budget', p, s);
+  async function sendAsk() {
+    const value = $('ask-text').value.trim();
+    const box = $('ask-error');
+    const comment = ask.kind === 'comment';
+    if (!value) { box.textContent = t(comment ? 'err_text_required' : 'err_budget_required'); box.hidden = false; return; }
+    $('ask-send').disabled = true;
     try {
-      await act(planURL(comment.name) + '/comments', { step: comment.step, text: text });
-      $('comment').close();
-      notice(t('commentedOk', { what: comment.step ? t('stepN', { n: comment.step }) : t('thePlan'), name: comment.name }));
-      refresh(comment.name, true);
+      await act(planURL(ask.name) + (comment ? '/comments' : '/budget'), comment ? { step: ask.step, text: value } : { step: ask.step, budget: value });
+      $('ask').close();
+      const what = ask.step ? t('stepN', { n: ask.step }) : t('thePlan');
+      notice(comment ? t('commentedOk', { what: what, name: ask.name }) : t('budgetOk', { what: what, name: ask.name, budget: value }));
+      refresh(ask.name, true);
     } catch (e) { box.textContent = errorText(e); box.hidden = false; box.dataset.code = e.code; }
-    finally { $('comment-send').disabled = false; }
+    finally { $('ask-send').disabled = false; }
   }
   async function resolveComment(p, c) {
     try {
@@ -752,38 +768,8 @@
       refresh(p.name, true);
     } catch (e) { notice(errorText(e), 'error'); }
   }
-  $('comment-send').addEventListener('click', sendComment);
-  $('comment-cancel').addEventListener('click', () => $('comment').close());
-
-  // --- raise a step's budget (or the plan's, step 0) ---
-  const budget = { name: '', step: 0 };
-  function openBudget(p, s) {
-    budget.name = p.name; budget.step = s ? s.number : 0;
-    $('budget-title').textContent = s ? t('budgetTitleStep', { n: s.number }) : t('budgetTitlePlan', { title: p.title || p.name });
-    const now = s ? (s.budget ? budgetText(s.budget) : '') : (p.budget || '');
-    $('budget-now').textContent = t('budgetNow', { budget: now || t('budgetNone') });
-    $('budget-value').value = '';
-    $('budget-error').hidden = true;
-    $('budget').dataset.step = String(budget.step);
-    $('budget').showModal();
-    $('budget-value').focus();
-  }
-  async function setBudget() {
-    const value = $('budget-value').value.trim();
-    const box = $('budget-error');
-    if (!value) { box.textContent = t('err_budget_required'); box.hidden = false; return; }
-    $('budget-set').disabled = true;
-    try {
-      await act(planURL(budget.name) + '/budget', { step: budget.step, budget: value });
-      $('budget').close();
-      notice(t('budgetOk', { what: budget.step ? t('stepN', { n: budget.step }) : t('thePlan'), name: budget.name, budget: value }));
-      refresh(budget.name, true);
-    } catch (e) { box.textContent = errorText(e); box.hidden = false; box.dataset.code = e.code; }
-    finally { $('budget-set').disabled = false; }
-  }
-  $('budget-set').addEventListener('click', setBudget);
-  $('budget-cancel').addEventListener('click', () => $('budget').close());
-
+  $('ask-send').addEventListener('click', sendAsk);
+  $('ask-cancel').addEventListener('click', () => $('ask').close());
 
   // Keep the review's staleness notice current while it is open.
   setInterval(reviewStale, 500);
