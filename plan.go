@@ -82,6 +82,7 @@ const (
 	CodeOverBudget        = api.CodeOverBudget        // a gated tool did not run: its step, or its plan, went over budget
 	CodeUnproven          = api.CodeUnproven          // a "(proof …)" step completes only on a fresh passing call the host observed
 	CodeRolledBack        = api.CodeRolledBack        // the stored plan file is older than the Store knows it to be: put back by hand
+	CodeCommentsOpen      = api.CodeCommentsOpen      // people's comments on the plan wait for an answer (Error.Comments)
 )
 
 // CodeOf returns the Code of err if it is (or wraps) an *Error, and "" otherwise.

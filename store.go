@@ -103,7 +103,9 @@ func (s *Store) Diff(ctx context.Context, name string, from, to int64) (string, 
 	return s.e.Diff(ctx, name, from, to)
 }
 
-// Put creates or updates a plan as u says, atomically with the revision check.
+// Put creates or updates a plan as u says, atomically with the revision check. With
+// u.Comment or u.Resolve it records a person's comment on a step, or closes comments, as the
+// context's actor (WithActor): an agent's tool call cannot (invalid_argument).
 func (s *Store) Put(ctx context.Context, u Update) (*Plan, error) {
 	return s.e.Put(ctx, u)
 }
@@ -154,9 +156,11 @@ func (s *Store) Revoke(ctx context.Context, name string) (*Plan, error) {
 // what they saw. It is a change of its own (ActionReject, revision rev+1, the body as it
 // was): History keeps it with by and the feedback, Watch delivers it, and a run waiting
 // with WaitDecision gets it. An approval the plan carried is withdrawn; Plan.Rejection
-// holds the rejection until the plan is approved or a run asks again.
-func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback string) (*Plan, error) {
-	return s.e.Reject(ctx, name, rev, by, feedback)
+// holds the rejection until the plan is approved or a run asks again. comments, when given,
+// are people's comments on steps (api.Comment: Step and Text) added in the same write, which
+// the agent must answer before it asks again.
+func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback string, comments ...api.Comment) (*Plan, error) {
+	return s.e.Reject(ctx, name, rev, by, feedback, comments...)
 }
 
 // WaitDecision waits until a person decides on revision rev of plan name, on any Store of

@@ -25,7 +25,7 @@ type ApprovalRequest struct {
 // Approved with Content saves that body as a new revision and approves it; not Approved
 // changes nothing and gives the model Feedback. By names the person ("person" when empty).
 // The resume data may also be a non-nil pointer to one, a map[string]any or JSON ([]byte,
-// string, json.RawMessage) with these fields ("approved", "by", "feedback", "content", in any
+// string, json.RawMessage) with these fields ("approved", "by", "feedback", "content", "comments", in any
 // case), as a host that decoded a request has it. A resume with no data, or data that names
 // none of these fields, is no decision and never approves anything.
 type ApprovalDecision struct {
@@ -33,4 +33,8 @@ type ApprovalDecision struct {
 	By       string
 	Feedback string
 	Content  *string
+	// Comments, with a rejection, are comments on steps the agent must answer before it asks
+	// again (Comment: Step and Text are read, the Store fills in the rest); ignored with an
+	// approval.
+	Comments []Comment
 }

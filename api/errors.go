@@ -30,6 +30,7 @@ const (
 	CodeOverBudget        Code = "over_budget"        // a gated tool did not run: its step, or its plan, went over budget
 	CodeUnproven          Code = "unproven"           // a "(proof …)" step completes only on a fresh passing call the host observed
 	CodeRolledBack        Code = "rolled_back"        // the stored plan file is older than the Store knows it to be: put back by hand
+	CodeCommentsOpen      Code = "comments_open"      // people's comments on the plan wait for an answer (Error.Comments)
 )
 
 // Error is the one error type the Store and the tools return. It carries facts, never
@@ -70,6 +71,8 @@ type Error struct {
 	// Expires is when the hold that causes a step_held or step_blocked refusal runs out
 	// unless its holder renews it (StoreConfig.HoldTTL); zero without a lease.
 	Expires time.Time
+	// Comments are the open comments that refuse a request for approval (CodeCommentsOpen).
+	Comments []Comment
 	// Message states the facts in English.
 	Message string
 	// Err is the underlying cause, never shown to a model.

@@ -40,7 +40,7 @@ type Plan struct {
 	StepsRev int64
 	// Holds is when each held step was last moved by its holder, as the header stores it
 	// ("3@<time>,5@<time>"); ExpiredHold is "3 w1" when this revision moved step 3
-	// after w1's hold on it expired. Strings, so a Plan stays comparable.
+	// after w1's hold on it expired.
 	Holds       string
 	ExpiredHold string
 	// RenewalNotes records the note at the end of each step in progress that the next move
@@ -65,6 +65,9 @@ type Plan struct {
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
 	Repaired bool `json:"repaired,omitempty"`
+	// Comments are people's comments on the plan's steps (Comment), open and closed, oldest
+	// first; the header seal covers them.
+	Comments []Comment `json:"comments,omitempty"`
 }
 
 // Approval records that a person approved a plan: the revision whose body they saw, who,

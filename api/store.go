@@ -108,6 +108,12 @@ type Update struct {
 	// IfRevision guards the write: nil writes whatever is stored, 0 only creates, and n > 0
 	// only updates revision n.
 	IfRevision *int64
+	// Comment, when not nil, adds a person's comment on the step Comment.Step of an existing
+	// plan (0: the plan), saying Comment.Text; the Store fills in the rest, the author from
+	// the context's actor (WithActor; "person" when none). Resolve names comments (by ID) a
+	// person closes. Both keep the plan's approval, and an agent's tool call can do neither.
+	Comment *Comment
+	Resolve []string
 }
 
 // StepMove asks to move one checklist step of an existing plan.

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/api"
 )
 
 // Bounds of what a person types.
@@ -23,6 +24,8 @@ type actionBody struct {
 	Revision int64   `json:"revision"`
 	Feedback string  `json:"feedback"`
 	Holder   *string `json:"holder"`
+	// Comments, with a rejection, are comments on steps: {"step": 2, "text": "..."}.
+	Comments []api.Comment `json:"comments"`
 }
 
 // readAction decodes the body of an action; the revision is required.
@@ -95,14 +98,14 @@ func (b *board) decide(w http.ResponseWriter, r *http.Request, person string, a 
 	if approved {
 		_, err = b.store.Approve(ctx, name, a.Revision, person)
 	} else {
-		_, err = b.store.Reject(ctx, name, a.Revision, person, a.Feedback)
+		_, err = b.store.Reject(ctx, name, a.Revision, person, a.Feedback, a.Comments...)
 	}
 	if err != nil {
 		writeError(w, storeError(err))
 		return
 	}
 	b.decided(ctx, Decision{Name: name, Revision: a.Revision,
-		ApprovalDecision: plan.ApprovalDecision{Approved: approved, By: person, Feedback: a.Feedback}})
+		ApprovalDecision: plan.ApprovalDecision{Approved: approved, By: person, Feedback: a.Feedback, Comments: a.Comments}})
 	b.answer(w, ctx, name, true)
 }
 

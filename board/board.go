@@ -104,6 +104,8 @@ func New(store *plan.Store, opts ...Option) http.Handler {
 	m.HandleFunc("POST /api/plans/{name}/reject", b.action(b.reject))
 	m.HandleFunc("POST /api/plans/{name}/steps/{step}/holder", b.action(b.handOver))
 	m.HandleFunc("POST /api/plans/{name}/steps/{step}/complete", b.action(b.completeReview))
+	m.HandleFunc("POST /api/plans/{name}/comments", b.action(b.comment))
+	m.HandleFunc("POST /api/plans/{name}/comments/{id}/resolve", b.action(b.resolveComment))
 	m.HandleFunc("/", b.notFound)
 	b.mux = m
 	return b

@@ -48,7 +48,7 @@ func statusOf(c plan.Code) int {
 		return http.StatusBadRequest
 	case plan.CodeNotFound:
 		return http.StatusNotFound
-	case plan.CodeRevisionConflict, plan.CodeStepHeld, plan.CodeIllegalTransition, plan.CodeNotApproved, plan.CodeRolledBack:
+	case plan.CodeRevisionConflict, plan.CodeStepHeld, plan.CodeIllegalTransition, plan.CodeNotApproved, plan.CodeRolledBack, plan.CodeCommentsOpen:
 		return http.StatusConflict
 	case plan.CodeTooLarge:
 		return http.StatusRequestEntityTooLarge

@@ -38,6 +38,8 @@ type planView struct {
 	// Cost is what its steps cost together, as their lines say; Budget what the plan may.
 	Cost   *plan.StepCost `json:"cost,omitempty"`
 	Budget string         `json:"budget,omitempty"`
+	// Comments are people's comments on the steps, open and closed (api.Comment).
+	Comments []api.Comment `json:"comments,omitempty"`
 }
 
 // planDetail is planView with the body and the kept revisions, newest first.
@@ -51,7 +53,7 @@ type planDetail struct {
 func viewOf(p *plan.Plan, history []plan.Revision) planView {
 	v := planView{planHeader: planHeader{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
 		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting}, Rejection: p.Rejection, Progress: plan.Summarize(p).Progress,
-		Repaired: p.Repaired}
+		Repaired: p.Repaired, Comments: p.Comments}
 	steps := plan.ParseSteps(p.Content)
 	v.Steps, v.Cost, v.Budget = viewsOf(steps), api.TotalCost(steps), p.Budget
 	if len(history) > 0 && history[0].Revision == p.Revision {

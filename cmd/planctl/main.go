@@ -14,6 +14,8 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] diff NAME [FROM [TO]]  what changed between two kept revisions
 //	planctl [-dir DIR | -redis URL | -postgres URL] approve NAME -rev N [-by WHO]  approve exactly revision N
 //	planctl [-dir DIR | -redis URL | -postgres URL] reject NAME -rev N -feedback TEXT [-by WHO]  turn down revision N, saying why
+//	planctl [-dir DIR | -redis URL | -postgres URL] comment NAME STEP TEXT [-by WHO]  comment on a step (0: the plan) for the agents to answer
+//	planctl [-dir DIR | -redis URL | -postgres URL] resolve NAME ID [-by WHO]  close a comment
 //	planctl [-dir DIR | -redis URL | -postgres URL] revoke NAME
 //	planctl [-dir DIR | -redis URL | -postgres URL] take NAME STEP [-to WHO]  hand a step to WHO, or release it
 //	planctl [-dir DIR | -redis URL | -postgres URL] complete NAME STEP [-by WHO] [-rev N]  complete a step (a review)
@@ -91,6 +93,9 @@ Commands:
                             without -rev, print what changed since the last approved revision
   reject NAME -rev N -feedback TEXT
                             turn down revision N, saying why: a run waiting on it gets TEXT
+  comment NAME STEP TEXT    comment on step STEP (0 or "plan": the whole plan); the agents must
+                            answer it (rewrite the step, or a note on it) before asking again
+  resolve NAME ID           close comment ID (as show lists it), answered or not
   revoke NAME               withdraw a plan's approval
   take NAME STEP [-to WHO]  hand a step in progress to WHO, or release it (no -to)
   complete NAME STEP        complete a step as a person (-by WHO, default $USER): the
@@ -124,7 +129,8 @@ Flags, before or after the command:
   -rev N       change the plan only if it is still at revision N (status, import, rm, complete, budget);
                with import, -rev 0 only creates; import-plantask only creates without it;
                approve needs it
-  -by WHO      who approves, rejects or completes (approve, reject, complete; default $USER)
+  -by WHO      who approves, rejects, completes, comments or resolves (approve, reject,
+               complete, comment, resolve; default $USER)
   -feedback T  why the plan is rejected (reject)
   -to WHO      who takes the step over (take; without it the step is released)
   -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
@@ -218,6 +224,8 @@ var commands = map[string]command{
 	"diff":     {args: []string{"NAME", "FROM", "TO"}, optional: 2, readOnly: true, run: (*cli).diff},
 	"approve":  {args: []string{"NAME"}, flags: []string{"rev", "by"}, run: (*cli).approve},
 	"reject":   {args: []string{"NAME"}, flags: []string{"rev", "by", "feedback"}, run: (*cli).reject},
+	"comment":  {args: []string{"NAME", "STEP", "TEXT"}, flags: []string{"rev", "by"}, run: (*cli).comment},
+	"resolve":  {args: []string{"NAME", "ID"}, flags: []string{"rev", "by"}, run: (*cli).resolve},
 	"revoke":   {args: []string{"NAME"}, run: (*cli).revoke},
 	"take":     {args: []string{"NAME", "STEP"}, flags: []string{"to"}, run: (*cli).take},
 	"complete": {args: []string{"NAME", "STEP"}, flags: []string{"rev", "by"}, run: (*cli).complete},
@@ -405,6 +413,7 @@ func (c *cli) show(args []string) error {
 	if p.Rejection != nil {
 		fmt.Fprintf(c.stdout, "rejected: %s\n", rejectionText(p.Rejection))
 	}
+	c.printComments(p)
 	if p.Author != "" {
 		fmt.Fprintf(c.stdout, "author:   %s\n", oneLine(p.Author))
 	}

@@ -59,6 +59,8 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 				pe.Revision, name, pe.CurrentRevision, name), exitNotFound
 		}
 		switch pe.Reason {
+		case "comment_unknown":
+			return fmt.Sprintf("%s has no comment %s; `planctl show %s` lists its comments", name, oneLine(pe.Value), name), exitNotFound
 		case "revision_mismatch":
 			return fmt.Sprintf("the kept copy of revision %d of %s (or of a revision after it) does not match the SHA-256 that names it, so it is not shown (it is at revision %d); `planctl log %s` lists the revisions that can be verified",
 				pe.Revision, name, pe.CurrentRevision, name), exitNotFound

@@ -53,6 +53,7 @@ func EncodePlan(p *Plan) string {
 	}
 	writeApproval(&b, p)
 	writeDecisions(&b, p)
+	writeComments(&b, p)
 	writeHeaderSeal(&b, p)
 	writeChecksum(&b, p)
 	b.WriteString(HeaderFence)
@@ -121,7 +122,7 @@ func decodeFile(raw string) (p *Plan, why string) {
 			stepsBody = value
 			continue
 		}
-		if setDecisionHeader(p, key, value) || setHeaderSeal(p, key, value) {
+		if setDecisionHeader(p, key, value) || setCommentHeader(p, key, value) || setHeaderSeal(p, key, value) {
 			continue
 		}
 		if key == HdrChecksum {
@@ -134,6 +135,7 @@ func decodeFile(raw string) (p *Plan, why string) {
 	}
 	p.Content = rest
 	settleDecisions(p)
+	settleComments(p)
 	if !check.Holds(raw) {
 		p.Action, p.Created, p.ChangedBy = "", false, "" // edited by hand: nobody known did it
 	}

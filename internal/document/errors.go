@@ -34,6 +34,7 @@ const (
 	CodeOverBudget        = api.CodeOverBudget
 	CodeUnproven          = api.CodeUnproven
 	CodeRolledBack        = api.CodeRolledBack
+	CodeCommentsOpen      = api.CodeCommentsOpen
 )
 
 // CodeOf returns the Code of err if it is (or wraps) an *Error, and "" otherwise.
@@ -259,6 +260,10 @@ var factTexts = map[string]string{
 	ReasonRevisionUnverifiable: "revision {rev} of plan {name} was kept by an earlier release under a CRC-32C, which cannot prove it, so it is not served until its history is converted; the plan is at revision {current}",
 	reasonNewerFormat:          "plan {name} is stored in file format {value}, newer than this release writes, so it is not changed; use the release that wrote it",
 	ReasonRolledBack:           "the file of plan {name} is revision {rev}, older than revision {current} the Store wrote last (or than its deletion): it was put back by hand, so it is not served",
+	ReasonCommentsOpen:         "plan {name} has {size} open comments of people (at revision {current}): each must be answered or resolved before it is put to a person again",
+	reasonCommentsFull:         "plan {name} keeps {limit} comments and all {size} are open: answer or resolve one first",
+	reasonCommentUnknown:       "plan {name} has no comment {value}",
+	reasonCommentByAgent:       "only a person comments on plan {name} or resolves its comments, not an agent's tool call",
 }
 
 // Reasons of approvals: a move of a plan that is not approved; a decision on a revision

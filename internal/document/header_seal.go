@@ -38,6 +38,9 @@ func SealedHeader(p *Plan) string {
 		b.WriteByte('\n')
 		b.WriteString(strconv.Quote(r.Feedback))
 	}
+	if len(p.Comments) > 0 { // people's comments (comments.go); a plan without any seals as before
+		b.WriteString("\ncomments\n" + sealedComments(p.Comments))
+	}
 	return b.String()
 }
 
@@ -61,9 +64,9 @@ func setHeaderSeal(p *Plan, key, value string) bool {
 }
 
 // Sealed reports whether p carries anything the header seal covers that a person set or
-// decided: the approval requirement, a plan budget, a waiting run, a rejection, or an
-// approval. The Store seals, and marks (rollback_mark.go in the engine), every plan that
+// decided: the approval requirement, a plan budget, a waiting run, a rejection, people's
+// comments, or an approval. The Store seals, and marks (rollback_mark.go in the engine), every plan that
 // ever carried one.
 func Sealed(p *Plan) bool {
-	return p != nil && (p.Approval != nil || p.RequiresApproval || p.Budget != "" || p.Waiting != nil || p.Rejection != nil || p.HeaderSeal != "")
+	return p != nil && (p.Approval != nil || p.RequiresApproval || p.Budget != "" || p.Waiting != nil || p.Rejection != nil || len(p.Comments) > 0 || p.HeaderSeal != "")
 }

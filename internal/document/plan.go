@@ -1,6 +1,8 @@
 package document
 
 import (
+	"reflect"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/einoplan/plan/api"
@@ -49,15 +51,11 @@ func CopyPlan(p *Plan) *Plan {
 		a := *p.Approval
 		c.Approval = &a
 	}
+	c.Comments = slices.Clone(p.Comments) // each comment's times are never changed in place
 	return &c
 }
 
 // SamePlan reports whether a and b are the same revision with the same fields throughout.
 func SamePlan(a, b *Plan) bool {
-	x, y := *a, *b
-	x.Approval, y.Approval = nil, nil
-	if x != y || (a.Approval == nil) != (b.Approval == nil) {
-		return false
-	}
-	return a.Approval == nil || *a.Approval == *b.Approval
+	return a.Revision == b.Revision && a.Content == b.Content && reflect.DeepEqual(*a, *b)
 }

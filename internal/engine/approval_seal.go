@@ -309,7 +309,7 @@ func (s *Store) checkApprovalSeal(ctx context.Context, p *document.Plan) {
 }
 
 // checkSeals drops from a plan read from storage what its seals do not vouch for. A waiting
-// run and a rejection count only under a header seal that holds: nobody without the key can
+// run, a rejection and people's comments count only under a header seal that holds: nobody without the key can
 // make WaitDecision or Plan.Rejection report a person's decision. The approval counts only
 // under an approval seal that holds. A governed plan (its file carries a header seal, or it
 // has a mark m) whose header seal does not hold is not approved, starts its history at
@@ -321,7 +321,7 @@ func (s *Store) checkSeals(ctx context.Context, p *document.Plan, m *planMark) {
 		key, _ = s.approvalKey(ctx, false)
 	}
 	if key == nil || p.HeaderSeal == "" || !hmac.Equal([]byte(p.HeaderSeal), []byte(headerSeal(key, p))) {
-		p.Waiting, p.Rejection = nil, nil
+		p.Waiting, p.Rejection, p.Comments = nil, nil, nil
 		if p.HeaderSeal != "" || m != nil && m.exists {
 			p.Approval, p.Seal, p.Replaces = nil, "", ""
 			if m != nil && m.valid {

@@ -44,6 +44,9 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold
 		}
 		step = try.updated
 		next := try.next()
+		if document.ByAgent(ctx) {
+			document.AnswerByNote(next, try.number, m.Note, hold.By, try.now) // a reply to the step's comments
+		}
 		if !m.Next {
 			return next, nil
 		}

@@ -233,7 +233,8 @@ func decisionIn(p *document.Plan, rev int64) (document.ApprovalDecision, bool) {
 const maxRejectFeedback = MaxApprovalFeedback
 
 // Reject is plan.Store.Reject, whose doc comment is the contract.
-func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback string) (*document.Plan, error) {
+// comments, when given, are added to the plan in the same write (ApprovalDecision.Comments).
+func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback string, comments ...document.Comment) (*document.Plan, error) {
 	if err := checkApprover(by); err != nil {
 		return nil, err
 	}
@@ -255,6 +256,9 @@ func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback
 		next.Approval = nil
 		next.Waiting = nil
 		next.Rejection = &document.Rejection{Revision: cur.Revision, By: by, At: s.Now().UTC(), Feedback: strings.TrimSpace(feedback)}
+		if err := addRejectComments(&next, comments, by, s.Now()); err != nil {
+			return nil, err
+		}
 		return &next, nil
 	})
 	if err != nil {
@@ -265,12 +269,15 @@ func (s *Store) Reject(ctx context.Context, name string, rev int64, by, feedback
 }
 
 // MarkWaiting records that agent's run waits for a decision on plan name, at the revision
-// it writes (rev+1, the body as it was), only while the plan is at rev. It drops an earlier
-// rejection: the run asks again.
+// it writes (rev+1, the body as it was), only while the plan is at rev and no comment on it
+// is open (CodeCommentsOpen). It drops an earlier rejection: the run asks again.
 func (s *Store) MarkWaiting(ctx context.Context, name string, rev int64, agent string) (*document.Plan, error) {
 	p, err := s.mutate(ctx, document.ActionAwait, name, &rev, func(cur *document.Plan) (*document.Plan, error) {
 		if cur == nil {
 			return nil, notFound(name)
+		}
+		if err := document.RefuseOpenComments(cur); err != nil {
+			return nil, err
 		}
 		next := *cur
 		next.Rejection = nil

@@ -23,9 +23,15 @@ func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 	if err := document.CheckBudget(u.Budget); err != nil {
 		return nil, err
 	}
+	if err := checkCommentCaller(ctx, u); err != nil {
+		return nil, err
+	}
 	var created bool
 	p, err := s.mutate(ctx, document.ActionWrite, u.Name, u.IfRevision, func(cur *document.Plan) (*document.Plan, error) {
 		if cur == nil {
+			if u.Comment != nil || len(u.Resolve) > 0 {
+				return nil, notFound(u.Name)
+			}
 			if u.Content == nil {
 				return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNeedsContent, Name: u.Name, Field: document.FieldContent})
 			}
@@ -68,6 +74,9 @@ func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 		keepUnlessEmpty(&next.Status, u.Status)
 		keepUnlessEmpty(&next.Author, u.Author)
 		keepUnlessEmpty(&next.Budget, u.Budget)
+		if err := applyComments(ctx, u, cur, &next, s.Now()); err != nil {
+			return nil, err
+		}
 		return &next, nil
 	})
 	if err != nil {

@@ -17,6 +17,8 @@ type ErrorBody struct {
 	Waits           []int         `json:"waits,omitempty"` // the steps a blocked step waits for
 	// ExpiresAt is when the hold that refused the move runs out unless renewed (RFC 3339).
 	ExpiresAt string `json:"expires_at,omitempty"`
+	// Comments are the open comments that refused a request for approval (comments_open).
+	Comments []document.Comment `json:"comments,omitempty"`
 }
 
 // ErrorResult is the tool result for err: its code, and a message in the model's language
@@ -27,7 +29,7 @@ func (env *ToolEnv) ErrorResult(err error) string {
 	if !errors.As(err, &pe) {
 		pe = engine.BackendError("complete the request", err)
 	}
-	body := ErrorBody{Code: pe.Code, Message: env.ErrorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next), Waits: pe.Waits}
+	body := ErrorBody{Code: pe.Code, Message: env.ErrorMessage(pe), CurrentRevision: pe.CurrentRevision, NextStep: shortStep(pe.Next), Waits: pe.Waits, Comments: pe.Comments}
 	if !pe.Expires.IsZero() {
 		body.Message += env.leaseAdvice(pe.Expires)
 		body.ExpiresAt = pe.Expires.UTC().Format(time.RFC3339)

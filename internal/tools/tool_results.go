@@ -25,6 +25,10 @@ type readResult struct {
 	Cost    *document.StepCost `json:"cost,omitempty"`
 	Content string             `json:"content"`
 	Note    string             `json:"note,omitempty"` // why since_revision gave the whole plan, when it was kept but not verified
+	// Comments are people's open comments on the plan's steps; CommentsAdvice says how to
+	// answer them.
+	Comments       []document.Comment `json:"comments,omitempty"`
+	CommentsAdvice string             `json:"comments_advice,omitempty"`
 }
 
 type statusResult struct {
@@ -128,6 +132,9 @@ type changesResult struct {
 	SinceRevision int64             `json:"since_revision"`
 	Changes       string            `json:"changes"`
 	Progress      document.Progress `json:"progress"`
+	// Comments and CommentsAdvice are as in readResult: a comment changes no line of the body.
+	Comments       []document.Comment `json:"comments,omitempty"`
+	CommentsAdvice string             `json:"comments_advice,omitempty"`
 }
 
 func newChangesResult(cur, old *document.Plan) changesResult {

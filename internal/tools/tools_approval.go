@@ -42,6 +42,9 @@ type approvalResult struct {
 	By       string             `json:"by,omitempty"`
 	Feedback string             `json:"feedback,omitempty"`
 	Next     string             `json:"next"`
+	// Comments are the plan's open comments after a rejection, with how to answer them.
+	Comments       []document.Comment `json:"comments,omitempty"`
+	CommentsAdvice string             `json:"comments_advice,omitempty"`
 }
 
 // runRequestPlanApproval interrupts the run with an ApprovalRequest and, when the run is
@@ -136,7 +139,7 @@ func decisionOf(data any) (document.ApprovalDecision, bool) {
 	}
 	for k := range fields {
 		switch strings.ToLower(k) {
-		case "approved", "by", "feedback", "content":
+		case "approved", "by", "feedback", "content", "comments":
 			return dec, true
 		}
 	}
@@ -155,9 +158,10 @@ func decide(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, d
 	by = document.TruncateUTF8(by, document.MaxHeaderField)
 	if !d.Approved {
 		feedback := document.TruncateUTF8(d.Feedback, engine.MaxApprovalFeedback)
-		keepRejection(ctx, env, asked, by, feedback)
-		return approvalResult{Name: asked.Name, Revision: asked.Revision, By: by,
-			Feedback: feedback, Next: env.Texts["approval.rejected"]}, nil
+		out := approvalResult{Name: asked.Name, Revision: asked.Revision, By: by,
+			Feedback: feedback, Next: env.Texts["approval.rejected"]}
+		out.Comments, out.CommentsAdvice = env.openComments(keepRejection(ctx, env, asked, by, feedback, d.Comments))
+		return out, nil
 	}
 	var p *document.Plan
 	var err error
@@ -201,13 +205,18 @@ func alreadyDecided(ctx context.Context, env *ToolEnv, asked document.ApprovalRe
 	return nil
 }
 
-// keepRejection records a rejection given as resume data in the history, unless it is
-// there already (the person rejected with Store.Reject, or a resume is replayed). A plan
-// that moved on since the revision shown keeps nothing: the model still gets the feedback.
-func keepRejection(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, by, feedback string) {
+// keepRejection records a rejection given as resume data, with its comments, in the
+// history, unless it is there already (the person rejected with Store.Reject, or a resume is
+// replayed). A plan that moved on since the revision shown keeps nothing: the model still
+// gets the feedback. It returns the plan as it stands (nil when it cannot be read), whose
+// open comments the model is shown.
+func keepRejection(ctx context.Context, env *ToolEnv, asked document.ApprovalRequest, by, feedback string, comments []document.Comment) *document.Plan {
 	p, err := env.Store.Get(ctx, asked.Name)
 	if err != nil || p.Revision != asked.Revision {
-		return
+		return p
 	}
-	_, _ = env.Store.Reject(ctx, asked.Name, asked.Revision, by, feedback)
+	if rejected, err := env.Store.Reject(ctx, asked.Name, asked.Revision, by, feedback, comments...); err == nil {
+		return rejected
+	}
+	return p
 }

@@ -47,15 +47,21 @@ func runReadPlan(ctx context.Context, env *ToolEnv, a args) (any, error) {
 		return nil, err
 	}
 	if old != nil {
-		return newChangesResult(p, old), nil
+		out := newChangesResult(p, old)
+		out.Comments, out.CommentsAdvice = env.openComments(p)
+		return out, nil
 	}
 	if unverified != nil {
-		return readResult{Summary: document.Summarize(p), Approved: env.unapproved(p), Content: p.Content, Note: env.ErrorMessage(unverified)}, nil
+		out := readResult{Summary: document.Summarize(p), Approved: env.unapproved(p), Content: p.Content, Note: env.ErrorMessage(unverified)}
+		out.Comments, out.CommentsAdvice = env.openComments(p)
+		return out, nil
 	}
 	if text, ok := env.reads.get(p); ok {
 		return text, nil
 	}
-	text, err := ResultAPI.MarshalToString(readResult{Summary: document.Summarize(p), Approved: env.unapproved(p), Cost: document.PlanCost(document.StepsOf(p.Content)), Content: p.Content})
+	out := readResult{Summary: document.Summarize(p), Approved: env.unapproved(p), Cost: document.PlanCost(document.StepsOf(p.Content)), Content: p.Content}
+	out.Comments, out.CommentsAdvice = env.openComments(p)
+	text, err := ResultAPI.MarshalToString(out)
 	if err != nil {
 		return nil, engine.BackendError("encode the result", err)
 	}
