@@ -58,11 +58,10 @@ func testOverBudget(t *testing.T, backend plan.Backend, lang adk.Language, which
 				_, err = store.Put(person, plan.Update{Name: "release", Budget: "10k tokens"}) // keeps the approval
 				require.NoError(t, err)
 			} else {
-				raised := "# Release\n- [~] Build (budget 10k tokens) (uses probe) (@worker-1)\n- [ ] Ship\n"
-				next, err := store.Put(person, plan.Update{Name: "release", Content: &raised, IfRevision: &cur.Revision})
+				next, err := store.Put(person, plan.Update{Name: "release", BudgetStep: 1, Budget: "10k tokens", IfRevision: &cur.Revision})
 				require.NoError(t, err)
-				_, err = store.Approve(person, "release", next.Revision, "alice")
-				require.NoError(t, err)
+				require.NotNil(t, next.Approval, "a person's raise keeps the approval")
+				assert.Equal(t, "Build (uses probe) (budget 10k tokens)", plan.ParseSteps(next.Content)[0].WithoutHolder())
 			}
 			return turn(in)
 		}
@@ -323,7 +322,8 @@ func TestTheHeldStepsBudgetIsInView(t *testing.T) {
 }
 
 // An over_budget result says whose budget ran out, the step's own or its plan's, in the
-// model's language.
+// model's language; the host's GatedCall says the same, and once the step records its cost
+// the plan people read marks that budget over.
 func TestAnOverBudgetResultSaysWhoseBudgetRanOut(t *testing.T) {
 	said := map[adk.Language]map[string]string{
 		adk.LanguageEnglish: {"step": "its own budget", "plan": "the plan's budget"},
@@ -332,12 +332,17 @@ func TestAnOverBudgetResultSaysWhoseBudgetRanOut(t *testing.T) {
 	for _, lg := range proofLanguages {
 		for _, which := range []string{"step", "plan"} {
 			t.Run(lg.name+"/"+which, func(t *testing.T) {
-				results := overBudgetRun(t, lg.lang, which, plantest.Usage{PromptTokens: 1000, CompletionTokens: 50})
-				code, msg := errorMessage(t, results[2])
+				o := overBudgetRunHeard(t, lg.lang, which, plantest.Usage{PromptTokens: 1000, CompletionTokens: 50})
+				code, msg := errorMessage(t, o.results[2])
 				assert.Equal(t, plan.CodeOverBudget, code)
 				assert.Contains(t, msg, said[lg.lang][which])
 				other := map[string]string{"step": "plan", "plan": "step"}[which]
 				assert.NotContains(t, msg, said[lg.lang][other])
+				require.Len(t, o.gated, 2)
+				assert.Equal(t, which, o.gated[1].Over, "the host hears whose budget ran out")
+				// Once the step leaves in_progress with its cost, people read what the model was told.
+				assert.Equal(t, which == "step", plan.ParseSteps(o.plan.Content)[0].OverBudget)
+				assert.Equal(t, which == "plan", o.plan.OverBudget)
 			})
 		}
 	}
@@ -348,7 +353,8 @@ func TestAnOverBudgetResultSaysWhoseBudgetRanOut(t *testing.T) {
 // how many calls reported it.
 func TestAnImpossibleUsageNeverKeepsAStepWithinItsBudget(t *testing.T) {
 	for _, u := range []plantest.Usage{{PromptTokens: math.MaxInt64 / 2, CompletionTokens: math.MaxInt64 / 2}, {PromptTokens: -5000, CompletionTokens: 10}} {
-		results, heard := overBudgetRunHeard(t, adk.LanguageEnglish, "step", u)
+		o := overBudgetRunHeard(t, adk.LanguageEnglish, "step", u)
+		results, heard := o.results, o.heard
 		for _, r := range results[1:3] {
 			assert.Equal(t, plan.CodeOverBudget, plan.Code(errorCode(t, r)), "every gated call after it is refused: %v", results)
 		}
@@ -360,15 +366,19 @@ func TestAnImpossibleUsageNeverKeepsAStepWithinItsBudget(t *testing.T) {
 	}
 }
 
-// overBudgetRun runs a worker over an approved plan whose step (or the plan) may cost 1,500
-// tokens: it takes step 1, calls the gated probe three times, each model call reporting u,
-// then completes the step; it returns the tool results.
-func overBudgetRun(t *testing.T, lang adk.Language, which string, u plantest.Usage) []string {
-	results, _ := overBudgetRunHeard(t, lang, which, u)
-	return results
+// overBudgetOutcome is what an overBudgetRunHeard run gave the model and told the host, and
+// the plan it left.
+type overBudgetOutcome struct {
+	results []string
+	heard   []plan.CostReport
+	gated   []plan.GatedCall
+	plan    *plan.Plan
 }
 
-func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantest.Usage) ([]string, []plan.CostReport) {
+// overBudgetRunHeard runs a worker over an approved plan whose step (or the plan) may cost
+// 1,500 tokens: it takes step 1, calls the gated probe twice, each model call reporting u,
+// then completes the step.
+func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantest.Usage) overBudgetOutcome {
 	t.Helper()
 	ctx := context.Background()
 	store := storeOn(t, plan.NewMemoryBackend(), "")
@@ -390,13 +400,92 @@ func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantes
 		used(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed"}`)),
 	)
 	var mu sync.Mutex
-	var heard []plan.CostReport
+	var out overBudgetOutcome
 	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lang, GatedTools: []string{"probe"},
-		OnCost: func(_ context.Context, r plan.CostReport) { mu.Lock(); heard = append(heard, r); mu.Unlock() }})
+		OnCost:      func(_ context.Context, r plan.CostReport) { mu.Lock(); out.heard = append(out.heard, r); mu.Unlock() },
+		OnGatedCall: func(_ context.Context, c plan.GatedCall) { mu.Lock(); out.gated = append(out.gated, c); mu.Unlock() }})
 	require.NoError(t, err)
 	results := toolResultsOf(t, runWorker(t, m, false, mw))
 	require.Len(t, results, 4)
+	after, err := store.Get(ctx, "release")
+	require.NoError(t, err)
 	mu.Lock()
 	defer mu.Unlock()
-	return results, heard
+	out.results, out.plan = results, after
+	return out
+}
+
+// A person raises a step's budget as a decision of their own, without approving the body
+// again: the Store writes the step's "(budget …)" and keeps the approval, under its seal. The
+// same text written any other way (a rewrite of the body, an edit of the file by hand) is
+// not approved.
+func TestAPersonRaisesAStepsBudgetWithoutANewApproval(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := storeOn(t, newLocal(t, dir), "")
+	person := plan.WithActor(ctx, "alice")
+	body := "# Release\n- [ ] Build (budget 1k tokens) (uses probe)\n- [ ] Ship\n"
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	_, err = store.Approve(person, "release", p.Revision, "alice")
+	require.NoError(t, err)
+
+	raised, err := store.Put(person, plan.Update{Name: "release", BudgetStep: 1, Budget: "20k tokens"})
+	require.NoError(t, err)
+	require.NotNil(t, raised.Approval)
+	assert.Equal(t, "# Release\n- [ ] Build (uses probe) (budget 20k tokens)\n- [ ] Ship\n", raised.Content)
+	again, err := storeOn(t, newLocal(t, dir), "").Get(ctx, "release")
+	require.NoError(t, err)
+	require.NotNil(t, again.Approval, "the seal holds for another Store")
+	assert.Equal(t, api.Budget{Tokens: 20000}, *plan.ParseSteps(again.Content)[0].Budget)
+	history, err := store.History(ctx, "release")
+	require.NoError(t, err)
+	assert.Equal(t, "alice", history[0].Author)
+
+	_, err = store.Put(person, plan.Update{Name: "release", BudgetStep: 3, Budget: "1h"})
+	assert.Equal(t, plan.CodeInvalidArgument, plan.CodeOf(err), "no step 3")
+	_, err = store.Put(person, plan.Update{Name: "release", BudgetStep: 1})
+	assert.Equal(t, plan.CodeInvalidArgument, plan.CodeOf(err), "no budget")
+
+	handEdit(t, dir, "release", "(budget 20k tokens)", "(budget 90k tokens)")
+	edited, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.Nil(t, edited.Approval, "a budget raised by hand is not the plan approved")
+
+	_, err = store.Approve(person, "release", edited.Revision, "alice")
+	require.NoError(t, err)
+	rewritten := "# Release\n- [ ] Build (uses probe) (budget 200k tokens)\n- [ ] Ship\n"
+	p, err = store.Put(ctx, plan.Update{Name: "release", Content: &rewritten})
+	require.NoError(t, err)
+	assert.Nil(t, p.Approval, "a rewrite of the body drops the approval, whatever it changes")
+}
+
+// A step whose recorded cost went over its own budget, and a plan whose steps' recorded
+// costs together went over the plan's, read as over budget wherever the plan is read: Get,
+// the listing, a kept revision, and the plan a change returns.
+func TestWhatIsOverBudgetReadsSo(t *testing.T) {
+	ctx := context.Background()
+	store := storeOn(t, plan.NewMemoryBackend(), "")
+	body := "# Release\n- [x] Build (budget 1k tokens) — cost: 900+200 tokens, 1 call, 0 tools, 5s\n- [ ] Ship\n"
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body, Budget: "2k tokens"})
+	require.NoError(t, err)
+	assert.False(t, p.OverBudget, "1,100 of 2k tokens")
+	assert.True(t, plan.ParseSteps(p.Content)[0].OverBudget)
+	assert.False(t, plan.ParseSteps(p.Content)[1].OverBudget)
+
+	p, err = store.Put(ctx, plan.Update{Name: "release", Budget: "1k tokens"})
+	require.NoError(t, err)
+	assert.True(t, p.OverBudget, "the plan a change returns")
+	got, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	assert.True(t, got.OverBudget)
+	listing, err := store.ListPage(ctx, plan.ListOptions{})
+	require.NoError(t, err)
+	assert.True(t, listing.Plans[0].OverBudget)
+	old, err := store.GetRevision(ctx, "release", 1)
+	require.NoError(t, err)
+	assert.False(t, old.OverBudget, "revision 1 was within its plan's budget")
+	raw, err := json.Marshal(got)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"over_budget":true`)
 }

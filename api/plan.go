@@ -68,6 +68,9 @@ type Plan struct {
 	// Comments are people's comments on the plan's steps (Comment), open and closed, oldest
 	// first; the header seal covers them.
 	Comments []Comment `json:"comments,omitempty"`
+	// OverBudget: what its steps' lines record they cost together (TotalCost) went over the
+	// plan's own budget (Budget). Derived when the plan is read; never stored.
+	OverBudget bool `json:"over_budget,omitempty"`
 }
 
 // Approval records that a person approved a plan: the revision whose body they saw, who,

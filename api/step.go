@@ -64,6 +64,10 @@ type Step struct {
 	// Budget is what the step may cost, as its own text ends with "(budget 20k tokens)",
 	// "(budget 10m)" or both; nil for none. Shared: do not modify it.
 	Budget *Budget `json:"budget,omitempty"`
+	// OverBudget: the cost its line records went over its own budget. A step in progress
+	// records no cost until it leaves in_progress; what its run spends meanwhile is the
+	// gate's to judge (over_budget), not this field's.
+	OverBudget bool `json:"over_budget,omitempty"`
 }
 
 // StepCost is what one step cost while an agent held it, or what steps cost together.

@@ -114,6 +114,11 @@ type Update struct {
 	// person closes. Both keep the plan's approval, and an agent's tool call can do neither.
 	Comment *Comment
 	Resolve []string
+	// BudgetStep, from 1, makes Budget the budget of that step instead of the plan's: the
+	// Store writes it as the step's "(budget …)" (Step.Budget). Without Content, and made by
+	// a host (not an agent's tool call), the change keeps the plan's approval: a person's
+	// decision, sealed with the approval, which no hand edit of the file can repeat.
+	BudgetStep int
 }
 
 // StepMove asks to move one checklist step of an existing plan.
@@ -270,6 +275,10 @@ type PlanCheck struct {
 	// Error is why the plan could not be checked (a file that does not decode, a storage
 	// failure); "" when it was.
 	Error string `json:"error,omitempty"`
+	// NamesNoTools reports an approved plan with steps left to do none of which names a tool
+	// in "(uses …)": under Config.GatedTools every gated call of it is refused, as plans
+	// written before "(uses …)" existed are.
+	NamesNoTools bool `json:"names_no_tools,omitempty"`
 }
 
 // CheckReport is what an upgrade left to do in a plans folder.

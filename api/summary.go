@@ -21,6 +21,9 @@ type Summary struct {
 	Repaired bool      `json:"repaired,omitempty"`
 	// Waiting is the run paused until a person decides on the plan; nil when none is.
 	Waiting *Waiting `json:"waiting,omitempty"`
+	// OverBudget: the plan (Plan.OverBudget) or one of its steps (Step.OverBudget) went
+	// over its budget, as the steps' lines record.
+	OverBudget bool `json:"over_budget,omitempty"`
 }
 
 // Progress counts steps by state. Total is the sum of the other counts for steps in known

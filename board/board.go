@@ -106,6 +106,7 @@ func New(store *plan.Store, opts ...Option) http.Handler {
 	m.HandleFunc("POST /api/plans/{name}/steps/{step}/complete", b.action(b.completeReview))
 	m.HandleFunc("POST /api/plans/{name}/comments", b.action(b.comment))
 	m.HandleFunc("POST /api/plans/{name}/comments/{id}/resolve", b.action(b.resolveComment))
+	m.HandleFunc("POST /api/plans/{name}/budget", b.action(b.raiseBudget))
 	m.HandleFunc("/", b.notFound)
 	b.mux = m
 	return b

@@ -33,7 +33,7 @@ type summaryView struct {
 
 func summaryOf(s plan.Summary) summaryView {
 	v := summaryView{planHeader: planHeader{Name: s.Name, Title: cutText(s.Title, maxSummaryTextSize), Status: cutText(s.Status, maxSummaryTextSize),
-		Author: cutText(s.Author, maxSummaryTextSize), Revision: s.Revision, UpdatedAt: s.UpdatedAt}, Progress: s.Progress, Repaired: s.Repaired}
+		Author: cutText(s.Author, maxSummaryTextSize), Revision: s.Revision, UpdatedAt: s.UpdatedAt, OverBudget: s.OverBudget}, Progress: s.Progress, Repaired: s.Repaired}
 	if s.Approval != nil {
 		a := *s.Approval
 		a.By = cutText(a.By, maxSummaryTextSize)

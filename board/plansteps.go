@@ -29,6 +29,8 @@ type stepsPage struct {
 	// Cost is what all its steps cost together, as their lines say; Budget what the plan may.
 	Cost   *plan.StepCost `json:"cost,omitempty"`
 	Budget string         `json:"budget,omitempty"`
+	// Comments are people's comments on its steps, open and closed (at most api.MaxComments).
+	Comments []api.Comment `json:"comments,omitempty"`
 }
 
 // planSteps answers GET /api/plans/{name}/steps[?from=N]: the plan's summary and a page of
@@ -55,7 +57,8 @@ func (b *board) planSteps(w http.ResponseWriter, r *http.Request) {
 		out.Rejection = &rej
 	}
 	steps := plan.ParseSteps(p.Content)
-	out.Cost, out.Budget = api.TotalCost(steps), cutText(p.Budget, maxSummaryTextSize)
+	out.Cost, out.Budget, out.Comments = api.TotalCost(steps), cutText(p.Budget, maxSummaryTextSize), p.Comments
+	out.OverBudget = p.OverBudget // the plan's own: each step says its own
 	size := 0
 	for _, s := range viewsOf(steps) {
 		if s.Number < from {

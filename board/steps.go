@@ -46,6 +46,8 @@ type stepView struct {
 	// Review and Budget are what its "(review)" and "(budget …)" ask (plan.Step).
 	Review bool        `json:"review,omitempty"`
 	Budget *api.Budget `json:"budget,omitempty"`
+	// OverBudget: the cost its line records went over its own budget (plan.Step.OverBudget).
+	OverBudget bool `json:"over_budget,omitempty"`
 }
 
 // stepsOf lists the steps of a plan body, as the Store reads them.
@@ -67,7 +69,7 @@ func viewsOf(steps []plan.Step) []stepView {
 func stepViewOf(s plan.Step) stepView {
 	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, Uses: s.Uses, After: s.After}
 	v.Evidence, v.AwaitingReview, v.DoneBy, v.Cost = s.Evidence, s.AwaitingReview, s.DoneBy, s.Cost
-	v.Proof, v.Observed = s.Proof, s.Observed
+	v.Proof, v.Observed, v.OverBudget = s.Proof, s.Observed, s.OverBudget
 	v.Review, v.Budget = s.Review, s.Budget
 	if before, _, found := cutLast(s.Text, " — evidence: "); found && s.Evidence != "" {
 		s.Text = before // shown apart

@@ -20,6 +20,9 @@ type planHeader struct {
 	UpdatedAt time.Time     `json:"updated_at"`
 	Approval  *api.Approval `json:"approval,omitempty"`
 	Waiting   *api.Waiting  `json:"waiting,omitempty"`
+	// OverBudget: the plan went over its own budget (api.Plan.OverBudget); in the list,
+	// which carries no steps, the plan or one of its steps (api.Summary.OverBudget).
+	OverBudget bool `json:"over_budget,omitempty"`
 }
 
 // planView is one plan as the board shows it: the header, the progress, every step, and
@@ -52,7 +55,7 @@ type planDetail struct {
 // viewOf builds the view of p; history is the plan's kept revisions, newest first, or nil.
 func viewOf(p *plan.Plan, history []plan.Revision) planView {
 	v := planView{planHeader: planHeader{Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author, Revision: p.Revision,
-		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting}, Rejection: p.Rejection, Progress: plan.Summarize(p).Progress,
+		UpdatedAt: p.UpdatedAt, Approval: p.Approval, Waiting: p.Waiting, OverBudget: p.OverBudget}, Rejection: p.Rejection, Progress: plan.Summarize(p).Progress,
 		Repaired: p.Repaired, Comments: p.Comments}
 	steps := plan.ParseSteps(p.Content)
 	v.Steps, v.Cost, v.Budget = viewsOf(steps), api.TotalCost(steps), p.Budget

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 
 	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/plantest"
 )
 
@@ -97,7 +98,8 @@ func boxOf(t *testing.T, ctx context.Context, sel string) box {
 // showcase fills r with plan release, five steps the way a release looks halfway: one done
 // with what it cost over its budget and the evidence its agent typed, one proven by a run the
 // host observed, one held under a budget, two waiting for it; the plan approved by alice, its
-// own budget spent.
+// own budget spent; bob's open comment on step 4, and his comment on step 1 that alice
+// resolved.
 func (r *rig) showcase() {
 	r.T.Helper()
 	ctx := context.Background()
@@ -134,11 +136,22 @@ func (r *rig) showcase() {
 	if _, _, err := r.Store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 3, State: plan.StepInProgress, By: "publisher"}); err != nil {
 		r.T.Fatal(err)
 	}
+	for _, u := range []plan.Update{
+		{Name: "release", Comment: &api.Comment{Step: 1, Text: "List the breaking changes first."}},
+		{Name: "release", Comment: &api.Comment{Step: 4, Text: "Say in the first line that 2.0 drops Go 1.22."}},
+	} {
+		if _, err := r.Store.Put(plan.WithActor(ctx, "bob"), u); err != nil {
+			r.T.Fatal(err)
+		}
+	}
+	if _, err := r.Store.Put(plan.WithActor(ctx, "alice"), plan.Update{Name: "release", Resolve: []string{"c1"}}); err != nil {
+		r.T.Fatal(err)
+	}
 }
 
 // Each step's text has a line of its own, at least 40 characters of its font wide, at a
 // laptop's width and on a phone, in both languages: what the step carries (state, holder,
-// cost, evidence, budget) goes beneath it, never beside it.
+// cost, evidence, budget, comments) goes beneath it, never beside it; so does a comment's.
 func TestEveryStepsTextKeepsFortyCharactersAtLaptopAndPhoneWidths(t *testing.T) {
 	r := newRig(t, asPerson("alice"))
 	r.showcase()
@@ -146,9 +159,9 @@ func TestEveryStepsTextKeepsFortyCharactersAtLaptopAndPhoneWidths(t *testing.T) 
 		for _, lang := range []string{"en-US", "zh-CN"} {
 			t.Run(s.name+"/"+lang, func(t *testing.T) {
 				ctx := r.openOn(lang, s)
-				cols := textColumns(t, ctx, `.step .text`)
-				if len(cols) != 5 {
-					t.Fatalf("%d step texts, want 5", len(cols))
+				cols := textColumns(t, ctx, `.step .text, .comment .body`)
+				if len(cols) != 7 {
+					t.Fatalf("%d step and comment texts, want 7", len(cols))
 				}
 				for _, c := range cols {
 					if c.Ch < 40 {

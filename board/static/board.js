@@ -450,7 +450,7 @@
   }
 
   // isOpen: a comment nobody answered or resolved yet.
-  function isOpen(c) { return !c.answered_by && !c.resolved_by; }
+  function isOpen(c) { return !c.answered_at && !c.resolved_at && !c.answered_by && !c.resolved_by; }
 
   // renderComments lists comments, open ones first and marked, answered or resolved ones muted.
   function renderComments(p, list) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/einoplan/plan"
 )
 
 func init() {
@@ -55,6 +57,10 @@ func (c *cli) check([]string) error {
 		if p.Reapprove != "" {
 			say("%s r%d: its approval no longer holds (%s): %s", p.Name, p.Revision, p.Reapprove, reapproveAdvice(p.Name, p.Revision, p.Reapprove))
 		}
+		if p.NamesNoTools {
+			say("%s r%d: approved, but no step names a tool it may use in (uses …), as plans written before (uses …) existed do not: under Config.GatedTools every gated call of it is refused; "+
+				"add (uses TOOL) to the steps that need one (`planctl export %s -`, `planctl import %s FILE`) and approve it again", p.Name, p.Revision, p.Name, p.Name)
+		}
 	}
 	switch {
 	case r.LegacyKey != "" && r.LegacyData:
@@ -97,4 +103,40 @@ func revList(revs []int64) string {
 		return "revision " + out[0]
 	}
 	return "revisions " + strings.Join(out, ", ")
+}
+
+// upgradeLeftovers marks the listed plans an upgrade left something to do for, as check
+// reports it (a migration, an approval to give again, history nobody can verify), with what
+// list adds to their approval: such an approval reads "no" until then. It asks the Store
+// only when some listed plan reads as not approved; nil when none needs it.
+func (c *cli) upgradeLeftovers(listing *plan.Listing) map[string]string {
+	ask := false
+	for _, p := range listing.Plans {
+		ask = ask || p.Approval == nil
+	}
+	if !ask {
+		return nil
+	}
+	r, err := c.store.Check(c.ctx)
+	if err != nil {
+		return nil // list still lists; check itself reports the failure
+	}
+	var out map[string]string
+	for _, p := range r.Plans {
+		if p.Reapprove != "" || p.NeedsMigrate || p.UnreadableRevision != 0 || p.Format > r.Format {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[p.Name] = ", see check"
+		}
+	}
+	return out
+}
+
+// plansCount is n plans, in words: "1 plan", "3 plans".
+func plansCount(n int) string {
+	if n == 1 {
+		return "1 plan"
+	}
+	return strconv.Itoa(n) + " plans"
 }

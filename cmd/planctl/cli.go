@@ -80,5 +80,6 @@ type command struct {
 	optional int      // how many of the last args may be left out
 	flags    []string // the command flags it accepts (json, rev, by, to, limit, after, status)
 	readOnly bool     // never writes, so it creates no missing DIR or schema either
+	synopsis string   // its arguments as usage errors show them, when optional ones are not the last
 	run      func(c *cli, args []string) error
 }

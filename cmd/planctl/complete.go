@@ -70,14 +70,3 @@ func costText(steps []plan.Step) string {
 	}
 	return total.String() + " (" + label + strings.Join(which, ", ") + ")"
 }
-
-// budget sets what the whole plan may cost: a person raises it so that a step over it can use
-// its gated tools again. A budget alone keeps the plan's approval.
-func (c *cli) budget(args []string) error {
-	p, err := c.store.Put(c.ctx, plan.Update{Name: args[0], Budget: strings.TrimSpace(args[1]), IfRevision: c.rev})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(c.stdout, "%s: budget %s, revision %d\n", p.Name, oneLine(p.Budget), p.Revision)
-	return nil
-}

@@ -93,7 +93,9 @@ func (c *cli) importPlantask(args []string) error {
 	var failed error
 	for _, h := range imp.holds {
 		rev := p.Revision
-		next, step, err := c.store.MoveStep(c.ctx, plan.StepMove{Name: name, Step: h.step, State: plan.StepInProgress,
+		// The history credits each hold to the owner the task names, as plantask did, not to
+		// the person importing.
+		next, step, err := c.store.MoveStep(plan.WithActor(c.ctx, h.owner), plan.StepMove{Name: name, Step: h.step, State: plan.StepInProgress,
 			By: h.owner, Takeover: h.takeover, IfRevision: &rev})
 		if err != nil {
 			fmt.Fprintf(c.stderr, "planctl: step %d [task %s] is not held by %s: %v\n", h.step, h.id, oneLine(h.owner), err)

@@ -19,7 +19,7 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] revoke NAME
 //	planctl [-dir DIR | -redis URL | -postgres URL] take NAME STEP [-to WHO]  hand a step to WHO, or release it
 //	planctl [-dir DIR | -redis URL | -postgres URL] complete NAME STEP [-by WHO] [-rev N]  complete a step (a review)
-//	planctl [-dir DIR | -redis URL | -postgres URL] budget NAME BUDGET [-rev N]  set what the plan may cost
+//	planctl [-dir DIR | -redis URL | -postgres URL] budget NAME [STEP] BUDGET [-rev N]  set what the plan, or a step, may cost
 //	planctl [-dir DIR | -redis URL | -postgres URL] status NAME STATUS [-rev N]
 //	planctl [-dir DIR | -redis URL | -postgres URL] export NAME FILE   the body, ready to edit ("-": standard output)
 //	planctl [-dir DIR | -redis URL | -postgres URL] import NAME FILE [-rev N]  create or replace the body ("-": standard input)
@@ -60,20 +60,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/einoplan/plan/api"
 
 	"github.com/einoplan/plan"
 )
@@ -100,8 +101,9 @@ Commands:
   take NAME STEP [-to WHO]  hand a step in progress to WHO, or release it (no -to)
   complete NAME STEP        complete a step as a person (-by WHO, default $USER): the
                             review of a step that awaits it
-  budget NAME BUDGET        set what the plan may cost ("200k tokens", "1h" or both,
-                            comma separated); keeps its approval
+  budget NAME [STEP] BUDGET
+                            set what the plan, or step STEP, may cost ("200k tokens", "1h"
+                            or both, comma separated); keeps its approval
   status NAME STATUS        set a plan's status
   export NAME FILE          write a plan's body to FILE ("-" for standard output)
   import NAME FILE          create a plan, or replace its body, from FILE ("-" for standard input)
@@ -229,7 +231,7 @@ var commands = map[string]command{
 	"revoke":   {args: []string{"NAME"}, run: (*cli).revoke},
 	"take":     {args: []string{"NAME", "STEP"}, flags: []string{"to"}, run: (*cli).take},
 	"complete": {args: []string{"NAME", "STEP"}, flags: []string{"rev", "by"}, run: (*cli).complete},
-	"budget":   {args: []string{"NAME", "BUDGET"}, flags: []string{"rev"}, run: (*cli).budget},
+	"budget":   {args: []string{"NAME", "STEP", "BUDGET"}, optional: 1, synopsis: "NAME [STEP] BUDGET", flags: []string{"rev"}, run: (*cli).budget},
 	"status":   {args: []string{"NAME", "STATUS"}, flags: []string{"rev"}, run: (*cli).setStatus},
 	"export":   {args: []string{"NAME", "FILE"}, readOnly: true, run: (*cli).export},
 	"import":   {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
@@ -327,6 +329,9 @@ func argCount(cmd command) string {
 
 // synopsis is the command line of cmd, its optional arguments in brackets.
 func synopsis(name string, cmd command) string {
+	if cmd.synopsis != "" {
+		return name + " " + cmd.synopsis
+	}
 	out := name
 	required := len(cmd.args) - cmd.optional
 	for i, a := range cmd.args {
@@ -364,14 +369,18 @@ func (c *cli) list([]string) error {
 		fmt.Fprintf(c.stdout, "No plans in %s\n", c.loc.shown)
 		return nil
 	}
+	upgraded := c.upgradeLeftovers(listing)
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTITLE\tSTATUS\tPROGRESS\tREV\tAPPROVED\tUPDATED")
 	for _, p := range listing.Plans {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, clip(oneLine(p.Title), 40), clip(oneLine(p.Status), 20),
-			progressText(p.Progress), p.Revision, approvalCell(p.Approval, p.Waiting), p.UpdatedAt.Local().Format("2006-01-02 15:04"))
+			progressText(p.Progress)+overBudgetMark(p), p.Revision, approvalCell(p.Approval, p.Waiting)+upgraded[p.Name], p.UpdatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(upgraded) > 0 {
+		fmt.Fprintf(c.stdout, "an upgrade left something to do in %s: `planctl check` says what\n", plansCount(len(upgraded)))
 	}
 	if listing.NextCursor != "" {
 		fmt.Fprintf(c.stdout, "%d of %d plans shown; next page: planctl list -after %s -limit %d\n",
@@ -380,12 +389,30 @@ func (c *cli) list([]string) error {
 	return nil
 }
 
-// showJSON is what show -json prints: the stored plan and what its body says.
-type showJSON struct {
-	*plan.Plan
-	Progress    api.Progress `json:"progress"`
-	CurrentStep *plan.Step   `json:"current_step,omitempty"`
-	Steps       []plan.Step  `json:"steps"`
+// showJSON is what show -json prints: the plan under the JSON names api.Plan documents (its
+// fields without one, the header's bookkeeping, left out), and what its body says.
+func showJSON(p *plan.Plan, sum plan.Summary, steps []plan.Step) (map[string]any, error) {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // revisions stay exact
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	t := reflect.TypeOf(*p)
+	for i := range t.NumField() {
+		if _, named := t.Field(i).Tag.Lookup("json"); !named {
+			delete(out, t.Field(i).Name)
+		}
+	}
+	out["progress"], out["steps"] = sum.Progress, steps
+	if sum.CurrentStep != nil {
+		out["current_step"] = sum.CurrentStep
+	}
+	return out, nil
 }
 
 func (c *cli) show(args []string) error {
@@ -399,7 +426,11 @@ func (c *cli) show(args []string) error {
 		if steps == nil {
 			steps = []plan.Step{}
 		}
-		return c.writeJSON(showJSON{Plan: p, Progress: sum.Progress, CurrentStep: sum.CurrentStep, Steps: steps})
+		out, err := showJSON(p, sum, steps)
+		if err != nil {
+			return err
+		}
+		return c.writeJSON(out)
 	}
 	fmt.Fprintf(c.stdout, "%s: %s\n", p.Name, oneLine(p.Title))
 	fmt.Fprintf(c.stdout, "status:   %s\n", oneLine(p.Status))
@@ -445,6 +476,9 @@ func (c *cli) show(args []string) error {
 	}
 	if cost := costText(steps); cost != "" {
 		fmt.Fprintf(c.stdout, "cost:     %s\n", cost)
+	}
+	if over := overBudgetText(p, steps); over != "" {
+		fmt.Fprintf(c.stdout, "over:     %s over budget; `planctl budget %s [STEP] BUDGET` raises it\n", over, p.Name)
 	}
 	fmt.Fprintln(c.stdout)
 	_, err = io.WriteString(c.stdout, renderBody(p.Content, steps, c.color))

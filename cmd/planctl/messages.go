@@ -96,7 +96,7 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 		case c.command == "take":
 			return fmt.Sprintf("take refused the change to %s (%s)", name, pe.Reason), exitFailed
 		case c.command == "budget":
-			return fmt.Sprintf("%s is not a budget: write \"200k tokens\", \"1h\" or \"200k tokens, 1h\"", oneLine(c.args[1])), exitUsage
+			return fmt.Sprintf("%s is not a budget: write \"200k tokens\", \"1h\" or \"200k tokens, 1h\"", oneLine(c.args[len(c.args)-1])), exitUsage
 		}
 		return fmt.Sprintf("%s refused the change to %s: a title, status or author over 1024 bytes or not UTF-8", c.command, name), exitFailed
 	case plan.CodeIllegalTransition:

@@ -85,7 +85,7 @@ func TestBudgetSetsWhatThePlanMayCostAndKeepsItsApproval(t *testing.T) {
 	_, err := store.Approve(ctx, "ship", 1, "alice")
 	require.NoError(t, err)
 	r := planctlOK(t, "-dir", dir, "budget", "ship", "200k tokens, 1h")
-	assert.Equal(t, "ship: budget 200k tokens, 1h, revision 3\n", r.stdout)
+	assert.Equal(t, "ship: budget 200k tokens, 1h, revision 3, still approved\n", r.stdout)
 	p, err := store.Get(ctx, "ship")
 	require.NoError(t, err)
 	assert.NotNil(t, p.Approval, "a budget alone keeps the approval")

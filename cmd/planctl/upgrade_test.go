@@ -89,6 +89,9 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	}
 	const v1 = "# Release\n- [ ] Build\n- [ ] Test\n- [ ] Ship\n"
 	const v3 = "# Release\n- [ ] Build\n- [ ] Test more\n- [ ] Ship\n"
+	const noTools = "appr r2: approved, but no step names a tool it may use in (uses …), as plans written before (uses …) existed do not: " +
+		"under Config.GatedTools every gated call of it is refused; add (uses TOOL) to the steps that need one " +
+		"(`planctl export appr -`, `planctl import appr FILE`) and approve it again\n"
 
 	// Release 0.1.0 writes: a plan with history, an approved plan, a plan mid-step.
 	run010(t, dir, "import", "hist", body(v1))
@@ -134,11 +137,12 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	r := planctl(t, "-dir", dir, "check")
 	assert.Equal(t, exitPending, r.code, r.stderr)
 	assert.Equal(t, "appr r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
+		noTools+
 		"hist r4: format 1; kept revisions 3, 2, 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
 		"mid r2: format 1; kept revision 1 in the format of 0.1.0, not served until `planctl migrate` converts them\n"+
 		"an approval key is at /plans/.approval-key, inside the plans folder, where 0.1.0 kept it, but whoever can write plan files may have planted it: "+
 		"the approvals it sealed read as not approved until `planctl migrate -adopt-key` moves it beside the folder, if you trust it\n", r.stdout)
-	assert.Equal(t, "planctl: "+dir+": 4 to do (listed above)\n", r.stderr)
+	assert.Equal(t, "planctl: "+dir+": 5 to do (listed above)\n", r.stderr)
 	assert.Equal(t, before, snapshot(t, dir), "check changed the folder")
 
 	// An agent writes with this release before the migration: its entry of revision 4 is
@@ -194,8 +198,8 @@ func TestPlansOfRelease010AreReadCheckedAndMigrated(t *testing.T) {
 	assert.Equal(t, "3 plans: nothing to migrate\n", r.stdout)
 	assert.Equal(t, after, snapshot(t, dir), "a second migrate changed files")
 	r = planctl(t, "-dir", dir, "check")
-	assert.Equal(t, exitOK, r.code, r.stderr)
-	assert.Equal(t, "3 plans checked: nothing to do\n", r.stdout)
+	assert.Equal(t, exitPending, r.code, r.stderr)
+	assert.Equal(t, noTools, r.stdout, "its steps still name no tools")
 	report, err := store.Check(ctx)
 	require.NoError(t, err)
 	for _, p := range report.Plans {
@@ -274,4 +278,27 @@ func TestMigrateNeverAdoptsAKeyPlantedInAFolderOfThisRelease(t *testing.T) {
 	assert.Nil(t, p.Approval, "an approval sealed with a planted key")
 	out, _ = run("show", "ship")
 	assert.NotContains(t, out, "approved by ana")
+}
+
+// After an upgrade, list marks the plans an upgrade left something to do for (an approval
+// of 0.1.0 reads "no" until then) and names `planctl check`; once nothing is left, it says
+// nothing of it.
+func TestListPointsToCheckAfterAnUpgrade(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plans")
+	file := filepath.Join(t.TempDir(), "body.md")
+	require.NoError(t, os.WriteFile(file, []byte("# Release\n- [ ] Build (uses deploy)\n"), 0o600))
+	run010(t, dir, "import", "appr", file)
+	run010(t, dir, "approve", "appr", "-rev", "1", "-by", "ana")
+
+	r := runBuilt(t, "-dir", dir, "list")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Regexp(t, `appr\s+Release\s+draft\s+\S+ 0/1\s+2\s+no, see check\s`, r.stdout)
+	assert.Contains(t, r.stdout, "an upgrade left something to do in 1 plan: `planctl check` says what\n")
+
+	r = runBuilt(t, "-dir", dir, "migrate", "-adopt-key")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	r = runBuilt(t, "-dir", dir, "list")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Regexp(t, `appr\s+Release\s+draft\s+\S+ 0/1\s+2\s+r1 by ana\s`, r.stdout)
+	assert.NotContains(t, r.stdout, "check")
 }

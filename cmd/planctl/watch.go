@@ -185,6 +185,7 @@ func row(p plan.Summary, actor string) []string {
 	if p.Progress.Total > 0 {
 		bar = fmt.Sprintf("%s %3d%%", progressText(p.Progress), p.Progress.Percent)
 	}
+	bar += overBudgetMark(p)
 	step := "-"
 	switch {
 	case p.CurrentStep != nil && p.CurrentStep.State == plan.StepInProgress:

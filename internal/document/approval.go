@@ -139,7 +139,7 @@ func ChangeWithApproval(ctx context.Context, action Action, name string, cur *Pl
 	if Gated(ctx, cur) {
 		next.RequiresApproval = true // the requirement belongs to the plan from now on
 	}
-	if next.RequiresApproval && action == ActionWrite && !keepsApproval(cur, next) && movesSteps(cur, next) {
+	if next.RequiresApproval && action == ActionWrite && !raisesBudget(ctx) && !keepsApproval(cur, next) && movesSteps(cur, next) {
 		revision := int64(0)
 		if cur != nil {
 			revision = cur.Revision
@@ -147,6 +147,10 @@ func ChangeWithApproval(ctx context.Context, action Action, name string, cur *Pl
 		return nil, Fail(Error{Code: CodeNotApproved, Reason: ReasonNotApproved, Name: name, CurrentRevision: revision})
 	}
 	settleApproval(action, cur, next)
+	if raisesBudget(ctx) && cur != nil && cur.Approval != nil {
+		keep := *cur.Approval // a person's raise of a step's budget (budgets_set.go)
+		next.Approval = &keep
+	}
 	return next, nil
 }
 

@@ -11,8 +11,8 @@ import (
 // (steps_suffixes.go), and a plan in its header (Plan.Budget). The middleware tells the
 // host when a step its agent holds first goes over its budget or its plan's (Config.OnCost,
 // Over set), and with Config.GatedTools the step's gated tools stop (over_budget) until a
-// person raises the budget: a step's by rewriting its text, a plan's with Update.Budget
-// (planctl budget), which keeps the approval.
+// person raises the budget: a step's with Update.BudgetStep (budgets_set.go), a plan's with
+// Update.Budget (planctl budget); either keeps the approval.
 
 // GateOverBudget is the reason of a gated call refused for a budget.
 const GateOverBudget = "over_budget"

@@ -145,6 +145,7 @@ func decodeFile(raw string) (p *Plan, why string) {
 	if p.StepsRev == 0 || p.StepsRev >= p.Revision || stepsBody != `"`+stepsBodyHash(rest)+`"` {
 		p.StepsRev = p.Revision
 	}
+	SettleOverBudget(p)
 	return p, ""
 }
 

@@ -216,4 +216,5 @@ func readProof(s *Step) {
 	r := reviewOf(*s)
 	s.AwaitingReview, s.DoneBy = r.awaiting, r.doneBy
 	readObserved(s)
+	s.OverBudget = stepOverBudget(*s)
 }

@@ -17,7 +17,10 @@ func Summarize(p *Plan) Summary {
 	sum := Summary{
 		Name: p.Name, Title: p.Title, Status: p.Status, Author: p.Author,
 		Revision: p.Revision, UpdatedAt: p.UpdatedAt, Progress: ComputeProgress(steps), Repaired: p.Repaired,
-		Approval: p.Approval, Waiting: p.Waiting,
+		Approval: p.Approval, Waiting: p.Waiting, OverBudget: p.OverBudget,
+	}
+	for _, s := range steps {
+		sum.OverBudget = sum.OverBudget || s.OverBudget
 	}
 	if cur, ok := CurrentStep(steps); ok {
 		sum.CurrentStep = &cur

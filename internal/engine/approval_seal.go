@@ -336,6 +336,7 @@ func (s *Store) checkSeals(ctx context.Context, p *document.Plan, m *planMark) {
 	if p.Approval != nil && (key == nil || !sealHolds(key, p)) {
 		p.Approval, p.Seal = nil, ""
 	}
+	document.SettleOverBudget(p) // the budget may be the mark's
 }
 
 // headerSeal is the seal of what a person set or decided in p's header

@@ -115,7 +115,21 @@ func (s *Store) checkPlan(ctx context.Context, name string) (PlanCheck, error) {
 		c.UnreadableRevision, c.UnreadableReason = u.rev, u.reason
 	}
 	c.NeedsMigrate = c.Format < document.FormatVersion || len(c.Convertible) > 0
+	c.NamesNoTools = cur.Approval != nil && namesNoTools(document.StepsOf(cur.Content))
 	return c, nil
+}
+
+// namesNoTools reports steps left to do of which none names a tool in "(uses …)", nor does
+// any finished step: every gated call under them is refused.
+func namesNoTools(steps []document.Step) bool {
+	left := false
+	for _, s := range steps {
+		if len(s.Uses) > 0 {
+			return false
+		}
+		left = left || s.State == document.StepPending || s.State == document.StepInProgress
+	}
+	return left
 }
 
 // reapprove says why the approval p's file carries does not hold, without creating or

@@ -176,6 +176,7 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 	next.Action, next.Created, next.ChangedBy = action, cur == nil, document.ChangedBy(ctx, cur, next)
 	document.SettleHostMarks(ctx, action, cur, next)
 	document.SettleComments(ctx, action, cur, next)
+	document.SettleOverBudget(next)
 	next.Replaces = "" // the sum of cur's file, where history keeps it
 	if cur != nil && s.keepsEntries() {
 		next.Replaces = entrySum(raw)

@@ -26,6 +26,13 @@ func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 	if err := checkCommentCaller(ctx, u); err != nil {
 		return nil, err
 	}
+	planBudget := u.Budget
+	if u.BudgetStep != 0 {
+		planBudget = "" // the step's, written in its text (stepBudget)
+		if u.Content == nil {
+			ctx = document.WithBudgetRaise(ctx) // a person's decision: keeps the approval
+		}
+	}
 	var created bool
 	p, err := s.mutate(ctx, document.ActionWrite, u.Name, u.IfRevision, func(cur *document.Plan) (*document.Plan, error) {
 		if cur == nil {
@@ -41,8 +48,12 @@ func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 			if err := document.CheckGraph(u.Name, *u.Content); err != nil {
 				return nil, err
 			}
+			body, err := stepBudget(*u.Content, u)
+			if err != nil {
+				return nil, err
+			}
 			created = true
-			next := &document.Plan{Title: u.Title, Status: u.Status, Author: u.Author, Budget: u.Budget, Content: *u.Content}
+			next := &document.Plan{Title: u.Title, Status: u.Status, Author: u.Author, Budget: planBudget, Content: body}
 			if next.Title == "" {
 				next.Title = document.TitleFromContent(next.Content)
 			}
@@ -70,10 +81,14 @@ func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 			}
 			next.Content = *u.Content
 		}
+		var err error
+		if next.Content, err = stepBudget(next.Content, u); err != nil {
+			return nil, err
+		}
 		keepUnlessEmpty(&next.Title, u.Title)
 		keepUnlessEmpty(&next.Status, u.Status)
 		keepUnlessEmpty(&next.Author, u.Author)
-		keepUnlessEmpty(&next.Budget, u.Budget)
+		keepUnlessEmpty(&next.Budget, planBudget)
 		if err := applyComments(ctx, u, cur, &next, s.Now()); err != nil {
 			return nil, err
 		}
@@ -84,6 +99,14 @@ func (s *Store) Put(ctx context.Context, u Update) (*document.Plan, error) {
 	}
 	s.notify(ctx, document.ActionWrite, p, created)
 	return p, nil
+}
+
+// stepBudget is body with the budget u gives step u.BudgetStep, or body when u sets none.
+func stepBudget(body string, u Update) (string, error) {
+	if u.BudgetStep == 0 {
+		return body, nil
+	}
+	return document.SetStepBudget(body, u.BudgetStep, u.Budget)
 }
 
 func keepUnlessEmpty(field *string, value string) {
