@@ -26,6 +26,11 @@ type stepsPage struct {
 	Rejection *api.Rejection    `json:"rejection,omitempty"`
 	Steps     []json.RawMessage `json:"steps"`
 	NextFrom  int               `json:"next_from,omitempty"`
+	// Cost is what all its steps cost together, as their lines say; Budget what the plan may.
+	Cost   *plan.StepCost `json:"cost,omitempty"`
+	Budget string         `json:"budget,omitempty"`
+	// Comments are people's comments on its steps, open and closed (at most api.MaxComments).
+	Comments []api.Comment `json:"comments,omitempty"`
 }
 
 // planSteps answers GET /api/plans/{name}/steps[?from=N]: the plan's summary and a page of
@@ -51,8 +56,11 @@ func (b *board) planSteps(w http.ResponseWriter, r *http.Request) {
 		rej.By, rej.Feedback = cutText(rej.By, maxSummaryTextSize), cutText(rej.Feedback, maxStepTextSize)
 		out.Rejection = &rej
 	}
+	steps := plan.ParseSteps(p.Content)
+	out.Cost, out.Budget, out.Comments = api.TotalCost(steps), cutText(p.Budget, maxSummaryTextSize), p.Comments
+	out.OverBudget = p.OverBudget // the plan's own: each step says its own
 	size := 0
-	for _, s := range stepsOf(p.Content) {
+	for _, s := range viewsOf(steps) {
 		if s.Number < from {
 			continue
 		}

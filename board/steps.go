@@ -43,6 +43,9 @@ type stepView struct {
 	DoneBy         string `json:"done_by,omitempty"`
 	// Cost is what the step cost while an agent held it, apart from its text.
 	Cost *plan.StepCost `json:"cost,omitempty"`
+	// Review and Budget are what its "(review)" and "(budget …)" ask (plan.Step).
+	Review bool        `json:"review,omitempty"`
+	Budget *api.Budget `json:"budget,omitempty"`
 	// OverBudget: the cost its line records went over its own budget (plan.Step.OverBudget).
 	OverBudget bool `json:"over_budget,omitempty"`
 }
@@ -67,6 +70,7 @@ func stepViewOf(s plan.Step) stepView {
 	v := stepView{Number: s.Number, State: s.State, Text: s.Text, Holder: s.Holder, Depth: s.Depth, Uses: s.Uses, After: s.After}
 	v.Evidence, v.AwaitingReview, v.DoneBy, v.Cost = s.Evidence, s.AwaitingReview, s.DoneBy, s.Cost
 	v.Proof, v.Observed, v.OverBudget = s.Proof, s.Observed, s.OverBudget
+	v.Review, v.Budget = s.Review, s.Budget
 	if before, _, found := cutLast(s.Text, " — evidence: "); found && s.Evidence != "" {
 		s.Text = before // shown apart
 	}

@@ -6,12 +6,12 @@
   const TEXTS = {
     en: {
       title: 'Plan board',
-      plans: '{n} plans', plan1: '1 plan',
+      plans_one: '{n} plan', plans_other: '{n} plans',
       live: 'Live', connecting: 'Connecting…', reconnecting: 'Reconnecting…',
       signedIn: 'Signed in as {who}', readOnly: 'Read-only', notSignedIn: 'Not signed in: read-only',
       empty: 'No plans yet. A plan shows here as soon as an agent writes one.',
       revision: 'Revision {rev}', changedBy: '{who} {what}', writtenBy: 'written by {who}', updated: 'updated {when}',
-      moreSteps: 'Show {n} more steps',
+      moreSteps_one: 'Show {n} more step', moreSteps_other: 'Show {n} more steps',
       act_write: 'edited the plan', act_step: 'moved a step', act_status: 'set the status',
       act_approve: 'approved it', act_revoke: 'withdrew the approval', act_delete: 'deleted it',
       act_reject: 'rejected it', act_await: 'asked for approval',
@@ -23,7 +23,21 @@
       st_pending: 'To do', st_in_progress: 'In progress', st_completed: 'Done', st_failed: 'Failed', st_skipped: 'Skipped',
       nobody: 'held by nobody',
       evidence: 'evidence: {text}', observed: '✔ observed: {text}', proofStep: 'proven by a passing run of {tools}', planCost: 'cost {cost}', planBudget: 'budget {budget}',
-      cost: '{tokens} tokens, {calls} calls, {tools} tools, {secs}s', costSomeUsage: '{tokens} tokens ({none} of {calls} calls reported no usage), {tools} tools, {secs}s', costNoUsage: '{calls} calls (no usage reported), {tools} tools, {secs}s', awaitingReview: 'awaiting review', awaitingReviewBy: 'done by {who}, awaiting review',
+      tokens_one: '{n} token', tokens_other: '{n} tokens', calls_one: '{n} model call', calls_other: '{n} model calls',
+      toolCalls_one: '{n} tool call', toolCalls_other: '{n} tool calls', noUsage: 'no usage reported', someNoUsage: '{n} without usage',
+      secs: '{n} s', minSecs: '{m} min {s} s', mins: '{n} min', hours: '{n} h', hoursMins: '{h} h {m} min', costSep: ' · ',
+      stepBudget: 'budget {budget}', overBudget: 'over budget', planOverBudget: 'This plan is over its budget: its gated tools stop until a person raises it.',
+      decisions: 'Decisions', statusLabel: 'status: {status}', needsReview: 'reviewed by someone else', uses: 'uses {tools}',
+      openComments_one: '{n} comment waits for an answer', openComments_other: '{n} comments wait for an answer',
+      planComments: 'Comments on the plan', commentMeta: '{who} · {when} · revision {rev}',
+      commentAnswered: 'answered by {who}: {answer}', commentAnsweredNoText: 'answered by {who}', commentResolved: 'resolved by {who}',
+      commentBtn: 'Comment…', resolveBtn: 'Resolve', budgetBtn: 'Budget…',
+      commentTitleStep: 'Comment on step {n}', commentTitlePlan: 'Comment on the plan {title}', commentText: 'Your comment (an agent must answer it)', send: 'Send',
+      commentedOk: 'Your comment on {what} of {name} was added.', resolvedOk: 'The comment was resolved.', stepN: 'step {n}', thePlan: 'the plan',
+      budgetTitleStep: 'Budget of step {n}', budgetTitlePlan: 'Budget of the plan {title}', budgetNow: 'Now: {budget}', budgetNone: 'no budget',
+      budgetValue: 'New budget (e.g. "20k tokens", "10m", "50k tokens, 1h")', setBudget: 'Set budget', budgetOk: 'The budget of {what} of {name} is now {budget}.',
+      err_text_required: 'Write the comment first.', err_budget_required: 'Write the new budget first.',
+      awaitingReview: 'awaiting review', awaitingReviewBy: 'done by {who}, awaiting review',
       completeReviewBtn: 'Complete review', reviewedOk: 'Step {n} of {name} is reviewed and completed.', err_not_awaiting_review: 'This step no longer awaits review.',
       review: 'Review…', history: 'History', hideHistory: 'Hide history', diff: 'Changes', noHistory: 'No kept revisions.',
       handOverBtn: 'Hand over…', assignBtn: 'Assign…',
@@ -52,7 +66,7 @@
       err_nothing_to_release: 'The step is not started: nobody holds it, so there is nothing to release.',
       err_step_held: 'Someone else holds this step ({holder}).',
       err_illegal_transition: 'This step is over and cannot be handed over.',
-      err_not_approved: 'The plan must be approved first.',
+      err_not_approved: 'The plan must be approved first.', err_comments_open: 'Comments on this plan wait for an answer.',
       err_bad_holder: 'A holder is a name of at most 64 characters, without spaces or parentheses.',
       err_feedback_required: 'Say why you reject the plan: write feedback first.',
       err_bad_request: 'The board did not understand the request.',
@@ -62,12 +76,12 @@
     },
     zh: {
       title: '计划看板',
-      plans: '{n} 个计划', plan1: '1 个计划',
+      plans_one: '{n} 个计划', plans_other: '{n} 个计划',
       live: '实时', connecting: '连接中…', reconnecting: '重新连接中…',
       signedIn: '当前用户：{who}', readOnly: '只读', notSignedIn: '未登录：只读',
       empty: '还没有计划。智能体一写下计划，就会显示在这里。',
       revision: '第 {rev} 版', changedBy: '{who} {what}', writtenBy: '作者 {who}', updated: '更新于 {when}',
-      moreSteps: '再显示 {n} 个步骤',
+      moreSteps_one: '再显示 {n} 个步骤', moreSteps_other: '再显示 {n} 个步骤',
       act_write: '编辑了计划', act_step: '移动了步骤', act_status: '设置了状态',
       act_approve: '批准了计划', act_revoke: '撤销了批准', act_delete: '删除了计划',
       act_reject: '驳回了计划', act_await: '请求批准',
@@ -79,7 +93,21 @@
       st_pending: '待办', st_in_progress: '进行中', st_completed: '已完成', st_failed: '失败', st_skipped: '已跳过',
       nobody: '无人负责',
       evidence: '证据：{text}', observed: '✔ 已观察到：{text}', proofStep: '由 {tools} 的一次通过运行证明', planCost: '花费 {cost}', planBudget: '预算 {budget}',
-      cost: '{tokens} 个 token，{calls} 次模型调用，{tools} 次工具调用，{secs} 秒', costSomeUsage: '{tokens} 个 token（{calls} 次调用中 {none} 次未报告用量），{tools} 次工具调用，{secs} 秒', costNoUsage: '{calls} 次模型调用（未报告用量），{tools} 次工具调用，{secs} 秒', awaitingReview: '等待复核', awaitingReviewBy: '{who} 已完成，等待复核',
+      tokens_one: '{n} 个 token', tokens_other: '{n} 个 token', calls_one: '{n} 次模型调用', calls_other: '{n} 次模型调用',
+      toolCalls_one: '{n} 次工具调用', toolCalls_other: '{n} 次工具调用', noUsage: '未报告用量', someNoUsage: '{n} 次未报告用量',
+      secs: '{n} 秒', minSecs: '{m} 分 {s} 秒', mins: '{n} 分钟', hours: '{n} 小时', hoursMins: '{h} 小时 {m} 分钟', costSep: ' · ',
+      stepBudget: '预算 {budget}', overBudget: '超出预算', planOverBudget: '此计划已超出预算：受控工具将停止，直到有人提高预算。',
+      decisions: '决定', statusLabel: '状态：{status}', needsReview: '须由他人复核', uses: '使用 {tools}',
+      openComments_one: '{n} 条评论等待回复', openComments_other: '{n} 条评论等待回复',
+      planComments: '对计划的评论', commentMeta: '{who} · {when} · 第 {rev} 版',
+      commentAnswered: '{who} 已回复：{answer}', commentAnsweredNoText: '{who} 已回复', commentResolved: '{who} 已标记为解决',
+      commentBtn: '评论…', resolveBtn: '标记为解决', budgetBtn: '预算…',
+      commentTitleStep: '评论第 {n} 步', commentTitlePlan: '评论计划 {title}', commentText: '你的评论（智能体必须回复）', send: '发送',
+      commentedOk: '你对 {name} 的{what}的评论已添加。', resolvedOk: '评论已标记为解决。', stepN: '第 {n} 步', thePlan: '计划',
+      budgetTitleStep: '第 {n} 步的预算', budgetTitlePlan: '计划 {title} 的预算', budgetNow: '当前：{budget}', budgetNone: '无预算',
+      budgetValue: '新的预算（例如 "20k tokens"、"10m"、"50k tokens, 1h"）', setBudget: '设置预算', budgetOk: '{name} 的{what}的预算现为 {budget}。',
+      err_text_required: '请先写下评论。', err_budget_required: '请先写下新的预算。',
+      awaitingReview: '等待复核', awaitingReviewBy: '{who} 已完成，等待复核',
       completeReviewBtn: '完成复核', reviewedOk: '{name} 的第 {n} 步已复核并完成。', err_not_awaiting_review: '此步骤已不再等待复核。',
       review: '审阅…', history: '历史', hideHistory: '收起历史', diff: '改动', noHistory: '没有保留的版本。',
       handOverBtn: '移交…', assignBtn: '指派…',
@@ -108,7 +136,7 @@
       err_nothing_to_release: '此步骤尚未开始，无人负责，无需释放。',
       err_step_held: '此步骤由其他人负责（{holder}）。',
       err_illegal_transition: '此步骤已结束，不能移交。',
-      err_not_approved: '计划必须先获批准。',
+      err_not_approved: '计划必须先获批准。', err_comments_open: '此计划还有评论等待回复。',
       err_bad_holder: '负责人是不超过 64 个字符的名字，不能包含空格或括号。',
       err_feedback_required: '请写下驳回的理由。',
       err_bad_request: '看板无法理解此请求。',
@@ -182,10 +210,41 @@
   function act(path, payload) {
     return call(path, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Plan-Board': '1' }, body: JSON.stringify(payload) });
   }
+  // pl is the text key+"_one" or key+"_other" (as the language's plural rules choose for n),
+  // with n written as the language writes numbers.
+  const plurals = new Intl.PluralRules(lang === 'zh' ? 'zh-CN' : 'en-US');
+  const numbers = new Intl.NumberFormat(lang === 'zh' ? 'zh-CN' : 'en-US');
+  const compact = new Intl.NumberFormat(lang === 'zh' ? 'zh-CN' : 'en-US', { notation: 'compact' });
+  function pl(key, n, vars) {
+    const k = key + '_' + plurals.select(n);
+    return t(Object.prototype.hasOwnProperty.call(dict, k) ? k : key + '_other', Object.assign({ n: numbers.format(n) }, vars));
+  }
+  function secondsText(secs) {
+    if (secs < 60) return t('secs', { n: numbers.format(secs) });
+    if (secs < 3600) return t('minSecs', { m: Math.floor(secs / 60), s: secs % 60 });
+    const h = Math.floor(secs / 3600), m = Math.floor((secs % 3600) / 60);
+    return m ? t('hoursMins', { h: h, m: m }) : t('hours', { n: h });
+  }
+  // costText is a step's or a plan's cost: tokens, model calls, tool calls, time.
   function costText(c) {
-    const vars = { tokens: (c.prompt_tokens || 0) + (c.completion_tokens || 0), calls: c.model_calls || 0, tools: c.tool_calls || 0, secs: c.seconds || 0, none: c.no_usage || 0 };
-    if (vars.none && vars.none === vars.calls) return t('costNoUsage', vars);
-    return t(vars.none ? 'costSomeUsage' : 'cost', vars);
+    const calls = c.model_calls || 0, none = c.no_usage || 0;
+    const parts = [];
+    if (!calls || none < calls) parts.push(pl('tokens', (c.prompt_tokens || 0) + (c.completion_tokens || 0)));
+    parts.push(pl('calls', calls));
+    if (none) parts.push(none === calls ? t('noUsage') : t('someNoUsage', { n: none }));
+    parts.push(pl('toolCalls', c.tool_calls || 0), secondsText(c.seconds || 0));
+    return parts.join(t('costSep'));
+  }
+  // budgetText is a step's budget ({tokens, time in nanoseconds}).
+  function budgetText(b) {
+    const parts = [];
+    if (b.tokens) parts.push(t('tokens_other', { n: compact.format(b.tokens) }));
+    if (b.time) {
+      const mins = Math.round(b.time / 6e10);
+      parts.push(mins >= 60 ? (mins % 60 ? t('hoursMins', { h: Math.floor(mins / 60), m: mins % 60 }) : t('hours', { n: mins / 60 }))
+        : mins >= 1 ? t('mins', { n: mins }) : t('secs', { n: Math.round(b.time / 1e9) }));
+    }
+    return parts.join(t('costSep'));
   }
   function errorText(err) {
     const key = 'err_' + err.code;
@@ -205,7 +264,7 @@
   // --- rendering ---
   function renderHeader() {
     const n = state.plans.size;
-    $('count').textContent = n === 1 ? t('plan1') : t('plans', { n: state.total > n ? n + '/' + state.total : n });
+    $('count').textContent = state.total > n ? pl('plans', state.total, { n: n + '/' + numbers.format(state.total) }) : pl('plans', n);
     const who = $('who');
     if (state.me.can_act) who.textContent = t('signedIn', { who: state.me.person });
     else who.textContent = state.me.read_only ? t('readOnly') : t('notSignedIn');
@@ -216,21 +275,14 @@
   function renderPlan(p) {
     const card = el('article', 'plan');
     card.dataset.plan = p.name; card.dataset.revision = String(p.revision);
+    if (p.over_budget) card.dataset.overBudget = '1';
     const head = el('header');
-    head.append(el('h2', 'title', p.title || p.name), el('span', 'name', p.name), el('span', 'badge status', statusText(p.status)));
-    const appr = p.approval
-      ? el('span', 'badge approval approved', t('approved', { rev: p.approval.revision, by: p.approval.by }))
-      : el('span', 'badge approval unapproved', t('unapproved'));
-    head.append(appr);
-    card.append(head);
-    if (p.waiting) {
-      const wt = el('p', 'waiting', t('waiting', { who: p.waiting.agent || t('someone'), rev: p.waiting.revision, since: when(p.waiting.since) }));
-      wt.dataset.revision = String(p.waiting.revision);
-      card.append(wt);
-    }
-    if (p.rejection && !p.approval) {
-      card.append(el('p', 'rejected', t('rejectedBy', { rev: p.rejection.revision, by: p.rejection.by, feedback: p.rejection.feedback || '' })));
-    }
+    head.append(el('h2', 'title', p.title || p.name), el('span', 'name', p.name), el('span', 'label status', t('statusLabel', { status: statusText(p.status) })));
+    card.append(head, renderDecisions(p));
+    if (p.over_budget) card.append(el('p', 'alert over-budget', t('planOverBudget')));
+    const comments = Array.isArray(p.comments) ? p.comments : [];
+    const open = comments.filter(isOpen).length;
+    if (open) card.append(el('p', 'alert open-comments', pl('openComments', open)));
 
     const prog = el('div', 'progress');
     const bar = el('div', 'bar'); const fill = el('div', 'fill');
@@ -250,63 +302,33 @@
     else if (p.author) parts.push(t('writtenBy', { who: p.author }));
     const w = when(p.updated_at);
     if (w) parts.push(t('updated', { when: w }));
-    if (p.cost) parts.push(t('planCost', { cost: costText(p.cost) }));
-    if (p.budget) parts.push(t('planBudget', { budget: p.budget }));
     meta.textContent = parts.join(' · ');
     meta.dataset.changedBy = by || '';
     card.append(meta);
+    if (p.cost || p.budget || p.over_budget) {
+      const pc = el('div', 'plan-cost');
+      if (p.cost) pc.append(el('span', 'chip cost', t('planCost', { cost: costText(p.cost) })));
+      if (p.budget) pc.append(el('span', 'chip budget', t('planBudget', { budget: p.budget })));
+      if (p.over_budget) pc.append(el('span', 'chip over-budget', t('overBudget')));
+      card.append(pc);
+    }
 
     const list = el('ol', 'steps');
-    for (const s of p.steps || []) {
-      const li = el('li', 'step');
-      li.dataset.step = String(s.number); li.dataset.state = s.state;
-      if (s.depth) li.style.paddingLeft = (s.depth * 1.2) + 'rem';
-      const after = (s.after || []).length ? s.after : null;
-      const text = after ? s.text.replace(/\s*\(after\s+[\d,\s]+\)/i, '') : s.text;
-      li.append(el('span', 'mark', MARKS[s.state] || '?'), el('span', 'state', t('st_' + s.state)), el('span', 'text', text));
-      if (after) {
-        const a = el('span', 'after', t('after', { steps: after.join(', ') }));
-        const done = (n) => (p.steps || []).some((o) => o.number === n && (o.state === 'completed' || o.state === 'skipped'));
-        a.dataset.ready = after.every(done) ? '1' : '0';
-        li.append(a);
-      }
-      if (s.by) li.append(el('span', 'by', '@' + s.by));
-      if (s.cost) li.append(el('span', 'cost', costText(s.cost)));
-      if (s.observed) li.append(el('span', 'observed', t('observed', { text: s.observed })));
-      if (s.evidence) li.append(el('span', 'evidence', t('evidence', { text: s.evidence })));
-      if (s.awaiting_review) li.append(el('span', 'awaiting', s.done_by ? t('awaitingReviewBy', { who: '@' + s.done_by }) : t('awaitingReview')));
-      if (s.state === 'in_progress' && !s.awaiting_review) {
-        li.append(s.holder ? el('span', 'holder', '@' + s.holder) : el('span', 'holder nobody', t('nobody')));
-        if (s.holder && s.held_until) {
-          const end = new Date(s.held_until);
-          const gone = end.getTime() <= Date.now();
-          const lease = el('span', 'lease', t(gone ? 'leaseExpired' : 'leaseUntil', { when: when(s.held_until) }));
-          lease.dataset.expires = s.held_until; lease.dataset.expired = gone ? '1' : '0';
-          li.append(lease);
-        }
-      }
-      if (state.me.can_act && s.awaiting_review) {
-        const c = el('button', 'small complete', t('completeReviewBtn'));
-        c.type = 'button';
-        c.addEventListener('click', () => completeReview(p, s));
-        li.append(c);
-      }
-      if (state.me.can_act && (s.state === 'in_progress' || s.state === 'pending')) {
-        const b = el('button', 'small hand', s.state === 'pending' ? t('assignBtn') : t('handOverBtn'));
-        b.type = 'button';
-        b.addEventListener('click', () => openHand(p, s));
-        li.append(b);
-      }
-      list.append(li);
-    }
+    for (const s of p.steps || []) list.append(renderStep(p, s, comments));
     card.append(list);
     if (p.next_from) {
       const shown = (p.steps || []).length;
       const total = (p.progress && p.progress.total) || 0;
-      const mb = el('button', 'small more-steps', t('moreSteps', { n: Math.max(total - shown, 1) }));
+      const mb = el('button', 'small more-steps', pl('moreSteps', Math.max(total - shown, 1)));
       mb.type = 'button';
       mb.addEventListener('click', () => moreSteps(p));
       card.append(mb);
+    }
+    const onPlan = comments.filter((c) => !c.step);
+    if (onPlan.length) {
+      const box = el('section', 'plan-comments');
+      box.append(el('h3', '', t('planComments')), renderComments(p, onPlan));
+      card.append(box);
     }
 
     const actions = el('div', 'actions');
@@ -314,10 +336,11 @@
       const rb = el('button', 'primary review', t('review'));
       rb.type = 'button';
       rb.addEventListener('click', () => openReview(p.name));
-      actions.append(rb);
+      actions.append(rb, button('comment-open', t('commentBtn'), () => openComment(p, null)),
+        button('budget-open', t('budgetBtn'), () => openBudget(p, null)));
     }
-    const open = state.history.has(p.name);
-    const hb = el('button', 'history-toggle', open ? t('hideHistory') : t('history'));
+    const shownHistory = state.history.has(p.name);
+    const hb = el('button', 'history-toggle', shownHistory ? t('hideHistory') : t('history'));
     hb.type = 'button';
     hb.addEventListener('click', () => {
       if (state.history.has(p.name)) state.history.delete(p.name); else state.history.add(p.name);
@@ -325,8 +348,125 @@
     });
     actions.append(hb);
     card.append(actions);
-    if (open) card.append(renderHistory(p));
+    if (shownHistory) card.append(renderHistory(p));
     return card;
+  }
+
+  function button(cls, text, onClick) {
+    const b = el('button', cls, text);
+    b.type = 'button';
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  // renderDecisions is what people decided on the plan, or wait to: its approval (or none),
+  // the run waiting for a decision, the last rejection. Each carries data-decision.
+  function renderDecisions(p) {
+    const bar = el('div', 'decisions');
+    bar.setAttribute('role', 'group'); bar.setAttribute('aria-label', t('decisions'));
+    const decision = (tag, cls, kind, text) => { const d = el(tag, 'decision ' + cls + ' ' + kind, text); d.dataset.decision = kind; bar.append(d); return d; };
+    if (p.approval) decision('span', 'approval', 'approved', t('approved', { rev: p.approval.revision, by: p.approval.by }));
+    else decision('span', 'approval', 'unapproved', t('unapproved'));
+    if (p.waiting) {
+      const wt = decision('p', '', 'waiting', t('waiting', { who: p.waiting.agent || t('someone'), rev: p.waiting.revision, since: when(p.waiting.since) }));
+      wt.dataset.revision = String(p.waiting.revision);
+    }
+    if (p.rejection && !p.approval) {
+      decision('p', '', 'rejected', t('rejectedBy', { rev: p.rejection.revision, by: p.rejection.by, feedback: p.rejection.feedback || '' }));
+    }
+    return bar;
+  }
+
+  // SUFFIXES are the suffixes of a step's text that the page shows beneath it, each shown
+  // only when the board read it (the field it fills is set), so the text drops only those.
+  const SUFFIXES = [['after ', 'after'], ['uses ', 'uses'], ['proof ', 'proof'], ['review', 'review'], ['budget ', 'budget']];
+  function bareText(s) {
+    let text = s.text;
+    for (;;) {
+      const m = /\s*\(([^()]*)\)\s*$/.exec(text);
+      if (!m) return text;
+      const kind = SUFFIXES.find(([kw, field]) => (kw.endsWith(' ') ? m[1].startsWith(kw) : m[1] === kw) && s[field] && (!Array.isArray(s[field]) || s[field].length));
+      if (!kind || m.index === 0) return text;
+      text = text.slice(0, m.index);
+    }
+  }
+
+  function renderStep(p, s, comments) {
+    const li = el('li', 'step');
+    li.dataset.step = String(s.number); li.dataset.state = s.state;
+    if (s.over_budget) li.dataset.overBudget = '1';
+    if (s.depth) li.style.setProperty('--depth', String(s.depth));
+    const text = el('span', 'text', bareText(s));
+    text.dataset.n = String(s.number);
+    li.append(text);
+
+    const chips = el('div', 'chips');
+    chips.append(el('span', 'mark', MARKS[s.state] || '?'), el('span', 'state', t('st_' + s.state)));
+    if (s.state === 'in_progress' && !s.awaiting_review) {
+      chips.append(s.holder ? el('span', 'holder', '@' + s.holder) : el('span', 'holder nobody', t('nobody')));
+      if (s.holder && s.held_until) {
+        const end = new Date(s.held_until);
+        const gone = end.getTime() <= Date.now();
+        const lease = el('span', 'lease', t(gone ? 'leaseExpired' : 'leaseUntil', { when: when(s.held_until) }));
+        lease.dataset.expires = s.held_until; lease.dataset.expired = gone ? '1' : '0';
+        chips.append(lease);
+      }
+    }
+    if (s.by) chips.append(el('span', 'by', '@' + s.by));
+    if (s.awaiting_review) chips.append(el('span', 'awaiting', s.done_by ? t('awaitingReviewBy', { who: '@' + s.done_by }) : t('awaitingReview')));
+    if ((s.after || []).length) {
+      const a = el('span', 'chip after', t('after', { steps: s.after.join(', ') }));
+      const finished = (n) => (p.steps || []).some((o) => o.number === n && (o.state === 'completed' || o.state === 'skipped'));
+      a.dataset.ready = s.after.every(finished) ? '1' : '0';
+      chips.append(a);
+    }
+    if ((s.uses || []).length) chips.append(el('span', 'chip uses', t('uses', { tools: s.uses.join(', ') })));
+    if ((s.proof || []).length) chips.append(el('span', 'chip proof', t('proofStep', { tools: s.proof.join(', ') })));
+    if (s.review && !s.awaiting_review) chips.append(el('span', 'chip review-needed', t('needsReview')));
+    if (s.cost) chips.append(el('span', 'chip cost', costText(s.cost)));
+    if (s.budget) chips.append(el('span', 'chip budget', t('stepBudget', { budget: budgetText(s.budget) })));
+    if (s.over_budget) chips.append(el('span', 'chip over-budget', t('overBudget')));
+    if (state.me.can_act) {
+      const acts = el('span', 'step-actions');
+      if (s.awaiting_review) acts.append(button('small complete', t('completeReviewBtn'), () => completeReview(p, s)));
+      if (s.state === 'in_progress' || s.state === 'pending') {
+        acts.append(button('small hand', s.state === 'pending' ? t('assignBtn') : t('handOverBtn'), () => openHand(p, s)));
+      }
+      acts.append(button('small comment-open', t('commentBtn'), () => openComment(p, s)));
+      if (s.budget || s.over_budget) acts.append(button('small budget-open', t('budgetBtn'), () => openBudget(p, s)));
+      chips.append(acts);
+    }
+    li.append(chips);
+
+    if (s.observed || s.evidence) {
+      const proofs = el('div', 'proofs');
+      if (s.observed) proofs.append(el('span', 'observed', t('observed', { text: s.observed })));
+      if (s.evidence) proofs.append(el('span', 'evidence', t('evidence', { text: s.evidence })));
+      li.append(proofs);
+    }
+    const mine = comments.filter((c) => c.step === s.number);
+    if (mine.length) li.append(renderComments(p, mine));
+    return li;
+  }
+
+  // isOpen: a comment nobody answered or resolved yet.
+  function isOpen(c) { return !c.answered_at && !c.resolved_at && !c.answered_by && !c.resolved_by; }
+
+  // renderComments lists comments, open ones first and marked, answered or resolved ones muted.
+  function renderComments(p, list) {
+    const ul = el('ul', 'comments');
+    const sorted = list.filter(isOpen).concat(list.filter((c) => !isOpen(c)));
+    for (const c of sorted) {
+      const open = isOpen(c);
+      const li = el('li', 'comment ' + (open ? 'open' : 'closed'));
+      li.dataset.comment = String(c.id);
+      li.append(el('span', 'who', t('commentMeta', { who: c.author || '', when: when(c.at), rev: c.revision })), el('span', 'body', c.text || ''));
+      if (c.answered_by) li.append(el('span', 'answer', c.answer ? t('commentAnswered', { who: c.answered_by, answer: c.answer }) : t('commentAnsweredNoText', { who: c.answered_by })));
+      if (c.resolved_by) li.append(el('span', 'answer', t('commentResolved', { who: c.resolved_by })));
+      if (open && state.me.can_act) li.append(button('small resolve', t('resolveBtn'), () => resolveComment(p, c)));
+      ul.append(li);
+    }
+    return ul;
   }
 
   function renderHistory(p) {
@@ -579,6 +719,57 @@
   $('hand-give').addEventListener('click', () => giveTo($('hand-holder').value.trim()));
   $('hand-release').addEventListener('click', () => giveTo(''));
   $('hand-cancel').addEventListener('click', () => $('hand').close());
+
+  // --- comment on a step (or the plan, step 0), raise a budget: one small form, #ask ---
+  // ask.kind is 'comment' or 'budget'; ask.step 0 means the plan.
+  const ask = { kind: '', name: '', step: 0 };
+  function openAsk(kind, p, s) {
+    ask.kind = kind; ask.name = p.name; ask.step = s ? s.number : 0;
+    const title = p.title || p.name;
+    if (kind === 'comment') {
+      $('ask-title').textContent = s ? t('commentTitleStep', { n: s.number }) : t('commentTitlePlan', { title: title });
+      $('ask-meta').textContent = s ? bareText(s) : p.name;
+    } else {
+      $('ask-title').textContent = s ? t('budgetTitleStep', { n: s.number }) : t('budgetTitlePlan', { title: title });
+      const now = s ? (s.budget ? budgetText(s.budget) : '') : (p.budget || '');
+      $('ask-meta').textContent = t('budgetNow', { budget: now || t('budgetNone') });
+    }
+    $('ask-label').textContent = t(kind === 'comment' ? 'commentText' : 'budgetValue');
+    $('ask-send').textContent = t(kind === 'comment' ? 'send' : 'setBudget');
+    const text = $('ask-text');
+    text.value = ''; text.rows = kind === 'comment' ? 3 : 1;
+    text.placeholder = kind === 'comment' ? '' : '20k tokens, 10m';
+    $('ask-error').hidden = true;
+    $('ask').dataset.kind = kind; $('ask').dataset.step = String(ask.step);
+    $('ask').showModal();
+    text.focus();
+  }
+  const openComment = (p, s) => openAsk('comment', p, s);
+  const openBudget = (p, s) => openAsk('budget', p, s);
+  async function sendAsk() {
+    const value = $('ask-text').value.trim();
+    const box = $('ask-error');
+    const comment = ask.kind === 'comment';
+    if (!value) { box.textContent = t(comment ? 'err_text_required' : 'err_budget_required'); box.hidden = false; return; }
+    $('ask-send').disabled = true;
+    try {
+      await act(planURL(ask.name) + (comment ? '/comments' : '/budget'), comment ? { step: ask.step, text: value } : { step: ask.step, budget: value });
+      $('ask').close();
+      const what = ask.step ? t('stepN', { n: ask.step }) : t('thePlan');
+      notice(comment ? t('commentedOk', { what: what, name: ask.name }) : t('budgetOk', { what: what, name: ask.name, budget: value }));
+      refresh(ask.name, true);
+    } catch (e) { box.textContent = errorText(e); box.hidden = false; box.dataset.code = e.code; }
+    finally { $('ask-send').disabled = false; }
+  }
+  async function resolveComment(p, c) {
+    try {
+      await act(planURL(p.name) + '/comments/' + encodeURIComponent(c.id) + '/resolve', {});
+      notice(t('resolvedOk'));
+      refresh(p.name, true);
+    } catch (e) { notice(errorText(e), 'error'); }
+  }
+  $('ask-send').addEventListener('click', sendAsk);
+  $('ask-cancel').addEventListener('click', () => $('ask').close());
 
   // Keep the review's staleness notice current while it is open.
   setInterval(reviewStale, 500);
