@@ -14,10 +14,8 @@ import (
 // the mover; on the last step it finishes without an error.
 func testNextStep(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
-	s := newStore(t, b, dir)
-	_, err := s.Put(ctx, plan.Update{Name: "next", Content: ptr("# N\n- [ ] one\n- [ ] two (after 3)\n- [ ] three\n")})
-	require.NoError(t, err)
-	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "next", Step: 1, State: plan.StepInProgress, By: "w"})
+	s, _ := storeHolding(t, b, dir, "next", "# N\n- [ ] one\n- [ ] two (after 3)\n- [ ] three\n")
+	_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "next", Step: 1, State: plan.StepInProgress, By: "w"})
 	require.NoError(t, err)
 	for _, want := range []struct{ from, took int }{{1, 3}, {3, 2}} {
 		before, err := s.History(ctx, "next")

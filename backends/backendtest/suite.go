@@ -116,6 +116,15 @@ func newStore(t *testing.T, b plan.Backend, dir string) *plan.Store {
 	return s
 }
 
+// storeHolding is newStore's Store holding plan name, written with body, and that plan.
+func storeHolding(t *testing.T, b plan.Backend, dir, name, body string) (*plan.Store, *plan.Plan) {
+	t.Helper()
+	s := newStore(t, b, dir)
+	p, err := s.Put(context.Background(), plan.Update{Name: name, Content: &body})
+	require.NoError(t, err)
+	return s, p
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func requireCode(t *testing.T, want plan.Code, err error, why ...string) {
@@ -698,9 +707,7 @@ func testLargeFile(t *testing.T, b plan.Backend, dir string) {
 
 func testSteps(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
-	s := newStore(t, b, dir)
-	_, err := s.Put(ctx, plan.Update{Name: "steps", Content: ptr("# S\n- [ ] one\n- [ ] two\n")})
-	require.NoError(t, err)
+	s, _ := storeHolding(t, b, dir, "steps", "# S\n- [ ] one\n- [ ] two\n")
 	p, step, err := s.MoveStep(ctx, plan.StepMove{Name: "steps", Step: 1, State: plan.StepCompleted, Note: "ok", IfRevision: ptr(int64(1))})
 	require.NoError(t, err)
 	require.EqualValues(t, 2, p.Revision)
