@@ -180,22 +180,30 @@ func TestAGivenApprovalKeyIsUsedAndNoKeyFileIsWritten(t *testing.T) {
 	assert.Error(t, err, "a key under 32 bytes is refused")
 }
 
+// approvedUnderALegacyKey is a LocalBackend on root holding plan p with body, approved by a
+// Store given key, and that key written where 0.1.0 kept it, inside the plans folder (the
+// path returned last).
+func approvedUnderALegacyKey(t *testing.T, key []byte, body string) (root string, backend *localfs.Backend, legacy string) {
+	t.Helper()
+	root = t.TempDir()
+	backend = newLocal(t, root)
+	putApproved(t, context.Background(), mustStore(t, StoreConfig{Backend: backend, ApprovalKey: key}), "p", body)
+	legacy = filepath.Join(root, "plans", ".approval-key")
+	require.NoError(t, os.WriteFile(legacy, []byte(hex.EncodeToString(key)+"\n"), 0o600))
+	return root, backend, legacy
+}
+
 // A key inside the plans folder, where 0.1.0 kept it, is adopted only by a person's
 // migration that asks for it, of a folder that still holds a plan file in 0.1.0's format;
 // the report names the approvals it makes valid.
 func TestAKeyOf010IsAdoptedOnlyWhenAsked(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	backend := newLocal(t, root)
 	key := []byte(strings.Repeat("e", 32))
-	earlier := mustStore(t, StoreConfig{Backend: backend, ApprovalKey: key})
-	putApproved(t, ctx, earlier, "p", "- [ ] a\n")
+	root, backend, legacy := approvedUnderALegacyKey(t, key, "- [ ] a\n")
 	file := filepath.Join(root, "plans", "p.md")
 	raw, err := os.ReadFile(file)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(string(raw), "format: 2\n", "", 1)), 0o600)) // as 0.1.0 wrote it
-	legacy := filepath.Join(root, "plans", ".approval-key")
-	require.NoError(t, os.WriteFile(legacy, []byte(hex.EncodeToString(key)+"\n"), 0o600))
 
 	s := storeOn(t, backend, "")
 	got, err := s.Get(ctx, "p")
@@ -233,14 +241,9 @@ func TestAKeyOf010IsAdoptedOnlyWhenAsked(t *testing.T) {
 // or not, and the approvals sealed with it never hold.
 func TestAKeyPlantedInAFolderOfThisReleaseIsNeverAdopted(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	backend := newLocal(t, root)
 	planted := []byte(strings.Repeat("m", 32))
-	forger := mustStore(t, StoreConfig{Backend: backend, ApprovalKey: planted})
-	putApproved(t, ctx, forger, "p", "- [ ] deploy (uses deploy_prod)\n")
+	root, backend, _ := approvedUnderALegacyKey(t, planted, "- [ ] deploy (uses deploy_prod)\n")
 	require.NoError(t, os.Remove(filepath.Join(root, ".plans.approval-marks", "p"))) // as a forger writing plan files only has no mark
-	legacy := filepath.Join(root, "plans", ".approval-key")
-	require.NoError(t, os.WriteFile(legacy, []byte(hex.EncodeToString(planted)+"\n"), 0o600))
 
 	for _, adopt := range []bool{false, true} {
 		s := mustStore(t, StoreConfig{Backend: backend, AdoptLegacyKey: adopt})
