@@ -28,6 +28,17 @@ func format1File(rev int64, status, replaces string) string {
 	return out + "---\n# Old\n- [ ] One\n"
 }
 
+// format1Plan is a MemoryBackend holding plan old as release 0.1.0 left it: revision 2 in the
+// plan file, revision 1 kept in its history.
+func format1Plan(t *testing.T) *memfs.Backend {
+	t.Helper()
+	b := memfs.New()
+	r1 := format1File(1, "draft", "")
+	writeFile(t, b, "/plans/.history/old/1."+crcName(r1), r1)
+	writeFile(t, b, "/plans/old.md", format1File(2, "active", crcName(r1)))
+	return b
+}
+
 func crcName(raw string) string {
 	return fmt.Sprintf("%08x", crc32.Checksum([]byte(raw), castagnoliTable))
 }
@@ -118,18 +129,12 @@ func (b *racingBackend) ReadAtMost(ctx context.Context, p string, n int64) (stri
 // it and converts the history below it, so its change and every older revision are served.
 func TestMigrateKeepsAWriteThatLandsMeanwhile(t *testing.T) {
 	ctx := context.Background()
-	inner := memfs.New()
-	r1 := format1File(1, "draft", "")
-	r2 := format1File(2, "active", crcName(r1))
-	writeFile(t, inner, "/plans/.history/old/1."+crcName(r1), r1)
-	writeFile(t, inner, "/plans/old.md", r2)
+	inner := format1Plan(t)
 
 	// The agent is another process on the same storage: its write lands between the
 	// migration's read of the plan file and its compare-and-swap. It is made on a copy and
 	// copied in, the way it would reach the storage.
-	other := memfs.New()
-	writeFile(t, other, "/plans/.history/old/1."+crcName(r1), r1)
-	writeFile(t, other, "/plans/old.md", r2)
+	other := format1Plan(t)
 	agent := storeOn(t, other, "")
 	_, err := agent.SetStatus(document.WithActor(ctx, "agent-7"), "old", "agent's", nil)
 	require.NoError(t, err)

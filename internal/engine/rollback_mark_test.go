@@ -172,11 +172,7 @@ func TestCheckReportsAPlanFilePutBack(t *testing.T) {
 // seals are computed anew over it.
 func TestMigrateKeepsTheSealsOfThisRelease(t *testing.T) {
 	ctx := context.Background()
-	backend := memfs.New()
-	r1 := format1File(1, "draft", "")
-	r2 := format1File(2, "active", crcName(r1))
-	writeFile(t, backend, "/plans/.history/old/1."+crcName(r1), r1)
-	writeFile(t, backend, "/plans/old.md", r2)
+	backend := format1Plan(t)
 	s := storeOn(t, backend, "")
 	approved, err := s.Approve(ctx, "old", 2, "ana")
 	require.NoError(t, err)
