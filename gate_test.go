@@ -323,13 +323,7 @@ func TestParallelRunsOfOneSubAgentWriteUnderTheirOwnHolds(t *testing.T) {
 				Step int `json:"step"`
 			}
 			_ = json.Unmarshal([]byte(last.Content), &r)
-			took.Done()
-			done := make(chan struct{})
-			go func() { took.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-			}
+			waitForPeers(&took)
 			return plantest.CallTool("write_file", fmt.Sprintf(`{"file_path":"/step-%d.txt","content":"x"}`, r.Step))(in)
 		}
 		return schema.AssistantMessage("wrote it", nil)
