@@ -27,8 +27,7 @@ import (
 // the storage.
 func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 	ctx := context.Background()
-	backend := memfs.New()
-	s := storeOn(t, backend, "")
+	backend, s := onMemory(t)
 	for _, name := range []string{"real", "other"} {
 		_, err := s.Put(ctx, Update{Name: name, Content: ptrTo("# " + name + "\n- [ ] Publish to prod\n")})
 		require.NoError(t, err)
@@ -80,8 +79,7 @@ func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 // the approval to the revision of the file that carries it.
 func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
 	ctx := context.Background()
-	backend := memfs.New()
-	s := storeOn(t, backend, "")
+	backend, s := onMemory(t)
 	putApproved(t, ctx, s, "p", "# P\n- [ ] deploy to prod\n")
 	read := func() string {
 		fc, err := backend.Read(ctx, &driver.ReadRequest{FilePath: "/plans/p.md", Offset: 1, Limit: 1 << 20})
@@ -476,8 +474,7 @@ func TestHistoryNamesApproverRevokerAndTakeover(t *testing.T) {
 // reads as not approved everywhere.
 func TestDecodePlanNeverReportsAnApprovalItCannotVerify(t *testing.T) {
 	ctx := context.Background()
-	b := memfs.New()
-	s := storeOn(t, b, "")
+	b, s := onMemory(t)
 	putApproved(t, ctx, s, "ship", "- [ ] deploy\n")
 	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/ship.md"})
 	require.NoError(t, err)
