@@ -27,7 +27,8 @@ import (
 // the storage.
 func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	for _, name := range []string{"real", "other"} {
 		_, err := s.Put(ctx, Update{Name: name, Content: ptrTo("# " + name + "\n- [ ] Publish to prod\n")})
 		require.NoError(t, err)
@@ -79,7 +80,8 @@ func TestAnApprovalCannotBeForgedWithoutTheKey(t *testing.T) {
 // the approval to the revision of the file that carries it.
 func TestARevokedApprovalStaysRevokedWhateverIsCopiedBack(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	putApproved(t, ctx, s, "p", "# P\n- [ ] deploy to prod\n")
 	read := func() string {
 		fc, err := backend.Read(ctx, &driver.ReadRequest{FilePath: "/plans/p.md", Offset: 1, Limit: 1 << 20})
@@ -474,7 +476,8 @@ func TestHistoryNamesApproverRevokerAndTakeover(t *testing.T) {
 // reads as not approved everywhere.
 func TestDecodePlanNeverReportsAnApprovalItCannotVerify(t *testing.T) {
 	ctx := context.Background()
-	b, s := onMemory(t)
+	b := memfs.New()
+	s := storeOn(t, b, "")
 	putApproved(t, ctx, s, "ship", "- [ ] deploy\n")
 	fc, err := b.Read(ctx, &driver.ReadRequest{FilePath: "/plans/ship.md"})
 	require.NoError(t, err)

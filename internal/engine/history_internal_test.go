@@ -193,7 +193,8 @@ func TestStraysWhereTheStrayFolderGoesNeverBlock(t *testing.T) {
 // never shown, so a lost entry is not stood in for by one of them, and history ends there.
 func TestHistoryNeverServesEntriesOfAnEarlierFormat(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	for _, body := range []string{"one\n", "two\n", "three\n"} {
 		_, err := s.Put(ctx, Update{Name: "p", Content: ptrTo(body)})
 		require.NoError(t, err)
@@ -278,7 +279,8 @@ func writeFile(t *testing.T, b driver.Backend, p, content string) {
 // written: each is refused with newer_format and the file stays as it was.
 func TestAPlanOfANewerFormatReadsButIsNeverRewritten(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	body := "# Next\n- [ ] One\n"
 	_, err := s.Put(ctx, Update{Name: "next", Content: &body})
 	require.NoError(t, err)
@@ -432,7 +434,8 @@ func TestAnOldEntryThatDoesNotMatchItsCRCIsReportedAndNotConverted(t *testing.T)
 // edited), and reports the files set aside, reading only.
 func TestCheckSaysWhyAnApprovalNoLongerHolds(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	body := "# Ok\n- [ ] One\n"
 	putApproved(t, ctx, s, "ok", body)
 	writeFile(t, backend, "/plans/.stray/_history-1", "left over")

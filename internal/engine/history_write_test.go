@@ -97,7 +97,8 @@ func TestStrayEntryGoesWithinFourPrunes(t *testing.T) {
 // keeps the bounded history whole, whatever the other wrote meanwhile.
 func TestHistoryStaysWholeWhenWritersTakeTurns(t *testing.T) {
 	ctx := context.Background()
-	mem, here := onMemory(t)
+	mem := memfs.New()
+	here := storeOn(t, mem, "")
 	there := mustStore(t, StoreConfig{Backend: plainBackend{mem}}) // shares no Store state with here
 	_, err := here.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] one\n")})
 	require.NoError(t, err)
@@ -127,7 +128,8 @@ func TestHistoryStaysWholeWhenWritersTakeTurns(t *testing.T) {
 // while the prunes go by what the Store knows.
 func TestPruneAfterDeleteAndRecreateShowsOnlyTheNewPlan(t *testing.T) {
 	ctx := context.Background()
-	mem, here := onMemory(t)
+	mem := memfs.New()
+	here := storeOn(t, mem, "")
 	there := storeOn(t, plainBackend{mem}, "")
 	last := int64(0)
 	for round, s := range []*Store{here, there, here} {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/memfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,7 +16,8 @@ import (
 // refused. A plan the restore leaves as it was keeps its revision and its approval.
 func TestRevisionsNeverRepeatAcrossARestore(t *testing.T) {
 	ctx := context.Background()
-	b, s := onMemory(t)
+	b := memfs.New()
+	s := storeOn(t, b, "")
 	put := func(name, body string, ifRev *int64) *document.Plan {
 		t.Helper()
 		p, err := s.Put(ctx, Update{Name: name, Content: &body, IfRevision: ifRev})

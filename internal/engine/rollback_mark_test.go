@@ -17,7 +17,8 @@ import (
 // makes the plan read as rolled back, and the next write raises it past the file.
 func TestAMarkBehindThePlanFileIsNoRollback(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	p := putApproved(t, ctx, s, "p", "- [ ] a\n")
 	key, err := s.approvalKey(ctx, false)
 	require.NoError(t, err)
@@ -38,7 +39,8 @@ func TestAMarkBehindThePlanFileIsNoRollback(t *testing.T) {
 // it was deleted at, leaves it as it was; a deletion and the approval requirement stay.
 func TestAMarkIsNeverLowered(t *testing.T) {
 	ctx := context.Background()
-	_, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	require.NoError(t, s.raiseMark(ctx, "p", 5, false, true, "1k tokens"))
 	require.NoError(t, s.raiseMark(ctx, "p", 3, false, false, "9k tokens"))
 	m, err := s.readMark(ctx, "p")
@@ -59,7 +61,8 @@ func TestAMarkIsNeverLowered(t *testing.T) {
 // has both, and keeps its mark through later writes of any kind.
 func TestOnlyAGovernedPlanIsMarked(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	p, err := s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] a\n")})
 	require.NoError(t, err)
 	assert.Empty(t, p.HeaderSeal)
@@ -82,7 +85,8 @@ func TestOnlyAGovernedPlanIsMarked(t *testing.T) {
 // and makes the plan governed: its unsealed header is not honoured.
 func TestAMarkWithoutTheStoresSealIsNoRollback(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	p := putApproved(t, ctx, s, "p", "- [ ] a\n")
 	writeFile(t, backend, s.markPath("p"), "---\nrevision: 99\ndeleted: true\nseal: \"00\"\n---\n")
 
@@ -102,7 +106,8 @@ func TestAMarkWithoutTheStoresSealIsNoRollback(t *testing.T) {
 func putBackAfterARevoke(t *testing.T) (*memfs.Backend, *Store, string) {
 	t.Helper()
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	putApproved(t, ctx, s, "p", "- [ ] a\n")
 	old := readFile(t, backend, s.planPath("p"))
 	_, err := s.Revoke(ctx, "p")
@@ -133,7 +138,8 @@ func TestAPlanFilePutBackIsRolledBackInMemory(t *testing.T) {
 // A waiting run written into a plan file by hand is no run a person is asked by.
 func TestAWaitingMarkWrittenByHandIsNone(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	_, err := s.Put(ctx, Update{Name: "p", Content: ptrTo("- [ ] a\n")})
 	require.NoError(t, err)
 	raw := readFile(t, backend, s.planPath("p"))

@@ -126,7 +126,8 @@ func TestDeleteUndecodablePlanKeepsRevisionsFromRepeating(t *testing.T) {
 // that no longer decodes.
 func TestRevisionNeverWrapsAround(t *testing.T) {
 	ctx := context.Background()
-	b, s := onMemory(t)
+	b := memfs.New()
+	s := storeOn(t, b, "")
 	stored := document.EncodePlan(&document.Plan{Title: "t", Status: "s", Revision: math.MaxInt64, Content: "x"})
 	require.NoError(t, b.Write(ctx, &driver.WriteRequest{FilePath: "/plans/max.md", Content: stored}))
 	body := "y"

@@ -103,7 +103,8 @@ func summaryNames(entries []*cachedSummary) []string {
 // Store changed a plan.
 func TestSummariesAreHandedOutAgainWhileTheListingIs(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	other := storeOn(t, backend, "")
 	for _, name := range []string{"a", "b"} {
 		_, err := other.Put(ctx, Update{Name: name, Content: ptrTo("- [ ] x")})
@@ -129,7 +130,8 @@ func TestSummariesAreHandedOutAgainWhileTheListingIs(t *testing.T) {
 // or after changes made through another Store or behind the Store's back.
 func TestListStaysSortedAcrossCachedListings(t *testing.T) {
 	ctx := context.Background()
-	backend, s := onMemory(t)
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
 	names := func() []string {
 		l, err := s.ListPage(ctx, ListOptions{})
 		require.NoError(t, err)

@@ -10,7 +10,6 @@ import (
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/localfs"
-	"github.com/einoplan/plan/internal/memfs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,13 +36,6 @@ func mustStore(t testing.TB, cfg StoreConfig) *Store {
 	s, err := NewStore(&cfg)
 	require.NoError(t, err)
 	return s
-}
-
-// onMemory is a fresh MemoryBackend and a Store on it with the default plans folder.
-func onMemory(t testing.TB) (*memfs.Backend, *Store) {
-	t.Helper()
-	b := memfs.New()
-	return b, storeOn(t, b, "")
 }
 
 // storeOn is a Store on b with plans in dir ("" for the default).
