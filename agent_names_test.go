@@ -182,16 +182,22 @@ func assertHolders(t *testing.T, ctx context.Context, s *plan.Store, name string
 func takeThenWaitForPeers(took *sync.WaitGroup) plantest.Turn {
 	return func(in []*schema.Message) *schema.Message {
 		if last := in[len(in)-1]; last.Role == schema.Tool {
-			took.Done()
-			done := make(chan struct{})
-			go func() { took.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-			}
+			waitForPeers(took)
 			return schema.AssistantMessage("took one", nil)
 		}
 		return plantest.CallTool("update_plan_step", `{"name":"release","status":"in_progress"}`)(in)
+	}
+}
+
+// waitForPeers counts this run in took and waits (up to 10 s) until every run counted in took
+// has come this far too.
+func waitForPeers(took *sync.WaitGroup) {
+	took.Done()
+	done := make(chan struct{})
+	go func() { took.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
 	}
 }
 

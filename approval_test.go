@@ -253,25 +253,20 @@ func approvedStore(t *testing.T, root string) (*plan.Store, *[]plan.Change) {
 // the plan as not approved, and the agent that then takes the deploy step cannot deploy.
 func TestAHandEditOfStepMarkersVoidsTheApproval(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	backend := newLocal(t, dir)
-	store := storeOn(t, backend, "")
+	d := newOnDisk(t)
 	body := "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1) (uses deploy_prod)\n"
-	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
-	require.NoError(t, err)
-	_, err = store.Approve(ctx, "release", p.Revision, "ana")
-	require.NoError(t, err)
+	d.put(t, plan.Update{Content: &body}, "ana")
 
-	handEdit(t, dir, "release", "- [ ] Run the security review", "- [x] Run the security review")
+	handEdit(t, d.dir, "release", "- [ ] Run the security review", "- [x] Run the security review")
 
-	fresh := storeOn(t, backend, "")
+	fresh := storeOn(t, d.backend, "")
 	got, err := fresh.Get(ctx, "release")
 	require.NoError(t, err)
 	assert.Nil(t, got.Approval, "a plan whose steps were marked done by hand is not the plan approved")
 
 	var deploys atomic.Int32
 	var log gateLog
-	_, runner := usesAgent(t, &plan.Config{Backend: backend, AgentName: "worker", GatedTools: []string{"deploy_prod"}},
+	_, runner := usesAgent(t, &plan.Config{Backend: d.backend, AgentName: "worker", GatedTools: []string{"deploy_prod"}},
 		filesystem.NewInMemoryBackend(), &deploys, &log, takeStep("release", 2), deploy)
 	gateEvents(t, runner.Query(ctx, "deploy"))
 	assert.Zero(t, deploys.Load(), "deploy_prod ran under an approval the edit should have voided")
@@ -296,24 +291,16 @@ func handEdit(t *testing.T, dir, name, old, new string) {
 // others wait for) voids its approval too, and the plan stays under the requirement.
 func TestAHandEditDroppingTheApprovalRequirementVoidsTheApproval(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	backend := newLocal(t, dir)
-	store := storeOn(t, backend, "")
-	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "planner", RequireApproval: true})
-	require.NoError(t, err)
-	body := "# Release\n- [ ] Run the security review\n- [ ] Deploy to production (after 1) (uses deploy_prod)\n"
-	results := runTools(t, plantest.NewScriptedModel(writePlanCall("release", body, 0), plantest.Answer("ok")), mw)
-	require.Len(t, results, 1)
-	require.Empty(t, errorCode(t, results[0]), results[0])
-	p, err := store.Get(ctx, "release")
+	d := writtenUnderTheRequirement(t)
+	p, err := d.store.Get(ctx, "release")
 	require.NoError(t, err)
 	require.True(t, p.RequiresApproval)
-	_, err = store.Approve(ctx, "release", p.Revision, "ana")
+	_, err = d.store.Approve(ctx, "release", p.Revision, "ana")
 	require.NoError(t, err)
 
-	handEdit(t, dir, "release", "requires_approval: true\n", "")
+	handEdit(t, d.dir, "release", "requires_approval: true\n", "")
 
-	got, err := store.Get(ctx, "release")
+	got, err := d.store.Get(ctx, "release")
 	require.NoError(t, err)
 	assert.True(t, got.RequiresApproval, "the plan's mark keeps the requirement a hand edit dropped")
 	assert.Nil(t, got.Approval, "the file's requirement a person approved under is gone: so is the approval")

@@ -37,17 +37,7 @@ func TestAStepOverItsBudgetStopsItsGatedToolsUntilAPersonRaisesIt(t *testing.T) 
 
 func testOverBudget(t *testing.T, backend plan.Backend, lang adk.Language, which string) {
 	ctx := context.Background()
-	store := storeOn(t, backend, "")
-	body := "# Release\n- [ ] Build (budget 1500 tokens) (uses probe)\n- [ ] Ship\n"
-	u := plan.Update{Name: "release", Content: &body}
-	if which == "plan" {
-		body = "# Release\n- [ ] Build (uses probe)\n- [ ] Ship\n"
-		u.Budget = "1.5k tokens"
-	}
-	p, err := store.Put(ctx, u)
-	require.NoError(t, err)
-	_, err = store.Approve(ctx, "release", p.Revision, "alice")
-	require.NoError(t, err)
+	store := approvedWithBudget(t, backend, which)
 
 	raise := func(turn plantest.Turn) plantest.Turn {
 		return func(in []*schema.Message) *schema.Message {
@@ -72,13 +62,8 @@ func testOverBudget(t *testing.T, backend plan.Backend, lang adk.Language, which
 		billed(plantest.CallTool("probe", `{"what":"two"}`)),
 		billed(raise(plantest.CallTool("probe", `{"what":"three"}`))),
 	)
-	var mu sync.Mutex
-	var heard []plan.CostReport
-	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lang, GatedTools: []string{"probe"},
-		OnCost: func(_ context.Context, r plan.CostReport) { mu.Lock(); heard = append(heard, r); mu.Unlock() }})
-	require.NoError(t, err)
-	results := toolResultsOf(t, runWorker(t, m, false, mw))
-	require.Len(t, results, 4)
+	o := runHeard(t, store, lang, m)
+	results, heard := o.results, o.heard
 	assert.Equal(t, "", errorCode(t, results[0]), results[0])
 	assert.Equal(t, "ok", results[1], "1050 tokens: within the budget")
 	code, msg := errorMessage(t, results[2])
@@ -86,8 +71,6 @@ func testOverBudget(t *testing.T, backend plan.Backend, lang adk.Language, which
 	assert.Contains(t, msg, map[adk.Language]string{adk.LanguageEnglish: "budget", adk.LanguageChinese: "预算"}[lang])
 	assert.Equal(t, "ok", results[3], "the person raised the budget")
 
-	mu.Lock()
-	defer mu.Unlock()
 	require.Len(t, heard, 1, "heard once")
 	assert.Equal(t, which, heard[0].Over)
 	assert.Equal(t, api.Budget{Tokens: 1500}, *heard[0].Budget)
@@ -380,18 +363,7 @@ type overBudgetOutcome struct {
 // then completes the step.
 func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantest.Usage) overBudgetOutcome {
 	t.Helper()
-	ctx := context.Background()
-	store := storeOn(t, plan.NewMemoryBackend(), "")
-	body := "# Release\n- [ ] Build (budget 1500 tokens) (uses probe)\n- [ ] Ship\n"
-	up := plan.Update{Name: "release", Content: &body}
-	if which == "plan" {
-		body = "# Release\n- [ ] Build (uses probe)\n- [ ] Ship\n"
-		up.Budget = "1.5k tokens"
-	}
-	p, err := store.Put(ctx, up)
-	require.NoError(t, err)
-	_, err = store.Approve(ctx, "release", p.Revision, "alice")
-	require.NoError(t, err)
+	store := approvedWithBudget(t, plan.NewMemoryBackend(), which)
 	used := func(turn plantest.Turn) plantest.Turn { return plantest.WithUsage(turn, u) }
 	m := plantest.NewScriptedModel(
 		used(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
@@ -399,15 +371,42 @@ func overBudgetRunHeard(t *testing.T, lang adk.Language, which string, u plantes
 		used(plantest.CallTool("probe", `{"what":"two"}`)),
 		used(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed"}`)),
 	)
+	return runHeard(t, store, lang, m)
+}
+
+// approvedWithBudget is a Store on backend holding plan "release", approved by alice, whose
+// first step (which "step") or the plan itself (which "plan") has a budget of 1500 tokens and
+// whose first step may use probe.
+func approvedWithBudget(t *testing.T, backend plan.Backend, which string) *plan.Store {
+	t.Helper()
+	ctx := context.Background()
+	store := storeOn(t, backend, "")
+	body := "# Release\n- [ ] Build (budget 1500 tokens) (uses probe)\n- [ ] Ship\n"
+	u := plan.Update{Name: "release", Content: &body}
+	if which == "plan" {
+		body = "# Release\n- [ ] Build (uses probe)\n- [ ] Ship\n"
+		u.Budget = "1.5k tokens"
+	}
+	p, err := store.Put(ctx, u)
+	require.NoError(t, err)
+	_, err = store.Approve(ctx, "release", p.Revision, "alice")
+	require.NoError(t, err)
+	return store
+}
+
+// runHeard runs worker-1, with probe gated, through the four turns of m on store, and returns
+// the four tool results, what the host heard, and plan "release" as the run left it.
+func runHeard(t *testing.T, store *plan.Store, lang adk.Language, m *plantest.ScriptedModel) overBudgetOutcome {
+	t.Helper()
 	var mu sync.Mutex
 	var out overBudgetOutcome
-	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lang, GatedTools: []string{"probe"},
+	mw, err := plan.New(context.Background(), &plan.Config{Store: store, AgentName: "worker-1", Language: lang, GatedTools: []string{"probe"},
 		OnCost:      func(_ context.Context, r plan.CostReport) { mu.Lock(); out.heard = append(out.heard, r); mu.Unlock() },
 		OnGatedCall: func(_ context.Context, c plan.GatedCall) { mu.Lock(); out.gated = append(out.gated, c); mu.Unlock() }})
 	require.NoError(t, err)
 	results := toolResultsOf(t, runWorker(t, m, false, mw))
 	require.Len(t, results, 4)
-	after, err := store.Get(ctx, "release")
+	after, err := store.Get(context.Background(), "release")
 	require.NoError(t, err)
 	mu.Lock()
 	defer mu.Unlock()

@@ -480,14 +480,7 @@ func resumedRunCalls(t *testing.T, planFirst bool, compactAbove int) []plantest.
 	require.NoError(t, err)
 	mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "solo", RequireApproval: true})
 	require.NoError(t, err)
-	summ, err := summarization.New(ctx, &summarization.Config{
-		Model:   plantest.NewScriptedModel(plantest.Answer("Wrote plan job, got it approved, did steps.")),
-		Trigger: &summarization.TriggerCondition{ContextMessages: compactAbove, ContextTokens: 1 << 30}})
-	require.NoError(t, err)
-	handlers := []adk.ChatModelAgentMiddleware{mw, summ}
-	if !planFirst {
-		handlers = []adk.ChatModelAgentMiddleware{summ, mw}
-	}
+	handlers := withSummarization(t, mw, "Wrote plan job, got it approved, did steps.", compactAbove, planFirst)
 	turns := []plantest.Turn{
 		writePlanCall("job", tenSteps, 0),
 		plantest.CallTool("request_plan_approval", `{"name":"job"}`),
@@ -602,6 +595,21 @@ func TestThePromptPrefixStaysTheSameWhilePlansChangeUnderIt(t *testing.T) {
 	}
 }
 
+// withSummarization is mw and Eino's summarization middleware, whose model answers summary
+// once a call is given more than messages messages (tokens never trigger it), mw first when
+// planFirst is set.
+func withSummarization(t *testing.T, mw adk.ChatModelAgentMiddleware, summary string, messages int, planFirst bool) []adk.ChatModelAgentMiddleware {
+	t.Helper()
+	summ, err := summarization.New(context.Background(), &summarization.Config{
+		Model:   plantest.NewScriptedModel(plantest.Answer(summary)),
+		Trigger: &summarization.TriggerCondition{ContextMessages: messages, ContextTokens: 1 << 30}})
+	require.NoError(t, err)
+	if planFirst {
+		return []adk.ChatModelAgentMiddleware{mw, summ}
+	}
+	return []adk.ChatModelAgentMiddleware{summ, mw}
+}
+
 // cachedRunCalls runs a worker on plan "release" (its first step with a budget) behind
 // Eino's summarization middleware, which does not fire: it takes step 1, runs the tests,
 // finishes step 1 and takes step 2 in the message of its next work call, and so on; ana,
@@ -610,20 +618,10 @@ func TestThePromptPrefixStaysTheSameWhilePlansChangeUnderIt(t *testing.T) {
 func cachedRunCalls(t *testing.T, planFirst bool) []plantest.Call {
 	t.Helper()
 	ctx := context.Background()
-	backend := plan.NewMemoryBackend()
-	store := storeOn(t, backend, "")
-	_, err := store.Put(ctx, plan.Update{Name: "release", Content: ptr(cachedBody)})
-	require.NoError(t, err)
+	store := releaseStore(t, ctx, plan.NewMemoryBackend(), cachedBody)
 	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker"})
 	require.NoError(t, err)
-	summ, err := summarization.New(ctx, &summarization.Config{
-		Model:   plantest.NewScriptedModel(plantest.Answer("unused")),
-		Trigger: &summarization.TriggerCondition{ContextMessages: 1000, ContextTokens: 1 << 30}})
-	require.NoError(t, err)
-	handlers := []adk.ChatModelAgentMiddleware{mw, summ}
-	if !planFirst {
-		handlers = []adk.ChatModelAgentMiddleware{summ, mw}
-	}
+	handlers := withSummarization(t, mw, "unused", 1000, planFirst)
 	ana := func(status string, then plantest.Turn) plantest.Turn {
 		return func(in []*schema.Message) *schema.Message {
 			_, _, err := store.MoveStep(plan.WithActor(ctx, "ana"), plan.StepMove{Name: "release", Step: 3, State: plan.StepState(status)})

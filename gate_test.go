@@ -323,13 +323,7 @@ func TestParallelRunsOfOneSubAgentWriteUnderTheirOwnHolds(t *testing.T) {
 				Step int `json:"step"`
 			}
 			_ = json.Unmarshal([]byte(last.Content), &r)
-			took.Done()
-			done := make(chan struct{})
-			go func() { took.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-			}
+			waitForPeers(&took)
 			return plantest.CallTool("write_file", fmt.Sprintf(`{"file_path":"/step-%d.txt","content":"x"}`, r.Step))(in)
 		}
 		return schema.AssistantMessage("wrote it", nil)
@@ -937,29 +931,26 @@ var deployCall = plantest.ToolCall{Name: "deploy_prod", Arguments: `{"target":"p
 // Eino runs the calls of a message at once: without the order, the gate would judge
 // deploy_prod under the step held when the message came.
 func TestCallsOfOneMessageTakeEffectInTheOrderListed(t *testing.T) {
-	t.Run("a plan call before a work call", func(t *testing.T) {
-		body := "# Release\n- [ ] Build the release\n- [ ] Deploy to production (uses deploy_prod)\n"
-		for i := range 50 {
-			outer := &holdUp{tools: map[string]bool{"update_plan_step": true}, delay: time.Duration(i%3+1) * time.Millisecond}
-			heard, ran, _ := orderAgent(t, i, body, outer, plantest.CallTools(moveStep(1, "completed"), moveStep(2, "in_progress"), deployCall))
-			require.Len(t, heard, 1, "run %d: %+v", i, heard)
-			require.True(t, heard[0].Allowed, "run %d: deploy_prod ran under the step just taken: %+v", i, heard[0])
-			require.Equal(t, 2, heard[0].Step, "run %d", i)
-			require.Equal(t, int32(1), ran, "run %d", i)
-		}
-	})
-	t.Run("a completion with next before a work call", func(t *testing.T) {
-		body := "# Release\n- [ ] Build the release\n- [ ] Deploy to production (uses deploy_prod)\n"
-		for i := range 50 {
-			outer := &holdUp{tools: map[string]bool{"update_plan_step": true}, delay: time.Duration(i%3+1) * time.Millisecond}
-			next := plantest.ToolCall{Name: "update_plan_step", Arguments: `{"name":"release","step":1,"status":"completed","next":true,"evidence":"built"}`}
-			heard, ran, _ := orderAgent(t, i, body, outer, plantest.CallTools(next, deployCall))
-			require.Len(t, heard, 1, "run %d: %+v", i, heard)
-			require.True(t, heard[0].Allowed, "run %d: deploy_prod ran under the step just taken: %+v", i, heard[0])
-			require.Equal(t, 2, heard[0].Step, "run %d", i)
-			require.Equal(t, int32(1), ran, "run %d", i)
-		}
-	})
+	next := plantest.ToolCall{Name: "update_plan_step", Arguments: `{"name":"release","step":1,"status":"completed","next":true,"evidence":"built"}`}
+	for _, tc := range []struct {
+		name string
+		turn plantest.Turn
+	}{
+		{"a plan call before a work call", plantest.CallTools(moveStep(1, "completed"), moveStep(2, "in_progress"), deployCall)},
+		{"a completion with next before a work call", plantest.CallTools(next, deployCall)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := "# Release\n- [ ] Build the release\n- [ ] Deploy to production (uses deploy_prod)\n"
+			for i := range 50 {
+				outer := &holdUp{tools: map[string]bool{"update_plan_step": true}, delay: time.Duration(i%3+1) * time.Millisecond}
+				heard, ran, _ := orderAgent(t, i, body, outer, tc.turn)
+				require.Len(t, heard, 1, "run %d: %+v", i, heard)
+				require.True(t, heard[0].Allowed, "run %d: deploy_prod ran under the step just taken: %+v", i, heard[0])
+				require.Equal(t, 2, heard[0].Step, "run %d", i)
+				require.Equal(t, int32(1), ran, "run %d", i)
+			}
+		})
+	}
 	t.Run("a work call before a plan call", func(t *testing.T) {
 		body := "# Release\n- [ ] Deploy to staging (uses deploy_prod)\n- [ ] Announce the release\n"
 		for i := range 50 {

@@ -742,12 +742,7 @@ func TestAnAgentFinishesAStepAndTakesTheNextInOneCall(t *testing.T) {
 	for _, lg := range proofLanguages {
 		t.Run(lg.name, func(t *testing.T) {
 			ctx := context.Background()
-			store := storeOn(t, plan.NewMemoryBackend(), "")
-			body := "# Release\n- [ ] Build\n- [ ] Deploy (uses probe)\n"
-			p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
-			require.NoError(t, err)
-			_, err = store.Approve(ctx, "release", p.Revision, "alice")
-			require.NoError(t, err)
+			store := approvedReleaseStore(t, ctx, plan.NewMemoryBackend(), "# Release\n- [ ] Build\n- [ ] Deploy (uses probe)\n")
 			m := plantest.NewScriptedModel(
 				plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","status":"in_progress"}`),
 				plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"go build ok","next":true}`),

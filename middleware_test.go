@@ -12,7 +12,6 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/filesystem"
 	fsmw "github.com/cloudwego/eino/adk/middlewares/filesystem"
-	"github.com/cloudwego/eino/adk/middlewares/summarization"
 	"github.com/cloudwego/eino/adk/prebuilt/deep"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
@@ -734,14 +733,7 @@ func TestDigestIsCurrentAtTheCallAfterACompactionInEitherHandlerOrder(t *testing
 			require.NoError(t, err)
 			// Five results and their calls after the system message and the request make 12
 			// messages: the sixth model call is the first over the trigger.
-			summ, err := summarization.New(ctx, &summarization.Config{
-				Model:   plantest.NewScriptedModel(plantest.Answer("Worked through the first steps of plan job.")),
-				Trigger: &summarization.TriggerCondition{ContextMessages: 11, ContextTokens: 1 << 30}})
-			require.NoError(t, err)
-			handlers := []adk.ChatModelAgentMiddleware{mw, summ}
-			if !planFirst {
-				handlers = []adk.ChatModelAgentMiddleware{summ, mw}
-			}
+			handlers := withSummarization(t, mw, "Worked through the first steps of plan job.", 11, planFirst)
 			var turns []plantest.Turn
 			for i := 1; i <= 5; i++ {
 				turns = append(turns, plantest.CallTool("update_plan_step", fmt.Sprintf(`{"name":"job","step":%d,"status":"completed"}`, i)))

@@ -93,19 +93,29 @@ func resultField(t *testing.T, result, field string) any {
 
 const proofPlan = "# Release\n- [ ] Build the binaries\n- [ ] Publish the release (review)\n"
 
+// evidenceResults runs agent under Config.RequireEvidence on store, in lg's language, through
+// turns, each billed, and returns its tool results, one a turn.
+func evidenceResults(t *testing.T, store *plan.Store, agent string, lg proofLanguage, turns ...plantest.Turn) []string {
+	t.Helper()
+	for i, turn := range turns {
+		turns[i] = billed(turn)
+	}
+	mw, err := plan.New(context.Background(), &plan.Config{Store: store, AgentName: agent, Language: lg.lang, RequireEvidence: true})
+	require.NoError(t, err)
+	results := toolResults(runAgent(t, plantest.NewScriptedModel(turns...), mw))
+	require.Len(t, results, len(turns))
+	return results
+}
+
 // A completion's evidence is kept with the step in the plan: read_plan shows it, the Store
 // reads it back as Step.Evidence, and the revision it made keeps it in History.
 func TestAnAgentsEvidenceIsKeptWithTheStep(t *testing.T) {
 	eachProofRun(t, func(t *testing.T, ctx context.Context, lg proofLanguage, store *plan.Store) {
-		m := plantest.NewScriptedModel(
-			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
-			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"go build ./... exit 0\nsha256 9f2c"}`)),
-			billed(plantest.CallTool(plan.ToolReadPlan, `{"name":"release"}`)),
+		results := evidenceResults(t, store, "worker-1", lg,
+			plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
+			plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"go build ./... exit 0\nsha256 9f2c"}`),
+			plantest.CallTool(plan.ToolReadPlan, `{"name":"release"}`),
 		)
-		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
-		require.NoError(t, err)
-		results := toolResults(runAgent(t, m, mw))
-		require.Len(t, results, 3)
 		assert.Equal(t, "", errorCode(t, results[1]), results[1])
 		assert.Regexp(t, `Build the binaries \(@worker-1\) — cost: 1000\+50 tokens, 1 call, 1 tool, \d+s — evidence: go build \./\.\.\. exit 0 sha256 9f2c\n`, resultField(t, results[2], "content"))
 
@@ -125,14 +135,10 @@ func TestAnAgentsEvidenceIsKeptWithTheStep(t *testing.T) {
 // progress with its holder.
 func TestACompletionWithoutEvidenceIsRefusedWhenEvidenceIsRequired(t *testing.T) {
 	eachProofRun(t, func(t *testing.T, ctx context.Context, lg proofLanguage, store *plan.Store) {
-		m := plantest.NewScriptedModel(
-			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`)),
-			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"  "}`)),
+		results := evidenceResults(t, store, "worker-1", lg,
+			plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"in_progress"}`),
+			plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":1,"status":"completed","evidence":"  "}`),
 		)
-		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
-		require.NoError(t, err)
-		results := toolResults(runAgent(t, m, mw))
-		require.Len(t, results, 2)
 		code, msg := errorMessage(t, results[1])
 		assert.Equal(t, plan.CodeEvidenceRequired, code)
 		assert.Contains(t, msg, lg.word)
@@ -228,15 +234,11 @@ func TestAVerifierRefusesACompletionAndTheStepStaysWithItsHolder(t *testing.T) {
 // can, and so can a person through the Store.
 func TestAReviewStepIsCompletedOnlyBySomeoneElse(t *testing.T) {
 	eachProofRun(t, func(t *testing.T, ctx context.Context, lg proofLanguage, store *plan.Store) {
-		doer := plantest.NewScriptedModel(
-			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"in_progress"}`)),
-			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed","evidence":"v2.0 is on the releases page"}`)),
-			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`)),
+		results := evidenceResults(t, store, "worker-1", lg,
+			plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"in_progress"}`),
+			plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed","evidence":"v2.0 is on the releases page"}`),
+			plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`),
 		)
-		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: true})
-		require.NoError(t, err)
-		results := toolResults(runAgent(t, doer, mw))
-		require.Len(t, results, 3)
 		review, _ := resultField(t, results[1], "review").(string)
 		assert.Contains(t, review, map[string]string{"en": "review", "zh": "复核"}[lg.name])
 		code, msg := errorMessage(t, results[2])
@@ -253,13 +255,9 @@ func TestAReviewStepIsCompletedOnlyBySomeoneElse(t *testing.T) {
 		assert.NotContains(t, p.Content, "(@worker-1)", "nobody holds it, and the file says so")
 		assert.Equal(t, "v2.0 is on the releases page", st.Evidence)
 
-		reviewer := plantest.NewScriptedModel(
-			billed(plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`)),
+		results = evidenceResults(t, store, "worker-2", lg,
+			plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","step":2,"status":"completed"}`),
 		)
-		mw2, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-2", Language: lg.lang, RequireEvidence: true})
-		require.NoError(t, err)
-		results = toolResults(runAgent(t, reviewer, mw2))
-		require.Len(t, results, 1)
 		assert.Equal(t, "", errorCode(t, results[0]), results[0])
 		p, err = store.Get(ctx, "release")
 		require.NoError(t, err)

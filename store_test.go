@@ -87,11 +87,8 @@ func TestCanceledContextWritesNothing(t *testing.T) {
 // next List, another caller or an agent's digest reads.
 func TestAListingIsItsCallersOwn(t *testing.T) {
 	ctx := context.Background()
-	b := plan.NewMemoryBackend()
-	s := storeOn(t, b, "")
-	p, err := s.Put(ctx, plan.Update{Name: "ship", Content: ptr("- [x] build\n- [ ] test\n- [ ] ship (after 1)\n")})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "ship", p.Revision, "ana")
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "ship", "- [x] build\n- [ ] test\n- [ ] ship (after 1)\n")
+	_, err := s.Approve(ctx, "ship", 1, "ana")
 	require.NoError(t, err)
 	_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "ship", Step: 2, State: plan.StepInProgress, By: "w1"})
 	require.NoError(t, err)

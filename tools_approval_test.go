@@ -141,6 +141,19 @@ func (r *approvalRig) actions() []plan.Action {
 	return out
 }
 
+// asking runs the rig's planner through writing approvalPlan and asking for its approval,
+// then through turns once resumed; it returns the model, the Runner to resume and the one
+// request the run paused on.
+func (r *approvalRig) asking(turns ...plantest.Turn) (*plantest.ScriptedModel, *adk.Runner, asked) {
+	r.t.Helper()
+	model := plantest.NewScriptedModel(append([]plantest.Turn{writePlanCall("release", approvalPlan, 0),
+		plantest.CallTool("request_plan_approval", `{"name":"release"}`)}, turns...)...)
+	runner := r.runner(model)
+	paused := r.start(runner)
+	require.Len(r.t, paused, 1)
+	return model, runner, paused[0]
+}
+
 func writePlanCall(name, body string, rev int) plantest.Turn {
 	return plantest.CallTool("write_plan", `{"name":"`+name+`","content":`+quote(body)+`,"last_known_revision":`+strconv.Itoa(rev)+`}`)
 }
@@ -217,17 +230,12 @@ func TestTheApprovalRequestListsWhatEachStepMayUse(t *testing.T) {
 // plan and asks again.
 func TestApprovalRejectedThenRevisedAndApproved(t *testing.T) {
 	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
-	model := plantest.NewScriptedModel(
-		writePlanCall("release", approvalPlan, 0),
-		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+	model, runner, first := r.asking(
 		writePlanCall("release", approvalRevised, 3),
 		plantest.CallTool("request_plan_approval", `{"name":"release","message":"added a rollback step"}`),
 		plantest.Answer("approved"),
 	)
-	runner := r.runner(model)
-	paused := r.start(runner)
-	require.Len(t, paused, 1)
-	paused = r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{By: "ana", Feedback: "add a rollback step"}})
+	paused := r.resume(runner, map[string]any{first.id: plan.ApprovalDecision{By: "ana", Feedback: "add a rollback step"}})
 	res := resultAt(t, model, 2)
 	assert.Contains(t, res, `"approved":false`)
 	assert.Contains(t, res, `"feedback":"add a rollback step"`)
@@ -288,17 +296,12 @@ func TestARejectionResultNamesTheRevisionToReviseFrom(t *testing.T) {
 // told so.
 func TestApprovalWithEditedBody(t *testing.T) {
 	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
-	model := plantest.NewScriptedModel(
-		writePlanCall("release", approvalPlan, 0),
-		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+	model, runner, paused := r.asking(
 		plantest.CallTool("update_plan_step", `{"name":"release","step":3,"status":"in_progress"}`),
 		plantest.Answer("ok"),
 	)
-	runner := r.runner(model)
-	paused := r.start(runner)
-	require.Len(t, paused, 1)
 	edited := approvalRevised
-	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana",
+	assert.Empty(t, r.resume(runner, map[string]any{paused.id: plan.ApprovalDecision{Approved: true, By: "ana",
 		Content: &edited, Feedback: "I added the rollback step"}}))
 	res := resultAt(t, model, 2)
 	assert.Contains(t, res, `"revision":3`)
@@ -318,18 +321,11 @@ func TestApprovalPlanChangedWhileWaiting(t *testing.T) {
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
 		r.lang = lang
-		model := plantest.NewScriptedModel(
-			writePlanCall("release", approvalPlan, 0),
-			plantest.CallTool("request_plan_approval", `{"name":"release"}`),
-			plantest.Answer("will ask again"),
-		)
-		runner := r.runner(model)
-		paused := r.start(runner)
-		require.Len(t, paused, 1)
+		model, runner, paused := r.asking(plantest.Answer("will ask again"))
 		body := approvalRevised
 		_, err := r.store.Put(r.ctx, plan.Update{Name: "release", Content: &body}) // a teammate's edit
 		require.NoError(t, err)
-		assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
+		assert.Empty(t, r.resume(runner, map[string]any{paused.id: plan.ApprovalDecision{Approved: true, By: "ana"}}))
 		res := resultAt(t, model, 2)
 		assert.Equal(t, "revision_conflict", errorCode(t, res))
 		assert.Contains(t, res, "request_plan_approval")
@@ -396,16 +392,12 @@ func TestApprovalNeedsADecision(t *testing.T) {
 func TestApprovalAfterRestart(t *testing.T) {
 	root, cps := t.TempDir(), dirCheckPoints{t.TempDir()}
 	before := newApprovalRig(t, newLocal(t, root), cps)
-	paused := before.start(before.runner(plantest.NewScriptedModel(
-		writePlanCall("release", approvalPlan, 0),
-		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
-	)))
-	require.Len(t, paused, 1)
+	_, _, paused := before.asking()
 
 	after := newApprovalRig(t, newLocal(t, root), cps)
 	waiting := after.get("release").Waiting
 	require.NotNil(t, waiting)
-	assert.Equal(t, paused[0].id, waiting.Interrupt, "the plan names the interrupt the run paused on")
+	assert.Equal(t, paused.id, waiting.Interrupt, "the plan names the interrupt the run paused on")
 	model := plantest.NewScriptedModel(
 		plantest.CallTool("update_plan_step", `{"name":"release","step":1,"status":"completed","last_known_revision":3}`),
 		plantest.Answer("done"),
@@ -455,16 +447,9 @@ func TestAHostResumesARunDecidedWhileItWasDown(t *testing.T) {
 // TestApprovalWithEmptyEdit: an edited body the Store refuses approves nothing.
 func TestApprovalWithEmptyEdit(t *testing.T) {
 	r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
-	model := plantest.NewScriptedModel(
-		writePlanCall("release", approvalPlan, 0),
-		plantest.CallTool("request_plan_approval", `{"name":"release"}`),
-		plantest.Answer("stopped"),
-	)
-	runner := r.runner(model)
-	paused := r.start(runner)
-	require.Len(t, paused, 1)
+	model, runner, paused := r.asking(plantest.Answer("stopped"))
 	empty := " \n"
-	assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{Approved: true, By: "ana", Content: &empty}}))
+	assert.Empty(t, r.resume(runner, map[string]any{paused.id: plan.ApprovalDecision{Approved: true, By: "ana", Content: &empty}}))
 	assert.Equal(t, "invalid_argument", errorCode(t, resultAt(t, model, 2)))
 	p := r.get("release")
 	assert.Nil(t, p.Approval)
@@ -477,14 +462,7 @@ func TestReplayedApprovalResumeReportsTheRecordedApproval(t *testing.T) {
 	for _, edited := range []bool{false, true} {
 		dir := t.TempDir()
 		r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{dir})
-		model := plantest.NewScriptedModel(
-			writePlanCall("release", approvalPlan, 0),
-			plantest.CallTool("request_plan_approval", `{"name":"release"}`),
-			plantest.Answer("approved"),
-		)
-		runner := r.runner(model)
-		paused := r.start(runner)
-		require.Len(t, paused, 1)
+		_, runner, paused := r.asking(plantest.Answer("approved"))
 		saved, err := os.ReadFile(filepath.Join(dir, checkPointID))
 		require.NoError(t, err)
 		d := plan.ApprovalDecision{Approved: true, By: "ana"}
@@ -492,12 +470,12 @@ func TestReplayedApprovalResumeReportsTheRecordedApproval(t *testing.T) {
 			body := approvalRevised
 			d.Content = &body
 		}
-		assert.Empty(t, r.resume(runner, map[string]any{paused[0].id: d}))
+		assert.Empty(t, r.resume(runner, map[string]any{paused.id: d}))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, checkPointID), saved, 0o600))
 
 		again := plantest.NewScriptedModel(plantest.Answer("approved")) // the run goes on after the tool
 		replay := r.runner(again)
-		assert.Empty(t, r.resume(replay, map[string]any{paused[0].id: d}))
+		assert.Empty(t, r.resume(replay, map[string]any{paused.id: d}))
 		require.Len(t, again.Calls(), 1)
 		res := lastToolResult(again.Calls()[0])
 		assert.Empty(t, errorCode(t, res), "edited %v: %s", edited, res)

@@ -1056,10 +1056,7 @@ func (w stuckWriter) Write(context.Context, *driver.WriteRequest) error { <-w.re
 // ignores the context.
 func TestExportReturnsWhenTheContextEnds(t *testing.T) {
 	ctx := context.Background()
-	mem := plan.NewMemoryBackend()
-	s := storeOn(t, mem, "")
-	_, err := s.Put(ctx, plan.Update{Name: "p", Content: ptr("- [ ] x\n")})
-	require.NoError(t, err)
+	s, _ := newStoreWith(t, plan.StoreConfig{}, "p", "- [ ] x\n")
 	ws := stuckWriter{plan.NewMemoryBackend(), make(chan struct{})}
 	defer close(ws.release)
 	mw, err := plan.New(ctx, &plan.Config{Store: s, Workspace: ws})

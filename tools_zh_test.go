@@ -192,28 +192,25 @@ func newErrorFixture(t *testing.T) *errorFixture {
 	f := &errorFixture{local: newLocal(t, root)}
 	store, err := plan.NewStore(&plan.StoreConfig{Backend: f.local, MaxContentBytes: errMaxContent})
 	require.NoError(t, err)
+	put := func(name, body string) {
+		_, err := store.Put(ctx, plan.Update{Name: name, Content: &body})
+		require.NoError(t, err)
+	}
+	move := func(m plan.StepMove) {
+		_, _, err := store.MoveStep(ctx, m)
+		require.NoError(t, err)
+	}
 	body := "# Release\n- [ ] tag\n- [~] build\n- [x] test\n- [ ] ship\n"
-	_, err = store.Put(ctx, plan.Update{Name: "release", Content: &body})
-	require.NoError(t, err)
 	team := "# Team\n- [ ] build\n- [ ] test\n"
-	_, err = store.Put(ctx, plan.Update{Name: "team", Content: &team})
-	require.NoError(t, err)
-	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "team", Step: 1, State: plan.StepInProgress, By: "w1"})
-	require.NoError(t, err)
-	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "team", Step: 2, State: plan.StepCompleted, By: "w2"})
-	require.NoError(t, err)
-	_, err = store.Put(ctx, plan.Update{Name: "reordered", Content: &team})
-	require.NoError(t, err)
-	_, err = store.Put(ctx, plan.Update{Name: "hosted", Content: &team})
-	require.NoError(t, err)
-	_, _, err = store.MoveStep(ctx, plan.StepMove{Name: "hosted", Step: 1, State: plan.StepCompleted}) // by nobody named
-	require.NoError(t, err)
-	finished := "# Done\n- [x] build\n"
-	_, err = store.Put(ctx, plan.Update{Name: "finished", Content: &finished})
-	require.NoError(t, err)
-	swapped := "# Team\n- [ ] test\n- [ ] build\n"
-	_, err = store.Put(ctx, plan.Update{Name: "reordered", Content: &swapped})
-	require.NoError(t, err)
+	put("release", body)
+	put("team", team)
+	move(plan.StepMove{Name: "team", Step: 1, State: plan.StepInProgress, By: "w1"})
+	move(plan.StepMove{Name: "team", Step: 2, State: plan.StepCompleted, By: "w2"})
+	put("reordered", team)
+	put("hosted", team)
+	move(plan.StepMove{Name: "hosted", Step: 1, State: plan.StepCompleted}) // by nobody named
+	put("finished", "# Done\n- [x] build\n")
+	put("reordered", "# Team\n- [ ] test\n- [ ] build\n")
 	write := func(p, content string) {
 		require.NoError(t, f.local.Write(ctx, &driver.WriteRequest{FilePath: p, Content: content}))
 	}

@@ -25,9 +25,7 @@ func testProofOfDone(t *testing.T, b plan.Backend, dir string) {
 	for _, lang := range []adk.Language{adk.LanguageEnglish, adk.LanguageChinese} {
 		name := map[adk.Language]string{adk.LanguageEnglish: "ship-en", adk.LanguageChinese: "ship-zh"}[lang]
 		ctx := context.Background()
-		s := newStore(t, b, dir)
-		_, err := s.Put(ctx, plan.Update{Name: name, Content: ptr("# Ship\n- [ ] Build\n- [ ] Publish (review)\n")})
-		require.NoError(t, err)
+		s, _ := storeHolding(t, b, dir, name, "# Ship\n- [ ] Build\n- [ ] Publish (review)\n")
 		verify := func(_ context.Context, c plan.Completion) error {
 			if !strings.Contains(c.Evidence, "exit 0") {
 				return errors.New("no passing run in the evidence")

@@ -15,10 +15,8 @@ import (
 // is the way out, and the plan written again goes on past every revision it reached.
 func testRolledBack(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
-	s := newStore(t, b, dir)
-	p, err := s.Put(ctx, plan.Update{Name: "r", Content: ptr("- [ ] deploy (uses deploy_prod)\n")})
-	require.NoError(t, err)
-	_, err = s.Approve(ctx, "r", p.Revision, "ana")
+	s, p := storeHolding(t, b, dir, "r", "- [ ] deploy (uses deploy_prod)\n")
+	_, err := s.Approve(ctx, "r", p.Revision, "ana")
 	require.NoError(t, err)
 	file := dir + "/r.md"
 	old, err := readWhole(ctx, b, file)

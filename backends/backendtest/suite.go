@@ -116,6 +116,15 @@ func newStore(t *testing.T, b plan.Backend, dir string) *plan.Store {
 	return s
 }
 
+// storeHolding is newStore's Store holding plan name, written with body, and that plan.
+func storeHolding(t *testing.T, b plan.Backend, dir, name, body string) (*plan.Store, *plan.Plan) {
+	t.Helper()
+	s := newStore(t, b, dir)
+	p, err := s.Put(context.Background(), plan.Update{Name: name, Content: &body})
+	require.NoError(t, err)
+	return s, p
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func requireCode(t *testing.T, want plan.Code, err error, why ...string) {
@@ -698,9 +707,7 @@ func testLargeFile(t *testing.T, b plan.Backend, dir string) {
 
 func testSteps(t *testing.T, b plan.Backend, dir string) {
 	ctx := context.Background()
-	s := newStore(t, b, dir)
-	_, err := s.Put(ctx, plan.Update{Name: "steps", Content: ptr("# S\n- [ ] one\n- [ ] two\n")})
-	require.NoError(t, err)
+	s, _ := storeHolding(t, b, dir, "steps", "# S\n- [ ] one\n- [ ] two\n")
 	p, step, err := s.MoveStep(ctx, plan.StepMove{Name: "steps", Step: 1, State: plan.StepCompleted, Note: "ok", IfRevision: ptr(int64(1))})
 	require.NoError(t, err)
 	require.EqualValues(t, 2, p.Revision)
@@ -716,6 +723,33 @@ func testSteps(t *testing.T, b plan.Backend, dir string) {
 	require.Equal(t, 1, sum.Progress.Completed)
 	require.NotNil(t, sum.CurrentStep)
 	require.Equal(t, 2, sum.CurrentStep.Number)
+}
+
+// testNextStep: a move with Next finishes a step and takes the next ready one in one
+// guarded write, on every backend: one revision, one history entry, the step taken held by
+// the mover; on the last step it finishes without an error.
+func testNextStep(t *testing.T, b plan.Backend, dir string) {
+	ctx := context.Background()
+	s, _ := storeHolding(t, b, dir, "next", "# N\n- [ ] one\n- [ ] two (after 3)\n- [ ] three\n")
+	_, _, err := s.MoveStep(ctx, plan.StepMove{Name: "next", Step: 1, State: plan.StepInProgress, By: "w"})
+	require.NoError(t, err)
+	for _, want := range []struct{ from, took int }{{1, 3}, {3, 2}} {
+		before, err := s.History(ctx, "next")
+		require.NoError(t, err)
+		p, held, err := s.MoveStep(ctx, plan.StepMove{Name: "next", Step: want.from, State: plan.StepCompleted, By: "w", Next: true})
+		require.NoError(t, err)
+		require.Equal(t, want.took, held.Number)
+		require.Equal(t, "w", held.Holder)
+		require.Equal(t, plan.StepInProgress, held.State)
+		after, err := s.History(ctx, "next")
+		require.NoError(t, err)
+		require.Len(t, after, len(before)+1, "one history entry")
+		require.Equal(t, p.Revision, after[0].Revision)
+	}
+	p, last, err := s.MoveStep(ctx, plan.StepMove{Name: "next", Step: 2, State: plan.StepCompleted, By: "w", Next: true})
+	require.NoError(t, err)
+	require.Equal(t, 2, last.Number)
+	require.Equal(t, 3, plan.Summarize(p).Progress.Completed)
 }
 
 // testConcurrentIncrements: 8 goroutines × 25 guarded increments through two Stores.

@@ -279,10 +279,10 @@ func (c *statementCounter) TracePrepareStart(ctx context.Context, _ *pgx.Conn, _
 
 func (c *statementCounter) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
 
-// TestAStoreChangeIsOneStatement: on a Store, a status change of an existing plan is one
-// statement, so one round trip once pgx has prepared it (no separate write of the history
-// entry), and History still shows every revision with its status.
-func TestAStoreChangeIsOneStatement(t *testing.T) {
+// countingStore is a Store on a pool of one connection whose statements counter counts,
+// holding plan "ship" with body.
+func countingStore(t *testing.T, body string) (*plan.Store, *Backend, *statementCounter) {
+	t.Helper()
 	requireServer(t)
 	counter := &statementCounter{}
 	cfg, err := pgxpool.ParseConfig(serverURL)
@@ -301,25 +301,43 @@ func TestAStoreChangeIsOneStatement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Put(bg, plan.Update{Name: "ship", Content: ptr("- [ ] build\n- [ ] test\n")}); err != nil {
+	if _, err := s.Put(bg, plan.Update{Name: "ship", Content: &body}); err != nil {
 		t.Fatal(err)
 	}
+	return s, b, counter
+}
+
+// oneKeepingSwap fails t unless change runs exactly one statement, b's keeping swap, and
+// prepares none.
+func oneKeepingSwap(t *testing.T, b *Backend, counter *statementCounter, change func() string) {
+	t.Helper()
+	q, p := counter.queries.Load(), counter.prepares.Load()
+	what := change()
+	counter.mu.Lock()
+	last := counter.last
+	counter.mu.Unlock()
+	if dq, dp := counter.queries.Load()-q, counter.prepares.Load()-p; dq != 1 || dp != 0 || last != b.sql.swapKeeping {
+		t.Fatalf("%s took %d statements and %d prepares (last %.60q); want the one keeping swap", what, dq, dp, last)
+	}
+}
+
+// TestAStoreChangeIsOneStatement: on a Store, a status change of an existing plan is one
+// statement, so one round trip once pgx has prepared it (no separate write of the history
+// entry), and History still shows every revision with its status.
+func TestAStoreChangeIsOneStatement(t *testing.T) {
+	s, b, counter := countingStore(t, "- [ ] build\n- [ ] test\n")
 	if _, err := s.SetStatus(bg, "ship", "status 2", nil); err != nil { // prepares the statement
 		t.Fatal(err)
 	}
 	const changes = 10 // fewer than the revisions between prunes (8 or more)
 	for i := range changes {
-		q, p := counter.queries.Load(), counter.prepares.Load()
-		got, err := s.SetStatus(bg, "ship", fmt.Sprintf("status %d", i+3), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		counter.mu.Lock()
-		last := counter.last
-		counter.mu.Unlock()
-		if dq, dp := counter.queries.Load()-q, counter.prepares.Load()-p; dq != 1 || dp != 0 || last != b.sql.swapKeeping {
-			t.Fatalf("revision %d took %d statements and %d prepares (last %.60q); want the one keeping swap", got.Revision, dq, dp, last)
-		}
+		oneKeepingSwap(t, b, counter, func() string {
+			got, err := s.SetStatus(bg, "ship", fmt.Sprintf("status %d", i+3), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprintf("revision %d", got.Revision)
+		})
 	}
 	revs, err := s.History(bg, "ship")
 	if err != nil {
@@ -341,5 +359,26 @@ func TestAStoreChangeIsOneStatement(t *testing.T) {
 	infos, err := b.LsInfo(bg, &driver.LsInfoRequest{Path: "/plans/.history/ship"})
 	if err != nil || len(infos) != changes+1 {
 		t.Fatalf("the history folder holds %d files (%v), want one per replaced revision, %d", len(infos), err, changes+1)
+	}
+}
+
+// TestFinishingAStepAndTakingTheNextIsOneStatement: a move with Next (the step finished and
+// the next ready one taken) is one statement, the same keeping swap as any change.
+func TestFinishingAStepAndTakingTheNextIsOneStatement(t *testing.T) {
+	s, b, counter := countingStore(t, "- [ ] build\n- [ ] test\n- [ ] tag\n")
+	if _, _, err := s.MoveStep(bg, plan.StepMove{Name: "ship", State: plan.StepInProgress, By: "w"}); err != nil { // prepares the statement
+		t.Fatal(err)
+	}
+	for from := 1; from <= 2; from++ {
+		oneKeepingSwap(t, b, counter, func() string {
+			_, held, err := s.MoveStep(bg, plan.StepMove{Name: "ship", Step: from, State: plan.StepCompleted, By: "w", Next: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if held.Number != from+1 || held.Holder != "w" {
+				t.Fatalf("took %+v after step %d", held, from)
+			}
+			return "the move"
+		})
 	}
 }

@@ -48,11 +48,7 @@ func TestEinoFileToolsRefuseThePlansAndTheKeyInAnyCase(t *testing.T) {
 // are: "Read" of the key and "Write" of a plan file are refused, "Read" of another file runs.
 func TestEinoRenamedFileToolsAreGuardedAsTheToolsTheyAre(t *testing.T) {
 	ctx := context.Background()
-	c := newCoder(t)
-	c.approved(t, "readme", "# Readme\n- [ ] Fix a typo\n")
-	key := c.keyFile(t)
-	secret, err := os.ReadFile(key)
-	require.NoError(t, err)
+	c, key, secret := withKey(t, "readme", "# Readme\n- [ ] Fix a typo\n")
 
 	mw, err := plan.New(ctx, &plan.Config{Store: c.store, AgentName: "coder"})
 	require.NoError(t, err)
@@ -166,11 +162,7 @@ func TestPlanFileToolsKeepOutOfAnotherProcesssPlansFolder(t *testing.T) {
 // A hard link is the file it links: read_file and grep of a hard link of the key, and
 // read_file and edit_file of a hard link of a plan file, are refused wherever the link is.
 func TestFileToolsRefuseHardLinksOfTheKeyAndOfPlanFiles(t *testing.T) {
-	c := newCoder(t)
-	c.approved(t, "release", "# Release\n- [ ] Build\n")
-	key := c.keyFile(t)
-	secret, err := os.ReadFile(key)
-	require.NoError(t, err)
+	c, key, secret := withKey(t, "release", "# Release\n- [ ] Build\n")
 	keyLink := filepath.Join(c.project, "notes.txt")
 	planLink := filepath.Join(c.project, "todo.md")
 	require.NoError(t, os.Link(key, keyLink))
@@ -229,11 +221,7 @@ func TestARunWarnsWhenTheKeyHasSeveralNames(t *testing.T) {
 // as read_file: "Read" of the key is refused.
 func TestARenamedFileToolListedAfterThePlanMiddlewareIsGuarded(t *testing.T) {
 	ctx := context.Background()
-	c := newCoder(t)
-	c.approved(t, "readme", "# Readme\n- [ ] Fix a typo\n")
-	key := c.keyFile(t)
-	secret, err := os.ReadFile(key)
-	require.NoError(t, err)
+	c, key, secret := withKey(t, "readme", "# Readme\n- [ ] Fix a typo\n")
 	mw, err := plan.New(ctx, &plan.Config{Store: c.store, AgentName: "coder"})
 	require.NoError(t, err)
 	files, err := fsmw.New(ctx, &fsmw.MiddlewareConfig{Backend: newLocal(t), ReadFileToolConfig: &fsmw.ToolConfig{Name: "Read"}})

@@ -55,6 +55,18 @@ func (c *coder) keyFile(t *testing.T) string {
 	return ""
 }
 
+// withKey is a coder whose plan name, written and approved, had the storage write its
+// approval key; it returns the key file and what it holds.
+func withKey(t *testing.T, name, body string) (*coder, string, []byte) {
+	t.Helper()
+	c := newCoder(t)
+	c.approved(t, name, body)
+	key := c.keyFile(t)
+	secret, err := os.ReadFile(key)
+	require.NoError(t, err)
+	return c, key, secret
+}
+
 // approved writes a plan as a host would and has ana approve it.
 func (c *coder) approved(t *testing.T, name, body string) {
 	t.Helper()
@@ -135,11 +147,7 @@ func call(t *testing.T, tool string, args map[string]any) plantest.Turn {
 // read_file of the approval key is refused, wherever the key is, and the key never reaches
 // the model.
 func TestEinoReadFileOfTheApprovalKeyIsRefused(t *testing.T) {
-	c := newCoder(t)
-	c.approved(t, "readme", "# Readme\n- [ ] Fix a typo\n")
-	key := c.keyFile(t)
-	secret, err := os.ReadFile(key)
-	require.NoError(t, err)
+	c, key, secret := withKey(t, "readme", "# Readme\n- [ ] Fix a typo\n")
 
 	results := c.run(t,
 		call(t, "read_file", map[string]any{"file_path": key}),

@@ -17,11 +17,7 @@ import (
 // plans folder, and read_file of a bind mount of the key, are refused. Mounting needs
 // CAP_SYS_ADMIN: the test is skipped without it.
 func TestFileToolsRefuseBindMountsOfThePlansFolderAndTheKey(t *testing.T) {
-	c := newCoder(t)
-	c.approved(t, "release", "# Release\n- [ ] Build\n")
-	key := c.keyFile(t)
-	secret, err := os.ReadFile(key)
-	require.NoError(t, err)
+	c, key, secret := withKey(t, "release", "# Release\n- [ ] Build\n")
 	mounted := filepath.Join(t.TempDir(), "docs")
 	keyMount := filepath.Join(t.TempDir(), "settings.txt")
 	require.NoError(t, os.Mkdir(mounted, 0o700))

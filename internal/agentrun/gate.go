@@ -3,6 +3,7 @@ package agentrun
 import (
 	"context"
 	"fmt"
+	"iter"
 	"reflect"
 	"slices"
 	"sort"
@@ -115,40 +116,31 @@ func (m *Middleware[M, S]) decide(ctx context.Context, tool string) GatedCall {
 	sort.SliceStable(plans, func(i, j int) bool { return plans[i].UpdatedAt.After(plans[j].UpdatedAt) })
 	holder := document.HolderName(call.Agent)
 	var approved *document.Summary
+	for _, p := range plans {
+		if p.Approval != nil {
+			approved = p
+			break
+		}
+	}
 	// held is the first hold of a plan not approved (one naming tool first); unnamed the
 	// first hold of an approved plan that does not name tool.
 	var held, unnamed *GatedCall
 	heldNames := false
-	for _, p := range plans {
-		if p.Approval != nil && approved == nil {
-			approved = p
-		}
-		if p.Progress.InProgress == 0 {
-			continue
-		}
-		cur, err := m.Store.Get(ctx, p.Name)
-		if err != nil {
-			continue
-		}
-		for _, s := range document.StepsOf(cur.Content) {
-			if s.Holder != holder || !m.Store.HoldLive(cur, s) {
-				continue // not the caller's, or its lease ran out (another agent may take it)
+	for cur, s := range m.liveHolds(ctx, plans, holder) {
+		names := m.cfg.GateAnyHeldStep || slices.Contains(s.Uses, tool)
+		hold := call
+		hold.Plan, hold.Step, hold.Revision, hold.Uses = cur.Name, s.Number, cur.Revision, slices.Clone(s.Uses)
+		switch {
+		case cur.Approval != nil && names:
+			hold.Allowed = true
+			hold.StepText = s.WithoutHolder()
+			return m.budgetGate(ctx, cur, s, hold)
+		case cur.Approval != nil:
+			if unnamed == nil {
+				unnamed = &hold
 			}
-			names := m.cfg.GateAnyHeldStep || slices.Contains(s.Uses, tool)
-			hold := call
-			hold.Plan, hold.Step, hold.Revision, hold.Uses = cur.Name, s.Number, cur.Revision, slices.Clone(s.Uses)
-			switch {
-			case cur.Approval != nil && names:
-				hold.Allowed = true
-				hold.StepText = s.WithoutHolder()
-				return m.budgetGate(ctx, cur, s, hold)
-			case cur.Approval != nil:
-				if unnamed == nil {
-					unnamed = &hold
-				}
-			case held == nil || names && !heldNames:
-				held, heldNames = &hold, names
-			}
+		case held == nil || names && !heldNames:
+			held, heldNames = &hold, names
 		}
 	}
 	switch {
@@ -169,6 +161,28 @@ func (m *Middleware[M, S]) decide(ctx context.Context, tool string) GatedCall {
 		call.Reason, call.Plan, call.Revision = gateNotApproved, plans[0].Name, plans[0].Revision
 	}
 	return call
+}
+
+// liveHolds yields the steps of plans that holder holds, each with its plan as read, in the
+// order of plans: a step whose lease ran out is not the holder's any more (another agent may
+// take it), and a plan that cannot be read holds nothing.
+func (m *Middleware[M, S]) liveHolds(ctx context.Context, plans []*document.Summary, holder string) iter.Seq2[*document.Plan, document.Step] {
+	return func(yield func(*document.Plan, document.Step) bool) {
+		for _, p := range plans {
+			if p.Progress.InProgress == 0 {
+				continue
+			}
+			cur, err := m.Store.Get(ctx, p.Name)
+			if err != nil {
+				continue
+			}
+			for _, s := range document.StepsOf(cur.Content) {
+				if s.Holder == holder && m.Store.HoldLive(cur, s) && !yield(cur, s) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // refusal is the result a refused call gives the model: not_approved (over_budget for a budget), and what to do next in

@@ -63,18 +63,9 @@ func (m *Middleware[M, S]) heldNaming(ctx context.Context, tool string) []heldSt
 		return nil
 	}
 	var held []heldStep
-	for _, p := range plans {
-		if p.Progress.InProgress == 0 {
-			continue
-		}
-		cur, err := m.Store.Get(ctx, p.Name)
-		if err != nil {
-			continue
-		}
-		for _, s := range document.StepsOf(cur.Content) {
-			if s.Holder == holder && document.Watches(s, tool) && m.Store.HoldLive(cur, s) {
-				held = append(held, heldStep{cur.Name, s.Number, holder})
-			}
+	for cur, s := range m.liveHolds(ctx, plans, holder) {
+		if document.Watches(s, tool) {
+			held = append(held, heldStep{cur.Name, s.Number, holder})
 		}
 	}
 	return held

@@ -36,11 +36,17 @@ const approvalKeyFile = ".approval-key"
 // place outside its folder, and keeps the key at /.approval-key: give it
 // StoreConfig.ApprovalKey.
 func ApprovalKeyPath(dir string) string {
+	return besideFolder(dir, approvalKeyFile)
+}
+
+// besideFolder is the path <parent>/.<folder><suffix> beside the plans folder dir, out of
+// every listing of it; /<suffix> when dir is "/", which has no place outside it.
+func besideFolder(dir, suffix string) string {
 	if dir == "/" {
-		return "/" + approvalKeyFile
+		return "/" + suffix
 	}
 	parent, base := path.Split(dir)
-	return parent + "." + base + approvalKeyFile
+	return parent + "." + base + suffix
 }
 
 // privateWriter is a Backend that can write a file only the user running the process may

@@ -4,11 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -231,4 +235,256 @@ func plantEntry(t *testing.T, b driver.Backend, dir string, rev int64, file, par
 	name := dir + "/" + strconv.FormatInt(rev, 10) + "-" + hash[:12]
 	require.NoError(t, b.Write(context.Background(), &driver.WriteRequest{FilePath: name, Content: entry}))
 	return hash
+}
+
+var castagnoliTable = crc32.MakeTable(crc32.Castagnoli)
+
+// format1File is a plan file as release 0.1.0 wrote it (no format line; replaces a CRC-32C).
+func format1File(rev int64, status, replaces string) string {
+	out := fmt.Sprintf("---\ntitle: \"Old\"\nstatus: %q\nauthor: \"ana\"\nrevision: %d\nupdated_at: \"2026-01-0%dT00:00:00Z\"\nchange: \"status\"\n", status, rev, rev)
+	if replaces != "" {
+		out += "replaces: \"" + replaces + "\"\n"
+	}
+	return out + "---\n# Old\n- [ ] One\n"
+}
+
+// format1Plan is a MemoryBackend holding plan old as release 0.1.0 left it: revision 2 in the
+// plan file, revision 1 kept in its history.
+func format1Plan(t *testing.T) *memfs.Backend {
+	t.Helper()
+	b := memfs.New()
+	r1 := format1File(1, "draft", "")
+	writeFile(t, b, "/plans/.history/old/1."+crcName(r1), r1)
+	writeFile(t, b, "/plans/old.md", format1File(2, "active", crcName(r1)))
+	return b
+}
+
+func crcName(raw string) string {
+	return fmt.Sprintf("%08x", crc32.Checksum([]byte(raw), castagnoliTable))
+}
+
+func readFile(t *testing.T, b driver.Backend, p string) string {
+	t.Helper()
+	fc, err := b.Read(context.Background(), &driver.ReadRequest{FilePath: p})
+	require.NoError(t, err)
+	return fc.Content
+}
+
+func writeFile(t *testing.T, b driver.Backend, p, content string) {
+	t.Helper()
+	require.NoError(t, b.Write(context.Background(), &driver.WriteRequest{FilePath: p, Content: content}))
+}
+
+// A plan file of a format newer than this release knows reads, and no change of it is
+// written: each is refused with newer_format and the file stays as it was.
+func TestAPlanOfANewerFormatReadsButIsNeverRewritten(t *testing.T) {
+	ctx := context.Background()
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
+	body := "# Next\n- [ ] One\n"
+	_, err := s.Put(ctx, Update{Name: "next", Content: &body})
+	require.NoError(t, err)
+	raw := readFile(t, backend, "/plans/next.md")
+	require.True(t, strings.HasPrefix(raw, "---\nformat: 2\n"), raw)
+	newer := strings.Replace(raw, "format: 2\n", "format: 3\nsomething_new: \"x\"\n", 1)
+	writeFile(t, backend, "/plans/next.md", newer)
+
+	p, err := s.Get(ctx, "next")
+	require.NoError(t, err)
+	assert.Equal(t, body, p.Content)
+	rev := p.Revision
+	status := "done"
+	for what, write := range map[string]func() error{
+		"put": func() error {
+			_, err := s.Put(ctx, Update{Name: "next", Content: &body, IfRevision: &rev})
+			return err
+		},
+		"status": func() error { _, err := s.SetStatus(ctx, "next", status, nil); return err },
+		"step": func() error {
+			_, _, err := s.MoveStep(ctx, StepMove{Name: "next", Step: 1, State: document.StepCompleted})
+			return err
+		},
+		"migrate": func() error { _, err := s.Migrate(ctx, "next"); return err },
+	} {
+		err := write()
+		var pe *document.Error
+		require.True(t, errors.As(err, &pe), "%s: %v", what, err)
+		assert.Equal(t, document.CodeCorrupt, pe.Code, what)
+		assert.Equal(t, "newer_format", pe.Reason, what)
+		assert.Contains(t, pe.Message, `file format "3"`, what)
+	}
+	assert.Equal(t, newer, readFile(t, backend, "/plans/next.md"))
+	report, err := s.Check(ctx)
+	require.NoError(t, err)
+	require.Len(t, report.Plans, 1)
+	assert.Equal(t, int64(3), report.Plans[0].Format)
+	assert.Equal(t, int64(2), report.Format)
+}
+
+// racingBackend lets another writer change a plan while a migration has read it.
+type racingBackend struct {
+	*memfs.Backend
+	once  sync.Once
+	onCRC func()
+}
+
+// race runs onCRC once, at the first read of an entry named by a CRC-32C.
+func (b *racingBackend) race(p string) {
+	if base := p[strings.LastIndexByte(p, '/')+1:]; strings.HasPrefix(p, "/plans/.history/") && len(base) == len("1.")+8 {
+		b.once.Do(b.onCRC)
+	}
+}
+
+func (b *racingBackend) Read(ctx context.Context, req *driver.ReadRequest) (*driver.FileContent, error) {
+	b.race(req.FilePath)
+	return b.Backend.Read(ctx, req)
+}
+
+func (b *racingBackend) ReadAtMost(ctx context.Context, p string, n int64) (string, error) {
+	b.race(p)
+	return b.Backend.ReadAtMost(ctx, p, n)
+}
+
+// An agent's write that lands while Migrate works is kept: the migration starts again from
+// it and converts the history below it, so its change and every older revision are served.
+func TestMigrateKeepsAWriteThatLandsMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	inner := format1Plan(t)
+
+	// The agent is another process on the same storage: its write lands between the
+	// migration's read of the plan file and its compare-and-swap. It is made on a copy and
+	// copied in, the way it would reach the storage.
+	other := format1Plan(t)
+	agent := storeOn(t, other, "")
+	_, err := agent.SetStatus(document.WithActor(ctx, "agent-7"), "old", "agent's", nil)
+	require.NoError(t, err)
+	racing := &racingBackend{Backend: inner, onCRC: func() {}}
+	armed := func() {
+		infos, err := other.LsInfo(ctx, &driver.LsInfoRequest{Path: "/plans/.history/old"})
+		require.NoError(t, err)
+		for _, info := range infos {
+			writeFile(t, inner, info.Path, readFile(t, other, info.Path))
+		}
+		writeFile(t, inner, "/plans/old.md", readFile(t, other, "/plans/old.md"))
+	}
+	s := storeOn(t, racing, "")
+
+	check, err := s.Check(ctx)
+	require.NoError(t, err)
+	require.Len(t, check.Plans, 1)
+	assert.Equal(t, []int64{1}, check.Plans[0].Convertible)
+	assert.True(t, check.Plans[0].NeedsMigrate)
+	assert.Equal(t, int64(1), check.Plans[0].Format)
+
+	racing.once, racing.onCRC = sync.Once{}, armed
+	report, err := s.Migrate(ctx, "old")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), report.Revision)
+	assert.Equal(t, []int64{2, 1}, report.Converted)
+	assert.True(t, report.Rewritten)
+
+	hist, err := s.History(ctx, "old")
+	require.NoError(t, err)
+	var statuses []string
+	for _, r := range hist {
+		statuses = append(statuses, fmt.Sprint(r.Revision, " ", r.Status))
+		assert.False(t, r.OlderUnverified)
+	}
+	assert.Equal(t, []string{"3 agent's", "2 active", "1 draft"}, statuses)
+	assert.Equal(t, "agent-7", hist[0].Author)
+	first, err := s.GetRevision(ctx, "old", 1)
+	require.NoError(t, err)
+	assert.Equal(t, "draft", first.Status)
+
+	again, err := s.Migrate(ctx, "old")
+	require.NoError(t, err)
+	assert.Empty(t, again.Converted)
+	assert.False(t, again.Rewritten)
+}
+
+// Check tells a kept revision of 0.1.0 whose bytes no longer match its CRC-32C from one a
+// migration converts, and Migrate leaves it unserved.
+func TestAnOldEntryThatDoesNotMatchItsCRCIsReportedAndNotConverted(t *testing.T) {
+	ctx := context.Background()
+	backend := memfs.New()
+	r1 := format1File(1, "draft", "")
+	r2 := format1File(2, "active", crcName(r1))
+	writeFile(t, backend, "/plans/.history/old/1."+crcName(r1), strings.Replace(r1, "draft", "forged", 1))
+	writeFile(t, backend, "/plans/old.md", r2)
+	s := storeOn(t, backend, "")
+
+	check, err := s.Check(ctx)
+	require.NoError(t, err)
+	require.Len(t, check.Plans, 1)
+	assert.Empty(t, check.Plans[0].Convertible)
+	assert.Equal(t, int64(1), check.Plans[0].UnreadableRevision)
+	assert.Equal(t, "crc32c_mismatch", check.Plans[0].UnreadableReason)
+
+	report, err := s.Migrate(ctx, "old")
+	require.NoError(t, err)
+	assert.Empty(t, report.Converted)
+	assert.True(t, report.Rewritten, "the plan file gets its format line")
+	_, err = s.GetRevision(ctx, "old", 1)
+	var pe *document.Error
+	require.True(t, errors.As(err, &pe), "%v", err)
+	assert.Equal(t, document.CodeNotFound, pe.Code)
+}
+
+// Check says why an approval no longer holds (the key missing, another key, the file
+// edited), and reports the files set aside, reading only.
+func TestCheckSaysWhyAnApprovalNoLongerHolds(t *testing.T) {
+	ctx := context.Background()
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
+	body := "# Ok\n- [ ] One\n"
+	putApproved(t, ctx, s, "ok", body)
+	writeFile(t, backend, "/plans/.stray/_history-1", "left over")
+	reason := func(s *Store) string {
+		t.Helper()
+		r, err := s.Check(ctx)
+		require.NoError(t, err)
+		require.Len(t, r.Plans, 1)
+		assert.Equal(t, []string{"/plans/.stray/_history-1"}, r.Strays)
+		return r.Plans[0].Reapprove
+	}
+	assert.Equal(t, "", reason(s), "the approval holds")
+
+	key := readFile(t, backend, "/.plans.approval-key")
+	writeFile(t, backend, "/.plans.approval-key", strings.Repeat("ab", 32)+"\n")
+	fresh := func() *Store { // a Store of another process, which has not read the key yet
+		t.Helper()
+		other := storeOn(t, backend, "")
+		return other
+	}
+	assert.Equal(t, "key_changed", reason(fresh()))
+	require.NoError(t, backend.Delete(ctx, &driver.DeleteRequest{FilePath: "/.plans.approval-key"}))
+	assert.Equal(t, "key_missing", reason(fresh()))
+	assert.NotContains(t, lsNames(t, backend, "/"), ".plans.approval-key", "check made no key")
+
+	writeFile(t, backend, "/.plans.approval-key", key)
+	raw := readFile(t, backend, "/plans/ok.md")
+	writeFile(t, backend, "/plans/ok.md", strings.Replace(raw, "- [ ] One", "- [ ] One, and more", 1))
+	assert.Equal(t, "edited", reason(fresh()))
+}
+
+// lsPaths lists the paths in folder dir of b.
+func lsPaths(t *testing.T, b driver.Backend, dir string) []string {
+	t.Helper()
+	infos, err := b.LsInfo(context.Background(), &driver.LsInfoRequest{Path: dir})
+	require.NoError(t, err)
+	var out []string
+	for _, info := range infos {
+		out = append(out, info.Path)
+	}
+	return out
+}
+
+// lsNames lists the names in folder dir of b.
+func lsNames(t *testing.T, b driver.Backend, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range lsPaths(t, b, dir) {
+		out = append(out, p[strings.LastIndexByte(p, '/')+1:])
+	}
+	return out
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"path"
 	"strconv"
 	"strings"
 
@@ -49,11 +48,7 @@ const marksFolder = ".approval-marks"
 
 // MarksPath is the folder of the plans folder dir's marks: beside it, next to the key.
 func MarksPath(dir string) string {
-	if dir == "/" {
-		return "/" + marksFolder
-	}
-	parent, base := path.Split(dir)
-	return parent + "." + base + marksFolder
+	return besideFolder(dir, marksFolder)
 }
 
 // Header keys of a mark.

@@ -101,9 +101,10 @@ func TestAMarkWithoutTheStoresSealIsNoRollback(t *testing.T) {
 	assert.True(t, m.valid, "the next write replaced it")
 }
 
-// Every backend keeps a mark through the Backend interface: a file put back after a revoke
-// is rolled back on the in-memory backend as on disk, and a deleted plan's file put back too.
-func TestAPlanFilePutBackIsRolledBackInMemory(t *testing.T) {
+// putBackAfterARevoke is a Store on a MemoryBackend whose plan p, approved, was revoked and
+// its approved file (returned) then put back by hand.
+func putBackAfterARevoke(t *testing.T) (*memfs.Backend, *Store, string) {
+	t.Helper()
 	ctx := context.Background()
 	backend := memfs.New()
 	s := storeOn(t, backend, "")
@@ -112,7 +113,15 @@ func TestAPlanFilePutBackIsRolledBackInMemory(t *testing.T) {
 	_, err := s.Revoke(ctx, "p")
 	require.NoError(t, err)
 	writeFile(t, backend, s.planPath("p"), old)
-	_, err = s.Get(ctx, "p")
+	return backend, s, old
+}
+
+// Every backend keeps a mark through the Backend interface: a file put back after a revoke
+// is rolled back on the in-memory backend as on disk, and a deleted plan's file put back too.
+func TestAPlanFilePutBackIsRolledBackInMemory(t *testing.T) {
+	ctx := context.Background()
+	backend, s, old := putBackAfterARevoke(t)
+	_, err := s.Get(ctx, "p")
 	assert.Equal(t, document.CodeRolledBack, document.CodeOf(err), "%v", err)
 
 	_, err = s.Delete(ctx, "p", nil)
@@ -150,13 +159,7 @@ func TestAWaitingMarkWrittenByHandIsNone(t *testing.T) {
 // Check reports a plan file put back by hand as what it is, for a person to look at.
 func TestCheckReportsAPlanFilePutBack(t *testing.T) {
 	ctx := context.Background()
-	backend := memfs.New()
-	s := storeOn(t, backend, "")
-	putApproved(t, ctx, s, "p", "- [ ] a\n")
-	old := readFile(t, backend, s.planPath("p"))
-	_, err := s.Revoke(ctx, "p")
-	require.NoError(t, err)
-	writeFile(t, backend, s.planPath("p"), old)
+	_, s, _ := putBackAfterARevoke(t)
 
 	report, err := s.Check(ctx)
 	require.NoError(t, err)
@@ -169,11 +172,7 @@ func TestCheckReportsAPlanFilePutBack(t *testing.T) {
 // seals are computed anew over it.
 func TestMigrateKeepsTheSealsOfThisRelease(t *testing.T) {
 	ctx := context.Background()
-	backend := memfs.New()
-	r1 := format1File(1, "draft", "")
-	r2 := format1File(2, "active", crcName(r1))
-	writeFile(t, backend, "/plans/.history/old/1."+crcName(r1), r1)
-	writeFile(t, backend, "/plans/old.md", r2)
+	backend := format1Plan(t)
 	s := storeOn(t, backend, "")
 	approved, err := s.Approve(ctx, "old", 2, "ana")
 	require.NoError(t, err)
