@@ -275,9 +275,9 @@ type PlanCheck struct {
 	// Error is why the plan could not be checked (a file that does not decode, a storage
 	// failure); "" when it was.
 	Error string `json:"error,omitempty"`
-	// NamesNoTools reports an approved plan with steps left to do none of which names a tool
-	// in "(uses …)": under Config.GatedTools every gated call of it is refused, as plans
-	// written before "(uses …)" existed are.
+	// NamesNoTools reports an approved plan of format 1, written before "(uses …)" existed,
+	// with steps left to do none of which names a tool in "(uses …)": under
+	// Config.GatedTools every gated call of it is refused.
 	NamesNoTools bool `json:"names_no_tools,omitempty"`
 }
 

@@ -118,24 +118,29 @@ func TestImportPlantaskCreditsHoldsToTheirOwners(t *testing.T) {
 	assert.Regexp(t, `^1\s.*\swrite\s+ana\s`, got[3])
 }
 
-// check reports an approved plan with steps left to do none of which names a tool in
-// "(uses …)", and exits 5: under GatedTools every gated call of it would be refused.
-func TestCheckReportsApprovedPlansWhoseStepsNameNoTools(t *testing.T) {
-	dir, store := proofDir(t, "# Ship\n- [ ] Build\n- [ ] Ship\n")
-	ctx := context.Background()
-	_, err := store.Approve(ctx, "ship", 1, "alice")
-	require.NoError(t, err)
-	body := "# Deploy\n- [ ] Deploy (uses deploy_prod)\n"
-	p, err := store.Put(ctx, plan.Update{Name: "deploy", Content: &body})
-	require.NoError(t, err)
-	_, err = store.Approve(ctx, "deploy", p.Revision, "alice")
-	require.NoError(t, err)
-
+// check reports an approved plan of 0.1.0 with steps left to do none of which names a tool
+// in "(uses …)", and exits 5: under GatedTools every gated call of it would be refused. A
+// plan that names one, or one of this release (whose person saw "(uses …)"), is not.
+func TestCheckReportsApprovedPlansOf010WhoseStepsNameNoTools(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plans")
+	for name, text := range map[string]string{"bare": "# Ship\n- [ ] Build\n", "named": "# Deploy\n- [ ] Deploy (uses deploy_prod)\n"} {
+		file := filepath.Join(t.TempDir(), name+".md")
+		require.NoError(t, os.WriteFile(file, []byte(text), 0o600))
+		run010(t, dir, "import", name, file)
+		run010(t, dir, "approve", name, "-rev", "1", "-by", "ana")
+	}
 	r := runBuilt(t, "-dir", dir, "check")
 	assert.Equal(t, exitPending, r.code, r.stderr)
-	assert.Equal(t, "ship r2: approved, but no step names a tool it may use in (uses …), as plans written before (uses …) existed do not: "+
+	assert.Contains(t, r.stdout, "bare r2: approved, but no step names a tool it may use in (uses …), as plans written before (uses …) existed do not: "+
 		"under Config.GatedTools every gated call of it is refused; add (uses TOOL) to the steps that need one "+
-		"(`planctl export ship -`, `planctl import ship FILE`) and approve it again\n", r.stdout)
+		"(`planctl export bare -`, `planctl import bare FILE`) and approve it again\n")
+	assert.NotContains(t, r.stdout, "named r2: approved")
 	r = runBuilt(t, "-dir", dir, "check", "-json")
-	assert.Contains(t, r.stdout, `"names_no_tools": true`)
+	assert.Equal(t, 1, strings.Count(r.stdout, `"names_no_tools": true`), r.stdout)
+
+	here, store := proofDir(t, "# Ship\n- [ ] Build\n")
+	_, err := store.Approve(context.Background(), "ship", 1, "alice")
+	require.NoError(t, err)
+	r = runBuilt(t, "-dir", here, "check")
+	assert.Equal(t, exitOK, r.code, r.stdout)
 }

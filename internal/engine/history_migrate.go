@@ -115,7 +115,7 @@ func (s *Store) checkPlan(ctx context.Context, name string) (PlanCheck, error) {
 		c.UnreadableRevision, c.UnreadableReason = u.rev, u.reason
 	}
 	c.NeedsMigrate = c.Format < document.FormatVersion || len(c.Convertible) > 0
-	c.NamesNoTools = cur.Approval != nil && namesNoTools(document.StepsOf(cur.Content))
+	c.NamesNoTools = cur.Approval != nil && c.Format < document.FormatVersion && namesNoTools(document.StepsOf(cur.Content))
 	return c, nil
 }
 
