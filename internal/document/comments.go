@@ -47,8 +47,8 @@ const (
 // maxCommentsBytes bounds the header lines of a plan's comments, with room for an answer to
 // each, so that a plan's header stays within what the Store reads of it.
 const (
-	maxAnswerBytes   = 300
-	maxCommentsBytes = 16 << 10
+	maxAnswerBytes   = 200
+	maxCommentsBytes = 6 << 10
 )
 
 // writeComments appends the header lines of p's comments.
