@@ -40,8 +40,8 @@ func (c Comment) Open() bool { return c.AnsweredAt == nil && c.ResolvedAt == nil
 // comments a plan keeps. A new comment over MaxComments drops the oldest closed one, and is
 // refused (CodeTooLarge) when every kept comment is open.
 const (
-	MaxCommentBytes = 2000
-	MaxComments     = 20
+	MaxCommentBytes = 1000
+	MaxComments     = 12
 )
 
 // OpenComments lists the comments of cs that are open, in order.

@@ -47,8 +47,8 @@ const (
 // maxCommentsBytes bounds the header lines of a plan's comments, with room for an answer to
 // each, so that a plan's header stays within what the Store reads of it.
 const (
-	maxAnswerBytes   = 300
-	maxCommentsBytes = 16 << 10
+	maxAnswerBytes   = 200
+	maxCommentsBytes = 6 << 10
 )
 
 // writeComments appends the header lines of p's comments.
@@ -124,42 +124,47 @@ func validCommentID(id string) bool {
 }
 
 // setCommentHeader reads one of writeComments' lines into p, and reports whether key was
-// one. A line that does not read drops its comment (settleComments).
+// one. A line that does not read drops its comment (settleComments), or is no answer.
 func setCommentHeader(p *Plan, key, value string) bool {
+	switch key {
+	case hdrComment, hdrCommentText, hdrCommentAnswered, hdrCommentAnswer, hdrCommentResolved:
+	default:
+		return false
+	}
 	var s string
 	ok := DecodeJSONString(value, &s) == nil
-	last := len(p.Comments) - 1
-	switch key {
-	case hdrComment:
+	if key == hdrComment {
 		c, read := parseCommentHead(s)
 		if !ok || !read {
 			c = Comment{} // no ID: the lines after it belong to no comment
 		}
 		p.Comments = append(p.Comments, c)
+		return true
+	}
+	if len(p.Comments) == 0 || !ok {
+		return true
+	}
+	c := &p.Comments[len(p.Comments)-1]
+	switch key {
 	case hdrCommentText:
-		if last >= 0 && ok {
-			p.Comments[last].Text = s
-		}
-	case hdrCommentAnswered:
-		if last >= 0 && ok {
-			if at, who, read := parseCommentMark(s); read {
-				p.Comments[last].AnsweredAt, p.Comments[last].AnsweredBy = &at, who
-			}
-		}
+		c.Text = s
 	case hdrCommentAnswer:
-		if last >= 0 && ok {
-			p.Comments[last].Answer = s
-		}
+		c.Answer = s
+	case hdrCommentAnswered:
+		c.AnsweredAt, c.AnsweredBy = readCommentMark(s)
 	case hdrCommentResolved:
-		if last >= 0 && ok {
-			if at, who, read := parseCommentMark(s); read {
-				p.Comments[last].ResolvedAt, p.Comments[last].ResolvedBy = &at, who
-			}
-		}
-	default:
-		return false
+		c.ResolvedAt, c.ResolvedBy = readCommentMark(s)
 	}
 	return true
+}
+
+// readCommentMark is parseCommentMark's time and who; nil and "" when it does not read.
+func readCommentMark(s string) (*time.Time, string) {
+	at, who, ok := parseCommentMark(s)
+	if !ok {
+		return nil, ""
+	}
+	return &at, who
 }
 
 // settleComments drops the comments decoded without an ID or a text.

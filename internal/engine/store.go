@@ -22,7 +22,7 @@ const (
 	DefaultMaxContentBytes = api.DefaultMaxContentBytes
 	// headerAllowance bounds the stored header, so a stored file is at most
 	// MaxContentBytes+headerAllowance bytes.
-	headerAllowance = 48 << 10 // room for a rejection's feedback and people's comments
+	headerAllowance = 16 << 10
 	// racyWindow: a file modified this recently may change again without its Size and
 	// ModifiedAt changing (coarse file-system clocks), so its summary is not cached yet.
 	racyWindow = 2 * time.Second
