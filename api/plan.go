@@ -65,6 +65,10 @@ type Plan struct {
 	// Repaired reports that the stored file was not valid UTF-8 (someone edited it by hand):
 	// each invalid byte sequence reads as U+FFFD, and the next write stores the repair.
 	Repaired bool `json:"repaired,omitempty"`
+	// Linked reports that the stored file has other names (someone hard-linked it, on a
+	// LocalBackend): it is served, the file guard refuses its other names as it refuses the
+	// plan file, and the next write gives the plan a file of its own, breaking the link.
+	Linked bool `json:"linked,omitempty"`
 }
 
 // Approval records that a person approved a plan: the revision whose body they saw, who,

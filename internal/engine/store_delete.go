@@ -97,7 +97,7 @@ type deleteTarget struct {
 // decode, is over the size limit or is not a plan file: deleting it is how it is recovered.
 func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int64) (deleteTarget, error) {
 	p := s.planPath(name)
-	raw, exists, err := s.readRaw(ctx, p)
+	raw, exists, _, err := s.readPlanFile(ctx, p)
 	tooLarge := document.CodeOf(err) == document.CodeTooLarge
 	special := errors.Is(err, driver.ErrNotRegularFile)
 	if err != nil && (ifRevision != nil || !(tooLarge || special)) {
