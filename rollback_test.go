@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -295,4 +296,68 @@ func TestAForgedHistoryRootIsNotServed(t *testing.T) {
 	history, err := fresh.History(ctx, "release")
 	require.NoError(t, err)
 	assert.Len(t, history, 1, "the history starts at the plan file whose root nobody sealed")
+}
+
+// A plan file someone hard-linked stays in service: it is served (Plan.Linked) with its
+// approval, the next write gives it a file of its own and keeps the revision it replaced,
+// and neither that write nor a delete changes the other name. A linked file that is no plan
+// stays refused.
+func TestAHardLinkedPlanFileStaysInService(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no link counts here")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	backend := newLocal(t, dir)
+	store := storeOn(t, backend, "")
+	body := "# Release\n- [ ] Build\n- [ ] Ship\n"
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	approved, err := store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+	file, other := filepath.Join(dir, "plans", "release.md"), filepath.Join(dir, "elsewhere.md")
+	require.NoError(t, os.Link(file, other))
+	linked := readPlanFile(t, dir, "release")
+
+	for _, s := range []*plan.Store{store, storeOn(t, backend, "")} {
+		got, err := s.Get(ctx, "release")
+		require.NoError(t, err, "a link takes no plan out of service")
+		assert.True(t, got.Linked)
+		assert.NotNil(t, got.Approval, "the bytes the person approved are still those")
+	}
+	moved, _, err := store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress, By: "coder"})
+	require.NoError(t, err)
+	assert.NotNil(t, moved.Approval)
+	assert.False(t, moved.Linked)
+	fi, err := os.Stat(file)
+	require.NoError(t, err)
+	assert.False(t, os.SameFile(fi, statOf(t, other)), "the write broke the link")
+	raw, err := os.ReadFile(other)
+	require.NoError(t, err)
+	assert.Equal(t, linked, raw, "the other name is untouched")
+	kept, err := store.GetRevision(ctx, "release", approved.Revision)
+	require.NoError(t, err, "the revision replaced is kept")
+	assert.Equal(t, approved.Content, kept.Content)
+
+	require.NoError(t, os.Remove(other))
+	require.NoError(t, os.Link(file, other))
+	linked = readPlanFile(t, dir, "release")
+	_, err = store.Delete(ctx, "release", &moved.Revision)
+	require.NoError(t, err)
+	raw, err = os.ReadFile(other)
+	require.NoError(t, err)
+	assert.Equal(t, linked, raw, "a delete cuts nothing of the other name")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("---\nrevision: many\n---\n"), 0o600))
+	require.NoError(t, os.Link(filepath.Join(dir, "notes.txt"), filepath.Join(dir, "plans", "notes.md")))
+	_, err = store.Get(ctx, "notes")
+	assert.Equal(t, plan.CodeCorrupt, plan.CodeOf(err), "a linked file that is no plan: %v", err)
+}
+
+// statOf is os.Stat of p.
+func statOf(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	return fi
 }

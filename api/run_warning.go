@@ -15,4 +15,3 @@ type RunWarning struct {
 // approvals; the file guard refuses every name of the key it is given, but a tool it does
 // not see may read it.
 const WarningKeyLinked = "key_linked"
-

@@ -175,7 +175,8 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 	document.SettleRenewalNotes(action, cur, next)
 	next.Action, next.Created, next.ChangedBy = action, cur == nil, document.ChangedBy(ctx, cur, next)
 	document.SettleHostMarks(ctx, action, cur, next)
-	next.Replaces = "" // the sum of cur's file, where history keeps it
+	next.Linked = false // written below as a file of its own
+	next.Replaces = ""  // the sum of cur's file, where history keeps it
 	if cur != nil && s.keepsEntries() {
 		next.Replaces = entrySum(raw)
 	}
