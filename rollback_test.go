@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -360,4 +361,50 @@ func statOf(t *testing.T, p string) os.FileInfo {
 	fi, err := os.Stat(p)
 	require.NoError(t, err)
 	return fi
+}
+
+// A plan nobody governs, its file put back by hand one or two revisions, is reported as
+// rolled back by the next write, of this Store or a fresh one, on a LocalBackend and a
+// MemoryBackend, and nothing is written on top of it; once a person deletes it, the plan
+// written again starts past every revision it reached. No revision is written twice.
+func TestAnUngovernedPlanPutBackWritesNoRevisionTwice(t *testing.T) {
+	for _, kind := range []string{"local", "memory"} {
+		for _, back := range []int64{1, 2} {
+			t.Run(kind+"/"+strconv.FormatInt(back, 10), func(t *testing.T) {
+				ctx := context.Background()
+				var backend plan.Backend = plan.NewMemoryBackend()
+				if kind == "local" {
+					backend = newLocal(t, t.TempDir())
+				}
+				file := func() string {
+					fc, err := backend.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/notes.md"})
+					require.NoError(t, err)
+					return fc.Content
+				}
+				store := storeOn(t, backend, "")
+				files := map[int64]string{}
+				var last *plan.Plan
+				for i := range 3 {
+					p, err := store.Put(ctx, plan.Update{Name: "notes", Content: ptr(strings.Repeat("- [ ] step\n", i+1))})
+					require.NoError(t, err)
+					files[p.Revision], last = file(), p
+				}
+				old := files[last.Revision-back]
+				require.NoError(t, backend.Write(ctx, &filesystem.WriteRequest{FilePath: "/plans/notes.md", Content: old}))
+
+				for _, s := range []*plan.Store{storeOn(t, backend, ""), store} {
+					_, err := s.Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] other\n")})
+					assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+					_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "notes", Step: 1, State: plan.StepInProgress, By: "coder"})
+					assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+					assert.Equal(t, old, file(), "nothing was written on top of the file put back")
+				}
+				_, err := store.Delete(ctx, "notes", nil)
+				require.NoError(t, err)
+				again, err := storeOn(t, backend, "").Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] anew\n")})
+				require.NoError(t, err)
+				assert.Greater(t, again.Revision, last.Revision, "no revision is written twice")
+			})
+		}
+	}
 }

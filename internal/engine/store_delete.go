@@ -38,10 +38,17 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		if err := checkRevision(name, f.plan, ifRevision); err != nil {
 			return err
 		}
+		// A file put back by hand leaves a tombstone past what its history shows was written
+		// (rollback_history.go), which the file's own header would not record.
+		past, err := s.deletedPast(ctx, name, f)
+		if err != nil {
+			return err
+		}
+		f.revision = max(f.revision, past)
 		// A tombstone moved into place cannot name the deleter: where one is known, it is
 		// written, and the plan file is moved there only when that fails (a full disk).
 		by := document.ActorOf(ctx)
-		if by == "" {
+		if by == "" && past == 0 {
 			if buried, err := s.buryByRename(ctx, name, f); buried || err != nil {
 				return err
 			}

@@ -141,8 +141,14 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 	// file put back by hand to exactly those bytes after another Store marked the plan is
 	// the one rollback this leaves to that Store's next read.)
 	var mark planMark
-	if !guessed || !s.decoded.unmarked(name, raw) {
+	wroteIt := guessed && s.decoded.unmarked(name, raw)
+	if !wroteIt {
 		if mark, err = s.markOf(ctx, name, slot); err != nil {
+			return nil, err
+		}
+	}
+	if cur != nil && !mark.exists && !wroteIt {
+		if err := s.checkWrittenPast(ctx, name, cur, raw); err != nil { // rollback_history.go
 			return nil, err
 		}
 	}
