@@ -24,21 +24,32 @@ import (
 // entry just before too: a crash between the two reads as a file put back by one revision,
 // which a person's delete recovers.
 //
-// The check reads the history's folder once per write, except on a write built on the file
-// this Store wrote last (a driver.Swapper's guess), whose swap succeeds only on those bytes,
-// so a change stays one statement on PostgreSQL. With history off nothing is kept to compare with.
+// The check reads the history's folder only where this process does not know it through the
+// file's revision (the entries it keeps for pruning, history_write.go), and never on a write
+// built on the file this Store wrote last (a driver.Swapper's guess), whose swap succeeds
+// only on those bytes, so a change stays one statement on PostgreSQL. What this process knows
+// is listed again every few prunes; until then a file put back after another process wrote
+// the plan is caught by that process, or by this one's next listing. With history off nothing is kept to compare with.
 
 // writtenPast is the newest revision the history of plan name shows was written after cur,
 // whose file is raw, or 0 when it shows none.
-func (s *Store) writtenPast(ctx context.Context, name string, cur *document.Plan, raw string) (int64, error) {
+func (s *Store) writtenPast(ctx context.Context, name string, cur *document.Plan, raw string) (past int64, err error) {
 	if !s.keepsEntries() {
 		return 0, nil
+	}
+	if _, known := s.knownEntriesAt(name, cur.Revision); known {
+		return 0, nil // this process wrote cur's revision last, and no entry of it or later since
 	}
 	entries, err := s.listHistory(ctx, name)
 	if err != nil {
 		return 0, err
 	}
-	past, sum := int64(0), ""
+	defer func() {
+		if past == 0 && err == nil {
+			s.keepEntries(name, cur.Revision, entries, true) // so the next writes need no listing
+		}
+	}()
+	sum := ""
 	for _, e := range entries { // newest first
 		if e.rev < cur.Revision || e.legacy {
 			break
@@ -86,4 +97,13 @@ func (s *Store) deletedPast(ctx context.Context, name string, f deleteTarget) (i
 		return 0, err
 	}
 	return s.writtenPast(ctx, name, f.plan, f.raw)
+}
+
+// noteCreated records, after this Store created plan name at revision rev, that no entry of
+// it or later exists, so writtenPast needs no listing until a prune lists. (A MemoryBackend's
+// writes build on the Store's guess, which needs no check, and its first prune lists.)
+func (s *Store) noteCreated(name string, rev int64) {
+	if s.keepsEntries() && !s.inProcess {
+		s.keepEntries(name, rev, nil, false)
+	}
 }

@@ -200,6 +200,9 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 	if governed {
 		s.markWrite(ctx, next)
 	}
+	if cur == nil {
+		s.noteCreated(name, next.Revision) // rollback_history.go
+	}
 	s.forget(name)
 	s.decoded.wrote(name, file, next, !governed)
 	return next, nil
