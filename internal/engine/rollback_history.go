@@ -84,7 +84,23 @@ func (s *Store) checkWrittenPast(ctx context.Context, name string, cur *document
 	if err != nil || past == 0 {
 		return err
 	}
+	if err := s.stillStored(ctx, name, raw); err != nil {
+		return err
+	}
 	return rolledBack(cur, planMark{valid: true, rev: past})
+}
+
+// stillStored returns errWrongGuess (read again) when plan name's file is no longer raw on a
+// driver.Swapper, where no lock keeps writers out: a write that landed after raw was read
+// leaves the same entries as a file put back.
+func (s *Store) stillStored(ctx context.Context, name, raw string) error {
+	if s.swapper == nil {
+		return nil
+	}
+	if now, _, err := s.readRaw(ctx, s.planPath(name)); err != nil || now != raw {
+		return errWrongGuess
+	}
+	return nil
 }
 
 // deletedPast is, for a delete of f, the newest revision the plan's history shows was
@@ -96,7 +112,11 @@ func (s *Store) deletedPast(ctx context.Context, name string, f deleteTarget) (i
 	if m, err := s.readMark(ctx, name); err != nil || m.exists {
 		return 0, err
 	}
-	return s.writtenPast(ctx, name, f.plan, f.raw)
+	past, err := s.writtenPast(ctx, name, f.plan, f.raw)
+	if err == nil && past > 0 {
+		err = s.stillStored(ctx, name, f.raw)
+	}
+	return past, err
 }
 
 // noteCreated records, after this Store created plan name at revision rev, that no entry of
