@@ -344,7 +344,7 @@ func TestOnlyEinoStartersNameTheRunsTheyStart(t *testing.T) {
 			plantest.Answer("done")),
 		Handlers: []adk.ChatModelAgentMiddleware{mw},
 		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{
-			runsAgent{name: "delegate", agent: helper}, runsAgent{name: "task", agent: helper}}}}, MaxIterations: 10})
+			runsAgent{name: "delegate", agent: helper}, runsAgent{name: "task", agent: helper}, deploy}}}, MaxIterations: 10})
 	require.NoError(t, err)
 	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: lead}).Query(ctx, "release"))
 

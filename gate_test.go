@@ -21,7 +21,6 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/einoplan/plan"
-	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/plantest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -854,7 +853,8 @@ func TestAnotherMiddlewaresExportIsGated(t *testing.T) {
 				plantest.CallTool("my_export_plan_to_file", `{"name":"notes","path":"/app/deploy.sh"}`),
 				plantest.Answer("done"))
 			agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "works",
-				Instruction: "You work.", Model: model, Handlers: handlers})
+				Instruction: "You work.", Model: model, Handlers: handlers,
+				ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{newSideEffect("write_file", "file_path")}}}})
 			require.NoError(t, err)
 			gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
 			code, _ := gateCode(t, gateResult(t, model, 2))
@@ -1039,9 +1039,8 @@ func runErr(iter *adk.AsyncIterator[*adk.AgentEvent]) error {
 // GatedTools names are matched exactly, after trimming the space around them. New refuses a
 // name with a wildcard or a space inside; a name that matches no tool of the run but one in
 // another case, or the start of one ("deploy" for deploy_prod), fails the run at its first
-// model call, before any tool ran; one that matches nothing at all (it may be meant for
-// another agent the middleware serves) starts the run with a RunWarning; "deploy_prod "
-// gates deploy_prod.
+// model call, before any tool ran, and so does one that matches nothing at all;
+// "deploy_prod " gates deploy_prod.
 func TestGatedToolsNamesAreMatchedExactly(t *testing.T) {
 	ctx := context.Background()
 	for _, bad := range []string{"deploy_*", "deploy?", "deploy prod", "[deploy]_prod"} {
@@ -1063,21 +1062,12 @@ func TestGatedToolsNamesAreMatchedExactly(t *testing.T) {
 	t.Run("matching nothing", func(t *testing.T) {
 		var deploys atomic.Int32
 		var log gateLog
-		_, runner := usesAgent(t, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "worker", GatedTools: []string{"ship_it"}},
+		model, runner := usesAgent(t, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "worker", GatedTools: []string{"ship_it"}},
 			filesystem.NewInMemoryBackend(), &deploys, &log, plantest.Answer("done"))
-		events, _ := gateEvents(t, runner.Query(ctx, "go"))
-		var warned []api.RunWarning
-		for _, ev := range events {
-			if ev.Output == nil {
-				continue
-			}
-			if w, ok := ev.Output.CustomizedOutput.(api.RunWarning); ok {
-				warned = append(warned, w)
-			}
-		}
-		require.Len(t, warned, 1, "a name that may be another agent's is reported, not silent")
-		assert.Equal(t, api.WarningGatedToolMissing, warned[0].Reason)
-		assert.Contains(t, warned[0].Message, `"ship_it"`)
+		err := runErr(runner.Query(ctx, "go"))
+		require.Error(t, err, "a name no agent of the run has gates nothing: never silent")
+		assert.Contains(t, err.Error(), `"ship_it"`)
+		assert.Empty(t, model.Calls(), "the model was never called")
 	})
 	t.Run("trimmed", func(t *testing.T) {
 		var deploys atomic.Int32
@@ -1170,4 +1160,55 @@ func TestAnExportOfAPlanMiddlewareListedAfterTheGatingOneIsGated(t *testing.T) {
 	assert.False(t, written, "nothing was exported")
 	require.Len(t, log.calls(), 1)
 	assert.Equal(t, "my_export_plan_to_file", log.calls()[0].Tool)
+}
+
+// One Config may serve an orchestrator and the workers it starts: a GatedTools name the
+// orchestrator lacks is carried by the worker that has it (its own run checks it), so the
+// orchestrator runs and the worker's deploy is gated. A worker sharing the Config without
+// that tool fails its run, and so does an orchestrator whose only starter is a host's own
+// tool, which the middleware cannot see into.
+func TestOneGatedToolsListServesAnOrchestratorAndTheWorkersWithItsTools(t *testing.T) {
+	ctx := context.Background()
+	lead := func(t *testing.T, starter func(worker adk.Agent) tool.BaseTool, workerTools ...tool.BaseTool) (*plantest.ScriptedModel, *plantest.ScriptedModel, error) {
+		var log gateLog
+		mw, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "lead", GatedTools: []string{"deploy_prod"}, OnGatedCall: log.hear})
+		require.NoError(t, err)
+		workerModel := plantest.NewScriptedModel(deploy, plantest.Answer("refused"))
+		worker, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "does plan steps",
+			Instruction: "You do plan steps.", Model: workerModel, Handlers: []adk.ChatModelAgentMiddleware{mw},
+			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: workerTools}}})
+		require.NoError(t, err)
+		model := plantest.NewScriptedModel(plantest.CallTool("worker", `{"request":"deploy"}`), plantest.Answer("done"))
+		agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "lead", Description: "leads",
+			Instruction: "You lead.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 10,
+			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{starter(worker)}}}})
+		require.NoError(t, err)
+		return model, workerModel, runErr(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "ship"))
+	}
+	einoStarter := func(worker adk.Agent) tool.BaseTool { return adk.NewAgentTool(ctx, worker) }
+
+	t.Run("carried by the worker", func(t *testing.T) {
+		var deploys atomic.Int32
+		model, workerModel, err := lead(t, einoStarter, sideEffect{name: "deploy_prod", params: map[string]*schema.ParameterInfo{"target": {Type: schema.String}}, ran: &deploys})
+		require.NoError(t, err)
+		assert.Len(t, workerModel.Calls(), 2, "the worker ran")
+		assert.Zero(t, deploys.Load(), "its deploy was gated in its own run")
+		assert.Len(t, model.Calls(), 2)
+	})
+	t.Run("a worker without the tool", func(t *testing.T) {
+		_, workerModel, err := lead(t, einoStarter)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `"deploy_prod"`)
+		assert.Contains(t, err.Error(), `"worker"`)
+		assert.Empty(t, workerModel.Calls())
+	})
+	t.Run("a host's own starter", func(t *testing.T) {
+		var deploys atomic.Int32
+		model, _, err := lead(t, func(adk.Agent) tool.BaseTool {
+			return sideEffect{name: "worker", params: map[string]*schema.ParameterInfo{"request": {Type: schema.String}}, ran: &atomic.Int32{}}
+		}, sideEffect{name: "deploy_prod", params: map[string]*schema.ParameterInfo{"target": {Type: schema.String}}, ran: &deploys})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `"lead"`)
+		assert.Empty(t, model.Calls(), "the model was never called")
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -303,4 +305,114 @@ func TestAForgedHistoryRootIsNotServed(t *testing.T) {
 	history, err := fresh.History(ctx, "release")
 	require.NoError(t, err)
 	assert.Len(t, history, 1, "the history starts at the plan file whose root nobody sealed")
+}
+
+// A plan file someone hard-linked stays in service: it is served (Plan.Linked) with its
+// approval, the next write gives it a file of its own and keeps the revision it replaced,
+// and neither that write nor a delete changes the other name. A linked file that is no plan
+// stays refused.
+func TestAHardLinkedPlanFileStaysInService(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no link counts here")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	backend := newLocal(t, dir)
+	store := storeOn(t, backend, "")
+	body := "# Release\n- [ ] Build\n- [ ] Ship\n"
+	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	approved, err := store.Approve(ctx, "release", p.Revision, "ana")
+	require.NoError(t, err)
+	file, other := filepath.Join(dir, "plans", "release.md"), filepath.Join(dir, "elsewhere.md")
+	require.NoError(t, os.Link(file, other))
+	linked := readPlanFile(t, dir, "release")
+
+	for _, s := range []*plan.Store{store, storeOn(t, backend, "")} {
+		got, err := s.Get(ctx, "release")
+		require.NoError(t, err, "a link takes no plan out of service")
+		assert.True(t, got.Linked)
+		assert.NotNil(t, got.Approval, "the bytes the person approved are still those")
+	}
+	moved, _, err := store.MoveStep(ctx, plan.StepMove{Name: "release", Step: 1, State: plan.StepInProgress, By: "coder"})
+	require.NoError(t, err)
+	assert.NotNil(t, moved.Approval)
+	assert.False(t, moved.Linked)
+	fi, err := os.Stat(file)
+	require.NoError(t, err)
+	assert.False(t, os.SameFile(fi, statOf(t, other)), "the write broke the link")
+	raw, err := os.ReadFile(other)
+	require.NoError(t, err)
+	assert.Equal(t, linked, raw, "the other name is untouched")
+	kept, err := store.GetRevision(ctx, "release", approved.Revision)
+	require.NoError(t, err, "the revision replaced is kept")
+	assert.Equal(t, approved.Content, kept.Content)
+
+	require.NoError(t, os.Remove(other))
+	require.NoError(t, os.Link(file, other))
+	linked = readPlanFile(t, dir, "release")
+	_, err = store.Delete(ctx, "release", &moved.Revision)
+	require.NoError(t, err)
+	raw, err = os.ReadFile(other)
+	require.NoError(t, err)
+	assert.Equal(t, linked, raw, "a delete cuts nothing of the other name")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("---\nrevision: many\n---\n"), 0o600))
+	require.NoError(t, os.Link(filepath.Join(dir, "notes.txt"), filepath.Join(dir, "plans", "notes.md")))
+	_, err = store.Get(ctx, "notes")
+	assert.Equal(t, plan.CodeCorrupt, plan.CodeOf(err), "a linked file that is no plan: %v", err)
+}
+
+// statOf is os.Stat of p.
+func statOf(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	return fi
+}
+
+// A plan nobody governs, its file put back by hand one or two revisions, is reported as
+// rolled back by the next write, of this Store or a fresh one, on a LocalBackend and a
+// MemoryBackend, and nothing is written on top of it; once a person deletes it, the plan
+// written again starts past every revision it reached. No revision is written twice.
+func TestAnUngovernedPlanPutBackWritesNoRevisionTwice(t *testing.T) {
+	for _, kind := range []string{"local", "memory"} {
+		for _, back := range []int64{1, 2} {
+			t.Run(kind+"/"+strconv.FormatInt(back, 10), func(t *testing.T) {
+				ctx := context.Background()
+				var backend plan.Backend = plan.NewMemoryBackend()
+				if kind == "local" {
+					backend = newLocal(t, t.TempDir())
+				}
+				file := func() string {
+					fc, err := backend.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/notes.md"})
+					require.NoError(t, err)
+					return fc.Content
+				}
+				store := storeOn(t, backend, "")
+				files := map[int64]string{}
+				var last *plan.Plan
+				for i := range 3 {
+					p, err := store.Put(ctx, plan.Update{Name: "notes", Content: ptr(strings.Repeat("- [ ] step\n", i+1))})
+					require.NoError(t, err)
+					files[p.Revision], last = file(), p
+				}
+				old := files[last.Revision-back]
+				require.NoError(t, backend.Write(ctx, &filesystem.WriteRequest{FilePath: "/plans/notes.md", Content: old}))
+
+				for _, s := range []*plan.Store{storeOn(t, backend, ""), store} {
+					_, err := s.Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] other\n")})
+					assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+					_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "notes", Step: 1, State: plan.StepInProgress, By: "coder"})
+					assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+					assert.Equal(t, old, file(), "nothing was written on top of the file put back")
+				}
+				_, err := store.Delete(ctx, "notes", nil)
+				require.NoError(t, err)
+				again, err := storeOn(t, backend, "").Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] anew\n")})
+				require.NoError(t, err)
+				assert.Greater(t, again.Revision, last.Revision, "no revision is written twice")
+			})
+		}
+	}
 }

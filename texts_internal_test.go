@@ -85,7 +85,7 @@ func functionBytes(info *schema.ToolInfo) (int, error) {
 	return len(def), err
 }
 
-// planTax runs mw's BeforeAgent for an agent with no tools and no instruction of its own, and
+// planTax runs mw's BeforeAgent for an agent with no instruction of its own and no tools but a shell, and
 // its rewrite of a model call's state, and returns the bytes it adds to every model call: the
 // definitions of the tools the model sees and the instruction (with the digest).
 func planTax(ctx context.Context, mw adk.ChatModelAgentMiddleware) (tools, instruction int, err error) {
@@ -93,7 +93,8 @@ func planTax(ctx context.Context, mw adk.ChatModelAgentMiddleware) (tools, instr
 	if err != nil {
 		return 0, 0, err
 	}
-	state := &adk.ChatModelAgentState{}
+	// The agent's own shell tool, which GatedTools may name, is not the plan's tax.
+	state := &adk.ChatModelAgentState{ToolInfos: []*schema.ToolInfo{{Name: "shell", Desc: "runs a command"}}}
 	for _, t := range rc.Tools {
 		info, err := t.Info(ctx)
 		if err != nil {
@@ -104,7 +105,7 @@ func planTax(ctx context.Context, mw adk.ChatModelAgentMiddleware) (tools, instr
 	if _, state, err = mw.BeforeModelRewriteState(ctx, state, &adk.ModelContext{}); err != nil {
 		return 0, 0, err
 	}
-	for _, info := range state.ToolInfos {
+	for _, info := range state.ToolInfos[1:] {
 		n, err := functionBytes(info)
 		if err != nil {
 			return 0, 0, err

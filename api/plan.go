@@ -71,6 +71,10 @@ type Plan struct {
 	// OverBudget: what its steps' lines record they cost together (TotalCost) went over the
 	// plan's own budget (Budget). Derived when the plan is read; never stored.
 	OverBudget bool `json:"over_budget,omitempty"`
+	// Linked reports that the stored file has other names (someone hard-linked it, on a
+	// LocalBackend): it is served, the file guard refuses its other names as it refuses the
+	// plan file, and the next write gives the plan a file of its own, breaking the link.
+	Linked bool `json:"linked,omitempty"`
 }
 
 // Approval records that a person approved a plan: the revision whose body they saw, who,

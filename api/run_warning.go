@@ -2,7 +2,7 @@ package api
 
 // RunWarning tells a host, at the start of a run, of a set-up that weakens what plan mode
 // keeps out of the model's reach without stopping the run: it is an event of the run whose
-// Output.CustomizedOutput is the RunWarning. Reason is a stable word (WarningKeyLinked, WarningGatedToolMissing);
+// Output.CustomizedOutput is the RunWarning. Reason is a stable word (WarningKeyLinked);
 // Path is the file it is about; Message says it in English.
 type RunWarning struct {
 	Reason  string `json:"reason"`
@@ -15,8 +15,3 @@ type RunWarning struct {
 // approvals; the file guard refuses every name of the key it is given, but a tool it does
 // not see may read it.
 const WarningKeyLinked = "key_linked"
-
-// WarningGatedToolMissing: a Config.GatedTools name matches no tool of the run (and no tool
-// of it in another case), so it gates nothing there. The run goes on: the name may be meant
-// for another agent the same middleware serves.
-const WarningGatedToolMissing = "gated_tool_missing"

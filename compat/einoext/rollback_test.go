@@ -2,6 +2,7 @@ package einoext_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,4 +41,46 @@ func TestEinoFileToolsCannotUndoARollbackMark(t *testing.T) {
 	require.NoError(t, err)
 	_, err = fresh.Get(ctx, "release")
 	assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+}
+
+// On eino-ext's local backend, which keeps each history entry just before the write that
+// replaces it, a plan nobody governs put back by hand two revisions, or one revision and
+// edited, is reported as rolled back by the next write, which writes nothing; a person's
+// delete then lets the plan start again past every revision it reached.
+func TestAnUngovernedPlanPutBackOnEinoExtsBackendIsRolledBack(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		back int64
+		edit string
+	}{{"two revisions", 2, ""}, {"one revision, edited", 1, "- [ ] added by hand\n"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			b := atomicBackend{backend{newLocal(t)}}
+			store, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: dir})
+			require.NoError(t, err)
+			file := filepath.Join(dir, "notes.md")
+			files := map[int64][]byte{}
+			var last *plan.Plan
+			for i := range 3 {
+				last, err = store.Put(ctx, plan.Update{Name: "notes", Content: ptr(fmt.Sprintf("- [ ] step %d\n", i))})
+				require.NoError(t, err)
+				files[last.Revision], err = os.ReadFile(file)
+				require.NoError(t, err)
+			}
+			old := append(files[last.Revision-tc.back], tc.edit...)
+			require.NoError(t, os.WriteFile(file, old, 0o600))
+
+			fresh, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: dir})
+			require.NoError(t, err)
+			_, err = fresh.Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] other\n")})
+			assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+			unchanged(t, file, old)
+			_, err = fresh.Delete(ctx, "notes", nil)
+			require.NoError(t, err)
+			again, err := store.Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] anew\n")})
+			require.NoError(t, err)
+			assert.Greater(t, again.Revision, last.Revision, "no revision is written twice")
+		})
+	}
 }

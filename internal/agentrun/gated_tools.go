@@ -2,6 +2,7 @@ package agentrun
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode"
 
@@ -77,4 +78,22 @@ func toolName(field, raw string) (string, error) {
 		return "", fmt.Errorf("plan: %s name %q has a wildcard: names are matched exactly; \"*\" alone in GatedTools gates every tool", field, raw)
 	}
 	return n, nil
+}
+
+// carriedNames adds to out (made when nil) the GatedTools names of the plan middlewares of
+// agent, a value read from an Eino agent tool, and "*" for one gating every tool; it returns
+// out.
+func carriedNames(out map[string]bool, agent reflect.Value) map[string]bool {
+	if out == nil {
+		out = map[string]bool{}
+	}
+	planGates(agent, 0, func(g reflect.Value) {
+		if g.FieldByName("all").Bool() {
+			out["*"] = true
+		}
+		for _, k := range g.FieldByName("names").MapKeys() {
+			out[k.String()] = true
+		}
+	})
+	return out
 }

@@ -13,7 +13,6 @@ import (
 	einofs "github.com/cloudwego/eino/adk/filesystem"
 	fsmw "github.com/cloudwego/eino/adk/middlewares/filesystem"
 	"github.com/cloudwego/eino/schema"
-	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/internal/tools"
 )
 
@@ -21,9 +20,9 @@ import (
 // handlers listed after it included, which BeforeAgent never sees. What it cannot judge there
 // fails closed:
 //
-//   - a GatedTools name that matches no tool of the run but a near miss fails the run: a
-//     misspelt name ("Deploy_Prod", "deploy") would otherwise gate nothing, silently; one
-//     that matches nothing is reported (checkGatedNames);
+//   - a GatedTools name that matches no tool of the run, nor one of a sub-agent it starts
+//     that shares the name, fails the run: a misspelt name ("Deploy_Prod", "deploy") would
+//     otherwise gate nothing, silently (checkGatedNames);
 //   - a tool added after BeforeAgent whose parameters are those of one of Eino's filesystem
 //     tools is judged by the file guard as that tool, whatever its name;
 //   - the export tool of another plan middleware listed after this one is gated with this
@@ -98,20 +97,27 @@ func (m *Middleware[M, S]) checkRunTools(ctx context.Context, st *runState, info
 	return nil
 }
 
-// checkGatedNames fails a run whose tools include, for some GatedTools name, not that tool
-// but a near miss of it (the same name in another case, or a tool whose name starts with it
-// and a "_" or "-"): the name gates nothing, and no set-up means it. A name that matches no
-// tool of the run and is no near miss may be meant for another agent the middleware serves
-// (one middleware may serve an orchestrator and its sub-agents, started by Eino's starters or
-// by a host's own tools), so the run goes on and starts with an api.RunWarning
-// (gated_tool_missing) instead, unless it has one of Eino's agent starters.
-// export_plan_to_file's name is exempt: it is offered only with a Workspace.
+// checkGatedNames fails a run whose tools do not include, for some GatedTools name, that
+// tool, unless the name is carried: an agent the run can start through one of Eino's agent
+// starters has a plan middleware whose GatedTools name it (or "*"), so that agent's own run
+// checks it in turn. One Config may thus serve an orchestrator and the workers it starts,
+// each name being a tool of the agents that run it, while a name no agent of the run's tree
+// has (misspelt, "Deploy_Prod", "deploy", or meant for an agent the middleware cannot see
+// started, such as one a host's own tool runs) gates nothing and fails the run before any
+// tool ran. A near miss (the same name in another case, or a tool whose name starts with it
+// and a "_" or "-") fails the run even when carried. export_plan_to_file's name is exempt:
+// it is offered only with a Workspace.
 func (m *Middleware[M, S]) checkGatedNames(ctx context.Context, st *runState, offered map[string]bool) error {
 	if m.gated == nil {
 		return nil
 	}
 	st.mu.Lock()
-	delegates := len(st.starters) > 0
+	carried := map[string]bool{}
+	for _, s := range st.starters {
+		for n := range s.Carries {
+			carried[n] = true
+		}
+	}
 	st.mu.Unlock()
 	var near, absent []string
 	for n := range m.gated.names {
@@ -120,7 +126,7 @@ func (m *Middleware[M, S]) checkGatedNames(ctx context.Context, st *runState, of
 		}
 		if t := nearMiss(n, offered); t != "" {
 			near = append(near, fmt.Sprintf("%q (the agent has %q)", n, t))
-		} else {
+		} else if !carried[n] && !carried["*"] {
 			absent = append(absent, fmt.Sprintf("%q", n))
 		}
 	}
@@ -130,9 +136,10 @@ func (m *Middleware[M, S]) checkGatedNames(ctx context.Context, st *runState, of
 		return fmt.Errorf("plan: Config.GatedTools names %s, which match no tool of agent %q: names are matched exactly, "+
 			"case included, so such a name gates nothing", strings.Join(near, ", "), st.agent)
 	}
-	if len(absent) > 0 && !delegates {
-		m.emit(ctx, api.RunWarning{Reason: api.WarningGatedToolMissing, Message: fmt.Sprintf(
-			"Config.GatedTools names %s, which match no tool of agent %q: such a name gates nothing in its runs", strings.Join(absent, ", "), st.agent)})
+	if len(absent) > 0 {
+		return fmt.Errorf("plan: Config.GatedTools names %s, which match no tool of agent %q nor one an agent it starts gates: "+
+			"such a name gates nothing; name only tools this agent or the sub-agents sharing its plan middleware have, "+
+			"or give agents with other tools a plan middleware of their own (plan.New on the same Backend)", strings.Join(absent, ", "), st.agent)
 	}
 	return nil
 }

@@ -15,4 +15,7 @@ type starter struct {
 	// Guarded are the names of the agents it starts that have a plan middleware gating every
 	// tool: their own gate stands for the starter's under "*".
 	Guarded map[string]bool
+	// Carries are the GatedTools names of the plan middlewares of the agents it starts ("*"
+	// for one gating every tool): each of their runs checks them (checkGatedNames).
+	Carries map[string]bool
 }

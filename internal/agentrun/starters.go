@@ -57,9 +57,10 @@ func starterOf(t tool.BaseTool, name string) *starter {
 	typ := v.Type()
 	switch {
 	case agentToolTypes[typ]:
-		return &starter{Kind: agentToolStarter, Guarded: map[string]bool{name: gatesEveryTool(v.Elem().FieldByName("agent"), 0)}}
+		agent := v.Elem().FieldByName("agent")
+		return &starter{Kind: agentToolStarter, Guarded: map[string]bool{name: gatesEveryTool(agent, 0)}, Carries: carriedNames(nil, agent)}
 	case isDeepTaskTool(typ):
-		s := &starter{Kind: deepTaskStarter, Guarded: map[string]bool{}}
+		s := &starter{Kind: deepTaskStarter, Guarded: map[string]bool{}, Carries: map[string]bool{}}
 		if m := v.Elem().FieldByName("subAgents"); m.Kind() == reflect.Map && m.Type().Key().Kind() == reflect.String {
 			for it := m.MapRange(); it.Next(); {
 				at := it.Value()
@@ -68,6 +69,7 @@ func starterOf(t tool.BaseTool, name string) *starter {
 				}
 				if agentToolTypes[at.Type()] {
 					s.Guarded[it.Key().String()] = gatesEveryTool(at.Elem().FieldByName("agent"), 0)
+					carriedNames(s.Carries, at.Elem().FieldByName("agent"))
 				}
 			}
 		}
@@ -118,20 +120,29 @@ func einoControlTool(t tool.BaseTool) bool {
 // agent, possibly wrapped by adk's flow agent, that has a plan middleware gating every tool.
 // It only reads: nothing of the agent runs.
 func gatesEveryTool(agent reflect.Value, depth int) bool {
+	all := false
+	planGates(agent, depth, func(g reflect.Value) { all = all || g.FieldByName("all").Bool() })
+	return all
+}
+
+// planGates calls visit with the gate (a gate struct, read only) of each plan middleware of
+// agent that gates something, agent being a value read from an Eino agent tool: a chat model
+// agent, possibly wrapped by adk's flow agent. Nothing of the agent runs.
+func planGates(agent reflect.Value, depth int, visit func(g reflect.Value)) {
 	for agent.IsValid() && (agent.Kind() == reflect.Interface || agent.Kind() == reflect.Pointer) {
 		if agent.IsNil() {
-			return false
+			return
 		}
 		agent = agent.Elem()
 	}
 	if !agent.IsValid() || agent.Kind() != reflect.Struct || depth > 4 {
-		return false
+		return
 	}
 	typ := agent.Type()
 	if chatModelAgentTypes[typ] {
 		handlers := agent.FieldByName("handlers")
 		if handlers.Kind() != reflect.Slice {
-			return false
+			return
 		}
 		for i := 0; i < handlers.Len(); i++ {
 			h := handlers.Index(i)
@@ -141,20 +152,20 @@ func gatesEveryTool(agent reflect.Value, depth int) bool {
 			if !h.IsValid() || !isPlanMiddleware(h.Type()) || h.IsNil() {
 				continue
 			}
-			if g := h.Elem().FieldByName("gated"); g.Kind() == reflect.Pointer && !g.IsNil() && g.Elem().FieldByName("all").Bool() {
-				return true
+			if g := h.Elem().FieldByName("gated"); g.Kind() == reflect.Pointer && !g.IsNil() {
+				visit(g.Elem())
 			}
 		}
-		return false
+		return
 	}
 	if typ.PkgPath() == einoADK && (typ.Name() == "flowAgent" || strings.HasPrefix(typ.Name(), "typedFlowAgent[")) {
 		for _, f := range []string{"Agent", "TypedAgent"} {
 			if inner := agent.FieldByName(f); inner.IsValid() {
-				return gatesEveryTool(inner, depth+1)
+				planGates(inner, depth+1, visit)
+				return
 			}
 		}
 	}
-	return false
 }
 
 // isPlanMiddleware reports whether t is a *Middleware of this package, for any message type.

@@ -13,6 +13,7 @@ import (
 	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/localfs"
 	"github.com/einoplan/plan/internal/memfs"
 )
 
@@ -63,6 +64,9 @@ type Store struct {
 	once       driver.OnceWriter
 	lazy       driver.LazyDeleter
 	stamper    driver.FolderStamper
+	// local is the LocalBackend the Backend is or unwraps to, whose plan files are read
+	// even with other names (localfs.ReadLinked).
+	local *localfs.Backend
 	// keeper is the swapper's own driver.KeepingSwapper, when it has one.
 	keeper driver.KeepingSwapper
 	// keepWriter is the Backend's own driver.KeepingWriter, used where it has no swapper.
@@ -142,6 +146,7 @@ func NewStore(cfg *StoreConfig) (*Store, error) {
 		s.keepWriter = keepingOf[driver.KeepingWriter](cfg.Backend)
 	}
 	_, s.inProcess = capability[*memfs.Backend](cfg.Backend)
+	s.local, _ = capability[*localfs.Backend](cfg.Backend)
 	if st, ok := capability[driver.StrictModTimer](cfg.Backend); ok {
 		s.strict = st.StrictModTimes()
 	}

@@ -38,10 +38,17 @@ func (s *Store) Delete(ctx context.Context, name string, ifRevision *int64) (int
 		if err := checkRevision(name, f.plan, ifRevision); err != nil {
 			return err
 		}
+		// A file put back by hand leaves a tombstone past what its history shows was written
+		// (rollback_history.go), which the file's own header would not record.
+		past, err := s.deletedPast(ctx, name, f)
+		if err != nil {
+			return err
+		}
+		f.revision = max(f.revision, past)
 		// A tombstone moved into place cannot name the deleter: where one is known, it is
 		// written, and the plan file is moved there only when that fails (a full disk).
 		by := document.ActorOf(ctx)
-		if by == "" {
+		if by == "" && past == 0 {
 			if buried, err := s.buryByRename(ctx, name, f); buried || err != nil {
 				return err
 			}
@@ -97,7 +104,7 @@ type deleteTarget struct {
 // decode, is over the size limit or is not a plan file: deleting it is how it is recovered.
 func (s *Store) loadForDelete(ctx context.Context, name string, ifRevision *int64) (deleteTarget, error) {
 	p := s.planPath(name)
-	raw, exists, err := s.readRaw(ctx, p)
+	raw, exists, _, err := s.readPlanFile(ctx, p)
 	tooLarge := document.CodeOf(err) == document.CodeTooLarge
 	special := errors.Is(err, driver.ErrNotRegularFile)
 	if err != nil && (ifRevision != nil || !(tooLarge || special)) {

@@ -141,8 +141,14 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 	// file put back by hand to exactly those bytes after another Store marked the plan is
 	// the one rollback this leaves to that Store's next read.)
 	var mark planMark
-	if !guessed || !s.decoded.unmarked(name, raw) {
+	wroteIt := guessed && s.decoded.unmarked(name, raw)
+	if !wroteIt {
 		if mark, err = s.markOf(ctx, name, slot); err != nil {
+			return nil, err
+		}
+	}
+	if cur != nil && !mark.exists && !wroteIt {
+		if err := s.checkWrittenPast(ctx, name, cur, raw); err != nil { // rollback_history.go
 			return nil, err
 		}
 	}
@@ -177,7 +183,8 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 	document.SettleHostMarks(ctx, action, cur, next)
 	document.SettleComments(ctx, action, cur, next)
 	document.SettleOverBudget(next)
-	next.Replaces = "" // the sum of cur's file, where history keeps it
+	next.Linked = false // written below as a file of its own
+	next.Replaces = ""  // the sum of cur's file, where history keeps it
 	if cur != nil && s.keepsEntries() {
 		next.Replaces = entrySum(raw)
 	}
@@ -194,6 +201,9 @@ func (s *Store) mutateOnce(ctx context.Context, action document.Action, name, p 
 	}
 	if governed {
 		s.markWrite(ctx, next)
+	}
+	if cur == nil {
+		s.noteCreated(name, next.Revision) // rollback_history.go
 	}
 	s.forget(name)
 	s.decoded.wrote(name, file, next, !governed)

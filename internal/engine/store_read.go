@@ -10,6 +10,7 @@ import (
 
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/localfs"
 )
 
 // planPath is BaseDir/name.md; names never need cleaning, so no path.Join.
@@ -27,7 +28,7 @@ func (s *Store) load(ctx context.Context, name string) (*document.Plan, string, 
 
 // loadFile is load of plan name whose file (planPath) the caller has at hand.
 func (s *Store) loadFile(ctx context.Context, name, file string) (*document.Plan, string, error) {
-	raw, exists, err := s.readRaw(ctx, file)
+	raw, exists, linked, err := s.readPlanFile(ctx, file)
 	if err != nil || !exists {
 		return nil, "", err
 	}
@@ -39,7 +40,7 @@ func (s *Store) loadFile(ctx context.Context, name, file string) (*document.Plan
 	if err != nil {
 		return nil, raw, err
 	}
-	p.Repaired = repaired
+	p.Repaired, p.Linked = repaired, linked
 	if err := s.checkAtRest(ctx, p); err != nil { // put back by hand, or seals that do not hold
 		return nil, raw, err
 	}
@@ -130,6 +131,34 @@ func (s *Store) readRaw(ctx context.Context, p string) (raw string, exists bool,
 	}
 	if int64(len(raw)) > limit {
 		return "", true, document.Fail(document.Error{Code: document.CodeTooLarge, Reason: document.ReasonStoredTooLarge, Path: p, Limit: limit})
+	}
+	return raw, true, nil
+}
+
+// readPlanFile is readRaw of the plan file p, which it also reads when it has other names
+// (readLinked).
+func (s *Store) readPlanFile(ctx context.Context, p string) (raw string, exists, linked bool, err error) {
+	raw, exists, err = s.readRaw(ctx, p)
+	if err != nil && s.local != nil && errors.Is(err, driver.ErrNotRegularFile) {
+		raw, linked, err = s.readLinked(ctx, p, err)
+	}
+	return raw, exists, linked, err
+}
+
+// readLinked reads plan file p, which a read refused with refusal, when it is a regular
+// file with other names (hard links) on a LocalBackend: someone linked it, and refusing it
+// would take the plan out of service for anyone who can make a link. It is served (linked
+// true, Plan.Linked), its other names stay out of the file tools' reach (the file guard
+// compares identities), and the Store's next write of it renames a fresh file into place,
+// which breaks the link. Anything else keeps refusal.
+func (s *Store) readLinked(ctx context.Context, p string, refusal error) (string, bool, error) {
+	limit := int64(s.maxContent + headerAllowance)
+	raw, err := localfs.ReadLinked(ctx, s.local, p, limit+1)
+	switch {
+	case err != nil:
+		return "", false, refusal
+	case int64(len(raw)) > limit:
+		return "", false, document.Fail(document.Error{Code: document.CodeTooLarge, Reason: document.ReasonStoredTooLarge, Path: p, Limit: limit})
 	}
 	return raw, true, nil
 }
