@@ -20,6 +20,7 @@ func testConfig() config {
 	c.contention = 10 * time.Millisecond
 	c.overheadSizes = []int{0, 10}
 	c.overheadTiming = timing{target: 200 * time.Microsecond, reps: 1, maxIters: 20}
+	c.costSteps = 4
 	return c
 }
 

@@ -13,6 +13,7 @@ type config struct {
 	contention     time.Duration
 	overheadSizes  []int
 	overheadTiming timing
+	costSteps      int // steps the worker of the cost per step tables completes
 }
 
 func fullConfig() config {
@@ -26,6 +27,7 @@ func fullConfig() config {
 		contention:     750 * time.Millisecond,
 		overheadSizes:  []int{0, 100, 1000},
 		overheadTiming: timing{target: 25 * time.Millisecond, reps: 11, maxIters: 100000},
+		costSteps:      costSteps,
 	}
 }
 

@@ -120,7 +120,7 @@ func allTables(ctx context.Context, cfg config) ([]*table, error) {
 	}
 	tables = append(tables, resync)
 	progress("edit loop")
-	costs, err := costPerStepTables(ctx, c, costSteps)
+	costs, _, err := costPerStepTables(ctx, c, cfg.costSteps)
 	if err != nil {
 		return nil, fmt.Errorf("cost per step: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -309,7 +310,9 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 		cached, rest := c.o(p[:shared]), c.o(p[shared:])
 		row.in += cached + rest
 		row.cached += cached
-		billParts(c, p, shared, log.parts[i], row.parts)
+		if slices.Contains(costPartKinds, kind) {
+			billParts(c, p, shared, log.parts[i], row.parts)
+		}
 		prev = p
 	}
 	for _, a := range log.answers {

@@ -37,8 +37,8 @@ const (
 )
 
 // costPerStepTables runs every setup at every number of work calls per step and returns the
-// cost table and the goals table.
-func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, error) {
+// cost table, the goals table and the parts table, and the rows they show.
+func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, map[int]map[string]costRow, error) {
 	t := newTable(fmt.Sprintf("Cost per step: one worker completes %d steps, each of 1, 3 or 5 work calls", steps),
 		"Setup", "Work calls / step", "Model calls", "Input / step, full", "Input / step, cached", "Cached share of input",
 		"Output / step", "Plan calls / all tool calls", "Tax bytes / call")
@@ -48,7 +48,7 @@ func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, er
 		for _, kind := range costKinds {
 			r, err := runCostSetup(ctx, kind, steps, work, c)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			rows[work][kind] = r
 			share := "0%"
@@ -94,7 +94,7 @@ func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, er
 		})
 	}
 	g.note("All from the run above. The full tool set's input goal is the lean worker's plus %.2f; the lean worker with evidence required is judged by the lean worker's goals. Model calls: +%d for the one plan (the first take and the last completion).", costGoalFullSlack, costGoalCalls)
-	return []*table{t, g, costPartsTable(rows, steps)}, nil
+	return []*table{t, g, costPartsTable(rows, steps)}, rows, nil
 }
 
 // costRowsText is a plain listing of a table, for the test's log.
@@ -116,7 +116,7 @@ func costCommand(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tables, err := costPerStepTables(ctx, c, costSteps)
+	tables, _, err := costPerStepTables(ctx, c, costSteps)
 	if err != nil {
 		return err
 	}

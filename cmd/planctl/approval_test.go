@@ -99,7 +99,7 @@ func TestApproveWho(t *testing.T) {
 	assert.Equal(t, "planctl: approve needs -rev N, the revision you reviewed: `planctl show ship` prints it\n", r.stderr)
 	wantExit(t, exitUsage, "revisions start at 1", "-dir", dir, "approve", "ship", "-rev", "0", "-by", "x")
 	wantExit(t, exitNotFound, "planctl: not_found: no plan named nope", "-dir", dir, "approve", "nope", "-rev", "1", "-by", "x")
-	wantExit(t, exitUsage, "planctl: -by applies to approve, complete and reject only, not to show\n", "-dir", dir, "show", "ship", "-by", "x")
+	wantExit(t, exitUsage, "planctl: -by applies to approve, comment, complete, reject and resolve only, not to show\n", "-dir", dir, "show", "ship", "-by", "x")
 	p, err := agentStore(t, dir, "w").Get(context.Background(), "ship")
 	require.NoError(t, err)
 	assert.Equal(t, "carol", p.Approval.By, "no refused approval was written")
