@@ -316,14 +316,10 @@ func TestAHardLinkedPlanFileStaysInService(t *testing.T) {
 		t.Skip("no link counts here")
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
-	backend := newLocal(t, dir)
-	store := storeOn(t, backend, "")
+	d := newOnDisk(t)
+	dir, backend, store := d.dir, d.backend, d.store
 	body := "# Release\n- [ ] Build\n- [ ] Ship\n"
-	p, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
-	require.NoError(t, err)
-	approved, err := store.Approve(ctx, "release", p.Revision, "ana")
-	require.NoError(t, err)
+	approved := d.put(t, plan.Update{Content: &body}, "ana")
 	file, other := filepath.Join(dir, "plans", "release.md"), filepath.Join(dir, "elsewhere.md")
 	require.NoError(t, os.Link(file, other))
 	linked := readPlanFile(t, dir, "release")
