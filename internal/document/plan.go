@@ -3,7 +3,6 @@ package document
 import (
 	"reflect"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/einoplan/plan/api"
 )
@@ -29,17 +28,6 @@ const (
 	ActionAwait   = api.ActionAwait
 	ActionResync  = api.ActionResync
 )
-
-// TruncateUTF8 cuts s to at most n bytes without splitting a rune.
-func TruncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
 
 // MaxHeaderField bounds one header field's value.
 const MaxHeaderField = 1024

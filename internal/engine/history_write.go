@@ -393,3 +393,12 @@ func (s *Store) keepEntries(name string, rev int64, kept []listedEntry, listed b
 		k.prunes++
 	}
 }
+
+// noteCreated records, after this Store created plan name at revision rev, that no entry of
+// it or later exists, so writtenPast needs no listing until a prune lists. (A MemoryBackend's
+// writes build on the Store's guess, which needs no check, and its first prune lists.)
+func (s *Store) noteCreated(name string, rev int64) {
+	if s.keepsEntries() && !s.inProcess {
+		s.keepEntries(name, rev, nil, false)
+	}
+}

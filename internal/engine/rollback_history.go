@@ -90,19 +90,6 @@ func (s *Store) checkWrittenPast(ctx context.Context, name string, cur *document
 	return rolledBack(cur, planMark{valid: true, rev: past})
 }
 
-// stillStored returns errWrongGuess (read again) when plan name's file is no longer raw on a
-// driver.Swapper, where no lock keeps writers out: a write that landed after raw was read
-// leaves the same entries as a file put back.
-func (s *Store) stillStored(ctx context.Context, name, raw string) error {
-	if s.swapper == nil {
-		return nil
-	}
-	if now, _, err := s.readRaw(ctx, s.planPath(name)); err != nil || now != raw {
-		return errWrongGuess
-	}
-	return nil
-}
-
 // deletedPast is, for a delete of f, the newest revision the plan's history shows was
 // written after f's file, when the plan has no mark; 0 otherwise.
 func (s *Store) deletedPast(ctx context.Context, name string, f deleteTarget) (int64, error) {
@@ -117,13 +104,4 @@ func (s *Store) deletedPast(ctx context.Context, name string, f deleteTarget) (i
 		err = s.stillStored(ctx, name, f.raw)
 	}
 	return past, err
-}
-
-// noteCreated records, after this Store created plan name at revision rev, that no entry of
-// it or later exists, so writtenPast needs no listing until a prune lists. (A MemoryBackend's
-// writes build on the Store's guess, which needs no check, and its first prune lists.)
-func (s *Store) noteCreated(name string, rev int64) {
-	if s.keepsEntries() && !s.inProcess {
-		s.keepEntries(name, rev, nil, false)
-	}
 }

@@ -283,3 +283,16 @@ func (m *decodedMemo) last(name string) (raw string, p *document.Plan, ok bool) 
 	}
 	return f.raw, document.CopyPlan(f.plan), true
 }
+
+// stillStored returns errWrongGuess (read again) when plan name's file is no longer raw on a
+// driver.Swapper, where no lock keeps writers out: a write that landed after raw was read
+// leaves the same entries as a file put back.
+func (s *Store) stillStored(ctx context.Context, name, raw string) error {
+	if s.swapper == nil {
+		return nil
+	}
+	if now, _, err := s.readRaw(ctx, s.planPath(name)); err != nil || now != raw {
+		return errWrongGuess
+	}
+	return nil
+}
