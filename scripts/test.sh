@@ -59,7 +59,7 @@ check_module() (
   if command -v staticcheck >/dev/null 2>&1; then
     staticcheck ./... || st=1
   fi
-  go test -race -count=1 -json ./... 2>&1 | "$summary" -module "$name" -state "$state" || st=1
+  go test -race -count=1 -timeout 25m -json ./... 2>&1 | "$summary" -module "$name" -state "$state" || st=1
   exit $st
 )
 
