@@ -33,11 +33,11 @@ func (c *cli) take(args []string) error {
 		case s.State == plan.StepPending && holder == "":
 			return &cliError{exit: exitFailed, msg: c.t("take.pending", number, name)}
 		case s.State == plan.StepInProgress && s.Holder == holder:
-			who := c.t("nobody")
-			if holder != "" {
-				who = oneLine(s.Holder)
+			if holder == "" {
+				c.say("take.already_nobody", name, number, clip(oneLine(stepText(s)), 60), cur.Revision)
+			} else {
+				c.say("take.already", name, number, clip(oneLine(stepText(s)), 60), oneLine(s.Holder), cur.Revision)
 			}
-			c.say("take.already", name, number, clip(oneLine(stepText(s)), 60), who, cur.Revision)
 			return nil
 		}
 	}
@@ -66,11 +66,11 @@ func (l lang) holdersText(steps []plan.Step) string {
 		if s.State != plan.StepInProgress {
 			continue
 		}
-		who := oneLine(s.Holder)
-		if who == "" {
-			who = l.t("nobody")
+		if s.Holder == "" {
+			parts = append(parts, l.t("held.nobody", s.Number))
+		} else {
+			parts = append(parts, l.t("held.step", s.Number, oneLine(s.Holder)))
 		}
-		parts = append(parts, l.t("held.step", s.Number, who))
 	}
 	return strings.Join(parts, l.t("sep"))
 }
