@@ -70,3 +70,19 @@ func wide(r rune) bool {
 		r >= 0xF900 && r <= 0xFAFF || r >= 0xFE30 && r <= 0xFE4F || r >= 0xFF00 && r <= 0xFF60 || r >= 0xFFE0 && r <= 0xFFE6 ||
 		r >= 0x20000 && r <= 0x3FFFD
 }
+
+// clipColumns shortens s to at most n columns of a terminal, ending it with "…" when cut.
+func clipColumns(s string, n int) string {
+	if displayWidth(s) <= n {
+		return s
+	}
+	w := 0
+	for i, r := range s {
+		rw := displayWidth(string(r))
+		if w+rw > n-1 {
+			return s[:i] + "…"
+		}
+		w += rw
+	}
+	return s
+}

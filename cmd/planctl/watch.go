@@ -166,7 +166,7 @@ func (v *watchView) redraw(now string) {
 	screen.WriteString(clearScreen)
 	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
 		if width > 0 {
-			line = clip(line, width)
+			line = clipColumns(line, width)
 		}
 		screen.WriteString(line)
 		screen.WriteByte('\n')
