@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -20,13 +19,12 @@ func (c *cli) approve(args []string) error {
 		if err := c.sinceApproved(name, 0, true); err != nil {
 			return err
 		}
-		return &cliError{exit: exitUsage, msg: fmt.Sprintf(
-			"approve needs -rev N, the revision you reviewed: `planctl show %s` prints it", name)}
+		return &cliError{exit: exitUsage, msg: c.t("approve.needs_rev", name)}
 	}
 	if *c.rev < 1 {
-		return &cliError{exit: exitUsage, msg: "-rev 0 names no revision: revisions start at 1"}
+		return &cliError{exit: exitUsage, msg: c.t("approve.rev0")}
 	}
-	by, err := c.person("approves")
+	by, err := c.person("person.approves")
 	if err != nil {
 		return err
 	}
@@ -38,8 +36,7 @@ func (c *cli) approve(args []string) error {
 	if p.Approval != nil {
 		approved = *p.Approval
 	}
-	fmt.Fprintf(c.stdout, "%s: revision %d approved by %s; the plan is now at revision %d\n",
-		p.Name, approved.Revision, oneLine(approved.By), p.Revision)
+	c.say("approve.done", p.Name, approved.Revision, oneLine(approved.By), p.Revision)
 	return c.sinceApproved(name, approved.Revision, false)
 }
 
@@ -55,44 +52,44 @@ func (c *cli) revoke(args []string) error {
 		return err
 	}
 	if !c.changed {
-		fmt.Fprintf(c.stdout, "%s: not approved, nothing to revoke (revision %d)\n", p.Name, p.Revision)
+		c.say("revoke.nothing", p.Name, p.Revision)
 		return nil
 	}
-	what := "the approval"
 	if a := before.Approval; a != nil {
-		what = fmt.Sprintf("the approval of revision %d by %s", a.Revision, oneLine(a.By))
+		c.say("revoke.done_of", p.Name, a.Revision, oneLine(a.By), p.Revision)
+		return nil
 	}
-	fmt.Fprintf(c.stdout, "%s: %s revoked; the plan is now at revision %d\n", p.Name, what, p.Revision)
+	c.say("revoke.done", p.Name, p.Revision)
 	return nil
 }
 
 // approvalText says whether a plan is approved, which revision and by whom.
-func approvalText(a *api.Approval) string {
+func (l lang) approvalText(a *api.Approval) string {
 	if a == nil {
-		return "not approved"
+		return l.t("approval.none")
 	}
-	return fmt.Sprintf("approved at r%d by %s, %s", a.Revision, oneLine(a.By), a.At.Local().Format(time.DateTime+" MST"))
+	return l.t("approval.text", a.Revision, oneLine(a.By), a.At.Local().Format(time.DateTime+" MST"))
 }
 
 // approvalCell is approvalText for a column of list, saying when a run waits for a decision.
-func approvalCell(a *api.Approval, w *api.Waiting) string {
+func (l lang) approvalCell(a *api.Approval, w *api.Waiting) string {
 	if a == nil && w != nil {
-		return "no, " + clip(oneLine(w.Agent), 16) + " waits"
+		return l.t("approval.cell_waits", clip(oneLine(w.Agent), 16))
 	}
 	if a == nil {
-		return "no"
+		return l.t("approval.cell_no")
 	}
-	return fmt.Sprintf("r%d by %s", a.Revision, clip(oneLine(a.By), 20))
+	return l.t("approval.cell", a.Revision, clip(oneLine(a.By), 20))
 }
 
-// person is who -by names, else $USER.
-func (c *cli) person(verb string) (string, error) {
+// person is who -by names, else $USER; verbKey is the message that says what they do.
+func (c *cli) person(verbKey string) (string, error) {
 	if c.set["by"] {
 		return c.by, nil
 	}
 	by := os.Getenv("USER")
 	if strings.TrimSpace(by) == "" {
-		return "", &cliError{exit: exitUsage, msg: "$USER is not set: say who " + verb + " with -by WHO"}
+		return "", &cliError{exit: exitUsage, msg: c.t(verbKey)}
 	}
 	return by, nil
 }
@@ -102,13 +99,12 @@ func (c *cli) person(verb string) (string, error) {
 func (c *cli) reject(args []string) error {
 	name := args[0]
 	if c.rev == nil || *c.rev < 1 {
-		return &cliError{exit: exitUsage, msg: fmt.Sprintf(
-			"reject needs -rev N, the revision you reviewed: `planctl show %s` prints it", name)}
+		return &cliError{exit: exitUsage, msg: c.t("reject.needs_rev", name)}
 	}
 	if strings.TrimSpace(c.feedback) == "" {
-		return &cliError{exit: exitUsage, msg: "reject needs -feedback TEXT: say why, for the agent that revises the plan"}
+		return &cliError{exit: exitUsage, msg: c.t("reject.needs_feedback")}
 	}
-	by, err := c.person("rejects")
+	by, err := c.person("person.rejects")
 	if err != nil {
 		return err
 	}
@@ -116,8 +112,7 @@ func (c *cli) reject(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "%s: revision %d rejected by %s; the plan is now at revision %d\n",
-		p.Name, *c.rev, oneLine(by), p.Revision)
+	c.say("reject.done", p.Name, *c.rev, oneLine(by), p.Revision)
 	return nil
 }
 
@@ -146,32 +141,32 @@ func (c *cli) sinceApproved(name string, rev int64, always bool) error {
 			return nil // no longer kept: nothing to compare with
 		}
 		if diff == "" {
-			fmt.Fprintf(c.stdout, "%s: revision %d is as revision %d, approved by %s\n", name, to, r.Approved, oneLine(r.Author))
+			c.say("since.same", name, to, r.Approved, oneLine(r.Author))
 			return nil
 		}
-		fmt.Fprintf(c.stdout, "%s: changes since revision %d, approved by %s:\n%s", name, r.Approved, oneLine(r.Author), renderDiff(diff, c.color))
+		c.say("since.changes", name, r.Approved, oneLine(r.Author), renderDiff(diff, c.color))
 		return nil
 	}
 	if always {
-		fmt.Fprintf(c.stdout, "%s: revision %d; no earlier approval is kept\n", name, to)
+		c.say("since.none", name, to)
 	}
 	return nil
 }
 
 // waitingRunText says which run waits for a decision, on which revision, since when.
-func waitingRunText(w *api.Waiting) string {
+func (l lang) waitingRunText(w *api.Waiting) string {
 	who := oneLine(w.Agent)
 	if who == "" {
-		who = "a run"
+		who = l.t("approval.a_run")
 	}
-	return fmt.Sprintf("%s waits for a decision on r%d since %s", who, w.Revision, w.Since.Local().Format(time.DateTime+" MST"))
+	return l.t("approval.waiting", who, w.Revision, w.Since.Local().Format(time.DateTime+" MST"))
 }
 
 // rejectionText says which revision was rejected, by whom, when and why.
-func rejectionText(r *api.Rejection) string {
-	s := fmt.Sprintf("r%d by %s, %s", r.Revision, oneLine(r.By), r.At.Local().Format(time.DateTime+" MST"))
+func (l lang) rejectionText(r *api.Rejection) string {
+	when := r.At.Local().Format(time.DateTime + " MST")
 	if r.Feedback != "" {
-		s += ": " + oneLine(r.Feedback)
+		return l.t("rejection.feedback", r.Revision, oneLine(r.By), when, oneLine(r.Feedback))
 	}
-	return s
+	return l.t("rejection.text", r.Revision, oneLine(r.By), when)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -18,8 +17,7 @@ func (c *cli) budget(args []string) error {
 	if len(args) == 3 {
 		n, err := strconv.Atoi(args[1])
 		if err != nil || n < 1 {
-			return &cliError{exit: exitUsage, msg: fmt.Sprintf(
-				"%s is not a step number: steps are numbered from 1, as `planctl show %s` lists them", args[1], u.Name)}
+			return &cliError{exit: exitUsage, msg: c.t("step.not_number", args[1], u.Name)}
 		}
 		u.BudgetStep = n
 	}
@@ -29,31 +27,30 @@ func (c *cli) budget(args []string) error {
 	}
 	kept := ""
 	if p.Approval != nil {
-		kept = ", still approved"
+		kept = c.t("budget.still_approved")
 	}
 	if u.BudgetStep == 0 {
-		fmt.Fprintf(c.stdout, "%s: budget %s, revision %d%s\n", p.Name, oneLine(p.Budget), p.Revision, kept)
+		c.say("budget.plan", p.Name, oneLine(p.Budget), p.Revision, kept)
 		return nil
 	}
 	step := plan.ParseSteps(p.Content)[u.BudgetStep-1]
-	fmt.Fprintf(c.stdout, "%s: step %d (%s) budget %s, revision %d%s\n",
-		p.Name, step.Number, clip(oneLine(stepText(step)), 60), oneLine(u.Budget), p.Revision, kept)
+	c.say("budget.step", p.Name, step.Number, clip(oneLine(stepText(step)), 60), oneLine(u.Budget), p.Revision, kept)
 	return nil
 }
 
 // overBudgetText says what went over its budget, as the steps' lines record their costs
 // ("the plan (200k tokens); step 2 (20k tokens)"), for show; "" when nothing did.
-func overBudgetText(p *plan.Plan, steps []plan.Step) string {
+func (l lang) overBudgetText(p *plan.Plan, steps []plan.Step) string {
 	var parts []string
 	if p.OverBudget {
-		parts = append(parts, "the plan ("+oneLine(p.Budget)+")")
+		parts = append(parts, l.t("budget.over_plan", oneLine(p.Budget)))
 	}
 	for _, s := range steps {
 		if s.OverBudget {
-			parts = append(parts, fmt.Sprintf("step %d (%s)", s.Number, budgetText(*s.Budget)))
+			parts = append(parts, l.t("budget.over_step", s.Number, budgetText(*s.Budget)))
 		}
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, l.t("sep"))
 }
 
 // budgetText writes b short: "20k tokens", "10m" or both.
@@ -70,9 +67,9 @@ func budgetText(b api.Budget) string {
 
 // overBudgetMark is what list and watch add to a plan's progress when it or a step of it
 // went over its budget.
-func overBudgetMark(s plan.Summary) string {
+func (l lang) overBudgetMark(s plan.Summary) string {
 	if s.OverBudget {
-		return ", over budget"
+		return l.t("budget.mark")
 	}
 	return ""
 }

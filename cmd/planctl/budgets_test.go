@@ -19,8 +19,15 @@ import (
 // exit status and output.
 func runBuilt(t *testing.T, args ...string) result {
 	t.Helper()
+	return runBuiltWith(t, nil, args...)
+}
+
+// runBuiltWith is runBuilt with the variables env sets ("LANG=zh_CN.UTF-8") added to the
+// environment.
+func runBuiltWith(t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(planctlBinary(t), args...)
-	cmd.Env = append(os.Environ(), "USER=ana", "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "USER=ana", "NO_COLOR=1"), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -29,80 +28,75 @@ func (c *cli) check([]string) error {
 		}
 	}
 	todo := 0
-	say := func(format string, args ...any) {
+	say := func(key string, args ...any) {
 		todo++
 		if !c.jsonOut {
-			fmt.Fprintf(c.stdout, format+"\n", args...)
+			c.say(key, args...)
 		}
 	}
 	for _, p := range r.Plans {
 		switch {
 		case p.Error != "":
-			say("%s: cannot be checked: %s", p.Name, p.Error)
+			say("check.error", p.Name, p.Error)
 			continue
 		case p.Format > r.Format:
-			say("%s r%d: file format %d is newer than this planctl knows (%d); use a newer planctl", p.Name, p.Revision, p.Format, r.Format)
+			say("check.newer", p.Name, p.Revision, p.Format, r.Format)
 			continue
 		}
 		if len(p.Convertible) > 0 {
-			say("%s r%d: format %d; kept %s in the format of 0.1.0, not served until `planctl migrate` converts them",
-				p.Name, p.Revision, p.Format, revList(p.Convertible))
+			say("check.convertible", p.Name, p.Revision, p.Format, c.l.revList(p.Convertible))
 		} else if p.NeedsMigrate {
-			say("%s r%d: format %d; `planctl migrate` brings the file to format %d", p.Name, p.Revision, p.Format, r.Format)
+			say("check.migrate", p.Name, p.Revision, p.Format, r.Format)
 		}
 		if p.UnreadableRevision != 0 {
-			say("%s r%d: kept revision %d cannot be verified (%s), so it and older ones are not served; no migration can restore them",
-				p.Name, p.Revision, p.UnreadableRevision, p.UnreadableReason)
+			say("check.unreadable", p.Name, p.Revision, p.UnreadableRevision, p.UnreadableReason)
 		}
 		if p.Reapprove != "" {
-			say("%s r%d: its approval no longer holds (%s): %s", p.Name, p.Revision, p.Reapprove, reapproveAdvice(p.Name, p.Revision, p.Reapprove))
+			say("check.reapprove", p.Name, p.Revision, p.Reapprove, c.l.reapproveAdvice(p.Name, p.Revision, p.Reapprove))
 		}
 		if p.NamesNoTools {
-			say("%s r%d: approved, but no step names a tool it may use in (uses …), as plans written before (uses …) existed do not: under Config.GatedTools every gated call of it is refused; "+
-				"add (uses TOOL) to the steps that need one (`planctl export %s -`, `planctl import %s FILE`) and approve it again", p.Name, p.Revision, p.Name, p.Name)
+			say("check.names_no_tools", p.Name, p.Revision)
 		}
 	}
 	switch {
 	case r.LegacyKey != "" && r.LegacyData:
-		say("an approval key is at %s, inside the plans folder, where 0.1.0 kept it, but whoever can write plan files may have planted it: "+
-			"the approvals it sealed read as not approved until `planctl migrate -adopt-key` moves it beside the folder, if you trust it", r.LegacyKey)
+		say("check.legacy_key", r.LegacyKey)
 	case r.LegacyKey != "":
-		say("an approval key is at %s, inside the plans folder: no plan file here is in 0.1.0's format, so 0.1.0 did not leave it and it may have been planted; "+
-			"it is never used: remove it", r.LegacyKey)
+		say("check.planted_key", r.LegacyKey)
 	}
 	for _, s := range r.Strays {
-		say("set aside: %s (a file that stood where history goes); look at it, then remove it", s)
+		say("check.stray", s)
 	}
 	if todo == 0 {
 		if !c.jsonOut {
-			fmt.Fprintf(c.stdout, "%d plans checked: nothing to do\n", len(r.Plans))
+			c.say("check.clean", len(r.Plans))
 		}
 		return nil
 	}
-	return &cliError{exit: exitPending, msg: fmt.Sprintf("%s: %d to do (listed above)", c.loc.shown, todo)}
+	return &cliError{exit: exitPending, msg: c.t("check.todo", c.loc.shown, todo)}
 }
 
 // reapproveAdvice says what to do about an approval that no longer holds.
-func reapproveAdvice(name string, rev int64, why string) string {
+func (l lang) reapproveAdvice(name string, rev int64, why string) string {
 	switch why {
 	case "key_missing":
-		return fmt.Sprintf("no approval key was found; review the plan and run `planctl approve %s -rev %d`", name, rev)
+		return l.t("check.key_missing", name, rev)
 	case "key_changed":
-		return fmt.Sprintf("it was sealed under another key; review the plan and run `planctl approve %s -rev %d`", name, rev)
+		return l.t("check.key_changed", name, rev)
 	}
-	return fmt.Sprintf("the file was edited after it was approved; review it and run `planctl approve %s -rev %d`", name, rev)
+	return l.t("check.edited", name, rev)
 }
 
 // revList is revisions as "revision 3" or "revisions 3, 2, 1".
-func revList(revs []int64) string {
+func (l lang) revList(revs []int64) string {
 	out := make([]string, len(revs))
 	for i, r := range revs {
 		out[i] = strconv.FormatInt(r, 10)
 	}
 	if len(out) == 1 {
-		return "revision " + out[0]
+		return l.t("check.rev_one", out[0])
 	}
-	return "revisions " + strings.Join(out, ", ")
+	return l.t("check.revs", strings.Join(out, ", "))
 }
 
 // upgradeLeftovers marks the listed plans an upgrade left something to do for, as check
@@ -127,16 +121,16 @@ func (c *cli) upgradeLeftovers(listing *plan.Listing) map[string]string {
 			if out == nil {
 				out = map[string]string{}
 			}
-			out[p.Name] = ", see check"
+			out[p.Name] = c.t("list.see_check")
 		}
 	}
 	return out
 }
 
 // plansCount is n plans, in words: "1 plan", "3 plans".
-func plansCount(n int) string {
+func (l lang) plansCount(n int) string {
 	if n == 1 {
-		return "1 plan"
+		return l.t("plans.one")
 	}
-	return strconv.Itoa(n) + " plans"
+	return l.t("plans.other", n)
 }

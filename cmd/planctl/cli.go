@@ -38,6 +38,7 @@ type cli struct {
 	adoptKey bool             // -adopt-key (migrate)
 	set      map[string]bool  // the flags given
 	color    bool
+	l        lang // the language people read: -lang, else the locale (lang.go)
 	store    *plan.Store
 	loc      location
 	command  string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -20,9 +19,9 @@ func (c *cli) comment(args []string) error {
 		step, err = 0, nil
 	}
 	if err != nil || step < 0 {
-		return &cliError{exit: exitUsage, msg: fmt.Sprintf("STEP is a step number, or 0 (or \"plan\") for the whole plan: `planctl show %s` numbers them", name)}
+		return &cliError{exit: exitUsage, msg: c.t("comment.step", name)}
 	}
-	by, err := c.person("comments")
+	by, err := c.person("person.comments")
 	if err != nil {
 		return err
 	}
@@ -31,14 +30,14 @@ func (c *cli) comment(args []string) error {
 		return err
 	}
 	added := p.Comments[len(p.Comments)-1]
-	fmt.Fprintf(c.stdout, "%s: comment %s %s by %s; revision %d\n", p.Name, added.ID, commentOn(added.Step), oneLine(by), p.Revision)
+	c.say("comment.done", p.Name, added.ID, c.l.commentOn(added.Step), oneLine(by), p.Revision)
 	return nil
 }
 
 // resolve closes comment ID of plan NAME as -by WHO (default $USER), answered or not.
 func (c *cli) resolve(args []string) error {
 	name, id := args[0], strings.TrimSpace(args[1])
-	by, err := c.person("resolves")
+	by, err := c.person("person.resolves")
 	if err != nil {
 		return err
 	}
@@ -46,33 +45,32 @@ func (c *cli) resolve(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "%s: comment %s resolved by %s; %d open; revision %d\n", p.Name, oneLine(id), oneLine(by), len(api.OpenComments(p.Comments)), p.Revision)
+	c.say("resolve.done", p.Name, oneLine(id), oneLine(by), len(api.OpenComments(p.Comments)), p.Revision)
 	return nil
 }
 
 // commentOn names what a comment is on: "on step 3", "on the plan".
-func commentOn(step int) string {
+func (l lang) commentOn(step int) string {
 	if step == 0 {
-		return "on the plan"
+		return l.t("comment.on_plan")
 	}
-	return "on step " + strconv.Itoa(step)
+	return l.t("comment.on_step", step)
 }
 
 // printComments prints p's comments for show, one line each with what became of it; text
 // people or agents wrote is printed on one line, without control characters.
 func (c *cli) printComments(p *plan.Plan) {
 	for _, k := range p.Comments {
-		state := "open"
+		state := c.t("comment.open")
 		switch {
 		case k.ResolvedAt != nil:
-			state = "resolved by " + oneLine(k.ResolvedBy)
+			state = c.t("comment.resolved", oneLine(k.ResolvedBy))
+		case k.AnsweredAt != nil && k.Answer != "":
+			state = c.t("comment.answered_text", oneLine(k.AnsweredBy), oneLine(k.Answer))
 		case k.AnsweredAt != nil:
-			state = "answered by " + oneLine(k.AnsweredBy)
-			if k.Answer != "" {
-				state += ": " + oneLine(k.Answer)
-			}
+			state = c.t("comment.answered", oneLine(k.AnsweredBy))
 		}
-		fmt.Fprintf(c.stdout, "comment:  %s %s by %s, r%d, %s: %s [%s]\n", k.ID, commentOn(k.Step), oneLine(k.Author), k.Revision,
+		c.say("comment.line", k.ID, c.l.commentOn(k.Step), oneLine(k.Author), k.Revision,
 			k.At.Local().Format(time.DateTime+" MST"), oneLine(k.Text), state)
 	}
 }

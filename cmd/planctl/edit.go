@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -16,7 +16,7 @@ func (c *cli) setStatus(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "%s: status %s, revision %d\n", p.Name, oneLine(p.Status), p.Revision)
+	c.say("status.done", p.Name, oneLine(p.Status), p.Revision)
 	return nil
 }
 
@@ -32,8 +32,7 @@ func (c *cli) export(args []string) error {
 	if err := os.WriteFile(args[1], []byte(p.Content), 0o666); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "%s: revision %d written to %s (%d bytes); import it with -rev %d to keep changes made meanwhile\n",
-		p.Name, p.Revision, args[1], len(p.Content), p.Revision)
+	c.say("export.done", p.Name, p.Revision, args[1], len(p.Content))
 	return nil
 }
 
@@ -44,18 +43,17 @@ func (c *cli) importFile(args []string) error {
 	}
 	if strings.TrimSpace(content) == "" {
 		return &cliError{code: plan.CodeInvalidArgument, exit: exitFailed,
-			msg: fmt.Sprintf("%s is empty; a plan needs a body, with its steps as a checklist (- [ ] step)", args[1])}
+			msg: c.t("import.empty", args[1])}
 	}
 	p, err := c.store.Put(c.ctx, plan.Update{Name: args[0], Content: &content, IfRevision: c.rev})
 	if err != nil {
 		return err
 	}
-	verb := "updated"
+	key := "import.updated"
 	if c.created {
-		verb = "created"
+		key = "import.created"
 	}
-	fmt.Fprintf(c.stdout, "%s: %s from %s, revision %d, %s\n", p.Name, verb, args[1], p.Revision,
-		progressText(plan.Summarize(p).Progress))
+	c.say(key, p.Name, args[1], p.Revision, progressText(plan.Summarize(p).Progress))
 	return nil
 }
 
@@ -77,7 +75,7 @@ func (c *cli) readInput(name string) (string, error) {
 		return "", err
 	}
 	if int64(len(b)) > limit {
-		return "", fmt.Errorf("%s is larger than the %d-byte plan limit", name, limit)
+		return "", errors.New(c.t("import.too_large", name, limit))
 	}
 	return string(b), nil
 }
@@ -88,9 +86,9 @@ func (c *cli) remove(args []string) error {
 		return err
 	}
 	if rev > 0 {
-		fmt.Fprintf(c.stdout, "%s: removed at revision %d\n", args[0], rev)
+		c.say("rm.done_at", args[0], rev)
 	} else {
-		fmt.Fprintf(c.stdout, "%s: removed\n", args[0])
+		c.say("rm.done", args[0])
 	}
 	return nil
 }

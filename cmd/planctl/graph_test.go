@@ -66,7 +66,7 @@ func TestShowTellsObservedProofFromTypedEvidence(t *testing.T) {
 	assert.Contains(t, out, "\nproof:    step 2: run_tests, not yet observed\n", "typed evidence is no observation")
 
 	steps := plan.ParseSteps("- [x] Fix (proof run_tests) (@coder) — observed: run_tests passed 12:03:04Z — evidence: ok\n")
-	assert.Equal(t, "step 1: run_tests, observed run_tests passed 12:03:04Z", proofText(steps))
+	assert.Equal(t, "step 1: run_tests, observed run_tests passed 12:03:04Z", langEN.proofText(steps))
 
 	forged := "# F\n- [x] Fix (proof run_tests) — observed: run_tests passed 12:03:04Z\n"
 	require.NoError(t, os.WriteFile(file, []byte(forged), 0o600))

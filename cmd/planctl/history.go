@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/einoplan/plan"
@@ -23,26 +22,28 @@ func (c *cli) log(args []string) error {
 	if c.jsonOut {
 		return c.writeJSON(revs)
 	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	tw := newColumns(c.stdout)
 	expiries := slices.ContainsFunc(revs, func(r plan.Revision) bool { return r.Expired != "" })
-	header := "REV\tTIME\tACTION\tBY\tSTATUS"
+	header := c.t("log.header")
 	if expiries {
-		header += "\tEXPIRED" // whose hold had expired when the change moved its step
+		header += c.t("log.header_expired") // whose hold had expired when the change moved its step
 	}
 	fmt.Fprintln(tw, header)
 	for _, r := range revs {
 		action, by := string(r.Action), r.Author
 		if action == "" {
 			action = "?"
+		} else {
+			action = c.l.word("action.", action)
 		}
 		if r.Action == plan.ActionApprove {
 			if p, err := c.store.GetRevision(c.ctx, name, r.Revision); err == nil && p.Approval != nil {
-				action = fmt.Sprintf("approve r%d", p.Approval.Revision)
+				action = c.t("log.approve", p.Approval.Revision)
 				by = p.Approval.By
 			}
 		}
 		if rj := r.Rejection; r.Action == plan.ActionReject && rj != nil {
-			action = fmt.Sprintf("reject r%d %q", rj.Revision, clip(oneLine(rj.Feedback), 40))
+			action = c.t("log.reject", rj.Revision, strconv.Quote(clip(oneLine(rj.Feedback), 40)))
 		}
 		if by == "" {
 			by = "-"
@@ -52,7 +53,7 @@ func (c *cli) log(args []string) error {
 		if expiries {
 			expired := "-"
 			if r.Expired != "" {
-				expired = fmt.Sprintf("%s (step %d)", clip(oneLine(r.Expired), 30), r.ExpiredStep)
+				expired = c.t("log.expired", clip(oneLine(r.Expired), 30), r.ExpiredStep)
 			}
 			line += "\t" + expired
 		}
@@ -63,9 +64,9 @@ func (c *cli) log(args []string) error {
 	}
 	switch last := revs[len(revs)-1]; {
 	case last.OlderUnverified:
-		fmt.Fprintf(c.stdout, "revisions before %d are kept but cannot be verified, so they are not shown\n", last.Revision)
+		c.say("log.unverified", last.Revision)
 	case last.Revision > 1:
-		fmt.Fprintf(c.stdout, "revisions before %d are no longer kept\n", last.Revision)
+		c.say("log.gone", last.Revision)
 	}
 	return nil
 }
@@ -78,8 +79,7 @@ func (c *cli) diff(args []string) error {
 	for i, a := range args[1:] {
 		n, err := strconv.ParseInt(a, 10, 64)
 		if err != nil || n < 1 {
-			return &cliError{exit: exitUsage, msg: fmt.Sprintf(
-				"%s is not a revision: give a revision number, as `planctl log %s` lists them", a, name)}
+			return &cliError{exit: exitUsage, msg: c.t("diff.not_revision", a, name)}
 		}
 		bounds[i] = n
 	}
@@ -93,8 +93,7 @@ func (c *cli) diff(args []string) error {
 	}
 	if from == 0 {
 		if to == 1 {
-			return &cliError{exit: exitFailed, msg: fmt.Sprintf(
-				"%s has no revision before revision 1 to compare with; `planctl show %s` prints it", name, name)}
+			return &cliError{exit: exitFailed, msg: c.t("diff.first", name)}
 		}
 		from = to - 1
 	}
@@ -103,7 +102,7 @@ func (c *cli) diff(args []string) error {
 		return err
 	}
 	if out == "" {
-		fmt.Fprintf(c.stdout, "%s: revisions %d and %d have the same title, status, author and body\n", name, from, to)
+		c.say("diff.same", name, from, to)
 		return nil
 	}
 	_, err = io.WriteString(c.stdout, renderDiff(out, c.color))

@@ -63,18 +63,15 @@ func (c *cli) importPlantask(args []string) error {
 		return err
 	}
 	if len(tasks) == 0 {
-		return &cliError{exit: exitFailed, msg: fmt.Sprintf(
-			"no plantask tasks (N.json files) in %s; give the BaseDir the plantask middleware was configured with", where)}
+		return &cliError{exit: exitFailed, msg: c.t("plantask.none", where)}
 	}
 	imp := planFromTasks(where, tasks)
 	if cycle := taskCycle(imp.body, tasks); cycle != nil {
-		return &cliError{code: codeStepCycle, exit: exitFailed, msg: fmt.Sprintf(
-			"tasks %s in %s wait for each other (blockedBy, blocks): %s, so none of them could ever start; remove one of those dependencies in plantask. Nothing was written",
-			strings.Join(cycle, ", "), where, strings.Join(append(cycle, cycle[0]), " waits for "))}
+		return &cliError{code: codeStepCycle, exit: exitFailed, msg: c.t("plantask.cycle",
+			strings.Join(cycle, ", "), where, strings.Join(append(cycle, cycle[0]), c.t("plantask.waits_for")))}
 	}
 	if len(imp.body) > api.DefaultMaxContentBytes {
-		return &cliError{code: plan.CodeTooLarge, exit: exitFailed, msg: fmt.Sprintf(
-			"the %d tasks in %s make a plan of %d bytes, more than a plan may hold (%d); nothing was written",
+		return &cliError{code: plan.CodeTooLarge, exit: exitFailed, msg: c.t("plantask.too_large",
 			len(tasks), where, len(imp.body), api.DefaultMaxContentBytes)}
 	}
 	if c.rev == nil {
@@ -85,9 +82,9 @@ func (c *cli) importPlantask(args []string) error {
 	if err != nil {
 		return err
 	}
-	verb := "updated"
+	verb := c.t("plantask.updated")
 	if c.created {
-		verb = "created"
+		verb = c.t("plantask.created")
 	}
 	var held []string
 	var failed error
@@ -98,17 +95,19 @@ func (c *cli) importPlantask(args []string) error {
 		next, step, err := c.store.MoveStep(plan.WithActor(c.ctx, h.owner), plan.StepMove{Name: name, Step: h.step, State: plan.StepInProgress,
 			By: h.owner, Takeover: h.takeover, IfRevision: &rev})
 		if err != nil {
-			fmt.Fprintf(c.stderr, "planctl: step %d [task %s] is not held by %s: %v\n", h.step, h.id, oneLine(h.owner), err)
-			failed = &cliError{exit: exitFailed, msg: fmt.Sprintf("%s was %s, but not every hold could be taken; hand those steps with `planctl take %s STEP -to WHO`", name, verb, name)}
+			c.sayErr("plantask.not_held", h.step, h.id, oneLine(h.owner), err)
+			failed = &cliError{exit: exitFailed, msg: c.t("plantask.holds_failed", name, verb)}
 			continue
 		}
 		p = next
-		held = append(held, fmt.Sprintf("step %d [task %s] held by %s", step.Number, h.id, oneLine(step.Holder)))
+		held = append(held, c.t("plantask.held", step.Number, h.id, oneLine(step.Holder)))
 	}
-	fmt.Fprintf(c.stdout, "%s: %s from the %d plantask tasks in %s, revision %d, %s\n", p.Name, verb, len(tasks), where,
-		p.Revision, progressText(plan.Summarize(p).Progress))
-	for _, line := range append(held, imp.notes...) {
-		fmt.Fprintf(c.stdout, "  %s\n", line)
+	c.say("plantask.done", p.Name, verb, len(tasks), where, p.Revision, progressText(plan.Summarize(p).Progress))
+	for _, n := range imp.notes {
+		held = append(held, c.t(n.key, n.vals...))
+	}
+	for _, line := range held {
+		c.say("plantask.note", line)
 	}
 	return failed
 }
@@ -128,7 +127,7 @@ func (c *cli) readPlantask(from string) ([]*plantaskTask, string, error) {
 		where = c.loc.server + " " + dir
 		entries, err := c.loc.backend.LsInfo(c.ctx, &driver.LsInfoRequest{Path: dir})
 		if err != nil {
-			return nil, where, &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot list %s: %v", where, err)}
+			return nil, where, &cliError{exit: exitFailed, msg: c.t("plantask.list", where, err)}
 		}
 		for _, e := range entries {
 			if n, ok := taskNumber(path.Base(e.Path)); ok && !e.IsDir {
@@ -147,7 +146,7 @@ func (c *cli) readPlantask(from string) ([]*plantaskTask, string, error) {
 		entries, err := os.ReadDir(from)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, where, &cliError{exit: exitFailed, msg: fmt.Sprintf("%s does not exist; give the folder holding plantask's N.json task files", from)}
+				return nil, where, &cliError{exit: exitFailed, msg: c.t("plantask.no_dir", from)}
 			}
 			return nil, where, err
 		}
@@ -168,25 +167,23 @@ func (c *cli) readPlantask(from string) ([]*plantaskTask, string, error) {
 	slices.SortFunc(files, func(a, b file) int { return cmp.Or(a.num-b.num, strings.Compare(a.path, b.path)) })
 	for i := 1; i < len(files); i++ {
 		if files[i].num == files[i-1].num {
-			return nil, where, &cliError{exit: exitFailed, msg: fmt.Sprintf(
-				"%s and %s are both task %d: plantask keeps one file per id, so which one is the task cannot be told; remove the one plantask did not write. Nothing was written",
-				files[i-1].path, files[i].path, files[i].num)}
+			return nil, where, &cliError{exit: exitFailed, msg: c.t("plantask.twice", files[i-1].path, files[i].path, files[i].num)}
 		}
 	}
 	var tasks []*plantaskTask
 	for _, f := range files {
 		raw, err := read(f.path)
 		if err != nil {
-			return nil, where, &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot read %s: %v", f.path, err)}
+			return nil, where, &cliError{exit: exitFailed, msg: c.t("plantask.read", f.path, err)}
 		}
 		if len(raw) > maxTaskFile {
-			return nil, where, &cliError{exit: exitFailed, msg: fmt.Sprintf("%s is larger than a plan may be (%d bytes)", f.path, maxTaskFile)}
+			return nil, where, &cliError{exit: exitFailed, msg: c.t("plantask.file_too_large", f.path, maxTaskFile)}
 		}
 		t := &plantaskTask{}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber() // metadata numbers stay as written
 		if err := dec.Decode(t); err != nil {
-			return nil, where, &cliError{exit: exitFailed, msg: fmt.Sprintf("%s is not a plantask task: %v; nothing was written", f.path, err)}
+			return nil, where, &cliError{exit: exitFailed, msg: c.t("plantask.not_task", f.path, err)}
 		}
 		if t.Status == taskDeleted {
 			continue
@@ -229,7 +226,13 @@ func taskNumber(name string) (int, bool) {
 type imported struct {
 	body  string
 	holds []importHold
-	notes []string
+	notes []message
+}
+
+// message is a message key and its values, said once the language is known.
+type message struct {
+	key  string
+	vals []any
 }
 
 // importHold is a step to hold for a task's owner: a task in progress is written in
@@ -283,13 +286,12 @@ func planFromTasks(where string, tasks []*plantaskTask) imported {
 			if t.Owner != "" {
 				imp.holds = append(imp.holds, importHold{step: i + 1, id: t.ID, owner: t.Owner, takeover: true})
 			} else {
-				imp.notes = append(imp.notes, fmt.Sprintf("step %d [task %s] is in progress, held by nobody (it had no owner)", i+1, t.ID))
+				imp.notes = append(imp.notes, message{"plantask.no_owner", []any{i + 1, t.ID}})
 			}
 		case t.Owner != "" && ready:
 			imp.holds = append(imp.holds, importHold{step: i + 1, id: t.ID, owner: t.Owner})
 		case t.Owner != "":
-			imp.notes = append(imp.notes, fmt.Sprintf("step %d [task %s] stays pending, waiting for steps %s; its owner %s is noted under it",
-				i+1, t.ID, joinInts(waits[i]), oneLine(t.Owner)))
+			imp.notes = append(imp.notes, message{"plantask.waiting", []any{i + 1, t.ID, joinInts(waits[i]), oneLine(t.Owner)}})
 		}
 		if t.Status != taskPending && t.Status != taskInProgress && t.Status != taskCompleted {
 			info = append(info, "plantask status: "+oneLine(t.Status))

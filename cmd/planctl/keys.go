@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,10 +66,13 @@ func readKeyFile(p string) ([]byte, error) {
 	}
 	key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
 	if err != nil || len(key) < 32 {
-		return nil, fmt.Errorf("%s holds no approval key", p)
+		return nil, errNoKey
 	}
 	return key, nil
 }
+
+// errNoKey is readKeyFile's error for a file that holds no key; the caller names the file.
+var errNoKey = errors.New("no key")
 
 // writeKeyFile makes a new key at p, readable by this user only, unless another planctl
 // made one first: either way it returns the key p holds.
@@ -116,34 +118,35 @@ func besideKeyPath(dir string) string {
 
 // localKey is the key planctl hands the Store of the local plans folder dir, or nil to let
 // the Store find or make its own beside the folder. byDefault says dir is planctl's default
-// folder (no -dir, no $PLAN_DIR); create, that the command may write. Notes go to warn.
-func localKey(dir string, byDefault, create bool, warn func(string)) ([]byte, error) {
+// folder (no -dir, no $PLAN_DIR); create, that the command may write. Notes go to standard
+// error.
+func (c *cli) localKey(dir string, byDefault, create bool) ([]byte, error) {
 	beside := besideKeyPath(dir)
 	kd, err := keyDir(dir)
 	if err != nil {
 		if byDefault && create {
-			warn(fmt.Sprintf("planctl: no config folder for the approval key (%v); the key of %s goes beside it, at %s: keep that file out of version control",
-				err, dir, beside))
+			c.sayErr("key.no_config", err, dir, beside)
 		}
 		return nil, nil
 	}
 	own := filepath.Join(kd, keyFileName)
 	key, err := readKeyFile(own)
+	if errors.Is(err, errNoKey) {
+		err = errors.New(c.t("key.not_a_key", own))
+	}
 	if err != nil {
-		return nil, &cliError{exit: exitFailed, msg: fmt.Sprintf("the approval key of %s: %v; remove that file to make a new one (approvals sealed with it then read as not approved)", dir, err)}
+		return nil, &cliError{exit: exitFailed, msg: c.t("key.unreadable", dir, err)}
 	}
 	other, _ := readKeyFile(beside)
 	switch {
 	case key != nil:
 		if other != nil && string(other) != string(key) {
-			warn(fmt.Sprintf("planctl: %s holds another approval key than planctl's for %s (%s); planctl ignores it, so a program that uses it and planctl read each other's approvals as not approved: give the program planctl's key (StoreConfig.ApprovalKey), or remove %s to use the one beside the folder",
-				beside, dir, own, own))
+			c.sayErr("key.differs", beside, dir, own)
 		}
 		return key, nil
 	case other != nil:
 		if byDefault {
-			warn(fmt.Sprintf("planctl: the approval key of %s is at %s, in the project, where an earlier planctl made it; planctl still uses it: keep it out of version control, or move it out of the project with `mkdir -p %s && mv %s %s`",
-				dir, beside, kd, beside, own))
+			c.sayErr("key.in_project", dir, beside, kd, own)
 		}
 		return nil, nil
 	case !create || !byDefault:
@@ -152,9 +155,12 @@ func localKey(dir string, byDefault, create bool, warn func(string)) ([]byte, er
 	if legacy, _ := readKeyFile(filepath.Join(dir, ".approval-key")); legacy != nil {
 		return nil, nil // 0.1.0's key: check and migrate see to it
 	}
-	if key, err = writeKeyFile(own); err != nil {
-		return nil, &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot make the approval key of %s at %s: %v", dir, own, err)}
+	if key, err = writeKeyFile(own); errors.Is(err, errNoKey) {
+		err = errors.New(c.t("key.not_a_key", own))
 	}
-	warn(fmt.Sprintf("planctl: made the approval key of %s at %s, outside the project; a program that shares this folder needs it (StoreConfig.ApprovalKey)", dir, own))
+	if err != nil {
+		return nil, &cliError{exit: exitFailed, msg: c.t("key.make", dir, own, err)}
+	}
+	c.sayErr("key.made", dir, own)
 	return key, nil
 }

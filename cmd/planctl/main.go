@@ -28,7 +28,7 @@
 //	planctl [-dir DIR | -redis URL | -postgres URL] check [-json]   after an upgrade: what is left to do
 //	planctl [-dir DIR | -redis URL | -postgres URL] migrate [NAME] [-json]  convert what an earlier release stored
 //	planctl [-dir DIR | -redis URL | -postgres URL] serve [-addr HOST:PORT]  the plan board at the URL it prints (with this run's secret), acting as $USER
-//	planctl [-dir DIR | -redis URL | -postgres URL] mcp [-as NAME] [-lang en|zh] [-approval] [-ask-client]  the plan tools over MCP
+//	planctl [-dir DIR | -redis URL | -postgres URL] mcp [-as NAME] [-approval] [-ask-client]  the plan tools over MCP
 //	planctl [-dir DIR | -redis URL | -postgres URL] watch -acp SESSION  ACP plan updates, one JSON-RPC notification a line
 //
 // DIR is the folder holding the plan files, NAME.md each; it defaults to $PLAN_DIR, or
@@ -50,6 +50,10 @@
 // as shown by list or show (for import, -rev 0 means create only). approve needs it: a
 // person approves the revision they reviewed, and the approval is refused if the plan moved
 // on. Flags may stand before or after the command, with one dash or two.
+//
+// planctl speaks English or Chinese to people (messages_en.go, messages_zh.go): -lang en|zh
+// decides, else the first of LC_ALL, LC_MESSAGES and LANG that is set (Chinese when it starts
+// with "zh"), else English. JSON output, exit statuses and error codes are the same in both.
 //
 // Exit status: 0 done; 1 failed; 2 usage error; 3 revision conflict, the plan is no longer
 // at revision N and nothing was changed; 4 no such plan, or no such kept revision; 5 check
@@ -73,84 +77,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/einoplan/plan"
 )
-
-const usage = `Usage: planctl [-dir DIR | -redis URL | -postgres URL] COMMAND [ARGS]
-
-Commands:
-  list                      list plans: name, title, status, progress, revision, approval, last update
-  show NAME                 print a plan's header (approval, who holds which step) and body
-  watch                     a live view of every plan, redrawn on every change (Ctrl-C quits)
-                            with -acp SESSION: ACP session/update notifications, one a line
-  log NAME                  the kept revisions, newest first: revision, time, action, who, status,
-                            whose hold had expired
-  diff NAME [FROM [TO]]     what changed from revision FROM (default: the one before TO)
-                            to TO (default: the current revision)
-  approve NAME -rev N       approve revision N, the one you reviewed, if the plan is still at N;
-                            without -rev, print what changed since the last approved revision
-  reject NAME -rev N -feedback TEXT
-                            turn down revision N, saying why: a run waiting on it gets TEXT
-  comment NAME STEP TEXT    comment on step STEP (0 or "plan": the whole plan); the agents must
-                            answer it (rewrite the step, or a note on it) before asking again
-  resolve NAME ID           close comment ID (as show lists it), answered or not
-  revoke NAME               withdraw a plan's approval
-  take NAME STEP [-to WHO]  hand a step in progress to WHO, or release it (no -to)
-  complete NAME STEP        complete a step as a person (-by WHO, default $USER): the
-                            review of a step that awaits it
-  budget NAME [STEP] BUDGET
-                            set what the plan, or step STEP, may cost ("200k tokens", "1h"
-                            or both, comma separated); keeps its approval
-  status NAME STATUS        set a plan's status
-  export NAME FILE          write a plan's body to FILE ("-" for standard output)
-  import NAME FILE          create a plan, or replace its body, from FILE ("-" for standard input)
-  import-plantask NAME TASKDIR
-                            create a plan from the tasks Eino's plantask middleware keeps in
-                            TASKDIR (its BaseDir: a folder, or a path in Redis or PostgreSQL)
-  rm NAME                   delete a plan
-  check                     after an upgrade: what is left to do (plans to migrate, approvals
-                            to give again, history that cannot be read); exit 5 if anything
-  migrate [NAME]            convert what an earlier release stored (its kept revisions, the
-                            file format) in NAME or in every plan; a second run does nothing;
-                            -adopt-key also adopts the key 0.1.0 kept in the plans folder
-  serve                     the plan board in a browser, live (-addr, default 127.0.0.1:8080),
-                            at the URL it prints: it carries this run's secret
-  mcp                       serve the plan tools and the plans over MCP on standard input and
-                            output; clients act as their clientInfo.name, or as -as NAME
-
-Flags, before or after the command:
-  -dir DIR     folder of plan files (default $PLAN_DIR, else ./.plans);
-               with -redis, the plans folder inside Redis (default /plans)
-  -redis URL   plans kept in Redis, e.g. redis://localhost:6379/0 (default $PLAN_REDIS)
-  -postgres URL  plans kept in PostgreSQL, e.g. postgres://user@localhost:5432/db
-               (default $PLAN_POSTGRES; schema $PLAN_POSTGRES_SCHEMA)
-  -prefix P    key prefix of the Redis backend (default its own)
-  -rev N       change the plan only if it is still at revision N (status, import, rm, complete, budget);
-               with import, -rev 0 only creates; import-plantask only creates without it;
-               approve needs it
-  -by WHO      who approves, rejects, completes, comments or resolves (approve, reject,
-               complete, comment, resolve; default $USER)
-  -feedback T  why the plan is rejected (reject)
-  -to WHO      who takes the step over (take; without it the step is released)
-  -addr A      where serve listens (default 127.0.0.1:8080; the board acts as $USER on loopback only)
-  -as NAME     who every MCP client acts as: holder of its steps, actor in history (mcp)
-  -lang L      en or zh: the language of the tools (mcp; default from LC_ALL, LC_MESSAGES, LANG)
-  -approval    plan mode: steps move on approved plans only; offers request_plan_approval (mcp)
-  -ask-client  request_plan_approval asks the person through the client (MCP elicitation) (mcp)
-  -acp ID      print ACP plan updates for session ID (watch)
-  -json        print JSON (list, show, log, check, migrate)
-  -adopt-key   adopt the approval key inside the plans folder, where 0.1.0 kept it, when the
-               folder still holds 0.1.0's files; says which approvals it makes valid (migrate)
-  -limit N     list at most N plans, then say how to see the next page (list)
-  -after NAME  list the plans after NAME, as that hint says (list)
-  -status S    list only plans whose status is exactly S (list)
-
-Exit status: 0 done, 1 failed, 2 usage error, 3 revision conflict (nothing changed),
-4 no such plan or revision, 5 check found something to do.
-`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -177,10 +107,44 @@ func (r revFlag) String() string {
 func (r revFlag) Set(s string) error {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
-		return errors.New("must be a revision number, 0 or more")
+		return errNotRevision
 	}
 	*r.v = &n
 	return nil
+}
+
+// errNotRevision is revFlag's refusal, which flagError says in the person's language.
+var errNotRevision = errors.New("-rev")
+
+// The errors of package flag that flagError says in the person's language: the flag
+// package writes them in English.
+const (
+	flagUndefined = "flag provided but not defined: "
+	flagNoValue   = "flag needs an argument: "
+	flagBadValue  = "invalid value "
+)
+
+// flagError says a flag parsing error of fs.Parse in c's language: an unknown flag, a flag
+// without its value, a value that is not one; other errors as package flag words them.
+func (c *cli) flagError(err error) string {
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, flagUndefined); ok {
+		return c.t("main.flag_undefined", f)
+	}
+	if f, ok := strings.CutPrefix(msg, flagNoValue); ok {
+		return c.t("main.flag_no_value", f)
+	}
+	// invalid value "x" for flag -rev: reason
+	if rest, ok := strings.CutPrefix(msg, flagBadValue); ok {
+		if value, err := strconv.QuotedPrefix(rest); err == nil {
+			name, _, _ := strings.Cut(strings.TrimPrefix(rest[len(value):], " for flag "), ":")
+			if name == "-rev" {
+				return c.t("main.flag_rev", value)
+			}
+			return c.t("main.flag_value", value, name)
+		}
+	}
+	return msg
 }
 
 // parse reads flags wherever they stand among the arguments and returns the rest.
@@ -237,16 +201,16 @@ var commands = map[string]command{
 	"import":   {args: []string{"NAME", "FILE"}, flags: []string{"rev"}, run: (*cli).importFile},
 	"rm":       {args: []string{"NAME"}, flags: []string{"rev"}, run: (*cli).remove},
 	"serve":    {flags: []string{"addr"}, run: (*cli).serve},
-	"mcp":      {flags: []string{"as", "lang", "approval", "ask-client"}, run: (*cli).mcp},
+	"mcp":      {flags: []string{"as", "approval", "ask-client"}, run: (*cli).mcp},
 }
 
 // commandFlags are the flags that only some commands accept, in the order usage errors
 // name them.
-var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status", "as", "lang", "approval", "ask-client", "acp", "adopt-key"}
+var commandFlags = []string{"json", "rev", "by", "feedback", "to", "addr", "limit", "after", "status", "as", "approval", "ask-client", "acp", "adopt-key"}
 
 // flagMisuse names a command flag given to a command that does not accept it, and the
 // commands that do; "" when every flag given applies.
-func flagMisuse(name string, cmd command, set map[string]bool) string {
+func (l lang) flagMisuse(name string, cmd command, set map[string]bool) string {
 	for _, f := range commandFlags {
 		if !set[f] || slices.Contains(cmd.flags, f) {
 			continue
@@ -260,9 +224,9 @@ func flagMisuse(name string, cmd command, set map[string]bool) string {
 		slices.Sort(users)
 		list := users[len(users)-1]
 		if len(users) > 1 {
-			list = strings.Join(users[:len(users)-1], ", ") + " and " + list
+			list = l.t("main.and", strings.Join(users[:len(users)-1], ", "), list)
 		}
-		return fmt.Sprintf("-%s applies to %s only, not to %s", f, list, name)
+		return l.t("main.flag_misuse", f, list, name)
 	}
 	return ""
 }
@@ -272,15 +236,21 @@ func (c *cli) run(args []string) int {
 	// changes fence the agents.
 	c.ctx = plan.WithActor(c.ctx, terminalPerson())
 	rest, err := c.parse(args)
+	c.l = localeLang()
+	if l, ok := parseLang(c.mcpFlags.lang); ok {
+		c.l = l
+	} else if err == nil && c.mcpFlags.lang != "" {
+		return c.usageError(c.t("main.lang", c.mcpFlags.lang))
+	}
 	if errors.Is(err, flag.ErrHelp) || (err == nil && len(rest) > 0 && rest[0] == "help") {
-		fmt.Fprint(c.stdout, usage)
+		c.say("usage")
 		return exitOK
 	}
 	if err != nil {
-		return c.usageError(err.Error())
+		return c.usageError(c.flagError(err))
 	}
 	if len(rest) == 0 {
-		return c.usageError("no command given")
+		return c.usageError(c.t("main.no_command"))
 	}
 	name, rest := rest[0], rest[1:]
 	cmd, ok := commands[name]
@@ -289,15 +259,15 @@ func (c *cli) run(args []string) int {
 	}
 	switch {
 	case !ok:
-		return c.usageError(fmt.Sprintf("unknown command %q", name))
+		return c.usageError(c.t("main.unknown_command", strconv.Quote(name)))
 	case len(rest) > len(cmd.args) || len(rest) < len(cmd.args)-cmd.optional:
-		return c.usageError(fmt.Sprintf("%s takes %s: planctl %s", name, argCount(cmd), synopsis(name, cmd)))
-	case flagMisuse(name, cmd, c.set) != "":
-		return c.usageError(flagMisuse(name, cmd, c.set))
+		return c.usageError(c.t("main.arg_count", name, c.l.argCount(cmd), synopsis(name, cmd)))
+	case c.l.flagMisuse(name, cmd, c.set) != "":
+		return c.usageError(c.l.flagMisuse(name, cmd, c.set))
 	case c.page.Limit < 0:
-		return c.usageError("-limit must be a positive number")
+		return c.usageError(c.t("main.limit"))
 	case c.prefix != "" && c.redisURL == "":
-		return c.usageError("-prefix applies with -redis only")
+		return c.usageError(c.t("main.prefix"))
 	}
 	c.command, c.args = name, rest
 	if err := c.checkArgs(); err != nil {
@@ -316,15 +286,15 @@ func (c *cli) run(args []string) int {
 }
 
 // argCount says how many arguments cmd takes.
-func argCount(cmd command) string {
+func (l lang) argCount(cmd command) string {
 	n := len(cmd.args)
 	switch {
 	case cmd.optional > 0:
-		return fmt.Sprintf("%d to %d arguments", n-cmd.optional, n)
+		return l.t("main.args_range", n-cmd.optional, n)
 	case n == 1:
-		return "1 argument"
+		return l.t("main.args_one")
 	}
-	return fmt.Sprintf("%d arguments", n)
+	return l.t("main.args_n", n)
 }
 
 // synopsis is the command line of cmd, its optional arguments in brackets.
@@ -345,7 +315,7 @@ func synopsis(name string, cmd command) string {
 }
 
 func (c *cli) usageError(msg string) int {
-	fmt.Fprintf(c.stderr, "planctl: %s\n\n%s", msg, usage)
+	c.sayErr("main.usage_error", msg, c.t("usage"))
 	return exitUsage
 }
 
@@ -366,25 +336,24 @@ func (c *cli) list([]string) error {
 		return c.writeJSON(listing)
 	}
 	if len(listing.Plans) == 0 {
-		fmt.Fprintf(c.stdout, "No plans in %s\n", c.loc.shown)
+		c.say("list.none", c.loc.shown)
 		return nil
 	}
 	upgraded := c.upgradeLeftovers(listing)
-	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTITLE\tSTATUS\tPROGRESS\tREV\tAPPROVED\tUPDATED")
+	tw := newColumns(c.stdout)
+	fmt.Fprint(tw, c.t("list.header"))
 	for _, p := range listing.Plans {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, clip(oneLine(p.Title), 40), clip(oneLine(p.Status), 20),
-			progressText(p.Progress)+overBudgetMark(p), p.Revision, approvalCell(p.Approval, p.Waiting)+upgraded[p.Name], p.UpdatedAt.Local().Format("2006-01-02 15:04"))
+			progressText(p.Progress)+c.l.overBudgetMark(p), p.Revision, c.l.approvalCell(p.Approval, p.Waiting)+upgraded[p.Name], p.UpdatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if len(upgraded) > 0 {
-		fmt.Fprintf(c.stdout, "an upgrade left something to do in %s: `planctl check` says what\n", plansCount(len(upgraded)))
+		c.say("list.upgrade", c.l.plansCount(len(upgraded)))
 	}
 	if listing.NextCursor != "" {
-		fmt.Fprintf(c.stdout, "%d of %d plans shown; next page: planctl list -after %s -limit %d\n",
-			len(listing.Plans), listing.Total, listing.NextCursor, c.page.Limit)
+		c.say("list.page", len(listing.Plans), listing.Total, listing.NextCursor, c.page.Limit)
 	}
 	return nil
 }
@@ -432,53 +401,45 @@ func (c *cli) show(args []string) error {
 		}
 		return c.writeJSON(out)
 	}
-	fmt.Fprintf(c.stdout, "%s: %s\n", p.Name, oneLine(p.Title))
-	fmt.Fprintf(c.stdout, "status:   %s\n", oneLine(p.Status))
-	fmt.Fprintf(c.stdout, "revision: %d\n", p.Revision)
+	c.say("show.title", p.Name, oneLine(p.Title))
+	c.say("show.status", oneLine(p.Status))
+	c.say("show.revision", p.Revision)
 	if p.Approval != nil {
-		fmt.Fprintf(c.stdout, "approval: %s\n", approvalText(p.Approval))
+		c.say("show.approval", c.l.approvalText(p.Approval))
 	}
 	if p.Waiting != nil {
-		fmt.Fprintf(c.stdout, "asked:    %s\n", waitingRunText(p.Waiting))
+		c.say("show.asked", c.l.waitingRunText(p.Waiting))
 	}
 	if p.Rejection != nil {
-		fmt.Fprintf(c.stdout, "rejected: %s\n", rejectionText(p.Rejection))
+		c.say("show.rejected", c.l.rejectionText(p.Rejection))
 	}
 	c.printComments(p)
 	if p.Author != "" {
-		fmt.Fprintf(c.stdout, "author:   %s\n", oneLine(p.Author))
+		c.say("show.author", oneLine(p.Author))
 	}
-	fmt.Fprintf(c.stdout, "updated:  %s\n", p.UpdatedAt.Local().Format(time.DateTime+" MST"))
+	c.say("show.updated", p.UpdatedAt.Local().Format(time.DateTime+" MST"))
 	if sum.Progress.Total > 0 {
-		fmt.Fprintf(c.stdout, "progress: %s (%d%%)", progressText(sum.Progress), sum.Progress.Percent)
+		progress := c.t("show.progress", progressText(sum.Progress), sum.Progress.Percent)
 		if next := nextStep(sum); next != nil {
-			fmt.Fprintf(c.stdout, ", next: step %d, %s", next.Number, oneLine(next.Text))
+			progress = c.t("show.progress_next", progress, next.Number, oneLine(next.Text))
 		}
-		fmt.Fprintln(c.stdout)
+		c.say("show.line", progress)
 	}
-	if held := holdersText(steps); held != "" {
-		fmt.Fprintf(c.stdout, "held:     %s\n", held)
+	for _, line := range []struct{ key, text string }{
+		{"show.held", c.l.holdersText(steps)},
+		{"show.waiting", c.l.waitingText(steps)},
+		{"show.uses", c.l.usesText(steps)},
+		{"show.proof", c.l.proofText(steps)},
+		{"show.review", c.l.reviewText(steps)},
+		{"show.budget", oneLine(p.Budget)},
+		{"show.cost", c.l.costText(steps)},
+	} {
+		if line.text != "" {
+			c.say(line.key, line.text)
+		}
 	}
-	if waiting := waitingText(steps); waiting != "" {
-		fmt.Fprintf(c.stdout, "waiting:  %s\n", waiting)
-	}
-	if uses := usesText(steps); uses != "" {
-		fmt.Fprintf(c.stdout, "uses:     %s\n", uses)
-	}
-	if proof := proofText(steps); proof != "" {
-		fmt.Fprintf(c.stdout, "proof:    %s\n", proof)
-	}
-	if review := reviewText(steps); review != "" {
-		fmt.Fprintf(c.stdout, "review:   %s\n", review)
-	}
-	if p.Budget != "" {
-		fmt.Fprintf(c.stdout, "budget:   %s\n", oneLine(p.Budget))
-	}
-	if cost := costText(steps); cost != "" {
-		fmt.Fprintf(c.stdout, "cost:     %s\n", cost)
-	}
-	if over := overBudgetText(p, steps); over != "" {
-		fmt.Fprintf(c.stdout, "over:     %s over budget; `planctl budget %s [STEP] BUDGET` raises it\n", over, p.Name)
+	if over := c.l.overBudgetText(p, steps); over != "" {
+		c.say("show.over", over, p.Name)
 	}
 	fmt.Fprintln(c.stdout)
 	_, err = io.WriteString(c.stdout, renderBody(p.Content, steps, c.color))
@@ -487,7 +448,7 @@ func (c *cli) show(args []string) error {
 
 // waitingText lists the pending steps that wait for steps not yet completed or skipped
 // ("step 5 for 2, 3"), as the Store judges them: such a step cannot be started.
-func waitingText(steps []plan.Step) string {
+func (l lang) waitingText(steps []plan.Step) string {
 	var parts []string
 	for _, s := range steps {
 		if s.State != plan.StepPending {
@@ -500,10 +461,10 @@ func waitingText(steps []plan.Step) string {
 			}
 		}
 		if waits != nil {
-			parts = append(parts, fmt.Sprintf("step %d for %s", s.Number, strings.Join(waits, ", ")))
+			parts = append(parts, l.t("show.waits_for", s.Number, strings.Join(waits, ", ")))
 		}
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, l.t("sep"))
 }
 
 // nextStep is the step an agent looking for work takes: the first ready pending one.

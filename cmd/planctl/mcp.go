@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/cloudwego/eino/adk"
@@ -15,7 +14,7 @@ import (
 // mcpFlags are the flags of planctl mcp, and watch's -acp.
 type mcpFlags struct {
 	as         string // -as: who every client acts as
-	lang       string // -lang: en or zh
+	lang       string // -lang: en or zh, for every command (lang.go)
 	approval   bool   // -approval: plan mode
 	askClient  bool   // -ask-client: request_plan_approval asks through the client
 	acpSession string // watch -acp: the ACP session the updates are for
@@ -33,13 +32,13 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 // mcp serves the plan tools and the plans over MCP on standard input and output until the
 // client closes them.
 func (c *cli) mcp([]string) error {
-	lang, err := mcpLanguage(c.mcpFlags.lang)
-	if err != nil {
-		return err
+	lang := adk.LanguageEnglish
+	if c.l == langZH {
+		lang = adk.LanguageChinese
 	}
 	if c.set["as"] {
 		if err := planmcp.CheckName(c.mcpFlags.as); err != nil {
-			return &cliError{exit: exitUsage, msg: "-as: " + strings.TrimPrefix(err.Error(), "mcp: ")}
+			return &cliError{exit: exitUsage, msg: c.t("mcp.as", strings.TrimPrefix(err.Error(), "mcp: "))}
 		}
 	}
 	s, err := planmcp.NewServer(c.ctx, planmcp.Options{Store: c.store, Language: lang, As: c.mcpFlags.as,
@@ -52,29 +51,6 @@ func (c *cli) mcp([]string) error {
 		return nil
 	}
 	return err
-}
-
-// mcpLanguage is -lang, else Chinese when the environment's locale is (LC_ALL, LC_MESSAGES,
-// LANG, the first one set), else English.
-func mcpLanguage(flagValue string) (adk.Language, error) {
-	switch strings.ToLower(flagValue) {
-	case "en":
-		return adk.LanguageEnglish, nil
-	case "zh":
-		return adk.LanguageChinese, nil
-	case "":
-	default:
-		return 0, &cliError{exit: exitUsage, msg: "-lang is en or zh, not " + flagValue}
-	}
-	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		if loc := os.Getenv(v); loc != "" {
-			if strings.HasPrefix(strings.ToLower(loc), "zh") {
-				return adk.LanguageChinese, nil
-			}
-			break
-		}
-	}
-	return adk.LanguageEnglish, nil
 }
 
 type nopWriteCloser struct{ io.Writer }

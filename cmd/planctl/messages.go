@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/einoplan/plan/api"
 
@@ -16,19 +15,19 @@ func (c *cli) fail(err error) int {
 	var ce *cliError
 	if errors.As(err, &ce) {
 		if ce.code != "" {
-			fmt.Fprintf(c.stderr, "planctl: %s: %s\n", ce.code, ce.msg)
+			c.sayErr("fail.code", ce.code, ce.msg)
 		} else {
-			fmt.Fprintf(c.stderr, "planctl: %s\n", ce.msg)
+			c.sayErr("fail.plain", ce.msg)
 		}
 		return ce.exit
 	}
 	var pe *plan.Error
 	if !errors.As(err, &pe) {
-		fmt.Fprintf(c.stderr, "planctl: %v\n", err)
+		c.sayErr("fail.plain", err)
 		return exitFailed
 	}
 	msg, exit := c.describe(pe)
-	fmt.Fprintf(c.stderr, "planctl: %s: %s\n", pe.Code, msg)
+	c.sayErr("fail.code", pe.Code, msg)
 	return exit
 }
 
@@ -41,84 +40,70 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 			return c.approveConflict(pe), exitConflict
 		}
 		if c.rev != nil && *c.rev == 0 {
-			return fmt.Sprintf("%s already exists, at revision %d; nothing was changed. See it with `planctl show %s`, or replace it with -rev %d",
-				name, pe.CurrentRevision, name, pe.CurrentRevision), exitConflict
+			return c.t("err.exists", name, pe.CurrentRevision), exitConflict
 		}
-		given := ""
 		if c.rev != nil {
-			given = fmt.Sprintf(", not %d", *c.rev)
+			return c.t("err.conflict_not", name, pe.CurrentRevision, *c.rev), exitConflict
 		}
-		return fmt.Sprintf("%s is at revision %d%s; nothing was changed. Check it with `planctl show %s` and retry with -rev %d",
-			name, pe.CurrentRevision, given, name, pe.CurrentRevision), exitConflict
+		return c.t("err.conflict", name, pe.CurrentRevision), exitConflict
 	case plan.CodeNotFound:
 		if pe.Reason == "no_revision" {
 			if pe.Revision > pe.CurrentRevision {
-				return fmt.Sprintf("%s has no revision %d yet: it is at revision %d", name, pe.Revision, pe.CurrentRevision), exitNotFound
+				return c.t("err.no_revision_yet", name, pe.Revision, pe.CurrentRevision), exitNotFound
 			}
-			return fmt.Sprintf("revision %d of %s is no longer kept (it is at revision %d); `planctl log %s` lists the kept revisions",
-				pe.Revision, name, pe.CurrentRevision, name), exitNotFound
+			return c.t("err.revision_gone", pe.Revision, name, pe.CurrentRevision), exitNotFound
 		}
 		switch pe.Reason {
 		case "comment_unknown":
-			return fmt.Sprintf("%s has no comment %s; `planctl show %s` lists its comments", name, oneLine(pe.Value), name), exitNotFound
+			return c.t("err.comment_unknown", name, oneLine(pe.Value)), exitNotFound
 		case "revision_mismatch":
-			return fmt.Sprintf("the kept copy of revision %d of %s (or of a revision after it) does not match the SHA-256 that names it, so it is not shown (it is at revision %d); `planctl log %s` lists the revisions that can be verified",
-				pe.Revision, name, pe.CurrentRevision, name), exitNotFound
+			return c.t("err.revision_mismatch", pe.Revision, name, pe.CurrentRevision), exitNotFound
 		case "revision_unverifiable":
-			return fmt.Sprintf("revision %d of %s was kept by an earlier release under a CRC-32C, which cannot prove it, so it is not shown (it is at revision %d); `planctl log %s` lists the revisions that can be verified",
-				pe.Revision, name, pe.CurrentRevision, name), exitNotFound
+			return c.t("err.revision_unverifiable", pe.Revision, name, pe.CurrentRevision), exitNotFound
 		}
-		msg := fmt.Sprintf("no plan named %s in %s; `planctl list` shows the plans there", name, c.loc.shown)
+		msg := c.t("err.no_plan", name, c.loc.shown)
 		if listing, ok := c.nestedPlans(); ok && hasPlan(listing, name) {
-			msg = fmt.Sprintf("no plan named %s in %s, but its plans folder has one: use -dir %s", name, c.loc.shown, c.loc.nested)
+			msg = c.t("err.no_plan_nested", name, c.loc.shown, c.loc.nested)
 		}
 		return msg, exitNotFound
 	case plan.CodeCorrupt:
-		return fmt.Sprintf("%s cannot be read: its file is not in the plan format. Fix the file, or remove it with `planctl rm %s` (without -rev)",
-			name, name), exitFailed
+		return c.t("err.corrupt", name), exitFailed
 	case plan.CodeTooLarge:
 		if c.command == "import" {
-			return fmt.Sprintf("%s is larger than a plan may be (%d bytes); shorten it or split it into several plans",
-				c.args[1], api.DefaultMaxContentBytes), exitFailed
+			return c.t("err.import_too_large", c.args[1], api.DefaultMaxContentBytes), exitFailed
 		}
-		return fmt.Sprintf("%s cannot be read: its file is larger than a plan may be. Remove it with `planctl rm %s` (without -rev)",
-			name, name), exitFailed
+		return c.t("err.too_large", name), exitFailed
 	case plan.CodeInvalidArgument:
 		switch {
 		case pe.Reason == "step_missing":
-			return fmt.Sprintf("%s has no step %d: its checklist has %d steps, as `planctl show %s` lists them",
-				name, pe.Step, pe.Steps, name), exitFailed
+			return c.t("err.step_missing", name, pe.Step, pe.Steps), exitFailed
 		case pe.Reason == "after_cycle":
-			return fmt.Sprintf("the steps of %s would wait for each other in a cycle (steps %s), so none of them could ever start; change an (after …) so one of them does not wait. Nothing was changed",
-				name, joinInts(pe.Waits)), exitFailed
+			return c.t("err.after_cycle", name, joinInts(pe.Waits)), exitFailed
 		case pe.Field == "by":
-			return fmt.Sprintf("-by must name who approves: not empty, at most 1024 bytes of UTF-8 (%s)", pe.Reason), exitUsage
+			return c.t("err.by", pe.Reason), exitUsage
 		case c.command == "take":
-			return fmt.Sprintf("take refused the change to %s (%s)", name, pe.Reason), exitFailed
+			return c.t("err.take_refused", name, pe.Reason), exitFailed
 		case c.command == "budget":
-			return fmt.Sprintf("%s is not a budget: write \"200k tokens\", \"1h\" or \"200k tokens, 1h\"", oneLine(c.args[len(c.args)-1])), exitUsage
+			return c.t("err.budget", oneLine(c.args[len(c.args)-1])), exitUsage
 		}
-		return fmt.Sprintf("%s refused the change to %s: a title, status or author over 1024 bytes or not UTF-8", c.command, name), exitFailed
+		return c.t("err.invalid", c.command, name), exitFailed
 	case plan.CodeIllegalTransition:
 		if c.command == "take" {
-			return fmt.Sprintf("step %d of %s is %s: only a step in progress can change hands, or a pending one be started; `planctl show %s` shows the steps",
-				pe.Step, name, pe.From, name), exitFailed
+			return c.t("err.take_illegal", pe.Step, name, c.l.word("state.", string(pe.From))), exitFailed
 		}
-		return fmt.Sprintf("step %d of %s cannot move from %s to %s", pe.Step, name, pe.From, pe.To), exitFailed
+		return c.t("err.illegal", pe.Step, name, c.l.word("state.", string(pe.From)), c.l.word("state.", string(pe.To))), exitFailed
 	case plan.CodeStepHeld:
-		return fmt.Sprintf("step %d of %s is held by %s; `planctl take %s %d -to WHO` hands it over, `planctl take %s %d` releases it",
-			pe.Step, name, oneLine(pe.Agent), name, pe.Step, name, pe.Step), exitFailed
+		return c.t("err.step_held", pe.Step, name, oneLine(pe.Agent)), exitFailed
 	case plan.CodeNotApproved:
-		return fmt.Sprintf("%s is not approved; review it with `planctl show %s`, then `planctl approve %s -rev N`", name, name, name), exitFailed
+		return c.t("err.not_approved", name), exitFailed
 	case plan.CodeBackendError:
-		return fmt.Sprintf("the plan storage at %s failed: %v; nothing may have changed, try again", c.loc.shown, cause(pe)), exitFailed
+		return c.t("err.backend", c.loc.shown, cause(pe)), exitFailed
 	case plan.CodeUnknownOutcome:
-		return fmt.Sprintf("the plan storage at %s failed during the change (%v), so whether it landed is unknown: check with `planctl show %s`",
-			c.loc.shown, cause(pe), name), exitFailed
+		return c.t("err.unknown_outcome", c.loc.shown, cause(pe), name), exitFailed
 	case plan.CodeCanceled:
-		return "interrupted before anything was changed", exitFailed
+		return c.t("err.canceled"), exitFailed
 	}
-	return fmt.Sprintf("%s failed on %s", c.command, name), exitFailed
+	return c.t("err.other", c.command, name), exitFailed
 }
 
 // approveConflict explains an approval refused because the plan is no longer at the
@@ -129,16 +114,13 @@ func (c *cli) approveConflict(pe *plan.Error) string {
 	if p, err := c.store.Get(c.ctx, name); err == nil {
 		cur = p.Revision
 		if a := p.Approval; a != nil && a.Revision == rev {
-			return fmt.Sprintf("revision %d of %s is approved already, by %s; nothing was changed (the plan is at revision %d)",
-				rev, name, oneLine(a.By), cur)
+			return c.t("err.approved_already", rev, name, oneLine(a.By), cur)
 		}
 	}
 	if rev > cur {
-		return fmt.Sprintf("%s is at revision %d, not %d; nothing was approved. Review it with `planctl show %s` and approve with -rev %d",
-			name, cur, rev, name, cur)
+		return c.t("err.approve_ahead", name, cur, rev)
 	}
-	return fmt.Sprintf("%s changed since revision %d: it is at revision %d now, and nothing was approved. "+
-		"See what changed with `planctl diff %s %d %d`, then approve with -rev %d", name, rev, cur, name, rev, cur, cur)
+	return c.t("err.approve_behind", name, rev, cur)
 }
 
 // warn reports a plan file that list or watch cannot read.
@@ -146,13 +128,13 @@ func (c *cli) warn(w api.Warning) {
 	var why string
 	switch w.Code {
 	case plan.CodeCorrupt:
-		why = fmt.Sprintf("its file is not in the plan format; `planctl rm %s` removes it", w.Name)
+		why = c.t("warn.corrupt", w.Name)
 	case plan.CodeTooLarge:
-		why = fmt.Sprintf("its file is larger than a plan may be; `planctl rm %s` removes it", w.Name)
+		why = c.t("warn.too_large", w.Name)
 	default:
-		why = "the storage failed to read it"
+		why = c.t("warn.failed")
 	}
-	fmt.Fprintf(c.stderr, "planctl: warning: plan %s cannot be read (%s): %s\n", w.Name, w.Code, why)
+	c.sayErr("warn.line", w.Name, w.Code, why)
 }
 
 // planName is the NAME argument of the command, if it has one.
@@ -160,7 +142,7 @@ func (c *cli) planName() string {
 	if len(c.args) > 0 && c.command != "list" && c.command != "watch" {
 		return c.args[0]
 	}
-	return "the plan"
+	return c.t("err.the_plan")
 }
 
 func hasPlan(listing *plan.Listing, name string) bool {

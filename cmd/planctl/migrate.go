@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/einoplan/plan"
 )
 
@@ -49,21 +47,21 @@ func (c *cli) migrate(args []string) error {
 		}
 		changed++
 		if !c.jsonOut {
-			what := "the file now names its format"
 			if len(r.Converted) > 0 {
-				what = "kept " + revList(r.Converted) + " converted, served again"
+				c.say("migrate.converted", r.Name, r.Revision, c.l.revList(r.Converted))
+			} else {
+				c.say("migrate.format", r.Name, r.Revision)
 			}
-			fmt.Fprintf(c.stdout, "%s r%d: %s\n", r.Name, r.Revision, what)
 		}
 		if r.UnreadableRevision != 0 && !c.jsonOut {
-			fmt.Fprintf(c.stdout, "%s r%d: kept revision %d cannot be verified (%s) and stays unserved\n", r.Name, r.Revision, r.UnreadableRevision, r.UnreadableReason)
+			c.say("migrate.unreadable", r.Name, r.Revision, r.UnreadableRevision, r.UnreadableReason)
 		}
 	}
 	if c.jsonOut {
 		return c.writeJSON(reports)
 	}
 	if changed == 0 {
-		fmt.Fprintf(c.stdout, "%d plans: nothing to migrate\n", len(names))
+		c.say("migrate.nothing", len(names))
 	}
 	return nil
 }
@@ -73,15 +71,14 @@ func (c *cli) migrate(args []string) error {
 func (c *cli) sayKey(r plan.MigrateReport) bool {
 	switch {
 	case r.AdoptedKey != "":
-		fmt.Fprintf(c.stdout, "adopted the approval key at %s (moved beside the folder); approvals it makes valid: %d\n", r.AdoptedKey, len(r.Validated))
+		c.say("migrate.adopted", r.AdoptedKey, len(r.Validated))
 		for _, a := range r.Validated {
-			fmt.Fprintf(c.stdout, "  %s r%d approved by %s\n", a.Name, a.Revision, a.By)
+			c.say("migrate.validated", a.Name, a.Revision, a.By)
 		}
 	case r.KeyNotAdopted != "" && !c.adoptKey:
-		fmt.Fprintf(c.stdout, "the approval key at %s is not adopted: whoever can write plan files may have put it there; "+
-			"if 0.1.0 left it, `planctl migrate -adopt-key` adopts it\n", r.KeyNotAdopted)
+		c.say("migrate.not_adopted", r.KeyNotAdopted)
 	case r.KeyNotAdopted != "":
-		fmt.Fprintf(c.stdout, "the approval key at %s is not adopted: no plan file here is in 0.1.0's format, so 0.1.0 did not leave it; remove it\n", r.KeyNotAdopted)
+		c.say("migrate.not_legacy", r.KeyNotAdopted)
 	default:
 		return false
 	}

@@ -41,6 +41,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// planctl speaks the locale's language: the tests that do not choose one read English,
+	// whatever locale runs them.
+	for _, v := range []string{"LC_ALL", "LC_MESSAGES"} {
+		os.Unsetenv(v)
+	}
+	os.Setenv("LANG", "C.UTF-8")
 	code := m.Run()
 	stopRedis()
 	os.RemoveAll(dir)

@@ -55,38 +55,38 @@ func renderBody(body string, steps []plan.Step, color bool) string {
 // usesText lists the steps that name gated tools in "(uses …)" and what each may use
 // ("step 2: deploy_prod; step 3: post_message, write_file; other steps: none"), "" when no
 // step names any: under plan mode a step unlocks only the tools it names.
-func usesText(steps []plan.Step) string {
+func (l lang) usesText(steps []plan.Step) string {
 	var parts []string
 	for _, s := range steps {
 		if len(s.Uses) > 0 {
-			parts = append(parts, fmt.Sprintf("step %d: %s", s.Number, oneLine(strings.Join(s.Uses, ", "))))
+			parts = append(parts, l.t("uses.step", s.Number, oneLine(strings.Join(s.Uses, ", "))))
 		}
 	}
 	if parts == nil {
 		return ""
 	}
 	if len(parts) < len(steps) {
-		parts = append(parts, "other steps: none")
+		parts = append(parts, l.t("uses.others"))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, l.t("sep"))
 }
 
 // proofText lists the steps a passing run proves ("(proof …)") and what the host observed
 // of each, apart from the evidence an agent typed ("step 2: run_tests, observed run_tests
 // passed 12:03:04Z; step 4: lint, not yet observed"); "" when no step names a proof.
-func proofText(steps []plan.Step) string {
+func (l lang) proofText(steps []plan.Step) string {
 	var parts []string
 	for _, s := range steps {
 		if len(s.Proof) == 0 && s.Observed == "" {
 			continue
 		}
-		seen := "not yet observed"
+		seen := l.t("proof.not_observed")
 		if s.Observed != "" {
-			seen = "observed " + s.Observed
+			seen = l.t("proof.observed", s.Observed)
 		}
-		parts = append(parts, fmt.Sprintf("step %d: %s, %s", s.Number, oneLine(strings.Join(s.Proof, ", ")), oneLine(seen)))
+		parts = append(parts, l.t("proof.step", s.Number, oneLine(strings.Join(s.Proof, ", ")), oneLine(seen)))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, l.t("sep"))
 }
 
 // printable replaces control characters other than tab by repl.

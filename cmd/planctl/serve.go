@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -31,7 +30,7 @@ func (c *cli) serve([]string) error {
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return &cliError{exit: exitUsage, msg: fmt.Sprintf("-addr %s is not HOST:PORT, e.g. %s", addr, defaultServeAddr)}
+		return &cliError{exit: exitUsage, msg: c.t("serve.addr", addr, defaultServeAddr)}
 	}
 	person := strings.TrimSpace(os.Getenv("USER"))
 	// A Store of its own: the command's Store records its changes for the other commands'
@@ -42,7 +41,7 @@ func (c *cli) serve([]string) error {
 	}
 	secret, err := board.NewSecret()
 	if err != nil {
-		return &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot make the board's secret: %v", err)}
+		return &cliError{exit: exitFailed, msg: c.t("serve.secret", err)}
 	}
 	opts := []board.Option{board.WithSecret(secret)}
 	acting := loopback(host) && person != ""
@@ -51,7 +50,7 @@ func (c *cli) serve([]string) error {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return &cliError{exit: exitFailed, msg: fmt.Sprintf("cannot listen on %s: %v", addr, err)}
+		return &cliError{exit: exitFailed, msg: c.t("serve.listen", addr, err)}
 	}
 	opts = append(opts, board.WithHosts(serveHosts(host, ln.Addr())...))
 	srv := &http.Server{
@@ -59,30 +58,29 @@ func (c *cli) serve([]string) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return c.ctx }, // Ctrl-C ends the event streams
 	}
-	mode := "read-only"
+	var mode string
 	switch {
 	case acting:
-		mode = "acting as " + oneLine(person)
+		mode = c.t("serve.acting", oneLine(person))
 	case loopback(host):
-		mode = "read-only: $USER is not set"
+		mode = c.t("serve.no_user")
 	default:
-		mode = "read-only: " + host + " is not a loopback address"
+		mode = c.t("serve.not_loopback", host)
 	}
 	// The secret is this run's, in the URL only: another user's process sees neither this
 	// process's output nor its memory, and a new run makes a new one.
-	fmt.Fprintf(c.stdout, "planctl serve: the plan board of %s at http://%s/?%s=%s (%s; the URL carries the board's secret: open it, don't share it; Ctrl-C stops)\n",
-		c.loc.shown, ln.Addr(), board.SecretParam, secret, mode)
+	c.say("serve.started", c.loc.shown, ln.Addr(), board.SecretParam, secret, mode)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
 	case err := <-done:
-		return &cliError{exit: exitFailed, msg: fmt.Sprintf("the board stopped: %v", err)}
+		return &cliError{exit: exitFailed, msg: c.t("serve.stopped", err)}
 	case <-c.ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return &cliError{exit: exitFailed, msg: fmt.Sprintf("stopping the board: %v", err)}
+		return &cliError{exit: exitFailed, msg: c.t("serve.stopping", err)}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +55,7 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 		}
 		server := c.redisAddr(client)
 		if c.prefix != "" {
-			server += " (prefix " + c.prefix + ")"
+			server += c.t("store.prefix", c.prefix)
 		}
 		c.loc = location{backend: backend, baseDir: base, server: server,
 			shown: server + " " + base, nested: path.Join(base, "plans")}
@@ -68,22 +69,21 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 			c.dir = ".plans"
 		}
 		if _, err := os.Stat(c.dir); readOnly && errors.Is(err, fs.ErrNotExist) {
-			return nil, &cliError{exit: exitFailed, msg: fmt.Sprintf(
-				"%s does not exist: no plans there, and nothing was created; check -dir (default $PLAN_DIR, else ./.plans)", c.dir)}
+			return nil, &cliError{exit: exitFailed, msg: c.t("store.no_dir", c.dir)}
 		}
 		// The folder is opened as a program opens it, plan.NewLocalBackend(PARENT) with BaseDir
 		// "/FOLDER", so both find the approval key in one place, beside the folder.
 		root, base := localRoot(c.dir)
 		c.loc = location{baseDir: base, shown: c.dir, nested: filepath.Join(c.dir, "plans")}
 		_, statErr := os.Stat(c.dir)
-		key, err := localKey(c.dir, byDefault, !readOnly, func(msg string) { fmt.Fprintln(c.stderr, msg) })
+		key, err := c.localKey(c.dir, byDefault, !readOnly)
 		if err != nil {
 			return nil, err
 		}
 		c.loc.approvalKey = key
 		local, err := plan.NewLocalBackend(root)
 		if err != nil {
-			return nil, &cliError{msg: fmt.Sprintf("cannot open the plans folder %s: %v", c.dir, errors.Unwrap(err)), exit: exitFailed}
+			return nil, &cliError{msg: c.t("store.open_local", c.dir, errors.Unwrap(err)), exit: exitFailed}
 		}
 		dir, fresh := c.dir, errors.Is(statErr, fs.ErrNotExist)
 		c.loc.backend, closeBackend = local, func() {
@@ -98,7 +98,7 @@ func (c *cli) openStore(readOnly bool) (func(), error) {
 		OnChange: func(_ context.Context, ch plan.Change) { c.created, c.changed = ch.Created, true }})
 	if err != nil {
 		closeBackend()
-		return nil, &cliError{msg: fmt.Sprintf("-dir %s cannot be a plans folder: %v", c.dir, err), exit: exitUsage}
+		return nil, &cliError{msg: c.t("store.bad_dir", c.dir, err), exit: exitUsage}
 	}
 	c.store = store
 	return closeBackend, nil
@@ -153,7 +153,7 @@ func localRoot(dir string) (root, baseDir string) {
 func (c *cli) dialRedis() (*redis.Client, error) {
 	opts, err := redis.ParseURL(c.redisURL)
 	if err != nil {
-		return nil, &cliError{msg: fmt.Sprintf("-redis %s is not a Redis URL such as redis://localhost:6379/0 (%v)", c.redisURL, err), exit: exitUsage}
+		return nil, &cliError{msg: c.t("store.redis_url", c.redisURL, err), exit: exitUsage}
 	}
 	opts.ContextTimeoutEnabled = true
 	redis.SetLogger(quietLogger{}) // failures reach people once, as planctl's own message
@@ -162,7 +162,7 @@ func (c *cli) dialRedis() (*redis.Client, error) {
 	defer cancel()
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
-		return nil, &cliError{msg: fmt.Sprintf("cannot reach Redis at %s: %v", opts.Addr, err), exit: exitFailed}
+		return nil, &cliError{msg: c.t("store.redis_reach", opts.Addr, err), exit: exitFailed}
 	}
 	return client, nil
 }
@@ -188,12 +188,7 @@ func (c *cli) nestedPlans() (*plan.Listing, bool) {
 // wrongDir is the error for a DIR that holds no plans while its plans sub-folder does.
 func (c *cli) wrongDir(listing *plan.Listing) error {
 	n := len(listing.Plans) + len(listing.Warnings)
-	plans := "plans"
-	if n == 1 {
-		plans = "plan"
-	}
-	return &cliError{exit: exitFailed, msg: fmt.Sprintf("%s holds no plans, but its plans folder holds %d %s: use -dir %s",
-		c.loc.shown, n, plans, c.loc.nested)}
+	return &cliError{exit: exitFailed, msg: c.t("store.wrong_dir", c.loc.shown, c.l.plansCount(n), c.loc.nested)}
 }
 
 // checkArgs refuses a bad NAME or an empty STATUS before anything is opened.
@@ -203,12 +198,10 @@ func (c *cli) checkArgs() error {
 	}
 	name := c.args[0]
 	if document.ValidateName(name) != nil {
-		return &cliError{code: plan.CodeInvalidArgument, exit: exitFailed, msg: fmt.Sprintf(
-			"%q is not a plan name: use lowercase letters, digits, '-' and '_', starting with a letter or digit, at most 64 bytes",
-			name)}
+		return &cliError{code: plan.CodeInvalidArgument, exit: exitFailed, msg: c.t("store.bad_name", strconv.Quote(name))}
 	}
 	if c.command == "status" && strings.TrimSpace(c.args[1]) == "" {
-		return &cliError{code: plan.CodeInvalidArgument, exit: exitUsage, msg: "STATUS is empty; give a short text such as in-progress or done"}
+		return &cliError{code: plan.CodeInvalidArgument, exit: exitUsage, msg: c.t("store.empty_status")}
 	}
 	return nil
 }
@@ -228,7 +221,7 @@ func (c *cli) postgresURL() (string, error) {
 		return os.Getenv("PLAN_POSTGRES"), nil
 	}
 	if c.set["redis"] {
-		return "", &cliError{msg: "-postgres and -redis name two places for the plans: give one", exit: exitUsage}
+		return "", &cliError{msg: c.t("store.two_places"), exit: exitUsage}
 	}
 	return c.postgres, nil
 }
@@ -239,7 +232,7 @@ func (c *cli) postgresURL() (string, error) {
 func (c *cli) openPostgres(url string, readOnly bool) (func(), error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, &cliError{msg: fmt.Sprintf("-postgres %s is not a PostgreSQL URL such as postgres://user@localhost:5432/db (%v)", url, err), exit: exitUsage}
+		return nil, &cliError{msg: c.t("store.postgres_url", url, err), exit: exitUsage}
 	}
 	cfg.MaxConns = 4
 	where := fmt.Sprintf("postgres://%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
@@ -253,23 +246,22 @@ func (c *cli) openPostgres(url string, readOnly bool) (func(), error) {
 		}
 	}
 	if err != nil {
-		return nil, &cliError{msg: fmt.Sprintf("cannot reach PostgreSQL at %s: %v", where, err), exit: exitFailed}
+		return nil, &cliError{msg: c.t("store.postgres_reach", where, err), exit: exitFailed}
 	}
 	var opts []postgres.Option
 	schema, from := os.Getenv("PLAN_POSTGRES_SCHEMA"), "$PLAN_POSTGRES_SCHEMA"
 	if schema == "" {
-		schema, from = postgres.DefaultSchema, "$PLAN_POSTGRES_SCHEMA (unset: the default schema)"
+		schema, from = postgres.DefaultSchema, c.t("store.schema_unset")
 	}
 	opts = append(opts, postgres.WithSchema(schema))
 	if readOnly {
 		opts = append(opts, postgres.WithExistingSchema())
 	}
-	where += " (schema " + schema + ")"
+	where += c.t("store.schema", schema)
 	backend, err := postgres.New(ctx, pool, opts...)
 	if errors.Is(err, postgres.ErrNoSchema) {
 		pool.Close()
-		return nil, &cliError{exit: exitFailed, msg: fmt.Sprintf(
-			"no plans at %s: the schema does not exist or has no plan tables, and nothing was created; check %s", where, from)}
+		return nil, &cliError{exit: exitFailed, msg: c.t("store.no_schema", where, from)}
 	}
 	if err != nil {
 		pool.Close()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -14,8 +13,7 @@ func (c *cli) take(args []string) error {
 	name := args[0]
 	number, err := strconv.Atoi(args[1])
 	if err != nil || number < 1 {
-		return &cliError{exit: exitUsage, msg: fmt.Sprintf(
-			"%s is not a step number: steps are numbered from 1, as `planctl show %s` lists them", args[1], name)}
+		return &cliError{exit: exitUsage, msg: c.t("step.not_number", args[1], name)}
 	}
 	holder := c.to
 	if strings.TrimSpace(holder) == "" {
@@ -33,16 +31,13 @@ func (c *cli) take(args []string) error {
 		}
 		switch {
 		case s.State == plan.StepPending && holder == "":
-			return &cliError{exit: exitFailed, msg: fmt.Sprintf(
-				"step %d of %s is pending: nobody holds it, so there is nothing to release; `planctl take %s %d -to WHO` starts it for WHO",
-				number, name, name, number)}
+			return &cliError{exit: exitFailed, msg: c.t("take.pending", number, name)}
 		case s.State == plan.StepInProgress && s.Holder == holder:
-			who := "nobody"
-			if holder != "" {
-				who = s.Holder
+			if holder == "" {
+				c.say("take.already_nobody", name, number, clip(oneLine(stepText(s)), 60), cur.Revision)
+			} else {
+				c.say("take.already", name, number, clip(oneLine(stepText(s)), 60), oneLine(s.Holder), cur.Revision)
 			}
-			fmt.Fprintf(c.stdout, "%s: step %d (%s) is already held by %s; nothing was changed (revision %d)\n",
-				name, number, clip(oneLine(stepText(s)), 60), oneLine(who), cur.Revision)
 			return nil
 		}
 	}
@@ -52,12 +47,10 @@ func (c *cli) take(args []string) error {
 	}
 	text := clip(oneLine(stepText(step)), 60)
 	if step.Holder == "" {
-		fmt.Fprintf(c.stdout, "%s: step %d (%s) released: in progress, held by nobody; revision %d\n",
-			p.Name, step.Number, text, p.Revision)
+		c.say("take.released", p.Name, step.Number, text, p.Revision)
 		return nil
 	}
-	fmt.Fprintf(c.stdout, "%s: step %d (%s) is now held by %s; revision %d\n",
-		p.Name, step.Number, text, oneLine(step.Holder), p.Revision)
+	c.say("take.held", p.Name, step.Number, text, oneLine(step.Holder), p.Revision)
 	return nil
 }
 
@@ -67,17 +60,17 @@ func stepText(s plan.Step) string {
 }
 
 // holdersText lists the steps in progress and who holds them, "" when none is.
-func holdersText(steps []plan.Step) string {
+func (l lang) holdersText(steps []plan.Step) string {
 	var parts []string
 	for _, s := range steps {
 		if s.State != plan.StepInProgress {
 			continue
 		}
-		who := s.Holder
-		if who == "" {
-			who = "nobody"
+		if s.Holder == "" {
+			parts = append(parts, l.t("held.nobody", s.Number))
+		} else {
+			parts = append(parts, l.t("held.step", s.Number, oneLine(s.Holder)))
 		}
-		parts = append(parts, fmt.Sprintf("step %d by %s", s.Number, oneLine(who)))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, l.t("sep"))
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/einoplan/plan"
@@ -32,7 +31,7 @@ func (c *cli) watch([]string) error {
 			return c.wrongDir(nested)
 		}
 	}
-	v := &watchView{c: c, out: c.stdout, terminal: isTerminal(c.stdout), shown: map[string]plan.Summary{}}
+	v := &watchView{c: c, l: c.l, out: c.stdout, terminal: isTerminal(c.stdout), shown: map[string]plan.Summary{}}
 	v.update(listing, nil)
 	resized, stopResize := notifyResize()
 	defer stopResize()
@@ -91,6 +90,7 @@ func (v *watchView) saw(c plan.Change) {
 // watchView draws the plans for people.
 type watchView struct {
 	c        *cli
+	l        lang
 	out      io.Writer
 	terminal bool
 	last     *plan.Listing
@@ -110,11 +110,11 @@ func (v *watchView) update(listing *plan.Listing, failure error) {
 		return
 	}
 	if failure != nil {
-		fmt.Fprintf(v.out, "%s the plan storage failed: %v; retrying on the next change\n", now, failure)
+		fmt.Fprint(v.out, v.l.t("watch.failed", now, failure))
 		return
 	}
 	if len(v.shown) == 0 && len(listing.Plans) == 0 {
-		fmt.Fprintf(v.out, "%s no plans in %s yet; waiting for changes\n", now, v.c.loc.shown)
+		fmt.Fprint(v.out, v.l.t("watch.none", now, v.c.loc.shown))
 	}
 	present := make(map[string]bool, len(listing.Plans))
 	for _, p := range listing.Plans {
@@ -123,13 +123,13 @@ func (v *watchView) update(listing *plan.Listing, failure error) {
 			continue
 		}
 		v.shown[p.Name] = p
-		r := row(p, v.actors[p.Name])
-		fmt.Fprintf(v.out, "%s %s: %s, %s, revision %s, %s, by %s\n", now, r[0], r[1], r[2], r[3], r[4], r[5])
+		r := v.l.row(p, v.actors[p.Name])
+		fmt.Fprint(v.out, v.l.t("watch.line", now, r[0], r[1], r[2], r[3], r[4], r[5]))
 	}
 	for name, old := range v.shown {
 		if !present[name] {
 			delete(v.shown, name)
-			fmt.Fprintf(v.out, "%s %s: removed at revision %d\n", now, name, old.Revision)
+			fmt.Fprint(v.out, v.l.t("watch.removed", now, name, old.Revision))
 		}
 	}
 }
@@ -144,33 +144,29 @@ const clearScreen = "\x1b[H\x1b[2J"
 // redraw draws the whole view, each line clipped to the terminal's width.
 func (v *watchView) redraw(now string) {
 	var buf bytes.Buffer
-	count := fmt.Sprintf("%d plans", len(v.last.Plans))
-	if len(v.last.Plans) == 1 {
-		count = "1 plan"
-	}
-	fmt.Fprintf(&buf, "planctl watch  %s  %s  at %s  (Ctrl-C quits)\n\n", v.c.loc.shown, count, now)
+	buf.WriteString(v.l.t("watch.title", v.c.loc.shown, v.l.plansCount(len(v.last.Plans)), now))
 	if len(v.last.Plans) == 0 {
-		fmt.Fprintf(&buf, "No plans yet; waiting for changes.\n")
+		buf.WriteString(v.l.t("watch.empty"))
 	} else {
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tPROGRESS\tSTATUS\tREV\tCURRENT STEP\tLAST CHANGE BY")
+		tw := newColumns(&buf)
+		fmt.Fprint(tw, v.l.t("watch.header"))
 		for _, p := range v.last.Plans {
-			fmt.Fprintln(tw, strings.Join(row(p, v.actors[p.Name]), "\t"))
+			fmt.Fprintln(tw, strings.Join(v.l.row(p, v.actors[p.Name]), "\t"))
 		}
 		tw.Flush()
 	}
 	for _, w := range v.last.Warnings {
-		fmt.Fprintf(&buf, "! %s cannot be read (%s)\n", w.Name, w.Code)
+		buf.WriteString(v.l.t("watch.unreadable", w.Name, w.Code))
 	}
 	if v.failure != nil {
-		fmt.Fprintf(&buf, "! the plan storage failed at %s: %v\n", now, v.failure)
+		buf.WriteString(v.l.t("watch.failed_at", now, v.failure))
 	}
 	width := termWidth(v.out)
 	var screen strings.Builder
 	screen.WriteString(clearScreen)
 	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
 		if width > 0 {
-			line = clip(line, width)
+			line = clipColumns(line, width)
 		}
 		screen.WriteString(line)
 		screen.WriteByte('\n')
@@ -180,20 +176,20 @@ func (v *watchView) redraw(now string) {
 
 // row is what the view shows of a plan: name, progress bar, status, revision, current step
 // and who made the latest change (actor, when a change was seen; else the plan's author).
-func row(p plan.Summary, actor string) []string {
-	bar := "no steps"
+func (l lang) row(p plan.Summary, actor string) []string {
+	bar := l.t("watch.no_steps")
 	if p.Progress.Total > 0 {
 		bar = fmt.Sprintf("%s %3d%%", progressText(p.Progress), p.Progress.Percent)
 	}
-	bar += overBudgetMark(p)
+	bar += l.overBudgetMark(p)
 	step := "-"
 	switch {
 	case p.CurrentStep != nil && p.CurrentStep.State == plan.StepInProgress:
-		step = fmt.Sprintf("doing %d: %s", p.CurrentStep.Number, clip(oneLine(p.CurrentStep.Text), 40))
+		step = l.t("watch.doing", p.CurrentStep.Number, clip(oneLine(p.CurrentStep.Text), 40))
 	case p.CurrentStep != nil:
-		step = fmt.Sprintf("next %d: %s", p.CurrentStep.Number, clip(oneLine(p.CurrentStep.Text), 40))
+		step = l.t("watch.next", p.CurrentStep.Number, clip(oneLine(p.CurrentStep.Text), 40))
 	case p.Progress.Total > 0:
-		step = "all steps over"
+		step = l.t("watch.all_over")
 	}
 	by := oneLine(actor)
 	if by == "" {

@@ -11,7 +11,7 @@ import (
 // an agent serving ACP sends its client so the client draws the plans live.
 func (c *cli) watchACP() error {
 	if c.mcpFlags.acpSession == "" {
-		return &cliError{exit: exitUsage, msg: "-acp needs the ACP session's ID"}
+		return &cliError{exit: exitUsage, msg: c.t("acp.session")}
 	}
 	out := bufio.NewWriter(c.stdout)
 	err := acp.Follow(c.ctx, c.store, func(update []byte) error {

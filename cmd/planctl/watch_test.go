@@ -117,9 +117,9 @@ func TestWatchWrongDir(t *testing.T) {
 func TestRowShowsStepAndAuthor(t *testing.T) {
 	sum := plan.Summarize(&plan.Plan{Name: "a", Status: "in\x1b[2Jprogress", Author: "w", Revision: 4,
 		Content: "- [x] one\n- [~] two\n- [ ] three\n"})
-	assert.Equal(t, []string{"a", "[###-------] 1/3  33%", "in [2Jprogress", "4", "doing 2: two", "w"}, row(sum, ""))
+	assert.Equal(t, []string{"a", "[###-------] 1/3  33%", "in [2Jprogress", "4", "doing 2: two", "w"}, langEN.row(sum, ""))
 	sum = plan.Summarize(&plan.Plan{Name: "b", Content: "no steps"})
-	assert.Equal(t, []string{"b", "no steps", "", "0", "-", "-"}, row(sum, ""))
+	assert.Equal(t, []string{"b", "no steps", "", "0", "-", "-"}, langEN.row(sum, ""))
 	sum = plan.Summarize(&plan.Plan{Name: "c", Author: "x", Content: "- [x] a\n- [-] b\n"})
-	assert.Equal(t, "all steps over", row(sum, "")[4])
+	assert.Equal(t, "all steps over", langEN.row(sum, "")[4])
 }
