@@ -811,3 +811,85 @@ func revisionNow(t *testing.T, store *plan.Store) int64 {
 	require.NoError(t, err)
 	return p.Revision
 }
+
+// A move names neither the plan nor the step when only one fits: with two plans, a take of
+// no name is refused (nothing written, the plans named); once the run holds a step of one,
+// its moves of no name are of that plan, and a completion of no step finishes the one step
+// the run holds, one revision each, with next taking the next ready step; where there is
+// one plan a take of no name is of it. In English and Chinese.
+func TestAMoveNamesNeitherThePlanNorTheStepWhenOnlyOneFits(t *testing.T) {
+	for _, lg := range proofLanguages {
+		t.Run(lg.name, func(t *testing.T) {
+			ctx := context.Background()
+			store := storeOn(t, plan.NewMemoryBackend(), "")
+			body, other := nextPlan, "# Other\n- [ ] Elsewhere\n"
+			_, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+			require.NoError(t, err)
+			_, err = store.Put(ctx, plan.Update{Name: "other", Content: &other})
+			require.NoError(t, err)
+			m := plantest.NewScriptedModel(
+				plantest.CallTool(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`),
+				plantest.CallTool(plan.ToolUpdatePlanStep, `{"name":"release","status":"in_progress"}`),
+				plantest.CallTool(plan.ToolUpdatePlanStep, `{"status":"completed","next":true}`),
+				plantest.CallTool(plan.ToolUpdatePlanStep, `{"status":"completed"}`),
+			)
+			mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, LeanWorker: true})
+			require.NoError(t, err)
+			before := historyLen(t, store)
+			results := toolResultsOf(t, runWorker(t, m, false, mw))
+			require.Len(t, results, 4)
+			assert.Equal(t, "invalid_argument", errorCode(t, results[0]), results[0])
+			assert.Contains(t, results[0], "name", "it says what to pass")
+			assert.Contains(t, results[0], "other, release", "it names the plans")
+			assert.JSONEq(t, `{"revision":2,"step":1,"done":"0/4"}`, results[1])
+			assert.JSONEq(t, `{"revision":3,"step":3,"done":"1/4"}`, results[2], "step 1 finished, step 3 (after 1) taken")
+			assert.JSONEq(t, `{"revision":4,"step":3,"done":"2/4"}`, results[3])
+			assert.Equal(t, before+3, historyLen(t, store), "one revision a move, none for the refusal")
+			p, err := store.Get(ctx, "other")
+			require.NoError(t, err)
+			assert.EqualValues(t, 1, p.Revision, "the other plan untouched")
+
+			_, err = store.Delete(ctx, "other", nil)
+			require.NoError(t, err)
+			m = plantest.NewScriptedModel(plantest.CallTool(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`))
+			results = toolResultsOf(t, runWorker(t, m, false, mw))
+			assert.JSONEq(t, `{"revision":5,"step":4,"done":"2/4"}`, results[0], "the only plan")
+		})
+	}
+}
+
+// A completion of no step that cannot tell which step it means is refused, saying what to
+// pass, in the model's language, and nothing is written: the mover holds no step of the
+// plan, or several. So with evidence required, which checks the completion first.
+func TestACompletionOfNoStepThatCouldMeanNoneOrSeveralWritesNothing(t *testing.T) {
+	say := map[adk.Language][2]string{adk.LanguageEnglish: {"you hold no step", "you hold 2 steps"}, adk.LanguageChinese: {"没有持有进行中的步骤", "持有 2 个进行中的步骤"}}
+	for _, lg := range proofLanguages {
+		for _, evidence := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/evidence=%v", lg.name, evidence), func(t *testing.T) {
+				ctx := context.Background()
+				store := storeOn(t, plan.NewMemoryBackend(), "")
+				body := nextPlan
+				_, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+				require.NoError(t, err)
+				done := `{"status":"completed","evidence":"built","next":true}`
+				m := plantest.NewScriptedModel(
+					plantest.CallTool(plan.ToolUpdatePlanStep, done),
+					plantest.CallTool(plan.ToolUpdatePlanStep, `{"step":1,"status":"in_progress"}`),
+					plantest.CallTool(plan.ToolUpdatePlanStep, `{"step":4,"status":"in_progress"}`),
+					plantest.CallTool(plan.ToolUpdatePlanStep, done),
+				)
+				mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, RequireEvidence: evidence})
+				require.NoError(t, err)
+				results := toolResultsOf(t, runWorker(t, m, false, mw))
+				require.Len(t, results, 4)
+				for i, want := range map[int]string{0: say[lg.lang][0], 3: say[lg.lang][1]} {
+					assert.Equal(t, "invalid_argument", errorCode(t, results[i]), results[i])
+					assert.Contains(t, results[i], want, results[i])
+					assert.Contains(t, results[i], "step", "it says to pass step")
+				}
+				assert.Contains(t, results[3], "1, 4", "it names the steps held")
+				assert.EqualValues(t, 3, revisionNow(t, store), "the two takes only")
+			})
+		}
+	}
+}

@@ -9,24 +9,24 @@ var textsEN = map[string]string{
 Shared Markdown plans, by name, seen by every agent on this task, for multi-step work or hand-over; checklist items (- [ ] step) are its steps.
 - list_plans first; read_plan before rewriting a plan.
 - Changes return a revision: pass your latest as last_known_revision (0 = create only). On revision_conflict, read_plan since_revision, then retry.
-- update_plan_step marks progress, no read needed. in_progress takes a step (no step: the next free one). Move on in the same message as your next work call: update_plan_step(completed, next: true) listed first. set_plan_status sets the status; don't rewrite the plan for these.
+- update_plan_step marks progress, no read needed; name and step may be omitted (in_progress: the next free step). Move on in the same message as your next work call: update_plan_step(completed, next: true) listed first. set_plan_status sets the status; don't rewrite the plan for these.
 - On an error, do what its message says.
 `,
 	"instruction.files":    "- Big edits: export_plan_to_file, edit the file with your file tools, then update_plan_from_file.\n",
 	"instruction.template": "- To plan new work, call plan_template first.\n",
 	"instruction.evidence": "", // the full set teaches evidence in update_plan_step.evidence
 
-	"write_plan":                     "Create or replace a plan (Markdown body). Omitted fields are kept.",
-	"write_plan.name":                "Plan name: a-z 0-9 - _, max 64.",
-	"write_plan.content":             "Full Markdown body; steps as - [ ] items; a step ending in (after 2, 3) waits for steps 2 and 3.",
+	"write_plan":                     "Create or replace a plan. Omitted fields are kept.",
+	"write_plan.name":                "a-z 0-9 - _, max 64.",
+	"write_plan.content":             "Markdown; steps are - [ ] items; one ending in (after 2, 3) waits for steps 2 and 3.",
 	"write_plan.title":               "",
 	"write_plan.author":              "",
-	"write_plan.status":              "Free text, e.g. draft, in-progress, done.",
-	"write_plan.last_known_revision": "Revision you read; 0 = must not exist yet.",
+	"write_plan.status":              "Free text, e.g. draft, done.",
+	"write_plan.last_known_revision": "Revision you read; 0: create only.",
 
 	"read_plan":                "Read a plan: body, status, revision, progress.",
 	"read_plan.name":           "",
-	"read_plan.since_revision": "Revision you have: get only the changes since.",
+	"read_plan.since_revision": "Only the changes since this revision.",
 
 	"list_plans": "List plans with status, revision and progress.",
 
@@ -34,7 +34,7 @@ Shared Markdown plans, by name, seen by every agent on this task, for multi-step
 	"delete_plan.name":                "",
 	"delete_plan.last_known_revision": "",
 
-	"set_plan_status":                     "Set a plan's status without touching the body.",
+	"set_plan_status":                     "Set a plan's status, not its body.",
 	"set_plan_status.name":                "",
 	"set_plan_status.status":              "",
 	"set_plan_status.last_known_revision": "",
@@ -42,14 +42,14 @@ Shared Markdown plans, by name, seen by every agent on this task, for multi-step
 	"get_plan_status":      "Get status, revision, progress and current step.",
 	"get_plan_status.name": "",
 
-	"update_plan_step":                     "Set one checklist step's state. Legal: pending→in_progress|completed|failed|skipped, in_progress→completed|failed.",
+	"update_plan_step":                     "Move a step. Legal: pending→in_progress|completed|failed|skipped, in_progress→completed|failed.",
 	"update_plan_step.name":                "",
-	"update_plan_step.step":                "Step number, from 1. Omit it with in_progress to take the next ready step.",
+	"update_plan_step.step":                "From 1. Omit: the next ready step (in_progress), else the one you hold.",
 	"update_plan_step.status":              "pending, in_progress, completed, failed or skipped.",
-	"update_plan_step.note":                "Short note added to the step's line.",
+	"update_plan_step.note":                "Added to the step's line.",
 	"update_plan_step.last_known_revision": "",
-	"update_plan_step.takeover":            "true: take a step another agent holds, only if it stopped.",
-	"update_plan_step.next":                "true with completed, skipped or failed: also take the next ready step.",
+	"update_plan_step.takeover":            "Take a step another agent holds, only if it stopped.",
+	"update_plan_step.next":                "With completed, skipped or failed: also take the next ready step.",
 
 	"export_plan_to_file":      "Write a plan's body to a workspace file, to edit it cheaply.",
 	"export_plan_to_file.name": "",
@@ -140,7 +140,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.list_limit":         "limit must be from 1 to {limit}",
 	"list_plans.limit":       "Plans per page (default 50).",
 	"list_plans.cursor":      "next_cursor of the previous page.",
-	"list_plans.status":      "Only plans with exactly this status.",
+	"list_plans.status":      "Only plans of exactly this status.",
 	"digest.proof":           "(proof T) at the end of a step: it completes only after your call of T passes while you hold it, after your last change; run T, then complete.",
 	"digest.title":           "title",
 	"digest.status":          "status",
@@ -226,7 +226,7 @@ How to check the result (tests to run, outputs to inspect).
 	"err.revision_unverifiable": "revision {rev} of plan {name} was kept in an older format that cannot be verified, so the changes since it cannot be shown; read the whole plan (revision {current}) instead",
 	"err.newer_format":          "plan {name} was written by a newer version of the plan store (file format {value}), which this one cannot change without losing what it recorded; read it, and ask a person to upgrade the plan store",
 	// Evidence, verification, review and budgets.
-	"update_plan_step.evidence": "With completed: what shows it is done (command and exit code, test counts, link).",
+	"update_plan_step.evidence": "With completed: what shows it done (command and exit code, test counts, link).",
 	"err.evidence_state":        "evidence goes with status completed, failed or skipped, not {to}; send it with the move that finishes the step",
 	"err.evidence_form":         "the evidence has control characters or the text \" — evidence: \" or \" — cost: \"; send it as plain text on one paragraph",
 	"err.evidence_required":     "step {step} of plan {name} was not completed: a completion needs evidence. Call update_plan_step again with evidence: what shows it is done (a command and its exit code, test counts, a link)",
@@ -264,17 +264,21 @@ How to check the result (tests to run, outputs to inspect).
 	"err.comments_full":    "plan {name} keeps at most {limit} comments and all {size} are open; answer or resolve one first",
 	"err.comment_unknown":  "plan {name} has no comment {value}; read_plan lists the open ones",
 	"err.comment_by_agent": "only a person comments on plan {name} or resolves its comments; answer a comment by rewriting its step or with update_plan_step's note",
+
+	"err.no_held_step": "you hold no step in progress of plan {name}, so no step was moved: pass step (its number), or take one first (status in_progress)",
+	"err.held_steps":   "you hold {size} steps in progress of plan {name} ({said}), so no step was moved: pass step, the number of the one you mean",
+	"err.plan_unnamed": "name is missing and {size} plans could be meant ({said}), so nothing was moved: pass name",
 }
 
 // leanEN replaces the texts of the same keys for a lean worker (tools_lean.go).
 var leanEN = map[string]string{
 	"instruction": `
 ## Plans
-Shared plans; you work their steps. update_plan_step status in_progress takes the next free step (yours); do it, then complete it with next: true, listed before your next work call in the same message. On an error, do what its message says.
+Shared plans; you work their steps. update_plan_step status in_progress takes the next free step (yours); do it, then complete it with next: true, listed before your next work call in the same message. Name and step may be omitted. On an error, do what its message says.
 `,
 	"instruction.evidence":                 "- A completion needs evidence: what shows the step done.\n",
 	"update_plan_step":                     "Take (in_progress) or finish a step.",
-	"update_plan_step.step":                "Omit with in_progress: next free step.",
+	"update_plan_step.step":                "Omit: next free step, or yours.",
 	"update_plan_step.status":              "in_progress, completed, failed or skipped.",
 	"update_plan_step.note":                "",
 	"update_plan_step.evidence":            "With completed: what shows it done.",

@@ -7,24 +7,24 @@ var textsZH = map[string]string{
 按名称共享的 Markdown 计划，本任务的所有智能体都能看到。多步骤工作或交接时使用；清单项（- [ ] 步骤）就是计划的步骤。
 - 先调用 list_plans；重写计划前先 read_plan。
 - 每次修改都返回 revision：把最新的作为 last_known_revision 传回（0 表示仅创建）。遇到 revision_conflict 时先 read_plan since_revision，再重试。
-- 用 update_plan_step 标记进度，无需先读取。设为 in_progress 即领取步骤（不给 step：下一个空闲步骤）。在下一个工作调用的同一条消息里推进：把 update_plan_step(completed, next: true) 列在前面。用 set_plan_status 设置状态，不要为此重写计划。
+- 用 update_plan_step 标记进度，无需先读取；name 和 step 可省略（in_progress：下一个空闲步骤）。在下一个工作调用的同一条消息里推进：把 update_plan_step(completed, next: true) 列在前面。用 set_plan_status 设置状态，不要为此重写计划。
 - 出错时按 message 的提示操作。
 `,
 	"instruction.files":    "- 大改动：export_plan_to_file，用文件工具编辑该文件，再 update_plan_from_file。\n",
 	"instruction.template": "- 规划新工作前，先调用 plan_template。\n",
 	"instruction.evidence": "", // the full set teaches evidence in update_plan_step.evidence
 
-	"write_plan":                     "创建或替换计划（Markdown 正文）。未给出的字段保持不变。",
-	"write_plan.name":                "计划名：a-z 0-9 - _，最多 64 个字符。",
-	"write_plan.content":             "完整的 Markdown 正文；步骤写成 - [ ] 清单项；以 (after 2, 3) 结尾的步骤要等步骤 2 和 3 完成。",
+	"write_plan":                     "创建或替换计划。未给出的字段保持不变。",
+	"write_plan.name":                "a-z 0-9 - _，最多 64 个字符。",
+	"write_plan.content":             "Markdown；步骤为 - [ ] 清单项；以 (after 2, 3) 结尾的步骤等步骤 2 和 3。",
 	"write_plan.title":               "",
 	"write_plan.author":              "",
-	"write_plan.status":              "自由文本，如 draft、in-progress、done。",
-	"write_plan.last_known_revision": "你读到的 revision；0 表示计划必须尚不存在。",
+	"write_plan.status":              "自由文本，如 draft、done。",
+	"write_plan.last_known_revision": "你读到的 revision；0：仅创建。",
 
 	"read_plan":                "读取计划：正文、状态、revision、进度。",
 	"read_plan.name":           "",
-	"read_plan.since_revision": "你已有的 revision：只返回此后的变更。",
+	"read_plan.since_revision": "只返回此 revision 之后的变更。",
 
 	"list_plans": "列出计划及其状态、revision 和进度。",
 
@@ -40,14 +40,14 @@ var textsZH = map[string]string{
 	"get_plan_status":      "获取状态、revision、进度和当前步骤。",
 	"get_plan_status.name": "",
 
-	"update_plan_step":                     "设置某个清单步骤的状态。合法转换：pending→in_progress|completed|failed|skipped，in_progress→completed|failed。",
+	"update_plan_step":                     "移动步骤。合法：pending→in_progress|completed|failed|skipped，in_progress→completed|failed。",
 	"update_plan_step.name":                "",
-	"update_plan_step.step":                "步骤编号，从 1 开始。状态为 in_progress 时省略它，即领取下一个可开始的步骤。",
+	"update_plan_step.step":                "从 1 开始。省略：下一个就绪步骤（in_progress），否则为你持有的那一步。",
 	"update_plan_step.status":              "pending、in_progress、completed、failed 或 skipped。",
-	"update_plan_step.note":                "附加在该步骤行尾的简短备注。",
+	"update_plan_step.note":                "附加在该步骤行尾。",
 	"update_plan_step.last_known_revision": "",
-	"update_plan_step.takeover":            "true：接手其他智能体持有的步骤，仅在其已停止时使用。",
-	"update_plan_step.next":                "true，与 completed、skipped 或 failed 一起：同时领取下一个就绪步骤。",
+	"update_plan_step.takeover":            "接手其他智能体持有的步骤，仅在其已停止时。",
+	"update_plan_step.next":                "与 completed、skipped 或 failed 一起：同时领取下一个就绪步骤。",
 
 	"export_plan_to_file":      "把计划正文写入工作区文件，便于低成本编辑。",
 	"export_plan_to_file.name": "",
@@ -262,17 +262,21 @@ var textsZH = map[string]string{
 	"err.comments_full":    "计划 {name} 最多保留 {limit} 条评论，而 {size} 条都未回应；请先回应或解决其中一条",
 	"err.comment_unknown":  "计划 {name} 没有评论 {value}；read_plan 会列出未回应的评论",
 	"err.comment_by_agent": "只有人可以评论计划 {name} 或解决其评论；请通过改写步骤或 update_plan_step 的 note 回应评论",
+
+	"err.no_held_step": "你在计划 {name} 中没有持有进行中的步骤，因此未移动任何步骤：请传入 step（步骤编号），或先领取一个（status 为 in_progress）",
+	"err.held_steps":   "你在计划 {name} 中持有 {size} 个进行中的步骤（{said}），因此未移动任何步骤：请传入 step，即你要移动的那一步的编号",
+	"err.plan_unnamed": "缺少 name，可能指 {size} 个计划（{said}），因此未做任何移动：请传入 name",
 }
 
 // leanZH replaces the texts of the same keys for a lean worker (tools_lean.go).
 var leanZH = map[string]string{
 	"instruction": `
 ## 计划
-共享计划，由你完成其步骤。update_plan_step 设 in_progress 领下个空闲步骤；完成时设 completed，加 next: true，排在同一消息的下个工作调用前。出错照 message 做。
+共享计划，由你完成其步骤。update_plan_step 设 in_progress 领下个空闲步骤；完成时设 completed，加 next: true，排在同一消息的下个工作调用前。name 和 step 可省略。出错照 message 做。
 `,
 	"instruction.evidence":                 "- 完成步骤须附 evidence：证明已完成的依据。\n",
 	"update_plan_step":                     "领取（in_progress）或结束步骤。",
-	"update_plan_step.step":                "in_progress 时省略：下一个空闲步骤。",
+	"update_plan_step.step":                "省略：下一个空闲步骤，或你的。",
 	"update_plan_step.status":              "in_progress、completed、failed 或 skipped。",
 	"update_plan_step.note":                "",
 	"update_plan_step.evidence":            "completed 时：完成的依据。",

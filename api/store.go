@@ -127,7 +127,10 @@ type StepMove struct {
 	// Step is the step's number, from 1; 0 with State in_progress takes the first ready
 	// pending step (every step it waits for completed or skipped), whatever changed since
 	// IfRevision, so agents taking work never collide. When pending steps remain but none is
-	// ready, that is CodeStepBlocked naming what they wait for.
+	// ready, that is CodeStepBlocked naming what they wait for. 0 with State completed,
+	// failed or skipped finishes the one step the mover holds in progress, chosen in the same
+	// write; CodeInvalidArgument (reason no_held_step or held_steps) when it holds none or
+	// several.
 	Step  int
 	State StepState
 	// Note is appended to the step's line (after " — ") when not empty. On a move that keeps

@@ -44,11 +44,14 @@ const cachedPrice = 0.1
 
 // costRow is what one setup cost.
 type costRow struct {
-	kind                 string
-	steps, work          int // steps, and work calls per step
-	calls                int // model calls
-	in, out              int // billed o200k tokens
-	cached               int // input tokens of the prefixes shared with the previous call
+	kind        string
+	steps, work int // steps, and work calls per step
+	calls       int // model calls
+	in, out     int // billed o200k tokens
+	cached      int // input tokens of the prefixes shared with the previous call
+	// einoIn and einoCached are in and cached with each message as Eino serializes it,
+	// its message id ("extra") and "tool_name" included, which no provider receives.
+	einoIn, einoCached   int
 	toolCalls, planCalls int
 	perCallTax           int // bytes of tool definitions and instruction on the first call
 	// parts is the input billed with prompt caching, by what it is (costParts).
@@ -58,6 +61,11 @@ type costRow struct {
 // billedCached is the input billed with prompt caching: the cached tokens at cachedPrice.
 func (r costRow) billedCached() float64 {
 	return float64(r.in-r.cached) + cachedPrice*float64(r.cached)
+}
+
+// einoBilledCached is billedCached with every message as Eino serializes it.
+func (r costRow) einoBilledCached() float64 {
+	return float64(r.einoIn-r.einoCached) + cachedPrice*float64(r.einoCached)
 }
 
 // cachedShare is the share of input tokens read from the cache, in percent.
@@ -93,7 +101,8 @@ type billingModel struct {
 
 type billLog struct {
 	mu        sync.Mutex
-	prompts   []string
+	prompts   []string       // as a provider receives them
+	einos     []string       // with each message as Eino serializes it
 	parts     [][]promptPart // what each prompt's bytes are, in order
 	answers   []string
 	toolCalls int
@@ -107,7 +116,8 @@ func (m *billingModel) Generate(ctx context.Context, input []*schema.Message, op
 	if err != nil {
 		return nil, err
 	}
-	prompt, parts, defs := promptOf(tools, input) // tools first, as providers lay a prompt out
+	prompt, parts, defs := promptOf(tools, input, true) // tools first, as providers lay a prompt out
+	eino, _, _ := promptOf(tools, input, false)
 	ans, _ := sonic.ConfigStd.MarshalToString(out)
 	m.log.mu.Lock()
 	defer m.log.mu.Unlock()
@@ -119,6 +129,7 @@ func (m *billingModel) Generate(ctx context.Context, input []*schema.Message, op
 		m.log.firstTax = defs + len(sys)
 	}
 	m.log.prompts = append(m.log.prompts, prompt)
+	m.log.einos = append(m.log.einos, eino)
 	m.log.parts = append(m.log.parts, parts)
 	m.log.answers = append(m.log.answers, ans)
 	for _, c := range out.ToolCalls {
@@ -146,6 +157,8 @@ func (m *billingModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingCha
 // work (work calls), and then completes it with next: true (and evidence, where the host
 // requires it) in the message of the next step's first work call, listed first (the calls
 // of one message take effect in the order listed); the last step's completion goes alone.
+// It names neither the plan nor the step: the instruction says both may be omitted (there
+// is one plan, and the worker holds one step of it).
 type costPlanWorker struct {
 	work, steps, step, worked int
 	evidence                  bool
@@ -160,7 +173,7 @@ func (w *costPlanWorker) workCall() call {
 func (w *costPlanWorker) next(results []string) []call {
 	if results == nil {
 		w.last = "take"
-		return []call{{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "status", "in_progress")}}
+		return []call{{plan.ToolUpdatePlanStep, jsonObject("status", "in_progress")}}
 	}
 	for _, res := range results {
 		var r planResult
@@ -180,10 +193,9 @@ func (w *costPlanWorker) next(results []string) []call {
 		if w.worked < w.work {
 			return []call{w.workCall()}
 		}
-		done := call{plan.ToolUpdatePlanStep, jsonObject("name", sessionPlanName, "step", w.step, "status", "completed", "next", true)}
+		done := call{plan.ToolUpdatePlanStep, jsonObject("status", "completed", "next", true)}
 		if w.evidence {
-			done.args = jsonObject("name", sessionPlanName, "step", w.step, "status", "completed",
-				"evidence", "row counts match: 120400 before and after", "next", true)
+			done.args = jsonObject("status", "completed", "evidence", "row counts match: 120400 before and after", "next", true)
 		}
 		if w.step == w.steps {
 			w.last = "complete"
@@ -313,6 +325,14 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 		if slices.Contains(costPartKinds, kind) {
 			billParts(c, p, shared, log.parts[i], row.parts)
 		}
+		prev = p
+	}
+	prev = ""
+	for _, p := range log.einos {
+		shared := sharedPrefix(prev, p)
+		cached, rest := c.o(p[:shared]), c.o(p[shared:])
+		row.einoIn += cached + rest
+		row.einoCached += cached
 		prev = p
 	}
 	for _, a := range log.answers {

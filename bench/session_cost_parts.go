@@ -16,7 +16,7 @@ import (
 // costParts are the parts of a prompt, in the order the table lists them.
 var costParts = []string{
 	partPlanDefs, partWorkDef, partSystem, partQuery, partPlanCalls, partPlanResults,
-	partWorkCalls, partWorkResults, partReminders, partIDs, partFraming,
+	partWorkCalls, partWorkResults, partReminders, partFraming,
 }
 
 const (
@@ -29,7 +29,6 @@ const (
 	partWorkCalls   = "work calls: name and arguments"
 	partWorkResults = "work results"
 	partReminders   = "reminders after the history"
-	partIDs         = "Eino's message ids (extra)"
 	partFraming     = "message framing: roles, call ids, JSON"
 )
 
@@ -39,10 +38,11 @@ type promptPart struct {
 	part       string
 }
 
-// promptOf lays a prompt out as a provider receives it: every tool definition (OpenAI
-// function JSON), then the messages as one JSON array; it returns the prompt, its parts,
-// and the bytes of the tool definitions.
-func promptOf(tools []*schema.ToolInfo, input []*schema.Message) (string, []promptPart, int) {
+// promptOf lays a prompt out: every tool definition (OpenAI function JSON), then the
+// messages as one JSON array, each as sent (wire) or as Eino serializes it (not wire: with
+// Eino's "extra" and "tool_name"); it returns the prompt, its parts, and the bytes of the
+// tool definitions.
+func promptOf(tools []*schema.ToolInfo, input []*schema.Message, wire bool) (string, []promptPart, int) {
 	var b strings.Builder
 	var parts []promptPart
 	add := func(s, part string) {
@@ -69,7 +69,12 @@ func promptOf(tools []*schema.ToolInfo, input []*schema.Message) (string, []prom
 		if i > 0 {
 			add(",", partFraming)
 		}
-		js, _ := sonic.ConfigStd.MarshalToString(msg)
+		var js string
+		if wire {
+			js, _ = sonic.ConfigStd.MarshalToString(sentMessage(msg))
+		} else {
+			js, _ = sonic.ConfigStd.MarshalToString(msg)
+		}
 		for _, p := range messageParts(i, msg, js) {
 			add(js[p.start:p.end], p.part)
 		}
@@ -78,8 +83,24 @@ func promptOf(tools []*schema.ToolInfo, input []*schema.Message) (string, []prom
 	return b.String(), parts, defs
 }
 
-// messageParts cuts one message's JSON into parts: the whole of it by its role, except the
-// tool calls of an assistant message, the content of a tool result, and Eino's extra.
+// wireMessage is a message as eino-ext's OpenAI model sends it (libs/acl/openai: role,
+// content, name, tool calls, tool call id, each omitted when empty): Eino's "extra" (its
+// message id) and "tool_name" stay behind.
+type wireMessage struct {
+	Role       schema.RoleType   `json:"role"`
+	Content    string            `json:"content,omitempty"`
+	Name       string            `json:"name,omitempty"`
+	ToolCalls  []schema.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string            `json:"tool_call_id,omitempty"`
+}
+
+// sentMessage is msg as a provider receives it.
+func sentMessage(msg *schema.Message) wireMessage {
+	return wireMessage{Role: msg.Role, Content: msg.Content, Name: msg.Name, ToolCalls: msg.ToolCalls, ToolCallID: msg.ToolCallID}
+}
+
+// messageParts cuts one message's JSON, as sent, into parts: the whole of it by its role,
+// except the tool calls of an assistant message and the content of a tool result.
 func messageParts(i int, msg *schema.Message, js string) []promptPart {
 	whole := partFraming
 	switch {
@@ -103,10 +124,6 @@ func messageParts(i int, msg *schema.Message, js string) []promptPart {
 	if msg.Role == schema.Tool {
 		s, _ := sonic.ConfigStd.MarshalToString(msg.Content)
 		mark(s, map[bool]string{true: partWorkResults, false: partPlanResults}[msg.ToolName == workToolName])
-	}
-	if len(msg.Extra) > 0 {
-		s, _ := sonic.ConfigStd.MarshalToString(msg.Extra)
-		mark(`,"extra":`+s, partIDs)
 	}
 	sortParts(marks)
 	var out []promptPart
@@ -174,6 +191,6 @@ func costPartsTable(rows map[int]map[string]costRow, steps int) *table {
 		t.add(cells...)
 	}
 	t.note("Cached input per completed step, in full-price o200k tokens, cut by part; the header says the work calls per step and the setup. Each part of a prompt is billed as the whole is: its bytes within the prefix shared with the previous call at %.0f%%, the rest in full; each fragment is tokenized alone, so the parts add up to the table's total only roughly.", 100*cachedPrice)
-	t.note("Eino's message ids: the \"extra\" field Eino keeps on each message; a provider's API does not receive it, but it is in the history as the table bills it, the same for every setup.")
+	t.note("Each message as a provider receives it: Eino's message ids (\"extra\") and \"tool_name\" are not sent, so not billed.")
 	return t
 }

@@ -168,6 +168,9 @@ const (
 var factTexts = map[string]string{
 	reasonBudgetInvalid:            "budget {value} is not a budget such as \"200k tokens\", \"1h\" or \"200k tokens, 1h\"",
 	ReasonLeanWorker:               "this agent only takes and finishes steps: its plan tools are update_plan_step and read_plan",
+	ReasonNoHeldStep:               "no step is named and {agent} holds no step in progress of plan {name}",
+	ReasonHeldSteps:                "no step is named and {agent} holds {size} steps in progress of plan {name}: {said}",
+	ReasonPlanUnnamed:              "no plan is named and {size} plans could be meant: {said}",
 	ReasonEvidenceState:            "evidence is given with a move to {to}; only completed, failed or skipped take evidence",
 	ReasonNextState:                "next is given with a move to {to}; only completed, failed or skipped take the next step with them",
 	reasonEvidenceForm:             "the evidence has control characters or contains \" — evidence: \", \" — cost: \" or \" — observed: \"",
@@ -365,3 +368,11 @@ const (
 
 // reasonNewerFormat: a change of a plan whose file is of a format newer than formatVersion.
 const reasonNewerFormat = "newer_format"
+
+// Reasons of a step move that names no step, or a plan tool's call that names no plan, when
+// the mover's holds (or the plans there are) do not say which one: it holds none, several.
+const (
+	ReasonNoHeldStep  = "no_held_step"
+	ReasonHeldSteps   = "held_steps"
+	ReasonPlanUnnamed = "plan_unnamed"
+)

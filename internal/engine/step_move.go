@@ -16,6 +16,17 @@ import (
 
 // MoveStep is plan.Store.MoveStep, whose doc comment is the contract.
 func (s *Store) MoveStep(ctx context.Context, m StepMove) (*document.Plan, document.Step, error) {
+	p, moved, took, err := s.MoveStepTaking(ctx, m)
+	if took.Number != 0 {
+		return p, took, err
+	}
+	return p, moved, err
+}
+
+// MoveStepTaking is MoveStep that returns both the step the move moved (the one it named,
+// or the one it chose: the next free one, or the mover's own) and, with Next, the step it
+// took after it (Number 0 when none was ready).
+func (s *Store) MoveStepTaking(ctx context.Context, m StepMove) (p *document.Plan, moved, took document.Step, err error) {
 	by := m.By
 	switch {
 	case m.Takeover && m.State == document.StepInProgress:
@@ -30,19 +41,19 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*document.Plan, docum
 
 // moveStep decides the move m by hold (decideMove) and writes it: the checks on the move alone
 // before the plan is read, the others on the plan as read under its lock.
-func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold) (*document.Plan, document.Step, error) {
+func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold) (*document.Plan, document.Step, document.Step, error) {
 	mv := &stepMove{ctx: ctx, move: m, hold: hold, ttl: s.holdTTL, maxContent: s.maxContent, observed: s}
 	if err := s.decideMove(mv); err != nil {
-		return nil, document.Step{}, err
+		return nil, document.Step{}, document.Step{}, err
 	}
 	m = mv.move // its evidence folded
-	var step document.Step
+	var step, took document.Step
 	p, err := s.mutateCommuting(ctx, document.ActionStep, m.Name, m.IfRevision, s.stepCommutes(m, hold), func(cur *document.Plan) (*document.Plan, error) {
 		try := mv.onPlan(cur, s.Now().UTC())
 		if err := s.decideMove(try); err != nil {
 			return nil, err
 		}
-		step = try.updated
+		step, took = try.updated, document.Step{}
 		next := try.next()
 		if document.ByAgent(ctx) {
 			document.AnswerByNote(next, try.number, m.Note, hold.By, try.now) // a reply to the step's comments
@@ -54,17 +65,20 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold
 		if err != nil || take == nil {
 			return next, err
 		}
-		step = take.updated
+		took = take.updated
 		return take.next(), nil
 	})
 	if err != nil {
-		return nil, document.Step{}, s.explainTaken(ctx, err, m.Name, m.Step, hold.By)
+		return nil, document.Step{}, document.Step{}, s.explainTaken(ctx, err, m.Name, m.Step, hold.By)
 	}
 	s.notify(ctx, document.ActionStep, p, false)
 	if m.State != document.StepInProgress {
 		s.forgetObserved(m.Name, step.Number, hold.By) // the hold ended
 	}
-	return p, step, nil
+	if took.Number != 0 {
+		s.forgetObserved(m.Name, took.Number, hold.By) // the hold starts anew
+	}
+	return p, step, took, nil
 }
 
 // updateStep moves checklist step number (1-based) of an existing plan to state, appending
@@ -141,7 +155,8 @@ type moveCheck struct {
 //  3. plan: the plan exists;
 //  4. approval: under the approval requirement, the plan is approved;
 //  5. next: a move of no step number to in_progress takes the next free step (an expired
-//     hold first), and is refused when none is pending or every pending one waits;
+//     hold first), and is refused when none is pending or every pending one waits; one that
+//     finishes a step finishes the one its mover holds in progress (step_held.go);
 //  6. hold: a hold that ran out unrenewed is taken over; its holder renews its own hold;
 //  7. review: the move writes its evidence and cost, completes into review or completes a
 //     review; an agent does not complete the review of its own work, nor of another run of
@@ -257,8 +272,12 @@ func checkApproval(mv *stepMove) error {
 }
 
 // chooseStep picks the step a move to in_progress of no step number takes: one whose hold
-// ran out (not the mover's), else the next free one.
+// ran out (not the mover's), else the next free one; a finishing move of no step number
+// finishes the one step its mover holds (chooseHeld).
 func chooseStep(mv *stepMove) error {
+	if mv.number == 0 && finishes(mv.move.State) {
+		return chooseHeld(mv)
+	}
 	if mv.number != 0 || mv.move.State != document.StepInProgress {
 		return nil
 	}

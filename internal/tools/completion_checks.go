@@ -7,43 +7,50 @@ import (
 	"time"
 
 	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/engine"
 )
 
 // verifyCompletion runs the checks of a completion an agent asks for, before anything is
 // written: RequireEvidence (CodeEvidenceRequired), a "(proof …)" step's fresh passing call
 // (CodeUnproven, checked again by the move itself) and Verify (CodeNotVerified). It returns
-// the revision the move must be guarded by (ifRevision itself when the call gave one), or
-// nil when there is nothing to check.
-func (env *ToolEnv) verifyCompletion(ctx context.Context, name string, number int, state document.StepState, evidence string, ifRevision *int64) (*int64, error) {
-	if state != document.StepCompleted || number < 1 || !env.RequireEvidence && env.Verify == nil {
-		return ifRevision, nil
+// the step the move names (number, or for 0 the one the caller holds, read with the plan the
+// checks read) and the revision the move must be guarded by (ifRevision itself when the call
+// gave one), or nil when there is nothing to check.
+func (env *ToolEnv) verifyCompletion(ctx context.Context, name string, number int, state document.StepState, evidence string, ifRevision *int64) (int, *int64, error) {
+	if state != document.StepCompleted || number < 0 || !env.RequireEvidence && env.Verify == nil {
+		return number, ifRevision, nil
 	}
 	p, err := env.Store.Get(ctx, name)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	steps := document.StepsOf(p.Content)
+	agent := document.HolderName(env.Agent(ctx))
+	if number == 0 {
+		if number, err = engine.HeldStep(p, steps, agent); err != nil {
+			return 0, nil, err
+		}
+	}
 	if number > len(steps) {
-		return ifRevision, nil // the move names the missing step
+		return number, ifRevision, nil // the move names the missing step
 	}
 	st := steps[number-1]
-	agent := document.HolderName(env.Agent(ctx))
 	if st.State != document.StepPending && st.State != document.StepInProgress || st.Holder != "" && st.Holder != agent || st.AwaitingReview && document.SameAgent(st.DoneBy, agent) {
-		return ifRevision, nil // the move refuses it, naming why
+		return number, ifRevision, nil // the move refuses it, naming why
 	}
 	evidence = document.FoldEvidence(evidence)
 	if evidence == "" {
 		evidence = st.Evidence // a review's completion: the doer's evidence
 	}
 	if env.RequireEvidence && evidence == "" {
-		return nil, document.Fail(document.Error{Code: document.CodeEvidenceRequired, Reason: document.ReasonEvidenceRequired, Name: name, Step: number, CurrentRevision: p.Revision})
+		return 0, nil, document.Fail(document.Error{Code: document.CodeEvidenceRequired, Reason: document.ReasonEvidenceRequired, Name: name, Step: number, CurrentRevision: p.Revision})
 	}
 	if env.Verify != nil {
 		var observed []Observation
 		if !st.AwaitingReview {
 			observed = env.Store.Observed(name, number, agent)
 			if _, ok := document.Proven(st, observed); len(st.Proof) > 0 && !ok {
-				return nil, document.Fail(document.Error{Code: document.CodeUnproven, Reason: document.ReasonUnproven, Name: name, Step: number, CurrentRevision: p.Revision,
+				return 0, nil, document.Fail(document.Error{Code: document.CodeUnproven, Reason: document.ReasonUnproven, Name: name, Step: number, CurrentRevision: p.Revision,
 					From: st.State, To: state, Value: strings.Join(st.Proof, ", ")})
 			}
 		}
@@ -51,16 +58,16 @@ func (env *ToolEnv) verifyCompletion(ctx context.Context, name string, number in
 		c := Completion{Plan: name, Step: number, Text: text, Evidence: evidence, Agent: env.Agent(ctx), Revision: p.Revision, Observed: observed}
 		if err := env.runVerify(ctx, c); err != nil {
 			if ctx.Err() != nil {
-				return nil, document.Fail(document.Error{Code: document.CodeCanceled, Reason: document.ReasonCanceled, Err: ctx.Err()})
+				return 0, nil, document.Fail(document.Error{Code: document.CodeCanceled, Reason: document.ReasonCanceled, Err: ctx.Err()})
 			}
-			return nil, document.Fail(document.Error{Code: document.CodeNotVerified, Reason: document.ReasonNotVerified, Name: name, Step: number, CurrentRevision: p.Revision, Value: env.verifierText(err)})
+			return 0, nil, document.Fail(document.Error{Code: document.CodeNotVerified, Reason: document.ReasonNotVerified, Name: name, Step: number, CurrentRevision: p.Revision, Value: env.verifierText(err)})
 		}
 	}
 	if ifRevision == nil {
 		rev := p.Revision
 		ifRevision = &rev
 	}
-	return ifRevision, nil
+	return number, ifRevision, nil
 }
 
 // Observation is a tool call the host saw under a hold (document.Observation).

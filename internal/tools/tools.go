@@ -102,7 +102,7 @@ func ToolSpecs() []ToolSpec {
 		{ToolDeletePlan, []param{pName, pRevision}, runDeletePlan},
 		{ToolSetPlanStatus, []param{pName, pNewStatus, pRevision}, runSetPlanStatus},
 		{ToolGetPlanStatus, []param{pName}, runGetPlanStatus},
-		{ToolUpdatePlanStep, []param{pName, pStep, pStepState, pNote, pEvidence, pRevision, pTakeover, pNext}, runUpdatePlanStep},
+		{ToolUpdatePlanStep, []param{pStepPlan, pStep, pStepState, pNote, pEvidence, pRevision, pTakeover, pNext}, runUpdatePlanStep},
 		{ToolExportPlanToFile, []param{pName, pPath}, runExportPlanToFile},
 		{ToolUpdatePlanFromFile, []param{pName, pPath, pTitle, pAuthor, pStatus, pRevision}, runUpdatePlanFromFile},
 		{ToolPlanTemplate, []param{pGoal}, runPlanTemplate},

@@ -123,7 +123,7 @@ func runGetPlanStatus(ctx context.Context, env *ToolEnv, a args) (any, error) {
 
 func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	f := a.fields()
-	name, number, stateText := f.str(pName), f.integer(pStep), f.str(pStepState)
+	name, number, stateText := f.str(pStepPlan), f.integer(pStep), f.str(pStepState)
 	note, rev, takeover := f.str(pNote), f.integer(pRevision), f.boolean(pTakeover)
 	evidence, next := f.str(pEvidence), f.boolean(pNext)
 	if f.err != nil {
@@ -133,30 +133,44 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := 0 // the next free step
-	switch {
-	case number == nil && state != document.StepInProgress:
+	if number == nil && !finishing(state) && state != document.StepInProgress {
 		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRequired, Field: pStep.Name})
-	case number != nil && (*number < 1 || *number > 1<<20):
+	}
+	if number != nil && (*number < 1 || *number > 1<<20) {
 		return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonStepNumber, Name: name, Field: pStep.Name, Step: int(min(max(*number, -1), 1<<21))})
+	}
+	if name == "" {
+		if name, err = env.planOfMove(ctx); err != nil {
+			return nil, err
+		}
+	}
+	at := 0 // in_progress: the next free step; finishing: the one the caller holds
+	switch {
 	case number != nil:
 		at = int(*number)
+	case finishing(state):
+		at = env.runHeldStep(ctx, name)
 	}
-	if rev, err = env.verifyCompletion(ctx, name, at, state, evidence, rev); err != nil {
+	if at, rev, err = env.verifyCompletion(ctx, name, at, state, evidence, rev); err != nil {
 		return nil, err
 	}
 	cost := env.stepCost(ctx, name, at, state)
-	p, step, err := env.Store.MoveStep(ctx, engine.StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, Cost: cost, IfRevision: rev, By: document.ActorOf(ctx), Takeover: takeover, Next: next})
+	p, moved, took, err := env.Store.MoveStepTaking(ctx, engine.StepMove{Name: name, Step: at, State: state, Note: note, Evidence: evidence, Cost: cost, IfRevision: rev, By: document.ActorOf(ctx), Takeover: takeover, Next: next})
 	if err != nil {
 		return nil, err
 	}
 	steps := document.StepsOf(p.Content)
 	if !next {
-		env.measured(ctx, p, step, cost)
-		return stepResult{Revision: p.Revision, Step: step.Number, Holder: othersHold(ctx, step), Done: doneOf(steps),
-			Review: env.reviewNote(step), Proof: env.proofNote(step), Budget: env.budgetLeft(ctx, p)}, nil
+		env.measured(ctx, p, moved, cost)
+		return stepResult{Revision: p.Revision, Step: moved.Number, Holder: othersHold(ctx, moved), Done: doneOf(steps),
+			Review: env.reviewNote(moved), Proof: env.proofNote(moved), Budget: env.budgetLeft(ctx, p)}, nil
 	}
-	return env.rodeOn(ctx, p, steps, at, step, cost), nil
+	return env.rodeOn(ctx, p, steps, moved, took, cost), nil
+}
+
+// finishing reports whether a move to st finishes a step: completed, failed or skipped.
+func finishing(st document.StepState) bool {
+	return st == document.StepCompleted || st == document.StepFailed || st == document.StepSkipped
 }
 
 // othersHold is the holder of a step when it is not the agent the call acts as: the model
@@ -168,20 +182,15 @@ func othersHold(ctx context.Context, s document.Step) string {
 	return s.Holder
 }
 
-// rodeOn is the result of a move with next: the step finished (at) and the step taken
-// (took, or the finished one again when none was ready). It names only the step held now
-// (the caller's) and the progress: the digest carries the steps' texts.
-func (env *ToolEnv) rodeOn(ctx context.Context, p *document.Plan, steps []document.Step, at int, took document.Step, cost *document.StepCost) stepResult {
-	out := stepResult{Revision: p.Revision, Step: took.Number, Done: doneOf(steps)}
-	if took.Number == at || took.State != document.StepInProgress {
-		env.measured(ctx, p, took, cost)
-		out.Review = env.reviewNote(took)
-		out.Next = env.Texts["step.none_ready"]
+// rodeOn is the result of a move with next: the step finished (fin) and the step taken
+// (took; Number 0 when none was ready). It names only the step held now (the caller's) and
+// the progress: the digest carries the steps' texts.
+func (env *ToolEnv) rodeOn(ctx context.Context, p *document.Plan, steps []document.Step, fin, took document.Step, cost *document.StepCost) stepResult {
+	env.measured(ctx, p, fin, cost)
+	out := stepResult{Revision: p.Revision, Step: took.Number, Done: doneOf(steps), Review: env.reviewNote(fin)}
+	if took.Number == 0 {
+		out.Step, out.Next = fin.Number, env.Texts["step.none_ready"]
 		return out
-	}
-	if at >= 1 && at <= len(steps) {
-		env.measured(ctx, p, steps[at-1], cost)
-		out.Review = env.reviewNote(steps[at-1])
 	}
 	env.measured(ctx, p, took, nil)
 	out.Proof = env.proofNote(took)

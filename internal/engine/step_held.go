@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/einoplan/plan/internal/document"
+)
+
+// A move that finishes a step (completed, failed or skipped) and names no step finishes the
+// one step its mover holds in progress: chosen on the plan as read under its lock, in the
+// same read-modify-write as the move, so it costs no read of its own. A mover that holds
+// none, or several, is told so and nothing is written.
+
+// maxHeldShown bounds the step numbers a held_steps refusal lists.
+const maxHeldShown = 8
+
+// HeldStep is the number of the one step holder holds in progress among steps of plan p;
+// a refusal naming p when holder holds none (no_held_step) or several (held_steps).
+func HeldStep(p *document.Plan, steps []document.Step, holder string) (int, error) {
+	var held []int
+	for _, s := range steps {
+		if holder != "" && s.State == document.StepInProgress && s.Holder == holder {
+			held = append(held, s.Number)
+		}
+	}
+	switch len(held) {
+	case 1:
+		return held[0], nil
+	case 0:
+		return 0, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonNoHeldStep, Field: "step",
+			Name: p.Name, CurrentRevision: p.Revision, Agent: holder})
+	}
+	shown := document.FormatSteps(held[:min(len(held), maxHeldShown)])
+	if len(held) > maxHeldShown {
+		shown += ", …"
+	}
+	return 0, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonHeldSteps, Field: "step",
+		Name: p.Name, CurrentRevision: p.Revision, Agent: holder, Size: int64(len(held)), Value: shown})
+}
+
+// chooseHeld picks the step a finishing move of no step number finishes: the one its mover
+// holds in progress.
+func chooseHeld(mv *stepMove) error {
+	n, err := HeldStep(mv.plan, mv.steps, mv.hold.By)
+	mv.number = n
+	return err
+}
+
+// PlanNames is names as a refusal lists them: the first few, then "…".
+func PlanNames(names []string) string {
+	if len(names) > maxHeldShown {
+		return strings.Join(names[:maxHeldShown], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
+}
