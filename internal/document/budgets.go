@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/einoplan/plan/api"
 )
 
 // Budgets: a step may name what it may cost, "(budget 20k tokens)", "(budget 10m)" or both
@@ -89,7 +91,7 @@ func OverBudget(step, plan *Budget, spent StepCost, live StepCost, elapsed time.
 
 // BudgetsOf are the budgets a step of p is bound by, and what p's steps recorded so far.
 func BudgetsOf(p *Plan, s Step) (step, plan *Budget, spent StepCost) {
-	if c := PlanCost(StepsOf(p.Content)); c != nil {
+	if c := api.TotalCost(StepsOf(p.Content)); c != nil {
 		spent = *c
 	}
 	return s.Budget, planBudget(p), spent
@@ -308,7 +310,7 @@ func stepOverBudget(s Step) bool {
 }
 
 // SettleOverBudget sets p.OverBudget from what p's steps record they cost together (the one
-// total, PlanCost) and p's own budget. The Store calls it wherever a plan is made: decoded
+// total, api.TotalCost) and p's own budget. The Store calls it wherever a plan is made: decoded
 // from a file, its budget settled by the seals, or written.
 func SettleOverBudget(p *Plan) {
 	b := planBudget(p)
@@ -317,7 +319,7 @@ func SettleOverBudget(p *Plan) {
 		return
 	}
 	var spent StepCost
-	if c := PlanCost(StepsOf(p.Content)); c != nil {
+	if c := api.TotalCost(StepsOf(p.Content)); c != nil {
 		spent = *c
 	}
 	over, _ := OverBudget(nil, b, spent, StepCost{}, 0)

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/einoplan/plan/api"
 )
 
 // What a step cost is written with the step when it leaves in_progress, after any note and
@@ -59,9 +57,6 @@ func costOf(text string) *StepCost {
 	}
 	return c
 }
-
-// PlanCost is what the steps of a plan cost together (api.TotalCost).
-func PlanCost(steps []Step) *StepCost { return api.TotalCost(steps) }
 
 // WholeSeconds is d in whole seconds, rounded to the nearest.
 func WholeSeconds(d time.Duration) int64 { return int64((d + time.Second/2) / time.Second) }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
 )
@@ -59,7 +60,7 @@ func runReadPlan(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	if text, ok := env.reads.get(p); ok {
 		return text, nil
 	}
-	out := readResult{Summary: document.Summarize(p), Approved: env.unapproved(p), Cost: document.PlanCost(document.StepsOf(p.Content)), Content: p.Content}
+	out := readResult{Summary: document.Summarize(p), Approved: env.unapproved(p), Cost: api.TotalCost(document.StepsOf(p.Content)), Content: p.Content}
 	out.Comments, out.CommentsAdvice = env.openComments(p)
 	text, err := ResultAPI.MarshalToString(out)
 	if err != nil {
@@ -116,7 +117,7 @@ func runGetPlanStatus(ctx context.Context, env *ToolEnv, a args) (any, error) {
 		out.CurrentStep = cur
 	}
 	steps := document.StepsOf(p.Content)
-	out.Cost, out.StepCosts = document.PlanCost(steps), stepCostsOf(steps)
+	out.Cost, out.StepCosts = api.TotalCost(steps), stepCostsOf(steps)
 	out.Budget = env.budgetLeft(ctx, p)
 	return out, nil
 }
