@@ -858,6 +858,39 @@ func TestAMoveNamesNeitherThePlanNorTheStepWhenOnlyOneFits(t *testing.T) {
 	}
 }
 
+// next: true alone finishes the step the caller holds as completed and takes the next ready
+// one, in one revision; a move that names neither a state nor next is refused, in the
+// model's language, and writes nothing.
+func TestNextAloneCompletesTheHeldStepAndTakesTheNext(t *testing.T) {
+	for _, lg := range proofLanguages {
+		t.Run(lg.name, func(t *testing.T) {
+			ctx := context.Background()
+			store := storeOn(t, plan.NewMemoryBackend(), "")
+			body := nextPlan
+			_, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+			require.NoError(t, err)
+			m := plantest.NewScriptedModel(
+				plantest.CallTool(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`),
+				plantest.CallTool(plan.ToolUpdatePlanStep, `{"next":true}`),
+				plantest.CallTool(plan.ToolUpdatePlanStep, `{"step":3}`),
+			)
+			mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: lg.lang, LeanWorker: true})
+			require.NoError(t, err)
+			results := toolResultsOf(t, runWorker(t, m, false, mw))
+			require.Len(t, results, 3)
+			assert.JSONEq(t, `{"revision":3,"step":3,"done":"1/4"}`, results[1], "step 1 completed, step 3 taken")
+			assert.Equal(t, "invalid_argument", errorCode(t, results[2]), results[2])
+			assert.Contains(t, results[2], map[adk.Language]string{adk.LanguageEnglish: "status is required", adk.LanguageChinese: "缺少必填参数 status"}[lg.lang])
+			p, err := store.Get(ctx, "release")
+			require.NoError(t, err)
+			assert.EqualValues(t, 3, p.Revision, "nothing written by the refusal")
+			steps := plan.ParseSteps(p.Content)
+			assert.Equal(t, plan.StepCompleted, steps[0].State)
+			assert.Equal(t, plan.StepInProgress, steps[2].State)
+		})
+	}
+}
+
 // A completion of no step that cannot tell which step it means is refused, saying what to
 // pass, in the model's language, and nothing is written: the mover holds no step of the
 // plan, or several. So with evidence required, which checks the completion first.

@@ -9,7 +9,7 @@ var textsEN = map[string]string{
 Shared Markdown plans, by name, seen by every agent on this task, for multi-step work or hand-over; checklist items (- [ ] step) are its steps.
 - list_plans first; read_plan before rewriting a plan.
 - Changes return a revision: pass your latest as last_known_revision (0 = create only). On revision_conflict, read_plan since_revision, then retry.
-- update_plan_step marks progress, no read needed; name and step may be omitted (in_progress: the next free step). Move on in the same message as your next work call: update_plan_step(completed, next: true) listed first. set_plan_status sets the status; don't rewrite the plan for these.
+- update_plan_step marks progress, no read needed; name and step may be omitted (in_progress: the next free step). Move on in the same message as your next work call: update_plan_step(next: true) listed first: it completes your step and takes the next. set_plan_status sets the status; don't rewrite the plan for these.
 - On an error, do what its message says.
 `,
 	"instruction.files":    "- Big edits: export_plan_to_file, edit the file with your file tools, then update_plan_from_file.\n",
@@ -49,7 +49,7 @@ Shared Markdown plans, by name, seen by every agent on this task, for multi-step
 	"update_plan_step.note":                "Added to the step's line.",
 	"update_plan_step.last_known_revision": "",
 	"update_plan_step.takeover":            "Take a step another agent holds, only if it stopped.",
-	"update_plan_step.next":                "With completed, skipped or failed: also take the next ready step.",
+	"update_plan_step.next":                "Finish your step (completed, or skipped/failed as status says) and take the next ready one.",
 
 	"export_plan_to_file":      "Write a plan's body to a workspace file, to edit it cheaply.",
 	"export_plan_to_file.name": "",
@@ -274,7 +274,7 @@ How to check the result (tests to run, outputs to inspect).
 var leanEN = map[string]string{
 	"instruction": `
 ## Plans
-Shared plans; you work their steps. update_plan_step status in_progress takes the next free step (yours); do it, then complete it with next: true, listed before your next work call in the same message. Name and step may be omitted. On an error, do what its message says.
+Shared plans; you work their steps. update_plan_step status in_progress takes the next free step (yours); do it, then send next: true (completes it, takes the next), listed before your next work call in the same message. Name and step may be omitted. On an error, do what its message says.
 `,
 	"instruction.evidence":                 "- A completion needs evidence: what shows the step done.\n",
 	"update_plan_step":                     "Take (in_progress) or finish a step.",
@@ -283,7 +283,7 @@ Shared plans; you work their steps. update_plan_step status in_progress takes th
 	"update_plan_step.note":                "",
 	"update_plan_step.evidence":            "With completed: what shows it done.",
 	"update_plan_step.takeover":            "Only if its holder stopped.",
-	"update_plan_step.next":                "Also take the next ready step.",
+	"update_plan_step.next":                "Complete yours, take the next.",
 	"update_plan_step.last_known_revision": "",
 	"read_plan":                            "Read a plan.",
 	"read_plan.since_revision":             "Only changes since.",

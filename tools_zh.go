@@ -7,7 +7,7 @@ var textsZH = map[string]string{
 按名称共享的 Markdown 计划，本任务的所有智能体都能看到。多步骤工作或交接时使用；清单项（- [ ] 步骤）就是计划的步骤。
 - 先调用 list_plans；重写计划前先 read_plan。
 - 每次修改都返回 revision：把最新的作为 last_known_revision 传回（0 表示仅创建）。遇到 revision_conflict 时先 read_plan since_revision，再重试。
-- 用 update_plan_step 标记进度，无需先读取；name 和 step 可省略（in_progress：下一个空闲步骤）。在下一个工作调用的同一条消息里推进：把 update_plan_step(completed, next: true) 列在前面。用 set_plan_status 设置状态，不要为此重写计划。
+- 用 update_plan_step 标记进度，无需先读取；name 和 step 可省略（in_progress：下一个空闲步骤）。在下一个工作调用的同一条消息里推进：把 update_plan_step(next: true) 列在前面：它完成你的步骤并领取下一个。用 set_plan_status 设置状态，不要为此重写计划。
 - 出错时按 message 的提示操作。
 `,
 	"instruction.files":    "- 大改动：export_plan_to_file，用文件工具编辑该文件，再 update_plan_from_file。\n",
@@ -47,7 +47,7 @@ var textsZH = map[string]string{
 	"update_plan_step.note":                "附加在该步骤行尾。",
 	"update_plan_step.last_known_revision": "",
 	"update_plan_step.takeover":            "接手其他智能体持有的步骤，仅在其已停止时。",
-	"update_plan_step.next":                "与 completed、skipped 或 failed 一起：同时领取下一个就绪步骤。",
+	"update_plan_step.next":                "结束你的步骤（completed，或按 status 为 skipped/failed）并领取下一个就绪步骤。",
 
 	"export_plan_to_file":      "把计划正文写入工作区文件，便于低成本编辑。",
 	"export_plan_to_file.name": "",
@@ -272,7 +272,7 @@ var textsZH = map[string]string{
 var leanZH = map[string]string{
 	"instruction": `
 ## 计划
-共享计划，由你完成其步骤。update_plan_step 设 in_progress 领下个空闲步骤；完成时设 completed，加 next: true，排在同一消息的下个工作调用前。name 和 step 可省略。出错照 message 做。
+共享计划，由你完成其步骤。update_plan_step 设 in_progress 领下个空闲步骤；完成时发 next: true（完成它并领下一步），排在同一消息的下个工作调用前。name 和 step 可省略。出错照 message 做。
 `,
 	"instruction.evidence":                 "- 完成步骤须附 evidence：证明已完成的依据。\n",
 	"update_plan_step":                     "领取（in_progress）或结束步骤。",
@@ -281,7 +281,7 @@ var leanZH = map[string]string{
 	"update_plan_step.note":                "",
 	"update_plan_step.evidence":            "completed 时：完成的依据。",
 	"update_plan_step.takeover":            "仅当持有者已停止。",
-	"update_plan_step.next":                "并领下一步。",
+	"update_plan_step.next":                "完成你的，领下一步。",
 	"update_plan_step.last_known_revision": "",
 	"read_plan":                            "读取计划。",
 	"read_plan.since_revision":             "只要此后的变更。",

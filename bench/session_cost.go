@@ -193,9 +193,9 @@ func (w *costPlanWorker) next(results []string) []call {
 		if w.worked < w.work {
 			return []call{w.workCall()}
 		}
-		done := call{plan.ToolUpdatePlanStep, jsonObject("status", "completed", "next", true)}
+		done := call{plan.ToolUpdatePlanStep, jsonObject("next", true)}
 		if w.evidence {
-			done.args = jsonObject("status", "completed", "evidence", "row counts match: 120400 before and after", "next", true)
+			done.args = jsonObject("evidence", "row counts match: 120400 before and after", "next", true)
 		}
 		if w.step == w.steps {
 			w.last = "complete"

@@ -20,7 +20,7 @@ var (
 	pAuthor    = param{"author", schema.String, false}
 	pStatus    = param{"status", schema.String, false} // a plan's status, kept when omitted
 	pNewStatus = param{"status", schema.String, true}  // set_plan_status
-	pStepState = param{"status", schema.String, true}  // update_plan_step: the step's state
+	pStepState = param{"status", schema.String, false} // update_plan_step: the step's state; completed when omitted with next
 	pStepPlan  = param{"name", schema.String, false}   // update_plan_step: omitted, the one plan it can be (step_defaults.go)
 	pStep      = param{"step", schema.Integer, false}  // update_plan_step: omitted with in_progress, the next free step
 	pNote      = param{"note", schema.String, false}

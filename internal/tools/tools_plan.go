@@ -130,6 +130,12 @@ func runUpdatePlanStep(ctx context.Context, env *ToolEnv, a args) (any, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
+	if stateText == "" {
+		if !next {
+			return nil, document.Fail(document.Error{Code: document.CodeInvalidArgument, Reason: document.ReasonRequired, Field: pStepState.Name})
+		}
+		stateText = string(document.StepCompleted)
+	}
 	state, err := document.ParseStepState(stateText)
 	if err != nil {
 		return nil, err
