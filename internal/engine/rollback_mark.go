@@ -195,22 +195,29 @@ func rolledBack(p *document.Plan, m planMark) error {
 	return document.Fail(document.Error{Code: document.CodeRolledBack, Reason: document.ReasonRolledBack, Name: p.Name, Revision: p.Revision, CurrentRevision: m.rev})
 }
 
-// checkAtRest checks plan p as read from its file against its mark: a file put back is
+// checkAtRest checks plan p as read from its file raw against its mark: a file put back is
 // refused (rolledBack), and what its header carries is honoured only as far as its seals
-// hold (checkSeals).
-func (s *Store) checkAtRest(ctx context.Context, p *document.Plan) error {
+// hold (checkSeals). A read made outside a change (no markSlot) of a plan with no mark checks
+// its history instead (checkReadPast); again then reports a file that changed meanwhile.
+func (s *Store) checkAtRest(ctx context.Context, p *document.Plan, file, raw string) (again bool, err error) {
 	m, err := s.readMark(ctx, p.Name)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if slot, ok := ctx.Value(markSlot{}).(*markRead); ok {
+	slot, inChange := ctx.Value(markSlot{}).(*markRead)
+	if inChange {
 		slot.mark, slot.read = m, true
 	}
 	if err := rolledBack(p, m); err != nil {
-		return err
+		return false, err
+	}
+	if !m.exists && !inChange {
+		if again, err := s.checkReadPast(ctx, p.Name, file, p, raw); again || err != nil {
+			return again, err
+		}
 	}
 	s.checkSeals(ctx, p, &m)
-	return nil
+	return false, nil
 }
 
 // markWrite raises plan name's mark after a write of next, when the plan is governed: it
