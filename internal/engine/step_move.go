@@ -25,7 +25,9 @@ func (s *Store) MoveStep(ctx context.Context, m StepMove) (*document.Plan, docum
 	case document.ActorOf(ctx) == "":
 		ctx = document.WithActor(ctx, by) // the history names who moved it
 	}
-	return s.moveStep(ctx, m, document.StepHold{By: document.HolderName(by), Takeover: m.Takeover})
+	hold := document.StepHold{By: document.HolderName(by), Takeover: m.Takeover}
+	p, st, err := s.moveStep(ctx, m, hold)
+	return s.replyByNote(ctx, m, hold, p, st, err) // comment_reply.go
 }
 
 // moveStep decides the move m by hold (decideMove) and writes it: the checks on the move alone
