@@ -191,19 +191,13 @@ func TestAnAgentAnswersACommentWithANoteBeforeTheApproval(t *testing.T) {
 	for _, lang := range langs() {
 		r := newApprovalRig(t, plan.NewMemoryBackend(), dirCheckPoints{t.TempDir()})
 		r.lang = lang
-		model := plantest.NewScriptedModel(
-			writePlanCall("release", approvalPlan, 0),
-			plantest.CallTool("request_plan_approval", `{"name":"release"}`),
+		model, runner, asked := r.asking(
 			plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"in_progress","note":"on it"}`),
 			plantest.CallTool("update_plan_step", `{"name":"release","step":2,"status":"pending","note":"Tagged from main only"}`),
 			plantest.CallTool("request_plan_approval", `{"name":"release"}`),
-			plantest.Answer("approved"),
-		)
-		runner := r.runner(model)
-		paused := r.start(runner)
-		require.Len(t, paused, 1)
+			plantest.Answer("approved"))
 		before := r.get("release").Content
-		paused = r.resume(runner, map[string]any{paused[0].id: plan.ApprovalDecision{By: "ana", Feedback: "see my comment",
+		paused := r.resume(runner, map[string]any{asked.id: plan.ApprovalDecision{By: "ana", Feedback: "see my comment",
 			Comments: []api.Comment{{Step: 2, Text: "Tag from main only"}}}})
 
 		assert.Equal(t, string(plan.CodeNotApproved), errorCode(t, resultAt(t, model, 3)), "a note that moves the step")

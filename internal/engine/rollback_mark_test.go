@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -198,7 +197,7 @@ func TestAMarkKeepsTheOpenCommentsSealed(t *testing.T) {
 	ctx := context.Background()
 	backend := memfs.New()
 	s := storeOn(t, backend, "")
-	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	at := s.Now().UTC()
 	open := document.Comment{ID: "c1", Step: 1, Author: "ana", At: at, Revision: 2, Text: "Which changelog?"}
 	answered := open
 	answered.ID, answered.AnsweredAt, answered.AnsweredBy = "c2", &at, "worker"
