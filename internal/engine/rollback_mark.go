@@ -211,7 +211,8 @@ func rolledBack(p *document.Plan, m planMark) error {
 // checkAtRest checks plan p as read from its file raw against its mark: a file put back is
 // refused (rolledBack), and what its header carries is honoured only as far as its seals
 // hold (checkSeals). A read made outside a change (no markSlot) of a plan with no mark checks
-// its history instead (checkReadPast); again then reports a file that changed meanwhile.
+// its history instead (checkReadPast); again then reports a file that changed meanwhile,
+// and p is what was stored when it was read, its seals checked.
 func (s *Store) checkAtRest(ctx context.Context, p *document.Plan, file, raw string) (again bool, err error) {
 	m, err := s.readMark(ctx, p.Name)
 	if err != nil {
@@ -225,12 +226,12 @@ func (s *Store) checkAtRest(ctx context.Context, p *document.Plan, file, raw str
 		return false, err
 	}
 	if !m.exists && !inChange {
-		if again, err := s.checkReadPast(ctx, p.Name, file, p, raw); again || err != nil {
-			return again, err
+		if again, err = s.checkReadPast(ctx, p.Name, file, p, raw); err != nil {
+			return false, err
 		}
 	}
 	s.checkSeals(ctx, p, &m)
-	return false, nil
+	return again, nil
 }
 
 // markWrite raises plan name's mark after a write of next, when the plan is governed: it
