@@ -26,7 +26,9 @@ import (
 //     (document.ReasonPutBackOrInterrupted): a crash between keeping the entry and writing
 //     leaves the same trace, and a person's delete recovers either. A write of this process
 //     that fails after keeping its entry, with the file still as it was, removes the entry
-//     again (unkeep), so only a crash leaves one;
+//     again (unkeep), so only a crash leaves one. Where the Backend has no driver.Locker
+//     (eino-ext's), a read in one process while another process's write is between the
+//     two can report it for that moment;
 //   - on a driver.Swapper that keeps just before, a write of another process can be between
 //     its entry and its swap at any time, and a lost swap leaves entries of either bytes:
 //     there only a mark catches it.
