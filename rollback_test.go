@@ -367,48 +367,118 @@ func statOf(t *testing.T, p string) os.FileInfo {
 	return fi
 }
 
+// ungovernedPutBack is a plan "notes" nobody governs, written three times by a Store on a
+// fresh Backend of kind ("local" or "memory"), whose file was then put back by hand back
+// revisions: the Backend, that Store, the last plan it wrote and the file put back.
+func ungovernedPutBack(t *testing.T, kind string, back int64) (plan.Backend, *plan.Store, *plan.Plan, string) {
+	t.Helper()
+	ctx := context.Background()
+	var backend plan.Backend = plan.NewMemoryBackend()
+	if kind == "local" {
+		backend = newLocal(t, t.TempDir())
+	}
+	store := storeOn(t, backend, "")
+	files := map[int64]string{}
+	var last *plan.Plan
+	for i := range 3 {
+		p, err := store.Put(ctx, plan.Update{Name: "notes", Content: ptr(strings.Repeat("- [ ] step\n", i+1))})
+		require.NoError(t, err)
+		files[p.Revision], last = storedFile(t, backend), p
+	}
+	old := files[last.Revision-back]
+	require.NoError(t, backend.Write(ctx, &filesystem.WriteRequest{FilePath: "/plans/notes.md", Content: old}))
+	return backend, store, last, old
+}
+
+// putBackCase is a plan nobody governs whose file was put back by hand (ungovernedPutBack).
+type putBackCase struct {
+	backend plan.Backend
+	store   *plan.Store // the Store that wrote it
+	last    *plan.Plan  // the last plan it wrote
+	old     string      // the file put back
+	back    int64       // by how many revisions
+}
+
+// eachUngovernedPutBack runs check on a plan nobody governs put back by one and by two
+// revisions, on a LocalBackend and on a MemoryBackend.
+func eachUngovernedPutBack(t *testing.T, check func(t *testing.T, c putBackCase)) {
+	for _, kind := range []string{"local", "memory"} {
+		for _, back := range []int64{1, 2} {
+			t.Run(kind+"/"+strconv.FormatInt(back, 10), func(t *testing.T) {
+				c := putBackCase{back: back}
+				c.backend, c.store, c.last, c.old = ungovernedPutBack(t, kind, back)
+				check(t, c)
+			})
+		}
+	}
+}
+
+// storedFile is plan "notes"'s file on backend, byte for byte.
+func storedFile(t *testing.T, backend plan.Backend) string {
+	t.Helper()
+	fc, err := backend.Read(context.Background(), &filesystem.ReadRequest{FilePath: "/plans/notes.md"})
+	require.NoError(t, err)
+	return fc.Content
+}
+
 // A plan nobody governs, its file put back by hand one or two revisions, is reported as
 // rolled back by the next write, of this Store or a fresh one, on a LocalBackend and a
 // MemoryBackend, and nothing is written on top of it; once a person deletes it, the plan
 // written again starts past every revision it reached. No revision is written twice.
 func TestAnUngovernedPlanPutBackWritesNoRevisionTwice(t *testing.T) {
-	for _, kind := range []string{"local", "memory"} {
-		for _, back := range []int64{1, 2} {
-			t.Run(kind+"/"+strconv.FormatInt(back, 10), func(t *testing.T) {
-				ctx := context.Background()
-				var backend plan.Backend = plan.NewMemoryBackend()
-				if kind == "local" {
-					backend = newLocal(t, t.TempDir())
-				}
-				file := func() string {
-					fc, err := backend.Read(ctx, &filesystem.ReadRequest{FilePath: "/plans/notes.md"})
-					require.NoError(t, err)
-					return fc.Content
-				}
-				store := storeOn(t, backend, "")
-				files := map[int64]string{}
-				var last *plan.Plan
-				for i := range 3 {
-					p, err := store.Put(ctx, plan.Update{Name: "notes", Content: ptr(strings.Repeat("- [ ] step\n", i+1))})
-					require.NoError(t, err)
-					files[p.Revision], last = file(), p
-				}
-				old := files[last.Revision-back]
-				require.NoError(t, backend.Write(ctx, &filesystem.WriteRequest{FilePath: "/plans/notes.md", Content: old}))
-
-				for _, s := range []*plan.Store{storeOn(t, backend, ""), store} {
-					_, err := s.Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] other\n")})
-					assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
-					_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "notes", Step: 1, State: plan.StepInProgress, By: "coder"})
-					assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
-					assert.Equal(t, old, file(), "nothing was written on top of the file put back")
-				}
-				_, err := store.Delete(ctx, "notes", nil)
-				require.NoError(t, err)
-				again, err := storeOn(t, backend, "").Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] anew\n")})
-				require.NoError(t, err)
-				assert.Greater(t, again.Revision, last.Revision, "no revision is written twice")
-			})
+	eachUngovernedPutBack(t, func(t *testing.T, c putBackCase) {
+		ctx := context.Background()
+		for _, s := range []*plan.Store{storeOn(t, c.backend, ""), c.store} {
+			_, err := s.Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] other\n")})
+			assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+			_, _, err = s.MoveStep(ctx, plan.StepMove{Name: "notes", Step: 1, State: plan.StepInProgress, By: "coder"})
+			assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+			assert.Equal(t, c.old, storedFile(t, c.backend), "nothing was written on top of the file put back")
 		}
-	}
+		_, err := c.store.Delete(ctx, "notes", nil)
+		require.NoError(t, err)
+		again, err := storeOn(t, c.backend, "").Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] anew\n")})
+		require.NoError(t, err)
+		assert.Greater(t, again.Revision, c.last.Revision, "no revision is written twice")
+	})
+}
+
+// A plan nobody governs, its file put back by hand, is reported as rolled back when read, as
+// a governed one is: by Get of the Store that wrote it and of a fresh one, by a listing (a
+// warning, not a plan), and by read_plan and get_plan_status in an agent's run. A person's
+// rewrite of the file past the revision reported puts it back in service; so does a delete.
+func TestAnUngovernedPlanPutBackIsReportedWhenRead(t *testing.T) {
+	eachUngovernedPutBack(t, func(t *testing.T, c putBackCase) {
+		ctx := context.Background()
+		for _, s := range []*plan.Store{c.store, storeOn(t, c.backend, "")} {
+			_, err := s.Get(ctx, "notes")
+			assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
+			listing, err := s.ListPage(ctx, plan.ListOptions{})
+			require.NoError(t, err)
+			assert.Empty(t, listing.Plans, "a plan put back is not listed as it was")
+			require.Len(t, listing.Warnings, 1)
+			assert.Equal(t, plan.CodeRolledBack, listing.Warnings[0].Code)
+		}
+		mw, err := plan.New(ctx, &plan.Config{Store: storeOn(t, c.backend, ""), AgentName: "coder"})
+		require.NoError(t, err)
+		results := runTools(t, plantest.NewScriptedModel(
+			plantest.CallTool("read_plan", `{"name":"notes"}`),
+			plantest.CallTool("get_plan_status", `{"name":"notes"}`),
+			plantest.Answer("ok")), mw)
+		require.Len(t, results, 2)
+		for _, r := range results {
+			assert.Equal(t, string(plan.CodeRolledBack), errorCode(t, r), r)
+		}
+
+		// A person's rewrite of the file past the revision reported is served.
+		at := "revision: " + strconv.FormatInt(c.last.Revision-c.back, 10) + "\n"
+		past := "revision: " + strconv.FormatInt(c.last.Revision+1, 10) + "\n"
+		require.NoError(t, c.backend.Write(ctx, &filesystem.WriteRequest{FilePath: "/plans/notes.md", Content: strings.Replace(c.old, at, past, 1)}))
+		got, err := storeOn(t, c.backend, "").Get(ctx, "notes")
+		require.NoError(t, err, "a person's rewrite past the revision reported")
+		assert.Equal(t, c.last.Revision+1, got.Revision)
+		next, err := c.store.Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] on\n")})
+		require.NoError(t, err)
+		assert.Equal(t, c.last.Revision+2, next.Revision)
+	})
 }

@@ -259,15 +259,18 @@ How to check the result (tests to run, outputs to inspect).
 	"verify.timeout":       "the verifier did not answer in time",
 	"template.proof":       "A step that a passing run proves names the tool at its end: - [ ] Fix the parser (uses edit_file) (proof run_tests). It completes only after the run passes, after the last edit.",
 	// People's comments on steps.
-	"comments.open":        "People commented on the steps listed in comments (step 0: the whole plan). Answer each: rewrite that step as it asks (write_plan), or reply with update_plan_step's note on it. request_plan_approval is refused until every comment is answered.",
-	"err.comments_open":    "plan {name} has {size} open comments of people (listed in comments; step 0 is the whole plan), so it was not put to a person. Answer each first: rewrite the step it names as it asks (write_plan), or reply with update_plan_step's note on that step; then call request_plan_approval again",
+	"comments.open":        "People commented on the steps listed in comments (step 0: the whole plan). Answer each: rewrite that step as it asks (write_plan), or reply on that step with update_plan_step, its status unchanged, and a note (allowed before approval too). request_plan_approval is refused until every comment is answered.",
+	"err.comments_open":    "plan {name} has {size} open comments of people (listed in comments; step 0 is the whole plan), so it was not put to a person. Answer each first: rewrite the step it names as it asks (write_plan), or reply on that step with update_plan_step, its status unchanged, and a note; then call request_plan_approval again",
 	"err.comments_full":    "plan {name} keeps at most {limit} comments and all {size} are open; answer or resolve one first",
 	"err.comment_unknown":  "plan {name} has no comment {value}; read_plan lists the open ones",
-	"err.comment_by_agent": "only a person comments on plan {name} or resolves its comments; answer a comment by rewriting its step or with update_plan_step's note",
+	"err.comment_by_agent": "only a person comments on plan {name} or resolves its comments; answer a comment by rewriting its step or with update_plan_step's note on it, its status unchanged",
 
 	"err.no_held_step": "you hold no step in progress of plan {name}, so no step was moved: pass step (its number), or take one first (status in_progress)",
 	"err.held_steps":   "you hold {size} steps in progress of plan {name} ({said}), so no step was moved: pass step, the number of the one you mean",
 	"err.plan_unnamed": "name is missing and {size} plans could be meant ({said}), so nothing was moved: pass name",
+
+	// A plan file put back, or a write interrupted, where history is kept just before a write.
+	"err.put_back_or_interrupted": "the history of plan {name} keeps its file, revision {rev}, as replaced by revision {current}: someone put an old copy back by hand, or a write was interrupted, so the plan cannot be used; tell the person, who must delete it",
 }
 
 // leanEN replaces the texts of the same keys for a lean worker (tools_lean.go).

@@ -257,15 +257,18 @@ var textsZH = map[string]string{
 	"verify.timeout":       "验证程序未在时限内答复",
 	"template.proof":       "由一次通过的运行来证明的步骤在结尾写明工具：- [ ] 修复解析器 (uses edit_file) (proof run_tests)。只有在最后一次修改之后运行通过，它才能完成。",
 	// 人对步骤的评论。
-	"comments.open":        "有人对 comments 中列出的步骤提出了评论（step 0 表示整个计划）。请逐条回应：按评论要求改写该步骤（write_plan），或用 update_plan_step 的 note 在该步骤上答复。在所有评论得到回应之前，request_plan_approval 会被拒绝。",
-	"err.comments_open":    "计划 {name} 有 {size} 条人的评论尚未回应（见 comments；step 0 表示整个计划），因此未提交给人审批。请先逐条回应：按评论要求改写其所指步骤（write_plan），或用 update_plan_step 的 note 在该步骤上答复；然后再调用 request_plan_approval",
+	"comments.open":        "有人对 comments 中列出的步骤提出了评论（step 0 表示整个计划）。请逐条回应：按评论要求改写该步骤（write_plan），或对该步骤调用 update_plan_step，保持其 status 不变并附上 note 答复（获批之前也可以）。在所有评论得到回应之前，request_plan_approval 会被拒绝。",
+	"err.comments_open":    "计划 {name} 有 {size} 条人的评论尚未回应（见 comments；step 0 表示整个计划），因此未提交给人审批。请先逐条回应：按评论要求改写其所指步骤（write_plan），或对该步骤调用 update_plan_step，保持其 status 不变并附上 note 答复；然后再调用 request_plan_approval",
 	"err.comments_full":    "计划 {name} 最多保留 {limit} 条评论，而 {size} 条都未回应；请先回应或解决其中一条",
 	"err.comment_unknown":  "计划 {name} 没有评论 {value}；read_plan 会列出未回应的评论",
-	"err.comment_by_agent": "只有人可以评论计划 {name} 或解决其评论；请通过改写步骤或 update_plan_step 的 note 回应评论",
+	"err.comment_by_agent": "只有人可以评论计划 {name} 或解决其评论；请通过改写步骤，或对该步骤调用 update_plan_step（status 不变）并附上 note 来回应评论",
 
 	"err.no_held_step": "你在计划 {name} 中没有持有进行中的步骤，因此未移动任何步骤：请传入 step（步骤编号），或先领取一个（status 为 in_progress）",
 	"err.held_steps":   "你在计划 {name} 中持有 {size} 个进行中的步骤（{said}），因此未移动任何步骤：请传入 step，即你要移动的那一步的编号",
 	"err.plan_unnamed": "缺少 name，可能指 {size} 个计划（{said}），因此未做任何移动：请传入 name",
+
+	// A plan file put back, or a write interrupted, where history is kept just before a write.
+	"err.put_back_or_interrupted": "计划 {name} 的历史记录中保存了它的文件 revision {rev}，表明它已被 revision {current} 取代：有人手动放回了旧副本，或某次写入被中断，因此该计划无法使用；请告知负责人，由其删除它",
 }
 
 // leanZH replaces the texts of the same keys for a lean worker (tools_lean.go).

@@ -44,15 +44,16 @@ func TestEinoFileToolsCannotUndoARollbackMark(t *testing.T) {
 }
 
 // On eino-ext's local backend, which keeps each history entry just before the write that
-// replaces it, a plan nobody governs put back by hand two revisions, or one revision and
-// edited, is reported as rolled back by the next write, which writes nothing; a person's
-// delete then lets the plan start again past every revision it reached.
+// replaces it, a plan nobody governs put back by hand two revisions, one revision and
+// edited, or one revision byte for byte, is reported as rolled back when read and by the
+// next write, which writes nothing; a person's delete then lets the plan start again past
+// every revision it reached.
 func TestAnUngovernedPlanPutBackOnEinoExtsBackendIsRolledBack(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		back int64
 		edit string
-	}{{"two revisions", 2, ""}, {"one revision, edited", 1, "- [ ] added by hand\n"}} {
+	}{{"two revisions", 2, ""}, {"one revision, edited", 1, "- [ ] added by hand\n"}, {"one revision", 1, ""}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
@@ -71,8 +72,11 @@ func TestAnUngovernedPlanPutBackOnEinoExtsBackendIsRolledBack(t *testing.T) {
 			old := append(files[last.Revision-tc.back], tc.edit...)
 			require.NoError(t, os.WriteFile(file, old, 0o600))
 
-			fresh, err := plan.NewStore(&plan.StoreConfig{Backend: b, BaseDir: dir})
+			// a Store of another process, which never saw the plan
+			fresh, err := plan.NewStore(&plan.StoreConfig{Backend: atomicBackend{backend{newLocal(t)}}, BaseDir: dir})
 			require.NoError(t, err)
+			_, err = fresh.Get(ctx, "notes")
+			assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
 			_, err = fresh.Put(ctx, plan.Update{Name: "notes", Content: ptr("- [ ] other\n")})
 			assert.Equal(t, plan.CodeRolledBack, plan.CodeOf(err), "%v", err)
 			unchanged(t, file, old)

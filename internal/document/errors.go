@@ -157,6 +157,11 @@ const (
 // (rollback_mark.go in the engine): a file put back by hand, never honoured.
 const ReasonRolledBack = "rolled_back"
 
+// ReasonPutBackOrInterrupted: a plan nobody governs whose history keeps its very file as
+// replaced, on a Backend that keeps that entry just before the write: put back by one
+// revision, or a write interrupted by a crash (rollback_history.go in the engine).
+const ReasonPutBackOrInterrupted = "put_back_or_interrupted"
+
 // Reasons of revision_conflict and step moves that a person or an expired hold caused.
 const (
 	reasonPersonChanged = "person_changed" // a person changed the plan since the agent's revision
@@ -263,6 +268,7 @@ var factTexts = map[string]string{
 	ReasonRevisionUnverifiable: "revision {rev} of plan {name} was kept by an earlier release under a CRC-32C, which cannot prove it, so it is not served until its history is converted; the plan is at revision {current}",
 	reasonNewerFormat:          "plan {name} is stored in file format {value}, newer than this release writes, so it is not changed; use the release that wrote it",
 	ReasonRolledBack:           "the file of plan {name} is revision {rev}, older than revision {current} the Store wrote last (or than its deletion): it was put back by hand, so it is not served",
+	ReasonPutBackOrInterrupted: "the history of plan {name} keeps its file, revision {rev}, as replaced by revision {current}: an old copy was put back by hand, or a write of revision {current} was interrupted, so it is not served until a person deletes it",
 	ReasonCommentsOpen:         "plan {name} has {size} open comments of people (at revision {current}): each must be answered or resolved before it is put to a person again",
 	reasonCommentsFull:         "plan {name} keeps {limit} comments and all {size} are open: answer or resolve one first",
 	reasonCommentUnknown:       "plan {name} has no comment {value}",

@@ -319,7 +319,8 @@ func (s *Store) checkApprovalSeal(ctx context.Context, p *document.Plan) {
 // make WaitDecision or Plan.Rejection report a person's decision. The approval counts only
 // under an approval seal that holds. A governed plan (its file carries a header seal, or it
 // has a mark m) whose header seal does not hold is not approved, starts its history at
-// itself (its replaces line is not honoured), and has the budget its mark records. A mark
+// itself (its replaces line is not honoured), and has the budget and the open comments its
+// mark records (a comment deleted by hand still blocks a request for approval). A mark
 // that records the approval requirement puts the plan under it, whatever its file says.
 func (s *Store) checkSeals(ctx context.Context, p *document.Plan, m *planMark) {
 	var key []byte
@@ -331,7 +332,7 @@ func (s *Store) checkSeals(ctx context.Context, p *document.Plan, m *planMark) {
 		if p.HeaderSeal != "" || m != nil && m.exists {
 			p.Approval, p.Seal, p.Replaces = nil, "", ""
 			if m != nil && m.valid {
-				p.Budget = m.budget
+				p.Budget, p.Comments = m.budget, slices.Clone(m.comments) // rollback_mark.go
 			}
 		}
 		p.HeaderSeal = ""

@@ -52,7 +52,9 @@ func (s *Store) commitKeeping(ctx context.Context, name, p string, cur *document
 		// cur was, so it stays (history.go).
 		keep = s.entryPath(name, cur.Revision, sum)
 		if err = s.keepBefore(ctx, name, keep, raw); err == nil {
-			err = s.commit(ctx, p, &raw, file, "")
+			if err = s.commit(ctx, p, &raw, file, ""); err != nil && s.swapper == nil {
+				s.unkeep(ctx, p, raw, keep) // rollback_history.go
+			}
 		}
 	default:
 		keep = s.entryPath(name, cur.Revision, sum)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/driver"
 	"github.com/einoplan/plan/internal/document"
 )
@@ -23,6 +24,8 @@ import (
 //	deleted: true              the plan was deleted at that revision
 //	requires_approval: true    the plan is under the approval requirement
 //	budget: "200k tokens"      the plan budget a person set last
+//	comment: "c1 on step 2, …"  the people's comments still open, as the plan file keeps them
+//	comment_text: "…"
 //	seal: "<hex>"              HMAC-SHA256 of the above under the key
 //	---
 //
@@ -32,8 +35,11 @@ import (
 // and so does its delete: a plan file older than the mark, or not newer than its deletion,
 // was put back by hand (a copy of a kept revision, a `git checkout`), so the Store reports
 // it (rolled_back) instead of serving it, and never honours what it carries. A governed plan
-// whose file carries no header seal that holds has its budget from the mark and its
-// requirement from the mark too, so editing them by hand bounds or frees nothing.
+// whose file carries no header seal that holds has its budget from the mark, its
+// requirement and its open comments too, so editing them by hand bounds or frees nothing,
+// and a comment deleted by hand still blocks a request for approval until an agent answers
+// it or a person resolves it. The mark keeps open comments only, so it stays as bounded as
+// a plan's comments (document.CommentsOfHeader).
 //
 // The mark is written after the plan file, never lowered, so a crash between the two leaves
 // it behind the file, never ahead: a plan the Store wrote never reads as rolled back, and
@@ -66,6 +72,7 @@ type planMark struct {
 	deleted  bool
 	requires bool
 	budget   string
+	comments []document.Comment // the open ones
 	raw      string
 }
 
@@ -76,6 +83,9 @@ func markSeal(key []byte, name string, m planMark) string {
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte("plan mark\n" + strconv.Quote(name) + "\n" + strconv.FormatInt(m.rev, 10) + "\n" +
 		strconv.FormatBool(m.deleted) + "\n" + strconv.FormatBool(m.requires) + "\n" + strconv.Quote(m.budget)))
+	if open := document.OpenCommentsText(m.comments); open != "" { // a mark without any seals as before
+		mac.Write([]byte("\ncomments\n" + open))
+	}
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
@@ -92,6 +102,7 @@ func markContent(key []byte, name string, m planMark) string {
 	if m.budget != "" {
 		document.WriteHeaderString(&b, hdrMarkBudget, m.budget)
 	}
+	document.WriteOpenComments(&b, m.comments)
 	document.WriteHeaderString(&b, hdrMarkSeal, markSeal(key, name, m))
 	b.WriteString(document.HeaderFence)
 	return b.String()
@@ -117,6 +128,7 @@ func parseMark(key []byte, name, raw string) planMark {
 	for v := range headerValues(raw, hdrMarkSeal) {
 		_ = document.DecodeJSONString(v, &seal)
 	}
+	m.comments = api.OpenComments(document.CommentsOfHeader(raw))
 	m.valid = key != nil && seal != "" && hmac.Equal([]byte(seal), []byte(markSeal(key, name, m)))
 	return m
 }
@@ -146,9 +158,9 @@ func (s *Store) readMark(ctx context.Context, name string) (planMark, error) {
 }
 
 // raiseMark records that the Store wrote revision rev of plan name (deleted: deleted it at
-// rev), with its requirement and budget, never lowering the revision recorded nor dropping
-// a requirement or a deletion it records at that revision.
-func (s *Store) raiseMark(ctx context.Context, name string, rev int64, deleted, requires bool, budget string) error {
+// rev), with its requirement, budget and open comments, never lowering the revision
+// recorded nor dropping a requirement or a deletion it records at that revision.
+func (s *Store) raiseMark(ctx context.Context, name string, rev int64, deleted, requires bool, budget string, comments []document.Comment) error {
 	p := s.markPath(name)
 	return retryLostSwaps(name, func() string { return "mark " + name }, func() error {
 		key, err := s.approvalKey(ctx, true)
@@ -165,19 +177,20 @@ func (s *Store) raiseMark(ctx context.Context, name string, rev int64, deleted, 
 		if err != nil {
 			return err
 		}
-		next := planMark{rev: rev, deleted: deleted, requires: requires, budget: budget}
+		next := planMark{rev: rev, deleted: deleted, requires: requires, budget: budget, comments: api.OpenComments(comments)}
 		var old *string
 		if exists {
 			old = &raw
 			if m := parseMark(key, name, raw); m.valid {
 				switch {
 				case m.rev > rev: // a file older than the mark: deleted, it takes the plan away at m.rev
-					next = planMark{rev: m.rev, deleted: deleted || m.deleted, budget: m.budget}
+					next = planMark{rev: m.rev, deleted: deleted || m.deleted, budget: m.budget, comments: m.comments}
 				case m.rev == rev:
 					next.deleted = deleted || m.deleted
 				}
 				next.requires = requires || m.requires
-				if next.rev == m.rev && next.deleted == m.deleted && next.requires == m.requires && next.budget == m.budget {
+				if next.rev == m.rev && next.deleted == m.deleted && next.requires == m.requires && next.budget == m.budget &&
+					document.OpenCommentsText(next.comments) == document.OpenCommentsText(m.comments) {
 					return nil
 				}
 			}
@@ -195,22 +208,30 @@ func rolledBack(p *document.Plan, m planMark) error {
 	return document.Fail(document.Error{Code: document.CodeRolledBack, Reason: document.ReasonRolledBack, Name: p.Name, Revision: p.Revision, CurrentRevision: m.rev})
 }
 
-// checkAtRest checks plan p as read from its file against its mark: a file put back is
+// checkAtRest checks plan p as read from its file raw against its mark: a file put back is
 // refused (rolledBack), and what its header carries is honoured only as far as its seals
-// hold (checkSeals).
-func (s *Store) checkAtRest(ctx context.Context, p *document.Plan) error {
+// hold (checkSeals). A read made outside a change (no markSlot) of a plan with no mark checks
+// its history instead (checkReadPast); again then reports a file that changed meanwhile,
+// and p is what was stored when it was read, its seals checked.
+func (s *Store) checkAtRest(ctx context.Context, p *document.Plan, file, raw string) (again bool, err error) {
 	m, err := s.readMark(ctx, p.Name)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if slot, ok := ctx.Value(markSlot{}).(*markRead); ok {
+	slot, inChange := ctx.Value(markSlot{}).(*markRead)
+	if inChange {
 		slot.mark, slot.read = m, true
 	}
 	if err := rolledBack(p, m); err != nil {
-		return err
+		return false, err
+	}
+	if !m.exists && !inChange {
+		if again, err = s.checkReadPast(ctx, p.Name, file, p, raw); err != nil {
+			return false, err
+		}
 	}
 	s.checkSeals(ctx, p, &m)
-	return nil
+	return again, nil
 }
 
 // markWrite raises plan name's mark after a write of next, when the plan is governed: it
@@ -218,7 +239,7 @@ func (s *Store) checkAtRest(ctx context.Context, p *document.Plan) error {
 // not be raised stays behind the file, as after a crash, until the next write: the write
 // itself landed, so it is not reported as failed.
 func (s *Store) markWrite(ctx context.Context, next *document.Plan) {
-	_ = s.raiseMark(ctx, next.Name, next.Revision, false, next.RequiresApproval, next.Budget)
+	_ = s.raiseMark(ctx, next.Name, next.Revision, false, next.RequiresApproval, next.Budget, next.Comments)
 }
 
 // governs reports whether a write from cur to next (cur nil: a create) is of a governed
@@ -241,7 +262,7 @@ func (s *Store) markDeleted(ctx context.Context, name string, f deleteTarget) {
 	if !m.exists && !f.requiresApproval && !approved && !document.Sealed(f.plan) {
 		return
 	}
-	_ = s.raiseMark(ctx, name, f.revision, true, f.requiresApproval, "")
+	_ = s.raiseMark(ctx, name, f.revision, true, f.requiresApproval, "", nil)
 }
 
 // hdrApprovedHash is the header key of an approval's seal (document/approval.go), read here

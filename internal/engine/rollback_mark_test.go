@@ -41,17 +41,17 @@ func TestAMarkIsNeverLowered(t *testing.T) {
 	ctx := context.Background()
 	backend := memfs.New()
 	s := storeOn(t, backend, "")
-	require.NoError(t, s.raiseMark(ctx, "p", 5, false, true, "1k tokens"))
-	require.NoError(t, s.raiseMark(ctx, "p", 3, false, false, "9k tokens"))
+	require.NoError(t, s.raiseMark(ctx, "p", 5, false, true, "1k tokens", nil))
+	require.NoError(t, s.raiseMark(ctx, "p", 3, false, false, "9k tokens", nil))
 	m, err := s.readMark(ctx, "p")
 	require.NoError(t, err)
 	assert.Equal(t, planMark{exists: true, valid: true, rev: 5, requires: true, budget: "1k tokens", raw: m.raw}, m)
-	require.NoError(t, s.raiseMark(ctx, "p", 4, true, false, ""))
+	require.NoError(t, s.raiseMark(ctx, "p", 4, true, false, "", nil))
 	m, err = s.readMark(ctx, "p")
 	require.NoError(t, err)
 	assert.True(t, m.deleted, "a file older than the mark deleted: the plan is gone at the mark")
 	assert.Equal(t, int64(5), m.rev)
-	require.NoError(t, s.raiseMark(ctx, "p", 5, false, false, ""))
+	require.NoError(t, s.raiseMark(ctx, "p", 5, false, false, "", nil))
 	m, err = s.readMark(ctx, "p")
 	require.NoError(t, err)
 	assert.True(t, m.deleted && m.requires)
@@ -188,4 +188,28 @@ func TestMigrateKeepsTheSealsOfThisRelease(t *testing.T) {
 	hist, err := s.History(ctx, "old")
 	require.NoError(t, err)
 	assert.Len(t, hist, 3, "the history's root still counts")
+}
+
+// A mark keeps the open comments it is raised with, sealed: the answered ones are left out,
+// a raise to an older revision keeps the ones it has, and comment lines edited in the mark
+// void it.
+func TestAMarkKeepsTheOpenCommentsSealed(t *testing.T) {
+	ctx := context.Background()
+	backend := memfs.New()
+	s := storeOn(t, backend, "")
+	at := s.Now().UTC()
+	open := document.Comment{ID: "c1", Step: 1, Author: "ana", At: at, Revision: 2, Text: "Which changelog?"}
+	answered := open
+	answered.ID, answered.AnsweredAt, answered.AnsweredBy = "c2", &at, "worker"
+	require.NoError(t, s.raiseMark(ctx, "p", 3, false, true, "", []document.Comment{open, answered}))
+	require.NoError(t, s.raiseMark(ctx, "p", 2, false, false, "", nil))
+	m, err := s.readMark(ctx, "p")
+	require.NoError(t, err)
+	assert.True(t, m.valid)
+	assert.Equal(t, []document.Comment{open}, m.comments)
+
+	writeFile(t, backend, s.markPath("p"), strings.Replace(m.raw, "Which changelog?", "Nothing to see", 1))
+	m, err = s.readMark(ctx, "p")
+	require.NoError(t, err)
+	assert.False(t, m.valid, "a comment edited in the mark")
 }

@@ -36,7 +36,10 @@ func (s *Store) MoveStepTaking(ctx context.Context, m StepMove) (p *document.Pla
 	case document.ActorOf(ctx) == "":
 		ctx = document.WithActor(ctx, by) // the history names who moved it
 	}
-	return s.moveStep(ctx, m, document.StepHold{By: document.HolderName(by), Takeover: m.Takeover})
+	hold := document.StepHold{By: document.HolderName(by), Takeover: m.Takeover}
+	p, moved, took, err = s.moveStep(ctx, m, hold)
+	p, moved, err = s.replyByNote(ctx, m, hold, p, moved, err) // comment_reply.go
+	return p, moved, took, err
 }
 
 // moveStep decides the move m by hold (decideMove) and writes it: the checks on the move alone

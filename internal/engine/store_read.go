@@ -28,9 +28,21 @@ func (s *Store) load(ctx context.Context, name string) (*document.Plan, string, 
 
 // loadFile is load of plan name whose file (planPath) the caller has at hand.
 func (s *Store) loadFile(ctx context.Context, name, file string) (*document.Plan, string, error) {
+	for i := 0; ; i++ {
+		// A file that keeps changing while its history is checked is being written: the last
+		// one read is served, as stored when it was read.
+		if p, raw, again, err := s.loadFileOnce(ctx, name, file); !again || i == readsAgain {
+			return p, raw, err
+		}
+	}
+}
+
+// loadFileOnce is one read of loadFile; again reports a file that changed while it was
+// checked (then p is the plan as read, its seals checked).
+func (s *Store) loadFileOnce(ctx context.Context, name, file string) (_ *document.Plan, _ string, again bool, _ error) {
 	raw, exists, linked, err := s.readPlanFile(ctx, file)
 	if err != nil || !exists {
-		return nil, "", err
+		return nil, "", false, err
 	}
 	text, repaired := raw, !utf8.ValidString(raw)
 	if repaired {
@@ -38,13 +50,14 @@ func (s *Store) loadFile(ctx context.Context, name, file string) (*document.Plan
 	}
 	p, err := s.decoded.decode(name, text)
 	if err != nil {
-		return nil, raw, err
+		return nil, raw, false, err
 	}
 	p.Repaired, p.Linked = repaired, linked
-	if err := s.checkAtRest(ctx, p); err != nil { // put back by hand, or seals that do not hold
-		return nil, raw, err
+	again, err = s.checkAtRest(ctx, p, file, raw) // put back by hand, or seals that do not hold
+	if err != nil {
+		return nil, raw, false, err
 	}
-	return p, raw, nil
+	return p, raw, again, nil
 }
 
 // Get is plan.Store.Get, whose doc comment is the contract.

@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/einoplan/plan/api"
+	"github.com/einoplan/plan/internal/document"
+	"github.com/einoplan/plan/internal/memfs"
+)
+
+// On a plan the approval requirement keeps from moving, an agent's move that names the
+// step's own state with a note answers the open comments on that step and writes nothing
+// else; the same move on a step with no open comment, or one that changes the state, stays
+// not_approved and writes nothing.
+func TestANoteOnlyReplyAnswersTheCommentsOfAPlanNotApproved(t *testing.T) {
+	ctx := document.WithStepGate(context.Background())
+	s := storeOn(t, memfs.New(), "")
+	body := "- [ ] a\n- [ ] b\n"
+	_, err := s.Put(ctx, Update{Name: "p", Content: &body})
+	require.NoError(t, err)
+	commented, err := s.Put(document.WithActor(ctx, "ana"), Update{Name: "p", Comment: &api.Comment{Step: 2, Text: "Which b?"}})
+	require.NoError(t, err)
+	agent := context.WithValue(document.WithActor(ctx, "worker"), document.AgentCallKey{}, true)
+
+	for _, m := range []StepMove{
+		{Name: "p", Step: 1, State: document.StepPending, Note: "no comment here"},
+		{Name: "p", Step: 2, State: document.StepInProgress, Note: "the second one"},
+	} {
+		_, _, err := s.MoveStep(agent, m)
+		assert.Equal(t, document.CodeNotApproved, document.CodeOf(err), "%+v: %v", m, err)
+	}
+	p, step, err := s.MoveStep(agent, StepMove{Name: "p", Step: 2, State: document.StepPending, Note: "the second one"})
+	require.NoError(t, err)
+	assert.Equal(t, commented.Revision+1, p.Revision, "only the reply was written")
+	assert.Equal(t, body, p.Content)
+	assert.Equal(t, document.StepPending, step.State)
+	assert.Empty(t, step.Holder)
+	require.Len(t, p.Comments, 1)
+	assert.Equal(t, "the second one", p.Comments[0].Answer)
+	assert.Equal(t, "worker", p.Comments[0].AnsweredBy)
+	_, _, err = s.MoveStep(agent, StepMove{Name: "p", Step: 2, State: document.StepPending, Note: "again"})
+	assert.Equal(t, document.CodeNotApproved, document.CodeOf(err), "nothing left to answer")
+}
