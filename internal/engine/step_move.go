@@ -37,9 +37,7 @@ func (s *Store) MoveStepTaking(ctx context.Context, m StepMove) (p *document.Pla
 		ctx = document.WithActor(ctx, by) // the history names who moved it
 	}
 	hold := document.StepHold{By: document.HolderName(by), Takeover: m.Takeover}
-	p, moved, took, err = s.moveStep(ctx, m, hold)
-	p, moved, err = s.replyByNote(ctx, m, hold, p, moved, err) // comment_reply.go
-	return p, moved, took, err
+	return s.moveStep(ctx, m, hold)
 }
 
 // moveStep decides the move m by hold (decideMove) and writes it: the checks on the move alone
@@ -55,6 +53,12 @@ func (s *Store) moveStep(ctx context.Context, m StepMove, hold document.StepHold
 		try := mv.onPlan(cur, s.Now().UTC())
 		if err := s.decideMove(try); err != nil {
 			return nil, err
+		}
+		if try.replyOnly {
+			step = try.steps[try.number-1]
+			next := *cur
+			document.AnswerByNote(&next, try.number, m.Note, hold.By, try.now)
+			return &next, nil
 		}
 		step, took = try.updated, document.Step{}
 		next := try.next()
@@ -110,6 +114,7 @@ type stepMove struct {
 	now   time.Time
 
 	number          int    // the step moved: the move's, or the next free one
+	replyOnly       bool   // a note answering comments on a plan not approved: nothing else moves
 	expired         string // the holder whose hold on it ran out, taken over by this move
 	keepsInProgress bool   // a step in progress moved to in_progress again
 
@@ -201,6 +206,9 @@ func (s *Store) decideMove(mv *stepMove) error {
 		if err := c.run(mv); err != nil {
 			return s.refuseMove(mv, err)
 		}
+		if mv.replyOnly {
+			return nil
+		}
 	}
 	return nil
 }
@@ -266,12 +274,31 @@ func checkPlan(mv *stepMove) error {
 
 // checkApproval refuses a move on a plan that is not approved, when the context or the plan
 // asks for it (Config.RequireApproval). It runs under the plan's lock, so the approval it
-// sees is the one the move lands on.
+// sees is the one the move lands on. An agent's reply to a person's comment passes as a
+// reply only (replyOnly): a move that names a step with an open comment, in the state it is
+// in, with a note and nothing else to write; the note is the answer and nothing else moves,
+// for the comments must be answered before the plan can be put to a person again.
 func checkApproval(mv *stepMove) error {
 	if mv.plan.Approval != nil || !document.Gated(mv.ctx, mv.plan) {
 		return nil
 	}
+	if mv.repliesToComment() {
+		mv.replyOnly = true
+		return nil
+	}
 	return &document.Error{Code: document.CodeNotApproved, Reason: document.ReasonNotApproved, Name: mv.move.Name, CurrentRevision: mv.plan.Revision}
+}
+
+// repliesToComment reports whether mv, a move of an agent, carries a note and nothing a move
+// of the step would write besides (evidence, cost, a takeover, the next step), names its
+// step in the state it is in, and that step has an open comment.
+func (mv *stepMove) repliesToComment() bool {
+	m := mv.move
+	if !document.ByAgent(mv.ctx) || m.Note == "" || m.Evidence != "" || m.Cost != nil || m.Next || m.Takeover {
+		return false
+	}
+	st, ok := mv.step()
+	return ok && st.State == m.State && slices.ContainsFunc(document.OpenCommentsOf(mv.plan), func(c document.Comment) bool { return c.Step == st.Number })
 }
 
 // chooseStep picks the step a move to in_progress of no step number takes: one whose hold
