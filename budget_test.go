@@ -488,3 +488,45 @@ func TestWhatIsOverBudgetReadsSo(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(raw), `"over_budget":true`)
 }
+
+// A step finished without its number gets the cost its run measured, and the host hears it,
+// even where the run also measured a step a person took from it since: the plan says which
+// step the caller holds.
+func TestAFinishWithoutAStepNumberKeepsItsCostAfterAStepWasTakenFromTheRun(t *testing.T) {
+	ctx := context.Background()
+	store := storeOn(t, plan.NewMemoryBackend(), "")
+	body := nextPlan
+	_, err := store.Put(ctx, plan.Update{Name: "release", Content: &body})
+	require.NoError(t, err)
+	used := func(turn plantest.Turn) plantest.Turn {
+		return plantest.WithUsage(turn, plantest.Usage{PromptTokens: 1000, CompletionTokens: 50})
+	}
+	takenAway := func(in []*schema.Message) *schema.Message {
+		_, _, err := store.MoveStep(plan.WithActor(ctx, "alice"), plan.StepMove{Name: "release", Step: 4, State: plan.StepInProgress, Takeover: true, By: "other"})
+		require.NoError(t, err)
+		return used(plantest.CallTool("probe", `{"what":"sign"}`))(in)
+	}
+	m := plantest.NewScriptedModel(
+		used(plantest.CallTool(plan.ToolUpdatePlanStep, `{"step":4,"status":"in_progress"}`)),
+		takenAway,
+		used(plantest.CallTool(plan.ToolUpdatePlanStep, `{"step":1,"status":"in_progress"}`)),
+		used(plantest.CallTool("probe", `{"what":"build"}`)),
+		used(plantest.CallTool(plan.ToolUpdatePlanStep, `{"next":true}`)),
+	)
+	var mu sync.Mutex
+	var heard []plan.CostReport
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "worker-1", Language: adk.LanguageEnglish,
+		OnCost: func(_ context.Context, r plan.CostReport) { mu.Lock(); heard = append(heard, r); mu.Unlock() }})
+	require.NoError(t, err)
+	results := toolResultsOf(t, runWorker(t, m, false, mw))
+	require.Len(t, results, 5)
+	p, err := store.Get(ctx, "release")
+	require.NoError(t, err)
+	steps := plan.ParseSteps(p.Content)
+	assert.Equal(t, plan.StepCompleted, steps[0].State)
+	require.NotNil(t, steps[0].Cost, "step 1's cost is written")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, heard, 1, "the host hears step 1's cost")
+	assert.Equal(t, 1, heard[0].Step)
+}

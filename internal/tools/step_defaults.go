@@ -64,25 +64,41 @@ func (env *ToolEnv) runHeldPlans(ctx context.Context) []string {
 }
 
 // runHeldStep is the one step of plan name the call's run holds, as it took it; 0 when it
-// holds none or several (the engine then chooses, or refuses).
+// holds none (the engine then chooses, or refuses). Where the run measures several steps of
+// the plan (one was taken from it, say), the plan as stored says which one the caller holds,
+// so the cost goes to the step the move finishes: one read more, only then.
 func (env *ToolEnv) runHeldStep(ctx context.Context, name string) int {
+	n, several := env.runMeasures(ctx, name)
+	if !several {
+		return n
+	}
+	p, err := env.Store.Get(ctx, name)
+	if err != nil {
+		return 0
+	}
+	n, _ = engine.HeldStep(p, document.StepsOf(p.Content), document.HolderName(env.Agent(ctx)))
+	return n
+}
+
+// runMeasures is the step of plan name the call's run measures, and whether it measures
+// several.
+func (env *ToolEnv) runMeasures(ctx context.Context, name string) (step int, several bool) {
 	r := env.runCosts(ctx)
 	if r == nil {
-		return 0
+		return 0, false
 	}
 	r.Mu.Lock()
 	defer r.Mu.Unlock()
-	n := 0
 	for _, h := range r.Held {
 		if h.Plan != name {
 			continue
 		}
-		if n != 0 {
-			return 0
+		if step != 0 {
+			return 0, true
 		}
-		n = h.Step
+		step = h.Step
 	}
-	return n
+	return step, false
 }
 
 // runCosts is the measure of the call's run; nil outside one.

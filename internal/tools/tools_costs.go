@@ -44,6 +44,8 @@ func (env *ToolEnv) measured(ctx context.Context, p *document.Plan, step documen
 		if env.Report != nil {
 			env.Report(ctx, CostReport{Plan: name, Step: step.Number, State: step.State, Agent: env.Agent(ctx), Cost: *cost, InvalidUsage: invalid})
 		}
+	case step.State != document.StepInProgress:
+		r.drop(name, step.Number) // out of progress with nothing measured: nothing to keep
 	}
 }
 
