@@ -161,6 +161,10 @@ type moveCheck struct {
 // On the plan as read under its lock:
 //
 //  3. plan: the plan exists;
+//     reply: an agent's note on a step with an open comment, naming the state the step is
+//     in and nothing else to write, is a reply only: the note answers the comments and
+//     nothing else moves, approved or not (but a renewal of the mover's own step in
+//     progress on a plan that may move, which answers as well); no check after it runs;
 //  4. approval: under the approval requirement, the plan is approved;
 //  5. next: a move of no step number to in_progress takes the next free step (an expired
 //     hold first), and is refused when none is pending or every pending one waits; one that
@@ -184,6 +188,7 @@ var moveChecks = []moveCheck{
 	{"note", false, checkNote},
 	{"evidence", false, checkMoveEvidence},
 	{"plan", true, checkPlan},
+	{"reply", true, checkReply},
 	{"approval", true, checkApproval},
 	{"next", true, chooseStep},
 	{"hold", true, checkHold},
@@ -272,18 +277,25 @@ func checkPlan(mv *stepMove) error {
 	return nil
 }
 
-// checkApproval refuses a move on a plan that is not approved, when the context or the plan
-// asks for it (Config.RequireApproval). It runs under the plan's lock, so the approval it
-// sees is the one the move lands on. An agent's reply to a person's comment passes as a
-// reply only (replyOnly): a move that names a step with an open comment, in the state it is
-// in, with a note and nothing else to write; the note is the answer and nothing else moves,
-// for the comments must be answered before the plan can be put to a person again.
-func checkApproval(mv *stepMove) error {
-	if mv.plan.Approval != nil || !document.Gated(mv.ctx, mv.plan) {
+// checkReply makes a move that only replies to a person's comment a reply only (replyOnly):
+// comments are answered before a plan can be put to a person again, so a reply needs
+// neither an approval nor a legal transition. A note on the mover's step in progress, on a
+// plan that may move, stays a renewal, which answers too.
+func checkReply(mv *stepMove) error {
+	if !mv.repliesToComment() {
 		return nil
 	}
-	if mv.repliesToComment() {
-		mv.replyOnly = true
+	st, _ := mv.step()
+	movable := mv.plan.Approval != nil || !document.Gated(mv.ctx, mv.plan)
+	mv.replyOnly = !movable || st.State != document.StepInProgress
+	return nil
+}
+
+// checkApproval refuses a move on a plan that is not approved, when the context or the plan
+// asks for it (Config.RequireApproval). It runs under the plan's lock, so the approval it
+// sees is the one the move lands on.
+func checkApproval(mv *stepMove) error {
+	if mv.plan.Approval != nil || !document.Gated(mv.ctx, mv.plan) {
 		return nil
 	}
 	return &document.Error{Code: document.CodeNotApproved, Reason: document.ReasonNotApproved, Name: mv.move.Name, CurrentRevision: mv.plan.Revision}

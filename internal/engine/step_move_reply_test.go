@@ -45,3 +45,36 @@ func TestANoteOnlyReplyAnswersTheCommentsOfAPlanNotApproved(t *testing.T) {
 	_, _, err = s.MoveStep(agent, StepMove{Name: "p", Step: 2, State: document.StepPending, Note: "again"})
 	assert.Equal(t, document.CodeNotApproved, document.CodeOf(err), "nothing left to answer")
 }
+
+// A reply to a comment needs no approval and no legal transition: on a plan nobody gates, or
+// one approved, an agent's note on a pending or a completed step that names its state
+// answers the comment and moves nothing.
+func TestANoteOnlyReplyAnswersOnAPlanThatMayMove(t *testing.T) {
+	ctx := context.Background()
+	s := storeOn(t, memfs.New(), "")
+	body := "- [ ] a\n- [ ] b\n- [x] c\n"
+	_, err := s.Put(ctx, Update{Name: "p", Content: &body})
+	require.NoError(t, err)
+	person := document.WithActor(ctx, "ana")
+	for _, step := range []int{2, 3} {
+		_, err = s.Put(person, Update{Name: "p", Comment: &api.Comment{Step: step, Text: "Why?"}})
+		require.NoError(t, err)
+	}
+	agent := context.WithValue(document.WithActor(ctx, "worker"), document.AgentCallKey{}, true)
+	for _, m := range []StepMove{
+		{Name: "p", Step: 2, State: document.StepPending, Note: "b is needed"},
+		{Name: "p", Step: 3, State: document.StepCompleted, Note: "c was done first"},
+	} {
+		p, step, err := s.MoveStep(agent, m)
+		require.NoError(t, err, "%+v", m)
+		assert.Equal(t, body, p.Content, "nothing moves")
+		assert.Equal(t, m.State, step.State)
+	}
+	p, err := s.Get(ctx, "p")
+	require.NoError(t, err)
+	require.Len(t, p.Comments, 2)
+	for _, c := range p.Comments {
+		assert.NotEmpty(t, c.Answer, "step %d answered", c.Step)
+	}
+	assert.Empty(t, document.OpenCommentsOf(p))
+}
