@@ -13,7 +13,7 @@ import (
 // The checks of a step move run in the order moveChecks documents, those on the move alone
 // before those that read the plan.
 func TestMoveChecksRunInTheirDocumentedOrder(t *testing.T) {
-	want := []string{"note", "evidence", "plan", "approval", "next", "hold", "review", "proof", "transition", "after", "skip", "fail", "size"}
+	want := []string{"note", "evidence", "plan", "reply", "approval", "next", "hold", "review", "proof", "transition", "after", "skip", "fail", "size"}
 	var names []string
 	onPlan := false
 	for _, c := range moveChecks {
