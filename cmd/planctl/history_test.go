@@ -189,3 +189,28 @@ func TestPlanctlNamesItselfWhenUserIsUnset(t *testing.T) {
 		assert.Equal(t, "planctl", rev.Author, "revision %d", rev.Revision)
 	}
 }
+
+// A plan whose file was put back by hand to an older revision is explained to a person, in
+// their language, with what to run: show refuses it, list warns of it.
+func TestAPlanPutBackByHandIsExplainedToAPerson(t *testing.T) {
+	dir, store := proofDir(t, "# Ship\n- [ ] Build\n")
+	ctx := context.Background()
+	old, err := os.ReadFile(filepath.Join(dir, "ship.md"))
+	require.NoError(t, err)
+	for _, body := range []string{"# Ship\n- [ ] Build\n- [ ] Test\n", "# Ship\n- [ ] Build\n- [ ] Test\n- [ ] Ship\n"} {
+		_, err = store.Put(ctx, plan.Update{Name: "ship", Content: &body})
+		require.NoError(t, err)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ship.md"), old, 0o600))
+	for _, lc := range []struct{ env, show, list string }{
+		{"LANG=C.UTF-8", "an old copy put back by hand", "put back by hand"},
+		{"LANG=zh_CN.UTF-8", "有人手动放回了旧副本", "被手动放回"},
+	} {
+		r := runBuiltWith(t, []string{lc.env}, "-dir", dir, "show", "ship")
+		assert.Equal(t, exitFailed, r.code, r.stderr)
+		assert.Contains(t, r.stderr, lc.show)
+		assert.Contains(t, r.stderr, "planctl rm ship")
+		r = runBuiltWith(t, []string{lc.env}, "-dir", dir, "list")
+		assert.Contains(t, r.stderr, lc.list)
+	}
+}

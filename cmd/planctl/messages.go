@@ -68,6 +68,11 @@ func (c *cli) describe(pe *plan.Error) (string, int) {
 		return msg, exitNotFound
 	case plan.CodeCorrupt:
 		return c.t("err.corrupt", name), exitFailed
+	case plan.CodeRolledBack:
+		if pe.Reason == "put_back_or_interrupted" {
+			return c.t("err.put_back_or_interrupted", name), exitFailed
+		}
+		return c.t("err.rolled_back", name), exitFailed
 	case plan.CodeTooLarge:
 		if c.command == "import" {
 			return c.t("err.import_too_large", c.args[1], api.DefaultMaxContentBytes), exitFailed
@@ -131,6 +136,8 @@ func (c *cli) warn(w api.Warning) {
 		why = c.t("warn.corrupt", w.Name)
 	case plan.CodeTooLarge:
 		why = c.t("warn.too_large", w.Name)
+	case plan.CodeRolledBack:
+		why = c.t("warn.rolled_back", w.Name)
 	default:
 		why = c.t("warn.failed")
 	}
