@@ -167,7 +167,10 @@ func (s *Store) checkReadPast(ctx context.Context, name, p string, cur *document
 
 // unkeep removes keep, the entry a write kept just before writing file p over raw, when that
 // write failed and p still holds raw: the revision was not replaced, and an entry of it
-// holding the file's bytes would read as a file put back (writtenPast).
+// holding the file's bytes would read as a file put back (writtenPast). Another process
+// could have kept the same entry and not yet written its file only where nothing keeps the
+// writers of two processes apart (no driver.Locker, no driver.Swapper), where concurrent
+// writes from two processes are not safe anyway (store.go).
 func (s *Store) unkeep(ctx context.Context, p, raw, keep string) {
 	if now, exists, err := s.readRaw(context.WithoutCancel(ctx), p); err == nil && exists && now == raw {
 		_ = s.remove(context.WithoutCancel(ctx), keep, "", true)
