@@ -168,7 +168,7 @@ type moveCheck struct {
 //  4. approval: under the approval requirement, the plan is approved;
 //  5. next: a move of no step number to in_progress takes the next free step (an expired
 //     hold first), and is refused when none is pending or every pending one waits; one that
-//     finishes a step finishes the one its mover holds in progress (step_held.go);
+//     finishes a step finishes the one its mover holds in progress (step_choose.go);
 //  6. hold: a hold that ran out unrenewed is taken over; its holder renews its own hold;
 //  7. review: the move writes its evidence and cost, completes into review or completes a
 //     review; an agent does not complete the review of its own work, nor of another run of
@@ -182,7 +182,7 @@ type moveCheck struct {
 //
 // After review, proof: a hold the move starts is observed anew, and an agent completes a
 // "(proof …)" step only on a fresh passing call the host saw under its hold, whose mark the
-// move writes (step_move_proof.go). After skip, fail: an agent marks a step others wait for
+// move writes (observations.go). After skip, fail: an agent marks a step others wait for
 // failed only while it holds it. A new rule is one more entry.
 var moveChecks = []moveCheck{
 	{"note", false, checkNote},

@@ -17,14 +17,8 @@ import (
 // else; the same move on a step with no open comment, or one that changes the state, stays
 // not_approved and writes nothing.
 func TestANoteOnlyReplyAnswersTheCommentsOfAPlanNotApproved(t *testing.T) {
-	ctx := document.WithStepGate(context.Background())
-	s := storeOn(t, memfs.New(), "")
 	body := "- [ ] a\n- [ ] b\n"
-	_, err := s.Put(ctx, Update{Name: "p", Content: &body})
-	require.NoError(t, err)
-	commented, err := s.Put(document.WithActor(ctx, "ana"), Update{Name: "p", Comment: &api.Comment{Step: 2, Text: "Which b?"}})
-	require.NoError(t, err)
-	agent := context.WithValue(document.WithActor(ctx, "worker"), document.AgentCallKey{}, true)
+	s, commented, agent := commentedPlan(t, document.WithStepGate(context.Background()), body, 2)
 
 	for _, m := range []StepMove{
 		{Name: "p", Step: 1, State: document.StepPending, Note: "no comment here"},
@@ -51,16 +45,8 @@ func TestANoteOnlyReplyAnswersTheCommentsOfAPlanNotApproved(t *testing.T) {
 // answers the comment and moves nothing.
 func TestANoteOnlyReplyAnswersOnAPlanThatMayMove(t *testing.T) {
 	ctx := context.Background()
-	s := storeOn(t, memfs.New(), "")
 	body := "- [ ] a\n- [ ] b\n- [x] c\n"
-	_, err := s.Put(ctx, Update{Name: "p", Content: &body})
-	require.NoError(t, err)
-	person := document.WithActor(ctx, "ana")
-	for _, step := range []int{2, 3} {
-		_, err = s.Put(person, Update{Name: "p", Comment: &api.Comment{Step: step, Text: "Why?"}})
-		require.NoError(t, err)
-	}
-	agent := context.WithValue(document.WithActor(ctx, "worker"), document.AgentCallKey{}, true)
+	s, _, agent := commentedPlan(t, ctx, body, 2, 3)
 	for _, m := range []StepMove{
 		{Name: "p", Step: 2, State: document.StepPending, Note: "b is needed"},
 		{Name: "p", Step: 3, State: document.StepCompleted, Note: "c was done first"},
@@ -77,4 +63,18 @@ func TestANoteOnlyReplyAnswersOnAPlanThatMayMove(t *testing.T) {
 		assert.NotEmpty(t, c.Answer, "step %d answered", c.Step)
 	}
 	assert.Empty(t, document.OpenCommentsOf(p))
+}
+
+// commentedPlan is a Store holding plan "p" of body with a comment of person ana on each of
+// steps, the plan as the last comment left it, and the context of an agent's call.
+func commentedPlan(t *testing.T, ctx context.Context, body string, steps ...int) (*Store, *document.Plan, context.Context) {
+	t.Helper()
+	s := storeOn(t, memfs.New(), "")
+	p, err := s.Put(ctx, Update{Name: "p", Content: &body})
+	require.NoError(t, err)
+	for _, step := range steps {
+		p, err = s.Put(document.WithActor(ctx, "ana"), Update{Name: "p", Comment: &api.Comment{Step: step, Text: "Why?"}})
+		require.NoError(t, err)
+	}
+	return s, p, context.WithValue(document.WithActor(ctx, "worker"), document.AgentCallKey{}, true)
 }

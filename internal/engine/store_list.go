@@ -354,3 +354,20 @@ func strayWarning(dir string) Warning {
 	e := document.Fail(document.Error{Code: document.CodeCorrupt, Reason: document.ReasonSetAside, Path: dir})
 	return Warning{Name: path.Base(dir), Code: e.Code, Message: e.Message, Err: e}
 }
+
+// cachedSummary is replaced, never changed, when its plan changes; only seen (the last
+// listing that returned it) is updated, under cacheMu. An entry that was never cached (a
+// file changed within the racy window) is private to one listing.
+type cachedSummary struct {
+	size     int64
+	modified string
+	summary  document.Summary
+	seen     uint64
+}
+
+// stampedListing is the listing a stamp vouches for: the entries are shared.sorted.
+type stampedListing struct {
+	stamp  string
+	at     time.Time
+	strays []Warning
+}
