@@ -926,18 +926,20 @@ func moveStep(step int, status string) plantest.ToolCall {
 var deployCall = plantest.ToolCall{Name: "deploy_prod", Arguments: `{"target":"prod"}`}
 
 // A message listing [finish step 1, take step 2, deploy_prod], or [finish step 1 with next,
-// deploy_prod], runs deploy_prod under step 2, which names it, however long the plan calls take to reach the middleware; a message listing
+// deploy_prod] (also as next alone), runs deploy_prod under step 2, which names it, however long the plan calls take to reach the middleware; a message listing
 // [deploy_prod, finish step 1] runs deploy_prod under step 1 before the step is finished.
 // Eino runs the calls of a message at once: without the order, the gate would judge
 // deploy_prod under the step held when the message came.
 func TestCallsOfOneMessageTakeEffectInTheOrderListed(t *testing.T) {
 	next := plantest.ToolCall{Name: "update_plan_step", Arguments: `{"name":"release","step":1,"status":"completed","next":true,"evidence":"built"}`}
+	bareNext := plantest.ToolCall{Name: "update_plan_step", Arguments: `{"next":true,"evidence":"built"}`}
 	for _, tc := range []struct {
 		name string
 		turn plantest.Turn
 	}{
 		{"a plan call before a work call", plantest.CallTools(moveStep(1, "completed"), moveStep(2, "in_progress"), deployCall)},
 		{"a completion with next before a work call", plantest.CallTools(next, deployCall)},
+		{"next alone, naming no plan, step or state, before a work call", plantest.CallTools(bareNext, deployCall)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := "# Release\n- [ ] Build the release\n- [ ] Deploy to production (uses deploy_prod)\n"
