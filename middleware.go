@@ -186,6 +186,16 @@ type Config struct {
 	// with "(proof run_tests)" completes only on a passing call. A call that returned an
 	// error never passes; nil counts every other call as passed. It must not block.
 	ProofResult func(tool, result string) bool
+	// AdvanceOnProof lets the host keep the books of proven steps: when a call of a held
+	// step's "(proof …)" tool passes (the call a completion would accept), the middleware
+	// completes the step (with that call as its evidence where RequireEvidence asks for
+	// some) and takes the next ready step for the agent, in one write, as update_plan_step
+	// with next does, before the call's result reaches the model; the model learns it in
+	// one line after the history at its next call (the step held now, its text, the
+	// progress), or why the step stays its own when the plan refused the completion. A
+	// message that also lists a plan tool call moves its steps itself: no step advances
+	// on its calls.
+	AdvanceOnProof bool
 	// OnCost hears what each step cost when this middleware's agent moves it out of
 	// in_progress, and when a step first goes over its budget or its plan's (CostReport).
 	// During a run the same CostReport is also emitted as an Eino event.

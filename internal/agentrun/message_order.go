@@ -40,6 +40,15 @@ const arrivalGrace = 2 * time.Second
 type callOrder struct {
 	mu    sync.Mutex
 	calls map[string]*orderedCall
+	// planCall: the message lists a call of a plan tool.
+	planCall bool
+}
+
+// planCalled reports whether the run's last model message lists a plan tool call.
+func (o *callOrder) planCalled() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.planCall
 }
 
 // orderedCall is one call of an ordered message: arrived closes when it reaches this
@@ -172,6 +181,10 @@ func (m *Middleware[M, S]) AfterModelRewriteState(ctx context.Context, state *ad
 			offered[info.Name] = true
 		}
 	}
-	st.order.list(calls, offered, m.isPlanTool)
+	isPlan, planCalled := m.orderedAsPlan(ctx, calls) // advance.go
+	st.order.list(calls, offered, isPlan)
+	st.order.mu.Lock()
+	st.order.planCall = planCalled
+	st.order.mu.Unlock()
 	return ctx, state, nil
 }

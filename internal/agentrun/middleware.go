@@ -37,6 +37,7 @@ type Settings[S any] struct {
 	Verify          func(ctx context.Context, c tools.Completion) error
 	VerifyTimeout   time.Duration
 	ProofResult     func(tool, result string) bool
+	AdvanceOnProof  bool
 	OnCost          func(ctx context.Context, r tools.CostReport)
 	LeanWorker      bool
 }

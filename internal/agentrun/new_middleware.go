@@ -69,6 +69,11 @@ func (m *Middleware[M, S]) toolSet(lang adk.Language) (*toolSet, error) {
 		texts = maps.Clone(texts)
 		texts["err.not_approved"] = texts["err.not_approved.gated"]
 	}
+	if m.cfg.AdvanceOnProof {
+		// A proven step completes itself: the digest and the take teach that instead.
+		texts = maps.Clone(texts)
+		texts["digest.proof"], texts["step.proof"] = texts["digest.proof_advance"], texts["step.proof_advance"]
+	}
 	env := &tools.ToolEnv{Store: m.Store, Workspace: m.cfg.Workspace, Texts: texts, Template: template,
 		Agent: m.agentIn, Role: m.roleIn, Sink: m.changeSink(), Listens: m.listening, RequireApproval: m.cfg.RequireApproval}
 	env.RequireEvidence, env.Verify, env.VerifyTimeout = m.cfg.RequireEvidence, m.cfg.Verify, m.cfg.VerifyTimeout

@@ -28,8 +28,8 @@ func (m *Middleware[M, S]) observing(name string, endpoint adk.InvokableToolCall
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
 		before := m.heldNaming(ctx, name)
 		out, err := endpoint(ctx, args, opts...)
-		if len(before) > 0 {
-			m.observe(ctx, name, args, out, err, before)
+		if len(before) > 0 && m.observe(ctx, name, args, out, err, before) {
+			m.advance(ctx, name, before)
 		}
 		return out, err
 	}
@@ -44,11 +44,13 @@ func (m *Middleware[M, S]) planToolNames() []string {
 	return names
 }
 
-// heldStep is a step of a plan, held by the caller.
+// heldStep is a step of a plan, held by the caller; proves says the tool looked for is
+// among its "(proof …)" tools.
 type heldStep struct {
 	plan   string
 	number int
 	holder string
+	proves bool
 }
 
 // heldNaming are the live holds of the calling agent on steps that name tool in "(uses …)"
@@ -65,21 +67,22 @@ func (m *Middleware[M, S]) heldNaming(ctx context.Context, tool string) []heldSt
 	var held []heldStep
 	for cur, s := range m.liveHolds(ctx, plans, holder) {
 		if document.Watches(s, tool) {
-			held = append(held, heldStep{cur.Name, s.Number, holder})
+			held = append(held, heldStep{cur.Name, s.Number, holder, slices.Contains(s.Proof, tool)})
 		}
 	}
 	return held
 }
 
 // observe records the call of tool with args, which returned out and err, for each step of
-// before that the caller still holds.
-func (m *Middleware[M, S]) observe(ctx context.Context, tool, args, out string, err error, before []heldStep) {
+// before that the caller still holds, and reports whether the call passed.
+func (m *Middleware[M, S]) observe(ctx context.Context, tool, args, out string, err error, before []heldStep) bool {
 	o := document.Observation{Tool: tool, OK: err == nil && m.passed(tool, out), At: m.Store.Now().UTC(), Digest: callDigest(args, out)}
 	for _, h := range m.heldNaming(ctx, tool) {
 		if slices.Contains(before, h) {
 			m.Store.Observe(h.plan, h.number, h.holder, o)
 		}
 	}
+	return o.OK
 }
 
 // passed is Config.ProofResult's judgement of a call that returned out without an error; a

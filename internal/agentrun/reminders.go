@@ -45,12 +45,17 @@ func (m *Middleware[M, S]) remind(ctx context.Context, input []M) []M {
 		every = defaultReminderEvery
 	}
 	st, _ := ctx.Value(m.stateKey).(*runState)
-	if every < 0 || st == nil {
+	if st == nil {
 		return input
 	}
 	r := &st.reminders
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	told := strings.Join(r.advanced, "\n")
+	r.advanced = nil
+	if every < 0 {
+		return withNote(input, told)
+	}
 	r.calls++
 	if r.scanned > len(input) {
 		r.scanned = 0 // the history was rewritten: read it again
@@ -106,6 +111,12 @@ func (m *Middleware[M, S]) remind(ctx context.Context, input []M) []M {
 	if warn := budgetReminder(st); warn != "" {
 		text = strings.TrimPrefix(text+"\n"+warn, "\n")
 	}
+	return withNote(input, strings.TrimPrefix(told+"\n"+text, "\n"))
+}
+
+// withNote is input with text after it in a user message; input itself when text is "".
+func withNote[M adk.MessageType](input []M, text string) []M {
+	text = strings.TrimSuffix(text, "\n")
 	if text == "" {
 		return input
 	}

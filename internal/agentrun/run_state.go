@@ -115,4 +115,14 @@ type runReminders struct {
 	calls, last int
 	// scanned is how many input messages were already read for the run's plan tool calls.
 	scanned int
+	// advanced are the lines telling of steps the host moved on a proof (advance.go), for
+	// the next model call.
+	advanced []string
+}
+
+// tell keeps line for the run's next model call.
+func (r *runReminders) tell(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.advanced = append(r.advanced, line)
 }

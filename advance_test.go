@@ -1,0 +1,190 @@
+package plan_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan"
+	"github.com/einoplan/plan/plantest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// advancePlan has two steps a passing run_tests proves and one nobody proves.
+const advancePlan = "# Fix\n- [ ] Fix the parser (uses edit_file) (proof run_tests)\n- [ ] Fix the lexer (uses edit_file) (proof run_tests)\n- [ ] Tell the team\n"
+
+// advanceStore returns a Store on backend holding advancePlan as "fix".
+func advanceStore(t *testing.T, backend plan.Backend) *plan.Store {
+	t.Helper()
+	store := storeOn(t, backend, "")
+	_, err := store.Put(context.Background(), plan.Update{Name: "fix", Content: ptr(advancePlan)})
+	require.NoError(t, err)
+	return store
+}
+
+// lastNote is the text of the message the model received after the history on call i: a
+// user message after the last tool result, "" when there is none.
+func lastNote(m *plantest.ScriptedModel, i int) string {
+	calls := m.Calls()
+	if i >= len(calls) || len(calls[i].Input) == 0 {
+		return ""
+	}
+	last := calls[i].Input[len(calls[i].Input)-1]
+	if last.Role != schema.User || len(calls[i].Input) < 3 {
+		return ""
+	}
+	return last.Content
+}
+
+// With Config.AdvanceOnProof, the passing run of a held step's proof tool completes the step
+// (with what the host observed) and takes the next ready step for the agent, in one new
+// revision, with no plan call; the model reads it once, after the history, in its language:
+// the step done and the step held now with its text. A failing run moves nothing; a step
+// nobody proves is finished by a call, as always.
+func TestAPassingProofCompletesTheStepAndTakesTheNext(t *testing.T) {
+	for _, lg := range proofLanguages {
+		for bname, backend := range proofBackends(t) {
+			t.Run(lg.name+"/"+bname, func(t *testing.T) {
+				ctx := context.Background()
+				store := advanceStore(t, backend)
+				take := call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`)
+				m := plantest.NewScriptedModel(take, edit, failTests, edit, runTests, runTests,
+					call(plan.ToolUpdatePlanStep, `{"next":true}`), plantest.Answer("done"))
+				r := proofRun(t, "coder", &plan.Config{Store: store, Language: lg.lang, ProofResult: testsPassed, AdvanceOnProof: true}, m, nil, testRunner(), editor())
+				require.Len(t, r, 7)
+
+				calls := m.Calls()
+				assert.Contains(t, calls[0].Input[0].Content, map[string]string{"en": "completes itself", "zh": "自动完成"}[lg.name], "the instruction teaches it")
+				hint, _ := resultField(t, r[0], "proof").(string)
+				assert.Contains(t, hint, "run_tests")
+				assert.Empty(t, lastNote(m, 3), "a failing run moves nothing")
+				assert.Empty(t, lastNote(m, 4))
+				note := lastNote(m, 5)
+				assert.Contains(t, note, "Fix the lexer", "the step held now, with its text")
+				assert.Contains(t, note, "1/3")
+				assert.Equal(t, lg.name == "zh", hasHan(note), note)
+				assert.Contains(t, lastNote(m, 6), "Tell the team", "the lexer's own run proves it, with no edit in between")
+				assert.Empty(t, lastNote(m, 7), "each told once")
+				assert.Equal(t, "", errorCode(t, r[6]), r[6])
+
+				p, err := store.Get(ctx, "fix")
+				require.NoError(t, err)
+				steps := plan.ParseSteps(p.Content)
+				for _, s := range steps {
+					assert.Equal(t, plan.StepCompleted, s.State, s.Text)
+				}
+				assert.Regexp(t, `^run_tests passed \d\d:\d\d:\d\dZ$`, steps[0].Observed)
+				assert.Regexp(t, `^run_tests passed \d\d:\d\d:\d\dZ$`, steps[1].Observed)
+				assert.Equal(t, int64(5), p.Revision, "put, take, two advances, the last completion: one revision each")
+				revs, err := store.History(ctx, "fix")
+				require.NoError(t, err)
+				assert.Len(t, revs, 5)
+			})
+		}
+	}
+}
+
+// The evidence a host requires is the passing run itself: a lean worker whose host asks for
+// evidence advances on its proof, and the step keeps "run_tests passed" as its evidence.
+func TestAnAdvanceOnProofGivesTheRunAsEvidence(t *testing.T) {
+	store := advanceStore(t, plan.NewMemoryBackend())
+	m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`), edit, runTests, plantest.Answer("done"))
+	proofRun(t, "coder", &plan.Config{Store: store, ProofResult: testsPassed, AdvanceOnProof: true, RequireEvidence: true, LeanWorker: true}, m, nil, testRunner(), editor())
+	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+	assert.Equal(t, plan.StepCompleted, steps[0].State)
+	assert.Equal(t, "run_tests passed", steps[0].Evidence)
+	assert.Equal(t, plan.StepInProgress, steps[1].State)
+	assert.Equal(t, "coder", steps[1].Holder)
+	assert.Contains(t, lastNote(m, 3), "Fix the lexer")
+}
+
+// A completion the plan refuses is not made on a passing run: the step stays the agent's,
+// and the model is told why, in its language, after the history.
+func TestARefusedAdvanceLeavesTheStepHeldAndSaysWhy(t *testing.T) {
+	for _, lg := range proofLanguages {
+		t.Run(lg.name, func(t *testing.T) {
+			store := advanceStore(t, plan.NewMemoryBackend())
+			verify := func(context.Context, plan.Completion) error { return errors.New("the changelog is missing") }
+			m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`), runTests, plantest.Answer("done"))
+			proofRun(t, "coder", &plan.Config{Store: store, Language: lg.lang, AdvanceOnProof: true, Verify: verify}, m, nil, testRunner(), editor())
+			steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+			assert.Equal(t, plan.StepInProgress, steps[0].State)
+			assert.Equal(t, "coder", steps[0].Holder)
+			assert.Equal(t, plan.StepPending, steps[1].State)
+			note := lastNote(m, 2)
+			assert.Contains(t, note, "the changelog is missing")
+			assert.Equal(t, lg.name == "zh", hasHan(note), note)
+		})
+	}
+}
+
+// A message that lists a plan call with the proof run moves its steps itself: the run and
+// the completion after it finish step 1 once, and step 2 is not taken behind the model's
+// back. Without AdvanceOnProof a passing run moves nothing.
+func TestAProofRunBesideAPlanCallOrWithoutTheOptionAdvancesNothing(t *testing.T) {
+	complete := plantest.ToolCall{Name: plan.ToolUpdatePlanStep, Arguments: `{"name":"fix","step":1,"status":"completed"}`}
+	run := plantest.ToolCall{Name: "run_tests", Arguments: `{"arg":"./..."}`}
+	for _, tc := range []struct {
+		name    string
+		advance bool
+		turns   []plantest.Turn
+	}{
+		{"a plan call in the message", true, []plantest.Turn{plantest.CallTools(run, complete)}},
+		{"the option off", false, []plantest.Turn{runTests}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := advanceStore(t, plan.NewMemoryBackend())
+			turns := append([]plantest.Turn{call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`)}, tc.turns...)
+			m := plantest.NewScriptedModel(append(turns, plantest.Answer("done"))...)
+			proofRun(t, "coder", &plan.Config{Store: store, AdvanceOnProof: tc.advance}, m, nil, testRunner(), editor())
+			steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+			assert.Equal(t, plan.StepPending, steps[1].State, "step 2 is nobody's")
+			assert.Empty(t, lastNote(m, 2))
+		})
+	}
+}
+
+// A message listing [run_tests, deploy_prod] runs deploy_prod under the step the passing run
+// just took, 50 times in a row with Eino's parallel tool execution, however long run_tests
+// takes to reach the middleware.
+func TestAWorkCallAfterAProofRunRunsUnderTheStepItTook(t *testing.T) {
+	ctx := context.Background()
+	body := "# Release\n- [ ] Test the release (proof run_tests)\n- [ ] Deploy to production (uses deploy_prod)\n"
+	message := plantest.CallTools(plantest.ToolCall{Name: "run_tests", Arguments: `{"arg":"./..."}`}, deployCall)
+	for i := range 50 {
+		backend := approvedPlans(t, map[string]string{"release": body})
+		var log gateLog
+		mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker", GatedTools: []string{"deploy_prod"}, OnGatedCall: log.hear,
+			AdvanceOnProof: true, LeanWorker: i%2 == 1, RequireEvidence: i%3 == 2})
+		require.NoError(t, err)
+		deploys := newSideEffect("deploy_prod", "target")
+		outer := &holdUp{tools: map[string]bool{"run_tests": true}, delay: time.Duration(i%3+1) * time.Millisecond}
+		model := plantest.NewScriptedModel(takeStep("release", 1), message, plantest.Answer("done"))
+		agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "worker", Description: "works",
+			Instruction: "You work.", Model: model, Handlers: []adk.ChatModelAgentMiddleware{outer, mw}, MaxIterations: 10,
+			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{deploys, testRunner()}}}})
+		require.NoError(t, err)
+		gateEvents(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "ship it"))
+		heard := log.calls()
+		require.Len(t, heard, 1, "run %d: %+v", i, heard)
+		require.True(t, heard[0].Allowed, "run %d: deploy_prod ran under the step just taken: %+v", i, heard[0])
+		require.Equal(t, 2, heard[0].Step, "run %d", i)
+		require.Equal(t, int32(1), deploys.ran.Load(), "run %d", i)
+		require.True(t, strings.HasPrefix(lastNote(model, 2), "Plan release: step 1 completed"), "run %d: %q", i, lastNote(model, 2))
+	}
+}
+
+// mustGet is the plan name on store.
+func mustGet(t *testing.T, store *plan.Store, name string) *plan.Plan {
+	t.Helper()
+	p, err := store.Get(context.Background(), name)
+	require.NoError(t, err)
+	return p
+}
