@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/bytedance/sonic"
@@ -30,10 +32,16 @@ import (
 // are the worker's.
 
 // costKinds are the setups of the table, in order.
-var costKinds = []string{"plan", "plan, lean worker", costLeanEvidence, "plantask", "no plan tools"}
+var costKinds = []string{"plan", "plan, lean worker", costLeanEvidence, costAdvance, costLeanAdvance, "plantask", "no plan tools"}
 
-// costLeanEvidence is the lean worker of a host that requires evidence (Config.RequireEvidence).
-const costLeanEvidence = "plan, lean worker, evidence required"
+const (
+	// costLeanEvidence is the lean worker of a host that requires evidence (Config.RequireEvidence).
+	costLeanEvidence = "plan, lean worker, evidence required"
+	// costAdvance and costLeanAdvance are the full set and the lean worker on a plan whose
+	// steps name their proof, on a host that advances proven steps (Config.AdvanceOnProof).
+	costAdvance     = "plan, advanced by proof"
+	costLeanAdvance = "plan, lean worker, advanced by proof"
+)
 
 // costWorkPerStep are the work calls each step takes, one session each.
 var costWorkPerStep = []int{1, 3, 5}
@@ -79,8 +87,12 @@ func (r costRow) cachedShare() float64 {
 // workToolName is the work tool's name.
 const workToolName = "migrate_table"
 
-// workTool is the step's own work: the same in every setup.
-type workTool struct{ calls *int }
+// workTool is the step's own work: the same in every setup. Each call migrates one part of
+// a step's table (its arguments name the part); the row counts match after the last part.
+type workTool struct {
+	calls *int
+	parts int // work calls per step
+}
 
 func (workTool) Info(context.Context) (*schema.ToolInfo, error) {
 	return &schema.ToolInfo{Name: workToolName, Desc: "Migrate one billing table to the new schema and compare its row counts.",
@@ -89,7 +101,23 @@ func (workTool) Info(context.Context) (*schema.ToolInfo, error) {
 
 func (w workTool) InvokableRun(_ context.Context, args string, _ ...tool.Option) (string, error) {
 	*w.calls++
-	return `{"migrated":true,"rows_before":120400,"rows_after":120400}`, nil
+	part := 1
+	if m := partOf.FindStringSubmatch(args); m != nil {
+		part, _ = strconv.Atoi(m[1])
+	}
+	return fmt.Sprintf(`{"migrated":true,"rows_before":120400,"rows_after":%d}`, 120400*min(part, w.parts)/max(w.parts, 1)), nil
+}
+
+// partOf reads the part a work call's arguments name.
+var partOf = regexp.MustCompile(`_part_(\d+)`)
+
+// rowsMatch is the host's Config.ProofResult for migrate_table: its row counts match.
+func rowsMatch(_, result string) bool {
+	var r struct {
+		Before int `json:"rows_before"`
+		After  int `json:"rows_after"`
+	}
+	return json.Unmarshal([]byte(result), &r) == nil && r.Before == r.After
 }
 
 // billingModel plays a decider and keeps, for each call, what a provider bills.
@@ -207,6 +235,48 @@ func (w *costPlanWorker) next(results []string) []call {
 	return nil
 }
 
+// costProofWorker does what the instruction and the digest teach on a plan whose steps name
+// their proof, on a host that advances proven steps: it takes the next free step and does
+// its work calls; the host completes the step when its proof passes and says which step is
+// the worker's now, after the history. It stops when none is ready.
+type costProofWorker struct {
+	work, step, worked int
+	taken              bool
+	told               string
+}
+
+// yoursNow reads the step the host says the worker holds now.
+var yoursNow = regexp.MustCompile(`yours now: step (\d+)`)
+
+func (w *costProofWorker) noted(text string) { w.told = text }
+
+func (w *costProofWorker) next(results []string) []call {
+	if results == nil {
+		return []call{{plan.ToolUpdatePlanStep, jsonObject("status", "in_progress")}}
+	}
+	if !w.taken {
+		var r planResult
+		if json.Unmarshal([]byte(results[0]), &r) != nil || r.Error != nil {
+			return nil
+		}
+		w.taken, w.step = true, r.Step
+	}
+	if told := w.told; told != "" {
+		w.told = ""
+		m := yoursNow.FindStringSubmatch(told)
+		if m == nil {
+			return nil // no step is ready: the plan is done
+		}
+		w.step, _ = strconv.Atoi(m[1])
+		w.worked = 0
+	}
+	if w.worked == w.work {
+		return nil // the proof did not pass: nothing the instruction teaches is left
+	}
+	w.worked++
+	return []call{{workToolName, jsonObject("table", fmt.Sprintf("billing_%02d_part_%d", w.step, w.worked))}}
+}
+
 // costTaskWorker lists the tasks, claims the first free one, does its work (work calls),
 // completes it, and lists again, until none is free.
 type costTaskWorker struct {
@@ -275,6 +345,13 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 		evidence := kind == costLeanEvidence
 		d = &costPlanWorker{work: workPerStep, steps: steps, evidence: evidence}
 		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", RequireEvidence: evidence, LeanWorker: kind != "plan"})
+	case costAdvance, costLeanAdvance:
+		body := strings.ReplaceAll(sessionContent(steps), " row counts\n", " row counts (proof "+workToolName+")\n")
+		if _, err := e.store.Put(ctx, plan.Update{Name: sessionPlanName, Content: &body}); err != nil {
+			return costRow{}, err
+		}
+		d = &costProofWorker{work: workPerStep}
+		mw, err = plan.New(ctx, &plan.Config{Store: e.store, AgentName: "worker", LeanWorker: kind == costLeanAdvance, AdvanceOnProof: true, ProofResult: rowsMatch})
 	case "plantask":
 		orch := &sessionAgent{model: newReactiveModel(nil), log: newAgentLog("orchestrator")}
 		if err := runOrchestrator(ctx, e, sessionSpec{Kind: kindPlantask, Steps: steps}, orch, false); err != nil {
@@ -293,7 +370,7 @@ func runCostSetup(ctx context.Context, kind string, steps, workPerStep int, c *c
 	log := &billLog{}
 	m := &billingModel{inner: newReactiveModel(d), log: log}
 	cfg := &adk.ChatModelAgentConfig{Name: "worker", Description: "works on the plan", Instruction: instruction, Model: m,
-		MaxIterations: 100000, ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{workTool{&work}}}}}
+		MaxIterations: 100000, ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{workTool{&work, workPerStep}}}}}
 	if mw != nil {
 		cfg.Handlers = []adk.ChatModelAgentMiddleware{mw}
 	}

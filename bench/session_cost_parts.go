@@ -164,14 +164,14 @@ func billParts(c *counter, prompt string, shared int, parts []promptPart, to map
 }
 
 // costPartKinds are the setups the parts table shows, the only ones billed part by part.
-var costPartKinds = []string{"plan, lean worker", "plan", "no plan tools"}
+var costPartKinds = []string{"plan, lean worker", "plan", costLeanAdvance, "no plan tools"}
 
 // costPartsTable shows, per completed step, where the cached billed input of the lean
 // worker and of the worker with no plan tools goes, at every number of work calls per step.
 func costPartsTable(rows map[int]map[string]costRow, steps int) *table {
 	header := []string{"Part"}
 	for _, work := range costWorkPerStep {
-		header = append(header, fmt.Sprintf("%d: lean", work), fmt.Sprintf("%d: plan", work), fmt.Sprintf("%d: no plan tools", work))
+		header = append(header, fmt.Sprintf("%d: lean", work), fmt.Sprintf("%d: plan", work), fmt.Sprintf("%d: lean, by proof", work), fmt.Sprintf("%d: no plan tools", work))
 	}
 	t := newTable("Cost per step: where the cached input goes", header...)
 	kinds := costPartKinds

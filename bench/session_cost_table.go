@@ -65,7 +65,7 @@ func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, ma
 	t.note("The plan (or the tasks, by plantask's TaskCreate) is written before the worker starts and not billed. plan: what the instruction teaches: take the next free step (update_plan_step in_progress), do its work calls, then complete it with next: true, listed first in the message of the next step's first work call ([update_plan_step completed next, migrate_table]); the first take and the last completion go alone. %s: the same, with evidence in each completion, as the host requires (Config.RequireEvidence) and the instruction then teaches. plantask: TaskList, TaskUpdate in_progress with owner, the work calls, TaskUpdate completed; no plan tools: the steps are listed in the instruction and worked in order.", costLeanEvidence)
 	t.note("Tax bytes / call: tool definitions and system instruction the first model call carries, the work tool's and the agent's own instruction included.")
 
-	g := newTable("Cost per step: goals", "Work calls / step", "Goal", "plan, lean worker", "plan", costLeanEvidence)
+	g := newTable("Cost per step: goals", "Work calls / step", "Goal", "plan, lean worker", "plan", costLeanEvidence, costLeanAdvance, costAdvance)
 	pass := func(ok bool) string {
 		if ok {
 			return "pass"
@@ -76,7 +76,8 @@ func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, ma
 	for _, work := range costWorkPerStep {
 		bare, task := rows[work]["no plan tools"], rows[work]["plantask"]
 		cells := func(goal string, judge func(r costRow, slack float64) string) {
-			g.add(fmtInt(work), goal, judge(rows[work]["plan, lean worker"], 0), judge(rows[work]["plan"], costGoalFullSlack), judge(rows[work][costLeanEvidence], 0))
+			g.add(fmtInt(work), goal, judge(rows[work]["plan, lean worker"], 0), judge(rows[work]["plan"], costGoalFullSlack), judge(rows[work][costLeanEvidence], 0),
+				judge(rows[work][costLeanAdvance], 0), judge(rows[work][costAdvance], costGoalFullSlack))
 		}
 		cells(fmt.Sprintf("model calls ≤ no plan tools' + %d (%d)", costGoalCalls, bare.calls+costGoalCalls), func(r costRow, _ float64) string {
 			return fmt.Sprintf("%d: %s", r.calls, pass(r.calls <= bare.calls+costGoalCalls))
@@ -94,7 +95,7 @@ func costPerStepTables(ctx context.Context, c *counter, steps int) ([]*table, ma
 			return fmt.Sprintf("%+.1f points: %s", d, pass(d >= -costGoalShare && d <= costGoalShare))
 		})
 	}
-	g.note("All from the run above, billed as a provider receives the messages; in parentheses, as Eino serializes them (with its message ids). The full tool set's input goal is the lean worker's plus %.2f; the lean worker with evidence required is judged by the lean worker's goals. Model calls: +%d for the one plan (the first take and the last completion).", costGoalFullSlack, costGoalCalls)
+	g.note("All from the run above, billed as a provider receives the messages; in parentheses, as Eino serializes them (with its message ids). The full tool set's input goal is the lean worker's plus %.2f; the lean worker with evidence required and on proven steps by the lean worker's goals, the full set on proven steps by the full set's. Model calls: +%d for the one plan (the first take and the last completion).", costGoalFullSlack, costGoalCalls)
 	return []*table{t, g, costPartsTable(rows, steps)}, rows, nil
 }
 

@@ -15,7 +15,7 @@ import (
 // the lean worker pays less per step than the full tool set and than a lean worker that must
 // give evidence, a worker that finishes a step
 // and takes the next in the message of its next work call makes two model calls more than
-// one with no plan tools, and a provider's cache serves
+// one with no plan tools (one more where the host advances proven steps), and a provider's cache serves
 // part of every session's input, never all of it.
 func TestCostPerStepComparesEverySetup(t *testing.T) {
 	c, err := newCounter()
@@ -43,6 +43,14 @@ func TestCostPerStepComparesEverySetup(t *testing.T) {
 		if ride, bare := rows[kind], rows["no plan tools"]; ride.calls != bare.calls+2 {
 			t.Errorf("%s: %d model calls, no plan tools %d: a step transition rides along with a work call", kind, ride.calls, bare.calls)
 		}
+	}
+	for _, kind := range []string{costAdvance, costLeanAdvance} {
+		if proven, bare := rows[kind], rows["no plan tools"]; proven.calls != bare.calls+1 || proven.planCalls != 1 {
+			t.Errorf("%s: %d model calls and %d plan calls, no plan tools %d: the host completes a proven step and takes the next", kind, proven.calls, proven.planCalls, bare.calls)
+		}
+	}
+	if proven, lean := rows[costLeanAdvance], rows["plan, lean worker"]; proven.billedCached() >= lean.billedCached() {
+		t.Errorf("a lean worker whose steps advance on their proof pays %.0f, one that moves them %.0f", proven.billedCached(), lean.billedCached())
 	}
 	if bare := rows["no plan tools"]; bare.planCalls != 0 || bare.toolCalls != 18 || bare.cached == 0 || bare.cached >= bare.in {
 		t.Errorf("no plan tools %+v", bare)

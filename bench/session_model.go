@@ -15,6 +15,11 @@ type decider interface {
 	next(results []string) []call
 }
 
+// noter is a decider that reads the note the middleware appended after the results.
+type noter interface {
+	noted(text string)
+}
+
 // call is one tool call a decider asks for.
 type call struct{ tool, args string }
 
@@ -42,7 +47,10 @@ func (m *reactiveModel) Generate(_ context.Context, input []*schema.Message, _ .
 	i := len(input) - 1
 	for i >= 0 && input[i].Role == schema.User && len(results) == 0 && i > 0 && input[i-1].Role == schema.Tool {
 		m.notes = append(m.notes, input[i].Content)
-		i-- // a note the middleware appended after the results (a reminder of others' changes)
+		if n, ok := m.d.(noter); ok {
+			n.noted(input[i].Content)
+		}
+		i-- // a note the middleware appended after the results (a reminder, a step the host moved)
 	}
 	for ; i >= 0 && input[i].Role == schema.Tool; i-- {
 		results = append([]string{input[i].Content}, results...)
