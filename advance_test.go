@@ -153,12 +153,17 @@ func TestAProofRunBesideAPlanCallOrWithoutTheOptionAdvancesNothing(t *testing.T)
 
 // A message listing [run_tests, deploy_prod] runs deploy_prod under the step the passing run
 // just took, 50 times in a row with Eino's parallel tool execution, however long run_tests
-// takes to reach the middleware.
+// takes to reach the middleware, in plan mode, with the lean worker, evidence required and a
+// budget on the step taken.
 func TestAWorkCallAfterAProofRunRunsUnderTheStepItTook(t *testing.T) {
 	ctx := context.Background()
 	body := "# Release\n- [ ] Test the release (proof run_tests)\n- [ ] Deploy to production (uses deploy_prod)\n"
 	message := plantest.CallTools(plantest.ToolCall{Name: "run_tests", Arguments: `{"arg":"./..."}`}, deployCall)
 	for i := range 50 {
+		body := body
+		if i%4 == 3 {
+			body = strings.ReplaceAll(body, "(uses deploy_prod)\n", "(uses deploy_prod) (budget 900k tokens)\n")
+		}
 		backend := approvedPlans(t, map[string]string{"release": body})
 		var log gateLog
 		mw, err := plan.New(ctx, &plan.Config{Backend: backend, AgentName: "worker", GatedTools: []string{"deploy_prod"}, OnGatedCall: log.hear,
@@ -187,4 +192,55 @@ func mustGet(t *testing.T, store *plan.Store, name string) *plan.Plan {
 	p, err := store.Get(context.Background(), name)
 	require.NoError(t, err)
 	return p
+}
+
+// A proven step that needs a review goes to its review on the passing run, as a completion
+// does, and the agent holds the next step; a step over its budget advances with its cost
+// written, as any move writes it.
+func TestAnAdvanceOnProofKeepsReviewsAndCosts(t *testing.T) {
+	store := storeOn(t, plan.NewMemoryBackend(), "")
+	body := "# Fix\n- [ ] Fix the parser (proof run_tests) (review)\n- [ ] Fix the lexer (proof run_tests) (budget 1 tokens)\n- [ ] Tell the team\n"
+	_, err := store.Put(context.Background(), plan.Update{Name: "fix", Content: &body})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`), runTests, runTests, plantest.Answer("done")).Billing(4)
+	proofRun(t, "coder", &plan.Config{Store: store, AdvanceOnProof: true}, m, nil, testRunner(), editor())
+	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+	assert.True(t, steps[0].AwaitingReview, "step 1 awaits someone else's review: %+v", steps[0])
+	assert.Contains(t, lastNote(m, 2), "review")
+	assert.Equal(t, plan.StepCompleted, steps[1].State)
+	require.NotNil(t, steps[1].Cost, "the cost is written with the move")
+	assert.Positive(t, steps[1].Cost.ToolCalls)
+	assert.Positive(t, steps[1].Cost.PromptTokens)
+	assert.True(t, steps[1].OverBudget, "its cost went over its budget")
+	assert.Equal(t, plan.StepInProgress, steps[2].State)
+	assert.Equal(t, "coder", steps[2].Holder)
+}
+
+// A sub-agent's passing run advances the step its own run holds, under its own name, with
+// the orchestrator's plan middleware in front of it: the orchestrator holds nothing and is
+// told nothing.
+func TestASubAgentsProofRunAdvancesItsOwnStep(t *testing.T) {
+	ctx := context.Background()
+	store := advanceStore(t, plan.NewMemoryBackend())
+	newMW := func(name string) adk.ChatModelAgentMiddleware {
+		mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: name, AdvanceOnProof: true, ProofResult: testsPassed})
+		require.NoError(t, err)
+		return mw
+	}
+	coderModel := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`), runTests, plantest.Answer("fixed"))
+	coder, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "coder", Description: "fixes code", Instruction: "You fix.", Model: coderModel,
+		Handlers: []adk.ChatModelAgentMiddleware{newMW("coder")}, ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{testRunner()}}}})
+	require.NoError(t, err)
+	mainModel := plantest.NewScriptedModel(call("coder", `{"request":"fix the parser"}`), plantest.Answer("done"))
+	main, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "main", Description: "plans", Instruction: "You plan.", Model: mainModel,
+		Handlers: []adk.ChatModelAgentMiddleware{newMW("main")}, ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{adk.NewAgentTool(ctx, coder)}}}})
+	require.NoError(t, err)
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: main}).Query(ctx, "fix it"))
+
+	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+	assert.Equal(t, plan.StepCompleted, steps[0].State)
+	assert.Equal(t, plan.StepInProgress, steps[1].State)
+	assert.Equal(t, "coder", steps[1].Holder)
+	assert.Contains(t, lastNote(coderModel, 2), "Fix the lexer")
+	assert.Empty(t, lastNote(mainModel, 1))
 }
