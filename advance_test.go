@@ -3,11 +3,13 @@ package plan_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -206,7 +208,7 @@ func TestAnAdvanceOnProofKeepsReviewsAndCosts(t *testing.T) {
 	proofRun(t, "coder", &plan.Config{Store: store, AdvanceOnProof: true}, m, nil, testRunner(), editor())
 	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
 	assert.True(t, steps[0].AwaitingReview, "step 1 awaits someone else's review: %+v", steps[0])
-	assert.Contains(t, lastNote(m, 2), "review")
+	assert.Equal(t, `Plan fix: step 1 awaits someone else's review; yours now: step 2 "Fix the lexer (proof run_tests) (budget 1 tokens)"; done 0/3. Step 2 has 1 of 1 tokens left.`, lastNote(m, 2))
 	assert.Equal(t, plan.StepCompleted, steps[1].State)
 	require.NotNil(t, steps[1].Cost, "the cost is written with the move")
 	assert.Positive(t, steps[1].Cost.ToolCalls)
@@ -243,4 +245,136 @@ func TestASubAgentsProofRunAdvancesItsOwnStep(t *testing.T) {
 	assert.Equal(t, "coder", steps[1].Holder)
 	assert.Contains(t, lastNote(coderModel, 2), "Fix the lexer")
 	assert.Empty(t, lastNote(mainModel, 1))
+}
+
+// The model listed a message's calls knowing the steps it held then: a proof tool called
+// twice in one message advances one step, not the step the first call took.
+func TestOneMessageAdvancesOneStepAtMost(t *testing.T) {
+	store := advanceStore(t, plan.NewMemoryBackend())
+	run := plantest.ToolCall{Name: "run_tests", Arguments: `{"arg":"./..."}`}
+	m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`), edit, plantest.CallTools(run, run), plantest.Answer("done"))
+	proofRun(t, "coder", &plan.Config{Store: store, AdvanceOnProof: true, ProofResult: testsPassed}, m, nil, testRunner(), editor())
+	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+	assert.Equal(t, plan.StepCompleted, steps[0].State)
+	assert.Equal(t, plan.StepInProgress, steps[1].State, "step 2 is held, not completed")
+	assert.Equal(t, "coder", steps[1].Holder)
+	assert.Equal(t, 1, strings.Count(lastNote(m, 3), "completed"), lastNote(m, 3))
+}
+
+// A step taken over while its proof run ran is not advanced, and the model is not told it
+// is still its own.
+func TestAStepTakenOverDuringItsProofRunDoesNotAdvance(t *testing.T) {
+	ctx := context.Background()
+	store := advanceStore(t, plan.NewMemoryBackend())
+	runner := &callProbe{name: "run_tests", run: func(string) string {
+		_, _, err := store.MoveStep(ctx, plan.StepMove{Name: "fix", Step: 1, State: plan.StepInProgress, By: "other", Takeover: true})
+		require.NoError(t, err)
+		return "ok: 12 passed"
+	}}
+	m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`), runTests, plantest.Answer("done"))
+	proofRun(t, "coder", &plan.Config{Store: store, AdvanceOnProof: true}, m, nil, runner)
+	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+	assert.Equal(t, plan.StepInProgress, steps[0].State)
+	assert.Equal(t, "other", steps[0].Holder)
+	assert.Equal(t, plan.StepPending, steps[1].State)
+	assert.Empty(t, lastNote(m, 2))
+}
+
+// A proof tool that pauses the run for a person and runs again on resume advances nothing:
+// the resumed run never read the message its call came in, which may list a plan call.
+func TestAProofRunRerunOnResumeDoesNotAdvance(t *testing.T) {
+	ctx := context.Background()
+	store := advanceStore(t, plan.NewMemoryBackend())
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "coder", AdvanceOnProof: true})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`),
+		plantest.CallTools(plantest.ToolCall{Name: "run_tests", Arguments: `{"arg":"./..."}`}, plantest.ToolCall{Name: plan.ToolReadPlan, Arguments: `{"name":"fix"}`}),
+		plantest.Answer("done"))
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "coder", Description: "fixes", Instruction: "You fix.", Model: m,
+		Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 10,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{pausingRunner{}}}}})
+	require.NoError(t, err)
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &plantest.CheckPoints{}})
+	id := ""
+	for _, ev := range drain(t, runner.Query(ctx, "fix it", adk.WithCheckPointID("cp"))) {
+		if ev.Action != nil && ev.Action.Interrupted != nil {
+			for _, ic := range ev.Action.Interrupted.InterruptContexts {
+				if ic.IsRootCause {
+					id = ic.ID
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, id, "run_tests paused the run")
+	iter, err := runner.ResumeWithParams(ctx, "cp", &adk.ResumeParams{Targets: map[string]any{id: "yes"}})
+	require.NoError(t, err)
+	drain(t, iter)
+	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+	assert.Equal(t, plan.StepInProgress, steps[0].State)
+	assert.Equal(t, plan.StepPending, steps[1].State)
+}
+
+// pausingRunner is run_tests asking a person first: it interrupts the run, and passes when
+// resumed.
+type pausingRunner struct{}
+
+func (pausingRunner) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: "run_tests", Desc: "runs the tests",
+		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"arg": {Type: schema.String}})}, nil
+}
+
+func (pausingRunner) InvokableRun(ctx context.Context, _ string, _ ...tool.Option) (string, error) {
+	if resumed, _, _ := tool.GetInterruptState[any](ctx); !resumed {
+		return "", tool.Interrupt(ctx, "may I run the tests?")
+	}
+	return "ok: 12 passed", nil
+}
+
+// A run of *schema.AgenticMessage, whose calls the middleware does not order, advances no
+// step on its proof and is not taught that steps complete themselves.
+func TestAnAgenticRunDoesNotAdvanceOnProof(t *testing.T) {
+	ctx := context.Background()
+	store := advanceStore(t, plan.NewMemoryBackend())
+	mw, err := plan.NewTyped[*schema.AgenticMessage](ctx, &plan.Config{Store: store, AgentName: "coder", AdvanceOnProof: true})
+	require.NoError(t, err)
+	m := &agenticCalls{calls: [][2]string{{plan.ToolUpdatePlanStep, `{"name":"fix","step":1,"status":"in_progress"}`}, {"run_tests", `{"arg":"./..."}`}}}
+	agent, err := adk.NewTypedChatModelAgent(ctx, &adk.TypedChatModelAgentConfig[*schema.AgenticMessage]{Name: "coder", Description: "fixes", Instruction: "You fix.", Model: m,
+		Handlers:    []adk.TypedChatModelAgentMiddleware[*schema.AgenticMessage]{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{testRunner()}}}})
+	require.NoError(t, err)
+	iter := adk.NewTypedRunner(adk.TypedRunnerConfig[*schema.AgenticMessage]{Agent: agent}).Run(ctx, []*schema.AgenticMessage{schema.UserAgenticMessage("fix it")})
+	for {
+		if _, ok := iter.Next(); !ok {
+			break
+		}
+	}
+	require.Equal(t, 3, m.n, "the take, the run and the answer")
+	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+	assert.Equal(t, plan.StepInProgress, steps[0].State)
+	assert.Equal(t, plan.StepPending, steps[1].State)
+}
+
+// agenticCalls is a model of *schema.AgenticMessage that makes its calls, one a turn, then
+// answers.
+type agenticCalls struct {
+	calls [][2]string
+	n     int
+}
+
+func (m *agenticCalls) Generate(context.Context, []*schema.AgenticMessage, ...model.Option) (*schema.AgenticMessage, error) {
+	m.n++
+	if m.n > len(m.calls) {
+		return &schema.AgenticMessage{Role: schema.AgenticRoleTypeAssistant, ContentBlocks: []*schema.ContentBlock{schema.NewContentBlock(&schema.AssistantGenText{Text: "done"})}}, nil
+	}
+	c := m.calls[m.n-1]
+	return &schema.AgenticMessage{Role: schema.AgenticRoleTypeAssistant, ContentBlocks: []*schema.ContentBlock{
+		schema.NewContentBlock(&schema.FunctionToolCall{CallID: "call_" + strconv.Itoa(m.n), Name: c[0], Arguments: c[1]})}}, nil
+}
+
+func (m *agenticCalls) Stream(ctx context.Context, in []*schema.AgenticMessage, opts ...model.Option) (*schema.StreamReader[*schema.AgenticMessage], error) {
+	msg, err := m.Generate(ctx, in, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return schema.StreamReaderFromArray([]*schema.AgenticMessage{msg}), nil
 }

@@ -16,14 +16,26 @@ import (
 // one for the caller, in one write, by the run's own update_plan_step (so every check of a
 // completion applies: approval, evidence, Verify, review, budgets, and the cost is written
 // as for any move), before the call's result returns. The model is told in one line after
-// the history at its next call, never in the instruction. A message that lists a plan tool
-// call moves its steps itself, so none advances on its calls; in a message of several calls
-// a proof tool's call takes effect in the order listed, as a plan call does.
+// the history at its next call, never in the instruction. Only a call of a model message
+// the run read advances, at most one per message (the model listed its calls knowing the
+// steps it held then), and none of a message that lists a plan tool call, which moves its
+// steps itself; in a message of several calls a proof tool's call takes effect in the
+// order listed, as a plan call does. Runs of *schema.AgenticMessage, whose calls are not
+// ordered, do not advance.
 
-// advance completes, for each step of before that tool proves, the step and takes the next.
-func (m *Middleware[M, S]) advance(ctx context.Context, tool string, before []heldStep) {
+// advances reports whether this middleware advances proven steps.
+func (m *Middleware[M, S]) advances() bool {
+	var zero M
+	_, ordered := any(zero).(*schema.Message)
+	return m.cfg.AdvanceOnProof && ordered
+}
+
+// advance completes each step of proven, which the passing call of tool proves and the
+// caller held before and after it, and takes the next.
+func (m *Middleware[M, S]) advance(ctx context.Context, tool string, proven []heldStep) {
+	proven = slices.DeleteFunc(proven, func(h heldStep) bool { return !h.proves })
 	st, _ := ctx.Value(m.stateKey).(*runState)
-	if !m.cfg.AdvanceOnProof || st == nil || st.order.planCalled() {
+	if len(proven) == 0 || !m.advances() || st == nil || !st.order.claimAdvance() {
 		return
 	}
 	set := m.set(ctx)
@@ -31,10 +43,7 @@ func (m *Middleware[M, S]) advance(ctx context.Context, tool string, before []he
 	if i < 0 {
 		return
 	}
-	for _, h := range before {
-		if !h.proves {
-			continue
-		}
+	for _, h := range proven {
 		args := map[string]any{"name": h.plan, "step": h.number, "status": string(document.StepCompleted), "next": true}
 		if m.cfg.RequireEvidence {
 			args["evidence"] = strings.ReplaceAll(set.texts["advance.evidence"], "{value}", tool)
@@ -47,45 +56,53 @@ func (m *Middleware[M, S]) advance(ctx context.Context, tool string, before []he
 		if err != nil {
 			continue // update_plan_step interrupts nothing; a Go error is no move
 		}
-		st.reminders.tell(m.advanceLine(ctx, set.texts, h, tool, out))
+		if line := m.advanceLine(ctx, set.texts, h, tool, out); line != "" {
+			st.reminders.tell(line)
+		}
 	}
 }
 
 // advanceLine is what the model is told of the move out made for step h on tool's pass:
-// the step held now with its text and the progress, or why h stays the caller's.
+// the step held now with its text and the progress, or why h stays the caller's; "" when
+// the move was refused because h is no longer the caller's (taken over meanwhile).
 func (m *Middleware[M, S]) advanceLine(ctx context.Context, texts map[string]string, h heldStep, tool, out string) string {
 	var r struct {
-		Step   int              `json:"step"`
-		Done   string           `json:"done"`
-		Next   string           `json:"next"`
-		Review string           `json:"review"`
-		Budget string           `json:"budget"`
-		Error  *tools.ErrorBody `json:"error"`
+		Revision int64            `json:"revision"`
+		Step     int              `json:"step"`
+		Done     string           `json:"done"`
+		Next     string           `json:"next"`
+		Review   string           `json:"review"`
+		Budget   string           `json:"budget"`
+		Error    *tools.ErrorBody `json:"error"`
 	}
 	_ = tools.ResultAPI.UnmarshalFromString(out, &r)
 	fill := func(key string, more ...string) string {
 		pairs := append([]string{"{name}", tools.InlineName(h.plan), "{step}", strconv.Itoa(h.number), "{value}", tool, "{done}", r.Done}, more...)
 		return strings.NewReplacer(pairs...).Replace(texts[key])
 	}
-	var line string
-	switch {
-	case r.Error != nil:
+	if r.Error != nil {
+		if !slices.ContainsFunc(m.heldNaming(ctx, tool), func(s heldStep) bool { return s.plan == h.plan && s.number == h.number }) {
+			return ""
+		}
 		return fill("reminder.advance_refused", "{reason}", r.Error.Message)
-	case r.Next != "":
-		line = fill("reminder.advanced_none")
-	default:
-		text := ""
-		if p, err := m.Store.Get(ctx, h.plan); err == nil {
-			if steps := document.StepsOf(p.Content); r.Step >= 1 && r.Step <= len(steps) {
-				text, _ = document.SplitHolder(steps[r.Step-1].Text)
-			}
-		}
-		line = fill("reminder.advanced", "{next}", strconv.Itoa(r.Step), "{text}", tools.QuoteInline(text, 80))
 	}
-	for _, more := range []string{r.Review, r.Budget} {
-		if more != "" {
-			line += " " + more + "."
+	done := "reminder.advanced"
+	if r.Review != "" {
+		done = "reminder.advanced_review" // the step awaits someone else's review
+	}
+	if r.Next != "" {
+		return fill(done + "_none")
+	}
+	text := ""
+	if p, err := m.Store.Get(ctx, h.plan); err == nil {
+		// The step's text as of the move, or as long as the caller still holds it.
+		if steps := document.StepsOf(p.Content); r.Step >= 1 && r.Step <= len(steps) && (p.Revision == r.Revision || steps[r.Step-1].Holder == h.holder) {
+			text, _ = document.SplitHolder(steps[r.Step-1].Text)
 		}
+	}
+	line := fill(done, "{next}", strconv.Itoa(r.Step), "{text}", tools.QuoteInline(text, 80))
+	if r.Budget != "" {
+		line += fill("reminder.advanced_budget", "{next}", strconv.Itoa(r.Step), "{budget}", r.Budget)
 	}
 	return line
 }
@@ -114,7 +131,7 @@ func (m *Middleware[M, S]) heldProofTools(ctx context.Context) map[string]bool {
 // plan tool call.
 func (m *Middleware[M, S]) orderedAsPlan(ctx context.Context, calls []schema.ToolCall) (isPlan func(string) bool, planCalled bool) {
 	planCalled = slices.ContainsFunc(calls, func(c schema.ToolCall) bool { return m.isPlanTool(c.Function.Name) })
-	if !m.cfg.AdvanceOnProof || planCalled || len(calls) < 2 {
+	if !m.advances() || planCalled || len(calls) < 2 {
 		return m.isPlanTool, planCalled
 	}
 	proofs := m.heldProofTools(ctx)

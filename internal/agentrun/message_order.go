@@ -40,15 +40,29 @@ const arrivalGrace = 2 * time.Second
 type callOrder struct {
 	mu    sync.Mutex
 	calls map[string]*orderedCall
-	// planCall: the message lists a call of a plan tool.
-	planCall bool
+	// listed: a model message of this run was read (not so for calls a resumed run reruns);
+	// planCall: it lists a call of a plan tool; advanced: one of its calls advanced a step.
+	listed, planCall, advanced bool
 }
 
-// planCalled reports whether the run's last model message lists a plan tool call.
-func (o *callOrder) planCalled() bool {
+// read notes a new model message of the run, and whether it lists a plan tool call.
+func (o *callOrder) read(planCall bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.planCall
+	o.listed, o.planCall, o.advanced = true, planCall, false
+}
+
+// claimAdvance reports whether a call of the run's last model message may advance steps on
+// its proof: the message was read, lists no plan tool call, and no call of it advanced yet
+// (the model listed its calls knowing the steps it held then). The first claim wins.
+func (o *callOrder) claimAdvance() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.listed || o.planCall || o.advanced {
+		return false
+	}
+	o.advanced = true
+	return true
 }
 
 // orderedCall is one call of an ordered message: arrived closes when it reaches this
@@ -183,8 +197,6 @@ func (m *Middleware[M, S]) AfterModelRewriteState(ctx context.Context, state *ad
 	}
 	isPlan, planCalled := m.orderedAsPlan(ctx, calls) // advance.go
 	st.order.list(calls, offered, isPlan)
-	st.order.mu.Lock()
-	st.order.planCall = planCalled
-	st.order.mu.Unlock()
+	st.order.read(planCalled)
 	return ctx, state, nil
 }

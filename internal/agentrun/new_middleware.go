@@ -69,7 +69,7 @@ func (m *Middleware[M, S]) toolSet(lang adk.Language) (*toolSet, error) {
 		texts = maps.Clone(texts)
 		texts["err.not_approved"] = texts["err.not_approved.gated"]
 	}
-	if m.cfg.AdvanceOnProof {
+	if m.advances() {
 		// A proven step completes itself: the digest and the take teach that instead.
 		texts = maps.Clone(texts)
 		texts["digest.proof"], texts["step.proof"] = texts["digest.proof_advance"], texts["step.proof_advance"]

@@ -28,8 +28,8 @@ func (m *Middleware[M, S]) observing(name string, endpoint adk.InvokableToolCall
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
 		before := m.heldNaming(ctx, name)
 		out, err := endpoint(ctx, args, opts...)
-		if len(before) > 0 && m.observe(ctx, name, args, out, err, before) {
-			m.advance(ctx, name, before)
+		if len(before) > 0 {
+			m.advance(ctx, name, m.observe(ctx, name, args, out, err, before)) // advance.go
 		}
 		return out, err
 	}
@@ -74,15 +74,18 @@ func (m *Middleware[M, S]) heldNaming(ctx context.Context, tool string) []heldSt
 }
 
 // observe records the call of tool with args, which returned out and err, for each step of
-// before that the caller still holds, and reports whether the call passed.
-func (m *Middleware[M, S]) observe(ctx context.Context, tool, args, out string, err error, before []heldStep) bool {
+// before that the caller still holds, and returns those steps when the call passed.
+func (m *Middleware[M, S]) observe(ctx context.Context, tool, args, out string, err error, before []heldStep) (passedFor []heldStep) {
 	o := document.Observation{Tool: tool, OK: err == nil && m.passed(tool, out), At: m.Store.Now().UTC(), Digest: callDigest(args, out)}
 	for _, h := range m.heldNaming(ctx, tool) {
 		if slices.Contains(before, h) {
 			m.Store.Observe(h.plan, h.number, h.holder, o)
+			if o.OK {
+				passedFor = append(passedFor, h)
+			}
 		}
 	}
-	return o.OK
+	return passedFor
 }
 
 // passed is Config.ProofResult's judgement of a call that returned out without an error; a
