@@ -109,16 +109,8 @@ func (m *Middleware[M, S]) advanceLine(ctx context.Context, texts map[string]str
 
 // heldProofTools are the "(proof …)" tools of the steps the calling agent holds.
 func (m *Middleware[M, S]) heldProofTools(ctx context.Context) map[string]bool {
-	holder := document.HolderName(m.agentIn(ctx))
-	if holder == "" {
-		return nil
-	}
-	plans, _, err := m.Store.Summaries(ctx)
-	if err != nil {
-		return nil
-	}
 	proofs := map[string]bool{}
-	for _, s := range m.liveHolds(ctx, plans, holder) {
+	for _, s := range m.callerHolds(ctx) {
 		for _, t := range s.Proof {
 			proofs[t] = true
 		}

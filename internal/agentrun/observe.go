@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"iter"
 	"slices"
 
 	"github.com/cloudwego/eino/adk"
@@ -56,21 +57,28 @@ type heldStep struct {
 // heldNaming are the live holds of the calling agent on steps that name tool in "(uses …)"
 // or "(proof …)".
 func (m *Middleware[M, S]) heldNaming(ctx context.Context, tool string) []heldStep {
-	holder := document.HolderName(m.agentIn(ctx))
-	if holder == "" {
-		return nil
-	}
-	plans, _, err := m.Store.Summaries(ctx)
-	if err != nil {
-		return nil
-	}
 	var held []heldStep
-	for cur, s := range m.liveHolds(ctx, plans, holder) {
+	for cur, s := range m.callerHolds(ctx) {
 		if document.Watches(s, tool) {
-			held = append(held, heldStep{cur.Name, s.Number, holder, slices.Contains(s.Proof, tool)})
+			held = append(held, heldStep{cur.Name, s.Number, s.Holder, slices.Contains(s.Proof, tool)})
 		}
 	}
 	return held
+}
+
+// callerHolds are the live holds of the calling agent: none when it has no name or the
+// plans cannot be listed.
+func (m *Middleware[M, S]) callerHolds(ctx context.Context) iter.Seq2[*document.Plan, document.Step] {
+	none := func(func(*document.Plan, document.Step) bool) {}
+	holder := document.HolderName(m.agentIn(ctx))
+	if holder == "" {
+		return none
+	}
+	plans, _, err := m.Store.Summaries(ctx)
+	if err != nil {
+		return none
+	}
+	return m.liveHolds(ctx, plans, holder)
 }
 
 // observe records the call of tool with args, which returned out and err, for each step of
