@@ -992,3 +992,20 @@ func TestOnlyAHolderOrAPersonFailsAStepOthersWaitFor(t *testing.T) {
 	require.NoError(t, err, "a person")
 	assert.Equal(t, plan.StepFailed, st.State)
 }
+
+// Completing a proven step that is completed already is refused as the illegal transition it
+// is, not as unproven, whose advice (run the proof tool again) would change nothing.
+func TestCompletingAProvenStepAgainIsAnIllegalTransition(t *testing.T) {
+	for _, lg := range proofLanguages {
+		t.Run(lg.name, func(t *testing.T) {
+			store := fixStore(t, plan.NewMemoryBackend())
+			m := plantest.NewScriptedModel(takeFix, edit, runTests, completeFix, completeFix, plantest.Answer("done"))
+			r := proofRun(t, "coder", &plan.Config{Store: store, Language: lg.lang}, m, nil, testRunner(), editor())
+			require.Len(t, r, 5)
+			assert.Equal(t, "", errorCode(t, r[3]), r[3])
+			code, msg := errorMessage(t, r[4])
+			assert.Equal(t, plan.CodeIllegalTransition, code, r[4])
+			assert.Equal(t, lg.name == "zh", hasHan(msg), msg)
+		})
+	}
+}

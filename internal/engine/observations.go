@@ -109,6 +109,9 @@ func checkProof(mv *stepMove) error {
 	if mv.move.State != document.StepCompleted || len(st.Proof) == 0 || c.Review == document.ReviewDone || !document.ByAgent(mv.ctx) {
 		return nil
 	}
+	if st.State != document.StepPending && st.State != document.StepInProgress {
+		return nil // finished already: the transition check refuses the move, saying so
+	}
 	proof, proven := document.Proven(st, mv.observed.Observed(mv.plan.Name, mv.number, c.By))
 	if !proven {
 		return &document.Error{Code: document.CodeUnproven, Reason: document.ReasonUnproven, Name: mv.plan.Name, CurrentRevision: mv.plan.Revision,
