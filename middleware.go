@@ -187,8 +187,8 @@ type Config struct {
 	// error never passes; nil counts every other call as passed. It must not block.
 	ProofResult func(tool, result string) bool
 	// AdvanceOnProof lets the host keep the books of proven steps: when a call of a held
-	// step's "(proof …)" tool passes (the call a completion would accept), the middleware
-	// completes the step (with that call as its evidence where RequireEvidence asks for
+	// step's "(proof …)" tool passes (the call a completion would accept; set ProofResult,
+	// or every call that returns without an error passes), the middleware completes the step (with that call as its evidence where RequireEvidence asks for
 	// some) and takes the next ready step for the agent, in one write, as update_plan_step
 	// with next does, before the call's result reaches the model; the model learns it in
 	// one line after the history at its next call (the step held now, its text, the

@@ -256,7 +256,8 @@ How to check the result (tests to run, outputs to inspect).
 	"err.fail_awaited":     "step {step} of plan {name} was not marked failed: you do not hold it and steps {waits} wait for it. Take it first (update_plan_step, status in_progress), or report the problem to a person",
 	"step.proof":           "step {step} completes only after a passing call of {value} you make while you hold it, after your last change",
 	// Config.AdvanceOnProof: a passing proof completes the step and takes the next.
-	"digest.proof_advance":          "(proof T) at a step's end: once your call of T passes (after your last change), the step completes itself and the next ready one is yours.",
+	"digest.proof_advance":          "(proof T) at a step's end: once your call of T passes while you hold the step (after your last change), it completes itself and the next ready one is yours.",
+	"err.unproven_advance":          "step {step} of plan {name} was not completed: it completes only on a passing call of {value} that you make while you hold it, after your last change. Call {value} now; when it passes, the step completes itself and the next ready one is yours (what you write as evidence does not count)",
 	"step.proof_advance":            "step {step} completes itself when your call of {value} passes, after your last change; the next ready step is then yours",
 	"advance.evidence":              "{value} passed",
 	"reminder.advanced":             "Plan {name}: step {step} completed; yours now: step {next} {text}; done {done}.",

@@ -254,7 +254,8 @@ var textsZH = map[string]string{
 	"err.fail_awaited":     "计划 {name} 的第 {step} 步未标记为失败：你没有持有它，且第 {waits} 步在等待它。请先领取它（update_plan_step，状态 in_progress），或把问题报告给人",
 	"step.proof":           "第 {step} 步只有在你持有它期间、最后一次修改之后调用 {value} 且通过后才能完成",
 	// Config.AdvanceOnProof：证明通过即完成该步骤并领取下一步。
-	"digest.proof_advance":          "步骤结尾的 (proof T)：你在最后一次修改之后调用 T 并通过，该步骤即自动完成，下一个就绪步骤归你。",
+	"digest.proof_advance":          "步骤结尾的 (proof T)：你持有该步骤期间、最后一次修改之后调用 T 并通过，它即自动完成，下一个就绪步骤归你。",
+	"err.unproven_advance":          "计划 {name} 的第 {step} 步未完成：只有在你持有它期间、最后一次修改之后，调用 {value} 且通过，它才能完成。请现在调用 {value}；通过后该步骤即自动完成，下一个就绪步骤归你（你写的证据不算数）",
 	"step.proof_advance":            "最后一次修改之后你调用 {value} 并通过，第 {step} 步即自动完成，下一个就绪步骤随即归你",
 	"advance.evidence":              "{value} 已通过",
 	"reminder.advanced":             "计划 {name}：第 {step} 步已完成；现在归你：第 {next} 步 {text}；已完成 {done}。",

@@ -73,6 +73,7 @@ func (m *Middleware[M, S]) toolSet(lang adk.Language) (*toolSet, error) {
 		// A proven step completes itself: the digest and the take teach that instead.
 		texts = maps.Clone(texts)
 		texts["digest.proof"], texts["step.proof"] = texts["digest.proof_advance"], texts["step.proof_advance"]
+		texts["err.unproven"] = texts["err.unproven_advance"]
 	}
 	env := &tools.ToolEnv{Store: m.Store, Workspace: m.cfg.Workspace, Texts: texts, Template: template,
 		Agent: m.agentIn, Role: m.roleIn, Sink: m.changeSink(), Listens: m.listening, RequireApproval: m.cfg.RequireApproval}
