@@ -378,3 +378,82 @@ func (m *agenticCalls) Stream(ctx context.Context, in []*schema.AgenticMessage, 
 	}
 	return schema.StreamReaderFromArray([]*schema.AgenticMessage{msg}), nil
 }
+
+// A model call that fails and is retried carries the line of a step the host advanced on
+// each attempt, until a call answers.
+func TestAFailedModelCallIsRetriedWithTheAdvanceLine(t *testing.T) {
+	ctx := context.Background()
+	store := advanceStore(t, plan.NewMemoryBackend())
+	mw, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "coder", AdvanceOnProof: true})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`), runTests, plantest.Answer("done"))
+	flaky := &failsOnce{ScriptedModel: m, at: 3}
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "coder", Description: "fixes", Instruction: "You fix.", Model: flaky,
+		Handlers: []adk.ChatModelAgentMiddleware{mw}, MaxIterations: 10,
+		ModelRetryConfig: &adk.ModelRetryConfig{MaxRetries: 2, BackoffFunc: func(context.Context, int) time.Duration { return time.Millisecond }},
+		ToolsConfig:      adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{testRunner()}}}})
+	require.NoError(t, err)
+	drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "fix it"))
+	require.Equal(t, 1, flaky.failed, "the third call failed once")
+	assert.Contains(t, lastNote(m, 2), "yours now: step 2", "the retry carries the line")
+}
+
+// failsOnce is a ScriptedModel whose call number at (from 1) fails once before it answers.
+type failsOnce struct {
+	*plantest.ScriptedModel
+	at, calls, failed int
+}
+
+func (f *failsOnce) Generate(ctx context.Context, in []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	f.calls++
+	if f.calls == f.at {
+		f.failed++
+		return nil, errors.New("the provider is busy")
+	}
+	return f.ScriptedModel.Generate(ctx, in, opts...)
+}
+
+func (f *failsOnce) WithTools([]*schema.ToolInfo) (model.ToolCallingChatModel, error) { return f, nil }
+
+// One message proving held steps of two plans advances both, and the model reads a line for
+// each.
+func TestOneMessageAdvancesTheStepsOfEachPlanItProves(t *testing.T) {
+	ctx := context.Background()
+	store := advanceStore(t, plan.NewMemoryBackend())
+	_, err := store.Put(ctx, plan.Update{Name: "lint", Content: ptr("# Lint\n- [ ] Clean the warnings (proof run_lint)\n- [ ] Turn the linter on in CI\n")})
+	require.NoError(t, err)
+	lint := &callProbe{name: "run_lint", run: func(string) string { return "ok: no warnings" }}
+	m := plantest.NewScriptedModel(
+		call(plan.ToolUpdatePlanStep, `{"name":"fix","status":"in_progress"}`),
+		call(plan.ToolUpdatePlanStep, `{"name":"lint","status":"in_progress"}`),
+		plantest.CallTools(plantest.ToolCall{Name: "run_tests", Arguments: `{"arg":"./..."}`}, plantest.ToolCall{Name: "run_lint", Arguments: `{"arg":"./..."}`}),
+		plantest.Answer("done"))
+	proofRun(t, "coder", &plan.Config{Store: store, AdvanceOnProof: true}, m, nil, testRunner(), lint)
+	for name, text := range map[string]string{"fix": "Fix the lexer", "lint": "Turn the linter on"} {
+		steps := plan.ParseSteps(mustGet(t, store, name).Content)
+		assert.Equal(t, plan.StepCompleted, steps[0].State, name)
+		assert.Equal(t, "coder", steps[1].Holder, name)
+		assert.Contains(t, lastNote(m, 3), text)
+	}
+}
+
+// A plan call of another plan middleware of the agent (its tools renamed by ToolPrefix), in
+// the message of the proof run, moves the step itself: the middleware that advances proven
+// steps leaves it alone, and the completion lands.
+func TestAPlanCallOfAnotherPlanMiddlewareStopsTheAdvance(t *testing.T) {
+	ctx := context.Background()
+	store := advanceStore(t, plan.NewMemoryBackend())
+	mine, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "coder", ToolPrefix: "my_", AdvanceOnProof: true})
+	require.NoError(t, err)
+	complete := plantest.ToolCall{Name: plan.ToolUpdatePlanStep, Arguments: `{"name":"fix","step":1,"status":"completed","next":true}`}
+	m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"name":"fix","status":"in_progress"}`),
+		plantest.CallTools(plantest.ToolCall{Name: "run_tests", Arguments: `{"arg":"./..."}`}, complete), plantest.Answer("done"))
+	r := proofRun(t, "coder", &plan.Config{Store: store}, m, []adk.ChatModelAgentMiddleware{mine}, testRunner())
+	require.Len(t, r, 3)
+	assert.Equal(t, "", errorCode(t, r[2]), r[2])
+	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+	assert.Equal(t, plan.StepCompleted, steps[0].State)
+	assert.Equal(t, "coder", steps[1].Holder)
+	assert.Equal(t, plan.StepPending, steps[2].State, "one step moved on, not two")
+	assert.Empty(t, lastNote(m, 2))
+}

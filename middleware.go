@@ -192,10 +192,11 @@ type Config struct {
 	// some) and takes the next ready step for the agent, in one write, as update_plan_step
 	// with next does, before the call's result reaches the model; the model learns it in
 	// one line after the history at its next call (the step held now, its text, the
-	// progress), or why the step stays its own when the plan refused the completion. At
-	// most one call of a model message advances (the model listed its calls knowing the
-	// steps it held then), none of a message that also lists a plan tool call, nor a call
-	// a resumed run reruns; runs of *schema.AgenticMessage do not advance.
+	// progress), or why the step stays its own when the plan refused the completion. The
+	// calls of a model message advance only steps held when it came (the model listed its
+	// calls knowing them), each once; none of a message that also lists a plan tool call
+	// (of any plan middleware), nor a call a resumed run reruns; runs of
+	// *schema.AgenticMessage do not advance.
 	AdvanceOnProof bool
 	// OnCost hears what each step cost when this middleware's agent moves it out of
 	// in_progress, and when a step first goes over its budget or its plan's (CostReport).

@@ -17,9 +17,9 @@ import (
 // completion applies: approval, evidence, Verify, review, budgets, and the cost is written
 // as for any move), before the call's result returns. The model is told in one line after
 // the history at its next call, never in the instruction. Only a call of a model message
-// the run read advances, at most one per message (the model listed its calls knowing the
-// steps it held then), and none of a message that lists a plan tool call, which moves its
-// steps itself; in a message of several calls a proof tool's call takes effect in the
+// the run read advances, and only steps held when the message came, each once (the model
+// listed its calls knowing them), and none of a message that lists a plan tool call of any
+// plan middleware of the run, which moves its steps itself; in a message of several calls a proof tool's call takes effect in the
 // order listed, as a plan call does. Runs of *schema.AgenticMessage, whose calls are not
 // ordered, do not advance.
 
@@ -33,9 +33,12 @@ func (m *Middleware[M, S]) advances() bool {
 // advance completes each step of proven, which the passing call of tool proves and the
 // caller held before and after it, and takes the next.
 func (m *Middleware[M, S]) advance(ctx context.Context, tool string, proven []heldStep) {
-	proven = slices.DeleteFunc(proven, func(h heldStep) bool { return !h.proves })
 	st, _ := ctx.Value(m.stateKey).(*runState)
-	if len(proven) == 0 || !m.advances() || st == nil || !st.order.claimAdvance() {
+	if !m.advances() || st == nil {
+		return
+	}
+	proven = slices.DeleteFunc(proven, func(h heldStep) bool { return !h.proves || !st.order.claimAdvance(h) })
+	if len(proven) == 0 {
 		return
 	}
 	set := m.set(ctx)
@@ -107,25 +110,37 @@ func (m *Middleware[M, S]) advanceLine(ctx context.Context, texts map[string]str
 	return line
 }
 
-// heldProofTools are the "(proof …)" tools of the steps the calling agent holds.
-func (m *Middleware[M, S]) heldProofTools(ctx context.Context) map[string]bool {
+// heldProofs are the steps the calling agent holds that name a "(proof …)" tool, and those
+// tools.
+func (m *Middleware[M, S]) heldProofs(ctx context.Context) ([]heldStep, map[string]bool) {
+	var held []heldStep
 	proofs := map[string]bool{}
-	for _, s := range m.callerHolds(ctx) {
+	for cur, s := range m.callerHolds(ctx) {
+		if len(s.Proof) > 0 {
+			held = append(held, heldStep{cur.Name, s.Number, s.Holder, true})
+		}
 		for _, t := range s.Proof {
 			proofs[t] = true
 		}
 	}
-	return proofs
+	return held, proofs
 }
 
-// orderedAsPlan is what a message's calls are ordered by: plan tools, and, where proven
-// steps advance, the proof tools of the steps the caller holds when the message lists no
-// plan tool call.
-func (m *Middleware[M, S]) orderedAsPlan(ctx context.Context, calls []schema.ToolCall) (isPlan func(string) bool, planCalled bool) {
-	planCalled = slices.ContainsFunc(calls, func(c schema.ToolCall) bool { return m.isPlanTool(c.Function.Name) })
-	if !m.advances() || planCalled || len(calls) < 2 {
-		return m.isPlanTool, planCalled
+// orderedAsPlan is what a message's calls are ordered by, whether it lists a call of a plan
+// tool of any plan middleware of the run, and, where proven steps advance, the steps the
+// caller holds that its calls may advance. Where proven steps advance and the message lists
+// no plan tool call, the proof tools of the steps the caller holds are ordered as plan
+// tools.
+func (m *Middleware[M, S]) orderedAsPlan(ctx context.Context, st *runState, calls []schema.ToolCall) (isPlan func(string) bool, planCalled bool, held []heldStep) {
+	planCalled = slices.ContainsFunc(calls, func(c schema.ToolCall) bool {
+		return m.isPlanTool(c.Function.Name) || st.peers.planTool(c.Function.Name)
+	})
+	if !m.advances() || planCalled || len(calls) == 0 {
+		return m.isPlanTool, planCalled, nil
 	}
-	proofs := m.heldProofTools(ctx)
-	return func(name string) bool { return m.isPlanTool(name) || proofs[name] }, false
+	held, proofs := m.heldProofs(ctx)
+	if len(calls) < 2 {
+		return m.isPlanTool, false, held
+	}
+	return func(name string) bool { return m.isPlanTool(name) || proofs[name] }, false, held
 }

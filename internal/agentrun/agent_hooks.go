@@ -66,6 +66,7 @@ func (m *Middleware[M, S]) beforeAgent(ctx context.Context, runCtx runSetup) (co
 		return ctx, runCtx, err
 	}
 	st.early = next.Tools
+	peers.addPlanTools(m.names)
 	if m.cfg.Workspace != nil { // export_plan_to_file is offered
 		peers.addExport(m.names[tools.ToolExportPlanToFile])
 	}

@@ -41,27 +41,32 @@ type callOrder struct {
 	mu    sync.Mutex
 	calls map[string]*orderedCall
 	// listed: a model message of this run was read (not so for calls a resumed run reruns);
-	// planCall: it lists a call of a plan tool; advanced: one of its calls advanced a step.
-	listed, planCall, advanced bool
+	// planCall: it lists a call of a plan tool (of any plan middleware of the run); held:
+	// the steps the caller held when it came, which its calls may advance, each once.
+	listed, planCall bool
+	held             []heldStep
 }
 
-// read notes a new model message of the run, and whether it lists a plan tool call.
-func (o *callOrder) read(planCall bool) {
+// read notes a new model message of the run: whether it lists a plan tool call, and the
+// steps the caller held when it came.
+func (o *callOrder) read(planCall bool, held []heldStep) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.listed, o.planCall, o.advanced = true, planCall, false
+	o.listed, o.planCall, o.held = true, planCall, held
 }
 
-// claimAdvance reports whether a call of the run's last model message may advance steps on
-// its proof: the message was read, lists no plan tool call, and no call of it advanced yet
-// (the model listed its calls knowing the steps it held then). The first claim wins.
-func (o *callOrder) claimAdvance() bool {
+// claimAdvance reports whether a call of the run's last model message may advance h on its
+// proof: the message was read, lists no plan tool call, and h was held when it came (the
+// model listed its calls knowing the steps it held then) and was not advanced by an earlier
+// call of it. A claim is granted once.
+func (o *callOrder) claimAdvance(h heldStep) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.listed || o.planCall || o.advanced {
+	i := slices.IndexFunc(o.held, func(s heldStep) bool { return s.plan == h.plan && s.number == h.number && s.holder == h.holder })
+	if !o.listed || o.planCall || i < 0 {
 		return false
 	}
-	o.advanced = true
+	o.held = slices.Delete(o.held, i, i+1)
 	return true
 }
 
@@ -182,7 +187,11 @@ func (m *Middleware[M, S]) awaitTurn(ctx context.Context, tc *adk.ToolContext) (
 // AfterModelRewriteState records the order of the calls of the model's answer (see above).
 func (m *Middleware[M, S]) AfterModelRewriteState(ctx context.Context, state *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
 	st, _ := ctx.Value(m.stateKey).(*runState)
-	if st == nil || state == nil || len(state.Messages) == 0 {
+	if st == nil {
+		return ctx, state, nil
+	}
+	st.reminders.delivered() // reminders.go
+	if state == nil || len(state.Messages) == 0 {
 		return ctx, state, nil
 	}
 	var calls []schema.ToolCall
@@ -195,8 +204,8 @@ func (m *Middleware[M, S]) AfterModelRewriteState(ctx context.Context, state *ad
 			offered[info.Name] = true
 		}
 	}
-	isPlan, planCalled := m.orderedAsPlan(ctx, calls) // advance.go
+	isPlan, planCalled, held := m.orderedAsPlan(ctx, st, calls) // advance.go
 	st.order.list(calls, offered, isPlan)
-	st.order.read(planCalled)
+	st.order.read(planCalled, held)
 	return ctx, state, nil
 }

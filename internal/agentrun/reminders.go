@@ -51,8 +51,7 @@ func (m *Middleware[M, S]) remind(ctx context.Context, input []M) []M {
 	r := &st.reminders
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	told := strings.Join(r.advanced, "\n")
-	r.advanced = nil
+	told := strings.Join(r.advanced, "\n") // until a model call answers (delivered): a retry sends them again
 	if every < 0 {
 		return withNote(input, told)
 	}

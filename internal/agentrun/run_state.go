@@ -126,3 +126,10 @@ func (r *runReminders) tell(line string) {
 	defer r.mu.Unlock()
 	r.advanced = append(r.advanced, line)
 }
+
+// delivered forgets the lines told: a model call that carried them has answered.
+func (r *runReminders) delivered() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.advanced = nil
+}

@@ -34,6 +34,29 @@ import (
 type runPeers struct {
 	mu      sync.Mutex
 	exports map[string]bool
+	// plans are the names of the plan tools of every plan middleware of the run.
+	plans map[string]bool
+}
+
+func (p *runPeers) addPlanTools(names map[string]string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.plans == nil {
+		p.plans = map[string]bool{}
+	}
+	for _, n := range names {
+		p.plans[n] = true
+	}
+}
+
+// planTool reports whether name is a plan tool of a plan middleware of the run.
+func (p *runPeers) planTool(name string) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.plans[name]
 }
 
 func (p *runPeers) addExport(name string) {
