@@ -457,3 +457,28 @@ func TestAPlanCallOfAnotherPlanMiddlewareStopsTheAdvance(t *testing.T) {
 	assert.Equal(t, plan.StepPending, steps[2].State, "one step moved on, not two")
 	assert.Empty(t, lastNote(m, 2))
 }
+
+// A proof run that another plan middleware inside this one refuses (its gate) never ran: it
+// proves nothing, and no step advances on it, whatever the refusal's text.
+func TestAProofRunRefusedByAnInnerPlanMiddlewareProvesNothing(t *testing.T) {
+	ctx := context.Background()
+	store := advanceStore(t, plan.NewMemoryBackend())
+	gating, err := plan.New(ctx, &plan.Config{Backend: plan.NewMemoryBackend(), AgentName: "coder", ToolPrefix: "my_", GatedTools: []string{"run_tests"}})
+	require.NoError(t, err)
+	advancing, err := plan.New(ctx, &plan.Config{Store: store, AgentName: "coder", AdvanceOnProof: true, ProofResult: testsPassed})
+	require.NoError(t, err)
+	m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"name":"fix","status":"in_progress"}`), runTests, plantest.Answer("done"))
+	runner := testRunner()
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "coder", Description: "fixes", Instruction: "You fix.", Model: m,
+		Handlers: []adk.ChatModelAgentMiddleware{advancing, gating}, MaxIterations: 10,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{runner}}}})
+	require.NoError(t, err)
+	r := toolResults(drain(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "fix it")))
+	require.Len(t, r, 2)
+	assert.Equal(t, string(plan.CodeNotApproved), errorCode(t, r[1]), r[1])
+	assert.Zero(t, runner.calls, "the gate refused it")
+	steps := plan.ParseSteps(mustGet(t, store, "fix").Content)
+	assert.Equal(t, plan.StepInProgress, steps[0].State)
+	assert.Empty(t, steps[0].Observed)
+	assert.Empty(t, lastNote(m, 2))
+}

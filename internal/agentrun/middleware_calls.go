@@ -25,9 +25,11 @@ func (m *Middleware[M, S]) WrapInvokableToolCall(_ context.Context, endpoint adk
 		defer done()
 		files := m.files.Judge(m.fileToolKind(ctx, name), args)
 		if files.Err != nil {
+			refuseInside(ctx) // observe.go
 			return m.set(ctx).env.ErrorResult(files.Err), nil
 		}
 		if refused, ok := m.check(ctx, name); !ok {
+			refuseInside(ctx)
 			return refused, nil
 		}
 		if files.Keep != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"iter"
 	"slices"
+	"sync/atomic"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -28,11 +29,28 @@ func (m *Middleware[M, S]) observing(name string, endpoint adk.InvokableToolCall
 	}
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
 		before := m.heldNaming(ctx, name)
+		refused, ok := ctx.Value(refusedKey{}).(*atomic.Bool)
+		if !ok {
+			refused = &atomic.Bool{}
+			ctx = context.WithValue(ctx, refusedKey{}, refused)
+		}
 		out, err := endpoint(ctx, args, opts...)
-		if len(before) > 0 {
+		if len(before) > 0 && !refused.Load() {
 			m.advance(ctx, name, m.observe(ctx, name, args, out, err, before)) // advance.go
 		}
 		return out, err
+	}
+}
+
+// refusedKey keys, in a tool call's context, whether a plan middleware inside the one
+// observing it refused the call (refuseInside): such a call never ran, so it proves nothing.
+type refusedKey struct{}
+
+// refuseInside marks the call of ctx refused for the plan middlewares observing it from
+// outside.
+func refuseInside(ctx context.Context) {
+	if refused, ok := ctx.Value(refusedKey{}).(*atomic.Bool); ok {
+		refused.Store(true)
 	}
 }
 
