@@ -143,7 +143,7 @@ func printEvent(w io.Writer, ev *adk.AgentEvent, told *note) {
 			fmt.Fprintf(w, "\n→ %s %s\n", tc.Function.Name, tc.Function.Arguments)
 		}
 	case msg.Role == schema.Tool:
-		fmt.Fprintf(w, "← %s\n", eventlog.Shorten(msg.Content, 160))
+		fmt.Fprintf(w, "← %s\n", eventlog.Shorten(msg.Content, 240))
 	case msg.Role == schema.Assistant:
 		fmt.Fprintf(w, "\nAgent: %s\n", msg.Content)
 	}
