@@ -482,3 +482,27 @@ func TestAProofRunRefusedByAnInnerPlanMiddlewareProvesNothing(t *testing.T) {
 	assert.Empty(t, steps[0].Observed)
 	assert.Empty(t, lastNote(m, 2))
 }
+
+// The step the host handed the agent stays in view: every later model call gets one short
+// line naming it, after the history, while the agent holds it; once the agent moves it on,
+// no line.
+func TestTheStepTheHostHandedStaysInViewWhileHeld(t *testing.T) {
+	for _, lg := range proofLanguages {
+		t.Run(lg.name, func(t *testing.T) {
+			store := advanceStore(t, plan.NewMemoryBackend())
+			m := plantest.NewScriptedModel(call(plan.ToolUpdatePlanStep, `{"status":"in_progress"}`), runTests, edit, runTests,
+				call(plan.ToolReadPlan, `{"name":"fix"}`), call(plan.ToolUpdatePlanStep, `{"next":true}`), plantest.Answer("done"))
+			proofRun(t, "coder", &plan.Config{Store: store, Language: lg.lang, AdvanceOnProof: true}, m, nil, testRunner(), editor())
+			want := map[string][2]string{
+				"en": {`Plan fix: step 2 is yours: "Fix the lexer (uses edit_file) (proof run_tests)".`, `Plan fix: step 3 is yours: "Tell the team".`},
+				"zh": {`计划 fix：第 2 步归你："Fix the lexer (uses edit_file) (proof run_tests)"。`, `计划 fix：第 3 步归你："Tell the team"。`},
+			}[lg.name]
+			assert.Contains(t, lastNote(m, 2), "Fix the lexer", "the advance itself")
+			assert.Equal(t, want[0], lastNote(m, 3))
+			assert.Contains(t, lastNote(m, 4), "Tell the team", "the next advance")
+			assert.Equal(t, want[1], lastNote(m, 5))
+			assert.Empty(t, lastNote(m, 6), "step 3 is done")
+			assert.Equal(t, plan.StepCompleted, plan.ParseSteps(mustGet(t, store, "fix").Content)[2].State)
+		})
+	}
+}

@@ -192,7 +192,8 @@ type Config struct {
 	// some) and takes the next ready step for the agent, in one write, as update_plan_step
 	// with next does, before the call's result reaches the model; the model learns it in
 	// one line after the history at its next call (the step held now, its text, the
-	// progress), or why the step stays its own when the plan refused the completion. The
+	// progress), or why the step stays its own when the plan refused the completion, and
+	// reads a shorter line naming that step at each later call while it holds it. The
 	// calls of a model message advance only steps held when it came (the model listed its
 	// calls knowing them), each once; none of a message that also lists a plan tool call
 	// (of any plan middleware), nor a call a resumed run reruns; runs of

@@ -264,6 +264,7 @@ How to check the result (tests to run, outputs to inspect).
 	"reminder.advanced_none":        "Plan {name}: step {step} completed; no step is ready to take; done {done}.",
 	"reminder.advanced_review":      "Plan {name}: step {step} awaits someone else's review; yours now: step {next} {text}; done {done}.",
 	"reminder.advanced_review_none": "Plan {name}: step {step} awaits someone else's review; no step is ready to take; done {done}.",
+	"reminder.holding":              "Plan {name}: step {next} is yours: {text}.",
 	"reminder.advanced_budget":      " Step {next} has {budget}.",
 	"reminder.advance_refused":      "Plan {name}: {value} passed, but step {step} stays yours: {reason}",
 	"verify.failed":                 "the verifier failed",

@@ -262,6 +262,7 @@ var textsZH = map[string]string{
 	"reminder.advanced_none":        "计划 {name}：第 {step} 步已完成；没有可领取的就绪步骤；已完成 {done}。",
 	"reminder.advanced_review":      "计划 {name}：第 {step} 步等待他人复核；现在归你：第 {next} 步 {text}；已完成 {done}。",
 	"reminder.advanced_review_none": "计划 {name}：第 {step} 步等待他人复核；没有可领取的就绪步骤；已完成 {done}。",
+	"reminder.holding":              "计划 {name}：第 {next} 步归你：{text}。",
 	"reminder.advanced_budget":      "第 {next} 步{budget}。",
 	"reminder.advance_refused":      "计划 {name}：{value} 已通过，但第 {step} 步仍归你：{reason}",
 	"verify.failed":                 "验证程序出错",

@@ -238,7 +238,8 @@ func (w *costPlanWorker) next(results []string) []call {
 // costProofWorker does what the instruction and the digest teach on a plan whose steps name
 // their proof, on a host that advances proven steps: it takes the next free step and does
 // its work calls; the host completes the step when its proof passes and says which step is
-// the worker's now, after the history. It stops when none is ready.
+// the worker's now, after the history (and names it again at every later call while the
+// worker holds it). It stops when none is ready.
 type costProofWorker struct {
 	work, step, worked int
 	taken              bool
@@ -261,8 +262,7 @@ func (w *costProofWorker) next(results []string) []call {
 		}
 		w.taken, w.step = true, r.Step
 	}
-	if told := w.told; told != "" {
-		w.told = ""
+	if told := w.told; strings.Contains(told, " completed") { // not the line naming the step it holds
 		m := yoursNow.FindStringSubmatch(told)
 		if m == nil {
 			return nil // no step is ready: the plan is done
@@ -270,6 +270,7 @@ func (w *costProofWorker) next(results []string) []call {
 		w.step, _ = strconv.Atoi(m[1])
 		w.worked = 0
 	}
+	w.told = ""
 	if w.worked == w.work {
 		return nil // the proof did not pass: nothing the instruction teaches is left
 	}

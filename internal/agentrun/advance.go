@@ -59,16 +59,17 @@ func (m *Middleware[M, S]) advance(ctx context.Context, tool string, proven []he
 		if err != nil {
 			continue // update_plan_step interrupts nothing; a Go error is no move
 		}
-		if line := m.advanceLine(ctx, set.texts, h, tool, out); line != "" {
-			st.reminders.tell(line)
+		if line, now := m.advanceLine(ctx, set.texts, h, tool, out); line != "" {
+			st.reminders.tell(line, h.plan, now)
 		}
 	}
 }
 
 // advanceLine is what the model is told of the move out made for step h on tool's pass:
 // the step held now with its text and the progress, or why h stays the caller's; "" when
-// the move was refused because h is no longer the caller's (taken over meanwhile).
-func (m *Middleware[M, S]) advanceLine(ctx context.Context, texts map[string]string, h heldStep, tool, out string) string {
+// the move was refused because h is no longer the caller's (taken over meanwhile). now is
+// the step the move handed the caller, with the line that says so at later calls.
+func (m *Middleware[M, S]) advanceLine(ctx context.Context, texts map[string]string, h heldStep, tool, out string) (line string, now handed) {
 	var r struct {
 		Revision int64            `json:"revision"`
 		Step     int              `json:"step"`
@@ -85,16 +86,16 @@ func (m *Middleware[M, S]) advanceLine(ctx context.Context, texts map[string]str
 	}
 	if r.Error != nil {
 		if !slices.ContainsFunc(m.heldNaming(ctx, tool), func(s heldStep) bool { return s.plan == h.plan && s.number == h.number }) {
-			return ""
+			return "", now
 		}
-		return fill("reminder.advance_refused", "{reason}", r.Error.Message)
+		return fill("reminder.advance_refused", "{reason}", r.Error.Message), now
 	}
 	done := "reminder.advanced"
 	if r.Review != "" {
 		done = "reminder.advanced_review" // the step awaits someone else's review
 	}
 	if r.Next != "" {
-		return fill(done + "_none")
+		return fill(done + "_none"), now
 	}
 	text := ""
 	if p, err := m.Store.Get(ctx, h.plan); err == nil {
@@ -103,11 +104,33 @@ func (m *Middleware[M, S]) advanceLine(ctx context.Context, texts map[string]str
 			text, _ = document.SplitHolder(steps[r.Step-1].Text)
 		}
 	}
-	line := fill(done, "{next}", strconv.Itoa(r.Step), "{text}", tools.QuoteInline(text, 80))
+	quoted := tools.QuoteInline(text, 80)
+	line = fill(done, "{next}", strconv.Itoa(r.Step), "{text}", quoted)
 	if r.Budget != "" {
 		line += fill("reminder.advanced_budget", "{next}", strconv.Itoa(r.Step), "{budget}", r.Budget)
 	}
-	return line
+	now = handed{step: heldStep{h.plan, r.Step, h.holder, true}, line: fill("reminder.holding", "{next}", strconv.Itoa(r.Step), "{text}", quoted)}
+	return line, now
+}
+
+// holdingLines are the lines of the steps the host handed the run that it still holds, in
+// progress; the others are forgotten. r.mu is held.
+func (m *Middleware[M, S]) holdingLines(ctx context.Context, r *runReminders) string {
+	var lines []string
+	r.holding = slices.DeleteFunc(r.holding, func(h handed) bool {
+		p, err := m.Store.Get(ctx, h.step.plan)
+		if err != nil {
+			return false // unreadable for now: neither told nor forgotten
+		}
+		steps := document.StepsOf(p.Content)
+		n := h.step.number
+		if n > len(steps) || steps[n-1].Holder != h.step.holder || steps[n-1].State != document.StepInProgress {
+			return true
+		}
+		lines = append(lines, h.line)
+		return false
+	})
+	return strings.Join(lines, "\n")
 }
 
 // heldProofs are the steps the calling agent holds that name a "(proof …)" tool, and those

@@ -52,6 +52,9 @@ func (m *Middleware[M, S]) remind(ctx context.Context, input []M) []M {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	told := strings.Join(r.advanced, "\n") // until a model call answers (delivered): a retry sends them again
+	if told == "" {
+		told = m.holdingLines(ctx, r) // advance.go
+	}
 	if every < 0 {
 		return withNote(input, told)
 	}

@@ -3,6 +3,7 @@ package agentrun
 import (
 	"context"
 	"crypto/sha256"
+	"slices"
 	"sync"
 
 	"github.com/cloudwego/eino/components/tool"
@@ -116,15 +117,28 @@ type runReminders struct {
 	// scanned is how many input messages were already read for the run's plan tool calls.
 	scanned int
 	// advanced are the lines telling of steps the host moved on a proof (advance.go), for
-	// the next model call.
+	// the next model call; holding are the steps it handed the run, told again at every
+	// later call while the run holds them.
 	advanced []string
+	holding  []handed
 }
 
-// tell keeps line for the run's next model call.
-func (r *runReminders) tell(line string) {
+// handed is a step the host handed the run on a proof, and the line that says so.
+type handed struct {
+	step heldStep
+	line string
+}
+
+// tell keeps line for the run's next model call, and the step the move handed the run
+// (now.step.number 0: none) in place of the one handed before on plan.
+func (r *runReminders) tell(line, plan string, now handed) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.advanced = append(r.advanced, line)
+	r.holding = slices.DeleteFunc(r.holding, func(h handed) bool { return h.step.plan == plan })
+	if now.step.number > 0 {
+		r.holding = append(r.holding, now)
+	}
 }
 
 // delivered forgets the lines told: a model call that carried them has answered.
