@@ -1,6 +1,11 @@
 package tools
 
-import "github.com/einoplan/plan/internal/document"
+import (
+	"strconv"
+
+	"github.com/bytedance/sonic"
+	"github.com/einoplan/plan/internal/document"
+)
 
 // The results of the tools. Field names are part of the tool contract.
 
@@ -135,4 +140,35 @@ type changesResult struct {
 func newChangesResult(cur, old *document.Plan) changesResult {
 	return changesResult{Name: cur.Name, Revision: cur.Revision, SinceRevision: old.Revision,
 		Changes: document.DiffPlans(old, cur, "", "", 0), Progress: document.ComputeProgress(document.StepsOf(cur.Content))}
+}
+
+// ResultAPI encodes everything a model reads. It validates strings and replaces invalid
+// UTF-8 with U+FFFD, so a result is valid UTF-8 JSON whatever a stored file holds.
+var ResultAPI = sonic.Config{ValidateString: true}.Froze()
+
+func Itoa(n int) string { return strconv.Itoa(n) }
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	js, err := ResultAPI.MarshalToString(s)
+	if err != nil {
+		return `""`
+	}
+	return js
+}
+
+// What the model reads of people's comments: the open ones, each as the Store keeps it
+// (JSON escapes its text), and what to do about them in its language.
+
+// openComments lists p's open comments for a result, and the advice that goes with them;
+// nil and "" when none is open.
+func (env *ToolEnv) openComments(p *document.Plan) ([]document.Comment, string) {
+	if p == nil {
+		return nil, ""
+	}
+	open := document.OpenCommentsOf(p)
+	if len(open) == 0 {
+		return nil, ""
+	}
+	return open, env.Texts["comments.open"]
 }

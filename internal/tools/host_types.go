@@ -2,8 +2,23 @@ package tools
 
 import (
 	"github.com/cloudwego/eino/schema"
+	"github.com/einoplan/plan/api"
 	"github.com/einoplan/plan/internal/document"
 	"github.com/einoplan/plan/internal/engine"
+)
+
+// What the middleware hands to a host, declared in package api.
+type (
+	Role       = api.Role
+	Completion = api.Completion
+	CostReport = api.CostReport
+)
+
+// The roles of a run.
+const (
+	RoleAuto         = api.RoleAuto
+	RoleOrchestrator = api.RoleOrchestrator
+	RoleSubAgent     = api.RoleSubAgent
 )
 
 func init() {
